@@ -1,0 +1,165 @@
+// Package analysis turns stored runs into numbers a reader can compare: it
+// groups the repetitions of each cell and aggregates them. Throughput is the
+// median over repetitions, so one outlier cannot move it; latency percentiles
+// come from the repetitions' histograms merged into one, because a percentile of
+// several runs is not the mean of their percentiles. Only completed runs enter
+// the numbers; interrupted and failed ones are counted so reports can say so.
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Group is the repetitions of one cell: the same study, target, workload,
+// parameters and number of clients.
+type Group struct {
+	Study, Target, Workload, Kind string
+	Params                        string        // canonical form, params.Values.Canonical
+	ParamValues                   params.Values // the same parameters as values, for renderers that show only what differs
+	Clients                       int
+
+	Runs       []*result.Run // completed runs, in id order
+	Incomplete int           // interrupted or failed runs of this cell, left out of every number
+	N          int           // len(Runs)
+
+	Throughputs      []float64 // Summary.Throughput of each run in Runs
+	MedianThroughput float64
+	// Merged holds every operation type of every run in Runs. It is never nil.
+	Merged             *hdr.Histogram
+	P50, P95, P99, Max float64 // µs, from Merged
+	// MeanLatency is the exact mean in µs: each run's Summary.LatencyMean
+	// weighted by its Summary.Transactions, since a histogram's mean is bucketed.
+	MeanLatency float64
+	// Errors sums, per run, the larger of the per-operation error counts and
+	// Summary.Failed: native runs fill both, imported ones often only one.
+	Errors       int64
+	Transactions int64
+}
+
+type groupKey struct {
+	study, workload, kind, params, target string
+	clients                               int
+}
+
+// GroupRuns groups runs into cells and aggregates each. Groups are ordered by
+// study, workload and parameters in the order they first appear (the plan's
+// order, since ids follow it), then by clients ascending, then by target in
+// first-appearance order. A cell whose runs all failed still gets a group, with
+// N = 0, so that a report can show the gap instead of hiding it.
+func GroupRuns(runs []*result.Run) ([]*Group, error) {
+	sorted := append([]*result.Run(nil), runs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+
+	// Rank of first appearance, keyed by the NUL-joined path down to each level.
+	first := map[string]int{}
+	rank := func(k string) {
+		if _, ok := first[k]; !ok {
+			first[k] = len(first)
+		}
+	}
+	key := func(parts ...string) string { return strings.Join(parts, "\x00") }
+
+	groups := map[groupKey]*Group{}
+	var order []*Group
+	for _, r := range sorted {
+		pv := params.Values(r.Params)
+		canon := pv.Canonical()
+		rank(key("s", r.StudyName))
+		rank(key("w", r.StudyName, r.Workload, r.Kind))
+		rank(key("p", r.StudyName, r.Workload, r.Kind, canon))
+		rank(key("t", r.Target))
+
+		k := groupKey{r.StudyName, r.Workload, r.Kind, canon, r.Target, r.Clients}
+		g := groups[k]
+		if g == nil {
+			g = &Group{Study: r.StudyName, Target: r.Target, Workload: r.Workload, Kind: r.Kind,
+				Params: canon, ParamValues: pv, Clients: r.Clients, Merged: hist.New()}
+			groups[k] = g
+			order = append(order, g)
+		}
+		if r.Status != result.StatusOK {
+			g.Incomplete++
+			continue
+		}
+		g.Runs = append(g.Runs, r)
+	}
+
+	for _, g := range order {
+		if err := g.aggregate(); err != nil {
+			return nil, err
+		}
+	}
+
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		for _, k := range [][2]string{
+			{key("s", a.Study), key("s", b.Study)},
+			{key("w", a.Study, a.Workload, a.Kind), key("w", b.Study, b.Workload, b.Kind)},
+			{key("p", a.Study, a.Workload, a.Kind, a.Params), key("p", b.Study, b.Workload, b.Kind, b.Params)},
+		} {
+			if x, y := first[k[0]], first[k[1]]; x != y {
+				return x < y
+			}
+		}
+		if a.Clients != b.Clients {
+			return a.Clients < b.Clients
+		}
+		return first[key("t", a.Target)] < first[key("t", b.Target)]
+	})
+	return order, nil
+}
+
+func (g *Group) aggregate() error {
+	g.N = len(g.Runs)
+	var weighted float64
+	for _, r := range g.Runs {
+		g.Throughputs = append(g.Throughputs, r.Summary.Throughput)
+		g.Transactions += r.Summary.Transactions
+		weighted += r.Summary.LatencyMean * float64(r.Summary.Transactions)
+		g.Errors += max(r.TotalErrors(), r.Summary.Failed)
+		for _, op := range r.Ops {
+			if len(op.Histogram) == 0 {
+				continue
+			}
+			h, err := hist.Decode(op.Histogram)
+			if err != nil {
+				return fmt.Errorf("run %d, operation %s: %w", r.ID, op.Name, err)
+			}
+			// Merge reports values it had to drop; both sides use hist's range, so none are.
+			g.Merged.Merge(h)
+		}
+	}
+	g.MedianThroughput = Median(g.Throughputs)
+	if g.Transactions > 0 {
+		g.MeanLatency = weighted / float64(g.Transactions)
+	}
+	g.P50 = float64(g.Merged.ValueAtQuantile(50))
+	g.P95 = float64(g.Merged.ValueAtQuantile(95))
+	g.P99 = float64(g.Merged.ValueAtQuantile(99))
+	g.Max = float64(g.Merged.Max())
+	return nil
+}
+
+// Median returns the middle value of xs, the mean of the two middle values when
+// len(xs) is even, and 0 when xs is empty (callers show N, which says why).
+// xs is not modified.
+func Median(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,337 @@
+// Package postgres is fairbench's PostgreSQL driver, built on pgx. It maps
+// pgbench's query modes onto pgx's execution modes, loads data through text COPY
+// (the path pgbench -i uses), and records the server's version, non-default
+// settings and the TLS version and cipher of the live connection.
+package postgres
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+func init() { driver.Register(Driver{}, "postgres", "postgresql") }
+
+// DefaultConnectTimeout bounds connecting when the URL sets no connect_timeout, so an
+// unreachable host fails in seconds rather than after the kernel's TCP timeout.
+const DefaultConnectTimeout = 5 * time.Second
+
+// Driver opens PostgreSQL connections.
+type Driver struct{}
+
+// Name implements driver.Driver.
+func (Driver) Name() string { return "postgres" }
+
+// execModes maps pgbench's -M values onto pgx: simple substitutes parameters on the
+// client like pgbench's simple mode; extended sends an unnamed statement with each
+// execution in one round trip (PQexecParams); prepared uses named statements.
+var execModes = map[string]pgx.QueryExecMode{
+	"":         pgx.QueryExecModeSimpleProtocol,
+	"simple":   pgx.QueryExecModeSimpleProtocol,
+	"extended": pgx.QueryExecModeExec,
+	"prepared": pgx.QueryExecModeCacheStatement,
+}
+
+// Connect implements driver.Driver. Credentials come from the URL, the PG*
+// environment variables or the password file, as libpq reads them (pgx does this).
+func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options) (driver.Conn, error) {
+	mode, ok := execModes[opts.QueryMode]
+	if !ok {
+		return nil, fmt.Errorf("query mode %q is not one of simple, extended, prepared", opts.QueryMode)
+	}
+	cfg, err := pgx.ParseConfig(t.URL)
+	if err != nil {
+		return nil, fmt.Errorf("bad PostgreSQL URL %s: %s", driver.Redacted(t.URL), scrub(err.Error(), t.URL))
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	cfg.DefaultQueryExecMode = mode
+	// Statements are prepared explicitly by name in prepared mode; no hidden caching otherwise.
+	cfg.StatementCacheCapacity = 512
+	cfg.DescriptionCacheCapacity = 0
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, errors.New(scrub(connectError(err), t.URL))
+	}
+	return &Conn{c: c, mode: opts.QueryMode, password: cfg.Password}, nil
+}
+
+// connectError keeps the part of pgx's message a user acts on.
+func connectError(err error) string {
+	msg := err.Error()
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return fmt.Sprintf("server refused: %s (SQLSTATE %s)", pgErr.Message, pgErr.Code)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return "timed out connecting: " + msg
+	}
+	return msg
+}
+
+// scrub removes the URL's password from a message, in case a library echoes it.
+func scrub(msg, rawURL string) string {
+	if cfg, err := pgconn.ParseConfig(rawURL); err == nil && cfg.Password != "" {
+		msg = strings.ReplaceAll(msg, cfg.Password, "xxxxx")
+	}
+	return msg
+}
+
+// Conn is one PostgreSQL connection.
+type Conn struct {
+	c        *pgx.Conn
+	mode     string
+	password string
+}
+
+// Close implements driver.Conn.
+func (c *Conn) Close(ctx context.Context) error { return c.c.Close(ctx) }
+
+// Dialect implements driver.SQL.
+func (c *Conn) Dialect() string { return "postgres" }
+
+// Exec implements driver.SQL: always the simple protocol, so that multi-statement
+// maintenance commands (VACUUM, DDL) work in every query mode.
+func (c *Conn) Exec(ctx context.Context, sql string) error {
+	_, err := c.c.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol)
+	return err
+}
+
+// QueryInt64 implements driver.SQL.
+func (c *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, error) {
+	var v pgtype.Int8
+	err := c.c.QueryRow(ctx, sql, args...).Scan(&v)
+	return v.Int64, err
+}
+
+// Prepare implements driver.SQL. In prepared mode the statement is prepared on the
+// server under its own text as name, which pgx then executes with Bind/Execute only.
+func (c *Conn) Prepare(ctx context.Context, sql string) (driver.Stmt, error) {
+	if c.mode == "prepared" {
+		if _, err := c.c.Prepare(ctx, sql, sql); err != nil {
+			return nil, err
+		}
+	}
+	return &stmt{c: c.c, sql: sql}, nil
+}
+
+type stmt struct {
+	c   *pgx.Conn
+	sql string
+}
+
+func (s *stmt) Exec(ctx context.Context, args ...any) error {
+	_, err := s.c.Exec(ctx, s.sql, args...)
+	return err
+}
+
+func (s *stmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
+	var v pgtype.Int8
+	err := s.c.QueryRow(ctx, s.sql, args...).Scan(&v)
+	return v.Int64, err
+}
+
+// Classify implements driver.Conn.
+func (c *Conn) Classify(err error) result.ErrorClass {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "40001":
+			return result.ErrSerialization
+		case pgErr.Code == "40P01":
+			return result.ErrDeadlock
+		case pgErr.Code == "55P03":
+			return result.ErrBusy
+		case pgErr.Code == "57014":
+			return result.ErrTimeout
+		case strings.HasPrefix(pgErr.Code, "23"):
+			return result.ErrConstraint
+		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "57P"):
+			return result.ErrConnection
+		}
+		return result.ErrOther
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return result.ErrTimeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || c.c.IsClosed() || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return result.ErrConnection
+	}
+	return result.ErrOther
+}
+
+// BulkLoad implements driver.BulkLoader with text COPY. With truncate, the table is
+// truncated in the same transaction and loaded WITH (FREEZE), as pgbench -i does,
+// so that no later vacuum has to rewrite every page to freeze it.
+func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, rows driver.RowSource, truncate bool) (int64, error) {
+	copySQL := fmt.Sprintf("COPY %s (%s) FROM STDIN", pgx.Identifier{table}.Sanitize(), quoteIdents(columns))
+	if !truncate {
+		tag, err := c.c.PgConn().CopyFrom(ctx, &copyReader{rows: rows}, copySQL)
+		return tag.RowsAffected(), err
+	}
+	tx, err := c.c.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit this is a no-op
+	if _, err := tx.Exec(ctx, "TRUNCATE TABLE "+pgx.Identifier{table}.Sanitize(), pgx.QueryExecModeSimpleProtocol); err != nil {
+		return 0, err
+	}
+	tag, err := c.c.PgConn().CopyFrom(ctx, &copyReader{rows: rows}, copySQL+" WITH (FREEZE ON)")
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), tx.Commit(ctx)
+}
+
+func quoteIdents(cols []string) string {
+	q := make([]string, len(cols))
+	for i, col := range cols {
+		q[i] = pgx.Identifier{col}.Sanitize()
+	}
+	return strings.Join(q, ", ")
+}
+
+// copyReader renders rows as COPY text lines on demand, so a load of any size
+// needs only one buffer.
+type copyReader struct {
+	rows driver.RowSource
+	buf  []byte
+	off  int
+	done bool
+}
+
+func (r *copyReader) Read(p []byte) (int, error) {
+	for len(r.buf)-r.off < len(p) && !r.done {
+		if r.off > 0 {
+			r.buf = append(r.buf[:0], r.buf[r.off:]...)
+			r.off = 0
+		}
+		for i := 0; i < 256 && len(r.buf) < 64<<10; i++ {
+			if !r.rows.Next() {
+				r.done = true
+				break
+			}
+			r.buf = appendCopyRow(r.buf, r.rows.Values())
+		}
+	}
+	if r.off >= len(r.buf) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.buf[r.off:])
+	r.off += n
+	return n, nil
+}
+
+func appendCopyRow(b []byte, vals []any) []byte {
+	for i, v := range vals {
+		if i > 0 {
+			b = append(b, '\t')
+		}
+		switch x := v.(type) {
+		case nil:
+			b = append(b, '\\', 'N')
+		case int64:
+			b = strconv.AppendInt(b, x, 10)
+		case int:
+			b = strconv.AppendInt(b, int64(x), 10)
+		case float64:
+			b = strconv.AppendFloat(b, x, 'g', -1, 64)
+		case string:
+			for j := 0; j < len(x); j++ {
+				switch ch := x[j]; ch {
+				case '\\':
+					b = append(b, '\\', '\\')
+				case '\t':
+					b = append(b, '\\', 't')
+				case '\n':
+					b = append(b, '\\', 'n')
+				case '\r':
+					b = append(b, '\\', 'r')
+				default:
+					b = append(b, ch)
+				}
+			}
+		default:
+			b = append(b, fmt.Sprint(x)...)
+		}
+	}
+	return append(b, '\n')
+}
+
+// alwaysReported are settings worth showing even at their defaults, because
+// they decide most comparisons.
+var alwaysReported = []string{
+	"shared_buffers", "effective_cache_size", "work_mem", "max_connections", "synchronous_commit",
+	"fsync", "full_page_writes", "wal_level", "max_wal_size", "checkpoint_timeout", "huge_pages",
+	"jit", "max_parallel_workers_per_gather", "random_page_cost", "default_transaction_isolation",
+}
+
+// Environment implements driver.Environment.
+func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
+	env := map[string]any{"engine": "postgresql"}
+	var version, dbSize, uptime string
+	err := c.c.QueryRow(ctx, `SELECT version(), pg_size_pretty(pg_database_size(current_database())),
+		date_trunc('second', now() - pg_postmaster_start_time())::text`, pgx.QueryExecModeSimpleProtocol).Scan(&version, &dbSize, &uptime)
+	if err != nil {
+		return nil, fmt.Errorf("reading server version: %w", err)
+	}
+	env["version"] = version
+	env["server_version"] = c.c.PgConn().ParameterStatus("server_version")
+	env["database_size"] = dbSize
+	env["uptime"] = uptime
+	rows, err := c.c.Query(ctx, `SELECT name, setting || coalesce(' ' || unit, ''), source
+		FROM pg_settings
+		WHERE (source NOT IN ('default', 'override', 'client', 'session') OR name = ANY($1))
+		  AND name NOT ILIKE '%password%' AND name NOT IN ('ssl_passphrase_command')
+		ORDER BY name`, pgx.QueryExecModeSimpleProtocol, alwaysReported)
+	if err != nil {
+		return nil, fmt.Errorf("reading pg_settings: %w", err)
+	}
+	settings := map[string]string{}
+	for rows.Next() {
+		var name, value, source string
+		if err := rows.Scan(&name, &value, &source); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		settings[name] = value
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	env["settings"] = settings
+	env["tls"] = TLSState(c.c.PgConn().Conn())
+	return env, nil
+}
+
+// TLSState describes the TLS in use on a connection ("none" without TLS).
+func TLSState(nc net.Conn) map[string]any {
+	tc, ok := nc.(*tls.Conn)
+	if !ok {
+		return map[string]any{"enabled": false}
+	}
+	st := tc.ConnectionState()
+	return map[string]any{
+		"enabled": true,
+		"version": tls.VersionName(st.Version),
+		"cipher":  tls.CipherSuiteName(st.CipherSuite),
+	}
+}

@@ -1,0 +1,366 @@
+// Package sqlite is fairbench's embedded default target: SQLite through the pure-Go
+// modernc.org/sqlite, so the demo and quick studies need no server. A URL such as
+// sqlite:bench.db?journal_mode=WAL&synchronous=NORMAL names the file and the pragmas
+// every connection applies; each client gets its own connection to the file.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	sqlite "modernc.org/sqlite"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+func init() { driver.Register(Driver{}, "sqlite", "sqlite3") }
+
+// pragmas users may set from the URL. An allowlist catches typos early and keeps
+// the URL from injecting arbitrary SQL into every connection.
+var pragmas = map[string]bool{
+	"journal_mode": true, "synchronous": true, "cache_size": true, "busy_timeout": true,
+	"mmap_size": true, "temp_store": true, "locking_mode": true, "page_size": true,
+	"wal_autocheckpoint": true, "foreign_keys": true, "cache_spill": true, "threads": true,
+}
+
+var pragmaValue = regexp.MustCompile(`^[A-Za-z0-9_\-]+$`)
+
+// Config is a parsed sqlite: URL.
+type Config struct {
+	Path    string
+	Pragmas [][2]string // in a stable order, busy_timeout first
+}
+
+// ParseURL parses sqlite:PATH?pragma=value&... (also sqlite://PATH and sqlite:///abs/PATH).
+func ParseURL(raw string) (Config, error) {
+	rest, ok := strings.CutPrefix(raw, "sqlite3:")
+	if !ok {
+		rest, ok = strings.CutPrefix(raw, "sqlite:")
+	}
+	if !ok {
+		return Config{}, fmt.Errorf("%q is not a sqlite: URL", raw)
+	}
+	rest = strings.TrimPrefix(rest, "//")
+	path, query, _ := strings.Cut(rest, "?")
+	if path == "" {
+		return Config{}, fmt.Errorf("%q names no database file: use e.g. sqlite:bench.db", raw)
+	}
+	if path == ":memory:" {
+		return Config{}, fmt.Errorf("%q: an in-memory database is private to one connection, so clients could not share it; use a file", raw)
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return Config{}, fmt.Errorf("%q: bad query string: %v", raw, err)
+	}
+	cfg := Config{Path: path}
+	busy := "5000"
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		lk := strings.ToLower(k)
+		if !pragmas[lk] {
+			return Config{}, fmt.Errorf("sqlite URL parameter %q is not a supported pragma (supported: %s)", k, strings.Join(pragmaNames(), ", "))
+		}
+		v := q.Get(k)
+		if !pragmaValue.MatchString(v) {
+			return Config{}, fmt.Errorf("sqlite URL parameter %s=%q: value must be a word or a number", k, v)
+		}
+		if lk == "busy_timeout" {
+			busy = v
+			continue
+		}
+		cfg.Pragmas = append(cfg.Pragmas, [2]string{lk, v})
+	}
+	cfg.Pragmas = append([][2]string{{"busy_timeout", busy}}, cfg.Pragmas...)
+	return cfg, nil
+}
+
+func pragmaNames() []string {
+	out := make([]string, 0, len(pragmas))
+	for k := range pragmas {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Driver opens SQLite connections.
+type Driver struct{}
+
+// Name implements driver.Driver.
+func (Driver) Name() string { return "sqlite" }
+
+// Connect implements driver.Driver.
+func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options) (driver.Conn, error) {
+	cfg, err := ParseURL(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	switch opts.QueryMode {
+	case "", "simple", "extended", "prepared":
+	default:
+		return nil, fmt.Errorf("query mode %q is not one of simple, extended, prepared", opts.QueryMode)
+	}
+	if dir := filepath.Dir(cfg.Path); dir != "" {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("sqlite database %s: directory %s does not exist", cfg.Path, dir)
+		}
+	}
+	db, err := sql.Open("sqlite", cfg.Path)
+	if err != nil {
+		return nil, err
+	}
+	// One *sql.DB per client holding exactly one connection: the client owns its
+	// connection the way a pgbench client does.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening %s: %w", cfg.Path, err)
+	}
+	for _, p := range cfg.Pragmas {
+		if _, err := c.ExecContext(ctx, "PRAGMA "+p[0]+" = "+p[1]); err != nil {
+			c.Close()
+			db.Close()
+			return nil, fmt.Errorf("sqlite %s: PRAGMA %s = %s: %w", cfg.Path, p[0], p[1], err)
+		}
+	}
+	return &Conn{db: db, c: c, cfg: cfg, prepared: opts.QueryMode == "prepared"}, nil
+}
+
+// Conn is one SQLite connection.
+type Conn struct {
+	db       *sql.DB
+	c        *sql.Conn
+	cfg      Config
+	prepared bool
+	stmts    []*sql.Stmt
+}
+
+// Close implements driver.Conn.
+func (c *Conn) Close(ctx context.Context) error {
+	for _, s := range c.stmts {
+		s.Close()
+	}
+	err := c.c.Close()
+	if err2 := c.db.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// Dialect implements driver.SQL.
+func (c *Conn) Dialect() string { return "sqlite" }
+
+// Exec implements driver.SQL.
+func (c *Conn) Exec(ctx context.Context, q string) error {
+	_, err := c.c.ExecContext(ctx, q)
+	return err
+}
+
+// QueryInt64 implements driver.SQL.
+func (c *Conn) QueryInt64(ctx context.Context, q string, args ...any) (int64, error) {
+	var v sql.NullInt64
+	err := c.c.QueryRowContext(ctx, rewrite(q), args...).Scan(&v)
+	return v.Int64, err
+}
+
+var dollar = regexp.MustCompile(`\$([0-9]+)`)
+
+// rewrite turns PostgreSQL's $n placeholders into SQLite's ?n, which bind by the
+// same position.
+func rewrite(q string) string { return dollar.ReplaceAllString(q, "?$1") }
+
+// Prepare implements driver.SQL. In prepared mode the statement is compiled once;
+// in the other modes SQLite compiles it on every execution, which is what the
+// simple and extended protocols cost a server.
+func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
+	q = rewrite(q)
+	if !c.prepared {
+		return &textStmt{c: c.c, q: q}, nil
+	}
+	s, err := c.c.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts = append(c.stmts, s)
+	return &preparedStmt{s: s}, nil
+}
+
+type textStmt struct {
+	c *sql.Conn
+	q string
+}
+
+func (s *textStmt) Exec(ctx context.Context, args ...any) error {
+	_, err := s.c.ExecContext(ctx, s.q, args...)
+	return err
+}
+
+func (s *textStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
+	var v sql.NullInt64
+	err := s.c.QueryRowContext(ctx, s.q, args...).Scan(&v)
+	return v.Int64, err
+}
+
+type preparedStmt struct{ s *sql.Stmt }
+
+func (s *preparedStmt) Exec(ctx context.Context, args ...any) error {
+	_, err := s.s.ExecContext(ctx, args...)
+	return err
+}
+
+func (s *preparedStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
+	var v sql.NullInt64
+	err := s.s.QueryRowContext(ctx, args...).Scan(&v)
+	return v.Int64, err
+}
+
+// SQLite's primary result codes (the low byte of extended codes).
+const (
+	codeBusy       = 5
+	codeLocked     = 6
+	codeConstraint = 19
+	codeIOErr      = 10
+	codeFull       = 13
+)
+
+// Classify implements driver.Conn.
+func (c *Conn) Classify(err error) result.ErrorClass {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case codeBusy, codeLocked:
+			return result.ErrBusy
+		case codeConstraint:
+			return result.ErrConstraint
+		}
+		return result.ErrOther
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return result.ErrTimeout
+	}
+	return result.ErrOther
+}
+
+// insertBatch is how many rows one INSERT carries during a bulk load: enough to
+// amortise the per-statement cost, well under SQLite's 32766 variable limit.
+const insertBatch = 100
+
+// commitEvery bounds the size of one load transaction.
+const commitEvery = 200_000
+
+// BulkLoad implements driver.BulkLoader with multi-row INSERTs in large transactions.
+func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, rows driver.RowSource, truncate bool) (int64, error) {
+	if _, err := c.c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return 0, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			c.c.ExecContext(context.Background(), "ROLLBACK") //nolint:errcheck // best effort after an error
+		}
+	}()
+	if truncate {
+		if _, err := c.c.ExecContext(ctx, "DELETE FROM "+quote(table)); err != nil {
+			return 0, err
+		}
+	}
+	cols := make([]string, len(columns))
+	for i, col := range columns {
+		cols[i] = quote(col)
+	}
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(columns)), ",") + ")"
+	head := "INSERT INTO " + quote(table) + " (" + strings.Join(cols, ",") + ") VALUES "
+	batchStmt, err := c.c.PrepareContext(ctx, head+strings.TrimSuffix(strings.Repeat(row+",", insertBatch), ","))
+	if err != nil {
+		return 0, err
+	}
+	defer batchStmt.Close()
+	args := make([]any, 0, insertBatch*len(columns))
+	var n, inTx int64
+	flush := func(full bool) error {
+		if len(args) == 0 {
+			return nil
+		}
+		var err error
+		if full {
+			_, err = batchStmt.ExecContext(ctx, args...)
+		} else {
+			rowsLeft := len(args) / len(columns)
+			_, err = c.c.ExecContext(ctx, head+strings.TrimSuffix(strings.Repeat(row+",", rowsLeft), ","), args...)
+		}
+		args = args[:0]
+		return err
+	}
+	for rows.Next() {
+		args = append(args, rows.Values()...)
+		n++
+		inTx++
+		if len(args) == insertBatch*len(columns) {
+			if err := flush(true); err != nil {
+				return n, err
+			}
+			if inTx >= commitEvery {
+				if _, err := c.c.ExecContext(ctx, "COMMIT"); err != nil {
+					return n, err
+				}
+				if _, err := c.c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+					committed = true
+					return n, err
+				}
+				inTx = 0
+			}
+		}
+	}
+	if err := flush(false); err != nil {
+		return n, err
+	}
+	if _, err := c.c.ExecContext(ctx, "COMMIT"); err != nil {
+		return n, err
+	}
+	committed = true
+	return n, nil
+}
+
+func quote(ident string) string { return `"` + strings.ReplaceAll(ident, `"`, `""`) + `"` }
+
+// Environment implements driver.Environment.
+func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
+	env := map[string]any{"engine": "sqlite", "driver": "modernc.org/sqlite (pure Go)"}
+	var version string
+	if err := c.c.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
+		return nil, err
+	}
+	env["version"] = version
+	settings := map[string]string{}
+	for _, p := range []string{"journal_mode", "synchronous", "page_size", "cache_size", "mmap_size", "locking_mode", "temp_store", "busy_timeout", "wal_autocheckpoint"} {
+		var v string
+		if err := c.c.QueryRowContext(ctx, "PRAGMA "+p).Scan(&v); err == nil {
+			settings[p] = v
+		}
+	}
+	env["settings"] = settings
+	abs, _ := filepath.Abs(c.cfg.Path)
+	env["file"] = abs
+	if st, err := os.Stat(c.cfg.Path); err == nil {
+		env["database_size"] = strconv.FormatInt(st.Size(), 10) + " bytes"
+	}
+	env["tls"] = map[string]any{"enabled": false}
+	return env, nil
+}

@@ -1,0 +1,292 @@
+// Package hist records latencies without keeping samples: each worker owns a
+// Recorder of HdrHistograms (one per operation type, 1 µs … 1 h at 3 significant
+// digits) that a Collector swaps out and merges on every tick. Memory therefore
+// does not grow with run length, and percentiles over repetitions or load
+// generators are computed from merged histograms, never by averaging percentiles.
+package hist
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Histogram bounds, in microseconds.
+const (
+	Lowest  = 1
+	Highest = int64(time.Hour / time.Microsecond)
+	Digits  = 3
+)
+
+// New returns an empty latency histogram in microseconds.
+func New() *hdr.Histogram { return hdr.New(Lowest, Highest, Digits) }
+
+// Encode serialises a histogram losslessly (HdrHistogram V2 compressed, base64),
+// the format HdrHistogram's own log tools read.
+func Encode(h *hdr.Histogram) ([]byte, error) { return h.Encode(hdr.V2CompressedEncodingCookieBase) }
+
+// Decode reverses Encode.
+func Decode(b []byte) (*hdr.Histogram, error) {
+	h, err := hdr.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("decoding histogram: %w", err)
+	}
+	return h, nil
+}
+
+// micros converts a duration to whole microseconds, clamped to the histogram range.
+func micros(d time.Duration) int64 {
+	us := int64(d / time.Microsecond)
+	if us < 0 {
+		return 0
+	}
+	if us > Highest {
+		return Highest
+	}
+	return us
+}
+
+// classes are the error classes in a fixed order, so counting needs no map on the hot path.
+var classes = []result.ErrorClass{
+	result.ErrSerialization, result.ErrDeadlock, result.ErrBusy, result.ErrTimeout,
+	result.ErrConnection, result.ErrConstraint, result.ErrOther,
+}
+
+func classIndex(c result.ErrorClass) int {
+	for i, x := range classes {
+		if x == c {
+			return i
+		}
+	}
+	return len(classes) - 1
+}
+
+// Stats are the exact moments next to a histogram: pgbench reports the exact
+// mean and standard deviation, which bucketed values would only approximate.
+type Stats struct {
+	Hist   *hdr.Histogram
+	Count  int64
+	SumUs  float64
+	SumSq  float64
+	MinUs  float64
+	Errors [7]int64
+	// Rate mode only.
+	LagCount int64
+	LagSumUs float64
+	LagMaxUs float64
+	Skipped  int64
+	Late     int64
+	// Retries, pgbench's meaning: operations that needed more than one try, and
+	// the total number of extra tries.
+	Retried int64
+	Retries int64
+}
+
+func newStats() *Stats { return &Stats{Hist: New(), MinUs: math.Inf(1)} }
+
+func (s *Stats) reset() {
+	h := s.Hist
+	h.Reset()
+	*s = Stats{Hist: h, MinUs: math.Inf(1)}
+}
+
+// merge adds o into s.
+func (s *Stats) merge(o *Stats) {
+	if o.Count > 0 {
+		s.Hist.Merge(o.Hist)
+	}
+	s.Count += o.Count
+	s.SumUs += o.SumUs
+	s.SumSq += o.SumSq
+	s.MinUs = math.Min(s.MinUs, o.MinUs)
+	for i := range s.Errors {
+		s.Errors[i] += o.Errors[i]
+	}
+	s.LagCount += o.LagCount
+	s.LagSumUs += o.LagSumUs
+	s.LagMaxUs = math.Max(s.LagMaxUs, o.LagMaxUs)
+	s.Skipped += o.Skipped
+	s.Late += o.Late
+	s.Retried += o.Retried
+	s.Retries += o.Retries
+}
+
+// ErrorCount sums all error classes.
+func (s *Stats) ErrorCount() int64 {
+	var n int64
+	for _, e := range s.Errors {
+		n += e
+	}
+	return n
+}
+
+// ErrorMap returns the non-zero error counts by class.
+func (s *Stats) ErrorMap() map[result.ErrorClass]int64 {
+	m := map[result.ErrorClass]int64{}
+	for i, e := range s.Errors {
+		if e > 0 {
+			m[classes[i]] = e
+		}
+	}
+	return m
+}
+
+// Mean returns the exact mean latency in µs.
+func (s *Stats) Mean() float64 {
+	if s.Count == 0 {
+		return 0
+	}
+	return s.SumUs / float64(s.Count)
+}
+
+// Stddev returns the exact population standard deviation in µs, as pgbench computes it.
+func (s *Stats) Stddev() float64 {
+	if s.Count == 0 {
+		return 0
+	}
+	m := s.Mean()
+	v := s.SumSq/float64(s.Count) - m*m
+	if v < 0 {
+		return 0
+	}
+	return math.Sqrt(v)
+}
+
+// Recorder belongs to one worker. Its lock is uncontended except for the instant
+// of a tick, when the collector swaps the current set for a fresh one.
+type Recorder struct {
+	mu    sync.Mutex
+	cur   []*Stats
+	spare []*Stats
+}
+
+// NewRecorder makes a recorder for ops operation types.
+func NewRecorder(ops int) *Recorder {
+	r := &Recorder{cur: make([]*Stats, ops), spare: make([]*Stats, ops)}
+	for i := 0; i < ops; i++ {
+		r.cur[i], r.spare[i] = newStats(), newStats()
+	}
+	return r
+}
+
+// Record adds one successful operation of type op that took d.
+func (r *Recorder) Record(op int, d time.Duration) {
+	us := micros(d)
+	f := float64(d) / float64(time.Microsecond)
+	r.mu.Lock()
+	s := r.cur[op]
+	_ = s.Hist.RecordValue(us)
+	s.Count++
+	s.SumUs += f
+	s.SumSq += f * f
+	if f < s.MinUs {
+		s.MinUs = f
+	}
+	r.mu.Unlock()
+}
+
+// RecordError counts one failed operation of type op.
+func (r *Recorder) RecordError(op int, c result.ErrorClass) {
+	i := classIndex(c)
+	r.mu.Lock()
+	r.cur[op].Errors[i]++
+	r.mu.Unlock()
+}
+
+// RecordLag notes, in rate mode, how late an operation started against its schedule.
+func (r *Recorder) RecordLag(lag time.Duration) {
+	f := float64(lag) / float64(time.Microsecond)
+	r.mu.Lock()
+	s := r.cur[0]
+	s.LagCount++
+	s.LagSumUs += f
+	if f > s.LagMaxUs {
+		s.LagMaxUs = f
+	}
+	if lag > time.Millisecond {
+		s.Late++
+	}
+	r.mu.Unlock()
+}
+
+// RecordRetries notes that an operation of type op took tries attempts (> 1).
+func (r *Recorder) RecordRetries(op int, tries int) {
+	r.mu.Lock()
+	r.cur[op].Retried++
+	r.cur[op].Retries += int64(tries - 1)
+	r.mu.Unlock()
+}
+
+// RecordSkip counts, in rate mode, a start skipped because it was already later than the latency limit.
+func (r *Recorder) RecordSkip() {
+	r.mu.Lock()
+	r.cur[0].Skipped++
+	r.mu.Unlock()
+}
+
+// Collector merges the recorders of all workers on each tick into an interval
+// snapshot and a cumulative total per operation type.
+type Collector struct {
+	recorders []*Recorder
+	interval  []*Stats
+	total     []*Stats
+}
+
+// NewCollector collects from the given recorders, which all have ops types.
+func NewCollector(ops int, recorders []*Recorder) *Collector {
+	c := &Collector{recorders: recorders, interval: make([]*Stats, ops), total: make([]*Stats, ops)}
+	for i := 0; i < ops; i++ {
+		c.interval[i], c.total[i] = newStats(), newStats()
+	}
+	return c
+}
+
+// Reset discards everything recorded so far, in recorders and totals: the
+// measured phase starts from zero after warm-up.
+func (c *Collector) Reset() {
+	c.Tick()
+	for _, s := range c.total {
+		s.reset()
+	}
+	for _, s := range c.interval {
+		s.reset()
+	}
+}
+
+// Tick swaps out what every worker recorded since the last tick and returns it,
+// merged per operation type. The returned stats are valid until the next Tick.
+func (c *Collector) Tick() []*Stats {
+	for _, s := range c.interval {
+		s.reset()
+	}
+	for _, r := range c.recorders {
+		r.mu.Lock()
+		r.cur, r.spare = r.spare, r.cur
+		r.mu.Unlock()
+		for i, s := range r.spare {
+			c.interval[i].merge(s)
+			s.reset()
+		}
+	}
+	for i, s := range c.interval {
+		c.total[i].merge(s)
+	}
+	return c.interval
+}
+
+// Total returns the cumulative stats per operation type since the last Reset.
+func (c *Collector) Total() []*Stats { return c.total }
+
+// Combine merges stats of several operation types into one (for run-level numbers).
+func Combine(stats []*Stats) *Stats {
+	out := newStats()
+	for _, s := range stats {
+		out.merge(s)
+	}
+	return out
+}

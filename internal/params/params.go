@@ -1,0 +1,297 @@
+// Package params describes the parameters a workload accepts and holds the typed
+// values of one cell. Study files, the CLI and the results store all speak in these
+// terms, so a parameter is validated and normalised once, in one place.
+package params
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is the type of a parameter value.
+type Kind int
+
+const (
+	String Kind = iota
+	Int
+	Float
+	Bool
+	Duration
+)
+
+func (k Kind) String() string {
+	switch k {
+	case String:
+		return "string"
+	case Int:
+		return "integer"
+	case Float:
+		return "number"
+	case Bool:
+		return "boolean"
+	case Duration:
+		return "duration"
+	}
+	return "unknown"
+}
+
+// Spec declares one parameter of a workload.
+type Spec struct {
+	Name    string
+	Kind    Kind
+	Default any      // already of the normalised Go type (see Coerce)
+	Choices []string // for String parameters: the allowed values; empty = free text
+	Min     *float64 // for Int and Float: inclusive lower bound
+	Help    string
+}
+
+// MinOf is a helper for Spec literals.
+func MinOf(v float64) *float64 { return &v }
+
+// Values are the normalised parameter values of one cell: string, int64, float64,
+// bool or time.Duration, keyed by parameter name.
+type Values map[string]any
+
+// Coerce turns a raw value (from TOML: string, int64, float64, bool; from the CLI:
+// string) into the normalised Go type of the spec, and checks choices and bounds.
+func Coerce(s Spec, raw any) (any, error) {
+	var v any
+	switch s.Kind {
+	case String:
+		str, ok := raw.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s must be a string, got %s", s.Name, describe(raw))
+		}
+		if len(s.Choices) > 0 && !contains(s.Choices, str) {
+			return nil, fmt.Errorf("%s = %q is not one of %s", s.Name, str, strings.Join(s.Choices, ", "))
+		}
+		v = str
+	case Int:
+		switch x := raw.(type) {
+		case int64:
+			v = x
+		case int:
+			v = int64(x)
+		case float64:
+			if x != float64(int64(x)) {
+				return nil, fmt.Errorf("%s must be an integer, got %v", s.Name, x)
+			}
+			v = int64(x)
+		case string:
+			n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s must be an integer, got %q", s.Name, x)
+			}
+			v = n
+		default:
+			return nil, fmt.Errorf("%s must be an integer, got %s", s.Name, describe(raw))
+		}
+		if s.Min != nil && float64(v.(int64)) < *s.Min {
+			return nil, fmt.Errorf("%s must be at least %v, got %v", s.Name, *s.Min, v)
+		}
+	case Float:
+		switch x := raw.(type) {
+		case float64:
+			v = x
+		case int64:
+			v = float64(x)
+		case int:
+			v = float64(x)
+		case string:
+			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s must be a number, got %q", s.Name, x)
+			}
+			v = f
+		default:
+			return nil, fmt.Errorf("%s must be a number, got %s", s.Name, describe(raw))
+		}
+		if s.Min != nil && v.(float64) < *s.Min {
+			return nil, fmt.Errorf("%s must be at least %v, got %v", s.Name, *s.Min, v)
+		}
+	case Bool:
+		switch x := raw.(type) {
+		case bool:
+			v = x
+		case string:
+			b, err := strconv.ParseBool(strings.TrimSpace(x))
+			if err != nil {
+				return nil, fmt.Errorf("%s must be true or false, got %q", s.Name, x)
+			}
+			v = b
+		default:
+			return nil, fmt.Errorf("%s must be true or false, got %s", s.Name, describe(raw))
+		}
+	case Duration:
+		switch x := raw.(type) {
+		case time.Duration:
+			v = x
+		case string:
+			d, err := ParseDuration(x)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", s.Name, err)
+			}
+			v = d
+		case int64:
+			v = time.Duration(x) * time.Second
+		case int:
+			v = time.Duration(x) * time.Second
+		case float64:
+			v = time.Duration(x * float64(time.Second))
+		default:
+			return nil, fmt.Errorf("%s must be a duration such as \"30s\" or \"2m\", got %s", s.Name, describe(raw))
+		}
+		if v.(time.Duration) < 0 {
+			return nil, fmt.Errorf("%s must not be negative", s.Name)
+		}
+	default:
+		return nil, fmt.Errorf("%s: unsupported parameter kind", s.Name)
+	}
+	return v, nil
+}
+
+// ParseDuration accepts Go durations ("1m30s", "500ms") and plain seconds ("30"),
+// the way pgbench's -T takes seconds.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (use e.g. \"30s\", \"2m\" or a number of seconds)", s)
+	}
+	return d, nil
+}
+
+// WithDefaults returns a copy of v with every missing parameter of specs set to its default.
+func WithDefaults(specs []Spec, v Values) Values {
+	out := make(Values, len(specs))
+	for _, s := range specs {
+		if s.Default != nil {
+			out[s.Name] = s.Default
+		}
+	}
+	for k, x := range v {
+		out[k] = x
+	}
+	return out
+}
+
+// Find returns the spec named name.
+func Find(specs []Spec, name string) (Spec, bool) {
+	for _, s := range specs {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+func (v Values) String(name string) string {
+	s, _ := v[name].(string)
+	return s
+}
+
+func (v Values) Int(name string) int64 {
+	n, _ := v[name].(int64)
+	return n
+}
+
+func (v Values) Float(name string) float64 {
+	f, _ := v[name].(float64)
+	return f
+}
+
+func (v Values) Bool(name string) bool {
+	b, _ := v[name].(bool)
+	return b
+}
+
+func (v Values) Duration(name string) time.Duration {
+	d, _ := v[name].(time.Duration)
+	return d
+}
+
+// Canonical renders the values as "k=v k=v" in key order: the identity of a
+// parameter combination in plans, resumes and reports.
+func (v Values) Canonical() string {
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(Format(v[k]))
+	}
+	return b.String()
+}
+
+// Format renders one normalised value the way a user would write it.
+func Format(x any) string {
+	switch t := x.(type) {
+	case string:
+		return t
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case float64:
+		return strconv.FormatFloat(t, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(t)
+	case time.Duration:
+		return t.String()
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(x)
+}
+
+// JSONable converts durations to their string form so the values survive a JSON
+// round trip without losing their meaning.
+func (v Values) JSONable() map[string]any {
+	out := make(map[string]any, len(v))
+	for k, x := range v {
+		if d, ok := x.(time.Duration); ok {
+			out[k] = d.String()
+		} else {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func describe(raw any) string {
+	switch raw.(type) {
+	case string:
+		return "a string"
+	case int64, int:
+		return "an integer"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("%T", raw)
+}

@@ -1,0 +1,526 @@
+// Package report renders aggregated results for people: an aligned table for
+// the terminal and Markdown for articles and issues. Renderers only format what
+// package analysis computed; they never compute a statistic of their own, so
+// every format shows the same numbers. Output is deterministic for the same
+// input, so reports can be diffed and tested to the byte.
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Options are shared by the renderers.
+type Options struct {
+	Title   string
+	Results string // path of the results file, named in the footer
+}
+
+// none stands for a number that does not exist (no completed run), which must
+// not read as zero.
+const none = "–"
+
+// Terminal writes one aligned row per group. The params column shows only the
+// parameters that differ between groups of the same workload; the ones they
+// share are listed once below the table.
+func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
+	ew := &errWriter{w: w}
+	if opt.Title != "" {
+		ew.printf("%s\n\n", opt.Title)
+	}
+	if len(groups) == 0 {
+		ew.printf("no runs to report\n")
+		return ew.err
+	}
+	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
+	vary := varyingParams(groups)
+
+	header := []string{"target", "workload", "params", "clients", "n", "tps (median)", "p50 ms", "p95 ms", "p99 ms", "max ms", "errors"}
+	if multiStudy {
+		header = append([]string{"study"}, header...)
+	}
+	rows := [][]string{header}
+	for _, g := range groups {
+		row := []string{g.Target, workloadName(g), shownParams(g, vary), strconv.Itoa(g.Clients), strconv.Itoa(g.N)}
+		if g.N == 0 {
+			row = append(row, none, none, none, none, none, none)
+		} else {
+			row = append(row, rate(g.MedianThroughput), ms(g.P50), ms(g.P95), ms(g.P99), ms(g.Max), strconv.FormatInt(g.Errors, 10))
+		}
+		if multiStudy {
+			row = append([]string{g.Study}, row...)
+		}
+		rows = append(rows, row)
+	}
+	// Numbers are right-aligned by hand so they line up on their last digit;
+	// tabwriter's AlignRight would right-align the names as well.
+	text := len(header) - 8 // the columns before clients hold names
+	width := make([]int, len(header))
+	for _, row := range rows {
+		for i, c := range row {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	for _, row := range rows {
+		for i, c := range row {
+			if i >= text {
+				c = strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)) + c
+			}
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			fmt.Fprint(tw, c)
+		}
+		fmt.Fprint(tw, "\n")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	if common := commonParams(groups, vary); len(common) > 0 {
+		ew.printf("\nsame in every row of a workload: %s\n", strings.Join(common, "; "))
+	}
+	incomplete := 0
+	for _, g := range groups {
+		incomplete += g.Incomplete
+	}
+	if incomplete > 0 {
+		ew.printf("\n%d interrupted or failed %s excluded from these numbers.\n", incomplete, plural(incomplete, "run", "runs"))
+	}
+	ew.printf("\nthroughput: median of the completed repetitions; latency: percentiles of their merged histograms.\n")
+	if opt.Results != "" {
+		ew.printf("results: %s\n", opt.Results)
+	}
+	return ew.err
+}
+
+// Markdown writes a report for articles and issues: how it was measured, then
+// per workload and parameter set a throughput table and a latency table
+// (targets as rows, client counts as columns), then every run, so a reader can
+// check each repetition behind a median.
+func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Options) error {
+	ew := &errWriter{w: w}
+	title := opt.Title
+	if title == "" {
+		title = "fairbench results"
+	}
+	ew.printf("# %s\n\n", cell(title))
+	ew.printf("%s\n\n", howMeasured(groups, runs))
+
+	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
+	for _, sec := range sections(groups) {
+		g0 := sec.groups[0]
+		heading := workloadName(g0)
+		if g0.Params != "" {
+			heading += " · " + g0.Params
+		}
+		if multiStudy {
+			heading = g0.Study + " · " + heading
+		}
+		ew.printf("## %s\n\n", cell(heading))
+
+		levels := clientLevels(sec.groups)
+		targets := distinct(sec.groups, func(g *analysis.Group) string { return g.Target })
+		byCell := map[string]*analysis.Group{}
+		maxN := 0
+		for _, g := range sec.groups {
+			byCell[g.Target+"\x00"+strconv.Itoa(g.Clients)] = g
+			maxN = max(maxN, g.N)
+		}
+		head := "| target |"
+		rule := "|:--|"
+		for _, c := range levels {
+			head += " " + plural(c, "1 client", strconv.Itoa(c)+" clients") + " |"
+			rule += "--:|"
+		}
+		table := func(caption string, value func(g *analysis.Group) string) {
+			ew.printf("%s\n\n%s\n%s\n", caption, head, rule)
+			for _, t := range targets {
+				ew.printf("| %s |", cell(t))
+				for _, c := range levels {
+					v := ""
+					if g := byCell[t+"\x00"+strconv.Itoa(c)]; g != nil {
+						if g.N == 0 {
+							v = none
+						} else {
+							v = value(g)
+							if g.N < maxN {
+								v += fmt.Sprintf(" (n=%d)", g.N)
+							}
+						}
+					}
+					ew.printf(" %s |", v)
+				}
+				ew.printf("\n")
+			}
+			ew.printf("\n")
+		}
+		table("Throughput, tps: successful transactions or operations per second, median of repetitions:", func(g *analysis.Group) string {
+			return rate(g.MedianThroughput)
+		})
+		table("Latency, ms (p50 / p95 / p99):", func(g *analysis.Group) string {
+			return ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
+		})
+		if errs := sectionErrors(sec.groups); errs != "" {
+			ew.printf("Errors: %s.\n\n", errs)
+		}
+		var notes []string
+		if hasNone(sec.groups) {
+			notes = append(notes, none+" no completed run")
+		}
+		if hasPartial(sec.groups, maxN) {
+			notes = append(notes, "(n=…) fewer completed repetitions than the other cells")
+		}
+		if len(notes) > 0 {
+			ew.printf("%s.\n\n", strings.Join(notes, "; "))
+		}
+	}
+
+	ew.printf("## Runs\n\n")
+	if len(runs) == 0 {
+		ew.printf("No runs.\n")
+	} else {
+		ew.printf("| id | target | workload | params | clients | rep | status | tps | p99 ms | errors |\n")
+		ew.printf("|--:|:--|:--|:--|--:|--:|:--|--:|--:|--:|\n")
+		sorted := append([]*result.Run(nil), runs...)
+		sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+		for _, r := range sorted {
+			status := string(r.Status)
+			if r.Status != result.StatusOK && r.Error != "" {
+				status += ": " + truncate(r.Error, 80)
+			}
+			tps, p99 := none, none
+			if r.Summary.Transactions > 0 || r.Summary.Throughput > 0 {
+				tps, p99 = rate(r.Summary.Throughput), ms(r.Summary.P99)
+			}
+			ew.printf("| %d | %s | %s | %s | %d | %d | %s | %s | %s | %d |\n",
+				r.ID, cell(r.Target), cell(r.Workload), cell(params.Values(r.Params).Canonical()),
+				r.Clients, r.Repetition, cell(status), tps, p99, max(r.TotalErrors(), r.Summary.Failed))
+		}
+	}
+
+	ew.printf("\n---\n\n")
+	versions := distinctStrings(runs, func(r *result.Run) string { return r.ToolVersion })
+	var foot []string
+	if len(versions) > 0 {
+		foot = append(foot, plural(len(versions), "Tool version", "Tool versions")+": "+cell(strings.Join(versions, ", ")))
+	}
+	if opt.Results != "" {
+		foot = append(foot, "results file: `"+strings.ReplaceAll(opt.Results, "`", "'")+"`")
+	}
+	if len(foot) == 0 {
+		foot = append(foot, "fairbench")
+	}
+	ew.printf("%s\n", strings.Join(foot, " · "))
+	return ew.err
+}
+
+// howMeasured states the method from what the runs actually did.
+func howMeasured(groups []*analysis.Group, runs []*result.Run) string {
+	var reps []int
+	seen := map[int]bool{}
+	for _, g := range groups {
+		if g.N > 0 && !seen[g.N] {
+			seen[g.N] = true
+			reps = append(reps, g.N)
+		}
+	}
+	sort.Ints(reps)
+	var b strings.Builder
+	b.WriteString("How measured: ")
+	switch {
+	case len(reps) == 0:
+		b.WriteString("no run completed")
+	case len(reps) == 1:
+		fmt.Fprintf(&b, "%d completed %s per cell", reps[0], plural(reps[0], "repetition", "repetitions"))
+	default:
+		fmt.Fprintf(&b, "%d–%d completed repetitions per cell", reps[0], reps[len(reps)-1])
+	}
+	var ok []*result.Run
+	for _, r := range runs {
+		if r.Status == result.StatusOK {
+			ok = append(ok, r)
+		}
+	}
+	if d := durationRange(ok, func(r *result.Run) time.Duration { return r.Duration }); d != "" {
+		b.WriteString(", measured for " + d)
+	}
+	if d := durationRange(ok, func(r *result.Run) time.Duration { return r.Warmup }); d != "" && d != "0s" {
+		b.WriteString("; warm-up (" + d + ") excluded from every number")
+	} else if len(ok) > 0 {
+		b.WriteString("; no warm-up")
+	}
+	b.WriteString(". Throughput is the median of the repetitions; latency percentiles come from " +
+		"the repetitions' HdrHistograms merged, not from averaging per-run percentiles.")
+	return b.String()
+}
+
+// durationRange renders the durations rounded to seconds, as "60s" or "59s–61s".
+func durationRange(runs []*result.Run, f func(*result.Run) time.Duration) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	lo, hi := time.Duration(math.MaxInt64), time.Duration(0)
+	for _, r := range runs {
+		d := f(r).Round(time.Second)
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	if lo == hi {
+		return seconds(lo)
+	}
+	return seconds(lo) + "–" + seconds(hi)
+}
+
+// seconds renders a whole number of seconds the way study files write it: "60s", "5m", "90s".
+func seconds(d time.Duration) string {
+	n := int64(d / time.Second)
+	if n >= 120 && n%60 == 0 {
+		return strconv.FormatInt(n/60, 10) + "m"
+	}
+	return strconv.FormatInt(n, 10) + "s"
+}
+
+type section struct{ groups []*analysis.Group }
+
+// sections splits groups by study, workload and parameters, keeping their order.
+func sections(groups []*analysis.Group) []section {
+	idx := map[string]int{}
+	var out []section
+	for _, g := range groups {
+		k := strings.Join([]string{g.Study, g.Workload, g.Kind, g.Params}, "\x00")
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, section{})
+		}
+		out[i].groups = append(out[i].groups, g)
+	}
+	return out
+}
+
+func clientLevels(groups []*analysis.Group) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, g := range groups {
+		if !seen[g.Clients] {
+			seen[g.Clients] = true
+			out = append(out, g.Clients)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func sectionErrors(groups []*analysis.Group) string {
+	var parts []string
+	for _, g := range groups {
+		if g.Errors > 0 {
+			parts = append(parts, fmt.Sprintf("%s at %d %s: %d", g.Target, g.Clients, plural(g.Clients, "client", "clients"), g.Errors))
+		}
+	}
+	return cell(strings.Join(parts, ", "))
+}
+
+func hasNone(groups []*analysis.Group) bool {
+	for _, g := range groups {
+		if g.N == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPartial(groups []*analysis.Group, maxN int) bool {
+	for _, g := range groups {
+		if g.N > 0 && g.N < maxN {
+			return true
+		}
+	}
+	return false
+}
+
+// workloadKey identifies a workload across parameter sets.
+func workloadKey(g *analysis.Group) string { return g.Study + "\x00" + g.Workload + "\x00" + g.Kind }
+
+func workloadName(g *analysis.Group) string {
+	if g.Kind == "" || g.Kind == g.Workload {
+		return g.Workload
+	}
+	return g.Workload + " (" + g.Kind + ")"
+}
+
+// varyingParams returns, per workload, the parameter names whose value (or
+// presence) differs between its groups.
+func varyingParams(groups []*analysis.Group) map[string]map[string]bool {
+	values := map[string]map[string]map[string]bool{} // workload → param → formatted values
+	count := map[string]int{}                         // workload → groups
+	for _, g := range groups {
+		wk := workloadKey(g)
+		count[wk]++
+		if values[wk] == nil {
+			values[wk] = map[string]map[string]bool{}
+		}
+		for k, v := range g.ParamValues {
+			if values[wk][k] == nil {
+				values[wk][k] = map[string]bool{}
+			}
+			values[wk][k][params.Format(v)] = true
+		}
+	}
+	present := map[string]map[string]int{}
+	for _, g := range groups {
+		wk := workloadKey(g)
+		if present[wk] == nil {
+			present[wk] = map[string]int{}
+		}
+		for k := range g.ParamValues {
+			present[wk][k]++
+		}
+	}
+	out := map[string]map[string]bool{}
+	for wk, ps := range values {
+		out[wk] = map[string]bool{}
+		for k, vs := range ps {
+			if len(vs) > 1 || present[wk][k] != count[wk] {
+				out[wk][k] = true
+			}
+		}
+	}
+	return out
+}
+
+func shownParams(g *analysis.Group, vary map[string]map[string]bool) string {
+	v := params.Values{}
+	for k, x := range g.ParamValues {
+		if vary[workloadKey(g)][k] {
+			v[k] = x
+		}
+	}
+	if len(v) == 0 {
+		return "-"
+	}
+	return v.Canonical()
+}
+
+// commonParams lists, per workload in order of appearance, the parameters all its groups share.
+func commonParams(groups []*analysis.Group, vary map[string]map[string]bool) []string {
+	var out []string
+	done := map[string]bool{}
+	for _, g := range groups {
+		wk := workloadKey(g)
+		if done[wk] {
+			continue
+		}
+		done[wk] = true
+		v := params.Values{}
+		for k, x := range g.ParamValues {
+			if !vary[wk][k] {
+				v[k] = x
+			}
+		}
+		if len(v) > 0 {
+			out = append(out, workloadName(g)+" "+v.Canonical())
+		}
+	}
+	return out
+}
+
+func distinct(groups []*analysis.Group, f func(*analysis.Group) string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range groups {
+		if k := f(g); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// distinctStrings returns the non-empty values of f over runs, sorted.
+func distinctStrings(runs []*result.Run, f func(*result.Run) string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range runs {
+		if k := f(r); k != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rate formats a throughput with one decimal and comma thousands separators,
+// the same in every renderer.
+func rate(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String() + "." + frac
+}
+
+// ms formats microseconds as milliseconds with three decimals (µs resolution).
+func ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// cell makes text safe inside a Markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", " ")
+	s = strings.ReplaceAll(s, "\n", " ")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// errWriter keeps the first write error so renderers can print freely and report it once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }

@@ -1,0 +1,691 @@
+// Package runner executes a plan: for each cell it prepares the data, runs the
+// warm-up, measures with one connection per client (closed loop, or a fixed-rate
+// schedule free of coordinated omission), prints per-second progress, and hands
+// the finished run to a sink at once, so an interruption loses nothing that finished.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/study"
+	"github.com/fairbench/fairbench/internal/version"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// Sink receives each run the moment it ends.
+type Sink interface {
+	AppendRun(r *result.Run) (int64, error)
+}
+
+// Options control a study execution.
+type Options struct {
+	Sink     Sink
+	Progress io.Writer     // per-second progress and phase messages; nil = quiet
+	Every    time.Duration // progress interval; 0 = 1 s
+	Replace  bool          // allow replacing data fairbench did not create
+	Skip     map[string]bool
+	// Check runs the workload's consistency check after each run; a failed check
+	// marks the run failed.
+	Check bool
+	// ConnectTimeout bounds connecting to a target; 0 = 10 s.
+	ConnectTimeout time.Duration
+}
+
+// ErrInterrupted is returned when the context was cancelled (Ctrl-C) during a study.
+var ErrInterrupted = errors.New("interrupted")
+
+// TargetError is a failure that belongs to one target, printed as one line.
+type TargetError struct {
+	Target string
+	URL    string
+	Err    error
+}
+
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("target %q (%s): %s", e.Target, driver.Redacted(e.URL), envinfo.Scrub(e.Err.Error()))
+}
+
+func (e *TargetError) Unwrap() error { return e.Err }
+
+// Runner executes cells of one study.
+type Runner struct {
+	st   *study.Study
+	opt  Options
+	envs map[string]map[string]any // per target: captured environment
+}
+
+// New prepares a runner for a study.
+func New(st *study.Study, opt Options) *Runner {
+	if opt.Every <= 0 {
+		opt.Every = time.Second
+	}
+	if opt.ConnectTimeout <= 0 {
+		opt.ConnectTimeout = 10 * time.Second
+	}
+	if opt.Progress == nil {
+		opt.Progress = io.Discard
+	}
+	for _, t := range st.Targets {
+		registerSecrets(t.URL)
+	}
+	return &Runner{st: st, opt: opt, envs: map[string]map[string]any{}}
+}
+
+// registerSecrets keeps the URL's password out of every message.
+func registerSecrets(raw string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return
+	}
+	if u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			envinfo.AddSecret(p)
+			envinfo.AddSecret(url.QueryEscape(p))
+		}
+	}
+	for k, vs := range u.Query() {
+		if strings.Contains(strings.ToLower(k), "password") {
+			for _, v := range vs {
+				envinfo.AddSecret(v)
+			}
+		}
+	}
+}
+
+// Preflight checks, before anything runs, that every target used by the cells has a
+// driver, accepts a connection and that every workload binds its parameters.
+func (r *Runner) Preflight(ctx context.Context, cells []study.Cell) error {
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if _, err := bind(c); err != nil {
+			return fmt.Errorf("workload %q: %w", c.Workload.Name, err)
+		}
+		if seen[c.Target.Name] {
+			continue
+		}
+		seen[c.Target.Name] = true
+		conn, err := r.connect(ctx, c.Target, driver.Options{})
+		if err != nil {
+			return err
+		}
+		env := map[string]any{}
+		if e, ok := conn.(driver.Environment); ok {
+			if got, err := e.Environment(ctx); err == nil {
+				env = got
+			} else {
+				env["error"] = envinfo.Scrub(err.Error())
+			}
+		}
+		r.envs[c.Target.Name] = env
+		conn.Close(ctx)
+	}
+	return nil
+}
+
+func (r *Runner) connect(ctx context.Context, t *study.Target, o driver.Options) (driver.Conn, error) {
+	d, err := driver.ForURL(t.URL)
+	if err != nil {
+		return nil, &TargetError{Target: t.Name, URL: t.URL, Err: err}
+	}
+	cctx, cancel := context.WithTimeout(ctx, r.opt.ConnectTimeout)
+	defer cancel()
+	conn, err := d.Connect(cctx, driver.Target{Name: t.Name, URL: t.URL}, o)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		return nil, &TargetError{Target: t.Name, URL: t.URL, Err: err}
+	}
+	return conn, nil
+}
+
+func bind(c study.Cell) (workload.Instance, error) {
+	w, err := workload.Get(c.Workload.Kind)
+	if err != nil {
+		return nil, err
+	}
+	return w.New(c.Params)
+}
+
+// Run executes the cells in order, skipping those in Options.Skip. It stops at the
+// first interruption and returns ErrInterrupted; a cell that fails is stored as a
+// failed run and the study goes on.
+func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
+	var failed []string
+	for i, c := range cells {
+		if r.opt.Skip[c.Key()] {
+			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s: already done, skipped (--resume)\n", i+1, len(cells), cellLabel(c))
+			continue
+		}
+		fmt.Fprintf(r.opt.Progress, "[%d/%d] %s\n", i+1, len(cells), cellLabel(c))
+		run, err := r.RunCell(ctx, c)
+		if run != nil {
+			if _, serr := r.opt.Sink.AppendRun(run); serr != nil {
+				return fmt.Errorf("storing run of cell %d: %w", c.Index, serr)
+			}
+		}
+		if errors.Is(err, ErrInterrupted) {
+			return ErrInterrupted
+		}
+		if err != nil {
+			fmt.Fprintf(r.opt.Progress, "  failed: %s\n", envinfo.Scrub(err.Error()))
+			failed = append(failed, fmt.Sprintf("cell %d (%s)", i+1, cellLabel(c)))
+		}
+		if cd := c.Cooldown; cd > 0 && i < len(cells)-1 {
+			select {
+			case <-time.After(cd):
+			case <-ctx.Done():
+				return ErrInterrupted
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d cells failed: %s", len(failed), len(cells), strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+func cellLabel(c study.Cell) string {
+	return fmt.Sprintf("target=%s workload=%s %s clients=%d rep=%d",
+		c.Target.Name, c.Workload.Name, varyingParams(c), c.Clients, c.Repetition)
+}
+
+// varyingParams shows the parameters the user set for the workload.
+func varyingParams(c study.Cell) string {
+	keys := make([]string, 0, len(c.Workload.Params))
+	for k := range c.Workload.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+params.Format(c.Params[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// RunCell executes one cell and returns its run (nil only if nothing was attempted).
+func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error) {
+	run := &result.Run{
+		Source: "fairbench", StudyName: r.st.Name, StudyHash: r.st.Hash,
+		CellKey: c.Key(), CellIndex: c.Index,
+		Target: c.Target.Name, TargetURL: driver.Redacted(c.Target.URL),
+		Workload: c.Workload.Name, Kind: c.Workload.Kind,
+		Params: c.Params.JSONable(), Clients: c.Clients, Repetition: c.Repetition,
+		Warmup: c.Warmup, ToolVersion: version.String(),
+		StartedAt: time.Now(),
+	}
+	fail := func(err error) (*result.Run, error) {
+		if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
+			run.Status = result.StatusInterrupted
+			run.Error = "interrupted before the measured phase"
+			run.EndedAt = time.Now()
+			return run, ErrInterrupted
+		}
+		run.Status = result.StatusFailed
+		run.Error = envinfo.Scrub(err.Error())
+		run.EndedAt = time.Now()
+		return run, err
+	}
+	inst, err := bind(c)
+	if err != nil {
+		return fail(err)
+	}
+	var copts driver.Options
+	if co, ok := inst.(workload.ConnOptioner); ok {
+		copts = co.ConnOptions()
+	}
+	admin, err := r.connect(ctx, c.Target, copts)
+	if err != nil {
+		return fail(err)
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(r.opt.Progress, "  "+format+"\n", args...)
+	}
+	err = inst.Prepare(ctx, workload.PrepareEnv{
+		Conn:    admin,
+		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, c.Target, copts) },
+		Replace: r.opt.Replace,
+		Logf:    logf,
+	})
+	if err != nil {
+		return fail(&TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("preparing %s: %w", c.Workload.Kind, err)})
+	}
+	if br, ok := inst.(workload.BeforeRunner); ok {
+		if err := br.BeforeRun(ctx, admin); err != nil {
+			return fail(err)
+		}
+	}
+	env := map[string]any{"host": envinfo.Host()}
+	if dbEnv, ok := r.envs[c.Target.Name]; ok {
+		env["database"] = dbEnv
+	} else if e, ok := admin.(driver.Environment); ok {
+		if got, err := e.Environment(ctx); err == nil {
+			r.envs[c.Target.Name] = got
+			env["database"] = got
+		}
+	}
+	declared := map[string]any{}
+	if c.Target.Cores > 0 {
+		declared["cores"] = c.Target.Cores
+	}
+	if c.Target.CPU != "" {
+		declared["cpu"] = c.Target.CPU
+	}
+	if c.Target.PricePerHour > 0 {
+		declared["price_per_hour"] = c.Target.PricePerHour
+	}
+	if c.Target.Notes != "" {
+		declared["notes"] = c.Target.Notes
+	}
+	if len(declared) > 0 {
+		env["declared"] = declared
+	}
+	env["client_server_same_host"] = driver.Local(c.Target.URL)
+	run.Env = env
+	var facts [][2]string
+	if d, ok := inst.(workload.Describer); ok {
+		facts, run.Deviations = d.Describe(admin)
+	}
+	if len(facts) > 0 {
+		f := map[string]any{}
+		for _, kv := range facts {
+			f[kv[0]] = kv[1]
+		}
+		env["workload"] = f
+	}
+
+	m := &measurement{
+		r: r, cell: c, inst: inst, copts: copts, run: run, out: r.opt.Progress,
+	}
+	err = m.execute(ctx)
+	if err != nil && run.Status == "" {
+		return fail(err)
+	}
+	if r.opt.Check && run.Status == result.StatusOK {
+		if ch, ok := inst.(workload.Checker); ok {
+			if cerr := ch.Check(context.WithoutCancel(ctx), admin); cerr != nil {
+				run.Status = result.StatusFailed
+				run.Error = "consistency check failed: " + cerr.Error()
+				return run, errors.New(run.Error)
+			}
+		}
+	}
+	return run, err
+}
+
+// measurement is one cell's warm-up and measured phase.
+type measurement struct {
+	r     *Runner
+	cell  study.Cell
+	inst  workload.Instance
+	copts driver.Options
+	run   *result.Run
+	out   io.Writer
+
+	stop    atomic.Bool
+	workers []*worker
+}
+
+type worker struct {
+	id   int
+	conn driver.Conn
+	op   workload.Op
+	rec  *hist.Recorder
+	pcg  *rand.PCG // operation choices; snapshotted for retries
+	rng  *rand.Rand
+	arr  *rand.Rand // arrival schedule in rate mode, separate so retries do not shift it
+}
+
+func (m *measurement) execute(ctx context.Context) error {
+	c := m.cell
+	nops := len(m.inst.Ops())
+	// Connect all clients; pgbench's "initial connection time" is the time this takes.
+	connStart := time.Now()
+	m.workers = make([]*worker, c.Clients)
+	errs := make([]error, c.Clients)
+	var wg sync.WaitGroup
+	for i := range m.workers {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			conn, err := m.r.connect(ctx, c.Target, m.copts)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			op, err := m.inst.NewWorker(ctx, conn)
+			if err != nil {
+				conn.Close(ctx)
+				errs[i] = fmt.Errorf("client %d: %w", i+1, err)
+				return
+			}
+			seed := m.r.st.Seed
+			pcg := rand.NewPCG(seed, uint64(c.Index)<<20|uint64(i))
+			m.workers[i] = &worker{
+				id: i, conn: conn, op: op, rec: hist.NewRecorder(nops), pcg: pcg, rng: rand.New(pcg),
+				arr: rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15, uint64(c.Index)<<20|uint64(i))),
+			}
+		}(i)
+	}
+	wg.Wait()
+	connectTime := time.Since(connStart)
+	defer func() {
+		for _, w := range m.workers {
+			if w != nil {
+				w.conn.Close(context.WithoutCancel(ctx))
+			}
+		}
+	}()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	recs := make([]*hist.Recorder, len(m.workers))
+	for i, w := range m.workers {
+		recs[i] = w.rec
+	}
+	col := hist.NewCollector(nops, recs)
+
+	// Workers run until stop; a hard cancel follows Ctrl-C only after a grace period.
+	wctx, hardCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hardCancel()
+	var done sync.WaitGroup
+	runStart := time.Now()
+	for _, w := range m.workers {
+		done.Add(1)
+		go func(w *worker) {
+			defer done.Done()
+			m.loop(wctx, w, runStart)
+		}(w)
+	}
+	finished := make(chan struct{})
+	go func() { done.Wait(); close(finished) }()
+
+	interrupted := false
+	stopWorkers := func() {
+		m.stop.Store(true)
+		select {
+		case <-finished:
+		case <-time.After(time.Second):
+			hardCancel() // a statement hangs: cancel it rather than wait
+			<-finished
+		}
+	}
+
+	// Warm-up: run, show progress, then discard everything recorded.
+	if c.Warmup > 0 {
+		if m.phase(ctx, col, "warm-up", runStart, c.Warmup, nil) {
+			interrupted = true
+		}
+	}
+	col.Reset()
+	cpu0 := cpuSeconds()
+	measureStart := time.Now()
+	m.run.StartedAt = measureStart
+	var series []result.SeriesPoint
+	if !interrupted {
+		interrupted = m.phase(ctx, col, "", measureStart, c.Duration, &series)
+	}
+	stopWorkers()
+	end := time.Now()
+	last := col.Tick()
+	if pt, ok := point(last, end.Sub(measureStart), end.Sub(measureStart)-time.Duration(len(series))*m.r.opt.Every); ok && pt.Ops+pt.Errors > 0 {
+		series = append(series, pt)
+	}
+	cpu := cpuSeconds() - cpu0
+	m.run.EndedAt = end
+	m.run.Duration = end.Sub(measureStart)
+	m.run.Series = series
+	m.fill(col.Total(), connectTime, cpu)
+	if interrupted {
+		m.run.Status = result.StatusInterrupted
+		m.run.Error = fmt.Sprintf("interrupted after %.1f s of the measured phase", m.run.Duration.Seconds())
+		return ErrInterrupted
+	}
+	m.run.Status = result.StatusOK
+	return nil
+}
+
+// phase waits for d while printing progress every tick; it returns true when the
+// context was cancelled. With series non-nil, each tick's numbers are kept.
+func (m *measurement) phase(ctx context.Context, col *hist.Collector, label string, start time.Time, d time.Duration, series *[]result.SeriesPoint) bool {
+	every := m.r.opt.Every
+	ticker := time.NewTicker(every)
+	defer ticker.Stop()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	prev := start
+	cpuPrev := cpuSeconds()
+	for {
+		select {
+		case <-ctx.Done():
+			return true
+		case <-deadline.C:
+			return false
+		case now := <-ticker.C:
+			stats := col.Tick()
+			window := now.Sub(prev)
+			prev = now
+			pt, _ := point(stats, now.Sub(start), window)
+			cpuNow := cpuSeconds()
+			pt.CPU = (cpuNow - cpuPrev) / window.Seconds()
+			cpuPrev = cpuNow
+			if series != nil {
+				*series = append(*series, pt)
+			}
+			prefix := "progress"
+			if label != "" {
+				prefix = label
+			}
+			fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
+				prefix, now.Sub(start).Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
+		}
+	}
+}
+
+// point summarises one tick window; rates use the real window length.
+func point(stats []*hist.Stats, at, window time.Duration) (result.SeriesPoint, bool) {
+	all := hist.Combine(stats)
+	pt := result.SeriesPoint{Second: int(math.Round(at.Seconds())), Ops: all.Count, Errors: all.ErrorCount()}
+	if window <= 0 {
+		return pt, false
+	}
+	pt.Rate = float64(all.Count) / window.Seconds()
+	if all.Count > 0 {
+		pt.Mean = all.Mean()
+		pt.P50 = float64(all.Hist.ValueAtQuantile(50))
+		pt.P95 = float64(all.Hist.ValueAtQuantile(95))
+		pt.P99 = float64(all.Hist.ValueAtQuantile(99))
+		pt.Max = float64(all.Hist.Max())
+	}
+	return pt, true
+}
+
+// loop is one client: closed loop by default, or the fixed-rate schedule.
+func (m *measurement) loop(ctx context.Context, w *worker, start time.Time) {
+	wl := m.cell.Workload
+	maxTries := wl.MaxTries
+	if maxTries < 1 {
+		maxTries = 1
+	}
+	rate := wl.Rate / float64(len(m.workers))
+	next := start
+	for !m.stop.Load() {
+		var intended time.Time
+		if rate > 0 {
+			// Poisson arrivals like pgbench -R; latency counts from the intended start,
+			// so a slow server cannot hide its delays by slowing the schedule.
+			next = next.Add(time.Duration(w.arr.ExpFloat64() / rate * float64(time.Second)))
+			if wait := time.Until(next); wait > 0 {
+				if !m.sleep(wait) {
+					return
+				}
+			}
+			lag := time.Since(next)
+			if wl.LatencyLimit > 0 && lag > wl.LatencyLimit {
+				w.rec.RecordSkip()
+				continue
+			}
+			w.rec.RecordLag(lag)
+			intended = next
+		} else {
+			intended = time.Now()
+		}
+		m.once(ctx, w, intended, maxTries)
+	}
+}
+
+// sleep waits, returning false if the run stops first.
+func (m *measurement) sleep(d time.Duration) bool {
+	const slice = 50 * time.Millisecond
+	for d > slice {
+		if m.stop.Load() {
+			return false
+		}
+		time.Sleep(slice)
+		d -= slice
+	}
+	time.Sleep(d)
+	return !m.stop.Load()
+}
+
+// once performs one operation with pgbench's --max-tries retry semantics: a
+// serialization failure or deadlock is retried with the same random choices.
+func (m *measurement) once(ctx context.Context, w *worker, start time.Time, maxTries int) {
+	saved := *w.pcg
+	for try := 1; ; try++ {
+		op, err := w.op(ctx, w.rng)
+		if err == nil {
+			w.rec.Record(op, time.Since(start))
+			if try > 1 {
+				w.rec.RecordRetries(op, try)
+			}
+			return
+		}
+		class := w.conn.Classify(err)
+		if class.Retryable() && try < maxTries && !m.stop.Load() {
+			*w.pcg = saved
+			continue
+		}
+		w.rec.RecordError(op, class)
+		if try > 1 {
+			w.rec.RecordRetries(op, try)
+		}
+		if class == result.ErrConnection && !m.stop.Load() {
+			m.reconnect(ctx, w)
+		}
+		return
+	}
+}
+
+// reconnect replaces a lost connection, retrying until it succeeds or the run stops.
+func (m *measurement) reconnect(ctx context.Context, w *worker) {
+	w.conn.Close(ctx)
+	for !m.stop.Load() {
+		conn, err := m.r.connect(ctx, m.cell.Target, m.copts)
+		if err == nil {
+			op, err := m.inst.NewWorker(ctx, conn)
+			if err == nil {
+				w.conn, w.op = conn, op
+				return
+			}
+			conn.Close(ctx)
+		}
+		m.sleep(100 * time.Millisecond)
+	}
+}
+
+func (m *measurement) fill(total []*hist.Stats, connectTime time.Duration, cpu float64) {
+	names := m.inst.Ops()
+	all := hist.Combine(total)
+	s := &m.run.Summary
+	s.Transactions = all.Count
+	s.Failed = all.ErrorCount()
+	s.Retried = all.Retried
+	s.Retries = all.Retries
+	s.Skipped = all.Skipped
+	s.LateStarts = all.Late
+	if secs := m.run.Duration.Seconds(); secs > 0 {
+		s.Throughput = float64(all.Count) / secs
+	}
+	s.LatencyMean = all.Mean()
+	s.LatencyStddev = all.Stddev()
+	if all.Count > 0 {
+		s.LatencyMin = all.MinUs
+		s.P50 = float64(all.Hist.ValueAtQuantile(50))
+		s.P95 = float64(all.Hist.ValueAtQuantile(95))
+		s.P99 = float64(all.Hist.ValueAtQuantile(99))
+		s.Max = float64(all.Hist.Max())
+	}
+	if all.LagCount > 0 {
+		s.LagMean = all.LagSumUs / float64(all.LagCount)
+		s.LagMax = all.LagMaxUs
+	}
+	s.ConnectTimeMean = float64(connectTime) / float64(time.Millisecond)
+	s.TargetRate = m.cell.Workload.Rate
+	s.ClientCPU = cpu
+	for i, st := range total {
+		enc, err := hist.Encode(st.Hist)
+		if err != nil {
+			enc = nil
+		}
+		m.run.Ops = append(m.run.Ops, result.Op{Name: names[i], Count: st.Count, Errors: st.ErrorMap(), Histogram: enc})
+	}
+}
+
+// cpuSeconds is the CPU time (user + system) this process has used.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// Prepare loads (or verifies) the data of one cell without running it: `fairbench load`.
+func (r *Runner) Prepare(ctx context.Context, c study.Cell) error {
+	inst, err := bind(c)
+	if err != nil {
+		return err
+	}
+	var copts driver.Options
+	if co, ok := inst.(workload.ConnOptioner); ok {
+		copts = co.ConnOptions()
+	}
+	conn, err := r.connect(ctx, c.Target, copts)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	err = inst.Prepare(ctx, workload.PrepareEnv{
+		Conn:    conn,
+		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, c.Target, copts) },
+		Replace: r.opt.Replace,
+		Logf:    func(format string, args ...any) { fmt.Fprintf(r.opt.Progress, format+"\n", args...) },
+	})
+	if err != nil {
+		return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
+	}
+	return nil
+}
+
+// Environments returns the database facts Preflight captured, per target name.
+func (r *Runner) Environments() map[string]map[string]any { return r.envs }

@@ -1,0 +1,701 @@
+// Package store is fairbench's results store: an embedded SQLite file
+// (fairbench.db by default) that holds every run as soon as it ends, the study
+// files that produced them, and each run's lossless histograms and per-second
+// series, so that analysis and reports can be recomputed at any time from what
+// was measured rather than from what was printed.
+//
+// The file carries its schema version in a meta table. Opening it migrates an
+// older file forward; a newer file, or an SQLite file that some other program
+// owns, is refused before anything is written into it.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// application marks a meta table as ours: a table named meta alone could belong
+// to anything.
+const application = "fairbench"
+
+// migrations[i] brings a file from schema version i to i+1. Append only: a
+// released migration is never edited, because files in the field already ran it.
+var migrations = []string{
+	// 1: initial schema.
+	`
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE studies (
+	hash     TEXT PRIMARY KEY,
+	name     TEXT NOT NULL,
+	file     TEXT NOT NULL,
+	content  BLOB NOT NULL,
+	saved_at TEXT NOT NULL
+);
+CREATE TABLE runs (
+	id           INTEGER PRIMARY KEY AUTOINCREMENT,
+	source       TEXT NOT NULL,
+	study_name   TEXT NOT NULL,
+	study_hash   TEXT NOT NULL,
+	cell_key     TEXT NOT NULL,
+	cell_index   INTEGER NOT NULL,
+	target       TEXT NOT NULL,
+	target_url   TEXT NOT NULL,
+	workload     TEXT NOT NULL,
+	kind         TEXT NOT NULL,
+	params       TEXT NOT NULL,
+	clients      INTEGER NOT NULL,
+	repetition   INTEGER NOT NULL,
+	status       TEXT NOT NULL,
+	error        TEXT NOT NULL,
+	started_at   TEXT,
+	ended_at     TEXT,
+	warmup_ns    INTEGER NOT NULL,
+	duration_ns  INTEGER NOT NULL,
+	tool_version TEXT NOT NULL,
+	env          TEXT NOT NULL,
+	deviations   TEXT NOT NULL,
+	summary      TEXT NOT NULL
+);
+CREATE INDEX runs_study_cell ON runs (study_hash, cell_key);
+CREATE TABLE run_ops (
+	run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	position  INTEGER NOT NULL,
+	name      TEXT NOT NULL,
+	count     INTEGER NOT NULL,
+	errors    TEXT NOT NULL,
+	histogram BLOB,
+	PRIMARY KEY (run_id, position)
+);
+CREATE TABLE run_series (
+	run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	second     INTEGER NOT NULL,
+	ops        INTEGER NOT NULL,
+	errors     INTEGER NOT NULL,
+	rate       REAL NOT NULL,
+	mean_us    REAL NOT NULL,
+	p50_us     REAL NOT NULL,
+	p95_us     REAL NOT NULL,
+	p99_us     REAL NOT NULL,
+	max_us     REAL NOT NULL,
+	client_cpu REAL NOT NULL
+);
+CREATE INDEX run_series_run ON run_series (run_id, second);
+`,
+}
+
+// SchemaVersion is the schema version this binary writes.
+func SchemaVersion() int { return len(migrations) }
+
+// timeLayout is RFC 3339 in UTC with a fixed nine-digit fraction, so that the
+// text sorts in time order (time.RFC3339Nano trims zeros and would not) and
+// stays readable in the sqlite3 shell.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// Store is an open results file. It is safe for concurrent use, and several
+// processes may append to the same file: SQLite's WAL journal and the busy
+// timeout serialise their writes.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens the results file at path, creating it if needed, and migrates it
+// to the current schema.
+func Open(path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("results file %s: %w", path, err)
+	}
+	// A file: URI keeps a '?' or '#' in the path from being read as DSN syntax.
+	// The pragmas here run on every pooled connection and change nothing in the
+	// file, so they are safe before we know whose file it is. synchronous=FULL
+	// makes a commit survive power loss, not only a killed process; one fsync
+	// per finished run costs nothing next to a run. Write transactions begin
+	// IMMEDIATE so a writer waits for the lock under busy_timeout instead of
+	// failing when it upgrades from a read.
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() +
+		"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("results file %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.init(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path returns the path the store was opened with.
+func (s *Store) Path() string { return s.path }
+
+func (s *Store) init() error {
+	ctx := context.Background()
+	// Identify the file before writing anything: switching to WAL alone would
+	// rewrite the header of someone else's database.
+	if _, err := s.version(ctx, s.db); err != nil {
+		return err
+	}
+	if err := s.useWAL(ctx); err != nil {
+		return err
+	}
+	return s.migrate(ctx)
+}
+
+// useWAL switches the file to write-ahead logging, which lets readers and one
+// writer proceed together and keeps every commit in the log until checkpoint.
+// The switch needs the file to itself and SQLite does not wait for that under
+// busy_timeout, so when several processes open a new file at the same moment
+// the losers retry for as long as busy_timeout would have waited.
+func (s *Store) useWAL(ctx context.Context) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var mode string
+		err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil {
+			if !strings.EqualFold(mode, "wal") {
+				return fmt.Errorf("results file %s: SQLite kept journal mode %q instead of WAL", s.path, mode)
+			}
+			return nil
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			return fmt.Errorf("results file %s: setting WAL journal: %w", s.path, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code() & 0xff
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// version returns the schema version of the file: 0 for an empty database,
+// an error for a file that is not ours or is newer than this binary.
+func (s *Store) version(ctx context.Context, q querier) (int, error) {
+	var tables int
+	err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables)
+	if err != nil {
+		var se *sqlite.Error
+		if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
+			return 0, fmt.Errorf("%s is not a fairbench results file (not an SQLite database)", s.path)
+		}
+		return 0, fmt.Errorf("results file %s: %w", s.path, err)
+	}
+	if tables == 0 {
+		return 0, nil
+	}
+	notOurs := fmt.Errorf("%s is not a fairbench results file", s.path)
+	var hasMeta int
+	err = q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'").Scan(&hasMeta)
+	if err != nil {
+		return 0, fmt.Errorf("results file %s: %w", s.path, err)
+	}
+	if hasMeta == 0 {
+		return 0, notOurs
+	}
+	var app, ver string
+	err = q.QueryRowContext(ctx, "SELECT (SELECT value FROM meta WHERE key = 'application'), (SELECT value FROM meta WHERE key = 'schema_version')").Scan(&app, &ver)
+	if err != nil || app != application {
+		// A meta table without our rows (or with columns we did not create) belongs to someone else.
+		return 0, notOurs
+	}
+	v, err := strconv.Atoi(ver)
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("results file %s: unreadable schema version %q", s.path, ver)
+	}
+	if v > len(migrations) {
+		return 0, fmt.Errorf("results file %s has schema version %d, newer than this fairbench knows (%d); use a newer fairbench to read it", s.path, v, len(migrations))
+	}
+	return v, nil
+}
+
+// migrate applies the missing migrations, each in its own transaction together
+// with the version bump, so a crash leaves the file at a version it really has.
+// The version is read again inside the transaction because another process may
+// have migrated the file in the meantime.
+func (s *Store) migrate(ctx context.Context) error {
+	for {
+		done, err := s.migrateOne(ctx)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("results file %s: %w", s.path, err)
+	}
+	defer tx.Rollback()
+	v, err := s.version(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	if v == len(migrations) {
+		return true, nil
+	}
+	if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		return false, fmt.Errorf("results file %s: migrating to schema version %d: %w", s.path, v+1, err)
+	}
+	if v == 0 {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('application', ?)", application); err != nil {
+			return false, fmt.Errorf("results file %s: %w", s.path, err)
+		}
+	}
+	_, err = tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", strconv.Itoa(v+1))
+	if err != nil {
+		return false, fmt.Errorf("results file %s: %w", s.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("results file %s: migrating to schema version %d: %w", s.path, v+1, err)
+	}
+	return false, nil
+}
+
+// SaveStudy keeps the study file a run was made from. The content hash is the
+// identity, so saving the same file again is a no-op.
+func (s *Store) SaveStudy(hash, name, file string, content []byte) error {
+	if content == nil {
+		content = []byte{}
+	}
+	_, err := s.db.Exec("INSERT OR IGNORE INTO studies (hash, name, file, content, saved_at) VALUES (?, ?, ?, ?, ?)",
+		hash, name, file, content, formatTime(time.Now()))
+	if err != nil {
+		return fmt.Errorf("saving study %s: %w", name, err)
+	}
+	return nil
+}
+
+// AppendRun writes one run with its operations and series in a single
+// transaction and sets r.ID. It is called as each run ends, and the run is on
+// disk when it returns: a crash later in the study loses nothing already measured.
+func (s *Store) AppendRun(r *result.Run) (int64, error) {
+	enc := func(what string, v any) (string, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return "", fmt.Errorf("run %s/%s: encoding %s: %w", r.Target, r.CellKey, what, err)
+		}
+		return string(b), nil
+	}
+	// JSON has no NaN or infinity; a run must not be lost because a number in it
+	// is undefined (a minimum over zero operations is +Inf), so those become 0
+	// and null.
+	var pv map[string]any
+	if r.Params != nil {
+		// Durations become strings; the runner already does this, importers may not.
+		pv = params.Values(r.Params).JSONable()
+	}
+	p, err := enc("params", finiteValues(pv))
+	if err != nil {
+		return 0, err
+	}
+	env, err := enc("environment", finiteValues(r.Env))
+	if err != nil {
+		return 0, err
+	}
+	dev, err := enc("deviations", r.Deviations)
+	if err != nil {
+		return 0, err
+	}
+	sum, err := enc("summary", finiteSummary(r.Summary))
+	if err != nil {
+		return 0, err
+	}
+	opErrs := make([]string, len(r.Ops))
+	for i, op := range r.Ops {
+		if opErrs[i], err = enc("errors of "+op.Name, op.Errors); err != nil {
+			return 0, err
+		}
+	}
+
+	tx, err := s.db.Begin()
+	if err != nil {
+		return 0, fmt.Errorf("appending run: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.Exec(`INSERT INTO runs (source, study_name, study_hash, cell_key, cell_index, target, target_url,
+		workload, kind, params, clients, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
+		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
+		r.Workload, r.Kind, p, r.Clients, r.Repetition, string(r.Status), r.Error,
+		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
+		r.ToolVersion, env, dev, sum)
+	if err != nil {
+		return 0, fmt.Errorf("appending run: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("appending run: %w", err)
+	}
+	for i, op := range r.Ops {
+		_, err := tx.Exec("INSERT INTO run_ops (run_id, position, name, count, errors, histogram) VALUES (?, ?, ?, ?, ?, ?)",
+			id, i, op.Name, op.Count, opErrs[i], op.Histogram)
+		if err != nil {
+			return 0, fmt.Errorf("appending run: operation %s: %w", op.Name, err)
+		}
+	}
+	if len(r.Series) > 0 {
+		st, err := tx.Prepare(`INSERT INTO run_series (run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return 0, fmt.Errorf("appending run: series: %w", err)
+		}
+		defer st.Close()
+		for _, pt := range r.Series {
+			_, err := st.Exec(id, pt.Second, pt.Ops, pt.Errors, finite(pt.Rate), finite(pt.Mean),
+				finite(pt.P50), finite(pt.P95), finite(pt.P99), finite(pt.Max), finite(pt.CPU))
+			if err != nil {
+				return 0, fmt.Errorf("appending run: series: %w", err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("appending run: %w", err)
+	}
+	r.ID = id
+	return id, nil
+}
+
+// Filter selects runs. Zero fields select everything.
+type Filter struct {
+	StudyName string
+	StudyHash string
+	Targets   []string
+	Status    []result.Status
+	IDs       []int64
+	// LatestStudy keeps only the runs of one study name: the one of the most
+	// recently appended run among those the other fields select. Appending order
+	// is used rather than start times because clocks can step; a resumed study
+	// therefore counts as the latest again.
+	LatestStudy bool
+}
+
+// where returns the SQL condition (on table alias r) and its arguments.
+func (f Filter) where() (string, []any) {
+	var conds []string
+	var args []any
+	if f.StudyName != "" {
+		conds = append(conds, "r.study_name = ?")
+		args = append(args, f.StudyName)
+	}
+	if f.StudyHash != "" {
+		conds = append(conds, "r.study_hash = ?")
+		args = append(args, f.StudyHash)
+	}
+	in := func(col string, n int) string {
+		return col + " IN (" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+	}
+	if len(f.Targets) > 0 {
+		conds = append(conds, in("r.target", len(f.Targets)))
+		for _, t := range f.Targets {
+			args = append(args, t)
+		}
+	}
+	if len(f.Status) > 0 {
+		conds = append(conds, in("r.status", len(f.Status)))
+		for _, st := range f.Status {
+			args = append(args, string(st))
+		}
+	}
+	if len(f.IDs) > 0 {
+		conds = append(conds, in("r.id", len(f.IDs)))
+		for _, id := range f.IDs {
+			args = append(args, id)
+		}
+	}
+	base := "1"
+	if len(conds) > 0 {
+		base = strings.Join(conds, " AND ")
+	}
+	if !f.LatestStudy {
+		return base, args
+	}
+	latest := "r.study_name = (SELECT r.study_name FROM runs r WHERE " + base + " ORDER BY r.id DESC LIMIT 1)"
+	return base + " AND " + latest, append(append([]any{}, args...), args...)
+}
+
+// Runs returns the selected runs, fully loaded, in id order.
+func (s *Store) Runs(f Filter) ([]*result.Run, error) {
+	ctx := context.Background()
+	// One read transaction: a WAL snapshot, so a run appended by another
+	// process while we read never shows up without its operations.
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("reading runs: %w", err)
+	}
+	defer tx.Rollback()
+	where, args := f.where()
+
+	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.source, r.study_name, r.study_hash, r.cell_key, r.cell_index,
+		r.target, r.target_url, r.workload, r.kind, r.params, r.clients, r.repetition, r.status, r.error,
+		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary
+		FROM runs r WHERE `+where+` ORDER BY r.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading runs: %w", err)
+	}
+	var runs []*result.Run
+	byID := map[int64]*result.Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		runs = append(runs, r)
+		byID[r.ID] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading runs: %w", err)
+	}
+	rows.Close()
+	if len(runs) == 0 {
+		return nil, nil
+	}
+
+	sub := "SELECT r.id FROM runs r WHERE " + where
+	rows, err = tx.QueryContext(ctx, "SELECT run_id, name, count, errors, histogram FROM run_ops WHERE run_id IN ("+sub+") ORDER BY run_id, position", args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading operations: %w", err)
+	}
+	for rows.Next() {
+		var id int64
+		var op result.Op
+		var errs string
+		if err := rows.Scan(&id, &op.Name, &op.Count, &errs, &op.Histogram); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("reading operations: %w", err)
+		}
+		if err := json.Unmarshal([]byte(errs), &op.Errors); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("run %d: operation %s: errors: %w", id, op.Name, err)
+		}
+		if r := byID[id]; r != nil {
+			r.Ops = append(r.Ops, op)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading operations: %w", err)
+	}
+	rows.Close()
+
+	rows, err = tx.QueryContext(ctx, `SELECT run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu
+		FROM run_series WHERE run_id IN (`+sub+`) ORDER BY run_id, second, rowid`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading series: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var p result.SeriesPoint
+		if err := rows.Scan(&id, &p.Second, &p.Ops, &p.Errors, &p.Rate, &p.Mean, &p.P50, &p.P95, &p.P99, &p.Max, &p.CPU); err != nil {
+			return nil, fmt.Errorf("reading series: %w", err)
+		}
+		if r := byID[id]; r != nil {
+			r.Series = append(r.Series, p)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading series: %w", err)
+	}
+	return runs, nil
+}
+
+func scanRun(rows *sql.Rows) (*result.Run, error) {
+	var r result.Run
+	var status, p, env, dev, sum string
+	var started, ended sql.NullString
+	var warmup, duration int64
+	err := rows.Scan(&r.ID, &r.Source, &r.StudyName, &r.StudyHash, &r.CellKey, &r.CellIndex,
+		&r.Target, &r.TargetURL, &r.Workload, &r.Kind, &p, &r.Clients, &r.Repetition, &status, &r.Error,
+		&started, &ended, &warmup, &duration, &r.ToolVersion, &env, &dev, &sum)
+	if err != nil {
+		return nil, fmt.Errorf("reading runs: %w", err)
+	}
+	r.Status = result.Status(status)
+	r.Warmup, r.Duration = time.Duration(warmup), time.Duration(duration)
+	if r.StartedAt, err = parseTime(started); err != nil {
+		return nil, fmt.Errorf("run %d: started_at: %w", r.ID, err)
+	}
+	if r.EndedAt, err = parseTime(ended); err != nil {
+		return nil, fmt.Errorf("run %d: ended_at: %w", r.ID, err)
+	}
+	if r.Params, err = decodeMap(p); err != nil {
+		return nil, fmt.Errorf("run %d: params: %w", r.ID, err)
+	}
+	if r.Env, err = decodeMap(env); err != nil {
+		return nil, fmt.Errorf("run %d: environment: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(dev), &r.Deviations); err != nil {
+		return nil, fmt.Errorf("run %d: deviations: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(sum), &r.Summary); err != nil {
+		return nil, fmt.Errorf("run %d: summary: %w", r.ID, err)
+	}
+	return &r, nil
+}
+
+// CompletedCells returns the cell keys of the study's runs that completed, the
+// cells --resume skips.
+func (s *Store) CompletedCells(studyHash string) (map[string]bool, error) {
+	rows, err := s.db.Query("SELECT DISTINCT cell_key FROM runs WHERE study_hash = ? AND status = ?", studyHash, string(result.StatusOK))
+	if err != nil {
+		return nil, fmt.Errorf("reading completed cells: %w", err)
+	}
+	defer rows.Close()
+	done := map[string]bool{}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("reading completed cells: %w", err)
+		}
+		done[k] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading completed cells: %w", err)
+	}
+	return done, nil
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return formatTime(t)
+}
+
+func parseTime(s sql.NullString) (time.Time, error) {
+	if !s.Valid || s.String == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(time.RFC3339Nano, s.String)
+}
+
+// decodeMap reads a JSON object written by AppendRun. Numbers come back as
+// int64 when they are integral (JSON cannot tell 10 from 10.0, and params.Format
+// must print a scale as "10"), otherwise as float64.
+func decodeMap(s string) (map[string]any, error) {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, nil
+	}
+	return normalise(m).(map[string]any), nil
+}
+
+func normalise(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return x.String()
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+			return int64(f)
+		}
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalise(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalise(e)
+		}
+		return x
+	}
+	return v
+}
+
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+func finiteSummary(s result.Summary) result.Summary {
+	for _, f := range []*float64{&s.Throughput, &s.LatencyMean, &s.LatencyStddev, &s.LatencyMin,
+		&s.P50, &s.P95, &s.P99, &s.Max, &s.LagMean, &s.LagMax, &s.ConnectTimeMean, &s.TargetRate, &s.ClientCPU} {
+		*f = finite(*f)
+	}
+	return s
+}
+
+// finiteValues copies m with non-finite floats replaced by nil.
+func finiteValues(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = finiteValue(v)
+	}
+	return out
+}
+
+func finiteValue(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+	case float32:
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil
+		}
+	case map[string]any:
+		return finiteValues(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = finiteValue(e)
+		}
+		return out
+	}
+	return v
+}

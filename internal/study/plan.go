@@ -1,0 +1,474 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params"
+)
+
+// Cell is one (target, workload, parameters, clients, repetition) to run.
+type Cell struct {
+	Index      int // 0-based position in the plan
+	Target     *Target
+	Workload   *Workload
+	Params     params.Values // full values: kind defaults + this combination of swept values
+	Clients    int
+	Repetition int // 1-based
+	// Effective timing: the workload's override, else the study's.
+	Warmup, Duration, Cooldown time.Duration
+}
+
+// Key is the identity of a cell that survives re-planning: --resume matches
+// stored runs against it, so it is built from names and values only, never from
+// positions, which change when the order is random or the study is edited.
+func (c Cell) Key() string {
+	var t, w string
+	if c.Target != nil {
+		t = c.Target.Name
+	}
+	if c.Workload != nil {
+		w = c.Workload.Name
+	}
+	return t + "|" + w + "|" + c.Params.Canonical() + "|c=" + strconv.Itoa(c.Clients) + "|r=" + strconv.Itoa(c.Repetition)
+}
+
+// Plan expands the study into its ordered cells.
+//
+// Studies built in code go through the same checks as parsed ones, and Plan
+// fills the defaults into s and its workloads (repetitions, order, duration,
+// workload names, clients, clients per thread, max tries) and normalises the
+// parameter values with params.Coerce, so that whoever reads the study after
+// planning — the runner, the results store — sees the values that actually ran.
+func (s *Study) Plan(cat Catalog) ([]Cell, error) {
+	pl := &planner{s: s, cat: cat}
+	pl.defaults()
+	pl.check()
+	wps := make([]*workPlan, 0, len(s.Workloads))
+	for _, w := range s.Workloads {
+		wps = append(wps, pl.workPlan(w))
+	}
+	if pl.failed() {
+		return nil, pl.err()
+	}
+
+	var cells []Cell
+	switch s.Order {
+	case OrderSequential:
+		cells = s.sequential(wps)
+	case OrderRandom:
+		cells = s.interleaved(wps)
+		// A fixed seed keeps a random order reproducible: the same study file
+		// gives the same plan on every machine and on --resume.
+		r := rand.New(rand.NewPCG(s.Seed, s.Seed))
+		r.Shuffle(len(cells), func(i, j int) { cells[i], cells[j] = cells[j], cells[i] })
+	default:
+		cells = s.interleaved(wps)
+	}
+	for i := range cells {
+		cells[i].Index = i
+	}
+	return cells, nil
+}
+
+// workPlan is one workload resolved against the catalog and the targets.
+type workPlan struct {
+	w       *Workload
+	combos  []params.Values
+	targets []*Target
+	levels  map[*Target][]int
+	warmup  time.Duration
+	measure time.Duration
+	cool    time.Duration
+}
+
+func (s *Study) cell(wp *workPlan, t *Target, combo params.Values, clients, rep int) Cell {
+	return Cell{
+		Target:     t,
+		Workload:   wp.w,
+		Params:     maps.Clone(combo),
+		Clients:    clients,
+		Repetition: rep,
+		Warmup:     wp.warmup,
+		Duration:   wp.measure,
+		Cooldown:   wp.cool,
+	}
+}
+
+// interleaved runs every target at a level before any target runs the next one,
+// so that drift over time (caches warming, neighbours on shared hardware, thermal
+// throttling) spreads over all targets instead of penalising the last one.
+func (s *Study) interleaved(wps []*workPlan) []Cell {
+	var cells []Cell
+	for rep := 1; rep <= s.Repetitions; rep++ {
+		for _, wp := range wps {
+			var union []int
+			for _, t := range wp.targets {
+				for _, n := range wp.levels[t] {
+					if !slices.Contains(union, n) {
+						union = append(union, n)
+					}
+				}
+			}
+			for _, combo := range wp.combos {
+				for _, n := range union {
+					for _, t := range wp.targets {
+						if slices.Contains(wp.levels[t], n) {
+							cells = append(cells, s.cell(wp, t, combo, n, rep))
+						}
+					}
+				}
+			}
+		}
+	}
+	return cells
+}
+
+func (s *Study) sequential(wps []*workPlan) []Cell {
+	var cells []Cell
+	for _, t := range s.Targets {
+		for _, wp := range wps {
+			if !slices.Contains(wp.targets, t) {
+				continue
+			}
+			for _, combo := range wp.combos {
+				for _, n := range wp.levels[t] {
+					for rep := 1; rep <= s.Repetitions; rep++ {
+						cells = append(cells, s.cell(wp, t, combo, n, rep))
+					}
+				}
+			}
+		}
+	}
+	return cells
+}
+
+// Estimate is the time the cells take at the least: warm-up, measurement and
+// cool-down, without preparing data or connecting.
+func (s *Study) Estimate(cells []Cell) time.Duration {
+	var d time.Duration
+	for _, c := range cells {
+		d += c.Warmup + c.Duration + c.Cooldown
+	}
+	return d
+}
+
+// WritePlan prints the plan the way `fairbench validate` shows it, so the user
+// can see what will run, how long it takes and on what, before running it.
+func WritePlan(w io.Writer, s *Study, cells []Cell) {
+	fmt.Fprintf(w, "study %s", s.Name)
+	if s.File != "" {
+		fmt.Fprintf(w, " (%s", s.File)
+		if len(s.Hash) >= 12 {
+			fmt.Fprintf(w, ", sha256 %s", s.Hash[:12])
+		}
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%s, %s, %s, %s, order %s",
+		plural(len(s.Targets), "target"), plural(len(s.Workloads), "workload"),
+		plural(len(cells), "cell"), plural(s.Repetitions, "repetition"), s.Order)
+	if s.Order == OrderRandom {
+		fmt.Fprintf(w, " (seed %d)", s.Seed)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "estimated duration %s (warm-up, measurement and cool-down; data loading not included)\n", s.Estimate(cells))
+
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "target\turl\tcores")
+	for _, t := range s.Targets {
+		cores := "?"
+		if t.Cores > 0 {
+			cores = strconv.Itoa(t.Cores)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, driver.Redacted(t.URL), cores)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\ttarget\tworkload\tkind\tparams\tclients\trep")
+	for _, c := range cells {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\n",
+			c.Index+1, c.Target.Name, c.Workload.Name, c.Workload.Kind, shownParams(c), c.Clients, c.Repetition)
+	}
+	tw.Flush()
+}
+
+// shownParams lists only the parameters the user wrote: the defaults are the
+// same on every line and would hide what differs between cells.
+func shownParams(c Cell) string {
+	names := make([]string, 0, len(c.Workload.Params))
+	for k := range c.Workload.Params {
+		names = append(names, k)
+	}
+	if len(names) == 0 {
+		return "-"
+	}
+	sort.Strings(names)
+	for i, k := range names {
+		names[i] = k + "=" + params.Format(c.Params[k])
+	}
+	return strings.Join(names, " ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// planner collects every problem of a study built in code, like the parser does
+// for files.
+type planner struct {
+	s    *Study
+	cat  Catalog
+	errs []error
+}
+
+func (pl *planner) errorf(line, col int, where, format string, args ...any) {
+	pl.errs = append(pl.errs, &Error{File: pl.s.File, Line: line, Col: col, Key: where, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (pl *planner) failed() bool { return len(pl.errs) > 0 }
+
+func (pl *planner) err() error {
+	if len(pl.errs) == 1 {
+		return pl.errs[0]
+	}
+	return errors.Join(pl.errs...)
+}
+
+func (pl *planner) defaults() {
+	s := pl.s
+	if s.Repetitions == 0 {
+		s.Repetitions = 1
+	}
+	if s.Order == "" {
+		s.Order = OrderInterleaved
+	}
+	// A zero measurement is never meant; a zero warm-up or cool-down may be.
+	if s.Duration == 0 {
+		s.Duration = DefaultDuration
+	}
+	for _, w := range s.Workloads {
+		if w.Name == "" {
+			w.Name = w.Kind
+		}
+		if w.ClientsPerThread == 0 {
+			w.ClientsPerThread = 1
+		}
+		if w.MaxTries == 0 {
+			w.MaxTries = 1
+		}
+		if len(w.Clients) == 0 {
+			w.Clients = []ClientLevel{{N: 1}}
+		}
+	}
+}
+
+func (pl *planner) check() {
+	s := pl.s
+	if s.Repetitions < 1 {
+		pl.errorf(0, 0, "study", "repetitions must be at least 1, got %d", s.Repetitions)
+	}
+	if !slices.Contains(orders, s.Order) {
+		pl.errorf(0, 0, "study", "order = %q is not one of %s", s.Order, strings.Join(orders, ", "))
+	}
+	if s.Duration < 0 {
+		pl.errorf(0, 0, "study", "duration must be more than zero")
+	}
+	if s.Warmup < 0 || s.Cooldown < 0 {
+		pl.errorf(0, 0, "study", "warmup and cooldown must not be negative")
+	}
+	if len(s.Targets) == 0 {
+		pl.errorf(0, 0, "", "no targets: a study needs at least one target")
+	}
+	if len(s.Workloads) == 0 {
+		pl.errorf(0, 0, "", "no workloads: a study needs at least one workload")
+	}
+	names := map[string]bool{}
+	for i, t := range s.Targets {
+		where := targetLabel(t, i)
+		switch {
+		case t.Name == "":
+			pl.errorf(t.Line, 0, where, "name is required")
+		case names[t.Name]:
+			pl.errorf(t.Line, 0, where, "name %q is used by another target: target names must be unique", t.Name)
+		}
+		names[t.Name] = true
+		if t.URL == "" {
+			pl.errorf(t.Line, 0, where, "url is required")
+		}
+	}
+	wnames := map[string]bool{}
+	for _, w := range s.Workloads {
+		where := fmt.Sprintf("workload %q", w.Name)
+		if w.Name == "" {
+			pl.errorf(w.Line, 0, "workload", "kind is required")
+		} else if wnames[w.Name] {
+			pl.errorf(w.Line, 0, where, "name %q is used by another workload: workload names must be unique", w.Name)
+		}
+		wnames[w.Name] = true
+		for _, n := range w.Targets {
+			if !names[n] {
+				pl.errorf(w.Line, 0, where, "targets: no target is named %q", n)
+			}
+		}
+		for _, c := range w.Clients {
+			if (c.N > 0) == (c.Percent > 0) || c.N < 0 || c.Percent > 100 {
+				pl.errorf(w.Line, 0, where, "clients: %+v must set either N > 0 or 0 < Percent <= 100", c)
+			}
+		}
+		if w.ClientsPerThread < 1 {
+			pl.errorf(w.Line, 0, where, "clients_per_thread must be at least 1")
+		}
+		if w.MaxTries < 1 {
+			pl.errorf(w.Line, 0, where, "max_tries must be at least 1")
+		}
+		if w.Rate < 0 || w.LatencyLimit < 0 {
+			pl.errorf(w.Line, 0, where, "rate and latency_limit must not be negative")
+		}
+		if w.Duration != nil && *w.Duration <= 0 {
+			pl.errorf(w.Line, 0, where, "duration must be more than zero")
+		}
+		if (w.Warmup != nil && *w.Warmup < 0) || (w.Cooldown != nil && *w.Cooldown < 0) {
+			pl.errorf(w.Line, 0, where, "warmup and cooldown must not be negative")
+		}
+	}
+}
+
+func (pl *planner) workPlan(w *Workload) *workPlan {
+	s := pl.s
+	where := fmt.Sprintf("workload %q", w.Name)
+	wp := &workPlan{w: w, levels: map[*Target][]int{}, warmup: s.Warmup, measure: s.Duration, cool: s.Cooldown}
+	if w.Warmup != nil {
+		wp.warmup = *w.Warmup
+	}
+	if w.Duration != nil {
+		wp.measure = *w.Duration
+	}
+	if w.Cooldown != nil {
+		wp.cool = *w.Cooldown
+	}
+
+	specs, ok := pl.cat.Params(w.Kind)
+	if !ok {
+		kinds := slices.Clone(pl.cat.Kinds())
+		sort.Strings(kinds)
+		pl.errorf(w.Line, 0, where, "unknown kind %q (known kinds: %s)", w.Kind, strings.Join(kinds, ", "))
+		return wp
+	}
+	for k, vals := range w.Params {
+		spec, ok := params.Find(specs, k)
+		if !ok {
+			pl.errorf(w.Line, 0, where, "%q is not a parameter of kind %q (%s)", k, w.Kind, strings.Join(specNames(specs), ", "))
+			continue
+		}
+		if len(vals) == 0 {
+			pl.errorf(w.Line, 0, where, "%s has no values", k)
+			continue
+		}
+		for i, v := range vals {
+			c, err := params.Coerce(spec, v)
+			if err != nil {
+				pl.errorf(w.Line, 0, where, "%v", err)
+				continue
+			}
+			vals[i] = c
+		}
+	}
+	// The cartesian product nests in the kind's spec order, first parameter
+	// outermost, so the plan reads the way the kind documents its parameters.
+	combos := []params.Values{{}}
+	for _, spec := range specs {
+		vals, swept := w.Params[spec.Name]
+		if !swept {
+			continue
+		}
+		next := make([]params.Values, 0, len(combos)*len(vals))
+		for _, c := range combos {
+			for _, v := range vals {
+				n := maps.Clone(c)
+				n[spec.Name] = v
+				next = append(next, n)
+			}
+		}
+		combos = next
+	}
+	for _, c := range combos {
+		wp.combos = append(wp.combos, params.WithDefaults(specs, c))
+	}
+
+	for _, t := range s.Targets {
+		if len(w.Targets) > 0 && !slices.Contains(w.Targets, t.Name) {
+			continue
+		}
+		levels, ok := pl.levels(w, t, where)
+		if !ok {
+			continue
+		}
+		wp.targets = append(wp.targets, t)
+		wp.levels[t] = levels
+	}
+	return wp
+}
+
+// levels resolves a workload's clients sweep on one target. Percentages are of
+// the target's hardware threads, so that "half the cores" means the same load
+// factor on a 4-core and a 64-core machine; clients_per_thread scales only those,
+// since a literal count already says exactly how many clients to run.
+func (pl *planner) levels(w *Workload, t *Target, where string) ([]int, bool) {
+	threads := t.Cores
+	if threads <= 0 && driver.Local(t.URL) {
+		threads = runtime.NumCPU()
+	}
+	var out []int
+	for _, c := range w.Clients {
+		n := c.N
+		if c.Percent > 0 {
+			if threads <= 0 {
+				line, col := w.clientsLine, w.clientsCol
+				if line == 0 {
+					line, col = w.Line, 0
+				}
+				at := ""
+				if t.Line > 0 {
+					at = fmt.Sprintf(" (line %d)", t.Line)
+				}
+				pl.errorf(line, col, where,
+					"clients: target %q has no cores: set cores = N in its [[target]] table%s to use percentages", t.Name, at)
+				return nil, false
+			}
+			// The epsilon keeps exact products such as 70% of 10 from flooring
+			// to 6 through float rounding.
+			k := int(math.Floor(c.Percent*float64(threads)/100 + 1e-9))
+			n = max(1, k) * w.ClientsPerThread
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, true
+}
+
+func targetLabel(t *Target, i int) string {
+	if t.Name != "" {
+		return fmt.Sprintf("target %q", t.Name)
+	}
+	return fmt.Sprintf("target #%d", i+1)
+}

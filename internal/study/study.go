@@ -1,0 +1,766 @@
+// Package study reads a study file — the one declarative TOML document that says
+// which targets run which workloads with which parameter sweeps, how often and for
+// how long — and expands it into a plan: the ordered list of cells to run.
+//
+// Everything the user can get wrong in a study is reported here, with the file,
+// line and key, before any database is touched: a typo discovered an hour into a
+// benchmark costs the hour.
+package study
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/fairbench/fairbench/internal/params"
+)
+
+// Catalog tells the parser which workload kinds exist and their parameters.
+type Catalog interface {
+	Params(kind string) ([]params.Spec, bool)
+	Kinds() []string
+}
+
+// Study is a parsed study file, or one built in code for an ad-hoc run.
+type Study struct {
+	File        string
+	Hash        string // hex sha256 of the file content ("" for studies built in code)
+	Source      []byte
+	Name        string
+	Repetitions int           // default 1 (>=1)
+	Warmup      time.Duration // default 5s
+	Duration    time.Duration // default 60s (>0)
+	Cooldown    time.Duration // default 0
+	Order       string        // "interleaved" (default) | "sequential" | "random"
+	Seed        uint64        // default 1
+	Targets     []*Target
+	Workloads   []*Workload
+}
+
+// Target is one database endpoint under test.
+type Target struct {
+	Name         string
+	URL          string
+	Cores        int // hardware threads of the target host; 0 = unknown
+	CPU          string
+	PricePerHour float64
+	Notes        string
+	Line         int // line of the [[target]] header, 0 if built in code
+}
+
+// Workload is one [[workload]] table: a kind, its parameter sweeps and how to drive it.
+type Workload struct {
+	Name, Kind string
+	// Params holds, per parameter name, the list of values to sweep (length 1 when a
+	// scalar was given), each already normalised with params.Coerce against the kind's spec.
+	// Only parameters the user gave appear here; defaults are filled in at plan time.
+	Params                     map[string][]any
+	Clients                    []ClientLevel  // the raw sweep; default [1]
+	ClientsPerThread           int            // default 1
+	Targets                    []string       // optional subset of target names; empty = all
+	Warmup, Duration, Cooldown *time.Duration // optional per-workload overrides (nil = study's)
+	Rate                       float64        // target ops/s over all clients; 0 = closed loop (pgbench -R)
+	LatencyLimit               time.Duration  // pgbench -L, 0 = none
+	MaxTries                   int            // pgbench --max-tries, default 1
+	Line                       int
+
+	// clientsLine and clientsCol locate the clients key, so that a percentage that
+	// cannot be resolved at plan time is reported where it was written. Zero for
+	// workloads built in code; Plan then falls back to Line.
+	clientsLine, clientsCol int
+}
+
+// ClientLevel is one entry of a clients sweep: exactly one of N (a literal client
+// count) or Percent (of the target's hardware threads) is set.
+type ClientLevel struct {
+	N       int
+	Percent float64
+}
+
+func (c ClientLevel) String() string {
+	if c.Percent > 0 {
+		return strconv.FormatFloat(c.Percent, 'g', -1, 64) + "%"
+	}
+	return strconv.Itoa(c.N)
+}
+
+// Error is a problem in a study, located as precisely as known.
+type Error struct {
+	File      string
+	Line, Col int
+	// Key names the part of the study the problem is in, the way a reader of the
+	// file would: "study", `target "wal"`, `workload "sel"`. The message starts
+	// with the key inside that table when there is one ("clients: ...").
+	Key string
+	Msg string
+}
+
+// Error renders "study.toml:12:3: workload \"sel\": clients: ...", leaving out
+// whatever is unknown.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		if b.Len() > 0 {
+			b.WriteByte(':')
+		} else {
+			b.WriteString("line ")
+		}
+		b.WriteString(strconv.Itoa(e.Line))
+		if e.Col > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(e.Col))
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Defaults of a study file; Plan applies the same ones to studies built in code.
+const (
+	DefaultWarmup   = 5 * time.Second
+	DefaultDuration = 60 * time.Second
+	DefaultSeed     = 1
+
+	OrderInterleaved = "interleaved"
+	OrderSequential  = "sequential"
+	OrderRandom      = "random"
+)
+
+var orders = []string{OrderInterleaved, OrderSequential, OrderRandom}
+
+// Load reads and parses a study file.
+func Load(path string, cat Catalog) (*Study, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, cat)
+}
+
+// Parse parses and validates a study. file is only used to locate errors. When
+// the study has several problems they are all returned, joined, in file order,
+// each an *Error.
+func Parse(file string, data []byte, cat Catalog) (*Study, error) {
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, col := de.Position()
+			return nil, &Error{File: file, Line: line, Col: col, Msg: strings.TrimPrefix(de.Error(), "toml: ")}
+		}
+		return nil, &Error{File: file, Msg: err.Error()}
+	}
+	sum := sha256.Sum256(data)
+	s := &Study{
+		File:        file,
+		Hash:        hex.EncodeToString(sum[:]),
+		Source:      slices.Clone(data),
+		Name:        strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)),
+		Repetitions: 1,
+		Warmup:      DefaultWarmup,
+		Duration:    DefaultDuration,
+		Order:       OrderInterleaved,
+		Seed:        DefaultSeed,
+	}
+	p := &parser{file: file, pos: keyPositions(data), cat: cat}
+
+	for _, k := range sortedKeys(doc) {
+		switch k {
+		case "study", "target", "workload":
+		default:
+			p.errorf(k, "", "unknown table or key %q: a study has [study], [[target]] and [[workload]] tables", k)
+		}
+	}
+	if v, ok := doc["study"]; ok {
+		p.study(s, v)
+	}
+	targetTables := p.tables(doc, "target")
+	for i, t := range targetTables {
+		if t != nil {
+			s.Targets = append(s.Targets, p.target(i, t))
+		}
+	}
+	p.uniqueTargets(s.Targets)
+	workloadTables := p.tables(doc, "workload")
+	for i, w := range workloadTables {
+		if w != nil {
+			s.Workloads = append(s.Workloads, p.workload(i, w, s.Targets))
+		}
+	}
+	p.uniqueWorkloads(s.Workloads)
+	if len(targetTables) == 0 {
+		p.errs = append(p.errs, &Error{File: file, Msg: "no [[target]] tables: a study needs at least one target"})
+	}
+	if len(workloadTables) == 0 {
+		p.errs = append(p.errs, &Error{File: file, Msg: "no [[workload]] tables: a study needs at least one workload"})
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parser collects errors instead of stopping at the first, so that one run of
+// `fairbench validate` shows everything that needs fixing.
+type parser struct {
+	file string
+	pos  map[string]pos
+	cat  Catalog
+	errs []*Error
+}
+
+// errorf records an error at the position of path (falling back to its enclosing
+// tables when path itself was not written, e.g. a missing key).
+func (p *parser) errorf(path, where, format string, args ...any) {
+	e := &Error{File: p.file, Key: where, Msg: fmt.Sprintf(format, args...)}
+	if at, ok := p.lookup(path); ok {
+		e.Line, e.Col = at.line, at.col
+	}
+	p.errs = append(p.errs, e)
+}
+
+func (p *parser) lookup(path string) (pos, bool) {
+	for path != "" {
+		if at, ok := p.pos[path]; ok {
+			return at, true
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return pos{}, false
+}
+
+func (p *parser) err() error {
+	if len(p.errs) == 0 {
+		return nil
+	}
+	// Errors are found table by table and key by key in map order; the reader
+	// wants them in file order, with the file-wide ones (no line) last.
+	sort.SliceStable(p.errs, func(i, j int) bool {
+		a, b := p.errs[i], p.errs[j]
+		if (a.Line == 0) != (b.Line == 0) {
+			return b.Line == 0
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	if len(p.errs) == 1 {
+		return p.errs[0]
+	}
+	errs := make([]error, len(p.errs))
+	for i, e := range p.errs {
+		errs[i] = e
+	}
+	return errors.Join(errs...)
+}
+
+// tables returns the elements of an array of tables; an element that is not a
+// table is reported and returned as nil so that indexes still match the file.
+func (p *parser) tables(doc map[string]any, name string) []map[string]any {
+	v, ok := doc[name]
+	if !ok {
+		return nil
+	}
+	switch x := v.(type) {
+	case []any:
+		out := make([]map[string]any, len(x))
+		for i, el := range x {
+			if m, ok := el.(map[string]any); ok {
+				out[i] = m
+			} else {
+				p.errorf(index(name, i), "", "%s must be a list of tables written [[%s]], got %s", name, name, describe(el))
+			}
+		}
+		if len(x) == 0 {
+			p.errorf(name, "", "%s is empty: write one [[%s]] table per %s", name, name, name)
+		}
+		return out
+	case map[string]any:
+		p.errorf(name, "", "write [[%s]] (one table per %s), not [%s]", name, name, name)
+	default:
+		p.errorf(name, "", "%s must be written as [[%s]] tables, got %s", name, name, describe(v))
+	}
+	return nil
+}
+
+var studyKeys = []string{"name", "repetitions", "warmup", "duration", "cooldown", "order", "seed"}
+
+func (p *parser) study(s *Study, v any) {
+	const where = "study"
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.errorf("study", "", "study must be a table written [study], got %s", describe(v))
+		return
+	}
+	for _, k := range sortedKeys(m) {
+		path := "study." + k
+		x := m[k]
+		switch k {
+		case "name":
+			if str, ok := p.str(path, where, k, x); ok {
+				if str == "" {
+					p.errorf(path, where, "name must not be empty")
+				} else {
+					s.Name = str
+				}
+			}
+		case "repetitions":
+			if n, ok := p.integer(path, where, k, x, 1); ok {
+				s.Repetitions = n
+			}
+		case "warmup":
+			if d, ok := p.duration(path, where, k, x, false); ok {
+				s.Warmup = d
+			}
+		case "duration":
+			if d, ok := p.duration(path, where, k, x, true); ok {
+				s.Duration = d
+			}
+		case "cooldown":
+			if d, ok := p.duration(path, where, k, x, false); ok {
+				s.Cooldown = d
+			}
+		case "order":
+			if str, ok := p.str(path, where, k, x); ok {
+				if !slices.Contains(orders, str) {
+					p.errorf(path, where, "order = %q is not one of %s", str, strings.Join(orders, ", "))
+				} else {
+					s.Order = str
+				}
+			}
+		case "seed":
+			if n, ok := p.integer(path, where, k, x, 0); ok {
+				s.Seed = uint64(n)
+			}
+		default:
+			p.errorf(path, where, "unknown key %q (known keys: %s)", k, strings.Join(studyKeys, ", "))
+		}
+	}
+}
+
+var targetKeys = []string{"name", "url", "cores", "cpu", "price_per_hour", "notes"}
+
+func (p *parser) target(i int, m map[string]any) *Target {
+	base := index("target", i)
+	t := &Target{}
+	if at, ok := p.pos[base]; ok {
+		t.Line = at.line
+	}
+	where := fmt.Sprintf("target #%d", i+1)
+	if name, ok := m["name"].(string); ok && name != "" {
+		where = fmt.Sprintf("target %q", name)
+	}
+	for _, k := range sortedKeys(m) {
+		path := base + "." + k
+		x := m[k]
+		switch k {
+		case "name":
+			if str, ok := p.str(path, where, k, x); ok {
+				if str == "" {
+					p.errorf(path, where, "name must not be empty")
+				}
+				t.Name = str
+			}
+		case "url":
+			if str, ok := p.str(path, where, k, x); ok {
+				if str == "" {
+					p.errorf(path, where, "url must not be empty")
+				}
+				t.URL = str
+			}
+		case "cores":
+			if n, ok := p.integer(path, where, k, x, 0); ok {
+				t.Cores = n
+			}
+		case "cpu":
+			if str, ok := p.str(path, where, k, x); ok {
+				t.CPU = str
+			}
+		case "price_per_hour":
+			if f, ok := p.number(path, where, k, x); ok {
+				t.PricePerHour = f
+			}
+		case "notes":
+			if str, ok := p.str(path, where, k, x); ok {
+				t.Notes = str
+			}
+		default:
+			p.errorf(path, where, "unknown key %q (known keys: %s)", k, strings.Join(targetKeys, ", "))
+		}
+	}
+	if _, ok := m["name"]; !ok {
+		p.errorf(base, where, "name is required: results are compared by target name")
+	}
+	if _, ok := m["url"]; !ok {
+		p.errorf(base, where, "url is required")
+	}
+	return t
+}
+
+func (p *parser) uniqueTargets(ts []*Target) {
+	seen := map[string]*Target{}
+	for i, t := range ts {
+		if t.Name == "" {
+			continue
+		}
+		if first, dup := seen[t.Name]; dup {
+			p.errorf(index("target", i)+".name", fmt.Sprintf("target %q", t.Name),
+				"name %q is already used by the target on line %d: target names must be unique", t.Name, first.Line)
+			continue
+		}
+		seen[t.Name] = t
+	}
+}
+
+var workloadKeys = []string{"name", "kind", "clients", "clients_per_thread", "targets", "warmup", "duration", "cooldown", "rate", "latency_limit", "max_tries"}
+
+func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload {
+	base := index("workload", i)
+	w := &Workload{ClientsPerThread: 1, MaxTries: 1, Params: map[string][]any{}}
+	if at, ok := p.pos[base]; ok {
+		w.Line = at.line
+	}
+	where := fmt.Sprintf("workload #%d", i+1)
+	if name, ok := m["name"].(string); ok && name != "" {
+		where = fmt.Sprintf("workload %q", name)
+	} else if kind, ok := m["kind"].(string); ok && kind != "" {
+		where = fmt.Sprintf("workload %q", kind)
+	}
+
+	var specs []params.Spec
+	kindOK := false
+	if x, ok := m["kind"]; !ok {
+		p.errorf(base, where, "kind is required (known kinds: %s)", strings.Join(p.kinds(), ", "))
+	} else if kind, ok := p.str(base+".kind", where, "kind", x); ok {
+		w.Kind = kind
+		if specs, kindOK = p.cat.Params(kind); !kindOK {
+			p.errorf(base+".kind", where, "unknown kind %q (known kinds: %s)", kind, strings.Join(p.kinds(), ", "))
+		}
+	}
+	w.Name = w.Kind
+
+	for _, k := range sortedKeys(m) {
+		path := base + "." + k
+		x := m[k]
+		switch k {
+		case "kind":
+		case "name":
+			if str, ok := p.str(path, where, k, x); ok {
+				if str == "" {
+					p.errorf(path, where, "name must not be empty")
+				} else {
+					w.Name = str
+				}
+			}
+		case "clients":
+			if at, ok := p.pos[path]; ok {
+				w.clientsLine, w.clientsCol = at.line, at.col
+			}
+			w.Clients = p.clients(path, where, x)
+		case "clients_per_thread":
+			if n, ok := p.integer(path, where, k, x, 1); ok {
+				w.ClientsPerThread = n
+			}
+		case "targets":
+			w.Targets = p.targetRefs(path, where, x, targets)
+		case "warmup", "duration", "cooldown":
+			if d, ok := p.duration(path, where, k, x, k == "duration"); ok {
+				switch k {
+				case "warmup":
+					w.Warmup = &d
+				case "duration":
+					w.Duration = &d
+				case "cooldown":
+					w.Cooldown = &d
+				}
+			}
+		case "rate":
+			if f, ok := p.number(path, where, k, x); ok {
+				w.Rate = f
+			}
+		case "latency_limit":
+			if d, ok := p.duration(path, where, k, x, false); ok {
+				w.LatencyLimit = d
+			}
+		case "max_tries":
+			if n, ok := p.integer(path, where, k, x, 1); ok {
+				w.MaxTries = n
+			}
+		default:
+			if !kindOK {
+				// Without a known kind there is no way to tell a parameter
+				// from a typo; the kind error already says what to fix.
+				continue
+			}
+			spec, ok := params.Find(specs, k)
+			if !ok {
+				p.errorf(path, where, "unknown key %q: neither a workload key (%s) nor a parameter of kind %q (%s)",
+					k, strings.Join(workloadKeys, ", "), w.Kind, strings.Join(specNames(specs), ", "))
+				continue
+			}
+			if vals, ok := p.param(path, where, spec, x); ok {
+				w.Params[k] = vals
+			}
+		}
+	}
+	if len(w.Clients) == 0 {
+		w.Clients = []ClientLevel{{N: 1}}
+	}
+	return w
+}
+
+func (p *parser) uniqueWorkloads(ws []*Workload) {
+	seen := map[string]*Workload{}
+	for i, w := range ws {
+		if w.Name == "" {
+			continue
+		}
+		if first, dup := seen[w.Name]; dup {
+			path := index("workload", i) + ".name"
+			msg := fmt.Sprintf("name %q is already used by the workload on line %d: workload names must be unique", w.Name, first.Line)
+			if _, given := p.pos[path]; !given {
+				msg += " (a workload without a name is named after its kind: give it a name)"
+			}
+			p.errorf(path, fmt.Sprintf("workload %q", w.Name), "%s", msg)
+			continue
+		}
+		seen[w.Name] = w
+	}
+}
+
+// param coerces a parameter value; an array is a sweep over its elements.
+func (p *parser) param(path, where string, spec params.Spec, x any) ([]any, bool) {
+	raw, isArray := x.([]any)
+	if !isArray {
+		raw = []any{x}
+	} else if len(raw) == 0 {
+		p.errorf(path, where, "%s is an empty list: give at least one value to sweep", spec.Name)
+		return nil, false
+	}
+	out := make([]any, 0, len(raw))
+	seen := map[string]bool{}
+	ok := true
+	for i, r := range raw {
+		at := path
+		if isArray {
+			at = index(path, i)
+		}
+		v, err := params.Coerce(spec, r)
+		if err != nil {
+			p.errorf(at, where, "%v", err)
+			ok = false
+			continue
+		}
+		// A repeated value would make two cells with the same identity, which
+		// --resume could not tell apart.
+		f := params.Format(v)
+		if seen[f] {
+			p.errorf(at, where, "%s lists %s twice", spec.Name, f)
+			ok = false
+			continue
+		}
+		seen[f] = true
+		out = append(out, v)
+	}
+	return out, ok
+}
+
+func (p *parser) clients(path, where string, x any) []ClientLevel {
+	raw, isArray := x.([]any)
+	if !isArray {
+		raw = []any{x}
+	} else if len(raw) == 0 {
+		p.errorf(path, where, "clients is an empty list: give at least one client count")
+		return nil
+	}
+	var out []ClientLevel
+	for i, r := range raw {
+		at, which := path, ""
+		if isArray {
+			at, which = index(path, i), fmt.Sprintf(" entry %d", i+1)
+		}
+		c, err := parseClientLevel(r)
+		if err != nil {
+			p.errorf(at, where, "clients%s: %v", which, err)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func parseClientLevel(r any) (ClientLevel, error) {
+	const want = "must be a positive integer or a percentage of the target's hardware threads such as \"40%\""
+	switch v := r.(type) {
+	case int64:
+		if v <= 0 {
+			return ClientLevel{}, fmt.Errorf("%d %s", v, want)
+		}
+		return ClientLevel{N: int(v)}, nil
+	case string:
+		num, isPct := strings.CutSuffix(strings.TrimSpace(v), "%")
+		if !isPct {
+			return ClientLevel{}, fmt.Errorf("%q %s", v, want)
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || !(f > 0 && f <= 100) {
+			return ClientLevel{}, fmt.Errorf("%q: a percentage must be more than 0%% and at most 100%%", v)
+		}
+		return ClientLevel{Percent: f}, nil
+	}
+	return ClientLevel{}, fmt.Errorf("%s %s", describe(r), want)
+}
+
+func (p *parser) targetRefs(path, where string, x any, targets []*Target) []string {
+	raw, isArray := x.([]any)
+	if !isArray {
+		raw = []any{x}
+	} else if len(raw) == 0 {
+		p.errorf(path, where, "targets is an empty list: leave it out to run on every target")
+		return nil
+	}
+	var names []string
+	for _, t := range targets {
+		if t.Name != "" {
+			names = append(names, t.Name)
+		}
+	}
+	var out []string
+	for i, r := range raw {
+		at := path
+		if isArray {
+			at = index(path, i)
+		}
+		name, ok := r.(string)
+		if !ok {
+			p.errorf(at, where, "targets must list target names (strings), got %s", describe(r))
+			continue
+		}
+		if !slices.Contains(names, name) {
+			p.errorf(at, where, "targets: no target is named %q (targets: %s)", name, strings.Join(names, ", "))
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+func (p *parser) kinds() []string {
+	k := slices.Clone(p.cat.Kinds())
+	sort.Strings(k)
+	return k
+}
+
+func (p *parser) str(path, where, key string, x any) (string, bool) {
+	s, ok := x.(string)
+	if !ok {
+		p.errorf(path, where, "%s must be a string, got %s", key, describe(x))
+	}
+	return s, ok
+}
+
+func (p *parser) integer(path, where, key string, x any, min int64) (int, bool) {
+	n, ok := x.(int64)
+	if !ok {
+		p.errorf(path, where, "%s must be an integer, got %s", key, describe(x))
+		return 0, false
+	}
+	if n < min {
+		p.errorf(path, where, "%s must be at least %d, got %d", key, min, n)
+		return 0, false
+	}
+	return int(n), true
+}
+
+func (p *parser) number(path, where, key string, x any) (float64, bool) {
+	var f float64
+	switch v := x.(type) {
+	case int64:
+		f = float64(v)
+	case float64:
+		f = v
+	default:
+		p.errorf(path, where, "%s must be a number, got %s", key, describe(x))
+		return 0, false
+	}
+	if f < 0 {
+		p.errorf(path, where, "%s must not be negative, got %v", key, f)
+		return 0, false
+	}
+	return f, true
+}
+
+// duration accepts what params does for duration parameters — Go duration
+// strings or a number of seconds — so the file has one notation throughout.
+func (p *parser) duration(path, where, key string, x any, positive bool) (time.Duration, bool) {
+	d, err := params.Coerce(params.Spec{Name: key, Kind: params.Duration}, x)
+	if err != nil {
+		p.errorf(path, where, "%v", err)
+		return 0, false
+	}
+	if positive && d.(time.Duration) <= 0 {
+		p.errorf(path, where, "%s must be more than zero", key)
+		return 0, false
+	}
+	return d.(time.Duration), true
+}
+
+func specNames(specs []params.Spec) []string {
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		out[i] = s.Name
+	}
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func describe(x any) string {
+	switch x.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	case toml.LocalDate, toml.LocalTime, toml.LocalDateTime, time.Time:
+		return "a date or time"
+	}
+	return fmt.Sprintf("%T", x)
+}

@@ -1,0 +1,104 @@
+// Package testenv gives integration tests the real servers that
+// scripts/test-servers.sh started: their URLs from the environment, and a fresh
+// database per test so tests never see each other's data. Without a server URL the
+// tests skip, unless FAIRBENCH_REQUIRE_SERVERS=1 (set by scripts/test.sh), in which
+// case they fail: CI must never pass by skipping.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// PostgresURL returns the admin URL of the test PostgreSQL.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	return need(t, "FAIRBENCH_TEST_PG")
+}
+
+func need(t testing.TB, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") == "1" {
+			t.Fatalf("%s is not set; run the tests through ./scripts/test.sh", name)
+		}
+		t.Skipf("%s not set: integration test skipped (./scripts/test.sh starts the servers)", name)
+	}
+	return v
+}
+
+// FreshPostgres creates an empty database for the test, drops it afterwards, and
+// returns its URL (same credentials as the test server's URL).
+func FreshPostgres(t testing.TB) string {
+	t.Helper()
+	base := PostgresURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connecting to the test PostgreSQL: %v", err)
+	}
+	defer admin.Close(ctx)
+	name := "fbtest_" + randomHex(6)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("creating test database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") //nolint:errcheck // best effort
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// WithQuery returns the URL with extra query parameters set.
+func WithQuery(t testing.TB, raw string, kv ...string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	// libpq-style parsers (pgx too) do not read "+" as a space.
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
+	return u.String()
+}
+
+// Password returns the password in a URL (tests check it never leaks).
+func Password(t testing.TB, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		t.Fatalf("test URL %q carries no password", raw)
+	}
+	p, _ := u.User.Password()
+	return p
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b) //nolint:errcheck // crypto/rand does not fail on Linux
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,9 @@
+// Package all registers every built-in workload and driver: the one place a new
+// one is added. Commands import it for its side effects.
+package all
+
+import (
+	_ "github.com/fairbench/fairbench/internal/driver/postgres" // postgres:// targets
+	_ "github.com/fairbench/fairbench/internal/driver/sqlite"   // sqlite: targets (embedded default)
+	_ "github.com/fairbench/fairbench/internal/workload/tpcb"   // pgbench-compatible TPC-B
+)

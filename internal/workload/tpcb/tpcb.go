@@ -1,0 +1,473 @@
+// Package tpcb is fairbench's pgbench-compatible workload: pgbench's schema, row
+// counts per scale unit and built-in scripts (tpcb-like, simple-update,
+// select-only) with the same random choices, so its numbers stand next to pgbench's.
+package tpcb
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/workload"
+	"github.com/fairbench/fairbench/internal/workload/sqlwork"
+)
+
+func init() { workload.Register(Workload{}) }
+
+// Rows per scale unit, as in pgbench.
+const (
+	branchesPerScale = 1
+	tellersPerScale  = 10
+	accountsPerScale = 100_000
+)
+
+// Modes and their pgbench names.
+const (
+	TPCBLike     = "tpcb-like"
+	SimpleUpdate = "simple-update"
+	SelectOnly   = "select-only"
+)
+
+var pgbenchNames = map[string]string{
+	TPCBLike:     "<builtin: TPC-B (sort of)>",
+	SimpleUpdate: "<builtin: simple update>",
+	SelectOnly:   "<builtin: select only>",
+}
+
+// Workload is the tpcb kind.
+type Workload struct{}
+
+// Kind implements workload.Workload.
+func (Workload) Kind() string { return "tpcb" }
+
+// Description implements workload.Workload.
+func (Workload) Description() string {
+	return "pgbench-compatible TPC-B (sort of): pgbench's tables and built-in scripts"
+}
+
+// Params implements workload.Workload.
+func (Workload) Params() []params.Spec {
+	return []params.Spec{
+		{Name: "mode", Kind: params.String, Default: TPCBLike, Choices: []string{TPCBLike, SimpleUpdate, SelectOnly},
+			Help: "pgbench's built-in script (-b): tpcb-like, simple-update (-N) or select-only (-S)"},
+		{Name: "scale", Kind: params.Int, Default: int64(1), Min: params.MinOf(1),
+			Help: "scaling factor (-s): 100 000 accounts, 10 tellers and 1 branch per unit"},
+		{Name: "query_mode", Kind: params.String, Default: "simple", Choices: []string{"simple", "extended", "prepared"},
+			Help: "pgbench's -M: how statements are sent"},
+		{Name: "fillfactor", Kind: params.Int, Default: int64(100), Min: params.MinOf(10),
+			Help: "fill factor of the accounts, tellers and branches tables (-F), PostgreSQL only"},
+		{Name: "unlogged", Kind: params.Bool, Default: false,
+			Help: "create unlogged tables (--unlogged-tables), PostgreSQL only"},
+		{Name: "vacuum", Kind: params.Bool, Default: true,
+			Help: "before each run, vacuum branches and tellers and truncate history like pgbench (false = pgbench -n)"},
+	}
+}
+
+// New implements workload.Workload.
+func (Workload) New(p params.Values) (workload.Instance, error) {
+	if ff := p.Int("fillfactor"); ff > 100 {
+		return nil, fmt.Errorf("fillfactor must be between 10 and 100, got %d", ff)
+	}
+	scale := p.Int("scale")
+	if scale < 1 {
+		return nil, fmt.Errorf("scale must be at least 1, got %d", scale)
+	}
+	return &instance{
+		mode: p.String("mode"), scale: scale, queryMode: p.String("query_mode"),
+		fillfactor: p.Int("fillfactor"), unlogged: p.Bool("unlogged"), vacuum: p.Bool("vacuum"),
+	}, nil
+}
+
+type instance struct {
+	mode, queryMode string
+	scale           int64
+	fillfactor      int64
+	unlogged        bool
+	vacuum          bool
+}
+
+const dataset = "tpcb"
+
+var tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
+
+func (in *instance) Ops() []string { return []string{in.mode} }
+
+func (in *instance) ConnOptions() driver.Options { return driver.Options{QueryMode: in.queryMode} }
+
+// dataParams are the parameters that shape the loaded data: a dataset loaded with
+// the same ones is reused.
+func (in *instance) dataParams() string {
+	return fmt.Sprintf("scale=%d fillfactor=%d unlogged=%t", in.scale, in.fillfactor, in.unlogged)
+}
+
+// Prepare implements workload.Instance: reuse, replace or load pgbench's tables.
+func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
+	c, err := workload.SQLConn("tpcb", env.Conn)
+	if err != nil {
+		return err
+	}
+	if _, ok := env.Conn.(driver.BulkLoader); !ok {
+		return fmt.Errorf("tpcb needs a bulk load path on %s, which this driver lacks", c.Dialect())
+	}
+	present := 0
+	for _, t := range tables {
+		ok, err := sqlwork.TableExists(ctx, c, t)
+		if err != nil {
+			return fmt.Errorf("looking for pgbench's tables: %w", err)
+		}
+		if ok {
+			present++
+		}
+	}
+	if present > 0 {
+		ours, err := sqlwork.MarkerFound(ctx, c, dataset)
+		if err != nil {
+			return err
+		}
+		if ours {
+			same, err := sqlwork.MarkerMatches(ctx, c, dataset, in.dataParams())
+			if err != nil {
+				return err
+			}
+			if same && present == len(tables) {
+				env.Logf("tpcb: reusing the scale %d data fairbench loaded earlier", in.scale)
+				return nil
+			}
+		} else {
+			scale, complete, err := in.existingScale(ctx, c, present)
+			if err != nil {
+				return err
+			}
+			if complete && scale == in.scale {
+				env.Logf("tpcb: reusing existing pgbench tables at scale %d", scale)
+				return nil
+			}
+			if !env.Replace {
+				what := fmt.Sprintf("pgbench tables at scale %d", scale)
+				if !complete {
+					what = "an incomplete set of pgbench tables"
+				}
+				return fmt.Errorf("the database already holds %s that fairbench did not create (wanted scale %d); "+
+					"rerun with --replace to drop and reload them, or point the target at another database", what, in.scale)
+			}
+		}
+	}
+	return in.load(ctx, c, env)
+}
+
+// existingScale infers the scale of tables fairbench did not create, as pgbench
+// does from the number of branches, and checks the other tables agree with it.
+func (in *instance) existingScale(ctx context.Context, c driver.SQL, present int) (int64, bool, error) {
+	if present < len(tables) {
+		return 0, false, nil
+	}
+	branches, err := c.QueryInt64(ctx, "SELECT count(*) FROM pgbench_branches")
+	if err != nil {
+		return 0, false, err
+	}
+	tellers, err := c.QueryInt64(ctx, "SELECT count(*) FROM pgbench_tellers")
+	if err != nil {
+		return 0, false, err
+	}
+	maxAid, err := c.QueryInt64(ctx, "SELECT max(aid) FROM pgbench_accounts")
+	if err != nil {
+		return 0, false, err
+	}
+	complete := branches > 0 && tellers == branches*tellersPerScale && maxAid == branches*accountsPerScale
+	return branches, complete, nil
+}
+
+// ddl per dialect. PostgreSQL's matches pgbench -i; SQLite declares the primary
+// keys up front because it cannot add them later, and uses INTEGER PRIMARY KEY so
+// the key is the table's rowid, its natural clustered index.
+func (in *instance) ddl(dialect string) ([]string, error) {
+	switch dialect {
+	case "postgres":
+		unlogged := ""
+		if in.unlogged {
+			unlogged = "UNLOGGED "
+		}
+		ff := fmt.Sprintf(" WITH (fillfactor=%d)", in.fillfactor)
+		aid := "int"
+		if in.scale >= 20000 { // pgbench switches to bigint where int would overflow
+			aid = "bigint"
+		}
+		return []string{
+			"CREATE " + unlogged + "TABLE pgbench_history (tid int, bid int, aid " + aid + ", delta int, mtime timestamp, filler char(22))",
+			"CREATE " + unlogged + "TABLE pgbench_tellers (tid int not null, bid int, tbalance int, filler char(84))" + ff,
+			"CREATE " + unlogged + "TABLE pgbench_accounts (aid " + aid + " not null, bid int, abalance int, filler char(84))" + ff,
+			"CREATE " + unlogged + "TABLE pgbench_branches (bid int not null, bbalance int, filler char(88))" + ff,
+		}, nil
+	case "sqlite":
+		return []string{
+			"CREATE TABLE pgbench_history (tid INTEGER, bid INTEGER, aid INTEGER, delta INTEGER, mtime TIMESTAMP, filler CHAR(22))",
+			"CREATE TABLE pgbench_tellers (tid INTEGER PRIMARY KEY, bid INTEGER, tbalance INTEGER, filler CHAR(84))",
+			"CREATE TABLE pgbench_accounts (aid INTEGER PRIMARY KEY, bid INTEGER, abalance INTEGER, filler CHAR(84))",
+			"CREATE TABLE pgbench_branches (bid INTEGER PRIMARY KEY, bbalance INTEGER, filler CHAR(88))",
+		}, nil
+	}
+	return nil, fmt.Errorf("tpcb does not support the %s dialect yet", dialect)
+}
+
+// afterLoad per dialect: pgbench's vacuum step, then its primary keys.
+var afterLoad = map[string][]string{
+	"postgres": {
+		"VACUUM ANALYZE pgbench_branches", "VACUUM ANALYZE pgbench_tellers",
+		"VACUUM ANALYZE pgbench_accounts", "VACUUM ANALYZE pgbench_history",
+		"ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)",
+		"ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)",
+		"ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)",
+	},
+	"sqlite": {"ANALYZE"},
+}
+
+func (in *instance) load(ctx context.Context, c driver.SQL, env workload.PrepareEnv) error {
+	start := time.Now()
+	ddl, err := in.ddl(c.Dialect())
+	if err != nil {
+		return err
+	}
+	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Loading); err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return fmt.Errorf("dropping %s: %w", t, err)
+		}
+	}
+	for _, q := range ddl {
+		if err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("creating pgbench's tables: %w", err)
+		}
+	}
+	loader := env.Conn.(driver.BulkLoader)
+	// PostgreSQL pads char(n) itself; elsewhere the filler is padded so rows keep
+	// pgbench's width and the data its size.
+	pad := c.Dialect() != "postgres"
+	for _, t := range []struct {
+		name string
+		cols []string
+		rows driver.RowSource
+	}{
+		{"pgbench_branches", []string{"bid", "bbalance", "filler"}, newRows(in.scale*branchesPerScale, 1, 88, pad, false)},
+		{"pgbench_tellers", []string{"tid", "bid", "tbalance", "filler"}, newRows(in.scale*tellersPerScale, tellersPerScale, 84, pad, true)},
+		{"pgbench_accounts", []string{"aid", "bid", "abalance", "filler"}, newRows(in.scale*accountsPerScale, accountsPerScale, 84, pad, true)},
+	} {
+		n, err := loader.BulkLoad(ctx, t.name, t.cols, t.rows, true)
+		if err != nil {
+			return fmt.Errorf("loading %s: %w", t.name, err)
+		}
+		env.Logf("tpcb: loaded %d rows into %s", n, t.name)
+	}
+	for _, q := range afterLoad[c.Dialect()] {
+		if err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Ready); err != nil {
+		return err
+	}
+	env.Logf("tpcb: loaded scale %d in %.1f s", in.scale, time.Since(start).Seconds())
+	return nil
+}
+
+// rows generates pgbench's initial rows: key, owning branch (for tellers and
+// accounts), zero balance, filler.
+type rows struct {
+	n, perBranch, i int64
+	withBranch      bool
+	filler          string
+	vals            []any
+}
+
+func newRows(n, perBranch int64, width int, pad, withBranch bool) *rows {
+	r := &rows{n: n, perBranch: perBranch, withBranch: withBranch}
+	if pad {
+		r.filler = strings.Repeat(" ", width)
+	}
+	return r
+}
+
+func (r *rows) Next() bool {
+	if r.i >= r.n {
+		return false
+	}
+	r.i++
+	if r.withBranch {
+		r.vals = append(r.vals[:0], r.i, (r.i-1)/r.perBranch+1, int64(0), r.filler)
+	} else {
+		r.vals = append(r.vals[:0], r.i, int64(0), r.filler)
+	}
+	return true
+}
+
+func (r *rows) Values() []any { return r.vals }
+
+// BeforeRun implements workload.BeforeRunner: what pgbench does before every run
+// unless -n is given.
+func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
+	if !in.vacuum {
+		return nil
+	}
+	c, err := workload.SQLConn("tpcb", conn)
+	if err != nil {
+		return err
+	}
+	steps := map[string][]string{
+		"postgres": {"VACUUM pgbench_branches", "VACUUM pgbench_tellers", "TRUNCATE pgbench_history"},
+		"sqlite":   {"DELETE FROM pgbench_history"},
+	}[c.Dialect()]
+	for _, q := range steps {
+		if err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("pre-run %s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// Describe implements workload.Describer.
+func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
+	facts := [][2]string{
+		{"transaction type", pgbenchNames[in.mode]},
+		{"scaling factor", fmt.Sprint(in.scale)},
+		{"query mode", in.queryMode},
+	}
+	var dev []string
+	if c, ok := conn.(driver.SQL); ok && c.Dialect() == "sqlite" {
+		dev = append(dev,
+			"SQLite: transactions start with BEGIN IMMEDIATE so concurrent writers wait for the lock instead of failing",
+			"SQLite: primary keys are declared at creation (INTEGER PRIMARY KEY) instead of added after the load",
+			"SQLite: the pre-run vacuum of branches and tellers is skipped; history is emptied with DELETE",
+			"SQLite: fillfactor and unlogged tables do not apply")
+		if in.queryMode == "extended" {
+			dev = append(dev, "SQLite: query mode extended compiles each statement like simple")
+		}
+	}
+	return facts, dev
+}
+
+// Check implements workload.Checker: every delta went to one account, one teller,
+// one branch and one history row, so all four sums must agree (tpcb-like only;
+// it holds while history has not been truncated since the load).
+func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
+	if in.mode != TPCBLike {
+		return nil
+	}
+	c, err := workload.SQLConn("tpcb", conn)
+	if err != nil {
+		return err
+	}
+	sums := map[string]int64{}
+	for _, q := range []struct{ name, sql string }{
+		{"accounts", "SELECT coalesce(sum(abalance), 0) FROM pgbench_accounts"},
+		{"tellers", "SELECT coalesce(sum(tbalance), 0) FROM pgbench_tellers"},
+		{"branches", "SELECT coalesce(sum(bbalance), 0) FROM pgbench_branches"},
+		{"history", "SELECT coalesce(sum(delta), 0) FROM pgbench_history"},
+	} {
+		v, err := c.QueryInt64(ctx, q.sql)
+		if err != nil {
+			return fmt.Errorf("summing %s: %w", q.name, err)
+		}
+		sums[q.name] = v
+	}
+	if sums["accounts"] != sums["branches"] || sums["accounts"] != sums["tellers"] || sums["accounts"] != sums["history"] {
+		return fmt.Errorf("balances disagree: accounts %d, tellers %d, branches %d, history %d",
+			sums["accounts"], sums["tellers"], sums["branches"], sums["history"])
+	}
+	return nil
+}
+
+// Cleanup implements workload.Cleaner: drops pgbench's tables only when fairbench loaded them.
+func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+	c, err := workload.SQLConn("tpcb", conn)
+	if err != nil {
+		return err
+	}
+	ours, err := sqlwork.MarkerFound(ctx, c, dataset)
+	if err != nil || !ours {
+		return err
+	}
+	for _, t := range tables {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return err
+		}
+	}
+	return sqlwork.DeleteMarker(ctx, c, dataset)
+}
+
+// NewWorker implements workload.Instance.
+func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op, error) {
+	c, err := workload.SQLConn("tpcb", conn)
+	if err != nil {
+		return nil, err
+	}
+	prep := func(q string) driver.Stmt {
+		if err != nil {
+			return nil
+		}
+		var s driver.Stmt
+		s, err = c.Prepare(ctx, q)
+		return s
+	}
+	naccounts := in.scale * accountsPerScale
+	nbranches := in.scale * branchesPerScale
+	ntellers := in.scale * tellersPerScale
+	selectBalance := prep("SELECT abalance FROM pgbench_accounts WHERE aid = $1")
+	if in.mode == SelectOnly {
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, rng *rand.Rand) (int, error) {
+			aid := rng.Int64N(naccounts) + 1
+			_, err := selectBalance.QueryInt64(ctx, aid)
+			return 0, err
+		}, nil
+	}
+	// SQLite must take the write lock at BEGIN: two deferred transactions that both
+	// go on to write fail with SQLITE_BUSY at once, without waiting (deadlock avoidance).
+	begin := prep(map[bool]string{true: "BEGIN IMMEDIATE", false: "BEGIN"}[c.Dialect() == "sqlite"])
+	end := prep("END")
+	updateAccount := prep("UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2")
+	updateTeller := prep("UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2")
+	updateBranch := prep("UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2")
+	insertHistory := prep("INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)")
+	if err != nil {
+		return nil, err
+	}
+	full := in.mode == TPCBLike
+	return func(ctx context.Context, rng *rand.Rand) (int, error) {
+		// The same draws in the same order as pgbench's script.
+		aid := rng.Int64N(naccounts) + 1
+		bid := rng.Int64N(nbranches) + 1
+		tid := rng.Int64N(ntellers) + 1
+		delta := rng.Int64N(10001) - 5000
+		if err := begin.Exec(ctx); err != nil {
+			return 0, sqlwork.Rollback(ctx, c, err)
+		}
+		if err := updateAccount.Exec(ctx, delta, aid); err != nil {
+			return 0, sqlwork.Rollback(ctx, c, err)
+		}
+		if _, err := selectBalance.QueryInt64(ctx, aid); err != nil {
+			return 0, sqlwork.Rollback(ctx, c, err)
+		}
+		if full {
+			if err := updateTeller.Exec(ctx, delta, tid); err != nil {
+				return 0, sqlwork.Rollback(ctx, c, err)
+			}
+			if err := updateBranch.Exec(ctx, delta, bid); err != nil {
+				return 0, sqlwork.Rollback(ctx, c, err)
+			}
+		}
+		if err := insertHistory.Exec(ctx, tid, bid, aid, delta); err != nil {
+			return 0, sqlwork.Rollback(ctx, c, err)
+		}
+		if err := end.Exec(ctx); err != nil {
+			return 0, sqlwork.Rollback(ctx, c, err)
+		}
+		return 0, nil
+	}, nil
+}

@@ -1,0 +1,149 @@
+// Package workload defines what a benchmark workload is and keeps the one registry
+// of them. A workload describes its parameters, loads its data through a driver
+// capability and hands the runner a function that performs exactly one operation;
+// the runner owns concurrency, rate, timing, retries and recording.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params"
+)
+
+// Workload is a registered workload kind ("tpcb", ...).
+type Workload interface {
+	Kind() string
+	Description() string
+	// Params declares every parameter the workload accepts, with defaults.
+	Params() []params.Spec
+	// New binds validated parameter values (defaults filled in) to an instance.
+	New(p params.Values) (Instance, error)
+}
+
+// Instance is a workload with its parameters bound, ready to run on a target.
+type Instance interface {
+	// Ops names the operation types the worker reports, in index order.
+	Ops() []string
+	// Prepare makes sure the workload's data exists on the target: idempotent,
+	// reusing data that is already there, touching only what the workload owns.
+	Prepare(ctx context.Context, env PrepareEnv) error
+	// NewWorker returns the operation function of one client on its own connection.
+	NewWorker(ctx context.Context, conn driver.Conn) (Op, error)
+}
+
+// Op performs one operation (or transaction) and returns the index of its type in
+// Ops(). All randomness comes from rng so that the runner can replay a retried
+// transaction with the same choices, as pgbench does. On error the operation must
+// leave the connection usable (roll back any open transaction).
+type Op func(ctx context.Context, rng *rand.Rand) (op int, err error)
+
+// PrepareEnv is what Prepare gets to work with.
+type PrepareEnv struct {
+	Conn driver.Conn
+	// Open opens another connection to the same target, for parallel loading.
+	Open func(ctx context.Context) (driver.Conn, error)
+	// Replace allows dropping data of the workload's shape that fairbench did not
+	// create (for example tables left by pgbench -i at another scale).
+	Replace bool
+	// Logf reports progress to the user.
+	Logf func(format string, args ...any)
+}
+
+// BeforeRunner is optional: work done before each measured run, outside the
+// measurement (pgbench vacuums and truncates history before every run).
+type BeforeRunner interface {
+	BeforeRun(ctx context.Context, conn driver.Conn) error
+}
+
+// Checker is optional: a consistency check after a run.
+type Checker interface {
+	Check(ctx context.Context, conn driver.Conn) error
+}
+
+// Cleaner is optional: removes only what the workload created.
+type Cleaner interface {
+	Cleanup(ctx context.Context, conn driver.Conn) error
+}
+
+// ConnOptioner is optional: connection options the parameters ask for (query mode).
+type ConnOptioner interface {
+	ConnOptions() driver.Options
+}
+
+// Describer is optional: facts for the run summary ("transaction type", "scaling
+// factor", ...) and deviations from the reference definition on this target.
+type Describer interface {
+	Describe(conn driver.Conn) (facts [][2]string, deviations []string)
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Workload{}
+)
+
+// Register adds a workload kind. Workload packages call it from init; the
+// all-workloads import list lives in internal/workload/all.
+func Register(w Workload) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[w.Kind()]; dup {
+		panic("workload registered twice: " + w.Kind())
+	}
+	registry[w.Kind()] = w
+}
+
+// Get returns the workload of the given kind.
+func Get(kind string) (Workload, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	w, ok := registry[kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown workload kind %q: available are %v", kind, kinds())
+	}
+	return w, nil
+}
+
+// Kinds lists the registered workload kinds.
+func Kinds() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return kinds()
+}
+
+func kinds() []string {
+	out := make([]string, 0, len(registry))
+	for k := range registry {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Catalog adapts the registry to what the study parser needs to validate keys.
+type Catalog struct{}
+
+// Params returns the parameter specs of a kind.
+func (Catalog) Params(kind string) ([]params.Spec, bool) {
+	w, err := Get(kind)
+	if err != nil {
+		return nil, false
+	}
+	return w.Params(), true
+}
+
+// Kinds lists the kinds.
+func (Catalog) Kinds() []string { return Kinds() }
+
+// SQLConn asserts the SQL capability, with an error naming the workload.
+func SQLConn(kind string, c driver.Conn) (driver.SQL, error) {
+	s, ok := c.(driver.SQL)
+	if !ok {
+		return nil, fmt.Errorf("workload %s needs an SQL database; this target does not speak SQL", kind)
+	}
+	return s, nil
+}
