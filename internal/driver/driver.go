@@ -140,14 +140,18 @@ func Redacted(rawURL string) string {
 var (
 	mu       sync.RWMutex
 	bySchema = map[string]Driver{}
+	display  = map[string]string{}
 )
 
-// Register makes a driver available for the given URL schemes. Drivers call it from init.
-func Register(d Driver, schemes ...string) {
+// Register makes a driver available for URLs with the given prefixes, written as
+// users write them ("postgres://", "sqlite:"). Drivers call it from init.
+func Register(d Driver, prefixes ...string) {
 	mu.Lock()
 	defer mu.Unlock()
-	for _, s := range schemes {
-		bySchema[s] = d
+	for _, p := range prefixes {
+		scheme, _, _ := strings.Cut(p, ":")
+		bySchema[scheme] = d
+		display[scheme] = p
 	}
 }
 
@@ -172,7 +176,7 @@ func Schemes() []string {
 	defer mu.RUnlock()
 	out := make([]string, 0, len(bySchema))
 	for s := range bySchema {
-		out = append(out, s+"://")
+		out = append(out, display[s])
 	}
 	sort.Strings(out)
 	return out

@@ -59,7 +59,11 @@ type TargetError struct {
 }
 
 func (e *TargetError) Error() string {
-	return fmt.Sprintf("target %q (%s): %s", e.Target, driver.Redacted(e.URL), envinfo.Scrub(e.Err.Error()))
+	where := fmt.Sprintf("target %q (%s)", e.Target, driver.Redacted(e.URL))
+	if e.Target == driver.Redacted(e.URL) {
+		where = "target " + e.Target // ad-hoc targets are named by their URL
+	}
+	return where + ": " + envinfo.Scrub(e.Err.Error())
 }
 
 func (e *TargetError) Unwrap() error { return e.Err }

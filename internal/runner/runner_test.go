@@ -71,7 +71,7 @@ func (f fakeInstance) NewWorker(context.Context, driver.Conn) (workload.Op, erro
 }
 
 func init() {
-	driver.Register(fakeDriver{}, "fake")
+	driver.Register(fakeDriver{}, "fake://")
 	workload.Register(fakeWorkload{})
 }
 

@@ -23,7 +23,7 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-func init() { driver.Register(Driver{}, "postgres", "postgresql") }
+func init() { driver.Register(Driver{}, "postgres://", "postgresql://") }
 
 // DefaultConnectTimeout bounds connecting when the URL sets no connect_timeout, so an
 // unreachable host fails in seconds rather than after the kernel's TCP timeout.
@@ -79,9 +79,25 @@ func connectError(err error) string {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return "timed out connecting: " + msg
+		msg = "timed out connecting: " + msg
 	}
-	return msg
+	return oneLine(msg)
+}
+
+// oneLine folds pgx's multi-line report (one line per address and TLS attempt)
+// into one line, dropping repeated attempts.
+func oneLine(msg string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		parts = append(parts, strings.TrimSuffix(l, ":"))
+	}
+	return strings.Join(parts, ": ")
 }
 
 // scrub removes the URL's password from a message, in case a library echoes it.

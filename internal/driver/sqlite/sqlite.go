@@ -23,7 +23,7 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-func init() { driver.Register(Driver{}, "sqlite", "sqlite3") }
+func init() { driver.Register(Driver{}, "sqlite:", "sqlite3:") }
 
 // pragmas users may set from the URL. An allowlist catches typos early and keeps
 // the URL from injecting arbitrary SQL into every connection.

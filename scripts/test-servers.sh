@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# scripts/test-servers.sh — install (if missing) and start the real database
+# servers the integration tests use, on loopback, idempotently.
+#
+# Run as root on Debian 12 (CI runs it on a fresh machine). Running it again
+# while the servers are up is a quick no-op apart from printing.
+#
+# Output: progress goes to stderr; the environment lines go to stdout as
+# `export KEY=value` (so `eval "$(scripts/test-servers.sh)"` works) and are
+# also written as plain KEY=value lines to .test-env in the repository root
+# (scripts/test.sh reads it with `set -a; . ./.test-env`).
+#
+# Each engine is one start_<engine> function that appends its KEY=value lines
+# to ENV_LINES; main calls them in turn.
+set -euo pipefail
+
+REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ENV_FILE="$REPO_ROOT/.test-env"
+ENV_LINES=()
+
+log() { printf 'test-servers: %s\n' "$*" >&2; }
+die() { printf 'test-servers: ERROR: %s\n' "$*" >&2; exit 1; }
+
+# as_root CMD... — run CMD as root (directly, or through sudo when available).
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo -n "$@" || die "needs root for: $* (sudo -n failed; run this script as root)"
+    else
+        die "needs root for: $* (run this script as root)"
+    fi
+}
+
+# as_user USER CMD... — run CMD as USER from / (so the tool does not complain
+# that it cannot read the caller's working directory).
+as_user() {
+    local user=$1; shift
+    if [ "$(id -un)" = "$user" ]; then
+        (cd / && "$@")
+    elif [ "$(id -u)" -eq 0 ]; then
+        (cd / && runuser -u "$user" -- "$@")
+    elif command -v sudo >/dev/null 2>&1; then
+        (cd / && sudo -n -u "$user" -- "$@") || die "cannot run as $user: $*"
+    else
+        die "cannot run commands as $user (run this script as root)"
+    fi
+}
+
+# apt_install PKG... — install Debian packages non-interactively. LANG is set
+# so that a cluster created by the postgresql postinst gets UTF-8 encoding.
+APT_UPDATED=0
+apt_install() {
+    command -v apt-get >/dev/null 2>&1 || die "apt-get not found: install $* by hand (Debian 12 expected)"
+    local apt=(apt-get -o DPkg::Lock::Timeout=300 -q)
+    if [ "$APT_UPDATED" -eq 0 ]; then
+        log "apt-get update"
+        as_root env DEBIAN_FRONTEND=noninteractive "${apt[@]}" update >&2 || die "apt-get update failed"
+        APT_UPDATED=1
+    fi
+    log "apt-get install -y $*"
+    as_root env DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+        "${apt[@]}" install -y --no-install-recommends "$@" >&2 || die "apt-get install $* failed"
+}
+
+# ---------------------------------------------------------------- PostgreSQL
+
+PG_VERSION=${PG_VERSION:-15}
+PG_CLUSTER=${PG_CLUSTER:-main}
+PG_HOST=127.0.0.1
+PG_PORT=${PG_PORT:-5432}
+PG_ROLE=bench
+PG_PASSWORD=fairbench-test-pw
+PG_DB=bench
+PG_BIN=/usr/lib/postgresql/$PG_VERSION/bin
+
+# psql_su SQL — run SQL as the postgres superuser over the Unix socket, print
+# unaligned tuples only.
+psql_su() {
+    as_user postgres psql -X -q -At -v ON_ERROR_STOP=1 -p "$PG_PORT" -d "${PSQL_DB:-postgres}" -c "$1"
+}
+
+# pg_login SSLMODE PASSWORD — 0 when the bench role can log in over TCP
+# loopback with that password (never prompts).
+pg_login() {
+    PGPASSWORD=$2 PGCONNECT_TIMEOUT=5 psql -X -q -At -w \
+        "host=$PG_HOST port=$PG_PORT dbname=$PG_DB user=$PG_ROLE sslmode=$1" \
+        -c 'select 1' >/dev/null 2>&1
+}
+
+# pg_password_auth_ok — the right password logs in over TCP, a wrong one does not.
+pg_password_auth_ok() {
+    pg_login disable "$PG_PASSWORD" && ! pg_login disable wrong-password
+}
+
+# wait_pg_ready SECONDS — wait until the server accepts TCP connections.
+wait_pg_ready() {
+    local i
+    for ((i = 0; i < $1; i++)); do
+        pg_isready -q -h "$PG_HOST" -p "$PG_PORT" && return 0
+        sleep 1
+    done
+    return 1
+}
+
+pg_cluster_running() {
+    pg_lsclusters -h 2>/dev/null | awk -v v="$PG_VERSION" -v c="$PG_CLUSTER" '$1 == v && $2 == c && $4 ~ /^online/ {f = 1} END {exit !f}'
+}
+
+pg_log_tail() {
+    local f=/var/log/postgresql/postgresql-$PG_VERSION-$PG_CLUSTER.log
+    [ -r "$f" ] && { echo "--- last lines of $f:" >&2; tail -n 20 "$f" >&2; }
+    return 0
+}
+
+install_postgres() {
+    if [ -x "$PG_BIN/postgres" ] && [ -x "$PG_BIN/pgbench" ] \
+        && [ -f "/usr/lib/postgresql/$PG_VERSION/lib/pg_stat_statements.so" ] \
+        && command -v pg_ctlcluster >/dev/null 2>&1 && command -v psql >/dev/null 2>&1; then
+        return 0
+    fi
+    log "PostgreSQL $PG_VERSION not (fully) installed"
+    apt_install postgresql postgresql-contrib
+    [ -x "$PG_BIN/postgres" ] || die "PostgreSQL $PG_VERSION server not found at $PG_BIN after install (is this Debian 12?)"
+}
+
+ensure_pg_cluster() {
+    if ! pg_lsclusters -h 2>/dev/null | awk -v v="$PG_VERSION" -v c="$PG_CLUSTER" '$1 == v && $2 == c {f = 1} END {exit !f}'; then
+        log "creating cluster $PG_VERSION/$PG_CLUSTER"
+        as_root env LANG=C.UTF-8 LC_ALL=C.UTF-8 pg_createcluster --locale C.UTF-8 -p "$PG_PORT" "$PG_VERSION" "$PG_CLUSTER" >&2 \
+            || die "pg_createcluster $PG_VERSION $PG_CLUSTER failed"
+    fi
+}
+
+pg_start_or_restart() { # start|restart
+    log "pg_ctlcluster $PG_VERSION $PG_CLUSTER $1"
+    as_root pg_ctlcluster --skip-systemctl-redirect "$PG_VERSION" "$PG_CLUSTER" "$1" >&2 \
+        || { pg_log_tail; die "pg_ctlcluster $PG_VERSION $PG_CLUSTER $1 failed"; }
+    wait_pg_ready 60 || { pg_log_tail; die "PostgreSQL does not accept connections on $PG_HOST:$PG_PORT after $1"; }
+}
+
+start_postgres() {
+    install_postgres
+    command -v pg_isready >/dev/null 2>&1 || die "pg_isready not found (package postgresql-client)"
+
+    # 1. Server up and accepting TCP connections on 127.0.0.1.
+    if pg_isready -q -h "$PG_HOST" -p "$PG_PORT"; then
+        log "PostgreSQL already accepting connections on $PG_HOST:$PG_PORT"
+    else
+        ensure_pg_cluster
+        if pg_cluster_running; then
+            # Running but not (yet) accepting: starting up or recovering.
+            log "cluster $PG_VERSION/$PG_CLUSTER is running; waiting for it to accept connections"
+            wait_pg_ready 60 || { pg_log_tail; die "cluster $PG_VERSION/$PG_CLUSTER runs but does not accept connections on $PG_HOST:$PG_PORT (check listen_addresses/port)"; }
+        else
+            pg_start_or_restart start
+        fi
+    fi
+    psql_su 'select 1' >/dev/null || die "cannot connect as postgres over the Unix socket (port $PG_PORT)"
+
+    # 2. pg_stat_statements must be preloaded (needs a restart when changed).
+    local spl
+    spl=$(psql_su 'show shared_preload_libraries')
+    if [[ ",${spl// /}," != *,pg_stat_statements,* ]]; then
+        local want=pg_stat_statements
+        [ -n "${spl// /}" ] && want="${spl// /},pg_stat_statements"
+        log "setting shared_preload_libraries = '$want' (restart)"
+        psql_su "alter system set shared_preload_libraries = '$want'" >/dev/null
+        pg_start_or_restart restart
+    fi
+
+    # 3. Role and database (created only when missing).
+    if [ "$(psql_su "select count(*) from pg_roles where rolname = '$PG_ROLE'")" = 0 ]; then
+        log "creating role $PG_ROLE"
+        psql_su "create role $PG_ROLE with login createdb password '$PG_PASSWORD'" >/dev/null
+    elif [ "$(psql_su "select rolcanlogin and rolcreatedb from pg_roles where rolname = '$PG_ROLE'")" != t ]; then
+        log "granting LOGIN CREATEDB to role $PG_ROLE"
+        psql_su "alter role $PG_ROLE with login createdb" >/dev/null
+    fi
+    local owner
+    owner=$(psql_su "select pg_get_userbyid(datdba) from pg_database where datname = '$PG_DB'")
+    if [ -z "$owner" ]; then
+        log "creating database $PG_DB (UTF8, C.UTF-8) owned by $PG_ROLE"
+        psql_su "create database $PG_DB owner $PG_ROLE encoding 'UTF8' lc_collate 'C.UTF-8' lc_ctype 'C.UTF-8' template template0" >/dev/null
+    elif [ "$owner" != "$PG_ROLE" ]; then
+        log "database $PG_DB is owned by $owner; changing owner to $PG_ROLE"
+        psql_su "alter database $PG_DB owner to $PG_ROLE" >/dev/null
+    fi
+    if [ "$(PSQL_DB=$PG_DB psql_su "select count(*) from pg_extension where extname = 'pg_stat_statements'")" = 0 ]; then
+        log "creating extension pg_stat_statements in database $PG_DB"
+        PSQL_DB=$PG_DB psql_su 'create extension pg_stat_statements' >/dev/null
+    fi
+
+    # 4. Password authentication over TCP loopback: the right password must
+    #    work and a wrong one must fail (i.e. no trust rule matches first).
+    if ! pg_password_auth_ok; then
+        # Maybe the role exists with another password: set ours and retry.
+        log "setting the password of role $PG_ROLE"
+        psql_su "alter role $PG_ROLE with password '$PG_PASSWORD'" >/dev/null
+    fi
+    if ! pg_password_auth_ok; then
+        local hba tmp
+        hba=$(psql_su 'show hba_file')
+        local line="host    $PG_DB    $PG_ROLE    $PG_HOST/32    scram-sha-256"
+        log "password login over TCP does not work as expected; adding '$line' at the top of $hba"
+        if ! as_root grep -qxF "$line" "$hba"; then
+            tmp=$(mktemp)
+            { echo "# added by fairbench scripts/test-servers.sh: password login for the test role"
+              echo "$line"
+              as_root cat "$hba"; } >"$tmp"
+            as_root cp "$tmp" "$hba"
+            rm -f "$tmp"
+        fi
+        psql_su 'select pg_reload_conf()' >/dev/null
+        sleep 1
+        pg_login disable "$PG_PASSWORD" || die "role $PG_ROLE cannot log in with its password over TCP even after editing $hba"
+        pg_login disable wrong-password && die "a wrong password is accepted over TCP even after editing $hba"
+    fi
+
+    # 5. TLS: keep Debian's ssl=on with the snakeoil certificate; only warn.
+    if [ "$(psql_su 'show ssl')" != on ]; then
+        log "WARNING: ssl is off on the server; TLS tests (sslmode=require) will fail"
+    elif ! pg_login require "$PG_PASSWORD"; then
+        log "WARNING: ssl=on but a sslmode=require login fails; TLS tests will fail"
+    fi
+
+    ENV_LINES+=("FAIRBENCH_TEST_PG=postgres://$PG_ROLE:$PG_PASSWORD@$PG_HOST:$PG_PORT/$PG_DB?sslmode=disable")
+    log "PostgreSQL $(psql_su 'show server_version') ready on $PG_HOST:$PG_PORT (role $PG_ROLE, database $PG_DB)"
+}
+
+# ---------------------------------------------------------------------- main
+
+write_env() {
+    local content tmp
+    content=$(printf '%s\n' "${ENV_LINES[@]}")
+    if [ ! -f "$ENV_FILE" ] || [ "$(cat "$ENV_FILE")" != "$content" ]; then
+        tmp=$(mktemp "$ENV_FILE.XXXXXX")
+        printf '%s\n' "$content" >"$tmp"
+        chmod 0644 "$tmp"
+        mv "$tmp" "$ENV_FILE"
+        log "wrote $ENV_FILE"
+    fi
+    printf 'export %s\n' "${ENV_LINES[@]}"
+}
+
+main() {
+    start_postgres
+    write_env
+}
+
+main "$@"
