@@ -172,7 +172,7 @@ func TestBadTargetsFailFastWithOneLineNamingTheTarget(t *testing.T) {
 	for name, url := range cases {
 		t.Run(name, func(t *testing.T) {
 			o := fairbench(t, t.TempDir(), "run", "--target", url, "-T", "1s")
-			assertOneLineError(t, o, "target \"", "127.0.0.1")
+			assertOneLineError(t, o, "target postgres://bench:xxxxx@127.0.0.1")
 			if o.took > 10*time.Second {
 				t.Fatalf("took %v, want under 10 s", o.took)
 			}
@@ -373,5 +373,31 @@ func TestReportNeverOverwritesAForeignFile(t *testing.T) {
 	}
 	if o := fairbench(t, dir, "report", "--format", "md", "-o", "mine.md"); o.code != 0 {
 		t.Fatalf("rewriting its own report must work: %s", o.stderr)
+	}
+}
+
+// Credentials from the password file (PGPASSFILE) and from PGPASSWORD work as with
+// libpq, and the target URL then carries no password at all.
+func TestPasswordFromPassfileAndEnvironment(t *testing.T) {
+	withPw := testenv.FreshPostgres(t)
+	password := testenv.Password(t, withPw)
+	noPw := strings.Replace(withPw, ":"+password+"@", "@", 1)
+	dir := t.TempDir()
+	passfile := filepath.Join(dir, "pgpass")
+	os.WriteFile(passfile, []byte("127.0.0.1:*:*:bench:"+password+"\n"), 0o600)
+	for name, env := range map[string]string{"PGPASSFILE": passfile, "PGPASSWORD": password} {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(binary, "run", "--target", noPw, "-S", "-c", "1", "-T", "1s")
+			cmd.Dir = dir
+			// Later entries win: clear both, then set the one under test.
+			cmd.Env = append(os.Environ(), "PGPASSWORD=", "PGPASSFILE="+filepath.Join(dir, "none"), name+"="+env)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "number of transactions actually processed") {
+				t.Fatalf("no summary:\n%s", out)
+			}
+		})
 	}
 }

@@ -226,7 +226,9 @@ func TestRetriesReplayRandomChoices(t *testing.T) {
 		t.Fatalf("%d retries saw different random values", mismatches)
 	}
 	s := run.Summary
-	if s.Transactions == 0 || s.Failed != 0 || s.Retried != s.Transactions || s.Retries != 2*s.Transactions {
+	// The one client may be caught mid-retry when the run ends: pgbench then counts
+	// the transaction as failed, and so do we.
+	if s.Transactions == 0 || s.Failed > 1 || s.Retried != s.Transactions+s.Failed || s.Retries < 2*s.Transactions {
 		t.Fatalf("transactions %d failed %d retried %d retries %d", s.Transactions, s.Failed, s.Retried, s.Retries)
 	}
 	if run.Ops[1].Count != s.Transactions || run.Ops[0].Count != 0 {
@@ -278,5 +280,24 @@ func TestInterruptStopsWithinASecondAndMarksTheRun(t *testing.T) {
 	}
 	if run.Status != result.StatusInterrupted || run.Summary.Transactions == 0 {
 		t.Fatalf("status %s, %d transactions kept", run.Status, run.Summary.Transactions)
+	}
+}
+
+// Memory must not grow with run length: performing and recording one operation
+// allocates nothing once the worker is set up (histograms are fixed-size).
+func TestRecordingAnOperationDoesNotAllocate(t *testing.T) {
+	rec := hist.NewRecorder(2)
+	pcg := rand.NewPCG(1, 2)
+	w := &worker{conn: fakeConn{}, rec: rec, pcg: pcg, rng: rand.New(pcg),
+		op: func(ctx context.Context, rng *rand.Rand) (int, error) { rng.Int64(); return 1, nil }}
+	m := &measurement{}
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(10000, func() { m.once(ctx, w, time.Now(), 3) })
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per operation; memory would grow with run length", allocs)
+	}
+	col := hist.NewCollector(2, []*hist.Recorder{rec})
+	if got := col.Tick()[1].Count; got < 10000 {
+		t.Fatalf("recorded %d operations", got)
 	}
 }

@@ -266,3 +266,37 @@ func TestSQLiteTPCBLikeKeepsBalancesConsistent(t *testing.T) {
 		}
 	}
 }
+
+// pgbench -i's --unlogged-tables and -F reach the tables fairbench creates.
+func TestPostgresUnloggedAndFillfactor(t *testing.T) {
+	url := testenv.FreshPostgres(t)
+	st := &study.Study{Name: "prep", Duration: time.Second,
+		Targets:   []*study.Target{{Name: "db", URL: url}},
+		Workloads: []*study.Workload{{Name: "tpcb", Kind: "tpcb", Params: map[string][]any{"unlogged": {true}, "fillfactor": {int64(80)}}}}}
+	cells, err := st.Plan(workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := runner.New(st, runner.Options{}).Prepare(ctx, cells[0]); err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var persistence string
+	var options []string
+	if err := c.QueryRow(ctx, "SELECT relpersistence::text, coalesce(reloptions, '{}') FROM pg_class WHERE relname = 'pgbench_accounts'").Scan(&persistence, &options); err != nil {
+		t.Fatal(err)
+	}
+	if persistence != "u" || len(options) != 1 || options[0] != "fillfactor=80" {
+		t.Fatalf("pgbench_accounts: persistence %q options %v, want unlogged with fillfactor=80", persistence, options)
+	}
+	var pk int
+	c.QueryRow(ctx, "SELECT count(*) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text LIKE 'pgbench_%'").Scan(&pk)
+	if pk != 3 {
+		t.Fatalf("%d primary keys, want pgbench's 3", pk)
+	}
+}
