@@ -8,7 +8,9 @@ package driver
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -93,12 +95,18 @@ type BulkLoader interface {
 // Local reports whether the target URL points at this machine (for percent-of-threads
 // sweeps and the client/server same-host warning). Embedded engines are local.
 func Local(rawURL string) bool {
+	if strings.HasPrefix(rawURL, "sqlite:") || strings.HasPrefix(rawURL, "sqlite3:") || strings.HasPrefix(rawURL, "file:") {
+		return true
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return false
-	}
-	if u.Scheme == "sqlite" || u.Scheme == "file" {
-		return true
+		// libpq's percent-encoded socket directory (postgresql://%2Fvar%2Frun%2Fpostgresql/db)
+		// is valid for pgx but not for net/url.
+		_, rest, ok := strings.Cut(rawURL, "://")
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			rest = rest[at+1:]
+		}
+		return ok && strings.HasPrefix(strings.ToLower(rest), "%2f")
 	}
 	h := u.Hostname()
 	if h == "" {
@@ -108,14 +116,26 @@ func Local(rawURL string) bool {
 			return true
 		}
 	}
-	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
+// keywordSecret finds secrets in libpq keyword/value strings ("host=x password=y").
+var keywordSecret = regexp.MustCompile(`(?i)\b((?:ssl)?password|token|secret)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)`)
+
+// userinfoSecret finds user:password@ in strings net/url cannot parse.
+var userinfoSecret = regexp.MustCompile(`(://[^:/@\s]*):([^@\s]*)@`)
+
 // Redacted returns the URL with any password replaced, for storage and display.
+// Strings that are not URLs (libpq keyword/value, unparseable hosts) are redacted too.
 func Redacted(rawURL string) string {
 	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(unparseable URL)"
+	if err != nil || u.Scheme == "" {
+		s := userinfoSecret.ReplaceAllString(rawURL, "$1:xxxxx@")
+		return keywordSecret.ReplaceAllString(s, "$1=xxxxx")
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
@@ -126,7 +146,7 @@ func Redacted(rawURL string) string {
 	changed := false
 	for k := range q {
 		lk := strings.ToLower(k)
-		if strings.Contains(lk, "password") || lk == "sslpassword" || strings.Contains(lk, "token") || strings.Contains(lk, "secret") {
+		if strings.Contains(lk, "password") || strings.Contains(lk, "token") || strings.Contains(lk, "secret") {
 			q.Set(k, "xxxxx")
 			changed = true
 		}
@@ -135,6 +155,36 @@ func Redacted(rawURL string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// Secrets returns the secrets a target URL or connection string carries, so that
+// they can be scrubbed from every message.
+func Secrets(raw string) []string {
+	var out []string
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
+		if u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				out = append(out, p, url.QueryEscape(p), url.PathEscape(p))
+			}
+		}
+		for k, vs := range u.Query() {
+			lk := strings.ToLower(k)
+			if strings.Contains(lk, "password") || strings.Contains(lk, "token") || strings.Contains(lk, "secret") {
+				out = append(out, vs...)
+			}
+		}
+		return out
+	}
+	for _, m := range userinfoSecret.FindAllStringSubmatch(raw, -1) {
+		out = append(out, m[2])
+		if dec, err := url.PathUnescape(m[2]); err == nil {
+			out = append(out, dec)
+		}
+	}
+	for _, m := range keywordSecret.FindAllStringSubmatch(raw, -1) {
+		out = append(out, m[2], strings.Trim(m[2], "'"))
+	}
+	return out
 }
 
 var (

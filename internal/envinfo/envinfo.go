@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,8 +130,15 @@ func AddSecret(s string) {
 		return
 	}
 	secretsMu.Lock()
+	defer secretsMu.Unlock()
+	for _, have := range secrets {
+		if have == s {
+			return
+		}
+	}
 	secrets = append(secrets, s)
-	secretsMu.Unlock()
+	// Longest first, so a password that contains another is replaced whole.
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
 }
 
 // Scrub replaces every registered secret in s.

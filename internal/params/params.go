@@ -136,10 +136,16 @@ func Coerce(s Spec, raw any) (any, error) {
 			}
 			v = d
 		case int64:
+			if float64(x) > maxSeconds {
+				return nil, fmt.Errorf("%s: %d seconds is too long", s.Name, x)
+			}
 			v = time.Duration(x) * time.Second
 		case int:
 			v = time.Duration(x) * time.Second
 		case float64:
+			if x > maxSeconds {
+				return nil, fmt.Errorf("%s: %v seconds is too long", s.Name, x)
+			}
 			v = time.Duration(x * float64(time.Second))
 		default:
 			return nil, fmt.Errorf("%s must be a duration such as \"30s\" or \"2m\", got %s", s.Name, describe(raw))
@@ -153,11 +159,17 @@ func Coerce(s Spec, raw any) (any, error) {
 	return v, nil
 }
 
+// maxSeconds keeps durations far from time.Duration's overflow (~292 years).
+const maxSeconds = 100 * 365 * 24 * 3600
+
 // ParseDuration accepts Go durations ("1m30s", "500ms") and plain seconds ("30"),
 // the way pgbench's -T takes seconds.
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f > maxSeconds {
+			return 0, fmt.Errorf("%q seconds is too long", s)
+		}
 		return time.Duration(f * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(s)

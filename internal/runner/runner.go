@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -94,22 +93,8 @@ func New(st *study.Study, opt Options) *Runner {
 
 // registerSecrets keeps the URL's password out of every message.
 func registerSecrets(raw string) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return
-	}
-	if u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			envinfo.AddSecret(p)
-			envinfo.AddSecret(url.QueryEscape(p))
-		}
-	}
-	for k, vs := range u.Query() {
-		if strings.Contains(strings.ToLower(k), "password") {
-			for _, v := range vs {
-				envinfo.AddSecret(v)
-			}
-		}
+	for _, sec := range driver.Secrets(raw) {
+		envinfo.AddSecret(sec)
 	}
 }
 

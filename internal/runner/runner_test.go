@@ -228,7 +228,7 @@ func TestRetriesReplayRandomChoices(t *testing.T) {
 	s := run.Summary
 	// The one client may be caught mid-retry when the run ends: pgbench then counts
 	// the transaction as failed, and so do we.
-	if s.Transactions == 0 || s.Failed > 1 || s.Retried != s.Transactions+s.Failed || s.Retries < 2*s.Transactions {
+	if s.Transactions == 0 || s.Failed > 1 || s.Retried < s.Transactions || s.Retried > s.Transactions+s.Failed || s.Retries < 2*s.Transactions {
 		t.Fatalf("transactions %d failed %d retried %d retries %d", s.Transactions, s.Failed, s.Retried, s.Retries)
 	}
 	if run.Ops[1].Count != s.Transactions || run.Ops[0].Count != 0 {

@@ -234,7 +234,9 @@ type copyReader struct {
 }
 
 func (r *copyReader) Read(p []byte) (int, error) {
-	for len(r.buf)-r.off < len(p) && !r.done {
+	// Fill up to what the caller asked for, but never past the 64 KiB the inner
+	// loop buffers: a larger read gets what is there, not an endless wait.
+	for len(r.buf)-r.off < len(p) && len(r.buf)-r.off < 64<<10 && !r.done {
 		if r.off > 0 {
 			r.buf = append(r.buf[:0], r.buf[r.off:]...)
 			r.off = 0

@@ -1,0 +1,82 @@
+package envinfo
+
+import (
+	"runtime"
+	"testing"
+)
+
+// Secrets are process-wide and cannot be unregistered, so every test uses
+// strings no other test registers.
+
+func TestScrubReplacesRegisteredSecrets(t *testing.T) {
+	AddSecret("hunter2-scrub-test")
+	AddSecret("p%40ss-scrub-test") // the URL-escaped form is registered separately
+	for _, tc := range []struct{ in, want string }{
+		{"password authentication failed: hunter2-scrub-test", "password authentication failed: xxxxx"},
+		{"hunter2-scrub-test and again hunter2-scrub-test.", "xxxxx and again xxxxx."},
+		{"postgres://u:p%40ss-scrub-test@h/db", "postgres://u:xxxxx@h/db"},
+		{"nothing secret here", "nothing secret here"},
+		{"hunter2-scrub", "hunter2-scrub"}, // a prefix of a secret is not the secret
+		{"", ""},
+	} {
+		if got := Scrub(tc.in); got != tc.want {
+			t.Errorf("Scrub(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestScrubShortSecretsIgnored(t *testing.T) {
+	// Shorter than 3 characters: scrubbing would mangle ordinary text, so by
+	// design such secrets are not registered.
+	AddSecret("q7")
+	AddSecret("")
+	if got := Scrub("q7 is in this text: aq7b"); got != "q7 is in this text: aq7b" {
+		t.Errorf("a 2-character secret was scrubbed: %q", got)
+	}
+	if got := Scrub("abc"); got != "abc" {
+		t.Errorf("the empty secret changed the text: %q", got)
+	}
+	// Three characters is long enough.
+	AddSecret("Zq9")
+	if got := Scrub("key Zq9!"); got != "key xxxxx!" {
+		t.Errorf("3-character secret: Scrub = %q, want %q", got, "key xxxxx!")
+	}
+}
+
+func TestScrubOverlappingSecrets(t *testing.T) {
+	AddSecret("ovl-admin")
+	AddSecret("ovl-admin-123")
+	if got := Scrub("password=ovl-admin-123"); got != "password=xxxxx" {
+		t.Errorf("Scrub = %q, want %q", got, "password=xxxxx")
+	}
+}
+
+func TestHost(t *testing.T) {
+	h := Host()
+	if got, ok := h["threads"].(int); !ok || got != runtime.NumCPU() {
+		t.Errorf("threads = %#v, want %d", h["threads"], runtime.NumCPU())
+	}
+	if h["os"] != runtime.GOOS {
+		t.Errorf("os = %#v, want %q", h["os"], runtime.GOOS)
+	}
+	if h["arch"] != runtime.GOARCH {
+		t.Errorf("arch = %#v, want %q", h["arch"], runtime.GOARCH)
+	}
+	if h["go"] != runtime.Version() {
+		t.Errorf("go = %#v, want %q", h["go"], runtime.Version())
+	}
+	if v, _ := h["tool_version"].(string); v == "" {
+		t.Errorf("tool_version = %#v, want a version", h["tool_version"])
+	}
+	if m, present := h["memory_gib"]; present {
+		if g, ok := m.(float64); !ok || g <= 0 {
+			t.Errorf("memory_gib = %#v, want a positive number", m)
+		}
+	}
+	// Unreadable facts are omitted, never stored empty.
+	for k, v := range h {
+		if s, ok := v.(string); ok && s == "" {
+			t.Errorf("%s is stored empty", k)
+		}
+	}
+}

@@ -1,0 +1,267 @@
+package sqlwork_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	_ "github.com/fairbench/fairbench/internal/driver/sqlite"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/workload/sqlwork"
+)
+
+func sqliteConn(t *testing.T, mode string) driver.SQL {
+	t.Helper()
+	url := "sqlite:" + filepath.Join(t.TempDir(), "work.db")
+	d, err := driver.ForURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := d.Connect(ctx, driver.Target{Name: "t", URL: url}, driver.Options{QueryMode: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c.(driver.SQL)
+}
+
+// markerRows counts the marker rows of a dataset directly.
+func markerRows(t *testing.T, c driver.SQL, dataset string) int64 {
+	t.Helper()
+	n, err := c.QueryInt64(context.Background(), "SELECT count(*) FROM "+sqlwork.MarkerTable+" WHERE dataset = $1", dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestMarkers(t *testing.T) {
+	for _, mode := range []string{"prepared", "simple"} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			c := sqliteConn(t, mode)
+			found := func(dataset string) bool {
+				t.Helper()
+				ok, err := sqlwork.MarkerFound(ctx, c, dataset)
+				if err != nil {
+					t.Fatalf("MarkerFound(%q): %v", dataset, err)
+				}
+				return ok
+			}
+			matches := func(dataset, params string) bool {
+				t.Helper()
+				ok, err := sqlwork.MarkerMatches(ctx, c, dataset, params)
+				if err != nil {
+					t.Fatalf("MarkerMatches(%q, %q): %v", dataset, params, err)
+				}
+				return ok
+			}
+
+			// A database fairbench never touched: no marker table, and asking creates none.
+			if found("tpcb") || matches("tpcb", "scale=1") {
+				t.Error("marker reported in an empty database")
+			}
+			if err := sqlwork.DeleteMarker(ctx, c, "tpcb"); err != nil {
+				t.Errorf("DeleteMarker without a marker table: %v", err)
+			}
+			if ok, err := sqlwork.TableExists(ctx, c, sqlwork.MarkerTable); err != nil || ok {
+				t.Errorf("marker table exists after read-only calls: %v, %v", ok, err)
+			}
+
+			// Loading: the data is fairbench's, but not usable.
+			if err := sqlwork.WriteMarker(ctx, c, "tpcb", "scale=10", sqlwork.Loading); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := sqlwork.TableExists(ctx, c, sqlwork.MarkerTable); err != nil || !ok {
+				t.Fatalf("marker table missing after WriteMarker: %v, %v", ok, err)
+			}
+			if !found("tpcb") {
+				t.Error("MarkerFound = false for a loading marker")
+			}
+			if matches("tpcb", "scale=10") {
+				t.Error("MarkerMatches = true for a marker still loading")
+			}
+
+			// Ready: matches exactly its own parameters, and replaces the loading row.
+			if err := sqlwork.WriteMarker(ctx, c, "tpcb", "scale=10", sqlwork.Ready); err != nil {
+				t.Fatal(err)
+			}
+			if n := markerRows(t, c, "tpcb"); n != 1 {
+				t.Errorf("%d marker rows for tpcb, want 1", n)
+			}
+			if !matches("tpcb", "scale=10") {
+				t.Error("MarkerMatches = false for the ready marker's own parameters")
+			}
+			for _, p := range []string{"scale=100", "scale=1", "scale=10 ", ""} {
+				if matches("tpcb", p) {
+					t.Errorf("MarkerMatches(tpcb, %q) = true, want false", p)
+				}
+			}
+			if found("ycsb") || matches("ycsb", "scale=10") {
+				t.Error("marker of tpcb reported for ycsb")
+			}
+
+			// Rewriting with other parameters replaces the marker.
+			if err := sqlwork.WriteMarker(ctx, c, "tpcb", "scale=20", sqlwork.Ready); err != nil {
+				t.Fatal(err)
+			}
+			if matches("tpcb", "scale=10") || !matches("tpcb", "scale=20") {
+				t.Error("rewritten marker still matches the old parameters or not the new ones")
+			}
+			if n := markerRows(t, c, "tpcb"); n != 1 {
+				t.Errorf("%d marker rows for tpcb after a rewrite, want 1", n)
+			}
+
+			// Markers of different datasets are independent.
+			if err := sqlwork.WriteMarker(ctx, c, "ycsb", "records=1000", sqlwork.Ready); err != nil {
+				t.Fatal(err)
+			}
+			if err := sqlwork.DeleteMarker(ctx, c, "tpcb"); err != nil {
+				t.Fatal(err)
+			}
+			if found("tpcb") || matches("tpcb", "scale=20") {
+				t.Error("tpcb marker still there after DeleteMarker")
+			}
+			if !found("ycsb") || !matches("ycsb", "records=1000") {
+				t.Error("DeleteMarker(tpcb) removed the ycsb marker")
+			}
+			if err := sqlwork.DeleteMarker(ctx, c, "tpcb"); err != nil {
+				t.Errorf("deleting an absent marker: %v", err)
+			}
+		})
+	}
+}
+
+func TestTableExists(t *testing.T) {
+	ctx := context.Background()
+	c := sqliteConn(t, "prepared")
+	exists := func(name string) bool {
+		t.Helper()
+		ok, err := sqlwork.TableExists(ctx, c, name)
+		if err != nil {
+			t.Fatalf("TableExists(%q): %v", name, err)
+		}
+		return ok
+	}
+	if exists("pgbench_accounts") {
+		t.Error("table reported in an empty database")
+	}
+	if err := c.Exec(ctx, "CREATE TABLE pgbench_accounts (aid INTEGER PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(ctx, "CREATE VIEW pgbench_view AS SELECT aid FROM pgbench_accounts"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(ctx, "CREATE INDEX pgbench_idx ON pgbench_accounts (aid)"); err != nil {
+		t.Fatal(err)
+	}
+	if !exists("pgbench_accounts") {
+		t.Error("created table not found")
+	}
+	for _, name := range []string{"pgbench", "pgbench_account", "pgbench_accounts2", "pgbench_view", "pgbench_idx", "pgbench_%"} {
+		if exists(name) {
+			t.Errorf("TableExists(%q) = true, want false", name)
+		}
+	}
+	if err := c.Exec(ctx, "DROP TABLE pgbench_accounts"); err != nil {
+		t.Fatal(err)
+	}
+	if exists("pgbench_accounts") {
+		t.Error("dropped table still found")
+	}
+
+	if _, err := sqlwork.TableExists(ctx, &fakeSQL{dialect: "oracle"}, "t"); err == nil || !strings.Contains(err.Error(), "oracle") {
+		t.Errorf("TableExists on an unsupported dialect: %v, want an error naming it", err)
+	}
+}
+
+// fakeSQL is a driver.SQL of any dialect that records what it was asked to run.
+type fakeSQL struct {
+	dialect string
+	execs   []string
+}
+
+func (f *fakeSQL) Close(context.Context) error            { return nil }
+func (f *fakeSQL) Classify(error) result.ErrorClass       { return result.ErrOther }
+func (f *fakeSQL) Dialect() string                        { return f.dialect }
+func (f *fakeSQL) Exec(_ context.Context, q string) error { f.execs = append(f.execs, q); return nil }
+func (f *fakeSQL) Prepare(context.Context, string) (driver.Stmt, error) {
+	return nil, errors.New("not supported")
+}
+func (f *fakeSQL) QueryInt64(context.Context, string, ...any) (int64, error) {
+	return 0, errors.New("not supported")
+}
+
+func TestPick(t *testing.T) {
+	lite := sqliteConn(t, "simple")
+	byDialect := map[string]string{"sqlite": "SQLITE TEXT", "postgres": "PG TEXT", "*": "GENERIC TEXT"}
+	for _, tc := range []struct {
+		c    driver.SQL
+		want string
+	}{
+		{lite, "SQLITE TEXT"},
+		{&fakeSQL{dialect: "postgres"}, "PG TEXT"},
+		{&fakeSQL{dialect: "mysql"}, "GENERIC TEXT"}, // falls back to "*"
+	} {
+		got, err := sqlwork.Pick(tc.c, byDialect)
+		if err != nil || got != tc.want {
+			t.Errorf("Pick for %s = %q, %v; want %q", tc.c.Dialect(), got, err, tc.want)
+		}
+	}
+	// The dialect's own entry wins even when it is empty.
+	if got, err := sqlwork.Pick(lite, map[string]string{"sqlite": "", "*": "GENERIC"}); err != nil || got != "" {
+		t.Errorf("Pick with an empty sqlite entry = %q, %v; want \"\"", got, err)
+	}
+
+	_, err := sqlwork.Pick(lite, map[string]string{"postgres": "PG", "mysql": "MY"})
+	if err == nil {
+		t.Fatal("Pick without a sqlite or * entry succeeded")
+	}
+	for _, want := range []string{"sqlite", "postgres", "mysql"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Pick error %q does not mention %q", err, want)
+		}
+	}
+	if _, err := sqlwork.Pick(lite, nil); err == nil {
+		t.Error("Pick from no statements succeeded")
+	}
+}
+
+func TestRollback(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the rollback must run even after the run's context ended
+	f := &fakeSQL{dialect: "sqlite"}
+	orig := errors.New("serialization failure")
+	if got := sqlwork.Rollback(ctx, f, orig); got != orig {
+		t.Errorf("Rollback returned %v, want the original error", got)
+	}
+	if len(f.execs) != 1 || f.execs[0] != "ROLLBACK" {
+		t.Errorf("Rollback ran %q, want [ROLLBACK]", f.execs)
+	}
+
+	// On a lite connection the transaction is over afterwards.
+	c := sqliteConn(t, "prepared")
+	bg := context.Background()
+	if err := c.Exec(bg, "CREATE TABLE t (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(bg, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(bg, "INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	_ = sqlwork.Rollback(ctx, c, orig)
+	if n, err := c.QueryInt64(bg, "SELECT count(*) FROM t"); err != nil || n != 0 {
+		t.Errorf("rows after Rollback = %d, %v; want 0", n, err)
+	}
+	if err := c.Exec(bg, "BEGIN IMMEDIATE"); err != nil {
+		t.Errorf("BEGIN after Rollback: %v (transaction still open?)", err)
+	} else {
+		_ = c.Exec(bg, "ROLLBACK")
+	}
+}
