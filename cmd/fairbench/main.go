@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -25,8 +26,17 @@ const exitInterrupted = 130
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if path := os.Getenv("FAIRBENCH_CPUPROFILE"); path != "" {
+		// For developers measuring fairbench's own overhead (see bench/README.md).
+		if f, err := os.Create(path); err == nil {
+			if err := pprof.StartCPUProfile(f); err == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	root := newRoot()
 	err := root.ExecuteContext(ctx)
+	pprof.StopCPUProfile()
 	if err == nil {
 		return
 	}
@@ -50,6 +60,23 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %v (see 'fairbench %s --help')", c.Name(), err, c.Name())
 	})
-	root.AddCommand(newDemo(), newRun(), newLoad(), newValidate(), newReport(), newEnv())
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
 	return root
+}
+
+// commands lists the sub-commands; each command's file adds itself from init, so
+// commands can be added without touching this file.
+var commands []func() *cobra.Command
+
+func addCommand(c func() *cobra.Command) { commands = append(commands, c) }
+
+func init() {
+	addCommand(newDemo)
+	addCommand(newRun)
+	addCommand(newLoad)
+	addCommand(newValidate)
+	addCommand(newReport)
+	addCommand(newEnv)
 }
