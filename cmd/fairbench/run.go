@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -120,17 +119,19 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			fmt.Fprintf(os.Stderr, "note: %d cells of this study are already in %s; new runs are added (use --resume to skip them)\n", len(done), x.results)
 		}
 	}
-	progress := io.Writer(os.Stderr)
-	every := time.Second
+	opt := runner.Options{Progress: os.Stderr, Every: time.Second, Replace: x.replace, Skip: skip, Check: x.check}
 	if x.adHoc {
-		if x.progressEvery <= 0 {
-			progress = phaseOnly{os.Stderr}
+		// Like pgbench: per-second lines only with -P, and no cell headers for one cell.
+		opt.NoCellHeaders = true
+		if x.progressEvery > 0 {
+			opt.Every = time.Duration(x.progressEvery) * time.Second
 		} else {
-			every = time.Duration(x.progressEvery) * time.Second
+			opt.NoTickLines = true
 		}
 	}
 	sink := &collectingSink{store: s}
-	r := runner.New(st, runner.Options{Sink: sink, Progress: progress, Every: every, Replace: x.replace, Skip: skip, Check: x.check})
+	opt.Sink = sink
+	r := runner.New(st, opt)
 	if err := r.Preflight(ctx, cells); err != nil {
 		return nil, err
 	}
@@ -255,18 +256,6 @@ func (c *collectingSink) AppendRun(r *result.Run) (int64, error) {
 		c.runs = append(c.runs, r)
 	}
 	return id, err
-}
-
-// phaseOnly passes phase messages but drops per-second progress lines, for ad-hoc
-// runs without -P (pgbench prints no progress then either).
-type phaseOnly struct{ w io.Writer }
-
-func (p phaseOnly) Write(b []byte) (int, error) {
-	s := string(b)
-	if strings.HasPrefix(s, "  progress:") || strings.HasPrefix(s, "  warm-up:") || strings.HasPrefix(s, "[1/1]") {
-		return len(b), nil
-	}
-	return p.w.Write(b)
 }
 
 func newLoad() *cobra.Command {

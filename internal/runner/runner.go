@@ -45,6 +45,9 @@ type Options struct {
 	Check bool
 	// ConnectTimeout bounds connecting to a target; 0 = 10 s.
 	ConnectTimeout time.Duration
+	// NoTickLines drops the per-tick progress lines (the series is still kept);
+	// NoCellHeaders drops the "[i/n] target=…" line before each cell.
+	NoTickLines, NoCellHeaders bool
 }
 
 // ErrInterrupted is returned when the context was cancelled (Ctrl-C) during a study.
@@ -163,7 +166,9 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s: already done, skipped (--resume)\n", i+1, len(cells), cellLabel(c))
 			continue
 		}
-		fmt.Fprintf(r.opt.Progress, "[%d/%d] %s\n", i+1, len(cells), cellLabel(c))
+		if !r.opt.NoCellHeaders {
+			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s\n", i+1, len(cells), cellLabel(c))
+		}
 		run, err := r.RunCell(ctx, c)
 		if run != nil {
 			if _, serr := r.opt.Sink.AppendRun(run); serr != nil {
@@ -479,6 +484,9 @@ func (m *measurement) phase(ctx context.Context, col *hist.Collector, label stri
 			cpuPrev = cpuNow
 			if series != nil {
 				*series = append(*series, pt)
+			}
+			if m.r.opt.NoTickLines {
+				continue
 			}
 			prefix := "progress"
 			if label != "" {
