@@ -1,0 +1,318 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fairbench/fairbench/internal/hist"
+)
+
+// DefaultAlpha is the significance level of verdicts: a difference is called
+// when the two-sided p-value is below it.
+const DefaultAlpha = 0.05
+
+// Verdict is what a comparison concludes about one metric.
+type Verdict string
+
+const (
+	Faster        Verdict = "faster"                    // significantly better than the baseline
+	Slower        Verdict = "slower"                    // significantly worse
+	NoDifference  Verdict = "no significant difference" // the test cannot tell them apart
+	SingleRun     Verdict = "single run"                // n = 1 on a side: no interval, no test
+	TooFewForTest Verdict = "too few runs"              // the smallest possible p is not below alpha
+)
+
+// Metric compares one number of a cell between a target and the baseline.
+type Metric struct {
+	Name           string // "throughput", "p95", "p99"
+	Unit           string // "tps" or "µs"
+	HigherIsBetter bool
+	Base, Value    float64 // shown values: median throughput, or merged-histogram percentile
+	BaseN, N       int
+	// BaseCI and CI are the order-statistic intervals of the per-run values
+	// (medians' intervals for throughput, per-run percentiles' for latency).
+	BaseCI, CI CI
+	Delta      float64 // (Value / Base − 1) × 100; NaN when Base is 0
+	DeltaCI    CI      // in %, from the exact Mann–Whitney (Moses) shift interval on log values
+	P, MinP    float64 // two-sided Mann–Whitney p-value, and the smallest one these n allow
+	Verdict    Verdict
+}
+
+// CellComparison is one cell shared by the baseline and another target.
+type CellComparison struct {
+	Base, Other *Group
+	Throughput  Metric
+	P95, P99    Metric
+	// TxPerDollar is transactions per dollar of the target's declared
+	// price_per_hour (median tps × 3600 / price), 0 when no price is declared.
+	BaseTxPerDollar, TxPerDollar float64
+}
+
+// GeoMeanRow summarises one target against the baseline over every cell both
+// have, with geometric means (benchstat does the same): the ratio of the
+// geomeans equals the geomean of the per-cell ratios.
+type GeoMeanRow struct {
+	Target          string
+	Cells           int
+	Base, Value     float64 // geometric means of the median throughputs
+	Delta           float64 // %
+	BasePerDollar   float64 // geometric mean of transactions per dollar, 0 without prices
+	PerDollar       float64
+	PerDollarDelta  float64 // %
+	PricePerHour    float64
+	BasePricePerHr  float64
+	HasPrices       bool
+	CellsWithPrices int
+}
+
+// Comparison is everything `fairbench compare` shows.
+type Comparison struct {
+	Baseline string
+	Alpha    float64
+	Level    float64 // confidence level of the intervals, 1 − Alpha
+	Cells    []*CellComparison
+	GeoMeans []*GeoMeanRow
+	Warnings []Warning
+}
+
+// Compare pairs every group of every other target with the baseline's group of
+// the same study, workload, parameters and clients, and compares throughput,
+// p95 and p99. Groups without a completed run are left out (reports show
+// them); warnings cover all groups.
+func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, error) {
+	if alpha <= 0 || alpha >= 1 {
+		alpha = DefaultAlpha
+	}
+	c := &Comparison{Baseline: baseline, Alpha: alpha, Level: 1 - alpha}
+	base := map[string]*Group{}
+	found := false
+	for _, g := range groups {
+		if g.Target == baseline {
+			found = true
+			base[cellKey(g)] = g
+		}
+	}
+	if !found {
+		var names []string
+		seen := map[string]bool{}
+		for _, g := range groups {
+			if !seen[g.Target] {
+				seen[g.Target] = true
+				names = append(names, g.Target)
+			}
+		}
+		return nil, fmt.Errorf("baseline %q has no runs; targets: %v", baseline, names)
+	}
+	for _, g := range groups {
+		if g.Target == baseline || g.N == 0 {
+			continue
+		}
+		b := base[cellKey(g)]
+		if b == nil || b.N == 0 {
+			continue
+		}
+		cc := &CellComparison{Base: b, Other: g}
+		cc.Throughput = compareMetric("throughput", "tps", true, b.Throughputs, g.Throughputs,
+			b.MedianThroughput, g.MedianThroughput, alpha)
+		bp95, bp99 := runPercentiles(b)
+		op95, op99 := runPercentiles(g)
+		cc.P95 = compareMetric("p95", "µs", false, bp95, op95, b.P95, g.P95, alpha)
+		cc.P99 = compareMetric("p99", "µs", false, bp99, op99, b.P99, g.P99, alpha)
+		if p := PricePerHour(b); p > 0 {
+			cc.BaseTxPerDollar = b.MedianThroughput * 3600 / p
+		}
+		if p := PricePerHour(g); p > 0 {
+			cc.TxPerDollar = g.MedianThroughput * 3600 / p
+		}
+		c.Cells = append(c.Cells, cc)
+	}
+	c.GeoMeans = geoMeans(c.Cells)
+	c.Warnings = Warnings(groups, baseline)
+	return c, nil
+}
+
+func cellKey(g *Group) string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d", g.Study, g.Workload, g.Kind, g.Params, g.Clients)
+}
+
+// compareMetric tests the per-run values and sets the verdict. The shown delta
+// is between the shown values; its interval is the shift interval of the
+// per-run values on a log scale, turned back into a percentage, so that it is
+// about ratios like the delta itself.
+func compareMetric(name, unit string, higherBetter bool, base, other []float64, baseShown, shown, alpha float64) Metric {
+	m := Metric{Name: name, Unit: unit, HigherIsBetter: higherBetter, Base: baseShown, Value: shown,
+		BaseN: len(base), N: len(other), P: math.NaN(), MinP: math.NaN()}
+	m.BaseCI = MedianCI(base, 1-alpha)
+	m.CI = MedianCI(other, 1-alpha)
+	m.Delta = math.NaN()
+	if baseShown > 0 {
+		m.Delta = (shown/baseShown - 1) * 100
+	}
+	if len(base) < 2 || len(other) < 2 {
+		m.Verdict = SingleRun
+		return m
+	}
+	_, m.P, m.MinP = MannWhitney(other, base)
+	if lb, lo, ok := logs(base, other); ok {
+		ci := ShiftCI(lo, lb, 1-alpha)
+		m.DeltaCI = CI{Lo: (math.Exp(ci.Lo) - 1) * 100, Hi: (math.Exp(ci.Hi) - 1) * 100, Level: ci.Level}
+	}
+	switch {
+	case m.MinP >= alpha:
+		m.Verdict = TooFewForTest
+	case m.P >= alpha:
+		m.Verdict = NoDifference
+	default:
+		better := Median(other) > Median(base)
+		if !higherBetter {
+			better = !better
+		}
+		if better {
+			m.Verdict = Faster
+		} else {
+			m.Verdict = Slower
+		}
+	}
+	return m
+}
+
+func logs(a, b []float64) (la, lb []float64, ok bool) {
+	for _, x := range a {
+		if !(x > 0) {
+			return nil, nil, false
+		}
+		la = append(la, math.Log(x))
+	}
+	for _, x := range b {
+		if !(x > 0) {
+			return nil, nil, false
+		}
+		lb = append(lb, math.Log(x))
+	}
+	return la, lb, true
+}
+
+// runPercentiles returns each run's p95 and p99 from its own histograms (all
+// operation types merged), the per-run values the latency test compares.
+// A run without histograms falls back to its summary's percentiles.
+func runPercentiles(g *Group) (p95, p99 []float64) {
+	for _, r := range g.Runs {
+		h := hist.New()
+		any := false
+		for _, op := range r.Ops {
+			if len(op.Histogram) == 0 {
+				continue
+			}
+			d, err := hist.Decode(op.Histogram)
+			if err != nil {
+				continue // GroupRuns already refused undecodable histograms
+			}
+			h.Merge(d)
+			any = true
+		}
+		if any && h.TotalCount() > 0 {
+			p95 = append(p95, float64(h.ValueAtQuantile(95)))
+			p99 = append(p99, float64(h.ValueAtQuantile(99)))
+		} else if r.Summary.P95 > 0 {
+			p95 = append(p95, r.Summary.P95)
+			p99 = append(p99, r.Summary.P99)
+		}
+	}
+	return p95, p99
+}
+
+// PricePerHour returns the price per hour the study declared for the group's
+// target (run.Env["declared"]["price_per_hour"]), 0 when none did.
+func PricePerHour(g *Group) float64 {
+	for _, r := range g.Runs {
+		if d, ok := r.Env["declared"].(map[string]any); ok {
+			if p := toFloat(d["price_per_hour"]); p > 0 {
+				return p
+			}
+		}
+	}
+	return 0
+}
+
+func geoMeans(cells []*CellComparison) []*GeoMeanRow {
+	byTarget := map[string]*GeoMeanRow{}
+	var order []string
+	base := map[string][]float64{}
+	val := map[string][]float64{}
+	bpd := map[string][]float64{}
+	pd := map[string][]float64{}
+	for _, cc := range cells {
+		t := cc.Other.Target
+		row := byTarget[t]
+		if row == nil {
+			row = &GeoMeanRow{Target: t}
+			byTarget[t] = row
+			order = append(order, t)
+		}
+		if !(cc.Throughput.Base > 0 && cc.Throughput.Value > 0) {
+			continue
+		}
+		row.Cells++
+		base[t] = append(base[t], cc.Throughput.Base)
+		val[t] = append(val[t], cc.Throughput.Value)
+		if cc.BaseTxPerDollar > 0 && cc.TxPerDollar > 0 {
+			row.CellsWithPrices++
+			bpd[t] = append(bpd[t], cc.BaseTxPerDollar)
+			pd[t] = append(pd[t], cc.TxPerDollar)
+			row.PricePerHour = PricePerHour(cc.Other)
+			row.BasePricePerHr = PricePerHour(cc.Base)
+		}
+	}
+	var out []*GeoMeanRow
+	for _, t := range order {
+		row := byTarget[t]
+		if row.Cells == 0 {
+			continue
+		}
+		row.Base, row.Value = GeoMean(base[t]), GeoMean(val[t])
+		row.Delta = (row.Value/row.Base - 1) * 100
+		if row.CellsWithPrices > 0 {
+			row.HasPrices = true
+			row.BasePerDollar, row.PerDollar = GeoMean(bpd[t]), GeoMean(pd[t])
+			row.PerDollarDelta = (row.PerDollar/row.BasePerDollar - 1) * 100
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case float32:
+		return float64(x)
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case int32:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case string:
+		var f float64
+		if _, err := fmt.Sscan(x, &f); err == nil {
+			return f
+		}
+	}
+	return 0
+}
+
+// sortedTargets returns the distinct targets of groups in first-appearance order.
+func sortedTargets(groups []*Group) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range groups {
+		if !seen[g.Target] {
+			seen[g.Target] = true
+			out = append(out, g.Target)
+		}
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+)
+
+// Peak is the best median throughput of one target in one scenario (study,
+// workload and parameters) over its clients sweep: the "max TPS (clients)"
+// cell of published comparisons.
+type Peak struct {
+	Study, Workload, Kind, Params string
+	Target                        string
+	Clients                       int     // where the peak was reached
+	Throughput                    float64 // median throughput at Clients
+	N                             int     // completed runs behind it
+	Runs                          []int64 // their ids
+	Levels                        []int   // client counts with a completed run, ascending
+	// AtEdge: the peak is at the largest (or, with three or more levels, the
+	// smallest) client count of the sweep, so the knee of the curve was not
+	// found and a wider sweep might find a higher peak.
+	AtEdge bool
+	// SingleRun: the peak rests on one run, so it may be that run's luck.
+	SingleRun bool
+	// Degradation is (1 − peak / baseline peak) × 100; positive means below
+	// the baseline. NaN for the baseline itself or without a baseline peak.
+	Degradation float64
+	Base        *Peak // the baseline's peak in the same scenario, nil if none
+}
+
+// Scenario names the peak's scenario for reports.
+func (p *Peak) Scenario() string {
+	s := p.Workload
+	if p.Params != "" {
+		s += " " + p.Params
+	}
+	return s
+}
+
+// Peaks computes, per scenario and target, the peak over the clients sweep,
+// and the degradation of every target against the baseline's peak (baseline
+// "" computes peaks only). Scenarios keep the groups' order; targets within a
+// scenario too.
+func Peaks(groups []*Group, baseline string) []*Peak {
+	type key struct{ study, workload, kind, params, target string }
+	peaks := map[key]*Peak{}
+	var order []key
+	for _, g := range groups {
+		if g.N == 0 {
+			continue
+		}
+		k := key{g.Study, g.Workload, g.Kind, g.Params, g.Target}
+		p := peaks[k]
+		if p == nil {
+			p = &Peak{Study: g.Study, Workload: g.Workload, Kind: g.Kind, Params: g.Params, Target: g.Target,
+				Throughput: math.Inf(-1), Degradation: math.NaN()}
+			peaks[k] = p
+			order = append(order, k)
+		}
+		p.Levels = append(p.Levels, g.Clients)
+		// Strictly greater: on a tie the smaller client count is the peak,
+		// since it reaches the same throughput with less concurrency.
+		if g.MedianThroughput > p.Throughput {
+			p.Throughput, p.Clients, p.N, p.Runs = g.MedianThroughput, g.Clients, g.N, runIDs(g.Runs)
+		}
+	}
+	out := make([]*Peak, 0, len(order))
+	for _, k := range order {
+		p := peaks[k]
+		sort.Ints(p.Levels)
+		last := len(p.Levels) - 1
+		p.AtEdge = last > 0 && (p.Clients == p.Levels[last] || (last >= 2 && p.Clients == p.Levels[0]))
+		p.SingleRun = p.N == 1
+		out = append(out, p)
+	}
+	if baseline == "" {
+		return out
+	}
+	for _, p := range out {
+		if p.Target == baseline {
+			continue
+		}
+		b := peaks[key{p.Study, p.Workload, p.Kind, p.Params, baseline}]
+		if b == nil || !(b.Throughput > 0) {
+			continue
+		}
+		p.Base = b
+		p.Degradation = (1 - p.Throughput/b.Throughput) * 100
+	}
+	return out
+}

@@ -1,0 +1,586 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Thresholds of the methodology checks. They are deliberately plain numbers a
+// reader can check against the values each warning prints.
+const (
+	// DriftMinChange: a drift smaller than this share of the run's mean
+	// throughput is not reported, however clean the series.
+	DriftMinChange = 0.05
+	// DriftSigmas: the change between the first and last third must also exceed
+	// this many standard errors of that difference (the run's own noise).
+	DriftSigmas = 3.0
+	// SaturationShare: the load generator counts as saturated when its median
+	// CPU use per second reaches this share of the client host's threads.
+	SaturationShare = 0.8
+	// MaxCV: repetitions disagree when their coefficient of variation exceeds it.
+	MaxCV = 0.10
+	// WarmupMinChange: the first seconds of the measured phase differ from the
+	// rest when their mean is this far from the rest's median (and beyond 3
+	// robust standard deviations of the rest).
+	WarmupMinChange = 0.10
+	// MaxErrorShare: errors above this share of all operations are reported.
+	MaxErrorShare = 0.001
+	// TpcbBytesPerScale estimates pgbench's data size on PostgreSQL per scale
+	// unit (tables and indexes, ~15 MB) when the run did not record the
+	// database size.
+	TpcbBytesPerScale = 15 << 20
+)
+
+// Check names, in the order reports list them.
+const (
+	CheckDrift       = "drift"
+	CheckSaturation  = "load-generator"
+	CheckRepetitions = "repetitions"
+	CheckSingleRun   = "single-run"
+	CheckWarmup      = "warm-up"
+	CheckConfig      = "configuration"
+	CheckWorkingSet  = "working-set"
+	CheckErrors      = "errors"
+	CheckSameHost    = "same-host"
+	CheckPeakEdge    = "peak-edge"
+)
+
+var checkOrder = []string{CheckDrift, CheckSaturation, CheckRepetitions, CheckSingleRun, CheckWarmup,
+	CheckConfig, CheckWorkingSet, CheckErrors, CheckSameHost, CheckPeakEdge}
+
+// Checks describes every check for a report's Methodology section, so that a
+// reader sees what was checked even when nothing was raised.
+var Checks = map[string]string{
+	CheckDrift:       "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)",
+	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of the client host's threads)",
+	CheckRepetitions: "repetitions that disagree (coefficient of variation of throughput > 10 %)",
+	CheckSingleRun:   "cells resting on a single completed run (no interval, no verdict)",
+	CheckWarmup:      "warm-up too short (the first seconds of the measured phase differ from the rest by > 10 %)",
+	CheckConfig:      "database versions and settings that differ between compared targets",
+	CheckWorkingSet:  "working set against memory (data size vs shared_buffers and RAM)",
+	CheckErrors:      "errors above 0.1 % of operations",
+	CheckSameHost:    "client and server on the same host",
+	CheckPeakEdge:    "a throughput peak at the edge of the clients sweep (knee not found)",
+}
+
+// CheckOrder lists the check names in report order.
+func CheckOrder() []string { return append([]string(nil), checkOrder...) }
+
+// Warning is one methodology finding, naming the runs and numbers behind it.
+// Info findings (the working-set label of each target) are context rather
+// than a problem.
+type Warning struct {
+	Check   string  `json:"check"`
+	Runs    []int64 `json:"runs"`
+	Message string  `json:"message"`
+	Info    bool    `json:"info,omitempty"`
+}
+
+// Warnings runs every methodology check over the groups. Settings and
+// versions are compared against the baseline target, or against the first
+// target when baseline is "".
+func Warnings(groups []*Group, baseline string) []Warning {
+	var ws []Warning
+	var single []int64
+	singleCells := 0
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			ws = append(ws, runWarnings(r)...)
+		}
+		switch {
+		case g.N == 1:
+			singleCells++
+			single = append(single, g.Runs[0].ID)
+		case g.N >= 2:
+			if cv := CV(g.Throughputs); cv > MaxCV {
+				ws = append(ws, Warning{Check: CheckRepetitions, Runs: runIDs(g.Runs), Message: fmt.Sprintf(
+					"%s: the %d repetitions disagree: throughput %s tps, coefficient of variation %.1f %% (> %.0f %%)",
+					groupLabel(g), g.N, joinFloats(g.Throughputs), cv*100, MaxCV*100)})
+			}
+		}
+	}
+	if singleCells > 0 {
+		ws = append(ws, Warning{Check: CheckSingleRun, Runs: single, Message: fmt.Sprintf(
+			"%d %s on a single completed run (runs %s): no confidence interval and no verdict for %s",
+			singleCells, pluralS(singleCells, "cell rests", "cells rest"), idRanges(single), pluralS(singleCells, "it", "them"))})
+	}
+	ws = append(ws, configWarnings(groups, baseline)...)
+	ws = append(ws, workingSetWarnings(groups)...)
+	ws = append(ws, sameHostWarnings(groups)...)
+	for _, p := range Peaks(groups, "") {
+		if p.AtEdge {
+			ws = append(ws, Warning{Check: CheckPeakEdge, Runs: p.Runs, Message: fmt.Sprintf(
+				"%s on %s: peak %.1f tps at %d clients, the edge of the sweep %s: the knee was not found, a wider sweep may peak elsewhere",
+				p.Scenario(), p.Target, p.Throughput, p.Clients, intsList(p.Levels))})
+		}
+	}
+	rank := map[string]int{}
+	for i, c := range checkOrder {
+		rank[c] = i
+	}
+	sort.SliceStable(ws, func(i, j int) bool { return rank[ws[i].Check] < rank[ws[j].Check] })
+	return ws
+}
+
+// runWarnings are the checks that look at one run alone.
+func runWarnings(r *result.Run) []Warning {
+	var ws []Warning
+	label := runLabel(r)
+	rates := make([]float64, 0, len(r.Series))
+	for _, p := range r.Series {
+		rates = append(rates, p.Rate)
+	}
+	skip := 0
+	if w, first, rest, ok := warmupShift(rates); ok {
+		skip = w
+		ws = append(ws, Warning{Check: CheckWarmup, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+			"run %d (%s): the first %d s of the measured phase averaged %.1f tps, %+.1f %% from the rest's median %.1f tps: warm-up too short",
+			r.ID, label, w, first, (first/rest-1)*100, rest)})
+	}
+	if first, last, se, ok := drift(rates[skip:]); ok {
+		ws = append(ws, Warning{Check: CheckDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f tps (first third) to %.1f tps (last third); its own noise is %.1f tps (standard error): burst credits, throttling, checkpoints or cache warming?",
+			r.ID, label, (last/first-1)*100, first, last, se)})
+	}
+	if threads := hostThreads(r); threads > 0 {
+		var cpu []float64
+		for _, p := range r.Series {
+			cpu = append(cpu, p.CPU)
+		}
+		med := Median(cpu)
+		if len(cpu) == 0 && r.Duration.Seconds() > 0 {
+			med = r.Summary.ClientCPU / r.Duration.Seconds()
+		}
+		if med >= SaturationShare*float64(threads) {
+			ws = append(ws, Warning{Check: CheckSaturation, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+				"run %d (%s): fairbench used a median %.2f cores of the client host's %d threads (%.0f %%): the load generator may be the bottleneck",
+				r.ID, label, med, threads, med/float64(threads)*100)})
+		}
+	}
+	errs := max(r.TotalErrors(), r.Summary.Failed)
+	if total := r.Summary.Transactions + errs; total > 0 && errs > 0 {
+		if share := float64(errs) / float64(total); share > MaxErrorShare {
+			ws = append(ws, Warning{Check: CheckErrors, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+				"run %d (%s): %d errors in %d operations (%.2f %%, > %.1f %%)%s",
+				r.ID, label, errs, total, share*100, MaxErrorShare*100, errorClasses(r))})
+		}
+	}
+	return ws
+}
+
+// warmupShift compares the first w seconds (10 % of the series, 2 to 10
+// points) with the median of the rest. It needs 10 points.
+func warmupShift(rates []float64) (w int, first, rest float64, ok bool) {
+	n := len(rates)
+	if n < 10 {
+		return 0, 0, 0, false
+	}
+	w = min(max(n/10, 2), 10)
+	first, _ = meanSD(rates[:w])
+	rest = Median(rates[w:])
+	if rest <= 0 {
+		return 0, 0, 0, false
+	}
+	dev := make([]float64, 0, n-w)
+	for _, x := range rates[w:] {
+		dev = append(dev, math.Abs(x-rest))
+	}
+	robustSD := 1.4826 * Median(dev)
+	diff := math.Abs(first - rest)
+	return w, first, rest, diff > WarmupMinChange*rest && diff > 3*robustSD
+}
+
+// drift compares the means of the first and last thirds of the series. It
+// needs 9 points.
+func drift(rates []float64) (first, last, se float64, ok bool) {
+	n := len(rates)
+	if n < 9 {
+		return 0, 0, 0, false
+	}
+	k := n / 3
+	m1, s1 := meanSD(rates[:k])
+	m3, s3 := meanSD(rates[n-k:])
+	mAll, _ := meanSD(rates)
+	se = math.Sqrt(s1*s1/float64(k) + s3*s3/float64(k))
+	d := math.Abs(m3 - m1)
+	if m1 <= 0 || mAll <= 0 {
+		return 0, 0, 0, false
+	}
+	return m1, m3, se, d > DriftMinChange*mAll && d > DriftSigmas*se
+}
+
+func hostThreads(r *result.Run) int {
+	h, _ := r.Env["host"].(map[string]any)
+	return int(toFloat(h["threads"]))
+}
+
+func errorClasses(r *result.Run) string {
+	by := map[result.ErrorClass]int64{}
+	for _, op := range r.Ops {
+		for c, n := range op.Errors {
+			by[c] += n
+		}
+	}
+	if len(by) == 0 {
+		return ""
+	}
+	var parts []string
+	for c, n := range by {
+		parts = append(parts, fmt.Sprintf("%s %d", c, n))
+	}
+	sort.Strings(parts)
+	return ": " + strings.Join(parts, ", ")
+}
+
+// ignoredSettings identify an installation rather than configure it: they
+// always differ between two servers and say nothing about performance.
+var ignoredSettings = map[string]bool{
+	"data_directory": true, "config_file": true, "hba_file": true, "ident_file": true,
+	"external_pid_file": true, "listen_addresses": true, "port": true, "cluster_name": true,
+	"unix_socket_directories": true, "ssl_cert_file": true, "ssl_key_file": true, "ssl_ca_file": true,
+	"log_directory": true, "log_filename": true, "application_name": true, "TimeZone": true,
+	"log_timezone": true, "transaction_deferrable": true, "transaction_isolation": true, "transaction_read_only": true,
+}
+
+// configWarnings lists, per study, the versions and settings in which a
+// target differs from the reference target.
+func configWarnings(groups []*Group, baseline string) []Warning {
+	type facts struct {
+		run      int64
+		version  string
+		settings map[string]string
+	}
+	studies := map[string]map[string]*facts{}
+	var studyOrder []string
+	targetOrder := map[string][]string{}
+	for _, g := range groups {
+		if len(g.Runs) == 0 {
+			continue
+		}
+		if studies[g.Study] == nil {
+			studies[g.Study] = map[string]*facts{}
+			studyOrder = append(studyOrder, g.Study)
+		}
+		if studies[g.Study][g.Target] != nil {
+			continue
+		}
+		r := g.Runs[0]
+		db, _ := r.Env["database"].(map[string]any)
+		if db == nil {
+			continue
+		}
+		f := &facts{run: r.ID, settings: map[string]string{}}
+		if v, ok := db["server_version"].(string); ok && v != "" {
+			f.version = v
+		} else if v, ok := db["version"].(string); ok {
+			f.version = v
+		}
+		if s, ok := db["settings"].(map[string]any); ok {
+			for k, v := range s {
+				if !ignoredSettings[k] {
+					f.settings[k] = fmt.Sprint(v)
+				}
+			}
+		}
+		studies[g.Study][g.Target] = f
+		targetOrder[g.Study] = append(targetOrder[g.Study], g.Target)
+	}
+	var ws []Warning
+	for _, st := range studyOrder {
+		targets := targetOrder[st]
+		if len(targets) < 2 {
+			continue
+		}
+		ref := targets[0]
+		if studies[st][baseline] != nil {
+			ref = baseline
+		}
+		rf := studies[st][ref]
+		for _, t := range targets {
+			if t == ref {
+				continue
+			}
+			f := studies[st][t]
+			var diffs []string
+			if f.version != rf.version {
+				diffs = append(diffs, fmt.Sprintf("version %q vs %q", f.version, rf.version))
+			}
+			keys := map[string]bool{}
+			for k := range f.settings {
+				keys[k] = true
+			}
+			for k := range rf.settings {
+				keys[k] = true
+			}
+			var names []string
+			for k := range keys {
+				if f.settings[k] != rf.settings[k] {
+					names = append(names, k)
+				}
+			}
+			sort.Strings(names)
+			for _, k := range names {
+				diffs = append(diffs, fmt.Sprintf("%s = %s vs %s", k, orUnset(f.settings[k]), orUnset(rf.settings[k])))
+			}
+			if len(diffs) > 0 {
+				ws = append(ws, Warning{Check: CheckConfig, Runs: []int64{f.run, rf.run}, Message: fmt.Sprintf(
+					"%s differs from %s (runs %d, %d): %s", t, ref, f.run, rf.run, strings.Join(diffs, "; "))})
+			}
+		}
+	}
+	return ws
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "(not reported)"
+	}
+	return s
+}
+
+// WorkingSet labels a cell by where its data can live: "in shared_buffers",
+// "in RAM" (page cache), "disk-bound", or "" when the sizes are unknown.
+// detail gives the numbers.
+func WorkingSet(g *Group) (label, detail string) {
+	if len(g.Runs) == 0 {
+		return "", ""
+	}
+	r := g.Runs[0]
+	db, _ := r.Env["database"].(map[string]any)
+	data := toFloat(db["database_size_bytes"])
+	how := "database size"
+	if data <= 0 && g.Kind == "tpcb" {
+		if s := toFloat(g.ParamValues["scale"]); s > 0 {
+			data = s * TpcbBytesPerScale
+			how = fmt.Sprintf("scale %g × ~15 MB", s)
+		}
+	}
+	if data <= 0 {
+		return "", ""
+	}
+	var buffers float64
+	if s, ok := db["settings"].(map[string]any); ok {
+		buffers = SettingBytes(fmt.Sprint(s["shared_buffers"]))
+	}
+	var ram float64
+	if srv, ok := r.Env["server"].(map[string]any); ok {
+		ram = toFloat(srv["memory_bytes"])
+	}
+	if ram <= 0 {
+		if same, _ := r.Env["client_server_same_host"].(bool); same {
+			if h, ok := r.Env["host"].(map[string]any); ok {
+				ram = toFloat(h["memory_gib"]) * (1 << 30)
+			}
+		}
+	}
+	detail = fmt.Sprintf("data %s (%s)", bytesIEC(data), how)
+	if buffers > 0 {
+		detail += ", shared_buffers " + bytesIEC(buffers)
+	}
+	if ram > 0 {
+		detail += ", RAM " + bytesIEC(ram)
+	}
+	switch {
+	case buffers > 0 && data <= buffers:
+		return "in shared_buffers", detail
+	case ram > 0 && data <= 0.8*ram:
+		// 0.8: the OS, the server's own memory and shared_buffers itself
+		// take their share before the page cache gets any.
+		return "in RAM", detail
+	case ram > 0 || buffers > 0:
+		if ram == 0 {
+			return "exceeds shared_buffers", detail
+		}
+		return "disk-bound", detail
+	}
+	return "", detail
+}
+
+func workingSetWarnings(groups []*Group) []Warning {
+	type key struct{ study, scenario string }
+	labels := map[key]map[string]string{}
+	runs := map[key][]int64{}
+	var order []key
+	targets := map[key][]string{}
+	for _, g := range groups {
+		label, detail := WorkingSet(g)
+		if label == "" {
+			continue
+		}
+		k := key{g.Study, g.Workload + " " + g.Params}
+		if labels[k] == nil {
+			labels[k] = map[string]string{}
+			order = append(order, k)
+		}
+		if _, ok := labels[k][g.Target]; ok {
+			continue
+		}
+		labels[k][g.Target] = label + ": " + detail
+		targets[k] = append(targets[k], g.Target)
+		runs[k] = append(runs[k], g.Runs[0].ID)
+	}
+	var ws []Warning
+	for _, k := range order {
+		var parts []string
+		distinct := map[string]bool{}
+		for _, t := range targets[k] {
+			parts = append(parts, t+" "+labels[k][t])
+			distinct[strings.SplitN(labels[k][t], ":", 2)[0]] = true
+		}
+		msg := fmt.Sprintf("%s: %s", strings.TrimSpace(k.scenario), strings.Join(parts, "; "))
+		if len(distinct) > 1 {
+			ws = append(ws, Warning{Check: CheckWorkingSet, Runs: runs[k], Message: msg +
+				": the targets do not hold the data in the same place, so this compares memory with disk"})
+		} else {
+			ws = append(ws, Warning{Check: CheckWorkingSet, Runs: runs[k], Message: msg, Info: true})
+		}
+	}
+	return ws
+}
+
+func sameHostWarnings(groups []*Group) []Warning {
+	var names []string
+	var ids []int64
+	seen := map[string]bool{}
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			if same, _ := r.Env["client_server_same_host"].(bool); same && !seen[r.Target] {
+				seen[r.Target] = true
+				names = append(names, r.Target)
+				ids = append(ids, r.ID)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return []Warning{{Check: CheckSameHost, Runs: ids, Message: fmt.Sprintf(
+		"client and server share a host for %s (e.g. runs %s): the load generator takes CPU, memory and cache from the database",
+		strings.Join(names, ", "), idRanges(ids))}}
+}
+
+// SettingBytes reads a PostgreSQL setting as the driver records it, the value
+// followed by its unit ("16384 8kB", "4096 MB", "128MB"), as bytes; 0 when it
+// is not a size.
+func SettingBytes(s string) float64 {
+	s = strings.TrimSpace(s)
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	n, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil {
+		return 0
+	}
+	unit := strings.TrimSpace(s[i:])
+	mult := 1.0
+	j := 0
+	for j < len(unit) && unit[j] >= '0' && unit[j] <= '9' {
+		j++
+	}
+	if j > 0 { // "8kB": a block count in units of 8 kB
+		m, _ := strconv.ParseFloat(unit[:j], 64)
+		mult, unit = m, unit[j:]
+	}
+	switch unit {
+	case "B", "":
+		if unit == "" {
+			return 0 // a bare number is not a size
+		}
+	case "kB":
+		mult *= 1 << 10
+	case "MB":
+		mult *= 1 << 20
+	case "GB":
+		mult *= 1 << 30
+	case "TB":
+		mult *= 1 << 40
+	default:
+		return 0
+	}
+	return n * mult
+}
+
+func bytesIEC(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", b/(1<<20))
+	default:
+		return fmt.Sprintf("%.0f KiB", b/(1<<10))
+	}
+}
+
+func runLabel(r *result.Run) string {
+	s := r.Target + ", " + r.Workload
+	if len(r.Params) > 0 {
+		s += " " + params.Values(r.Params).Canonical()
+	}
+	return s + ", " + strconv.Itoa(r.Clients) + pluralS(r.Clients, " client", " clients") + ", rep " + strconv.Itoa(r.Repetition)
+}
+
+func groupLabel(g *Group) string {
+	s := g.Target + ", " + g.Workload
+	if g.Params != "" {
+		s += " " + g.Params
+	}
+	return s + ", " + strconv.Itoa(g.Clients) + pluralS(g.Clients, " client", " clients")
+}
+
+func runIDs(rs []*result.Run) []int64 {
+	ids := make([]int64, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// idRanges writes ids compactly: "1–4, 7, 9–10".
+func idRanges(ids []int64) string {
+	s := append([]int64(nil), ids...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	var parts []string
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d–%d", s[i], s[j]))
+		} else {
+			parts = append(parts, strconv.FormatInt(s[i], 10))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinFloats(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func intsList(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func pluralS(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

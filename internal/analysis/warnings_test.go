@@ -1,0 +1,242 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// series builds a per-second series from rates, with client CPU cpu.
+func series(rates []float64, cpu float64) []result.SeriesPoint {
+	pts := make([]result.SeriesPoint, len(rates))
+	for i, r := range rates {
+		pts[i] = result.SeriesPoint{Second: i + 1, Ops: int64(r), Rate: r, CPU: cpu}
+	}
+	return pts
+}
+
+// steady is 30 s alternating 995 / 1005 tps: noise, no drift, no warm-up.
+func steady() []float64 {
+	xs := make([]float64, 30)
+	for i := range xs {
+		xs[i] = 1000 + 5*float64(1-2*(i%2))
+	}
+	return xs
+}
+
+func checks(ws []Warning, check string) []Warning {
+	var out []Warning
+	for _, w := range ws {
+		if w.Check == check {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func group(t *testing.T, runs ...*result.Run) []*Group {
+	t.Helper()
+	gs, err := GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gs
+}
+
+func withSeries(r *result.Run, rates []float64, cpu float64) *result.Run {
+	r.Series = series(rates, cpu)
+	r.Duration = time.Duration(len(rates)) * time.Second
+	return r
+}
+
+func TestDriftWarning(t *testing.T) {
+	// Falls from 1000 to 800 tps in a straight line, noise ±5: first third
+	// mean ≈ 969, last ≈ 831, far beyond 5 % and 3 standard errors.
+	falling := steady()
+	for i := range falling {
+		falling[i] -= float64(i) * 200 / 29
+	}
+	ws := Warnings(group(t, withSeries(okRun(1, "a", 1, 900), falling, 0.1)), "")
+	d := checks(ws, CheckDrift)
+	if len(d) != 1 || d[0].Runs[0] != 1 || !strings.Contains(d[0].Message, "run 1") {
+		t.Fatalf("drift not raised for a falling series: %+v", ws)
+	}
+	if len(checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 1000), steady(), 0.1)), ""), CheckDrift)) != 0 {
+		t.Errorf("drift raised for a steady series")
+	}
+	// A 4 % step is beyond the noise but under the 5 % floor.
+	step := steady()
+	for i := 15; i < 30; i++ {
+		step[i] -= 40
+	}
+	if w := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 1000), step, 0.1)), ""), CheckDrift); len(w) != 0 {
+		t.Errorf("drift raised for a 4 %% change: %+v", w)
+	}
+}
+
+func TestWarmupWarning(t *testing.T) {
+	// 30 s: the first 3 s (10 %) at 500 tps, then steady 1000 ± 5.
+	cold := steady()
+	cold[0], cold[1], cold[2] = 500, 500, 500
+	ws := Warnings(group(t, withSeries(okRun(1, "a", 1, 950), cold, 0.1)), "")
+	w := checks(ws, CheckWarmup)
+	if len(w) != 1 || !strings.Contains(w[0].Message, "first 3 s") || !strings.Contains(w[0].Message, "-49.7 %") {
+		t.Fatalf("warm-up not raised: %+v", ws)
+	}
+	// The warm-up seconds are then not counted as drift.
+	if d := checks(ws, CheckDrift); len(d) != 0 {
+		t.Errorf("a short warm-up was also reported as drift: %+v", d)
+	}
+	if w := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 1000), steady(), 0.1)), ""), CheckWarmup); len(w) != 0 {
+		t.Errorf("warm-up raised for a steady series: %+v", w)
+	}
+}
+
+func TestSaturationWarning(t *testing.T) {
+	r := withSeries(okRun(1, "a", 8, 1000), steady(), 3.5) // 3.5 of 4 threads = 87.5 %
+	r.Env = map[string]any{"host": map[string]any{"threads": int64(4)}}
+	w := checks(Warnings(group(t, r), ""), CheckSaturation)
+	if len(w) != 1 || !strings.Contains(w[0].Message, "3.50 cores") || !strings.Contains(w[0].Message, "88 %") {
+		t.Fatalf("saturation not raised: %+v", w)
+	}
+	r2 := withSeries(okRun(1, "a", 8, 1000), steady(), 3.0) // 75 %
+	r2.Env = map[string]any{"host": map[string]any{"threads": int64(4)}}
+	if w := checks(Warnings(group(t, r2), ""), CheckSaturation); len(w) != 0 {
+		t.Errorf("saturation raised at 75 %%: %+v", w)
+	}
+}
+
+func TestRepetitionWarnings(t *testing.T) {
+	// 900, 1000, 1200: mean 1033.3, sd 152.8, CV 14.8 % > 10 %.
+	ws := Warnings(group(t, okRun(1, "a", 1, 900), okRun(2, "a", 1, 1000), okRun(3, "a", 1, 1200)), "")
+	w := checks(ws, CheckRepetitions)
+	if len(w) != 1 || !strings.Contains(w[0].Message, "14.8 %") || len(w[0].Runs) != 3 {
+		t.Fatalf("disagreeing repetitions not raised: %+v", ws)
+	}
+	// 990, 1000, 1010: CV 1 %.
+	ws = Warnings(group(t, okRun(1, "a", 1, 990), okRun(2, "a", 1, 1000), okRun(3, "a", 1, 1010)), "")
+	if w := checks(ws, CheckRepetitions); len(w) != 0 {
+		t.Errorf("agreeing repetitions raised: %+v", w)
+	}
+	if w := checks(ws, CheckSingleRun); len(w) != 0 {
+		t.Errorf("single-run raised with 3 runs: %+v", w)
+	}
+	ws = Warnings(group(t, okRun(1, "a", 1, 990), okRun(2, "a", 2, 1000)), "")
+	w = checks(ws, CheckSingleRun)
+	if len(w) != 1 || !strings.Contains(w[0].Message, "2 cells") || !strings.Contains(w[0].Message, "runs 1–2") {
+		t.Errorf("single runs not raised: %+v", ws)
+	}
+}
+
+func TestConfigWarning(t *testing.T) {
+	env := func(version, sb string) map[string]any {
+		return map[string]any{"database": map[string]any{"server_version": version,
+			"settings": map[string]any{"shared_buffers": sb, "port": "5432", "work_mem": "4096 kB"}}}
+	}
+	a, b := okRun(1, "base", 1, 1000), okRun(2, "other", 1, 1000)
+	a.Env, b.Env = env("17.2", "16384 8kB"), env("16.4", "524288 8kB")
+	b.Env["database"].(map[string]any)["settings"].(map[string]any)["port"] = "5433"
+	w := checks(Warnings(group(t, a, b), "base"), CheckConfig)
+	if len(w) != 1 {
+		t.Fatalf("config difference not raised: %+v", w)
+	}
+	msg := w[0].Message
+	for _, want := range []string{`version "16.4" vs "17.2"`, "shared_buffers = 524288 8kB vs 16384 8kB"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "port") || strings.Contains(msg, "work_mem") {
+		t.Errorf("message lists settings that do not matter or do not differ: %q", msg)
+	}
+	b.Env = env("17.2", "16384 8kB")
+	if w := checks(Warnings(group(t, a, b), "base"), CheckConfig); len(w) != 0 {
+		t.Errorf("config raised for equal settings: %+v", w)
+	}
+}
+
+func TestWorkingSet(t *testing.T) {
+	mk := func(id int64, target string, sb string, size float64) *result.Run {
+		r := okRun(id, target, 1, 1000)
+		r.Env = map[string]any{"database": map[string]any{"settings": map[string]any{"shared_buffers": sb}}}
+		if size > 0 {
+			r.Env["database"].(map[string]any)["database_size_bytes"] = size
+		}
+		r.Env["server"] = map[string]any{"memory_bytes": float64(4 << 30)}
+		return r
+	}
+	// Scale 10 → ~150 MiB: fits 1 GiB (131072 × 8 kB) of shared_buffers, not 128 MiB.
+	gs := group(t, mk(1, "big", "131072 8kB", 0), mk(2, "small", "16384 8kB", 0))
+	if l, _ := WorkingSet(gs[0]); l != "in shared_buffers" {
+		t.Errorf("big: %q", l)
+	}
+	if l, _ := WorkingSet(gs[1]); l != "in RAM" {
+		t.Errorf("small: %q", l)
+	}
+	w := checks(Warnings(gs, ""), CheckWorkingSet)
+	if len(w) != 1 || w[0].Info || !strings.Contains(w[0].Message, "memory with disk") {
+		t.Fatalf("differing working-set labels not raised: %+v", w)
+	}
+	// A recorded 10 GiB database on 4 GiB of RAM is disk-bound on both: info only.
+	gs = group(t, mk(1, "a", "16384 8kB", 10<<30), mk(2, "b", "16384 8kB", 10<<30))
+	if l, _ := WorkingSet(gs[0]); l != "disk-bound" {
+		t.Errorf("10 GiB on 4 GiB: %q", l)
+	}
+	for _, w := range checks(Warnings(gs, ""), CheckWorkingSet) {
+		if !w.Info {
+			t.Errorf("equal labels raised a warning: %+v", w)
+		}
+	}
+	if got := SettingBytes("16384 8kB"); got != 128<<20 {
+		t.Errorf("SettingBytes(16384 8kB) = %v", got)
+	}
+	if got := SettingBytes("4GB"); got != 4<<30 {
+		t.Errorf("SettingBytes(4GB) = %v", got)
+	}
+	if got := SettingBytes("on"); got != 0 {
+		t.Errorf("SettingBytes(on) = %v", got)
+	}
+}
+
+func TestErrorWarning(t *testing.T) {
+	r := okRun(1, "a", 1, 1000)
+	r.Summary.Transactions = 9980
+	r.Ops = []result.Op{{Name: "tx", Count: 9980, Errors: map[result.ErrorClass]int64{result.ErrSerialization: 20}}}
+	w := checks(Warnings(group(t, r), ""), CheckErrors)
+	// 20 of 10000 = 0.20 %
+	if len(w) != 1 || !strings.Contains(w[0].Message, "0.20 %") || !strings.Contains(w[0].Message, "serialization 20") {
+		t.Fatalf("errors not raised: %+v", w)
+	}
+	r.Summary.Transactions = 99990
+	r.Ops[0].Errors[result.ErrSerialization] = 10 // 0.01 %
+	if w := checks(Warnings(group(t, r), ""), CheckErrors); len(w) != 0 {
+		t.Errorf("0.01 %% errors raised: %+v", w)
+	}
+}
+
+func TestSameHostWarning(t *testing.T) {
+	a, b := okRun(1, "local", 1, 1000), okRun(2, "remote", 1, 1000)
+	a.Env = map[string]any{"client_server_same_host": true}
+	b.Env = map[string]any{"client_server_same_host": false}
+	w := checks(Warnings(group(t, a, b), ""), CheckSameHost)
+	if len(w) != 1 || !strings.Contains(w[0].Message, "local") || strings.Contains(w[0].Message, "remote") {
+		t.Fatalf("same host: %+v", w)
+	}
+	if w := checks(Warnings(group(t, b), ""), CheckSameHost); len(w) != 0 {
+		t.Errorf("same host raised for a remote target: %+v", w)
+	}
+}
+
+func TestPeakEdgeWarning(t *testing.T) {
+	rising := group(t, okRun(1, "a", 8, 100), okRun(2, "a", 16, 200), okRun(3, "a", 32, 300))
+	w := checks(Warnings(rising, ""), CheckPeakEdge)
+	if len(w) != 1 || !strings.Contains(w[0].Message, "32 clients") || w[0].Runs[0] != 3 {
+		t.Fatalf("peak at the edge not raised: %+v", w)
+	}
+	knee := group(t, okRun(1, "a", 8, 100), okRun(2, "a", 16, 300), okRun(3, "a", 32, 200))
+	if w := checks(Warnings(knee, ""), CheckPeakEdge); len(w) != 0 {
+		t.Errorf("peak inside the sweep raised: %+v", w)
+	}
+}
