@@ -5,9 +5,11 @@ package tpcb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
@@ -62,6 +64,8 @@ func (Workload) Params() []params.Spec {
 			Help: "fill factor of the accounts, tellers and branches tables (-F), PostgreSQL only"},
 		{Name: "unlogged", Kind: params.Bool, Default: false,
 			Help: "create unlogged tables (--unlogged-tables), PostgreSQL only"},
+		{Name: "load_workers", Kind: params.Int, Default: int64(1), Min: params.MinOf(1),
+			Help: "connections loading pgbench_accounts in parallel; 1 loads it in one COPY … FREEZE like pgbench -i"},
 		{Name: "vacuum", Kind: params.Bool, Default: true,
 			Help: "before each run, vacuum branches and tellers and truncate history like pgbench (false = pgbench -n)"},
 	}
@@ -79,6 +83,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	return &instance{
 		mode: p.String("mode"), scale: scale, queryMode: p.String("query_mode"),
 		fillfactor: p.Int("fillfactor"), unlogged: p.Bool("unlogged"), vacuum: p.Bool("vacuum"),
+		loadWorkers: int(p.Int("load_workers")),
 	}, nil
 }
 
@@ -88,6 +93,7 @@ type instance struct {
 	fillfactor      int64
 	unlogged        bool
 	vacuum          bool
+	loadWorkers     int
 }
 
 const dataset = "tpcb"
@@ -253,9 +259,8 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 		cols []string
 		rows driver.RowSource
 	}{
-		{"pgbench_branches", []string{"bid", "bbalance", "filler"}, newRows(in.scale*branchesPerScale, 1, 88, pad, false)},
-		{"pgbench_tellers", []string{"tid", "bid", "tbalance", "filler"}, newRows(in.scale*tellersPerScale, tellersPerScale, 84, pad, true)},
-		{"pgbench_accounts", []string{"aid", "bid", "abalance", "filler"}, newRows(in.scale*accountsPerScale, accountsPerScale, 84, pad, true)},
+		{"pgbench_branches", []string{"bid", "bbalance", "filler"}, newRows(1, in.scale*branchesPerScale, 1, 88, pad, false)},
+		{"pgbench_tellers", []string{"tid", "bid", "tbalance", "filler"}, newRows(1, in.scale*tellersPerScale, tellersPerScale, 84, pad, true)},
 	} {
 		n, err := loader.BulkLoad(ctx, t.name, t.cols, t.rows, true)
 		if err != nil {
@@ -263,6 +268,11 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 		}
 		env.Logf("tpcb: loaded %d rows into %s", n, t.name)
 	}
+	n, err := in.loadAccounts(ctx, env, pad)
+	if err != nil {
+		return fmt.Errorf("loading pgbench_accounts: %w", err)
+	}
+	env.Logf("tpcb: loaded %d rows into pgbench_accounts (%d connection(s))", n, in.loadWorkers)
 	for _, q := range afterLoad[c.Dialect()] {
 		if err := c.Exec(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
@@ -275,17 +285,67 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 	return nil
 }
 
+var accountCols = []string{"aid", "bid", "abalance", "filler"}
+
+// loadAccounts loads pgbench_accounts in one COPY … FREEZE, or split into
+// load_workers contiguous key ranges loaded over separate connections at once.
+// The parallel load gives up FREEZE (it needs the truncate in the same
+// transaction), so it pays off only where the server has cores to spare.
+func (in *instance) loadAccounts(ctx context.Context, env workload.PrepareEnv, pad bool) (int64, error) {
+	total := in.scale * accountsPerScale
+	workers := int64(in.loadWorkers)
+	if workers <= 1 || env.Open == nil {
+		return env.Conn.(driver.BulkLoader).BulkLoad(ctx, "pgbench_accounts", accountCols, newRows(1, total, accountsPerScale, 84, pad, true), true)
+	}
+	per := (total + workers - 1) / workers
+	var (
+		mu     sync.Mutex
+		loaded int64
+		wg     sync.WaitGroup
+		errs   = make([]error, workers)
+	)
+	for w := int64(0); w < workers; w++ {
+		first, last := w*per+1, min((w+1)*per, total)
+		if first > last {
+			continue
+		}
+		wg.Add(1)
+		go func(w, first, last int64) {
+			defer wg.Done()
+			conn, err := env.Open(ctx)
+			if err != nil {
+				errs[w] = err
+				return
+			}
+			defer conn.Close(context.WithoutCancel(ctx))
+			bl, ok := conn.(driver.BulkLoader)
+			if !ok {
+				errs[w] = fmt.Errorf("connection lacks a bulk load path")
+				return
+			}
+			n, err := bl.BulkLoad(ctx, "pgbench_accounts", accountCols, newRows(first, last, accountsPerScale, 84, pad, true), false)
+			errs[w] = err
+			mu.Lock()
+			loaded += n
+			mu.Unlock()
+		}(w, first, last)
+	}
+	wg.Wait()
+	return loaded, errors.Join(errs...)
+}
+
 // rows generates pgbench's initial rows: key, owning branch (for tellers and
 // accounts), zero balance, filler.
 type rows struct {
-	n, perBranch, i int64
-	withBranch      bool
-	filler          string
-	vals            []any
+	last, perBranch, i int64
+	withBranch         bool
+	filler             string
+	vals               []any
 }
 
-func newRows(n, perBranch int64, width int, pad, withBranch bool) *rows {
-	r := &rows{n: n, perBranch: perBranch, withBranch: withBranch}
+// newRows yields the rows with keys first..last (1-based, inclusive).
+func newRows(first, last, perBranch int64, width int, pad, withBranch bool) *rows {
+	r := &rows{i: first - 1, last: last, perBranch: perBranch, withBranch: withBranch}
 	if pad {
 		r.filler = strings.Repeat(" ", width)
 	}
@@ -293,7 +353,7 @@ func newRows(n, perBranch int64, width int, pad, withBranch bool) *rows {
 }
 
 func (r *rows) Next() bool {
-	if r.i >= r.n {
+	if r.i >= r.last {
 		return false
 	}
 	r.i++
