@@ -54,6 +54,14 @@ type Environment interface {
 	Environment(ctx context.Context) (map[string]any, error)
 }
 
+// ThreadPerClient is the optional capability of connections whose reads block an
+// OS thread in the kernel (as pgbench's threads do) instead of parking in Go's
+// netpoller. The runner then gives the Go scheduler a P per client for the run,
+// so that a client blocked in a read never holds up another.
+type ThreadPerClient interface {
+	BlocksThread() bool
+}
+
 // SQL is the capability of relational engines. Statements use PostgreSQL-style
 // placeholders ($1, $2, ...); a driver rewrites them for its engine once, at Prepare.
 type SQL interface {

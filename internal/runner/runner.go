@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -391,6 +392,12 @@ func (m *measurement) execute(ctx context.Context) error {
 	}()
 	if err := errors.Join(errs...); err != nil {
 		return err
+	}
+	if tp, ok := m.workers[0].conn.(driver.ThreadPerClient); ok && tp.BlocksThread() {
+		if prev := runtime.GOMAXPROCS(0); c.Clients+2 > prev {
+			runtime.GOMAXPROCS(c.Clients + 2)
+			defer runtime.GOMAXPROCS(prev)
+		}
 	}
 	recs := make([]*hist.Recorder, len(m.workers))
 	for i, w := range m.workers {

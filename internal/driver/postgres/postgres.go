@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,10 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
 	cfg.DefaultQueryExecMode = mode
+	blocking := os.Getenv("FAIRBENCH_PG_IO") == "blocking"
+	if blocking {
+		cfg.DialFunc = dialBlocking
+	}
 	// Statements are prepared explicitly by name in prepared mode; no hidden caching otherwise.
 	cfg.StatementCacheCapacity = 512
 	cfg.DescriptionCacheCapacity = 0
@@ -67,7 +72,7 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 	if err != nil {
 		return nil, errors.New(scrub(connectError(err), t.URL))
 	}
-	return &Conn{c: c, mode: opts.QueryMode, password: cfg.Password}, nil
+	return &Conn{c: c, mode: opts.QueryMode, password: cfg.Password, blocking: blocking}, nil
 }
 
 // connectError keeps the part of pgx's message a user acts on.
@@ -113,7 +118,11 @@ type Conn struct {
 	c        *pgx.Conn
 	mode     string
 	password string
+	blocking bool
 }
+
+// BlocksThread implements driver.ThreadPerClient.
+func (c *Conn) BlocksThread() bool { return c.blocking }
 
 // Close implements driver.Conn.
 func (c *Conn) Close(ctx context.Context) error { return c.c.Close(ctx) }
