@@ -1,0 +1,185 @@
+// Package adapter reads the outputs of the standard benchmark tools — pgbench,
+// sysbench, fio, redis-benchmark, go-ycsb, mysqlslap — into fairbench's result
+// model, and builds their command lines from a study cell, so that runs made by
+// those tools sit in the same results file, reports and comparisons as native
+// runs.
+//
+// One file per tool. Each tool has Detect(text) (does this text come from the
+// tool?) and Parse(name, text) (the runs it holds). Parsers are strict: a line
+// they expect but cannot read stops the parse with the file name and line
+// number, because a half-read result stored as if complete is worse than none.
+// Tools whose outputs could not be captured from a real run here (memtier_benchmark,
+// Java YCSB, HammerDB) are recognised but refused as not supported yet, rather
+// than parsed on the strength of guessed formats.
+package adapter
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Tool is one external benchmark tool.
+type Tool struct {
+	Name string // as users write it: "pgbench", "sysbench", ...
+	// Kind is the fairbench workload kind the tool's runs correspond to, so that
+	// they group and compare with native runs of that kind.
+	Kind string
+	// Detect reports whether text is an output of this tool.
+	Detect func(text string) bool
+	// Parse reads every run in text. name is the file name, for errors.
+	Parse func(name, text string) ([]*result.Run, error)
+	// Logs, when set, recognises the tool's side files (pgbench -l logs, fio's
+	// bw/lat/iops logs) by file name and content...
+	IsLog func(name, text string) bool
+	// ...and AttachLogs adds them to the runs parsed from the main output.
+	AttachLogs func(runs []*result.Run, logs []File) error
+	// Unsupported says why the tool is recognised but not read yet.
+	Unsupported string
+}
+
+// File is one input file: its name (for errors and log matching) and text.
+type File struct {
+	Name string
+	Text string
+}
+
+// tools in detection order: formats that are easy to tell apart first, so
+// that a loose detector never claims another tool's output.
+var tools = []*Tool{
+	pgbenchTool, sysbenchTool, fioTool, redisBenchmarkTool, ycsbTool,
+	mysqlslapTool, memtierTool, hammerdbTool,
+}
+
+// Tools returns the known tools.
+func Tools() []*Tool { return tools }
+
+// Lookup returns the tool named name.
+func Lookup(name string) (*Tool, bool) {
+	for _, t := range tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// Supported describes the formats Parse reads, for error messages.
+func Supported() string {
+	return "pgbench 12–17 text output (with -P, -r, --max-tries, -R/-L; -l log files alongside), " +
+		"sysbench 1.0 oltp_* (with --report-interval and --histogram), " +
+		"fio --output-format=json or json+ (bw/lat/iops logs alongside), " +
+		"redis-benchmark (default, -q, --csv), go-ycsb run output, mysqlslap"
+}
+
+// Detect returns the tool that produced text, or nil.
+func Detect(text string) *Tool {
+	for _, t := range tools {
+		if t.Detect(text) {
+			return t
+		}
+	}
+	return nil
+}
+
+// Parse detects the tool and parses text. An unknown format is an error that
+// lists what is supported.
+func Parse(name, text string) (*Tool, []*result.Run, error) {
+	t := Detect(text)
+	if t == nil {
+		return nil, nil, fmt.Errorf("%s: not an output fairbench can read; supported: %s", name, Supported())
+	}
+	if t.Unsupported != "" {
+		return t, nil, fmt.Errorf("%s: looks like %s output, which is not supported yet: %s", name, t.Name, t.Unsupported)
+	}
+	runs, err := t.Parse(name, text)
+	if err != nil {
+		return t, nil, err
+	}
+	for _, r := range runs {
+		r.Source = t.Name
+		if r.Kind == "" {
+			r.Kind = t.Kind
+		}
+		r.Status = result.StatusOK
+	}
+	return t, runs, nil
+}
+
+// Input is one tool output with the side files that belong to it.
+type Input struct {
+	Main File
+	Logs []File
+}
+
+// Group sorts files into main outputs and the log files that belong to them:
+// a log belongs to the one main output of its tool in the same directory.
+// Files nothing recognises are returned as main outputs, so that parsing them
+// reports the unknown format.
+func Group(files []File) ([]Input, error) {
+	var inputs []Input
+	type pending struct {
+		tool *Tool
+		file File
+	}
+	var logs []pending
+	for _, f := range files {
+		isLog := false
+		for _, t := range tools {
+			if t.IsLog != nil && t.IsLog(filepath.Base(f.Name), f.Text) {
+				logs = append(logs, pending{t, f})
+				isLog = true
+				break
+			}
+		}
+		if !isLog {
+			inputs = append(inputs, Input{Main: f})
+		}
+	}
+	for _, l := range logs {
+		dir := filepath.Dir(l.file.Name)
+		var owners []int
+		for i, in := range inputs {
+			if filepath.Dir(in.Main.Name) == dir && l.tool.Detect(in.Main.Text) {
+				owners = append(owners, i)
+			}
+		}
+		switch len(owners) {
+		case 0:
+			return nil, fmt.Errorf("%s: a %s log file without a %s output in the same directory to attach it to", l.file.Name, l.tool.Name, l.tool.Name)
+		case 1:
+			inputs[owners[0]].Logs = append(inputs[owners[0]].Logs, l.file)
+		default:
+			var names []string
+			for _, i := range owners {
+				names = append(names, inputs[i].Main.Name)
+			}
+			return nil, fmt.Errorf("%s: a %s log file, but %s outputs in the same directory could own it (%s): put each run's output and logs in a directory of their own",
+				l.file.Name, l.tool.Name, l.tool.Name, strings.Join(names, ", "))
+		}
+	}
+	for i := range inputs {
+		sort.Slice(inputs[i].Logs, func(a, b int) bool { return inputs[i].Logs[a].Name < inputs[i].Logs[b].Name })
+	}
+	return inputs, nil
+}
+
+// ParseInput parses a main output and attaches its log files.
+func ParseInput(in Input) (*Tool, []*result.Run, error) {
+	t, runs, err := Parse(in.Main.Name, in.Main.Text)
+	if err != nil {
+		return t, nil, err
+	}
+	if len(in.Logs) > 0 {
+		if t.AttachLogs == nil {
+			return t, nil, fmt.Errorf("%s: %s has no log files to attach", in.Main.Name, t.Name)
+		}
+		if err := t.AttachLogs(runs, in.Logs); err != nil {
+			return t, nil, err
+		}
+	}
+	return t, runs, nil
+}

@@ -1,0 +1,250 @@
+package adapter
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// ParseError locates where a parse stopped.
+type ParseError struct {
+	File string
+	Line int // 1-based; 0 when the problem is the file as a whole (something missing)
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// lines walks a text line by line, keeping the line number for errors.
+// Carriage returns count as line breaks: redis-benchmark redraws its progress
+// with \r, and files saved on Windows end lines with \r\n.
+type lines struct {
+	file string
+	ls   []string
+	no   []int // the file line each entry came from
+	i    int   // index of the next line
+}
+
+func newLines(file, text string) *lines {
+	l := &lines{file: file}
+	for n, line := range strings.Split(text, "\n") {
+		for _, part := range strings.Split(line, "\r") {
+			l.ls = append(l.ls, part)
+			l.no = append(l.no, n+1)
+		}
+	}
+	return l
+}
+
+// next returns the next line and true, or "" and false at the end.
+func (l *lines) next() (string, bool) {
+	if l.i >= len(l.ls) {
+		return "", false
+	}
+	l.i++
+	return l.ls[l.i-1], true
+}
+
+// peek returns the next line without consuming it.
+func (l *lines) peek() (string, bool) {
+	if l.i >= len(l.ls) {
+		return "", false
+	}
+	return l.ls[l.i], true
+}
+
+// line is the file line number of the line last returned by next.
+func (l *lines) line() int {
+	if l.i == 0 {
+		return 0
+	}
+	return l.no[l.i-1]
+}
+
+// errorf reports a problem at the line last read.
+func (l *lines) errorf(format string, args ...any) error {
+	return &ParseError{File: l.file, Line: l.line(), Msg: fmt.Sprintf(format, args...)}
+}
+
+// missing reports that the file ended (or stopped making sense) before
+// something required appeared; the line is the last one read.
+func (l *lines) missing(what string) error {
+	last := 0
+	if len(l.no) > 0 {
+		last = l.no[len(l.no)-1]
+		// Trailing empty lines are not where parsing stopped.
+		for i := len(l.ls) - 1; i >= 0 && strings.TrimSpace(l.ls[i]) == ""; i-- {
+			last = l.no[i] - 1
+		}
+	}
+	if last < 1 {
+		return &ParseError{File: l.file, Msg: "no " + what + ": the output is empty or truncated"}
+	}
+	return &ParseError{File: l.file, Line: last, Msg: "no " + what + " before the end of the file: the output is truncated or incomplete"}
+}
+
+// num parses a float, with an error located at the current line.
+func (l *lines) num(s, what string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, l.errorf("%s: %q is not a number", what, s)
+	}
+	return f, nil
+}
+
+// integer parses an integer, with an error located at the current line.
+func (l *lines) integer(s, what string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, l.errorf("%s: %q is not an integer", what, s)
+	}
+	return n, nil
+}
+
+// match applies re to s and returns the submatches, or nil.
+func match(re *regexp.Regexp, s string) []string { return re.FindStringSubmatch(s) }
+
+// --- histograms -----------------------------------------------------------
+
+// usValue clamps a latency in µs into the histogram's range.
+func usValue(us float64) int64 {
+	v := int64(math.Round(us))
+	if v < 0 {
+		return 0
+	}
+	if v > hist.Highest {
+		return hist.Highest
+	}
+	return v
+}
+
+// bucket is a number of latencies at (or, for a tool's bucket, up to) a value.
+type bucket struct {
+	us    float64
+	count int64
+}
+
+// histFromBuckets builds a histogram from a tool's own buckets: each bucket's
+// count is recorded at its value. Exact up to the tool's bucket width.
+func histFromBuckets(bs []bucket) *hdr.Histogram {
+	h := hist.New()
+	for _, b := range bs {
+		if b.count > 0 {
+			_ = h.RecordValues(usValue(b.us), b.count)
+		}
+	}
+	return h
+}
+
+// histFromCumulative builds a histogram from (value, cumulative count) points,
+// as redis-benchmark prints them: the operations counted between two points
+// are recorded at the upper one, which is what "<= value" says about them.
+func histFromCumulative(pts []bucket) *hdr.Histogram {
+	sort.SliceStable(pts, func(i, j int) bool {
+		if pts[i].us != pts[j].us {
+			return pts[i].us < pts[j].us
+		}
+		return pts[i].count < pts[j].count
+	})
+	var bs []bucket
+	var prev int64
+	for _, p := range pts {
+		if p.count > prev {
+			bs = append(bs, bucket{p.us, p.count - prev})
+			prev = p.count
+		}
+	}
+	return histFromBuckets(bs)
+}
+
+// quantile is a tool-reported percentile: q in percent, value in µs.
+type quantile struct {
+	q  float64
+	us float64
+}
+
+// histFromPercentiles reconstructs a histogram of count operations from the
+// percentiles a tool printed: the operations between two printed percentiles
+// are recorded at the upper one's value, so every printed percentile reads
+// back from the histogram as printed (to 3 significant digits); the minimum
+// and maximum, when known (> 0), are recorded once each. Values between
+// printed percentiles are unknown and therefore rounded up: the caller must
+// say in the run's deviations that the histogram is reconstructed.
+func histFromPercentiles(qs []quantile, count int64, minUs, maxUs float64) *hdr.Histogram {
+	h := hist.New()
+	if count <= 0 {
+		return h
+	}
+	qs = append([]quantile(nil), qs...)
+	sort.SliceStable(qs, func(i, j int) bool { return qs[i].q < qs[j].q })
+	var done int64 // operations recorded so far, lowest first
+	if minUs > 0 {
+		_ = h.RecordValue(usValue(minUs))
+		done++
+	}
+	limit := count // operations left for the percentiles
+	if maxUs > 0 && count-done > 1 {
+		limit--
+	}
+	for _, q := range qs {
+		// The rank HdrHistogram reads the q-th percentile at is at most
+		// ceil(count·q/100), so filling up to there reads back q.us.
+		upto := min(int64(math.Ceil(float64(count)*math.Min(q.q, 100)/100)), limit)
+		if n := upto - done; n > 0 {
+			_ = h.RecordValues(usValue(q.us), n)
+			done = upto
+		}
+	}
+	if left := limit - done; left > 0 {
+		// Above the highest printed percentile: at the maximum when known.
+		top := maxUs
+		if top <= 0 && len(qs) > 0 {
+			top = qs[len(qs)-1].us
+		}
+		_ = h.RecordValues(usValue(top), left)
+		done = limit
+	}
+	if done < count {
+		_ = h.RecordValues(usValue(maxUs), count-done)
+	}
+	return h
+}
+
+// encode serialises a histogram for result.Op; an empty one is stored as nil
+// so that readers do not mistake it for a distribution of zeros.
+func encode(h *hdr.Histogram) []byte {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	b, err := hist.Encode(h)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// fillFromHist sets the summary's percentiles from h.
+func fillFromHist(s *result.Summary, h *hdr.Histogram) {
+	if h == nil || h.TotalCount() == 0 {
+		return
+	}
+	s.P50 = float64(h.ValueAtQuantile(50))
+	s.P95 = float64(h.ValueAtQuantile(95))
+	s.P99 = float64(h.ValueAtQuantile(99))
+	s.Max = float64(h.Max())
+}
+
+const reconstructedNote = "latency histogram reconstructed from the percentiles the tool printed: the printed percentiles read back exactly (3 significant digits), values between two of them are rounded up to the higher one"

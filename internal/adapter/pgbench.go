@@ -1,0 +1,533 @@
+package adapter
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// pgbench: the text a `pgbench` run prints (PostgreSQL 12 to 17), with -P
+// progress lines, -r statement latencies, --max-tries retries and failures,
+// -R/-L schedule lag and skips, and the per-transaction logs of -l.
+//
+// pgbench prints no distribution in its summary, only mean and stddev, so a
+// run without -l logs has no histogram (and no percentiles) rather than an
+// invented one; with the logs the histogram is exact.
+
+var pgbenchTool = &Tool{
+	Name:       "pgbench",
+	Kind:       "tpcb",
+	Detect:     detectPgbench,
+	Parse:      parsePgbench,
+	IsLog:      isPgbenchLog,
+	AttachLogs: attachPgbenchLogs,
+}
+
+var (
+	pgbenchDetectRe = regexp.MustCompile(`(?m)^(pgbench \(\d+|transaction type: |progress: [\d.]+ s, [\d.]+ tps, lat [\d.]+ ms)`)
+	pgbenchVersion  = regexp.MustCompile(`^pgbench \((.+)\)$`)
+	// progress: 1.0 s, 4262.0 tps, lat 0.719 ms stddev 1.033, 0 failed, lag 0.940 ms, 42 skipped, 164 retried, 475 retries
+	// (pgbench 12–14 print no "failed" and no retries)
+	pgbenchProgress = regexp.MustCompile(`^progress: ([\d.]+) s, ([\d.]+) tps, lat ([\d.]+) ms stddev ([\d.]+|NaN)(?:, (\d+) failed)?(?:, lag ([\d.]+) ms)?(?:, (\d+) skipped)?(?:, (\d+) retried, (\d+) retries)?$`)
+	pgbenchKV       = regexp.MustCompile(`^([a-z][a-z0-9 ]*[a-z0-9]): (.*)$`)
+	pgbenchEq       = regexp.MustCompile(`^(latency average|latency stddev|initial connection time|tps) = ([\d.]+)(?: ms)?(?: \((.*)\))?$`)
+	pgbenchCountPct = regexp.MustCompile(`^(\d+) \(([\d.]+)%\)$`)
+	pgbenchLag      = regexp.MustCompile(`^rate limit schedule lag: avg ([\d.]+) \(max ([\d.]+)\) ms$`)
+	pgbenchAbove    = regexp.MustCompile(`^number of transactions above the ([\d.]+) ms latency limit: (\d+)/(\d+) \(([\d.]+)%\)$`)
+	pgbenchStmtHead = regexp.MustCompile(`^statement latencies in milliseconds(?: and failures| and retries|, failures and retries)?:$`)
+	pgbenchStmt     = regexp.MustCompile(`^\s+(-?[\d.]+)(?:\s+(\d+))?(?:\s+(\d+))?\s{2}(\S.*)$`)
+)
+
+func detectPgbench(text string) bool { return pgbenchDetectRe.MatchString(head(text, 64<<10)) }
+
+// head returns at most n bytes of text: detectors look at the start only.
+func head(text string, n int) string {
+	if len(text) > n {
+		return text[:n]
+	}
+	return text
+}
+
+// pgbenchModes maps pgbench's builtin script names to tpcb's modes.
+var pgbenchModes = map[string]string{
+	"<builtin: TPC-B (sort of)>": "tpcb-like",
+	"<builtin: simple update>":   "simple-update",
+	"<builtin: select only>":     "select-only",
+}
+
+func parsePgbench(name, text string) ([]*result.Run, error) {
+	l := newLines(name, text)
+	r := &result.Run{Workload: "pgbench", Kind: "tpcb", Params: map[string]any{}}
+	facts := map[string]any{}
+	tool := map[string]any{} // what the output says that is not a tpcb parameter
+	s := &r.Summary
+	var (
+		seen        = map[string]bool{}
+		prevT       float64
+		statements  []any
+		inSummary   bool
+		inScripts   bool
+		failures    = map[result.ErrorClass]int64{}
+		detailedErr bool
+		txType      string
+	)
+	vacuum := false
+	for {
+		line, ok := l.next()
+		if !ok {
+			break
+		}
+		t := strings.TrimRight(line, " \t")
+		if t == "" {
+			continue
+		}
+		if m := match(pgbenchVersion, t); m != nil && !inSummary {
+			r.ToolVersion = "pgbench " + m[1]
+			continue
+		}
+		if t == "starting vacuum...end." {
+			vacuum = true
+			continue
+		}
+		if strings.HasPrefix(t, "starting vacuum...") || strings.HasPrefix(t, "pgbench: ") ||
+			strings.HasPrefix(t, "NOTICE: ") || strings.HasPrefix(t, "WARNING: ") || strings.HasPrefix(t, "client ") {
+			// Messages pgbench and the server print during the run (2>&1).
+			if strings.Contains(t, "Run was aborted") {
+				return nil, l.errorf("pgbench reports the run as aborted; its numbers are incomplete")
+			}
+			continue
+		}
+		if t == "Run was aborted; the above results are incomplete." {
+			return nil, l.errorf("pgbench reports the run as aborted; its numbers are incomplete")
+		}
+		if strings.HasPrefix(t, "progress: ") {
+			if inSummary {
+				return nil, l.errorf("progress line after the summary started")
+			}
+			m := match(pgbenchProgress, t)
+			if m == nil {
+				return nil, l.errorf("unreadable pgbench progress line")
+			}
+			at, _ := l.num(m[1], "progress time")
+			tps, _ := l.num(m[2], "progress tps")
+			lat, _ := l.num(m[3], "progress latency")
+			pt := result.SeriesPoint{Second: int(math.Round(at)), Rate: tps, Mean: lat * 1000}
+			pt.Ops = int64(math.Round(tps * (at - prevT)))
+			prevT = at
+			if m[5] != "" {
+				pt.Errors, _ = l.integer(m[5], "failed")
+			}
+			r.Series = append(r.Series, pt)
+			continue
+		}
+		if inScripts {
+			// Per-script sections of runs with several scripts: the totals
+			// above already hold what fairbench stores.
+			if strings.HasPrefix(t, "SQL script ") || strings.HasPrefix(t, " - ") {
+				continue
+			}
+		}
+		if statements != nil || pgbenchStmtHead.MatchString(t) {
+			if pgbenchStmtHead.MatchString(t) {
+				statements = []any{}
+				continue
+			}
+			m := match(pgbenchStmt, line)
+			if m == nil {
+				if strings.HasPrefix(t, "SQL script ") {
+					inScripts = true
+					continue
+				}
+				return nil, l.errorf("unreadable statement latency line")
+			}
+			lat, err := l.num(m[1], "statement latency")
+			if err != nil {
+				return nil, err
+			}
+			st := map[string]any{"latency_ms": lat, "command": strings.TrimSpace(m[4])}
+			if m[2] != "" {
+				st["failures"], _ = l.integer(m[2], "statement failures")
+			}
+			if m[3] != "" {
+				st["retries"], _ = l.integer(m[3], "statement retries")
+			}
+			statements = append(statements, st)
+			continue
+		}
+		if m := match(pgbenchEq, t); m != nil {
+			inSummary = true
+			v, err := l.num(m[2], m[1])
+			if err != nil {
+				return nil, err
+			}
+			switch m[1] {
+			case "latency average":
+				s.LatencyMean = v * 1000
+				if m[3] == "including failures" {
+					// pgbench 15+ without -r/-P/--latency-limit computes the
+					// average from the duration, failures included.
+					r.Deviations = append(r.Deviations, "pgbench's latency average includes failed transactions (it was derived from the run time, not measured per transaction)")
+				}
+			case "latency stddev":
+				s.LatencyStddev = v * 1000
+			case "initial connection time":
+				s.ConnectTimeMean = v
+			case "tps":
+				switch m[3] {
+				case "without initial connection time", "excluding connections establishing":
+					s.Throughput = v
+				case "including connections establishing":
+					// pgbench 12–13 print both; the excluding one is comparable to
+					// what later versions and fairbench report.
+					facts["tps including connections establishing"] = v
+				default:
+					return nil, l.errorf("unknown tps line")
+				}
+				seen["tps"] = true
+			}
+			seen[m[1]] = true
+			continue
+		}
+		if m := match(pgbenchLag, t); m != nil {
+			s.LagMean, _ = l.num(m[1], "lag")
+			s.LagMax, _ = l.num(m[2], "lag max")
+			s.LagMean *= 1000
+			s.LagMax *= 1000
+			continue
+		}
+		if m := match(pgbenchAbove, t); m != nil {
+			limit, _ := l.num(m[1], "latency limit")
+			tool["latency_limit"] = time.Duration(limit * float64(time.Millisecond)).String()
+			n, _ := l.integer(m[2], "late transactions")
+			s.LateStarts = n
+			facts["transactions above the latency limit"] = n
+			continue
+		}
+		m := match(pgbenchKV, t)
+		if m == nil {
+			return nil, l.errorf("unexpected line in pgbench output")
+		}
+		key, val := m[1], strings.TrimSpace(m[2])
+		inSummary = true
+		switch key {
+		case "transaction type":
+			txType = val
+			facts[key] = val
+			if mode, ok := pgbenchModes[val]; ok {
+				r.Params["mode"] = mode
+			} else {
+				// A custom script (-f) or several (-b/-f with weights): not
+				// comparable with tpcb, so its own kind.
+				r.Kind = "pgbench-script"
+				r.Params["script"] = val
+				if val == "multiple scripts" {
+					inScripts = true
+				}
+			}
+		case "scaling factor":
+			n, err := l.integer(val, key)
+			if err != nil {
+				return nil, err
+			}
+			r.Params["scale"] = n
+			facts[key] = val
+		case "query mode":
+			r.Params["query_mode"] = val
+			facts[key] = val
+		case "number of clients":
+			n, err := l.integer(val, key)
+			if err != nil {
+				return nil, err
+			}
+			r.Clients = int(n)
+		case "number of threads":
+			n, err := l.integer(val, key)
+			if err != nil {
+				return nil, err
+			}
+			tool["threads"] = n
+		case "maximum number of tries":
+			n, err := l.integer(val, key)
+			if err != nil {
+				return nil, err
+			}
+			tool["max_tries"] = n
+		case "maximum time of tries":
+			facts[key] = val
+		case "duration":
+			d, ok := strings.CutSuffix(val, " s")
+			if !ok {
+				return nil, l.errorf("duration %q is not in seconds", val)
+			}
+			n, err := l.integer(d, key)
+			if err != nil {
+				return nil, err
+			}
+			r.Duration = time.Duration(n) * time.Second
+		case "number of transactions per client":
+			n, err := l.integer(val, key)
+			if err != nil {
+				return nil, err
+			}
+			tool["transactions_per_client"] = n
+		case "number of transactions actually processed":
+			// "892", or "1000/1000" with -t.
+			done, _, _ := strings.Cut(val, "/")
+			n, err := l.integer(done, key)
+			if err != nil {
+				return nil, err
+			}
+			s.Transactions = n
+		case "number of failed transactions":
+			n, err := pgbenchCount(l, val, key)
+			if err != nil {
+				return nil, err
+			}
+			s.Failed = n
+		case "number of serialization failures":
+			n, err := pgbenchCount(l, val, key)
+			if err != nil {
+				return nil, err
+			}
+			failures[result.ErrSerialization] = n
+			detailedErr = true
+		case "number of deadlock failures":
+			n, err := pgbenchCount(l, val, key)
+			if err != nil {
+				return nil, err
+			}
+			failures[result.ErrDeadlock] = n
+			detailedErr = true
+		case "number of transactions retried":
+			n, err := pgbenchCount(l, val, key)
+			if err != nil {
+				return nil, err
+			}
+			s.Retried = n
+		case "total number of retries":
+			n, err := l.integer(val, key)
+			if err != nil {
+				return nil, err
+			}
+			s.Retries = n
+		case "number of transactions skipped":
+			n, err := pgbenchCount(l, val, key)
+			if err != nil {
+				return nil, err
+			}
+			s.Skipped = n
+		default:
+			return nil, l.errorf("unknown pgbench summary line %q", key)
+		}
+		seen[key] = true
+	}
+
+	for _, need := range []string{"transaction type", "number of clients", "number of transactions actually processed", "latency average", "tps"} {
+		if !seen[need] {
+			return nil, l.missing(fmt.Sprintf("%q line", need))
+		}
+	}
+	if txType == "" {
+		return nil, l.missing("transaction type")
+	}
+	if _, ok := tool["max_tries"]; !ok {
+		tool["max_tries"] = int64(1)
+	}
+	if r.Kind == "tpcb" {
+		r.Params["vacuum"] = vacuum
+	}
+	if r.Duration == 0 && s.Throughput > 0 {
+		// -t runs: the measured time follows from count and rate.
+		r.Duration = time.Duration(float64(s.Transactions) / s.Throughput * float64(time.Second))
+	}
+	if tool["latency_limit"] != nil || s.LagMax > 0 || s.Skipped > 0 {
+		r.Deviations = append(r.Deviations, "rate-limited run (-R): the target rate is not in pgbench's output; pass --set rate=N to record it")
+	}
+	errs := map[result.ErrorClass]int64{}
+	if s.Failed > 0 {
+		if detailedErr {
+			var sum int64
+			for c, n := range failures {
+				if n > 0 {
+					errs[c] = n
+				}
+				sum += n
+			}
+			if other := s.Failed - sum; other > 0 {
+				errs[result.ErrOther] = other
+			}
+		} else {
+			// Without --failures-detailed pgbench only retries (and so only
+			// counts as failed) serialization and deadlock errors, without
+			// saying which: they are stored under serialization.
+			errs[result.ErrSerialization] = s.Failed
+			r.Deviations = append(r.Deviations, "failed transactions counted as serialization failures: pgbench ran without --failures-detailed and did not say which of serialization or deadlock")
+		}
+	}
+	op := result.Op{Name: opName(r), Count: s.Transactions, Errors: errs}
+	r.Ops = []result.Op{op}
+	r.Env = map[string]any{"workload": facts, "tool": tool}
+	if len(statements) > 0 {
+		r.Env["statements"] = statements
+	}
+	r.Deviations = append(r.Deviations, "no latency distribution: pgbench prints only mean and stddev; percentiles need its -l per-transaction logs imported alongside")
+	return []*result.Run{r}, nil
+}
+
+func opName(r *result.Run) string {
+	if m, ok := r.Params["mode"].(string); ok {
+		return m
+	}
+	return "script"
+}
+
+// pgbenchCount reads "325 (26.083%)".
+func pgbenchCount(l *lines, val, key string) (int64, error) {
+	m := match(pgbenchCountPct, val)
+	if m == nil {
+		return 0, l.errorf("%s: %q is not \"N (P%%)\"", key, val)
+	}
+	return l.integer(m[1], key)
+}
+
+// --- -l per-transaction logs ---------------------------------------------
+
+var (
+	pgbenchLogName = regexp.MustCompile(`\.\d+(\.\d+)?$`)
+	// client_id transaction_no time script_no time_epoch time_us [schedule_lag] [retries]
+	pgbenchLogLine = regexp.MustCompile(`^(\d+) (\d+) (\d+|failed|skipped|serialization|deadlock|other) (\d+) (\d+) (\d+)(?: (\d+))?(?: (\d+))?$`)
+)
+
+func isPgbenchLog(name, text string) bool {
+	if !pgbenchLogName.MatchString(name) {
+		return false
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	return pgbenchLogLine.MatchString(strings.TrimSpace(first))
+}
+
+// attachPgbenchLogs replaces the run's missing distribution by the exact one
+// from pgbench's per-transaction logs (one file per thread), and its series by
+// per-second counts from the log timestamps.
+func attachPgbenchLogs(runs []*result.Run, logs []File) error {
+	if len(runs) != 1 {
+		return fmt.Errorf("pgbench logs need exactly one pgbench run to attach to")
+	}
+	r := runs[0]
+	h := hist.New()
+	var (
+		ok, failed, skipped int64
+		lagSum, lagMax      float64
+		lagN                int64
+		minUs               = math.Inf(1)
+		perSec              = map[int64]*result.SeriesPoint{}
+		firstSec            = int64(math.MaxInt64)
+		errs                = map[result.ErrorClass]int64{}
+		detailed            bool // failures named by class (--failures-detailed)
+	)
+	for _, f := range logs {
+		l := newLines(f.Name, f.Text)
+		for {
+			line, more := l.next()
+			if !more {
+				break
+			}
+			t := strings.TrimSpace(line)
+			if t == "" {
+				continue
+			}
+			m := match(pgbenchLogLine, t)
+			if m == nil {
+				return l.errorf("not a pgbench per-transaction log line (aggregated logs, --aggregate-interval, are not supported)")
+			}
+			sec, _ := l.integer(m[5], "time_epoch")
+			firstSec = min(firstSec, sec)
+			pt := perSec[sec]
+			if pt == nil {
+				pt = &result.SeriesPoint{}
+				perSec[sec] = pt
+			}
+			if m[7] != "" && m[3] != "skipped" {
+				lag, _ := l.num(m[7], "schedule lag")
+				lagSum += lag
+				lagN++
+				lagMax = math.Max(lagMax, lag)
+			}
+			switch m[3] {
+			case "skipped":
+				skipped++
+				continue
+			case "failed", "serialization", "deadlock", "other":
+				failed++
+				pt.Errors++
+				c := result.ErrSerialization
+				switch m[3] {
+				case "deadlock":
+					c = result.ErrDeadlock
+				case "other":
+					c = result.ErrOther
+				}
+				errs[c]++
+				detailed = detailed || m[3] != "failed"
+				continue
+			}
+			us, _ := l.num(m[3], "latency")
+			ok++
+			minUs = math.Min(minUs, us)
+			_ = h.RecordValue(usValue(us))
+			pt.Ops++
+			pt.Mean += us // summed here, divided below
+		}
+	}
+	if ok != r.Summary.Transactions {
+		return fmt.Errorf("%s: the -l logs hold %d successful transactions but the pgbench output says %d were processed: these logs belong to another run, or some are missing",
+			logs[0].Name, ok, r.Summary.Transactions)
+	}
+	secs := make([]int64, 0, len(perSec))
+	for s := range perSec {
+		secs = append(secs, s)
+	}
+	sort.Slice(secs, func(i, j int) bool { return secs[i] < secs[j] })
+	var series []result.SeriesPoint
+	for _, s := range secs {
+		pt := perSec[s]
+		if pt.Ops > 0 {
+			pt.Mean /= float64(pt.Ops)
+		}
+		// time_epoch is when the transaction ended; second k covers (k, k+1].
+		pt.Second = int(s-firstSec) + 1
+		pt.Rate = float64(pt.Ops)
+		series = append(series, *pt)
+	}
+	r.Series = series
+	r.StartedAt = time.Unix(firstSec, 0)
+	s := &r.Summary
+	if ok > 0 {
+		s.LatencyMin = minUs
+		fillFromHist(s, h)
+	}
+	if lagN > 0 && s.LagMean == 0 {
+		s.LagMean = lagSum / float64(lagN)
+		s.LagMax = lagMax
+	}
+	op := &r.Ops[0]
+	op.Histogram = encode(h)
+	if detailed {
+		op.Errors = errs
+	}
+	var dev []string
+	for _, d := range r.Deviations {
+		if !strings.HasPrefix(d, "no latency distribution") {
+			dev = append(dev, d)
+		}
+	}
+	r.Deviations = dev
+	r.Env["pgbench_logs"] = len(logs)
+	return nil
+}
