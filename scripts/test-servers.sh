@@ -228,6 +228,127 @@ start_postgres() {
     log "PostgreSQL $(psql_su 'show server_version') ready on $PG_HOST:$PG_PORT (role $PG_ROLE, database $PG_DB)"
 }
 
+# ------------------------------------------------------------------- MariaDB
+
+MY_HOST=127.0.0.1
+MY_PORT=${MY_PORT:-3306}
+MY_USER=bench
+MY_PASSWORD=fairbench-test-pw
+MY_DB=bench
+MY_SOCKET=/run/mysqld/mysqld.sock
+MY_PIDFILE=/run/mysqld/mysqld.pid
+# TLS material for the server: a throwaway CA and a server certificate for
+# 127.0.0.1/localhost, so the driver's TLS paths (verify with ssl-ca, version
+# and cipher pinning) are tested against a real handshake.
+MY_TLS_DIR=/etc/mysql/fairbench-tls
+MY_TLS_CNF=/etc/mysql/mariadb.conf.d/90-fairbench-tls.cnf
+
+# mysql_su SQL — run SQL as the root superuser over the Unix socket (unix_socket auth).
+mysql_su() {
+    as_root mysql --protocol=socket -S "$MY_SOCKET" -N -B -e "$1"
+}
+
+mariadb_up() { as_root mysqladmin --protocol=socket -S "$MY_SOCKET" ping >/dev/null 2>&1; }
+
+wait_mariadb_ready() {
+    local i
+    for ((i = 0; i < $1; i++)); do
+        mariadb_up && return 0
+        sleep 1
+    done
+    return 1
+}
+
+mariadb_log_tail() {
+    local f
+    for f in /var/lib/mysql/"$(hostname)".err /var/log/mysql/error.log; do
+        [ -r "$f" ] && { echo "--- last lines of $f:" >&2; tail -n 20 "$f" >&2; }
+    done
+    return 0
+}
+
+# ensure_mariadb_tls — create the CA, server key and certificate once and point
+# the server at them; returns 0 when the config changed (a restart is needed).
+ensure_mariadb_tls() {
+    command -v openssl >/dev/null 2>&1 || { log "WARNING: openssl missing; MariaDB runs without TLS and the TLS tests will fail"; return 1; }
+    local changed=1
+    if [ ! -s "$MY_TLS_DIR/server-cert.pem" ] || [ ! -s "$MY_TLS_DIR/ca.pem" ]; then
+        log "creating a test CA and server certificate in $MY_TLS_DIR"
+        as_root mkdir -p "$MY_TLS_DIR"
+        local tmp ext
+        tmp=$(mktemp -d)
+        ext="$tmp/ext.cnf"
+        printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$ext"
+        openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj /CN=fairbench-test-ca \
+            -keyout "$tmp/ca-key.pem" -out "$tmp/ca.pem" >/dev/null 2>&1 || die "openssl: creating the test CA failed"
+        openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
+            -keyout "$tmp/server-key.pem" -out "$tmp/server.csr" >/dev/null 2>&1 || die "openssl: creating the server key failed"
+        openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.pem" -CAkey "$tmp/ca-key.pem" -CAcreateserial \
+            -days 3650 -extfile "$ext" -out "$tmp/server-cert.pem" >/dev/null 2>&1 || die "openssl: signing the server certificate failed"
+        as_root cp "$tmp/ca.pem" "$tmp/server-key.pem" "$tmp/server-cert.pem" "$MY_TLS_DIR/"
+        as_root chown -R mysql:mysql "$MY_TLS_DIR"
+        as_root chmod 0644 "$MY_TLS_DIR/ca.pem" "$MY_TLS_DIR/server-cert.pem"
+        as_root chmod 0600 "$MY_TLS_DIR/server-key.pem"
+        rm -rf "$tmp"
+        changed=0
+    fi
+    local want
+    want=$(printf '[mariadb]\nssl_ca = %s/ca.pem\nssl_cert = %s/server-cert.pem\nssl_key = %s/server-key.pem\ntls_version = TLSv1.2,TLSv1.3\n' \
+        "$MY_TLS_DIR" "$MY_TLS_DIR" "$MY_TLS_DIR")
+    if [ ! -f "$MY_TLS_CNF" ] || [ "$(as_root cat "$MY_TLS_CNF")" != "$want" ]; then
+        log "writing $MY_TLS_CNF"
+        printf '%s\n' "$want" | as_root tee "$MY_TLS_CNF" >/dev/null
+        changed=0
+    fi
+    return $changed
+}
+
+start_mariadb() {
+    if [ ! -x /usr/sbin/mariadbd ] || ! command -v mysql >/dev/null 2>&1; then
+        log "MariaDB not installed"
+        apt_install mariadb-server mariadb-client
+    fi
+    [ -x /usr/sbin/mariadbd ] || die "/usr/sbin/mariadbd not found after installing mariadb-server (is this Debian 12?)"
+
+    local restart=1
+    ensure_mariadb_tls && restart=0
+    if mariadb_up && [ "$restart" -eq 0 ]; then
+        log "TLS configuration changed: restarting MariaDB"
+        as_root mysqladmin --protocol=socket -S "$MY_SOCKET" shutdown >&2 || die "mysqladmin shutdown failed"
+        local i
+        for ((i = 0; i < 60; i++)); do [ -e "$MY_PIDFILE" ] || break; sleep 1; done
+    fi
+    if mariadb_up; then
+        log "MariaDB already running"
+    else
+        as_root install -d -o mysql -g root -m 0755 /run/mysqld
+        log "starting mariadbd"
+        # --pidfile: match only our server, not another mariadbd on this machine.
+        as_root start-stop-daemon --start --oknodo --background --pidfile "$MY_PIDFILE" \
+            --exec /usr/sbin/mariadbd -- --user=mysql --pid-file="$MY_PIDFILE" --socket="$MY_SOCKET" --port="$MY_PORT" >&2 \
+            || die "start-stop-daemon could not start mariadbd"
+        wait_mariadb_ready 60 || { mariadb_log_tail; die "MariaDB does not answer on $MY_SOCKET"; }
+    fi
+    [ "$(mysql_su "select @@have_ssl")" = YES ] || log "WARNING: MariaDB runs without TLS (have_ssl != YES); TLS tests will fail"
+
+    # User and privileges: the database bench and every fbtest_% database the
+    # tests create and drop. CREATE ... IF NOT EXISTS and GRANT are idempotent.
+    local host
+    mysql_su "CREATE DATABASE IF NOT EXISTS \`$MY_DB\`"
+    for host in 127.0.0.1 localhost; do
+        mysql_su "CREATE USER IF NOT EXISTS '$MY_USER'@'$host' IDENTIFIED BY '$MY_PASSWORD'"
+        mysql_su "ALTER USER '$MY_USER'@'$host' IDENTIFIED BY '$MY_PASSWORD'"
+        mysql_su "GRANT ALL PRIVILEGES ON \`$MY_DB\`.* TO '$MY_USER'@'$host'"
+        mysql_su "GRANT ALL PRIVILEGES ON \`fbtest\\_%\`.* TO '$MY_USER'@'$host'"
+    done
+    MYSQL_PWD=$MY_PASSWORD mysql --protocol=tcp -h "$MY_HOST" -P "$MY_PORT" -u "$MY_USER" -N -B -e 'select 1' "$MY_DB" >/dev/null \
+        || die "user $MY_USER cannot log in over TCP $MY_HOST:$MY_PORT"
+
+    ENV_LINES+=("FAIRBENCH_TEST_MYSQL=mysql://$MY_USER:$MY_PASSWORD@$MY_HOST:$MY_PORT/$MY_DB")
+    ENV_LINES+=("FAIRBENCH_TEST_MYSQL_CA=$MY_TLS_DIR/ca.pem")
+    log "MariaDB $(mysql_su 'select version()') ready on $MY_HOST:$MY_PORT (user $MY_USER, database $MY_DB)"
+}
+
 # ---------------------------------------------------------------------- main
 
 write_env() {
@@ -245,6 +366,7 @@ write_env() {
 
 main() {
     start_postgres
+    start_mariadb
     write_env
 }
 

@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	mysqldrv "github.com/fairbench/fairbench/internal/driver/mysql"
 )
 
 // PostgresURL returns the admin URL of the test PostgreSQL.
@@ -101,4 +104,48 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b) //nolint:errcheck // crypto/rand does not fail on Linux
 	return hex.EncodeToString(b)
+}
+
+// MySQLURL returns the URL of the test MariaDB (MySQL protocol).
+func MySQLURL(t testing.TB) string {
+	t.Helper()
+	return need(t, "FAIRBENCH_TEST_MYSQL")
+}
+
+// MySQLCA returns the CA certificate the test MariaDB's TLS certificate is signed with.
+func MySQLCA(t testing.TB) string {
+	t.Helper()
+	return need(t, "FAIRBENCH_TEST_MYSQL_CA")
+}
+
+// FreshMySQL creates an empty database fbtest_xxx on the test MariaDB, drops it
+// afterwards, and returns its URL (same credentials as the test server's URL).
+func FreshMySQL(t testing.TB) string {
+	t.Helper()
+	base := MySQLURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	name := "fbtest_" + randomHex(6)
+	exec := func(ctx context.Context, q string) error {
+		c, err := (mysqldrv.Driver{}).Connect(ctx, driver.Target{Name: "testenv", URL: base}, driver.Options{})
+		if err != nil {
+			return err
+		}
+		defer c.Close(ctx)
+		return c.(driver.SQL).Exec(ctx, q)
+	}
+	if err := exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("creating test database on the test MariaDB: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		exec(ctx, "DROP DATABASE IF EXISTS "+name) //nolint:errcheck // best effort
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
 }

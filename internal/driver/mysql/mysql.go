@@ -1,0 +1,287 @@
+// Package mysql is fairbench's MySQL and MariaDB driver, built on
+// go-sql-driver/mysql. It maps the query modes onto the two MySQL protocols
+// (server-side prepared statements, as sysbench uses by default, or the text
+// protocol with parameters interpolated on the client), handles TLS with version
+// and cipher pinning, loads data with multi-row INSERTs, and records the server's
+// version, non-default variables and the TLS version and cipher in use.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+func init() { driver.Register(Driver{}, "mysql://") }
+
+// DefaultConnectTimeout bounds connecting when the URL sets no timeout.
+const DefaultConnectTimeout = 5 * time.Second
+
+// Driver opens MySQL/MariaDB connections.
+type Driver struct{}
+
+// Name implements driver.Driver.
+func (Driver) Name() string { return "mysql" }
+
+// Connect implements driver.Driver. Query modes: "prepared" (the default for
+// MySQL, as sysbench's --db-ps-mode=auto) and "extended" use server-side prepared
+// statements; "simple" sends text with the parameters interpolated by the client.
+func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options) (driver.Conn, error) {
+	mode := opts.QueryMode
+	switch mode {
+	case "":
+		mode = "prepared"
+	case "simple", "extended", "prepared":
+	default:
+		return nil, fmt.Errorf("query mode %q is not one of simple, extended, prepared", opts.QueryMode)
+	}
+	cfg, err := ParseURL(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := cfg.driverConfig(mode == "simple")
+	if err != nil {
+		return nil, fmt.Errorf("MySQL URL %s: %w", driver.Redacted(t.URL), err)
+	}
+	connector, err := gomysql.NewConnector(mc)
+	if err != nil {
+		return nil, fmt.Errorf("MySQL URL %s: %s", driver.Redacted(t.URL), scrub(err.Error(), cfg.Password))
+	}
+	db := sql.OpenDB(connector)
+	// One *sql.DB per client holding exactly one connection: the client owns its
+	// connection, and a lost connection is reported rather than silently replaced.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, errors.New(scrub(connectError(err, cfg), cfg.Password))
+	}
+	return &Conn{db: db, c: c, cfg: cfg, mode: mode}, nil
+}
+
+// connectError turns the library's message into one line a user acts on.
+func connectError(err error, cfg Config) string {
+	addr := net.JoinHostPort(cfg.Host, cfg.Port)
+	var me *gomysql.MySQLError
+	switch {
+	case errors.Is(err, gomysql.ErrNoTLS):
+		return fmt.Sprintf("MySQL server %s does not offer TLS, but the URL requires it (tls=%s); use tls=preferred to allow plaintext", addr, cfg.TLSMode)
+	case errors.As(err, &me):
+		return fmt.Sprintf("MySQL server %s refused: %s (error %d)", addr, me.Message, me.Number)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("timed out connecting to MySQL server %s", addr)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf("timed out connecting to MySQL server %s: %v", addr, err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:") {
+		return fmt.Sprintf("TLS handshake with MySQL server %s failed: %s", addr, msg)
+	}
+	return fmt.Sprintf("connecting to MySQL server %s: %s", addr, msg)
+}
+
+func scrub(msg, password string) string {
+	if password != "" {
+		msg = strings.ReplaceAll(msg, password, "xxxxx")
+	}
+	return msg
+}
+
+// Conn is one MySQL connection.
+type Conn struct {
+	db    *sql.DB
+	c     *sql.Conn
+	cfg   Config
+	mode  string
+	stmts []*sql.Stmt
+}
+
+// Close implements driver.Conn.
+func (c *Conn) Close(ctx context.Context) error {
+	for _, s := range c.stmts {
+		s.Close()
+	}
+	err := c.c.Close()
+	if err2 := c.db.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// Dialect implements driver.SQL.
+func (c *Conn) Dialect() string { return "mysql" }
+
+// Exec implements driver.SQL: the text protocol, no parameters.
+func (c *Conn) Exec(ctx context.Context, q string) error {
+	_, err := c.c.ExecContext(ctx, q)
+	return err
+}
+
+// QueryInt64 implements driver.SQL.
+func (c *Conn) QueryInt64(ctx context.Context, q string, args ...any) (int64, error) {
+	q, err := Rewrite(q)
+	if err != nil {
+		return 0, err
+	}
+	var v sql.NullInt64
+	err = c.c.QueryRowContext(ctx, q, args...).Scan(&v)
+	return v.Int64, err
+}
+
+// Rewrite turns the $1..$n placeholders fairbench's workloads write into MySQL's
+// positional ?. MySQL binds by position only, so each $i must appear once and in
+// order; anything else is rejected rather than silently bound to the wrong value.
+// Quoted strings and identifiers are left alone.
+func Rewrite(q string) (string, error) {
+	if !strings.Contains(q, "$") {
+		return q, nil
+	}
+	var b strings.Builder
+	b.Grow(len(q))
+	next := 1
+	var quote byte
+	for i := 0; i < len(q); i++ {
+		ch := q[i]
+		if quote != 0 {
+			b.WriteByte(ch)
+			if ch == '\\' && quote != '`' && i+1 < len(q) {
+				i++
+				b.WriteByte(q[i])
+			} else if ch == quote {
+				quote = 0
+			}
+			continue
+		}
+		switch {
+		case ch == '\'' || ch == '"' || ch == '`':
+			quote = ch
+			b.WriteByte(ch)
+		case ch == '$' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			n, _ := strconv.Atoi(q[i+1 : j])
+			if n != next {
+				return "", fmt.Errorf("placeholder $%d where $%d was expected: MySQL binds parameters by position, so they must appear once each, in order: %s", n, next, q)
+			}
+			next++
+			b.WriteByte('?')
+			i = j - 1
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String(), nil
+}
+
+// erUnsupportedPS is ER_UNSUPPORTED_PS: the statement cannot be prepared on the
+// server (BEGIN on some versions). sysbench falls back to the text protocol for
+// such statements, and so do we.
+const erUnsupportedPS = 1295
+
+// Prepare implements driver.SQL.
+func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
+	q, err := Rewrite(q)
+	if err != nil {
+		return nil, err
+	}
+	if c.mode == "simple" {
+		return &textStmt{c: c.c, q: q}, nil
+	}
+	s, err := c.c.PrepareContext(ctx, q)
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) && me.Number == erUnsupportedPS {
+		return &textStmt{c: c.c, q: q}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.stmts = append(c.stmts, s)
+	return &preparedStmt{s: s}, nil
+}
+
+type textStmt struct {
+	c *sql.Conn
+	q string
+}
+
+func (s *textStmt) Exec(ctx context.Context, args ...any) error {
+	_, err := s.c.ExecContext(ctx, s.q, args...)
+	return err
+}
+
+func (s *textStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
+	var v sql.NullInt64
+	err := s.c.QueryRowContext(ctx, s.q, args...).Scan(&v)
+	return v.Int64, err
+}
+
+type preparedStmt struct{ s *sql.Stmt }
+
+func (s *preparedStmt) Exec(ctx context.Context, args ...any) error {
+	_, err := s.s.ExecContext(ctx, args...)
+	return err
+}
+
+func (s *preparedStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
+	var v sql.NullInt64
+	err := s.s.QueryRowContext(ctx, args...).Scan(&v)
+	return v.Int64, err
+}
+
+// MySQL and MariaDB error numbers the classifier knows.
+var errorClasses = map[uint16]result.ErrorClass{
+	1213: result.ErrDeadlock,   // ER_LOCK_DEADLOCK
+	1205: result.ErrBusy,       // ER_LOCK_WAIT_TIMEOUT
+	1062: result.ErrConstraint, // ER_DUP_ENTRY
+	1586: result.ErrConstraint, // ER_DUP_ENTRY_WITH_KEY_NAME
+	1451: result.ErrConstraint, // ER_ROW_IS_REFERENCED_2
+	1452: result.ErrConstraint, // ER_NO_REFERENCED_ROW_2
+	1216: result.ErrConstraint, // ER_NO_REFERENCED_ROW
+	1217: result.ErrConstraint, // ER_ROW_IS_REFERENCED
+	1048: result.ErrConstraint, // ER_BAD_NULL_ERROR
+	3819: result.ErrConstraint, // ER_CHECK_CONSTRAINT_VIOLATED (MySQL)
+	4025: result.ErrConstraint, // ER_CONSTRAINT_FAILED (MariaDB)
+	3024: result.ErrTimeout,    // ER_QUERY_TIMEOUT (MySQL max_execution_time)
+	1969: result.ErrTimeout,    // ER_STATEMENT_TIMEOUT (MariaDB max_statement_time)
+	1053: result.ErrConnection, // ER_SERVER_SHUTDOWN
+	1927: result.ErrConnection, // ER_CONNECTION_KILLED
+	2006: result.ErrConnection, // CR_SERVER_GONE_ERROR
+	2013: result.ErrConnection, // CR_SERVER_LOST
+}
+
+// Classify implements driver.Conn.
+func (c *Conn) Classify(err error) result.ErrorClass {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		if cl, ok := errorClasses[me.Number]; ok {
+			return cl
+		}
+		return result.ErrOther
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return result.ErrTimeout
+	}
+	var ne net.Error
+	if errors.Is(err, sqlBadConn) || errors.Is(err, gomysql.ErrInvalidConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return result.ErrConnection
+	}
+	return result.ErrOther
+}
