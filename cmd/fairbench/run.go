@@ -137,7 +137,11 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	}
 	runErr := r.Run(ctx, cells)
 	if x.adHoc && len(sink.runs) == 1 && sink.runs[0].Status != result.StatusFailed {
-		report.PgbenchSummary(os.Stdout, sink.runs[0], x.maxTries)
+		if sink.runs[0].Kind == "oltp" {
+			report.SysbenchSummary(os.Stdout, sink.runs[0])
+		} else {
+			report.PgbenchSummary(os.Stdout, sink.runs[0], x.maxTries)
+		}
 	}
 	if !x.adHoc && len(sink.runs) > 0 && !errors.Is(runErr, runner.ErrInterrupted) {
 		if err := printStudyTable(s, st.Hash); err != nil {

@@ -88,6 +88,9 @@ type Summary struct {
 	ConnectTimeMean float64 `json:"connect_time_ms"`       // initial connection time, pgbench's meaning (ms)
 	TargetRate      float64 `json:"target_rate,omitempty"` // rate mode: requested operations per second
 	ClientCPU       float64 `json:"client_cpu_s"`          // CPU seconds fairbench used during the measured phase
+	// Extra holds workload-specific counts over the measured phase, e.g. sysbench's
+	// queries by class ("queries_read", "queries_write", "queries_other").
+	Extra map[string]float64 `json:"extra,omitempty"`
 }
 
 // Op is the result of one operation type (a transaction type, or a YCSB read, ...).

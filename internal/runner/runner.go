@@ -438,6 +438,7 @@ func (m *measurement) execute(ctx context.Context) error {
 		}
 	}
 	col.Reset()
+	counts0 := counts(m.inst)
 	cpu0 := cpuSeconds()
 	measureStart := time.Now()
 	m.run.StartedAt = measureStart
@@ -456,6 +457,7 @@ func (m *measurement) execute(ctx context.Context) error {
 	m.run.Duration = end.Sub(measureStart)
 	m.run.Series = series
 	m.fill(col.Total(), connectTime, cpu)
+	m.run.Summary.Extra = countsSince(m.inst, counts0)
 	if interrupted {
 		m.run.Status = result.StatusInterrupted
 		m.run.Error = fmt.Sprintf("interrupted after %.1f s of the measured phase", m.run.Duration.Seconds())
@@ -653,6 +655,27 @@ func (m *measurement) fill(total []*hist.Stats, connectTime time.Duration, cpu f
 		}
 		m.run.Ops = append(m.run.Ops, result.Op{Name: names[i], Count: st.Count, Errors: st.ErrorMap(), Histogram: enc})
 	}
+}
+
+// counts snapshots a workload's own counters (workload.Counter), if it keeps any.
+func counts(inst workload.Instance) map[string]int64 {
+	if c, ok := inst.(workload.Counter); ok {
+		return c.Counts()
+	}
+	return nil
+}
+
+// countsSince is the growth of the workload's counters since a snapshot.
+func countsSince(inst workload.Instance, before map[string]int64) map[string]float64 {
+	now := counts(inst)
+	if now == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(now))
+	for k, v := range now {
+		out[k] = float64(v - before[k])
+	}
+	return out
 }
 
 // cpuSeconds is the CPU time (user + system) this process has used.

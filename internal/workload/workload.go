@@ -70,6 +70,13 @@ type Cleaner interface {
 	Cleanup(ctx context.Context, conn driver.Conn) error
 }
 
+// Counter is optional: cumulative counts the workload keeps besides its
+// operations (sysbench's queries by class). The runner stores their growth over
+// the measured phase in the run's Summary.Extra, so warm-up is excluded.
+type Counter interface {
+	Counts() map[string]int64
+}
+
 // ConnOptioner is optional: connection options the parameters ask for (query mode).
 type ConnOptioner interface {
 	ConnOptions() driver.Options

@@ -1,0 +1,477 @@
+// Package oltp is fairbench's sysbench-compatible OLTP workload: sysbench
+// 1.0.20's oltp_common.lua schema and data (sbtest1..N), and the transactions of
+// its oltp_*.lua scripts with the same statements, the same counts per
+// transaction, the same parameters and defaults, and the same random
+// distributions, so that its numbers stand next to sysbench's. It runs on
+// PostgreSQL, MySQL/MariaDB and SQLite through the driver's SQL capability.
+package oltp
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/workload"
+	"github.com/fairbench/fairbench/internal/workload/sqlwork"
+)
+
+func init() { workload.Register(Workload{}) }
+
+// Modes, named after sysbench's scripts without the oltp_ prefix.
+const (
+	PointSelect    = "point_select"
+	ReadOnly       = "read_only"
+	WriteOnly      = "write_only"
+	ReadWrite      = "read_write"
+	UpdateIndex    = "update_index"
+	UpdateNonIndex = "update_non_index"
+	Insert         = "insert"
+	Delete         = "delete"
+)
+
+var modes = []string{PointSelect, ReadOnly, WriteOnly, ReadWrite, UpdateIndex, UpdateNonIndex, Insert, Delete}
+
+// Workload is the oltp kind.
+type Workload struct{}
+
+// Kind implements workload.Workload.
+func (Workload) Kind() string { return "oltp" }
+
+// Description implements workload.Workload.
+func (Workload) Description() string {
+	return "sysbench-compatible OLTP: sysbench 1.0's sbtest tables and oltp_*.lua transactions"
+}
+
+// Params implements workload.Workload: sysbench's option names and 1.0 defaults.
+func (Workload) Params() []params.Spec {
+	return []params.Spec{
+		{Name: "mode", Kind: params.String, Default: ReadWrite, Choices: modes,
+			Help: "sysbench script: point_select, read_only, write_only, read_write, update_index, update_non_index, insert, delete"},
+		{Name: "tables", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Help: "number of tables"},
+		{Name: "table_size", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Help: "rows per table"},
+		{Name: "range_size", Kind: params.Int, Default: int64(100), Min: params.MinOf(1), Help: "range size of range SELECTs"},
+		{Name: "point_selects", Kind: params.Int, Default: int64(10), Min: params.MinOf(0), Help: "point SELECTs per transaction"},
+		{Name: "simple_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "simple range SELECTs per transaction"},
+		{Name: "sum_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "SELECT SUM() per transaction"},
+		{Name: "order_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "SELECT ORDER BY per transaction"},
+		{Name: "distinct_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "SELECT DISTINCT per transaction"},
+		{Name: "index_updates", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "UPDATEs of the indexed column k per transaction"},
+		{Name: "non_index_updates", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "UPDATEs of the non-indexed column c per transaction"},
+		{Name: "delete_inserts", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "DELETE/INSERT pairs per transaction"},
+		{Name: "range_selects", Kind: params.Bool, Default: true, Help: "enable the range SELECTs"},
+		{Name: "skip_trx", Kind: params.Bool, Default: false, Help: "no BEGIN/COMMIT: every statement in autocommit mode"},
+		{Name: "auto_inc", Kind: params.Bool, Default: true, Help: "id is AUTO_INCREMENT (SERIAL on PostgreSQL); false = client-generated ids"},
+		{Name: "secondary", Kind: params.Bool, Default: false, Help: "a secondary index on id instead of the primary key"},
+		{Name: "create_secondary", Kind: params.Bool, Default: true, Help: "create the secondary index k_N on k"},
+		{Name: "rand_type", Kind: params.String, Default: "special", Choices: []string{"uniform", "gaussian", "special", "pareto"},
+			Help: "distribution of row ids (sysbench 1.0's --rand-type, default special)"},
+		{Name: "rand_spec_iter", Kind: params.Int, Default: int64(12), Min: params.MinOf(1), Help: "iterations of the gaussian and special distributions"},
+		{Name: "rand_spec_pct", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "special: percent of the range holding the special values"},
+		{Name: "rand_spec_res", Kind: params.Int, Default: int64(75), Min: params.MinOf(0), Help: "special: percent of draws that hit the special values"},
+		{Name: "rand_pareto_h", Kind: params.Float, Default: 0.2, Help: "pareto: shape parameter h"},
+		{Name: "mysql_storage_engine", Kind: params.String, Default: "innodb", Help: "storage engine on MySQL/MariaDB"},
+		{Name: "query_mode", Kind: params.String, Default: "prepared", Choices: []string{"simple", "extended", "prepared"},
+			Help: "prepared = server-side prepared statements, sysbench's default (--db-ps-mode=auto); simple = text with client-side parameters (--db-ps-mode=disable)"},
+	}
+}
+
+type instance struct {
+	mode, queryMode, engine                         string
+	tables, tableSize, rangeSize                    int64
+	pointSelects, simpleRanges, sumRanges           int64
+	orderRanges, distinctRanges                     int64
+	indexUpdates, nonIndexUpdates, deleteInserts    int64
+	rangeSelects, skipTrx, autoInc, secondary, csec bool
+	randType                                        string
+	dist                                            *dist
+	unique                                          *unique
+
+	mu       sync.Mutex
+	counters []*counters
+}
+
+// counters of one client, by sysbench's statement classes. Only the client's
+// goroutine adds; the runner reads through Counts.
+type counters struct{ read, write, other atomic.Int64 }
+
+// New implements workload.Workload.
+func (Workload) New(p params.Values) (workload.Instance, error) {
+	d, err := newDist(p.String("rand_type"), p.Int("rand_spec_iter"), p.Int("rand_spec_pct"), p.Int("rand_spec_res"), p.Float("rand_pareto_h"))
+	if err != nil {
+		return nil, err
+	}
+	engine := p.String("mysql_storage_engine")
+	if !isWord(engine) {
+		return nil, fmt.Errorf("mysql_storage_engine %q is not a storage engine name", engine)
+	}
+	in := &instance{
+		mode: p.String("mode"), queryMode: p.String("query_mode"), engine: engine,
+		tables: p.Int("tables"), tableSize: p.Int("table_size"), rangeSize: p.Int("range_size"),
+		pointSelects: p.Int("point_selects"), simpleRanges: p.Int("simple_ranges"), sumRanges: p.Int("sum_ranges"),
+		orderRanges: p.Int("order_ranges"), distinctRanges: p.Int("distinct_ranges"),
+		indexUpdates: p.Int("index_updates"), nonIndexUpdates: p.Int("non_index_updates"), deleteInserts: p.Int("delete_inserts"),
+		rangeSelects: p.Bool("range_selects"), skipTrx: p.Bool("skip_trx"), autoInc: p.Bool("auto_inc"),
+		secondary: p.Bool("secondary"), csec: p.Bool("create_secondary"), randType: p.String("rand_type"), dist: d,
+	}
+	if in.tables < 1 || in.tableSize < 1 {
+		return nil, fmt.Errorf("tables and table_size must be at least 1")
+	}
+	if in.tableSize > 1<<31-1 {
+		return nil, fmt.Errorf("table_size %d does not fit sysbench's INTEGER id", in.tableSize)
+	}
+	if in.mode == PointSelect {
+		in.pointSelects = 1 // oltp_point_select.lua: one query per event
+	}
+	seed := uint32(time.Now().UnixNano())
+	in.unique = newUnique(seed, seed*2654435761)
+	return in, nil
+}
+
+func isWord(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+const dataset = "oltp"
+
+// Ops implements workload.Instance: one transaction type, named like sysbench's script.
+func (in *instance) Ops() []string { return []string{"oltp_" + in.mode} }
+
+// ConnOptions implements workload.ConnOptioner.
+func (in *instance) ConnOptions() driver.Options { return driver.Options{QueryMode: in.queryMode} }
+
+// Counts implements workload.Counter: statements executed so far, in sysbench's
+// classes (reads = SELECT, writes = INSERT/UPDATE/DELETE, other = BEGIN/COMMIT).
+func (in *instance) Counts() map[string]int64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var r, w, o int64
+	for _, c := range in.counters {
+		r += c.read.Load()
+		w += c.write.Load()
+		o += c.other.Load()
+	}
+	return map[string]int64{"queries_read": r, "queries_write": w, "queries_other": o}
+}
+
+// loadedRows is what prepare puts in each table: oltp_insert.lua prepares empty
+// tables when ids are client-generated, so they cannot collide with loaded ones.
+func (in *instance) loadedRows() int64 {
+	if in.mode == Insert && !in.autoInc {
+		return 0
+	}
+	return in.tableSize
+}
+
+func (in *instance) dataParams() string {
+	return fmt.Sprintf("tables=%d rows=%d auto_inc=%t secondary=%t create_secondary=%t engine=%s",
+		in.tables, in.loadedRows(), in.autoInc, in.secondary, in.csec, in.engine)
+}
+
+func tableName(i int64) string { return fmt.Sprintf("sbtest%d", i) }
+
+// Prepare implements workload.Instance: reuse tables of the same shape (ours, or
+// sysbench's own with the right row count), otherwise create and load them, one
+// table per connection in parallel, like sysbench prepare with --threads.
+func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
+	c, err := workload.SQLConn("oltp", env.Conn)
+	if err != nil {
+		return err
+	}
+	if _, ok := env.Conn.(driver.BulkLoader); !ok {
+		return fmt.Errorf("oltp needs a bulk load path on %s, which this driver lacks", c.Dialect())
+	}
+	if _, err := in.ddl(c.Dialect(), 1); err != nil {
+		return err
+	}
+	present := int64(0)
+	for i := int64(1); i <= in.tables; i++ {
+		ok, err := sqlwork.TableExists(ctx, c, tableName(i))
+		if err != nil {
+			return fmt.Errorf("looking for sysbench's tables: %w", err)
+		}
+		if ok {
+			present++
+		}
+	}
+	if present > 0 {
+		ours, err := sqlwork.MarkerFound(ctx, c, dataset)
+		if err != nil {
+			return err
+		}
+		if ours {
+			same, err := sqlwork.MarkerMatches(ctx, c, dataset, in.dataParams())
+			if err != nil {
+				return err
+			}
+			if same && present == in.tables {
+				env.Logf("oltp: reusing the %d tables of %d rows fairbench loaded earlier", in.tables, in.tableSize)
+				return nil
+			}
+		} else {
+			complete := present == in.tables
+			for i := int64(1); complete && i <= in.tables; i++ {
+				n, err := c.QueryInt64(ctx, "SELECT count(*) FROM "+tableName(i))
+				if err != nil {
+					return err
+				}
+				complete = n == in.loadedRows()
+			}
+			if complete {
+				env.Logf("oltp: reusing existing sysbench tables (%d tables of %d rows)", in.tables, in.loadedRows())
+				return nil
+			}
+			if !env.Replace {
+				return fmt.Errorf("the database already holds sbtest tables that fairbench did not create and that are not %d tables of %d rows; "+
+					"rerun with --replace to drop and reload them, or point the target at another database", in.tables, in.loadedRows())
+			}
+		}
+	}
+	return in.load(ctx, c, env)
+}
+
+// ddl returns the statements creating table i in sysbench's schema for a dialect.
+func (in *instance) ddl(dialect string, i int64) ([]string, error) {
+	t := tableName(i)
+	cols := "k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL"
+	var stmts []string
+	switch dialect {
+	case "mysql":
+		id := "INTEGER NOT NULL"
+		if in.autoInc {
+			id += " AUTO_INCREMENT"
+		}
+		key := "PRIMARY KEY (id)"
+		if in.secondary {
+			key = "KEY xid (id)"
+		}
+		stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s(id %s, %s, %s) /*! ENGINE = %s */", t, id, cols, key, in.engine))
+	case "postgres":
+		id := "INTEGER NOT NULL"
+		if in.autoInc {
+			id = "SERIAL"
+		}
+		if in.secondary {
+			// sysbench writes MySQL's "KEY xid (id)" here, which PostgreSQL rejects:
+			// the same index is created with CREATE INDEX instead.
+			stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s(id %s, %s)", t, id, cols),
+				fmt.Sprintf("CREATE INDEX xid_%d ON %s(id)", i, t))
+		} else {
+			stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s(id %s, %s, PRIMARY KEY (id))", t, id, cols))
+		}
+	case "sqlite":
+		// INTEGER PRIMARY KEY is the rowid: assigned when the insert leaves it NULL,
+		// SQLite's AUTO_INCREMENT.
+		if in.secondary {
+			stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s(id INTEGER NOT NULL, %s)", t, cols),
+				fmt.Sprintf("CREATE INDEX xid_%d ON %s(id)", i, t))
+		} else {
+			stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s(id INTEGER PRIMARY KEY, %s)", t, cols))
+		}
+	default:
+		return nil, fmt.Errorf("oltp does not support the %s dialect", dialect)
+	}
+	return stmts, nil
+}
+
+func (in *instance) load(ctx context.Context, c driver.SQL, env workload.PrepareEnv) error {
+	start := time.Now()
+	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Loading); err != nil {
+		return err
+	}
+	// SQLite has one writer at a time: parallel connections would only queue.
+	par := int64(runtime.GOMAXPROCS(0))
+	if c.Dialect() == "sqlite" || env.Open == nil {
+		par = 1
+	}
+	par = min(par, in.tables)
+	next := atomic.Int64{}
+	errs := make([]error, par)
+	var wg sync.WaitGroup
+	for w := int64(0); w < par; w++ {
+		wg.Add(1)
+		go func(w int64) {
+			defer wg.Done()
+			conn := env.Conn
+			if w > 0 {
+				var err error
+				if conn, err = env.Open(ctx); err != nil {
+					errs[w] = err
+					return
+				}
+				defer conn.Close(context.WithoutCancel(ctx))
+			}
+			for {
+				i := next.Add(1)
+				if i > in.tables {
+					return
+				}
+				if err := in.loadTable(ctx, conn, i, env.Logf); err != nil {
+					errs[w] = fmt.Errorf("%s: %w", tableName(i), err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Ready); err != nil {
+		return err
+	}
+	env.Logf("oltp: loaded %d tables of %d rows in %.1f s", in.tables, in.loadedRows(), time.Since(start).Seconds())
+	return nil
+}
+
+// postLoad per dialect, after the rows are in: PostgreSQL's SERIAL sequence must
+// continue after the loaded ids (sysbench lets the sequence assign them; fairbench
+// loads ids explicitly, so it moves the sequence instead), then statistics.
+func (in *instance) postLoad(dialect string, i int64) []string {
+	t := tableName(i)
+	var out []string
+	if dialect == "postgres" && in.autoInc {
+		out = append(out, fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), greatest(coalesce(max(id), 0), 1), max(id) IS NOT NULL) FROM %s", t, t))
+	}
+	if in.csec {
+		out = append(out, fmt.Sprintf("CREATE INDEX k_%d ON %s(k)", i, t))
+	}
+	switch dialect {
+	case "postgres":
+		out = append(out, "VACUUM ANALYZE "+t)
+	case "mysql":
+		out = append(out, "ANALYZE TABLE "+t)
+	case "sqlite":
+		out = append(out, "ANALYZE "+t)
+	}
+	return out
+}
+
+func (in *instance) loadTable(ctx context.Context, conn driver.Conn, i int64, logf func(string, ...any)) error {
+	c, err := workload.SQLConn("oltp", conn)
+	if err != nil {
+		return err
+	}
+	ddl, err := in.ddl(c.Dialect(), i)
+	if err != nil {
+		return err
+	}
+	if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+tableName(i)); err != nil {
+		return err
+	}
+	for _, q := range ddl {
+		if err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("creating: %w", err)
+		}
+	}
+	rows := &rowGen{n: in.loadedRows(), dist: in.dist, rng: rand.New(rand.NewPCG(uint64(i), 0x5b7c))}
+	n, err := conn.(driver.BulkLoader).BulkLoad(ctx, tableName(i), []string{"id", "k", "c", "pad"}, rows, false)
+	if err != nil {
+		return fmt.Errorf("loading: %w", err)
+	}
+	for _, q := range in.postLoad(c.Dialect(), i) {
+		if err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	logf("oltp: loaded %d rows into %s", n, tableName(i))
+	return nil
+}
+
+// rowGen produces sysbench's initial rows: id 1..n in order, k from the default
+// distribution over [1, table_size], c and pad from their templates. It is
+// deterministic per table, so a reload produces the same data.
+type rowGen struct {
+	n, i int64
+	dist *dist
+	rng  *rand.Rand
+	buf  []byte
+	vals []any
+}
+
+func (r *rowGen) Next() bool {
+	if r.i >= r.n {
+		return false
+	}
+	r.i++
+	// sysbench draws c, then pad, then k for each row.
+	c := string(randString(r.rng, cTemplate, r.buf))
+	pad := string(randString(r.rng, padTemplate, r.buf))
+	k := r.dist.next(r.rng, 1, r.n)
+	r.vals = append(r.vals[:0], r.i, k, c, pad)
+	return true
+}
+
+func (r *rowGen) Values() []any { return r.vals }
+
+// Cleanup implements workload.Cleaner: drops the sbtest tables only when
+// fairbench loaded them (sysbench cleanup drops them unconditionally).
+func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+	c, err := workload.SQLConn("oltp", conn)
+	if err != nil {
+		return err
+	}
+	ours, err := sqlwork.MarkerFound(ctx, c, dataset)
+	if err != nil || !ours {
+		return err
+	}
+	for i := int64(1); i <= in.tables; i++ {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+tableName(i)); err != nil {
+			return err
+		}
+	}
+	return sqlwork.DeleteMarker(ctx, c, dataset)
+}
+
+// Describe implements workload.Describer.
+func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
+	facts := [][2]string{
+		{"script", "oltp_" + in.mode},
+		{"tables", fmt.Sprint(in.tables)},
+		{"table size", fmt.Sprint(in.tableSize)},
+		{"random distribution", in.randType},
+		{"query mode", in.queryMode},
+	}
+	var dev []string
+	c, ok := conn.(driver.SQL)
+	if !ok {
+		return facts, dev
+	}
+	switch c.Dialect() {
+	case "sqlite":
+		dev = append(dev, "SQLite (sysbench has no SQLite driver): INTEGER PRIMARY KEY stands for AUTO_INCREMENT")
+		if in.writes() && !in.skipTrx {
+			dev = append(dev, "SQLite: write transactions start with BEGIN IMMEDIATE so concurrent writers wait for the lock instead of failing")
+		}
+	case "postgres":
+		if in.secondary {
+			dev = append(dev, "PostgreSQL: secondary=true creates the id index with CREATE INDEX (sysbench's MySQL-only KEY syntax fails there)")
+		}
+	case "mysql":
+		if in.queryMode == "extended" {
+			dev = append(dev, "MySQL: query mode extended uses server-side prepared statements, like prepared")
+		}
+	}
+	dev = append(dev, "errors sysbench ignores and restarts (deadlocks, lock wait timeouts, duplicate keys on PostgreSQL) are retried only with max_tries > 1, and counted")
+	return facts, dev
+}
+
+func (in *instance) writes() bool {
+	switch in.mode {
+	case PointSelect, ReadOnly:
+		return false
+	}
+	return true
+}
