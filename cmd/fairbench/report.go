@@ -48,7 +48,7 @@ func newReport() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&results, "results", defaultResults, "results file")
-	fl.StringVar(&format, "format", "text", "output format: text or md")
+	fl.StringVar(&format, "format", "text", "output format: text, md, json, csv or benchstat (Go benchmark format)")
 	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	fl.StringVar(&studyName, "study", "", "report this study (by name); default: the most recent study")
 	fl.BoolVar(&all, "all", false, "report every run in the results file")
@@ -72,7 +72,7 @@ func writeReport(s *store.Store, f store.Filter, format, out string) error {
 	if f.StudyName == "" && !f.LatestStudy && f.StudyHash == "" {
 		title = "all runs"
 	}
-	opt := report.Options{Title: title, Results: s.Path()}
+	opt := report.Options{Title: title, Results: s.Path(), Warnings: analysis.Warnings(groups, ""), Checked: true}
 	var buf bytes.Buffer
 	switch format {
 	case "text", "":
@@ -80,8 +80,14 @@ func writeReport(s *store.Store, f store.Filter, format, out string) error {
 	case "md", "markdown":
 		buf.WriteString(mdMarker)
 		err = report.Markdown(&buf, groups, runs, opt)
+	case "json":
+		err = report.JSON(&buf, groups, opt)
+	case "csv":
+		err = report.CSV(&buf, groups)
+	case "benchstat":
+		err = report.Benchstat(&buf, runs)
 	default:
-		return fmt.Errorf("--format %q: use text or md", format)
+		return fmt.Errorf("--format %q: use text, md, json, csv or benchstat", format)
 	}
 	if err != nil {
 		return err

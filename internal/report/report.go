@@ -25,6 +25,10 @@ import (
 type Options struct {
 	Title   string
 	Results string // path of the results file, named in the footer
+	// Warnings are the methodology findings; with Checked set the renderers
+	// end with a Methodology section (analysis.Warnings computes them).
+	Warnings []analysis.Warning
+	Checked  bool
 }
 
 // none stands for a number that does not exist (no completed run), which must
@@ -100,6 +104,11 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		ew.printf("\n%d interrupted or failed %s excluded from these numbers.\n", incomplete, plural(incomplete, "run", "runs"))
 	}
 	ew.printf("\nthroughput: median of the completed repetitions; latency: percentiles of their merged histograms.\n")
+	if opt.Checked {
+		if err := Methodology(ew, opt.Warnings, false); err != nil {
+			return err
+		}
+	}
 	if opt.Results != "" {
 		ew.printf("results: %s\n", opt.Results)
 	}
@@ -185,6 +194,12 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		}
 		if len(notes) > 0 {
 			ew.printf("%s.\n\n", strings.Join(notes, "; "))
+		}
+	}
+
+	if opt.Checked {
+		if err := Methodology(ew, opt.Warnings, true); err != nil {
+			return err
 		}
 	}
 

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/report"
+	"github.com/fairbench/fairbench/internal/store"
+)
+
+func init() { addCommand(newCompare) }
+
+func newCompare() *cobra.Command {
+	var (
+		results, format, out, studyName, baseline string
+		all, peak                                 bool
+		alpha                                     float64
+	)
+	cmd := &cobra.Command{
+		Use:   "compare --baseline NAME",
+		Short: "Compare every target against a baseline: deltas with confidence intervals, verdicts, methodology warnings",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if baseline == "" {
+				return fmt.Errorf("compare: --baseline NAME is required (the target the others are compared against)")
+			}
+			if _, err := os.Stat(results); err != nil {
+				return fmt.Errorf("no results file %s: run a study first (fairbench demo, fairbench run) or pass --results FILE", results)
+			}
+			s, err := store.Open(results)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			runs, err := s.Runs(store.Filter{StudyName: studyName, LatestStudy: studyName == "" && !all})
+			if err != nil {
+				return err
+			}
+			if len(runs) == 0 {
+				return fmt.Errorf("no runs in %s match: nothing to compare", s.Path())
+			}
+			groups, err := analysis.GroupRuns(runs)
+			if err != nil {
+				return err
+			}
+			cmp, err := analysis.Compare(groups, baseline, alpha)
+			if err != nil {
+				return err
+			}
+			title := runs[len(runs)-1].StudyName
+			if all {
+				title = "all runs"
+			}
+			opt := report.Options{Title: title, Results: s.Path()}
+			var buf bytes.Buffer
+			var peaks []*analysis.Peak
+			if peak {
+				peaks = analysis.Peaks(groups, baseline)
+			}
+			switch format {
+			case "text", "":
+				if peak {
+					err = report.PeakTerminal(&buf, peaks, baseline, cmp.Warnings, opt)
+				} else {
+					err = report.CompareTerminal(&buf, cmp, opt)
+				}
+			case "md", "markdown":
+				buf.WriteString(mdMarker)
+				if peak {
+					err = report.PeakMarkdown(&buf, peaks, baseline, cmp.Warnings, opt)
+				} else {
+					err = report.CompareMarkdown(&buf, cmp, opt)
+				}
+			case "json":
+				err = report.CompareJSON(&buf, cmp, peaks)
+			case "csv":
+				if peak {
+					return fmt.Errorf("--format csv with --peak: use json for peaks")
+				}
+				err = report.CompareCSV(&buf, cmp)
+			case "benchstat":
+				err = report.Benchstat(&buf, runs)
+			default:
+				return fmt.Errorf("--format %q: use text, md, json, csv or benchstat", format)
+			}
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				_, err = io.Copy(os.Stdout, &buf)
+				return err
+			}
+			return writeOwned(out, buf.Bytes())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&baseline, "baseline", "", "target the others are compared against (required)")
+	fl.BoolVar(&peak, "peak", false, "compare the best throughput over the clients sweep per target and scenario, and the degradation against the baseline")
+	fl.Float64Var(&alpha, "alpha", analysis.DefaultAlpha, "significance level of the verdicts; intervals are at 1 − alpha")
+	fl.StringVar(&results, "results", defaultResults, "results file")
+	fl.StringVar(&format, "format", "text", "output format: text, md, json, csv or benchstat")
+	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
+	fl.StringVar(&studyName, "study", "", "compare within this study (by name); default: the most recent study")
+	fl.BoolVar(&all, "all", false, "compare over every run in the results file")
+	return cmd
+}

@@ -1,0 +1,522 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fairbench/fairbench/internal/analysis"
+)
+
+// verdictText says the verdict with the numbers that decided it.
+func verdictText(m analysis.Metric, alpha float64) string {
+	switch m.Verdict {
+	case analysis.SingleRun:
+		return fmt.Sprintf("single run (n=%d+%d)", m.BaseN, m.N)
+	case analysis.TooFewForTest:
+		return fmt.Sprintf("too few runs (n=%d+%d: p ≥ %.2f, never < %.2f)", m.BaseN, m.N, m.MinP, alpha)
+	}
+	return fmt.Sprintf("%s (p=%.3f)", m.Verdict, m.P)
+}
+
+// deltaText is the delta with its interval.
+func deltaText(m analysis.Metric, level float64) string {
+	if math.IsNaN(m.Delta) {
+		return none
+	}
+	s := pct(m.Delta)
+	if ci := ciText(m.DeltaCI, level, pctShort); ci != "" {
+		s += " " + ci
+	}
+	return s
+}
+
+func metricValue(m analysis.Metric, v float64) string {
+	if m.Unit == "tps" {
+		return rate(v)
+	}
+	return ms(v)
+}
+
+func scenarioName(g *analysis.Group) string {
+	s := workloadName(g)
+	if g.Params != "" {
+		s += " " + g.Params
+	}
+	return s
+}
+
+// CompareTerminal writes a comparison as aligned rows: per cell and metric,
+// the baseline's and the target's value with n, the delta with its interval
+// and the verdict; then the geometric-mean summary and the methodology.
+func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
+	ew := &errWriter{w: w}
+	if opt.Title != "" {
+		ew.printf("%s\n\n", opt.Title)
+	}
+	ew.printf("baseline: %s · verdicts: two-sided Mann–Whitney U, α = %.2f · intervals: %.0f %% where n allows\n\n", c.Baseline, c.Alpha, c.Level*100)
+	if len(c.Cells) == 0 {
+		ew.printf("no cell has completed runs on both %s and another target\n", c.Baseline)
+	} else {
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "target\tscenario\tclients\tmetric\t%s\tvalue\tn\tdelta [CI]\tverdict\n", c.Baseline)
+		for _, cc := range c.Cells {
+			for _, m := range []analysis.Metric{cc.Throughput, cc.P95, cc.P99} {
+				label := m.Name
+				if m.Unit == "tps" {
+					label = "tps"
+				} else {
+					label += " ms"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cc.Other.Target, scenarioName(cc.Other), cc.Other.Clients,
+					label, metricValue(m, m.Base), metricValue(m, m.Value), m.BaseN, m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	writeGeoMeans(ew, c, false)
+	if err := Methodology(ew, c.Warnings, false); err != nil {
+		return err
+	}
+	if opt.Results != "" {
+		ew.printf("results: %s\n", opt.Results)
+	}
+	return ew.err
+}
+
+func writeGeoMeans(ew *errWriter, c *analysis.Comparison, markdown bool) {
+	if len(c.GeoMeans) == 0 {
+		return
+	}
+	prices := false
+	for _, g := range c.GeoMeans {
+		prices = prices || g.HasPrices
+	}
+	if markdown {
+		ew.printf("## Summary: geometric mean over the shared cells\n\n")
+		head := "| target | cells | " + cell(c.Baseline) + " tps | tps | delta |"
+		rule := "|:--|--:|--:|--:|--:|"
+		if prices {
+			head += " " + cell(c.Baseline) + " tx per $ | tx per $ | delta per $ |"
+			rule += "--:|--:|--:|"
+		}
+		ew.printf("%s\n%s\n", head, rule)
+		for _, g := range c.GeoMeans {
+			ew.printf("| %s | %d | %s | %s | %s |", cell(g.Target), g.Cells, rate(g.Base), rate(g.Value), pct(g.Delta))
+			if prices {
+				if g.HasPrices {
+					ew.printf(" %s | %s | %s |", count(g.BasePerDollar), count(g.PerDollar), pct(g.PerDollarDelta))
+				} else {
+					ew.printf(" %s | %s | %s |", none, none, none)
+				}
+			}
+			ew.printf("\n")
+		}
+		ew.printf("\nGeometric means, never arithmetic means of ratios: the geomean of the per-cell ratios equals the ratio of the geomeans.")
+		if prices {
+			ew.printf(" Transactions per dollar = median tps × 3600 / declared price_per_hour.")
+		}
+		ew.printf("\n\n")
+		return
+	}
+	ew.printf("\ngeometric mean over shared cells (never an arithmetic mean of ratios):\n")
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  target\tcells\t%s tps\ttps\tdelta", c.Baseline)
+	if prices {
+		fmt.Fprintf(tw, "\t%s tx/$\ttx/$\tdelta per $", c.Baseline)
+	}
+	fmt.Fprintf(tw, "\n")
+	for _, g := range c.GeoMeans {
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s", g.Target, g.Cells, rate(g.Base), rate(g.Value), pct(g.Delta))
+		if prices {
+			if g.HasPrices {
+				fmt.Fprintf(tw, "\t%s\t%s\t%s", count(g.BasePerDollar), count(g.PerDollar), pct(g.PerDollarDelta))
+			} else {
+				fmt.Fprintf(tw, "\t%s\t%s\t%s", none, none, none)
+			}
+		}
+		fmt.Fprintf(tw, "\n")
+	}
+	tw.Flush()
+}
+
+// count formats a large quantity without decimals and with thousands separators.
+func count(f float64) string {
+	s := rate(math.Round(f))
+	return strings.TrimSuffix(s, ".0")
+}
+
+// CompareMarkdown writes a comparison ready to paste into an article: per
+// scenario, a table per metric with targets as rows and client counts as
+// columns; the baseline row shows its values, the other rows their value,
+// delta, interval and verdict.
+func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
+	ew := &errWriter{w: w}
+	title := opt.Title
+	if title == "" {
+		title = "fairbench comparison"
+	}
+	ew.printf("# %s\n\n", cell(title))
+	ew.printf("Baseline: **%s**. Each cell: median throughput (or latency percentile from the merged histograms) with n, "+
+		"the change against the baseline with its confidence interval (%.0f %% where n allows, otherwise the level reached), "+
+		"and the verdict of a two-sided Mann–Whitney U test at α = %.2f on the per-run values.\n\n", cell(c.Baseline), c.Level*100, c.Alpha)
+
+	type sec struct {
+		name  string
+		cells []*analysis.CellComparison
+	}
+	var secs []*sec
+	idx := map[string]*sec{}
+	for _, cc := range c.Cells {
+		k := cc.Other.Study + "\x00" + scenarioName(cc.Other)
+		s := idx[k]
+		if s == nil {
+			s = &sec{name: scenarioName(cc.Other)}
+			idx[k] = s
+			secs = append(secs, s)
+		}
+		s.cells = append(s.cells, cc)
+	}
+	if len(secs) == 0 {
+		ew.printf("No cell has completed runs on both %s and another target.\n\n", cell(c.Baseline))
+	}
+	for _, s := range secs {
+		ew.printf("## %s\n\n", cell(s.name))
+		var levels []int
+		seen := map[int]bool{}
+		var targets []string
+		seenT := map[string]bool{}
+		byCell := map[string]*analysis.CellComparison{}
+		for _, cc := range s.cells {
+			if !seen[cc.Other.Clients] {
+				seen[cc.Other.Clients] = true
+				levels = append(levels, cc.Other.Clients)
+			}
+			if !seenT[cc.Other.Target] {
+				seenT[cc.Other.Target] = true
+				targets = append(targets, cc.Other.Target)
+			}
+			byCell[cc.Other.Target+"\x00"+strconv.Itoa(cc.Other.Clients)] = cc
+		}
+		sortInts(levels)
+		head, rule := "| target |", "|:--|"
+		for _, l := range levels {
+			head += " " + plural(l, "1 client", strconv.Itoa(l)+" clients") + " |"
+			rule += "--:|"
+		}
+		for _, metric := range []string{"throughput", "p95", "p99"} {
+			pick := func(cc *analysis.CellComparison) analysis.Metric {
+				switch metric {
+				case "p95":
+					return cc.P95
+				case "p99":
+					return cc.P99
+				}
+				return cc.Throughput
+			}
+			caption := "Throughput, tps (median):"
+			if metric != "throughput" {
+				caption = "Latency " + metric + ", ms (merged histograms; test on per-run " + metric + "):"
+			}
+			ew.printf("%s\n\n%s\n%s\n", caption, head, rule)
+			ew.printf("| %s (baseline) |", cell(c.Baseline))
+			for _, l := range levels {
+				v := ""
+				for _, t := range targets {
+					if cc := byCell[t+"\x00"+strconv.Itoa(l)]; cc != nil {
+						m := pick(cc)
+						v = metricValue(m, m.Base) + fmt.Sprintf(" (n=%d)", m.BaseN)
+						break
+					}
+				}
+				ew.printf(" %s |", v)
+			}
+			ew.printf("\n")
+			for _, t := range targets {
+				ew.printf("| %s |", cell(t))
+				for _, l := range levels {
+					v := ""
+					if cc := byCell[t+"\x00"+strconv.Itoa(l)]; cc != nil {
+						m := pick(cc)
+						v = fmt.Sprintf("%s (n=%d) %s, %s", metricValue(m, m.Value), m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
+					}
+					ew.printf(" %s |", cell(v))
+				}
+				ew.printf("\n")
+			}
+			ew.printf("\n")
+		}
+	}
+	writeGeoMeans(ew, c, true)
+	if err := Methodology(ew, c.Warnings, true); err != nil {
+		return err
+	}
+	if opt.Results != "" {
+		ew.printf("---\n\nresults file: `%s`\n", strings.ReplaceAll(opt.Results, "`", "'"))
+	}
+	return ew.err
+}
+
+func sortInts(xs []int) {
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && xs[j] < xs[j-1]; j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
+}
+
+type jsonMetric struct {
+	Name    string   `json:"name"`
+	Unit    string   `json:"unit"`
+	Base    *float64 `json:"baseline"`
+	Value   *float64 `json:"value"`
+	BaseN   int      `json:"baseline_n"`
+	N       int      `json:"n"`
+	BaseCI  *jsonCI  `json:"baseline_ci,omitempty"`
+	CI      *jsonCI  `json:"ci,omitempty"`
+	Delta   *float64 `json:"delta_pct"`
+	DeltaCI *jsonCI  `json:"delta_pct_ci,omitempty"`
+	P       *float64 `json:"p"`
+	MinP    *float64 `json:"min_p"`
+	Verdict string   `json:"verdict"`
+}
+
+func metricJSON(m analysis.Metric) jsonMetric {
+	return jsonMetric{Name: m.Name, Unit: m.Unit, Base: num(m.Base), Value: num(m.Value), BaseN: m.BaseN, N: m.N,
+		BaseCI: ciJSON(m.BaseCI), CI: ciJSON(m.CI), Delta: num(m.Delta), DeltaCI: ciJSON(m.DeltaCI),
+		P: num(m.P), MinP: num(m.MinP), Verdict: string(m.Verdict)}
+}
+
+type jsonPeak struct {
+	Study       string   `json:"study"`
+	Scenario    string   `json:"scenario"`
+	Target      string   `json:"target"`
+	Clients     int      `json:"clients"`
+	Throughput  float64  `json:"throughput"`
+	N           int      `json:"n"`
+	Runs        []int64  `json:"runs"`
+	Levels      []int    `json:"levels"`
+	AtEdge      bool     `json:"at_edge"`
+	SingleRun   bool     `json:"single_run"`
+	Degradation *float64 `json:"degradation_pct"`
+}
+
+func peaksJSON(ps []*analysis.Peak) []jsonPeak {
+	out := []jsonPeak{}
+	for _, p := range ps {
+		out = append(out, jsonPeak{Study: p.Study, Scenario: p.Scenario(), Target: p.Target, Clients: p.Clients,
+			Throughput: p.Throughput, N: p.N, Runs: p.Runs, Levels: p.Levels, AtEdge: p.AtEdge, SingleRun: p.SingleRun,
+			Degradation: num(p.Degradation)})
+	}
+	return out
+}
+
+// CompareJSON writes the comparison (and, with peaks non-nil, the peaks) as JSON.
+func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) error {
+	type jcell struct {
+		Study      string         `json:"study"`
+		Workload   string         `json:"workload"`
+		Kind       string         `json:"kind"`
+		Params     map[string]any `json:"params"`
+		Clients    int            `json:"clients"`
+		Target     string         `json:"target"`
+		Throughput jsonMetric     `json:"throughput"`
+		P95        jsonMetric     `json:"p95"`
+		P99        jsonMetric     `json:"p99"`
+		TxPerDol   *float64       `json:"tx_per_dollar,omitempty"`
+		BaseTxPerD *float64       `json:"baseline_tx_per_dollar,omitempty"`
+	}
+	doc := struct {
+		Baseline string                 `json:"baseline"`
+		Alpha    float64                `json:"alpha"`
+		Cells    []jcell                `json:"cells"`
+		GeoMeans []*analysis.GeoMeanRow `json:"geomeans"`
+		Peaks    []jsonPeak             `json:"peaks,omitempty"`
+		Warnings []analysis.Warning     `json:"warnings"`
+	}{Baseline: c.Baseline, Alpha: c.Alpha, Cells: []jcell{}, GeoMeans: c.GeoMeans, Warnings: c.Warnings}
+	for _, cc := range c.Cells {
+		j := jcell{Study: cc.Other.Study, Workload: cc.Other.Workload, Kind: cc.Other.Kind,
+			Params: cc.Other.ParamValues.JSONable(), Clients: cc.Other.Clients, Target: cc.Other.Target,
+			Throughput: metricJSON(cc.Throughput), P95: metricJSON(cc.P95), P99: metricJSON(cc.P99)}
+		if cc.TxPerDollar > 0 {
+			j.TxPerDol = num(cc.TxPerDollar)
+		}
+		if cc.BaseTxPerDollar > 0 {
+			j.BaseTxPerD = num(cc.BaseTxPerDollar)
+		}
+		doc.Cells = append(doc.Cells, j)
+	}
+	if peaks != nil {
+		doc.Peaks = peaksJSON(peaks)
+	}
+	if doc.GeoMeans == nil {
+		doc.GeoMeans = []*analysis.GeoMeanRow{}
+	}
+	if doc.Warnings == nil {
+		doc.Warnings = []analysis.Warning{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// CompareCSV writes one row per cell and metric.
+func CompareCSV(w io.Writer, c *analysis.Comparison) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"study", "workload", "params", "clients", "baseline", "target", "metric", "unit",
+		"baseline_value", "value", "baseline_n", "n", "delta_pct", "delta_ci_lo", "delta_ci_hi", "delta_ci_level",
+		"p", "min_p", "verdict", "baseline_tx_per_dollar", "tx_per_dollar"})
+	for _, cc := range c.Cells {
+		for _, m := range []analysis.Metric{cc.Throughput, cc.P95, cc.P99} {
+			lo, hi, lvl := "", "", ""
+			if m.DeltaCI.OK() {
+				lo, hi, lvl = f64(m.DeltaCI.Lo), f64(m.DeltaCI.Hi), f64(m.DeltaCI.Level)
+			}
+			bpd, pd := "", ""
+			if m.Unit == "tps" {
+				if cc.BaseTxPerDollar > 0 {
+					bpd = f64(cc.BaseTxPerDollar)
+				}
+				if cc.TxPerDollar > 0 {
+					pd = f64(cc.TxPerDollar)
+				}
+			}
+			cw.Write([]string{cc.Other.Study, cc.Other.Workload, cc.Other.Params, strconv.Itoa(cc.Other.Clients),
+				c.Baseline, cc.Other.Target, m.Name, m.Unit, f64(m.Base), f64(m.Value), strconv.Itoa(m.BaseN), strconv.Itoa(m.N),
+				f64(m.Delta), lo, hi, lvl, f64(m.P), f64(m.MinP), string(m.Verdict), bpd, pd})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// PeakTerminal and PeakMarkdown write the "max TPS per scenario (clients)" and
+// "degradation vs baseline" tables of published comparisons: scenarios as
+// columns, targets as rows. † marks a peak at the edge of the sweep (the knee
+// was not found), ¹ a peak resting on a single run.
+func PeakTerminal(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analysis.Warning, opt Options) error {
+	return writePeaks(w, peaks, baseline, ws, opt, false)
+}
+
+// PeakMarkdown is PeakTerminal for articles.
+func PeakMarkdown(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analysis.Warning, opt Options) error {
+	return writePeaks(w, peaks, baseline, ws, opt, true)
+}
+
+func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analysis.Warning, opt Options, md bool) error {
+	ew := &errWriter{w: w}
+	if md {
+		t := opt.Title
+		if t == "" {
+			t = "fairbench peak comparison"
+		}
+		ew.printf("# %s\n\n", cell(t))
+	} else if opt.Title != "" {
+		ew.printf("%s\n\n", opt.Title)
+	}
+	var scen, targets []string
+	seenS, seenT := map[string]bool{}, map[string]bool{}
+	by := map[string]*analysis.Peak{}
+	for _, p := range peaks {
+		s := p.Scenario()
+		if !seenS[s] {
+			seenS[s] = true
+			scen = append(scen, s)
+		}
+		if !seenT[p.Target] {
+			seenT[p.Target] = true
+			targets = append(targets, p.Target)
+		}
+		by[p.Target+"\x00"+s] = p
+	}
+	edge, single := false, false
+	table := func(caption string, val func(p *analysis.Peak) string) {
+		rows := [][]string{append([]string{"target"}, scen...)}
+		for _, t := range targets {
+			row := []string{t}
+			if t == baseline {
+				row[0] += " (baseline)"
+			}
+			for _, s := range scen {
+				v := ""
+				if p := by[t+"\x00"+s]; p != nil {
+					v = val(p)
+				}
+				row = append(row, v)
+			}
+			rows = append(rows, row)
+		}
+		if md {
+			ew.printf("%s\n\n", caption)
+			for i, row := range rows {
+				ew.printf("|")
+				for _, c := range row {
+					ew.printf(" %s |", cell(c))
+				}
+				ew.printf("\n")
+				if i == 0 {
+					ew.printf("|:--|%s\n", strings.Repeat("--:|", len(scen)))
+				}
+			}
+			ew.printf("\n")
+			return
+		}
+		ew.printf("%s\n", caption)
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		for _, row := range rows {
+			fmt.Fprintf(tw, "%s\t\n", strings.Join(row, "\t"))
+		}
+		tw.Flush()
+		ew.printf("\n")
+	}
+	table("Max TPS per scenario (clients):", func(p *analysis.Peak) string {
+		s := fmt.Sprintf("%s (%d)", rate(p.Throughput), p.Clients)
+		if p.AtEdge {
+			s += " †"
+			edge = true
+		}
+		if p.SingleRun {
+			s += " ¹"
+			single = true
+		}
+		return s
+	})
+	if baseline != "" {
+		table("Degradation vs "+baseline+", % = (1 − peak / baseline peak) × 100:", func(p *analysis.Peak) string {
+			if p.Target == baseline {
+				return "0.0"
+			}
+			if math.IsNaN(p.Degradation) {
+				return none
+			}
+			return strconv.FormatFloat(p.Degradation, 'f', 1, 64)
+		})
+	}
+	var notes []string
+	if edge {
+		notes = append(notes, "† peak at the edge of the clients sweep: the knee was not found")
+	}
+	if single {
+		notes = append(notes, "¹ peak resting on a single run")
+	}
+	if len(notes) > 0 {
+		ew.printf("%s\n", strings.Join(notes, "; "))
+		if md {
+			ew.printf("\n")
+		}
+	}
+	if err := Methodology(ew, ws, md); err != nil {
+		return err
+	}
+	if opt.Results != "" {
+		ew.printf("results: %s\n", opt.Results)
+	}
+	return ew.err
+}

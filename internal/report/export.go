@@ -1,0 +1,198 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// num makes a float JSON-safe: NaN and infinities (an undefined delta) become null.
+func num(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+type jsonCI struct {
+	Lo    *float64 `json:"lo"`
+	Hi    *float64 `json:"hi"`
+	Level float64  `json:"level"`
+}
+
+func ciJSON(c analysis.CI) *jsonCI {
+	if !c.OK() {
+		return nil
+	}
+	return &jsonCI{Lo: num(c.Lo), Hi: num(c.Hi), Level: c.Level}
+}
+
+type jsonGroup struct {
+	Study        string         `json:"study"`
+	Target       string         `json:"target"`
+	Workload     string         `json:"workload"`
+	Kind         string         `json:"kind"`
+	Params       map[string]any `json:"params"`
+	Clients      int            `json:"clients"`
+	N            int            `json:"n"`
+	Incomplete   int            `json:"incomplete"`
+	Runs         []int64        `json:"runs"`
+	Throughputs  []float64      `json:"throughputs"`
+	Median       *float64       `json:"throughput_median"`
+	MedianCI     *jsonCI        `json:"throughput_median_ci,omitempty"`
+	P50          *float64       `json:"p50_us"`
+	P95          *float64       `json:"p95_us"`
+	P99          *float64       `json:"p99_us"`
+	Max          *float64       `json:"max_us"`
+	Errors       int64          `json:"errors"`
+	Transactions int64          `json:"transactions"`
+	WorkingSet   string         `json:"working_set,omitempty"`
+}
+
+func groupJSON(g *analysis.Group) jsonGroup {
+	j := jsonGroup{Study: g.Study, Target: g.Target, Workload: g.Workload, Kind: g.Kind,
+		Params: params.Values(g.ParamValues).JSONable(), Clients: g.Clients, N: g.N, Incomplete: g.Incomplete,
+		Throughputs: append([]float64{}, g.Throughputs...), Errors: g.Errors, Transactions: g.Transactions}
+	for _, r := range g.Runs {
+		j.Runs = append(j.Runs, r.ID)
+	}
+	if g.N > 0 {
+		j.Median = num(g.MedianThroughput)
+		j.MedianCI = ciJSON(analysis.MedianCI(g.Throughputs, 0.95))
+		j.P50, j.P95, j.P99, j.Max = num(g.P50), num(g.P95), num(g.P99), num(g.Max)
+	}
+	j.WorkingSet, _ = analysis.WorkingSet(g)
+	return j
+}
+
+// JSON writes the aggregated cells and the methodology warnings as one JSON
+// document, for scripts and notebooks.
+func JSON(w io.Writer, groups []*analysis.Group, opt Options) error {
+	doc := struct {
+		Title    string             `json:"title,omitempty"`
+		Results  string             `json:"results,omitempty"`
+		Cells    []jsonGroup        `json:"cells"`
+		Warnings []analysis.Warning `json:"warnings"`
+	}{Title: opt.Title, Results: opt.Results, Cells: []jsonGroup{}, Warnings: opt.Warnings}
+	for _, g := range groups {
+		doc.Cells = append(doc.Cells, groupJSON(g))
+	}
+	if doc.Warnings == nil {
+		doc.Warnings = []analysis.Warning{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func f64(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// CSV writes one row per cell, numbers unformatted (µs, tps), for spreadsheets.
+func CSV(w io.Writer, groups []*analysis.Group) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"study", "target", "workload", "kind", "params", "clients", "n", "incomplete",
+		"tps_median", "tps_ci_lo", "tps_ci_hi", "tps_ci_level", "p50_us", "p95_us", "p99_us", "max_us",
+		"errors", "transactions", "working_set"})
+	for _, g := range groups {
+		row := []string{g.Study, g.Target, g.Workload, g.Kind, g.Params, strconv.Itoa(g.Clients),
+			strconv.Itoa(g.N), strconv.Itoa(g.Incomplete)}
+		if g.N == 0 {
+			row = append(row, "", "", "", "", "", "", "", "")
+		} else {
+			ci := analysis.MedianCI(g.Throughputs, 0.95)
+			lo, hi, lvl := "", "", ""
+			if ci.OK() {
+				lo, hi, lvl = f64(ci.Lo), f64(ci.Hi), f64(ci.Level)
+			}
+			row = append(row, f64(g.MedianThroughput), lo, hi, lvl, f64(g.P50), f64(g.P95), f64(g.P99), f64(g.Max))
+		}
+		ws, _ := analysis.WorkingSet(g)
+		row = append(row, strconv.FormatInt(g.Errors, 10), strconv.FormatInt(g.Transactions, 10), ws)
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Benchstat writes every completed run as a line of the Go benchmark format
+// (golang.org/design/14313-benchmark-format), so benchstat can read fairbench
+// results: `benchstat -col /target results.txt` compares targets, with the
+// repetitions as samples. The name carries the cell as key=value parts; the
+// iteration count is the number of transactions; ns/op is wall time per
+// transaction across all clients (1e9 / tps); tps and the latency
+// percentiles follow as custom units, and Unit lines tell benchstat which
+// direction is better.
+func Benchstat(w io.Writer, runs []*result.Run) error {
+	ew := &errWriter{w: w}
+	ew.printf("Unit tps better=higher\n")
+	for _, u := range []string{"p50-ns", "p95-ns", "p99-ns"} {
+		ew.printf("Unit %s better=lower\n", u)
+	}
+	sorted := append([]*result.Run(nil), runs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	study := ""
+	for _, r := range sorted {
+		if r.Status != result.StatusOK || r.Summary.Throughput <= 0 {
+			continue
+		}
+		if r.StudyName != study {
+			study = r.StudyName
+			ew.printf("\nstudy: %s\n", strings.ReplaceAll(study, "\n", " "))
+		}
+		name := "Benchmark" + benchIdent(titleCase(r.Kind))
+		if r.Workload != r.Kind {
+			name += "/workload=" + benchIdent(r.Workload)
+		}
+		name += "/target=" + benchIdent(r.Target)
+		pv := params.Values(r.Params)
+		keys := make([]string, 0, len(pv))
+		for k := range pv {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			name += "/" + benchIdent(k) + "=" + benchIdent(params.Format(pv[k]))
+		}
+		name += "/clients=" + strconv.Itoa(r.Clients)
+		n := max(r.Summary.Transactions, 1)
+		ew.printf("%s\t%d\t%s ns/op\t%s tps\t%s p50-ns\t%s p95-ns\t%s p99-ns\n", name, n,
+			strconv.FormatFloat(1e9/r.Summary.Throughput, 'f', 1, 64),
+			strconv.FormatFloat(r.Summary.Throughput, 'f', 2, 64),
+			strconv.FormatFloat(r.Summary.P50*1000, 'f', 0, 64),
+			strconv.FormatFloat(r.Summary.P95*1000, 'f', 0, 64),
+			strconv.FormatFloat(r.Summary.P99*1000, 'f', 0, 64))
+	}
+	return ew.err
+}
+
+// benchIdent makes a value safe inside a benchmark name: no spaces (they end
+// the name) and no slashes (they separate its parts).
+func benchIdent(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '\n', '/':
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func titleCase(s string) string {
+	if s == "" {
+		return "Run"
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
