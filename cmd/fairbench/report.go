@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sort"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -124,10 +127,11 @@ func printStudyTable(s *store.Store, hash string) error {
 }
 
 func newEnv() *cobra.Command {
-	var target string
+	var target, studyFile string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "env [--target URL]",
-		Short: "Show what is recorded about the client host and, with --target, the database",
+		Use:   "env [--target URL] [--study FILE] [--json]",
+		Short: "Show what is recorded about the client host and, with --target, the database; with --study, the facts it declares",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := map[string]any{"host": envinfo.Host()}
@@ -144,17 +148,94 @@ func newEnv() *cobra.Command {
 				}
 				out["database"] = env
 				out["target"] = driver.Redacted(target)
+				out["client_server_same_host"] = driver.Local(target)
 			}
-			b, err := json.MarshalIndent(out, "", "  ")
-			if err != nil {
-				return err
+			if studyFile != "" {
+				st, err := study.Load(studyFile, workload.Catalog{})
+				if err != nil {
+					return err
+				}
+				declared := map[string]any{}
+				for _, t := range st.Targets {
+					d := map[string]any{"url": driver.Redacted(t.URL)}
+					if t.Cores > 0 {
+						d["cores"] = t.Cores
+					}
+					if t.CPU != "" {
+						d["cpu"] = t.CPU
+					}
+					if t.PricePerHour > 0 {
+						d["price_per_hour"] = t.PricePerHour
+					}
+					if t.Notes != "" {
+						d["notes"] = t.Notes
+					}
+					declared[t.Name] = d
+				}
+				out["declared"] = declared
 			}
-			fmt.Println(envinfo.Scrub(string(b)))
+			if asJSON {
+				b, err := json.MarshalIndent(out, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Println(envinfo.Scrub(string(b)))
+				return nil
+			}
+			var b bytes.Buffer
+			for _, sec := range []struct{ key, title string }{
+				{"host", "client host (where fairbench runs)"},
+				{"target", "target"},
+				{"client_server_same_host", "client and server on the same host"},
+				{"database", "database"},
+				{"declared", "declared in " + studyFile + " (facts fairbench cannot see remotely)"},
+			} {
+				v, ok := out[sec.key]
+				if !ok {
+					continue
+				}
+				if m, ok := v.(map[string]any); ok {
+					fmt.Fprintf(&b, "%s\n", sec.title)
+					writeFacts(&b, m, "  ")
+				} else {
+					fmt.Fprintf(&b, "%s: %v\n", sec.title, v)
+				}
+			}
+			fmt.Print(envinfo.Scrub(b.String()))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&target, "target", "", "database URL to describe")
+	cmd.Flags().StringVar(&studyFile, "study", "", "study file whose declared target facts (cpu, cores, price, notes) to show")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")
 	return cmd
+}
+
+// writeFacts prints nested facts as indented "key: value" lines, keys sorted.
+func writeFacts(w io.Writer, m map[string]any, indent string) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case map[string]any:
+			fmt.Fprintf(w, "%s%s:\n", indent, k)
+			writeFacts(w, v, indent+"  ")
+		case map[string]string:
+			sub := make(map[string]any, len(v))
+			for sk, sv := range v {
+				sub[sk] = sv
+			}
+			fmt.Fprintf(w, "%s%s:\n", indent, k)
+			writeFacts(w, sub, indent+"  ")
+		case float64:
+			fmt.Fprintf(w, "%s%s: %s\n", indent, k, strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64))
+		default:
+			fmt.Fprintf(w, "%s%s: %v\n", indent, k, v)
+		}
+	}
 }
 
 func databaseEnv(cmd *cobra.Command, st *study.Study, cells []study.Cell) (map[string]any, error) {

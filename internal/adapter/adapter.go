@@ -39,6 +39,10 @@ type Tool struct {
 	AttachLogs func(runs []*result.Run, logs []File) error
 	// Unsupported says why the tool is recognised but not read yet.
 	Unsupported string
+	// Build, when set, makes the command line a study cell runs the tool
+	// with; Install says how to get the binary when it is missing.
+	Build   func(Invocation) (Command, error)
+	Install string
 }
 
 // File is one input file: its name (for errors and log matching) and text.

@@ -28,6 +28,8 @@ import (
 var fioTool = &Tool{
 	Name:       "fio",
 	Kind:       "fio",
+	Build:      buildFio,
+	Install:    "apt-get install fio",
 	Detect:     detectFio,
 	Parse:      parseFio,
 	IsLog:      isFioLog,

@@ -23,6 +23,8 @@ import (
 var pgbenchTool = &Tool{
 	Name:       "pgbench",
 	Kind:       "tpcb",
+	Build:      buildPgbench,
+	Install:    "apt-get install postgresql-contrib",
 	Detect:     detectPgbench,
 	Parse:      parsePgbench,
 	IsLog:      isPgbenchLog,

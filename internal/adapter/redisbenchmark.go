@@ -15,10 +15,12 @@ import (
 // and comes from import's --pipeline.
 
 var redisBenchmarkTool = &Tool{
-	Name:   "redis-benchmark",
-	Kind:   "kv",
-	Detect: detectRedisBenchmark,
-	Parse:  parseRedisBenchmark,
+	Name:    "redis-benchmark",
+	Kind:    "kv",
+	Build:   buildRedisBenchmark,
+	Install: "apt-get install redis-tools",
+	Detect:  detectRedisBenchmark,
+	Parse:   parseRedisBenchmark,
 }
 
 var (

@@ -17,10 +17,12 @@ import (
 // point_select, ...) comes from the import flags.
 
 var sysbenchTool = &Tool{
-	Name:   "sysbench",
-	Kind:   "oltp",
-	Detect: detectSysbench,
-	Parse:  parseSysbench,
+	Name:    "sysbench",
+	Kind:    "oltp",
+	Build:   buildSysbench,
+	Install: "apt-get install sysbench",
+	Detect:  detectSysbench,
+	Parse:   parseSysbench,
 }
 
 var (

@@ -1,6 +1,7 @@
 // Package envinfo captures the facts about the client host that every run records
-// (CPU, cores, memory, kernel, OS, virtualisation), and removes secrets from text
-// before it reaches a store, report or log.
+// (CPU model, sockets, cores, threads, frequency, governor, memory, kernel, OS,
+// virtualisation, the disk under the working directory), and removes secrets
+// from text before it reaches a store, report or log.
 package envinfo
 
 import (
@@ -32,6 +33,19 @@ func Host() map[string]any {
 	}
 	if kb := memTotalKB(); kb > 0 {
 		h["memory_gib"] = float64(kb) / (1 << 20)
+		h["memory_bytes"] = kb << 10
+	}
+	if sockets, cores := topology(); cores > 0 {
+		h["sockets"] = sockets
+		h["cores"] = cores
+	}
+	if mhz := maxMHz(); mhz > 0 {
+		h["cpu_max_mhz"] = mhz
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if d := Disk(wd); d != nil {
+			h["disk"] = d
+		}
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		h["kernel"] = strings.TrimSpace(string(b))

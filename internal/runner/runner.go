@@ -107,7 +107,14 @@ func registerSecrets(raw string) {
 func (r *Runner) Preflight(ctx context.Context, cells []study.Cell) error {
 	seen := map[string]bool{}
 	for _, c := range cells {
-		if _, err := bind(c); err != nil {
+		if c.Workload.Tool != "" {
+			if err := preflightTool(c); err != nil {
+				return err
+			}
+			if _, err := driver.ForURL(c.Target.URL); err != nil {
+				continue // a target only the tool speaks to (fio's file:///dir)
+			}
+		} else if _, err := bind(c); err != nil {
 			return fmt.Errorf("workload %q: %w", c.Workload.Name, err)
 		}
 		if seen[c.Target.Name] {
@@ -218,6 +225,9 @@ func varyingParams(c study.Cell) string {
 
 // RunCell executes one cell and returns its run (nil only if nothing was attempted).
 func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error) {
+	if c.Workload.Tool != "" {
+		return r.runExternal(ctx, c) // external.go
+	}
 	run := &result.Run{
 		Source: "fairbench", StudyName: r.st.Name, StudyHash: r.st.Hash,
 		CellKey: c.Key(), CellIndex: c.Index,

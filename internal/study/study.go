@@ -22,6 +22,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/params"
 )
 
@@ -61,6 +62,9 @@ type Target struct {
 // Workload is one [[workload]] table: a kind, its parameter sweeps and how to drive it.
 type Workload struct {
 	Name, Kind string
+	// Tool, when set, names the external tool that runs this workload
+	// ("pgbench", "sysbench", "fio", "redis-benchmark") instead of fairbench.
+	Tool string
 	// Params holds, per parameter name, the list of values to sweep (length 1 when a
 	// scalar was given), each already normalised with params.Coerce against the kind's spec.
 	// Only parameters the user gave appear here; defaults are filled in at plan time.
@@ -180,7 +184,7 @@ func Parse(file string, data []byte, cat Catalog) (*Study, error) {
 		Order:       OrderInterleaved,
 		Seed:        DefaultSeed,
 	}
-	p := &parser{file: file, pos: keyPositions(data), cat: cat}
+	p := &parser{file: file, pos: keyPositions(data), cat: WithTools(cat)}
 
 	for _, k := range sortedKeys(doc) {
 		switch k {
@@ -435,7 +439,7 @@ func (p *parser) uniqueTargets(ts []*Target) {
 	}
 }
 
-var workloadKeys = []string{"name", "kind", "clients", "clients_per_thread", "targets", "warmup", "duration", "cooldown", "rate", "latency_limit", "max_tries"}
+var workloadKeys = []string{"name", "kind", "tool", "clients", "clients_per_thread", "targets", "warmup", "duration", "cooldown", "rate", "latency_limit", "max_tries"}
 
 func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload {
 	base := index("workload", i)
@@ -452,8 +456,25 @@ func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload 
 
 	var specs []params.Spec
 	kindOK := false
+	_, hasKind := m["kind"]
+	if x, ok := m["tool"]; ok {
+		if name, ok := p.str(base+".tool", where, "tool", x); ok {
+			if t, ok := adapter.Lookup(name); !ok || t.Build == nil {
+				p.errorf(base+".tool", where, "tool = %q: fairbench can run %s", name, strings.Join(runnableTools(), ", "))
+			} else {
+				w.Tool = name
+				if !hasKind {
+					// The tool's kind: its runs group with native runs of that kind.
+					w.Kind = t.Kind
+					specs, kindOK = p.cat.Params(t.Kind)
+				}
+			}
+		}
+	}
 	if x, ok := m["kind"]; !ok {
-		p.errorf(base, where, "kind is required (known kinds: %s)", strings.Join(p.kinds(), ", "))
+		if w.Tool == "" {
+			p.errorf(base, where, "kind is required (known kinds: %s)", strings.Join(p.kinds(), ", "))
+		}
 	} else if kind, ok := p.str(base+".kind", where, "kind", x); ok {
 		w.Kind = kind
 		if specs, kindOK = p.cat.Params(kind); !kindOK {
@@ -466,7 +487,7 @@ func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload 
 		path := base + "." + k
 		x := m[k]
 		switch k {
-		case "kind":
+		case "kind", "tool":
 		case "name":
 			if str, ok := p.str(path, where, k, x); ok {
 				if str == "" {
@@ -664,6 +685,29 @@ func (p *parser) targetRefs(path, where string, x any, targets []*Target) []stri
 			continue
 		}
 		out = append(out, name)
+	}
+	return out
+}
+
+// WithTools adds to a catalog the kinds only external tools run (fio, kv),
+// so that study cells naming a tool validate and plan like native ones.
+func WithTools(cat Catalog) Catalog { return toolCatalog{cat} }
+
+type toolCatalog struct{ Catalog }
+
+func (c toolCatalog) Params(kind string) ([]params.Spec, bool) {
+	if s, ok := c.Catalog.Params(kind); ok {
+		return s, true
+	}
+	return adapter.KindParams(kind)
+}
+
+func runnableTools() []string {
+	var out []string
+	for _, t := range adapter.Tools() {
+		if t.Build != nil {
+			out = append(out, t.Name)
+		}
 	}
 	return out
 }

@@ -314,14 +314,19 @@ var alwaysReported = []string{
 func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 	env := map[string]any{"engine": "postgresql"}
 	var version, dbSize, uptime string
+	var dbBytes int64
 	err := c.c.QueryRow(ctx, `SELECT version(), pg_size_pretty(pg_database_size(current_database())),
-		date_trunc('second', now() - pg_postmaster_start_time())::text`, pgx.QueryExecModeSimpleProtocol).Scan(&version, &dbSize, &uptime)
+		pg_database_size(current_database()),
+		date_trunc('second', now() - pg_postmaster_start_time())::text`, pgx.QueryExecModeSimpleProtocol).Scan(&version, &dbSize, &dbBytes, &uptime)
 	if err != nil {
 		return nil, fmt.Errorf("reading server version: %w", err)
 	}
 	env["version"] = version
 	env["server_version"] = c.c.PgConn().ParameterStatus("server_version")
 	env["database_size"] = dbSize
+	// In bytes as well, so analysis can set the working set against
+	// shared_buffers and RAM without parsing the pretty form.
+	env["database_size_bytes"] = dbBytes
 	env["uptime"] = uptime
 	rows, err := c.c.Query(ctx, `SELECT name, setting || coalesce(' ' || unit, ''), source
 		FROM pg_settings

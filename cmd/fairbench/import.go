@@ -1,0 +1,307 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fairbench/fairbench/internal/adapter"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/store"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+func init() { addCommand(newImport) }
+
+// importFlags fill in what a tool's output does not say.
+type importFlags struct {
+	target, study, results     string
+	clients, scale             int
+	threads, pipeline, dataSiz int
+	mode, queryMode            string
+	set                        []string
+}
+
+func newImport() *cobra.Command {
+	var f importFlags
+	cmd := &cobra.Command{
+		Use:   "import --target NAME FILE|DIR...",
+		Short: "Store outputs of pgbench, sysbench, fio, redis-benchmark, go-ycsb or mysqlslap as runs",
+		Long: `Read outputs of the standard tools and store each as a run of target NAME, so that
+report and compare treat them like fairbench's own runs. The tool is detected from
+the text. A directory is read recursively (files named *.cmd or *.md, and hidden
+files, are taken for notes and skipped); pgbench -l logs and fio bw/iops/lat logs
+are attached to the one output of their tool in the same directory.
+
+Every file is parsed before anything is stored: one unreadable file stores nothing.
+
+Flags fill in what an output does not say (sysbench does not print its test name,
+redis-benchmark not its pipeline depth); a flag that contradicts the output is an error.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runImport(cmd, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.target, "target", "", "target name the runs belong to (required), e.g. the environment they ran on")
+	fl.StringVar(&f.study, "study", "import", "study name to store the runs under")
+	fl.StringVar(&f.results, "results", defaultResults, "results file (SQLite)")
+	fl.IntVarP(&f.clients, "clients", "c", 0, "number of clients, where the output does not say (redis-benchmark -q/--csv)")
+	fl.IntVarP(&f.threads, "threads", "j", 0, "client threads, recorded with the run")
+	fl.IntVarP(&f.scale, "scale", "s", 0, "scale factor")
+	fl.StringVar(&f.mode, "mode", "", "workload mode (sysbench: the test, e.g. read_write or point_select)")
+	fl.StringVarP(&f.queryMode, "protocol", "M", "", "query mode (pgbench -M)")
+	fl.IntVarP(&f.pipeline, "pipeline", "P", 0, "pipeline depth (redis-benchmark -P, memtier --pipeline)")
+	fl.IntVarP(&f.dataSiz, "data-size", "d", 0, "value size in bytes (redis-benchmark -d)")
+	fl.StringArrayVar(&f.set, "set", nil, "any other parameter as key=value (repeatable)")
+	_ = cmd.MarkFlagRequired("target")
+	return cmd
+}
+
+func runImport(cmd *cobra.Command, f importFlags, args []string) error {
+	if strings.TrimSpace(f.target) == "" {
+		return errors.New("--target must name the target the outputs were measured on")
+	}
+	files, err := importFiles(args)
+	if err != nil {
+		return err
+	}
+	inputs, err := adapter.Group(files)
+	if err != nil {
+		return err
+	}
+	given, err := f.params()
+	if err != nil {
+		return err
+	}
+	// Parse everything first: a bad file must not leave the others half-imported.
+	type parsed struct {
+		file string
+		tool *adapter.Tool
+		runs []*result.Run
+	}
+	var all []parsed
+	var errs []error
+	for _, in := range inputs {
+		tool, runs, err := adapter.ParseInput(in)
+		if err == nil {
+			for _, r := range runs {
+				if err = f.complete(r, tool, in.Main.Name, given); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		all = append(all, parsed{in.Main.Name, tool, runs})
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("nothing imported:\n  %w", errors.Join(errs...))
+	}
+
+	s, err := store.Open(f.results)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	// Repetitions continue the numbering of runs already in this study.
+	existing, err := s.Runs(store.Filter{StudyName: f.study, Targets: []string{f.target}})
+	if err != nil {
+		return err
+	}
+	reps := map[string]int{}
+	for _, r := range existing {
+		reps[cellKey(r)]++
+	}
+	out := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+	fmt.Fprintln(out, "file\ttool\tworkload\tparams\tclients\trep\tthroughput")
+	n := 0
+	for _, p := range all {
+		for _, r := range p.runs {
+			k := cellKey(r)
+			reps[k]++
+			r.Repetition = reps[k]
+			r.CellKey = k + "|r=" + strconv.Itoa(r.Repetition)
+			if _, err := s.AppendRun(r); err != nil {
+				return fmt.Errorf("%s: storing: %w (%d runs stored before it)", p.file, err, n)
+			}
+			n++
+			fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%d\t%d\t%.1f\n", p.file, p.tool.Name, r.Workload,
+				params.Values(r.Params).Canonical(), r.Clients, r.Repetition, r.Summary.Throughput)
+		}
+	}
+	out.Flush()
+	fmt.Fprintf(cmd.ErrOrStderr(), "%d runs imported into %s (study %q, target %q)\n", n, f.results, f.study, f.target)
+	return nil
+}
+
+func cellKey(r *result.Run) string {
+	return r.Target + "|" + r.Workload + "|" + r.Kind + "|" + params.Values(r.Params).Canonical() + "|c=" + strconv.Itoa(r.Clients)
+}
+
+// importFiles reads the files and directories given, directories recursively
+// in name order.
+func importFiles(args []string) ([]adapter.File, error) {
+	var files []adapter.File
+	read := func(p string) error {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, adapter.File{Name: p, Text: string(b)})
+		return nil
+	}
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			if err := read(a); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var paths []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			base := d.Name()
+			if p != a && strings.HasPrefix(base, ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() || strings.HasSuffix(base, ".cmd") || strings.HasSuffix(base, ".md") {
+				return nil
+			}
+			paths = append(paths, p)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("%s: no files to import", a)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			if err := read(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return files, nil
+}
+
+// params are the parameter values given as flags.
+func (f importFlags) params() (map[string]any, error) {
+	p := map[string]any{}
+	for _, kv := range f.set {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--set %q: use key=value", kv)
+		}
+		p[k] = v
+	}
+	if f.mode != "" {
+		p["mode"] = f.mode
+	}
+	if f.scale > 0 {
+		p["scale"] = int64(f.scale)
+	}
+	if f.queryMode != "" {
+		p["query_mode"] = f.queryMode
+	}
+	if f.pipeline > 0 {
+		p["pipeline"] = int64(f.pipeline)
+	}
+	if f.dataSiz > 0 {
+		p["data_size"] = int64(f.dataSiz)
+	}
+	return p, nil
+}
+
+// complete fills a parsed run with what import knows: the target and study,
+// the flags for what the output lacks, and the kind's defaults, so that the
+// run's parameters line up with native runs of the same kind.
+func (f importFlags) complete(r *result.Run, tool *adapter.Tool, file string, given map[string]any) error {
+	r.Target = f.target
+	r.StudyName = f.study
+	if r.Env == nil {
+		r.Env = map[string]any{}
+	}
+	r.Env["imported_from"] = file
+	switch {
+	case r.Clients == 0 && f.clients > 0:
+		r.Clients = f.clients
+	case r.Clients == 0:
+		return fmt.Errorf("%s: the %s output does not say how many clients ran: give --clients", file, tool.Name)
+	case f.clients > 0 && f.clients != r.Clients:
+		return fmt.Errorf("%s: the output says %d clients, --clients says %d", file, r.Clients, f.clients)
+	}
+	if f.threads > 0 {
+		t, _ := r.Env["tool"].(map[string]any)
+		if t == nil {
+			t = map[string]any{}
+			r.Env["tool"] = t
+		}
+		if had, ok := t["threads"]; ok && fmt.Sprint(had) != strconv.Itoa(f.threads) {
+			return fmt.Errorf("%s: the output says %v threads, --threads says %d", file, had, f.threads)
+		}
+		t["threads"] = int64(f.threads)
+	}
+	if r.Params == nil {
+		r.Params = map[string]any{}
+	}
+	var specs []params.Spec
+	if w, err := workload.Get(r.Kind); err == nil {
+		specs = w.Params()
+	}
+	for k, v := range given {
+		if spec, ok := params.Find(specs, k); ok {
+			cv, err := params.Coerce(spec, v)
+			if err != nil {
+				return fmt.Errorf("%s: %v", file, err)
+			}
+			v = cv
+		}
+		if had, ok := r.Params[k]; ok && params.Format(had) != params.Format(v) {
+			return fmt.Errorf("%s: the output says %s=%s, the flags say %s", file, k, params.Format(had), params.Format(v))
+		}
+		r.Params[k] = v
+	}
+	if len(specs) > 0 {
+		var assumed []string
+		for _, sp := range specs {
+			if _, ok := r.Params[sp.Name]; !ok {
+				assumed = append(assumed, sp.Name+"="+params.Format(sp.Default))
+			}
+		}
+		full := params.WithDefaults(specs, params.Values(maps.Clone(r.Params)))
+		r.Params = map[string]any(full)
+		if len(assumed) > 0 {
+			r.Deviations = append(r.Deviations, fmt.Sprintf("not in the %s output, assumed at %s's defaults: %s", tool.Name, r.Kind, strings.Join(assumed, ", ")))
+		}
+	}
+	if r.Kind == "oltp" {
+		if _, ok := r.Params["mode"]; !ok {
+			return fmt.Errorf("%s: sysbench does not print which test ran: give --mode (read_write, read_only, point_select, ...)", file)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/adapter"
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/study"
+	"github.com/fairbench/fairbench/internal/version"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// External tools: a study cell with tool = "pgbench" (or sysbench, fio,
+// redis-benchmark) runs that tool instead of fairbench's own workers, parses
+// its output with the tool's adapter and stores the result like a native run,
+// so one report sets the standard tool and fairbench side by side.
+
+// preflightTool checks, before the study starts, that the cell's tool is
+// installed and its command can be built from the cell.
+func preflightTool(c study.Cell) error {
+	t, ok := adapter.Lookup(c.Workload.Tool)
+	if !ok || t.Build == nil {
+		return fmt.Errorf("workload %q: fairbench cannot run tool %q", c.Workload.Name, c.Workload.Tool)
+	}
+	if _, err := exec.LookPath(t.Name); err != nil {
+		return fmt.Errorf("workload %q: %s not found: %s", c.Workload.Name, t.Name, t.Install)
+	}
+	if _, err := t.Build(invocation(c, c.Duration)); err != nil {
+		return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("%s: %w", t.Name, err)}
+	}
+	return nil
+}
+
+func invocation(c study.Cell, d time.Duration) adapter.Invocation {
+	return adapter.Invocation{
+		URL: c.Target.URL, Clients: c.Clients, Duration: d, Params: c.Params,
+		Rate: c.Workload.Rate, LatencyLimit: c.Workload.LatencyLimit, MaxTries: c.Workload.MaxTries,
+	}
+}
+
+// runExternal executes one tool cell: the native workload's data preparation
+// when the kind has one (pgbench's tables are tpcb's, loaded the same way),
+// a warm-up run whose output is discarded, then the measured run.
+func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, error) {
+	t, _ := adapter.Lookup(c.Workload.Tool)
+	run := &result.Run{
+		Source: c.Workload.Tool, StudyName: r.st.Name, StudyHash: r.st.Hash,
+		CellKey: c.Key(), CellIndex: c.Index,
+		Target: c.Target.Name, TargetURL: driver.Redacted(c.Target.URL),
+		Workload: c.Workload.Name, Kind: c.Workload.Kind,
+		Params: c.Params.JSONable(), Clients: c.Clients, Repetition: c.Repetition,
+		Warmup: c.Warmup, StartedAt: time.Now(),
+	}
+	fail := func(err error) (*result.Run, error) {
+		run.EndedAt = time.Now()
+		if ctx.Err() != nil {
+			run.Status, run.Error = result.StatusInterrupted, "interrupted"
+			return run, ErrInterrupted
+		}
+		run.Status, run.Error = result.StatusFailed, envinfo.Scrub(err.Error())
+		return run, err
+	}
+	if t == nil || t.Build == nil {
+		return fail(fmt.Errorf("fairbench cannot run tool %q", c.Workload.Tool))
+	}
+	if _, err := workload.Get(c.Workload.Kind); err == nil {
+		if err := r.Prepare(ctx, c); err != nil {
+			return fail(err)
+		}
+	}
+	if c.Warmup > 0 {
+		fmt.Fprintf(r.opt.Progress, "  warm-up: %s for %s (output discarded)\n", t.Name, c.Warmup)
+		if _, _, err := r.execTool(ctx, t, c, c.Warmup); err != nil {
+			return fail(err)
+		}
+	}
+	out, argv, err := r.execTool(ctx, t, c, c.Duration)
+	if err != nil {
+		return fail(err)
+	}
+	runs, err := t.Parse(t.Name+" output", out)
+	if err != nil {
+		return fail(fmt.Errorf("reading %s's output: %w", t.Name, err))
+	}
+	if len(runs) != 1 {
+		return fail(fmt.Errorf("%s printed %d results, expected 1", t.Name, len(runs)))
+	}
+	got := runs[0]
+	run.ToolVersion = got.ToolVersion
+	if run.ToolVersion == "" {
+		run.ToolVersion = t.Name
+	}
+	run.Summary, run.Ops, run.Series, run.Deviations = got.Summary, got.Ops, got.Series, got.Deviations
+	run.Duration = got.Duration
+	run.EndedAt = time.Now()
+	if !got.StartedAt.IsZero() {
+		run.StartedAt = got.StartedAt
+	} else if got.Duration > 0 {
+		run.StartedAt = run.EndedAt.Add(-got.Duration)
+	}
+	env := map[string]any{"host": envinfo.Host(), "command": strings.Join(argv, " "), "fairbench": version.String()}
+	for k, v := range got.Env {
+		env[k] = v
+	}
+	if dbEnv, ok := r.envs[c.Target.Name]; ok {
+		env["database"] = dbEnv
+	}
+	env["client_server_same_host"] = driver.Local(c.Target.URL)
+	run.Env = env
+	run.Status = result.StatusOK
+	return run, nil
+}
+
+// execTool runs the tool for d and returns its output (stdout and stderr
+// together, as a user would have saved them) and the command line.
+func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration) (string, []string, error) {
+	cmd, err := t.Build(invocation(c, d))
+	if err != nil {
+		return "", nil, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
+	}
+	fmt.Fprintf(r.opt.Progress, "  %s\n", strings.Join(cmd.Argv, " "))
+	x := exec.CommandContext(ctx, cmd.Argv[0], cmd.Argv[1:]...)
+	x.Env = append(os.Environ(), cmd.Env...)
+	out, err := x.CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", cmd.Argv, ErrInterrupted
+		}
+		tail := strings.TrimSpace(string(out))
+		if len(tail) > 2000 {
+			tail = "…" + tail[len(tail)-2000:]
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", cmd.Argv, fmt.Errorf("%s exited with status %d: %s", t.Name, ee.ExitCode(), tail)
+		}
+		return "", cmd.Argv, fmt.Errorf("%s: %w", t.Name, err)
+	}
+	return string(out), cmd.Argv, nil
+}
