@@ -1,0 +1,56 @@
+package tpcb_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/runner"
+	"github.com/fairbench/fairbench/internal/testenv"
+)
+
+// tpcb-like on MariaDB in every query mode keeps the four sums equal, with
+// pgbench's row counts, and names its deviations from pgbench.
+func TestMariaDBTPCBLikeKeepsBalancesConsistent(t *testing.T) {
+	url := testenv.FreshMySQL(t)
+	runs, err := runStudy(t, url, map[string][]any{"mode": {"tpcb-like"}, "scale": {int64(1)},
+		"query_mode": {"simple", "prepared"}, "vacuum": {false}}, 4, 10, runner.Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("want 2 runs, got %d", len(runs))
+	}
+	for _, r := range runs {
+		if r.Status != result.StatusOK || r.Summary.Transactions < 10 {
+			t.Fatalf("%v: %s, %d transactions: %s", r.Params["query_mode"], r.Status, r.Summary.Transactions, r.Error)
+		}
+		if len(r.Deviations) == 0 {
+			t.Fatal("MySQL runs must name their deviations from pgbench")
+		}
+	}
+	d, _ := driver.ForURL(url)
+	ctx := context.Background()
+	conn, err := d.Connect(ctx, driver.Target{URL: url}, driver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	c := conn.(driver.SQL)
+	var s [4]int64
+	for i, q := range []string{"SELECT sum(abalance) FROM pgbench_accounts", "SELECT sum(tbalance) FROM pgbench_tellers",
+		"SELECT sum(bbalance) FROM pgbench_branches", "SELECT sum(delta) FROM pgbench_history"} {
+		if s[i], err = c.QueryInt64(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s[0] != s[1] || s[0] != s[2] || s[0] != s[3] || s[3] == 0 {
+		t.Fatalf("sums disagree: accounts %d tellers %d branches %d history %d", s[0], s[1], s[2], s[3])
+	}
+	accounts, _ := c.QueryInt64(ctx, "SELECT count(*) FROM pgbench_accounts")
+	tellers, _ := c.QueryInt64(ctx, "SELECT count(*) FROM pgbench_tellers")
+	if accounts != 100_000 || tellers != 10 {
+		t.Fatalf("row counts %d/%d, want pgbench's 100000/10 at scale 1", accounts, tellers)
+	}
+}
