@@ -380,3 +380,23 @@ func TestHistFromPercentilesReadsBack(t *testing.T) {
 	eq(t, "min", h.Min(), int64(100))
 	near(t, "max", float64(h.Max()), 20000, 20)
 }
+
+func TestGoYCSB(t *testing.T) {
+	r := one(t, "ycsb/go-ycsb101-redis-workloada.txt")
+	eq(t, "kind", r.Kind, "ycsb")
+	eq(t, "clients", r.Clients, 4)
+	eq(t, "readproportion", r.Params["readproportion"], any(0.5))
+	eq(t, "distribution", r.Params["requestdistribution"], any("uniform"))
+	// TOTAL - Count: 20000, OPS: 12031.6, Avg(us): 317, ... 99th(us): 4081
+	eq(t, "total", r.Summary.Transactions, int64(20000))
+	near(t, "ops/s", r.Summary.Throughput, 12031.6, 1e-9)
+	near(t, "p99", r.Summary.P99, 4081, 0)
+	near(t, "duration", r.Duration.Seconds(), 1.663194281, 1e-9)
+	eq(t, "ops", len(r.Ops), 2)
+	// READ - Count: 9994, 50th(us): 127, Max(us): 29823
+	eq(t, "op", r.Ops[0].Name, "READ")
+	n, p50, max := opHist(t, r.Ops[0])
+	eq(t, "READ count", n, int64(9994))
+	near(t, "READ p50", float64(p50), 127, 0)
+	near(t, "READ max", float64(max), 29823, 29823*0.001)
+}
