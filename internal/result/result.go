@@ -113,6 +113,17 @@ type SeriesPoint struct {
 	P99    float64 `json:"p99_us"`
 	Max    float64 `json:"max_us"`
 	CPU    float64 `json:"client_cpu"` // fairbench's CPU use in this interval, in cores
+	// Server is the server's own view of the interval, sampled from the
+	// target's node_exporter; nil when the target names none.
+	Server *ServerSample `json:"server,omitempty"`
+}
+
+// ServerSample is one interval as a Prometheus node_exporter on the server saw it.
+type ServerSample struct {
+	CPU      float64 `json:"cpu_pct"`       // user+system (and other busy modes) share of all CPUs, %
+	DiskUtil float64 `json:"disk_util_pct"` // the busiest disk's utilisation (io_time), %
+	NetRx    float64 `json:"net_rx_bps"`    // bytes received per second, all interfaces but loopback
+	NetTx    float64 `json:"net_tx_bps"`    // bytes sent per second
 }
 
 // TotalErrors sums the errors of every operation type.

@@ -22,6 +22,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/nodeexp"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
@@ -348,6 +349,7 @@ type measurement struct {
 
 	stop    atomic.Bool
 	workers []*worker
+	server  *nodeexp.Sampler // the target's node_exporter, nil when it names none
 }
 
 type worker struct {
@@ -441,6 +443,10 @@ func (m *measurement) execute(ctx context.Context) error {
 		}
 	}
 
+	if u := c.Target.NodeExporter; u != "" {
+		m.startServerSampling(wctx, u)
+	}
+
 	// Warm-up: run, show progress, then discard everything recorded.
 	if c.Warmup > 0 {
 		if m.phase(ctx, col, "warm-up", runStart, c.Warmup, nil) {
@@ -448,6 +454,9 @@ func (m *measurement) execute(ctx context.Context) error {
 		}
 	}
 	col.Reset()
+	if m.server != nil {
+		m.server.Take() // the warm-up's share is not measured
+	}
 	counts0 := counts(m.inst)
 	cpu0 := cpuSeconds()
 	measureStart := time.Now()
@@ -477,6 +486,30 @@ func (m *measurement) execute(ctx context.Context) error {
 	return nil
 }
 
+// startServerSampling scrapes the target's node_exporter in the background for
+// the rest of the cell (until ctx ends) and records what it learnt; a failing
+// exporter is recorded and the run goes on without server samples.
+func (m *measurement) startServerSampling(ctx context.Context, rawURL string) {
+	info := map[string]any{"node_exporter": nodeexp.Redacted(rawURL)}
+	if m.run.Env == nil {
+		m.run.Env = map[string]any{}
+	}
+	m.run.Env["server"] = info
+	smp, err := nodeexp.New(rawURL)
+	if err == nil {
+		err = smp.Start(ctx, m.r.opt.Every)
+	}
+	if err != nil {
+		info["error"] = envinfo.Scrub(err.Error())
+		fmt.Fprintf(m.out, "  node_exporter: %s (continuing without server samples)\n", info["error"])
+		return
+	}
+	if mem := smp.Memory(); mem > 0 {
+		info["memory_bytes"] = mem
+	}
+	m.server = smp
+}
+
 // phase waits for d while printing progress every tick; it returns true when the
 // context was cancelled. With series non-nil, each tick's numbers are kept.
 func (m *measurement) phase(ctx context.Context, col *hist.Collector, label string, start time.Time, d time.Duration, series *[]result.SeriesPoint) bool {
@@ -502,6 +535,9 @@ func (m *measurement) phase(ctx context.Context, col *hist.Collector, label stri
 			pt.CPU = (cpuNow - cpuPrev) / window.Seconds()
 			cpuPrev = cpuNow
 			if series != nil {
+				if m.server != nil {
+					pt.Server = m.server.Take()
+				}
 				*series = append(*series, pt)
 			}
 			if m.r.opt.NoTickLines {

@@ -99,6 +99,14 @@ CREATE TABLE run_series (
 );
 CREATE INDEX run_series_run ON run_series (run_id, second);
 `,
+	// 2: server-side samples from a target's node_exporter, next to throughput
+	// (NULL where the target named none).
+	`
+ALTER TABLE run_series ADD COLUMN server_cpu REAL;
+ALTER TABLE run_series ADD COLUMN server_disk_util REAL;
+ALTER TABLE run_series ADD COLUMN server_net_rx REAL;
+ALTER TABLE run_series ADD COLUMN server_net_tx REAL;
+`,
 }
 
 // SchemaVersion is the schema version this binary writes.
@@ -370,15 +378,20 @@ func (s *Store) AppendRun(r *result.Run) (int64, error) {
 		}
 	}
 	if len(r.Series) > 0 {
-		st, err := tx.Prepare(`INSERT INTO run_series (run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		st, err := tx.Prepare(`INSERT INTO run_series (run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu,
+			server_cpu, server_disk_util, server_net_rx, server_net_tx)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return 0, fmt.Errorf("appending run: series: %w", err)
 		}
 		defer st.Close()
 		for _, pt := range r.Series {
+			var scpu, sdisk, srx, stx any // NULL without a server sample
+			if sv := pt.Server; sv != nil {
+				scpu, sdisk, srx, stx = finite(sv.CPU), finite(sv.DiskUtil), finite(sv.NetRx), finite(sv.NetTx)
+			}
 			_, err := st.Exec(id, pt.Second, pt.Ops, pt.Errors, finite(pt.Rate), finite(pt.Mean),
-				finite(pt.P50), finite(pt.P95), finite(pt.P99), finite(pt.Max), finite(pt.CPU))
+				finite(pt.P50), finite(pt.P95), finite(pt.P99), finite(pt.Max), finite(pt.CPU), scpu, sdisk, srx, stx)
 			if err != nil {
 				return 0, fmt.Errorf("appending run: series: %w", err)
 			}
@@ -513,7 +526,8 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	}
 	rows.Close()
 
-	rows, err = tx.QueryContext(ctx, `SELECT run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu
+	rows, err = tx.QueryContext(ctx, `SELECT run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu,
+		server_cpu, server_disk_util, server_net_rx, server_net_tx
 		FROM run_series WHERE run_id IN (`+sub+`) ORDER BY run_id, second, rowid`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading series: %w", err)
@@ -522,8 +536,13 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	for rows.Next() {
 		var id int64
 		var p result.SeriesPoint
-		if err := rows.Scan(&id, &p.Second, &p.Ops, &p.Errors, &p.Rate, &p.Mean, &p.P50, &p.P95, &p.P99, &p.Max, &p.CPU); err != nil {
+		var scpu, sdisk, srx, stx sql.NullFloat64
+		if err := rows.Scan(&id, &p.Second, &p.Ops, &p.Errors, &p.Rate, &p.Mean, &p.P50, &p.P95, &p.P99, &p.Max, &p.CPU,
+			&scpu, &sdisk, &srx, &stx); err != nil {
 			return nil, fmt.Errorf("reading series: %w", err)
+		}
+		if scpu.Valid {
+			p.Server = &result.ServerSample{CPU: scpu.Float64, DiskUtil: sdisk.Float64, NetRx: srx.Float64, NetTx: stx.Float64}
 		}
 		if r := byID[id]; r != nil {
 			r.Series = append(r.Series, p)

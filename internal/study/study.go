@@ -56,7 +56,8 @@ type Target struct {
 	CPU          string
 	PricePerHour float64
 	Notes        string
-	Line         int // line of the [[target]] header, 0 if built in code
+	NodeExporter string // optional Prometheus node_exporter metrics URL of the server, sampled each tick
+	Line         int    // line of the [[target]] header, 0 if built in code
 }
 
 // Workload is one [[workload]] table: a kind, its parameter sweeps and how to drive it.
@@ -365,7 +366,7 @@ func (p *parser) study(s *Study, v any) {
 	}
 }
 
-var targetKeys = []string{"name", "url", "cores", "cpu", "price_per_hour", "notes"}
+var targetKeys = []string{"name", "url", "cores", "cpu", "price_per_hour", "notes", "node_exporter"}
 
 func (p *parser) target(i int, m map[string]any) *Target {
 	base := index("target", i)
@@ -410,6 +411,13 @@ func (p *parser) target(i int, m map[string]any) *Target {
 		case "notes":
 			if str, ok := p.str(path, where, k, x); ok {
 				t.Notes = str
+			}
+		case "node_exporter":
+			if str, ok := p.str(path, where, k, x); ok {
+				if !strings.HasPrefix(str, "http://") && !strings.HasPrefix(str, "https://") {
+					p.errorf(path, where, "node_exporter must be an http(s) URL such as http://host:9100/metrics")
+				}
+				t.NodeExporter = str
 			}
 		default:
 			p.errorf(path, where, "unknown key %q (known keys: %s)", k, strings.Join(targetKeys, ", "))
