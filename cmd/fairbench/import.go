@@ -285,6 +285,11 @@ func (f importFlags) complete(r *result.Run, tool *adapter.Tool, file string, gi
 		}
 		r.Params[k] = v
 	}
+	if r.Kind == "oltp" {
+		if _, ok := r.Params["mode"]; !ok {
+			return fmt.Errorf("%s: sysbench does not print which test ran: give --mode (read_write, read_only, point_select, ...)", file)
+		}
+	}
 	if len(specs) > 0 {
 		var assumed []string
 		for _, sp := range specs {
@@ -296,11 +301,6 @@ func (f importFlags) complete(r *result.Run, tool *adapter.Tool, file string, gi
 		r.Params = map[string]any(full)
 		if len(assumed) > 0 {
 			r.Deviations = append(r.Deviations, fmt.Sprintf("not in the %s output, assumed at %s's defaults: %s", tool.Name, r.Kind, strings.Join(assumed, ", ")))
-		}
-	}
-	if r.Kind == "oltp" {
-		if _, ok := r.Params["mode"]; !ok {
-			return fmt.Errorf("%s: sysbench does not print which test ran: give --mode (read_write, read_only, point_select, ...)", file)
 		}
 	}
 	return nil
