@@ -495,7 +495,7 @@ func TestAppendRunSurvivesSIGKILL(t *testing.T) {
 	}
 	for i, r := range runs {
 		want := sampleRun(t, i+1)
-		if r.CellKey != want.CellKey || r.Summary != want.Summary || len(r.Ops) != len(want.Ops) || len(r.Series) != len(want.Series) {
+		if r.CellKey != want.CellKey || !reflect.DeepEqual(r.Summary, want.Summary) || len(r.Ops) != len(want.Ops) || len(r.Series) != len(want.Series) {
 			t.Errorf("run %d differs: got %s %+v with %d ops, %d points", i+1, r.CellKey, r.Summary, len(r.Ops), len(r.Series))
 			continue
 		}
