@@ -15,6 +15,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -54,6 +55,16 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 	if err != nil {
 		return nil, fmt.Errorf("MySQL URL %s: %w", driver.Redacted(t.URL), err)
 	}
+	conn := &Conn{cfg: cfg, mode: mode}
+	// The connection's socket is kept so that a cancelled context can close it
+	// (see detach).
+	mc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
+		if err == nil {
+			conn.nc.Store(&nc)
+		}
+		return nc, err
+	}
 	connector, err := gomysql.NewConnector(mc)
 	if err != nil {
 		return nil, fmt.Errorf("MySQL URL %s: %s", driver.Redacted(t.URL), scrub(err.Error(), cfg.Password))
@@ -69,7 +80,8 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 		db.Close()
 		return nil, errors.New(scrub(connectError(err, cfg), cfg.Password))
 	}
-	return &Conn{db: db, c: c, cfg: cfg, mode: mode}, nil
+	conn.db, conn.c = db, c
+	return conn, nil
 }
 
 // connectError turns the library's message into one line a user acts on.
@@ -109,6 +121,26 @@ type Conn struct {
 	cfg   Config
 	mode  string
 	stmts []*sql.Stmt
+	nc    atomic.Pointer[net.Conn]
+}
+
+// detach returns a context the driver cannot see being cancelled, and closes
+// the socket itself if ctx is cancelled while a statement runs. go-sql-driver
+// hands every statement with a cancellable context to a watcher goroutine (two
+// goroutine hand-offs per statement); context.AfterFunc costs a map insert.
+func (c *Conn) detach(ctx context.Context) (context.Context, func() bool) {
+	if ctx.Done() == nil {
+		return ctx, noStop
+	}
+	return context.WithoutCancel(ctx), context.AfterFunc(ctx, c.interrupt)
+}
+
+func noStop() bool { return true }
+
+func (c *Conn) interrupt() {
+	if nc := c.nc.Load(); nc != nil {
+		(*nc).Close()
+	}
 }
 
 // Close implements driver.Conn.
@@ -128,6 +160,8 @@ func (c *Conn) Dialect() string { return "mysql" }
 
 // Exec implements driver.SQL: the text protocol, no parameters.
 func (c *Conn) Exec(ctx context.Context, q string) error {
+	ctx, stop := c.detach(ctx)
+	defer stop()
 	_, err := c.c.ExecContext(ctx, q)
 	return err
 }
@@ -202,44 +236,55 @@ func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
 		return nil, err
 	}
 	if c.mode == "simple" {
-		return &textStmt{c: c.c, q: q}, nil
+		return &textStmt{conn: c, q: q}, nil
 	}
 	s, err := c.c.PrepareContext(ctx, q)
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) && me.Number == erUnsupportedPS {
-		return &textStmt{c: c.c, q: q}, nil
+		return &textStmt{conn: c, q: q}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	c.stmts = append(c.stmts, s)
-	return &preparedStmt{s: s}, nil
+	return &preparedStmt{conn: c, s: s}, nil
 }
 
 type textStmt struct {
-	c *sql.Conn
-	q string
+	conn *Conn
+	q    string
 }
 
 func (s *textStmt) Exec(ctx context.Context, args ...any) error {
-	_, err := s.c.ExecContext(ctx, s.q, args...)
+	ctx, stop := s.conn.detach(ctx)
+	defer stop()
+	_, err := s.conn.c.ExecContext(ctx, s.q, args...)
 	return err
 }
 
 func (s *textStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
+	ctx, stop := s.conn.detach(ctx)
+	defer stop()
 	var v sql.NullInt64
-	err := s.c.QueryRowContext(ctx, s.q, args...).Scan(&v)
+	err := s.conn.c.QueryRowContext(ctx, s.q, args...).Scan(&v)
 	return v.Int64, err
 }
 
-type preparedStmt struct{ s *sql.Stmt }
+type preparedStmt struct {
+	conn *Conn
+	s    *sql.Stmt
+}
 
 func (s *preparedStmt) Exec(ctx context.Context, args ...any) error {
+	ctx, stop := s.conn.detach(ctx)
+	defer stop()
 	_, err := s.s.ExecContext(ctx, args...)
 	return err
 }
 
 func (s *preparedStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
+	ctx, stop := s.conn.detach(ctx)
+	defer stop()
 	var v sql.NullInt64
 	err := s.s.QueryRowContext(ctx, args...).Scan(&v)
 	return v.Int64, err

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -260,5 +261,28 @@ func TestAutocommitParameter(t *testing.T) {
 		if err != nil || got != map[string]int64{"0": 0, "1": 1}[v] {
 			t.Fatalf("autocommit=%s: session has %d (%v)", v, got, err)
 		}
+	}
+}
+
+// A cancelled context interrupts a running statement (the runner relies on it
+// to stop a hung client), although the driver never sees the cancellable context.
+func TestCancelInterruptsStatement(t *testing.T) {
+	c, err := connect(t, testenv.MySQLURL(t), "prepared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Prepare(context.Background(), "SELECT SLEEP($1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = s.Exec(ctx, int64(5))
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("statement not interrupted: %v after %s", err, time.Since(start))
+	}
+	if cl := c.Classify(err); cl != result.ErrConnection && cl != result.ErrTimeout {
+		t.Fatalf("interrupted statement classified %s (%v)", cl, err)
 	}
 }
