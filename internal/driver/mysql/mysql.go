@@ -21,6 +21,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/driver/blockingnet"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -58,8 +59,15 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 	conn := &Conn{cfg: cfg, mode: mode}
 	// The connection's socket is kept so that a cancelled context can close it
 	// (see detach).
+	conn.blocking = blockingnet.Enabled()
 	mc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		nc, err := (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
+		var nc net.Conn
+		var err error
+		if conn.blocking {
+			nc, err = blockingnet.Dial(ctx, network, addr)
+		} else {
+			nc, err = (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
+		}
 		if err == nil {
 			conn.nc.Store(&nc)
 		}
@@ -122,7 +130,12 @@ type Conn struct {
 	mode  string
 	stmts []*sql.Stmt
 	nc    atomic.Pointer[net.Conn]
+	// blocking: the socket blocks an OS thread per read (blockingnet).
+	blocking bool
 }
+
+// BlocksThread implements driver.ThreadPerClient.
+func (c *Conn) BlocksThread() bool { return c.blocking }
 
 // detach returns a context the driver cannot see being cancelled, and closes
 // the socket itself if ctx is cancelled while a statement runs. go-sql-driver

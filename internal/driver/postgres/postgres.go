@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/driver/blockingnet"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -61,9 +61,9 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
 	cfg.DefaultQueryExecMode = mode
-	blocking := os.Getenv("FAIRBENCH_PG_IO") == "blocking"
+	blocking := blockingnet.Enabled()
 	if blocking {
-		cfg.DialFunc = dialBlocking
+		cfg.DialFunc = blockingnet.Dial
 	}
 	// Statements are prepared explicitly by name in prepared mode; no hidden caching otherwise.
 	cfg.StatementCacheCapacity = 512

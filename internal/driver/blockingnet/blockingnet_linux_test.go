@@ -1,4 +1,6 @@
-package postgres
+//go:build linux
+
+package blockingnet
 
 import (
 	"bytes"
@@ -40,7 +42,7 @@ func echoServer(t *testing.T, silent bool) string {
 }
 
 func TestBlockingConnRoundTrip(t *testing.T) {
-	c, err := dialBlocking(context.Background(), "tcp", echoServer(t, false))
+	c, err := Dial(context.Background(), "tcp", echoServer(t, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func TestBlockingConnRoundTrip(t *testing.T) {
 }
 
 func TestBlockingConnDeadlines(t *testing.T) {
-	c, err := dialBlocking(context.Background(), "tcp", echoServer(t, true))
+	c, err := Dial(context.Background(), "tcp", echoServer(t, true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestBlockingConnDeadlines(t *testing.T) {
 }
 
 func TestBlockingConnCloseWakesReader(t *testing.T) {
-	c, err := dialBlocking(context.Background(), "tcp", echoServer(t, true))
+	c, err := Dial(context.Background(), "tcp", echoServer(t, true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,17 +114,43 @@ func TestBlockingDialErrors(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	if _, err := dialBlocking(context.Background(), "tcp", addr); err == nil {
+	if _, err := Dial(context.Background(), "tcp", addr); err == nil {
 		t.Fatal("dialing a closed port succeeded")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := dialBlocking(ctx, "tcp", echoServer(t, false)); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := Dial(ctx, "tcp", echoServer(t, false)); err != nil && !errors.Is(err, context.Canceled) {
 		// A loopback connect may finish before the context is looked at; either outcome
 		// is fine, but an error must be the context's.
 		t.Fatalf("want success or context.Canceled, got %v", err)
 	}
-	if _, err := dialBlocking(context.Background(), "udp", addr); err == nil {
+	if _, err := Dial(context.Background(), "udp", addr); err == nil {
 		t.Fatal("udp accepted")
+	}
+}
+
+func TestDialUnixSocket(t *testing.T) {
+	path := t.TempDir() + "/s.sock"
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			io.Copy(c, c)
+			c.Close()
+		}
+	}()
+	c, err := Dial(context.Background(), "unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("ping"))
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "ping" {
+		t.Fatalf("got %q, %v", got, err)
 	}
 }

@@ -1,4 +1,16 @@
-package postgres
+//go:build linux
+
+// Package blockingnet dials database connections whose sockets block an OS thread
+// in the kernel while waiting for a reply, the way pgbench's and sysbench's
+// threads do. Go's net package waits for every reply through the netpoller, which
+// on a small machine shared with the server adds thread hand-offs and wake-ups to
+// each round trip; measured against pgbench on 2 vCPUs (bench/README.md), blocking
+// sockets lifted select-only from ~9k to ~15k tps at 2 clients, next to pgbench's
+// ~17.7k. The runner gives each client its own P while such connections run
+// (driver.ThreadPerClient), so a client blocked in a read never holds up another.
+//
+// FAIRBENCH_NET=netpoll switches back to Go's net package.
+package blockingnet
 
 import (
 	"context"
@@ -14,12 +26,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// blockingConn is a net.Conn over a socket in blocking mode. Go's net package waits
-// for every reply through the netpoller, which on a small machine shared with the
-// server adds thread hand-offs and wake-ups to each round trip; pgbench instead
-// keeps one thread blocked in the kernel per client. A client goroutine reading
-// this socket blocks its OS thread the same way, and with enough Ps (see
-// driver.BlockingIO) the runtime has nothing to hand over.
+// Supported reports whether blocking sockets are available on this platform.
+const Supported = true
+
+// Enabled reports whether drivers should dial blocking sockets: on Linux unless
+// FAIRBENCH_NET=netpoll.
+func Enabled() bool { return os.Getenv("FAIRBENCH_NET") != "netpoll" }
+
+// blockingConn is a net.Conn over a socket in blocking mode.
 type blockingConn struct {
 	fd     int
 	local  net.Addr
@@ -30,9 +44,10 @@ type blockingConn struct {
 	sndSet bool
 }
 
-// dialBlocking is pgx's DialFunc for blocking connections: it connects without
-// blocking (so the connect honours ctx), then switches the socket to blocking mode.
-func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
+// Dial connects like net.Dialer.DialContext ("tcp", "tcp4", "tcp6" or "unix"):
+// without blocking, so that the connect honours ctx, then switches the socket to
+// blocking mode. Its signature fits pgx's and go-sql-driver's DialFunc.
+func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	var (
 		domain int
 		sa     unix.Sockaddr
@@ -75,6 +90,8 @@ func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 	if domain != unix.AF_UNIX {
 		// libpq and pgbench disable Nagle too; without it small writes wait for ACKs.
 		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		// As net.Dialer does by default: a dead peer is noticed eventually.
+		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
 	}
 	if err := unix.SetNonblock(fd, false); err != nil {
 		unix.Close(fd)
