@@ -264,10 +264,15 @@ func (c *Collector) Tick() []*Stats {
 	for _, s := range c.interval {
 		s.reset()
 	}
+	// Swap every recorder first and merge afterwards: the instant that separates
+	// one interval from the next is then the same for all workers, within the few
+	// microseconds the swaps take, instead of spreading over the merges.
 	for _, r := range c.recorders {
 		r.mu.Lock()
 		r.cur, r.spare = r.spare, r.cur
 		r.mu.Unlock()
+	}
+	for _, r := range c.recorders {
 		for i, s := range r.spare {
 			c.interval[i].merge(s)
 			s.reset()

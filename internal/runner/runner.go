@@ -453,11 +453,13 @@ func (m *measurement) execute(ctx context.Context) error {
 			interrupted = true
 		}
 	}
+	// The workload's own counters are read right before the histograms restart,
+	// so both describe (within microseconds) the same measured phase.
+	counts0 := counts(m.inst)
 	col.Reset()
 	if m.server != nil {
 		m.server.Take() // the warm-up's share is not measured
 	}
-	counts0 := counts(m.inst)
 	cpu0 := cpuSeconds()
 	measureStart := time.Now()
 	m.run.StartedAt = measureStart
