@@ -194,48 +194,25 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	if _, err := in.ddl(c.Dialect(), 1); err != nil {
 		return err
 	}
-	present := int64(0)
-	for i := int64(1); i <= in.tables; i++ {
-		ok, err := sqlwork.TableExists(ctx, c, tableName(i))
-		if err != nil {
-			return fmt.Errorf("looking for sysbench's tables: %w", err)
-		}
-		if ok {
-			present++
-		}
+	names := make([]string, in.tables)
+	for i := range names {
+		names[i] = tableName(int64(i) + 1)
 	}
-	if present > 0 {
-		ours, err := sqlwork.MarkerFound(ctx, c, dataset)
-		if err != nil {
-			return err
-		}
-		if ours {
-			same, err := sqlwork.MarkerMatches(ctx, c, dataset, in.dataParams())
-			if err != nil {
-				return err
-			}
-			if same && present == in.tables {
-				env.Logf("oltp: reusing the %d tables of %d rows fairbench loaded earlier", in.tables, in.tableSize)
-				return nil
-			}
-		} else {
-			complete := present == in.tables
-			for i := int64(1); complete && i <= in.tables; i++ {
-				n, err := c.QueryInt64(ctx, "SELECT count(*) FROM "+tableName(i))
-				if err != nil {
-					return err
+	load, err := sqlwork.NeedsLoad(ctx, c, sqlwork.Dataset{
+		Name: dataset, Params: in.dataParams(), Tables: names, Tool: "sysbench",
+		Wanted: fmt.Sprintf("%d tables of %d rows", in.tables, in.loadedRows()),
+		Inspect: func(ctx context.Context) (bool, string, error) {
+			for _, t := range names {
+				n, err := c.QueryInt64(ctx, "SELECT count(*) FROM "+t)
+				if err != nil || n != in.loadedRows() {
+					return false, fmt.Sprintf("%d rows in %s", n, t), err
 				}
-				complete = n == in.loadedRows()
 			}
-			if complete {
-				env.Logf("oltp: reusing existing sysbench tables (%d tables of %d rows)", in.tables, in.loadedRows())
-				return nil
-			}
-			if !env.Replace {
-				return fmt.Errorf("the database already holds sbtest tables that fairbench did not create and that are not %d tables of %d rows; "+
-					"rerun with --replace to drop and reload them, or point the target at another database", in.tables, in.loadedRows())
-			}
-		}
+			return true, fmt.Sprintf("%d tables of %d rows", in.tables, in.loadedRows()), nil
+		},
+	}, env.Replace, env.Logf)
+	if err != nil || !load {
+		return err
 	}
 	return in.load(ctx, c, env)
 }

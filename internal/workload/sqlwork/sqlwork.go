@@ -119,3 +119,68 @@ func Pick(c driver.SQL, byDialect map[string]string) (string, error) {
 	}
 	return "", fmt.Errorf("no statement for dialect %s (have %s)", c.Dialect(), strings.Join(have, ", "))
 }
+
+// Dataset describes the tables a workload loads, for NeedsLoad.
+type Dataset struct {
+	Name   string   // the marker's name ("tpcb", "oltp")
+	Params string   // the parameters that shape the data; a ready marker with the same ones is reused
+	Tables []string // every table of the dataset
+	Tool   string   // the standard tool that makes the same tables ("pgbench"), for messages
+	Wanted string   // what the parameters ask for ("scale 3"), for messages
+	// Inspect looks at a complete set of tables fairbench did not create: whether
+	// they hold the wanted data, and how to name what they hold ("scale 2").
+	Inspect func(ctx context.Context) (usable bool, holds string, err error)
+}
+
+// NeedsLoad decides whether a dataset must be loaded. Data fairbench loaded with
+// the same parameters is reused, and so are tables made by the standard tool that
+// Inspect accepts. fairbench's own data is replaced when the parameters differ or
+// its load did not finish; tables someone else made are never dropped unless
+// replace is set, and the error says how to set it.
+func NeedsLoad(ctx context.Context, c driver.SQL, d Dataset, replace bool, logf func(string, ...any)) (bool, error) {
+	present := 0
+	for _, t := range d.Tables {
+		ok, err := TableExists(ctx, c, t)
+		if err != nil {
+			return false, fmt.Errorf("looking for %s's tables: %w", d.Tool, err)
+		}
+		if ok {
+			present++
+		}
+	}
+	if present == 0 {
+		return true, nil
+	}
+	ours, err := MarkerFound(ctx, c, d.Name)
+	if err != nil {
+		return false, err
+	}
+	if ours {
+		same, err := MarkerMatches(ctx, c, d.Name, d.Params)
+		if err != nil {
+			return false, err
+		}
+		if same && present == len(d.Tables) {
+			logf("%s: reusing the data fairbench loaded earlier (%s)", d.Name, d.Params)
+			return false, nil
+		}
+		return true, nil
+	}
+	holds := "an incomplete set of " + d.Tool + " tables"
+	if present == len(d.Tables) {
+		usable, what, err := d.Inspect(ctx)
+		if err != nil {
+			return false, err
+		}
+		if usable {
+			logf("%s: reusing existing %s tables (%s)", d.Name, d.Tool, what)
+			return false, nil
+		}
+		holds = d.Tool + " tables with " + what
+	}
+	if replace {
+		return true, nil
+	}
+	return false, fmt.Errorf("the database already holds %s that fairbench did not create (wanted %s); "+
+		"rerun with --replace to drop and reload them, or point the target at another database", holds, d.Wanted)
+}

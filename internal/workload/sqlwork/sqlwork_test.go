@@ -265,3 +265,51 @@ func TestRollback(t *testing.T) {
 		_ = c.Exec(bg, "ROLLBACK")
 	}
 }
+
+func TestNeedsLoadDecisions(t *testing.T) {
+	ctx := context.Background()
+	c := sqliteConn(t, "simple")
+	usable := true
+	d := sqlwork.Dataset{Name: "demo", Params: "size=1", Tables: []string{"t1", "t2"}, Tool: "demotool", Wanted: "size 1",
+		Inspect: func(context.Context) (bool, string, error) { return usable, "size 9", nil }}
+	quiet := func(string, ...any) {}
+	need := func(replace bool) (bool, error) { return sqlwork.NeedsLoad(ctx, c, d, replace, quiet) }
+
+	if load, err := need(false); err != nil || !load {
+		t.Fatalf("no tables: load=%v err=%v, want a load", load, err)
+	}
+	if err := c.Exec(ctx, "CREATE TABLE t1 (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	// Half a foreign dataset: refused without replace, named as incomplete.
+	if _, err := need(false); err == nil || !strings.Contains(err.Error(), "incomplete set of demotool tables") || !strings.Contains(err.Error(), "--replace") {
+		t.Fatalf("incomplete foreign tables: %v", err)
+	}
+	c.Exec(ctx, "CREATE TABLE t2 (x INTEGER)")
+	// A complete foreign dataset Inspect accepts is reused; one it rejects is refused.
+	if load, err := need(false); err != nil || load {
+		t.Fatalf("usable foreign tables: load=%v err=%v, want reuse", load, err)
+	}
+	usable = false
+	if _, err := need(false); err == nil || !strings.Contains(err.Error(), "demotool tables with size 9") || !strings.Contains(err.Error(), "wanted size 1") {
+		t.Fatalf("unusable foreign tables: %v", err)
+	}
+	if load, err := need(true); err != nil || !load {
+		t.Fatalf("with replace: load=%v err=%v", load, err)
+	}
+	// fairbench's own data: reused with the same parameters, reloaded otherwise.
+	if err := sqlwork.WriteMarker(ctx, c, "demo", "size=1", sqlwork.Ready); err != nil {
+		t.Fatal(err)
+	}
+	if load, err := need(false); err != nil || load {
+		t.Fatalf("own data, same parameters: load=%v err=%v", load, err)
+	}
+	d.Params = "size=2"
+	if load, err := need(false); err != nil || !load {
+		t.Fatalf("own data, other parameters: load=%v err=%v, want a reload without --replace", load, err)
+	}
+	sqlwork.WriteMarker(ctx, c, "demo", "size=2", sqlwork.Loading)
+	if load, err := need(false); err != nil || !load {
+		t.Fatalf("own unfinished load: load=%v err=%v, want a reload", load, err)
+	}
+}

@@ -119,58 +119,26 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	if _, ok := env.Conn.(driver.BulkLoader); !ok {
 		return fmt.Errorf("tpcb needs a bulk load path on %s, which this driver lacks", c.Dialect())
 	}
-	present := 0
-	for _, t := range tables {
-		ok, err := sqlwork.TableExists(ctx, c, t)
-		if err != nil {
-			return fmt.Errorf("looking for pgbench's tables: %w", err)
-		}
-		if ok {
-			present++
-		}
-	}
-	if present > 0 {
-		ours, err := sqlwork.MarkerFound(ctx, c, dataset)
-		if err != nil {
-			return err
-		}
-		if ours {
-			same, err := sqlwork.MarkerMatches(ctx, c, dataset, in.dataParams())
-			if err != nil {
-				return err
+	load, err := sqlwork.NeedsLoad(ctx, c, sqlwork.Dataset{
+		Name: dataset, Params: in.dataParams(), Tables: tables, Tool: "pgbench",
+		Wanted: fmt.Sprintf("scale %d", in.scale),
+		Inspect: func(ctx context.Context) (bool, string, error) {
+			scale, complete, err := in.existingScale(ctx, c)
+			if !complete {
+				return false, "rows that match no scale", err
 			}
-			if same && present == len(tables) {
-				env.Logf("tpcb: reusing the scale %d data fairbench loaded earlier", in.scale)
-				return nil
-			}
-		} else {
-			scale, complete, err := in.existingScale(ctx, c, present)
-			if err != nil {
-				return err
-			}
-			if complete && scale == in.scale {
-				env.Logf("tpcb: reusing existing pgbench tables at scale %d", scale)
-				return nil
-			}
-			if !env.Replace {
-				what := fmt.Sprintf("pgbench tables at scale %d", scale)
-				if !complete {
-					what = "an incomplete set of pgbench tables"
-				}
-				return fmt.Errorf("the database already holds %s that fairbench did not create (wanted scale %d); "+
-					"rerun with --replace to drop and reload them, or point the target at another database", what, in.scale)
-			}
-		}
+			return scale == in.scale, fmt.Sprintf("scale %d", scale), err
+		},
+	}, env.Replace, env.Logf)
+	if err != nil || !load {
+		return err
 	}
 	return in.load(ctx, c, env)
 }
 
 // existingScale infers the scale of tables fairbench did not create, as pgbench
 // does from the number of branches, and checks the other tables agree with it.
-func (in *instance) existingScale(ctx context.Context, c driver.SQL, present int) (int64, bool, error) {
-	if present < len(tables) {
-		return 0, false, nil
-	}
+func (in *instance) existingScale(ctx context.Context, c driver.SQL) (int64, bool, error) {
 	branches, err := c.QueryInt64(ctx, "SELECT count(*) FROM pgbench_branches")
 	if err != nil {
 		return 0, false, err
