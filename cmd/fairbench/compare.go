@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -91,11 +90,7 @@ func newCompare() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if out == "" {
-				_, err = io.Copy(os.Stdout, &buf)
-				return err
-			}
-			return writeOwned(out, buf.Bytes())
+			return emit(&buf, out)
 		},
 	}
 	fl := cmd.Flags()

@@ -95,8 +95,14 @@ func writeReport(s *store.Store, f store.Filter, format, out string) error {
 	if err != nil {
 		return err
 	}
+	return emit(&buf, out)
+}
+
+// emit prints a rendered report, or writes it to out (never over a file
+// fairbench did not write).
+func emit(buf *bytes.Buffer, out string) error {
 	if out == "" {
-		_, err = io.Copy(os.Stdout, &buf)
+		_, err := io.Copy(os.Stdout, buf)
 		return err
 	}
 	return writeOwned(out, buf.Bytes())
