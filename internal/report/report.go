@@ -60,7 +60,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		if g.N == 0 {
 			row = append(row, none, none, none, none, none, none)
 		} else {
-			row = append(row, rate(g.MedianThroughput), ms(g.P50), ms(g.P95), ms(g.P99), ms(g.Max), strconv.FormatInt(g.Errors, 10))
+			row = append(row, rate(g.MedianThroughput), latency(g, g.P50), latency(g, g.P95), latency(g, g.P99), latency(g, g.Max), strconv.FormatInt(g.Errors, 10))
 		}
 		if multiStudy {
 			row = append([]string{g.Study}, row...)
@@ -180,6 +180,9 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			return rate(g.MedianThroughput)
 		})
 		table("Latency, ms (p50 / p95 / p99):", func(g *analysis.Group) string {
+			if !hasLatencies(g) {
+				return none
+			}
 			return ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
 		})
 		if errs := sectionErrors(sec.groups); errs != "" {
@@ -218,7 +221,10 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			}
 			tps, p99 := none, none
 			if r.Summary.Transactions > 0 || r.Summary.Throughput > 0 {
-				tps, p99 = rate(r.Summary.Throughput), ms(r.Summary.P99)
+				tps = rate(r.Summary.Throughput)
+				if r.Summary.P99 > 0 {
+					p99 = ms(r.Summary.P99)
+				}
 			}
 			ew.printf("| %d | %s | %s | %s | %d | %d | %s | %s | %s | %d |\n",
 				r.ID, cell(r.Target), cell(r.Workload), cell(params.Values(r.Params).Canonical()),
@@ -499,6 +505,19 @@ func rate(f float64) string {
 }
 
 // ms formats microseconds as milliseconds with three decimals (µs resolution).
+// hasLatencies tells whether a cell's runs carried a latency distribution;
+// imported outputs that print only a mean (pgbench without -l) do not.
+func hasLatencies(g *analysis.Group) bool { return g.Merged != nil && g.Merged.TotalCount() > 0 }
+
+// latency formats a percentile of a cell, or "–" when there is no distribution:
+// a 0 would read as a measurement.
+func latency(g *analysis.Group, us float64) string {
+	if !hasLatencies(g) {
+		return none
+	}
+	return ms(us)
+}
+
 func ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
 
 func plural(n int, one, many string) string {

@@ -265,3 +265,33 @@ func TestRate(t *testing.T) {
 		}
 	}
 }
+
+// Runs imported from outputs that print only a mean latency carry no histogram:
+// their percentiles show as "–", never as a measured 0.
+func TestRunsWithoutHistogramShowNoPercentiles(t *testing.T) {
+	runs := []*result.Run{{
+		ID: 1, Source: "pgbench", StudyName: "import", Target: "vm", Workload: "pgbench", Kind: "tpcb",
+		Params: map[string]any{"mode": "select-only"}, Clients: 4, Repetition: 1, Status: result.StatusOK,
+		Summary: result.Summary{Transactions: 1000, Throughput: 250, LatencyMean: 4000},
+		Ops:     []result.Op{{Name: "select-only", Count: 1000}},
+	}}
+	groups, err := analysis.GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var term, md strings.Builder
+	if err := Terminal(&term, groups, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, groups, runs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"terminal": term.String(), "markdown": md.String()} {
+		if strings.Contains(out, "0.000") {
+			t.Errorf("%s shows a 0.000 latency for a run without a distribution:\n%s", name, out)
+		}
+		if !strings.Contains(out, "250.0") || !strings.Contains(out, none) {
+			t.Errorf("%s lacks the throughput or the dash:\n%s", name, out)
+		}
+	}
+}
