@@ -17,6 +17,7 @@ const (
 	demoStudyFile = "fairbench-demo.toml"
 	demoDataDir   = "fairbench-demo-data"
 	demoReport    = "fairbench-demo.md"
+	demoHTML      = "fairbench-demo.html"
 )
 
 func newDemo() *cobra.Command {
@@ -27,7 +28,7 @@ func newDemo() *cobra.Command {
 		Long: `Compares two SQLite configurations (WAL + synchronous=NORMAL against DELETE + synchronous=FULL)
 on pgbench's select-only and TPC-B-like scripts at 1, 2 and 4 clients, 2 repetitions each.
 Leaves in the current directory: the study file (` + demoStudyFile + `), the databases (` + demoDataDir + `/),
-the results (` + defaultResults + `) and a Markdown report (` + demoReport + `).`,
+the results (` + defaultResults + `), a Markdown report (` + demoReport + `) and an HTML one with charts (` + demoHTML + `).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, err := examples.Files.ReadFile("demo.toml")
@@ -56,7 +57,10 @@ the results (` + defaultResults + `) and a Markdown report (` + demoReport + `).
 			if err := writeReport(s, store.Filter{StudyHash: st.Hash}, "md", demoReport); err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "report written to %s; study file %s; results in %s (try: fairbench report --format md)\n", demoReport, demoStudyFile, results)
+			if err := writeReport(s, store.Filter{StudyHash: st.Hash}, "html", demoHTML); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "report written to %s and %s; study file %s; results in %s (try: fairbench report --format md)\n", demoReport, demoHTML, demoStudyFile, results)
 			return nil
 		},
 	}

@@ -1,0 +1,452 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// HTMLOptions extend Options for the HTML report.
+type HTMLOptions struct {
+	Options
+	// Comparison, when set, adds the table of deltas against its baseline.
+	Comparison *analysis.Comparison
+}
+
+// maxSeriesPoints bounds the points of a per-run chart; longer series are
+// averaged into this many buckets so that the file stays small.
+const maxSeriesPoints = 240
+
+type htmlTarget struct {
+	Name string
+	Env  string // indented JSON of the first completed run's recorded environment
+	URL  string
+}
+
+type htmlSetting struct {
+	Name   string
+	Values []string
+}
+
+type htmlRun struct {
+	Label  string
+	Status string
+	Charts []template.HTML
+}
+
+type htmlSection struct {
+	Heading string
+	Charts  []template.HTML
+	Runs    []htmlRun
+}
+
+type htmlMetric struct {
+	Text, Class string
+	Delta       float64
+}
+
+type htmlCmpRow struct {
+	Scenario, Target string
+	Clients          int
+	Metrics          []htmlMetric
+}
+
+type htmlPage struct {
+	Title, Date, Versions, Results string
+	Targets                        []htmlTarget
+	TargetNames                    []string
+	Settings                       []htmlSetting
+	ConfigWarnings                 []string
+	Sections                       []htmlSection
+	Baseline                       string
+	Alpha, Level                   float64
+	CmpRows                        []htmlCmpRow
+	HasCmp, Checked                bool
+	Warns, Infos                   []analysis.Warning
+	CheckedList                    []string
+}
+
+// HTMLCharts returns the charts of every section (throughput and latency
+// against clients), the ones --charts writes as .svg files.
+func HTMLCharts(groups []*analysis.Group) []Named {
+	var out []Named
+	for i, sec := range sections(groups) {
+		for _, c := range sectionCharts(i, sec.groups) {
+			out = append(out, Named{ID: c.ID, SVG: c.svg()})
+		}
+	}
+	return out
+}
+
+func sectionHeading(g0 *analysis.Group, multiStudy bool) string {
+	h := workloadName(g0)
+	if g0.Params != "" {
+		h += " · " + g0.Params
+	}
+	if multiStudy {
+		h = g0.Study + " · " + h
+	}
+	return h
+}
+
+// sectionCharts draws throughput and p50/p95/p99 against clients, one line per target.
+func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
+	levels := clientLevels(groups)
+	targets := distinct(groups, func(g *analysis.Group) string { return g.Target })
+	byCell := map[string]*analysis.Group{}
+	for _, g := range groups {
+		byCell[g.Target+"\x00"+strconv.Itoa(g.Clients)] = g
+	}
+	var xt []tick
+	for i, l := range levels {
+		xt = append(xt, tick{float64(i), strconv.Itoa(l)})
+	}
+	name := sectionHeading(groups[0], false)
+	tp := &lineChart{ID: fmt.Sprintf("s%d-throughput", idx+1), Title: "Throughput · " + name, XLabel: "clients",
+		YLabel: "tps (median; bars: CI or range of repetitions)", XTicks: xt}
+	var lat []*lineChart
+	for _, p := range []string{"p50", "p95", "p99"} {
+		lat = append(lat, &lineChart{ID: fmt.Sprintf("s%d-latency-%s", idx+1, p), Title: "Latency " + p + " · " + name,
+			XLabel: "clients", YLabel: p + " ms (merged histograms)", XTicks: xt, Width: 640, Height: 300})
+	}
+	for ti, t := range targets {
+		s := lineSeries{Name: t, Colour: colour(ti)}
+		ls := make([]lineSeries, 3)
+		for k := range ls {
+			ls[k] = lineSeries{Name: t, Colour: colour(ti)}
+		}
+		for i, l := range levels {
+			x := float64(i)
+			g := byCell[t+"\x00"+strconv.Itoa(l)]
+			y, lo, hi := math.NaN(), math.NaN(), math.NaN()
+			if g != nil && g.N > 0 {
+				y = g.MedianThroughput
+				if g.N > 1 {
+					if ci := analysis.MedianCI(g.Throughputs, 0.95); ci.OK() {
+						lo, hi = ci.Lo, ci.Hi
+					}
+				}
+			}
+			s.X, s.Y, s.Lo, s.Hi = append(s.X, x), append(s.Y, y), append(s.Lo, lo), append(s.Hi, hi)
+			for k := range ls {
+				v := math.NaN()
+				if g != nil && g.N > 0 && hasLatencies(g) {
+					v = []float64{g.P50, g.P95, g.P99}[k] / 1000
+				}
+				ls[k].X, ls[k].Y = append(ls[k].X, x), append(ls[k].Y, v)
+			}
+		}
+		tp.Series = append(tp.Series, s)
+		for k := range lat {
+			lat[k].Series = append(lat[k].Series, ls[k])
+		}
+	}
+	out := []*lineChart{tp}
+	for _, c := range lat {
+		if c.hasData() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runCharts draws a run's per-second throughput and p99.
+func runCharts(r *result.Run) []*lineChart {
+	if len(r.Series) == 0 {
+		return nil
+	}
+	pts := downsample(r.Series, maxSeriesPoints)
+	tp := &lineChart{ID: fmt.Sprintf("run%d-tps", r.ID), Title: "tps per second", Small: true, Width: 320, Height: 130}
+	p99 := &lineChart{ID: fmt.Sprintf("run%d-p99", r.ID), Title: "p99 ms per second", Small: true, Width: 320, Height: 130}
+	a := lineSeries{Name: "tps", Colour: colour(0)}
+	b := lineSeries{Name: "p99", Colour: colour(3)}
+	for _, p := range pts {
+		a.X, a.Y = append(a.X, float64(p.Second)), append(a.Y, p.Rate)
+		v := math.NaN()
+		if p.P99 > 0 {
+			v = p.P99 / 1000
+		}
+		b.X, b.Y = append(b.X, float64(p.Second)), append(b.Y, v)
+	}
+	tp.Series, p99.Series = []lineSeries{a}, []lineSeries{b}
+	out := []*lineChart{tp}
+	if p99.hasData() {
+		out = append(out, p99)
+	}
+	return out
+}
+
+// downsample averages a series into at most n buckets (the maximum of p99).
+func downsample(s []result.SeriesPoint, n int) []result.SeriesPoint {
+	if len(s) <= n {
+		return s
+	}
+	out := make([]result.SeriesPoint, 0, n)
+	for i := 0; i < n; i++ {
+		lo, hi := i*len(s)/n, (i+1)*len(s)/n
+		var p result.SeriesPoint
+		for _, q := range s[lo:hi] {
+			p.Rate += q.Rate
+			p.P99 = math.Max(p.P99, q.P99)
+		}
+		p.Rate /= float64(hi - lo)
+		p.Second = s[hi-1].Second
+		out = append(out, p)
+	}
+	return out
+}
+
+func verdictClass(v analysis.Verdict) string {
+	switch v {
+	case analysis.Faster:
+		return "v-faster"
+	case analysis.Slower:
+		return "v-slower"
+	case analysis.NoDifference:
+		return "v-same"
+	}
+	return "v-few"
+}
+
+// HTML writes one self-contained page: no script or style from anywhere else,
+// every chart inline SVG.
+func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOptions) error {
+	p := htmlPage{Title: opt.Title, Results: opt.Results, Checked: opt.Checked}
+	if p.Title == "" {
+		p.Title = "fairbench results"
+	}
+	p.Versions = strings.Join(distinctStrings(runs, func(r *result.Run) string { return r.ToolVersion }), ", ")
+	var first, last string
+	for _, r := range runs {
+		if r.StartedAt.IsZero() {
+			continue
+		}
+		d := r.StartedAt.UTC().Format("2006-01-02")
+		if first == "" || d < first {
+			first = d
+		}
+		if d > last {
+			last = d
+		}
+	}
+	p.Date = first
+	if last != first {
+		p.Date += " – " + last
+	}
+
+	// Targets, their environment, and the settings that differ.
+	envOf := map[string]map[string]any{}
+	for _, g := range groups {
+		if _, ok := envOf[g.Target]; ok || len(g.Runs) == 0 {
+			continue
+		}
+		r := g.Runs[0]
+		envOf[g.Target] = r.Env
+		t := htmlTarget{Name: g.Target, URL: r.TargetURL}
+		if len(r.Env) > 0 {
+			b, err := json.MarshalIndent(r.Env, "", "  ")
+			if err != nil {
+				return err
+			}
+			t.Env = string(b)
+		}
+		p.Targets = append(p.Targets, t)
+		p.TargetNames = append(p.TargetNames, g.Target)
+	}
+	p.Settings = differingSettings(p.TargetNames, envOf)
+	for _, x := range opt.Warnings {
+		if x.Check == analysis.CheckConfig {
+			p.ConfigWarnings = append(p.ConfigWarnings, x.Message)
+		}
+	}
+
+	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
+	for i, sec := range sections(groups) {
+		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy)}
+		for _, c := range sectionCharts(i, sec.groups) {
+			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
+		}
+		for _, g := range sec.groups {
+			for _, r := range g.Runs {
+				hr := htmlRun{Label: fmt.Sprintf("run %d · %s · %d clients · rep %d · %s tps", r.ID, r.Target, r.Clients, r.Repetition, rate(r.Summary.Throughput)),
+					Status: string(r.Status)}
+				for _, c := range runCharts(r) {
+					hr.Charts = append(hr.Charts, template.HTML(c.svg()))
+				}
+				hs.Runs = append(hs.Runs, hr)
+			}
+		}
+		p.Sections = append(p.Sections, hs)
+	}
+
+	if c := opt.Comparison; c != nil {
+		p.HasCmp, p.Baseline, p.Alpha, p.Level = true, c.Baseline, c.Alpha, c.Level
+		for _, cc := range c.Cells {
+			row := htmlCmpRow{Scenario: scenarioName(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients}
+			for _, m := range []analysis.Metric{cc.Throughput, cc.P95, cc.P99} {
+				d := m.Delta
+				if math.IsNaN(d) {
+					d = 0
+				}
+				row.Metrics = append(row.Metrics, htmlMetric{
+					Text:  fmt.Sprintf("%s → %s: %s, %s", metricValue(m, m.Base), metricValue(m, m.Value), deltaText(m, c.Level), verdictText(m, c.Alpha)),
+					Class: verdictClass(m.Verdict), Delta: d})
+			}
+			p.CmpRows = append(p.CmpRows, row)
+		}
+	}
+
+	for _, x := range opt.Warnings {
+		if x.Info {
+			p.Infos = append(p.Infos, x)
+		} else {
+			p.Warns = append(p.Warns, x)
+		}
+	}
+	for _, c := range analysis.CheckOrder() {
+		p.CheckedList = append(p.CheckedList, analysis.Checks[c])
+	}
+	return htmlTmpl.Execute(w, p)
+}
+
+// differingSettings lists the database version and settings whose values
+// differ between targets (from each target's first completed run).
+func differingSettings(targets []string, envOf map[string]map[string]any) []htmlSetting {
+	if len(targets) < 2 {
+		return nil
+	}
+	vals := map[string]map[string]string{}
+	for _, t := range targets {
+		db, _ := envOf[t]["database"].(map[string]any)
+		if db == nil {
+			continue
+		}
+		add := func(k string, v any) {
+			if vals[k] == nil {
+				vals[k] = map[string]string{}
+			}
+			vals[k][t] = fmt.Sprint(v)
+		}
+		if v, ok := db["server_version"]; ok {
+			add("server_version", v)
+		} else if v, ok := db["version"]; ok {
+			add("version", v)
+		}
+		if s, ok := db["settings"].(map[string]any); ok {
+			for k, v := range s {
+				add(k, v)
+			}
+		}
+	}
+	var names []string
+	for k, m := range vals {
+		ref, same := m[targets[0]], true
+		for _, t := range targets[1:] {
+			if m[t] != ref {
+				same = false
+			}
+		}
+		if !same {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	var out []htmlSetting
+	for _, k := range names {
+		s := htmlSetting{Name: k}
+		for _, t := range targets {
+			s.Values = append(s.Values, orNone(vals[k][t]))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"pct": func(f float64) string { return fmt.Sprintf("%.0f", f*100) },
+	"num": func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:1rem;color:#222;line-height:1.45}
+h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ddd}
+.meta{color:#555}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:.8rem}
+.charts svg,.runcharts svg{width:100%;height:auto;max-width:100%;border:1px solid #eee}
+.runcharts{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:.5rem}
+details{margin:.3rem 0}summary{cursor:pointer}
+pre{overflow:auto;background:#f7f7f7;padding:.5rem;font-size:.8rem}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem;display:block;overflow-x:auto}
+th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f3f3}table.sortable th{cursor:pointer}
+.diff td{background:#fff4d6}
+.v-faster{background:#dff3e3}.v-slower{background:#fbe0dc}.v-same{background:#f2f2f2}.v-few{background:#fff}
+.warn{color:#8a4b00}
+@media print{body{max-width:none;padding:0}details{display:block}details>*{display:block}.charts{display:block}.charts svg{page-break-inside:avoid;max-height:9cm}table.sortable th{cursor:auto}}
+</style>
+</head>
+<body>
+<header>
+<h1>{{.Title}}</h1>
+<p class="meta">{{if .Date}}Date: {{.Date}} · {{end}}{{if .Versions}}fairbench {{.Versions}}{{end}}</p>
+<h2>Targets</h2>
+{{range .Targets}}<details><summary><strong>{{.Name}}</strong>{{if .URL}} — <code>{{.URL}}</code>{{end}}</summary>{{if .Env}}<pre>{{.Env}}</pre>{{else}}<p>No environment recorded.</p>{{end}}</details>
+{{end}}
+{{if .Settings}}<p>Version and settings that differ between targets:</p>
+<table class="settings"><thead><tr><th>setting</th>{{range .TargetNames}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Settings}}<tr class="diff"><td>{{.Name}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table>{{end}}
+{{range .ConfigWarnings}}<p class="warn">{{.}}</p>{{end}}
+</header>
+<main>
+{{range .Sections}}<section>
+<h2>{{.Heading}}</h2>
+<div class="charts">{{range .Charts}}{{.}}{{end}}</div>
+<details><summary>Per-run series ({{len .Runs}} runs)</summary>
+{{range .Runs}}<details><summary>{{.Label}}</summary>{{if .Charts}}<div class="runcharts">{{range .Charts}}{{.}}{{end}}</div>{{else}}<p>No per-second series recorded.</p>{{end}}</details>
+{{end}}</details>
+</section>
+{{end}}
+{{if .HasCmp}}<section id="comparison">
+<h2>Comparison against {{.Baseline}}</h2>
+<p>Each cell: baseline → target value, the change with its confidence interval ({{pct .Level}} % where n allows, otherwise the level reached) and the verdict of a two-sided Mann–Whitney U test at α = {{num .Alpha}}. Green: better; red: worse; grey: no significant difference. Click a column to sort.</p>
+<table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>throughput</th><th>p95</th><th>p99</th></tr></thead><tbody>
+{{range .CmpRows}}<tr class="cmp-row"><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.Clients}}</td>{{range .Metrics}}<td class="{{.Class}}" data-v="{{.Delta}}">{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+</section>{{end}}
+{{if .Checked}}<section id="methodology">
+<h2>Methodology</h2>
+{{if .Warns}}<p>Warnings computed from the data:</p><ul>{{range .Warns}}<li><strong>{{.Check}}</strong>: {{.Message}}</li>{{end}}</ul>{{else}}<p>No methodology warnings.</p>{{end}}
+{{if .Infos}}<p>Working set:</p><ul>{{range .Infos}}<li>{{.Message}}</li>{{end}}</ul>{{end}}
+<p>Checked: {{range $i, $c := .CheckedList}}{{if $i}}; {{end}}{{$c}}{{end}}.</p>
+</section>{{end}}
+</main>
+<footer><hr><p class="meta">{{if .Results}}results file: <code>{{.Results}}</code> · {{end}}generated by fairbench</p></footer>
+<script>
+document.querySelectorAll("table.sortable th").forEach(function(th,i){th.addEventListener("click",function(){
+var b=th.closest("table").tBodies[0],rows=Array.prototype.slice.call(b.rows),asc=th.dataset.dir!=="asc";th.dataset.dir=asc?"asc":"desc";
+rows.sort(function(a,c){var x=a.cells[i].dataset.v,y=c.cells[i].dataset.v,r;if(x!==undefined&&y!==undefined){r=parseFloat(x)-parseFloat(y)}else{r=a.cells[i].textContent.localeCompare(c.cells[i].textContent)}return asc?r:-r});
+rows.forEach(function(r){b.appendChild(r)})})});
+</script>
+</body>
+</html>
+`))

@@ -1,0 +1,203 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// synthRuns builds targets × workloads × clients × reps completed runs with a
+// per-second series of secs points.
+func synthRuns(t *testing.T, targets, workloads int, clients []int, reps, secs int) []*result.Run {
+	t.Helper()
+	var runs []*result.Run
+	id := int64(0)
+	for w := 0; w < workloads; w++ {
+		for rep := 1; rep <= reps; rep++ {
+			for _, c := range clients {
+				for ti := 0; ti < targets; ti++ {
+					id++
+					us := int64(500 + 100*ti + 10*c + rep)
+					h := hist.New()
+					h.RecordValues(us, 1000)
+					h.RecordValues(us*3, 10)
+					b, err := hist.Encode(h)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tp := float64(100*c*(ti+1) + 7*rep)
+					var series []result.SeriesPoint
+					for s := 1; s <= secs; s++ {
+						series = append(series, result.SeriesPoint{Second: s, Rate: tp + float64(s%5), P99: float64(us * 3)})
+					}
+					runs = append(runs, &result.Run{
+						ID: id, StudyName: "synthetic <study>", Target: fmt.Sprintf("t%d", ti), Workload: fmt.Sprintf("w%d", w), Kind: "tpcb",
+						Params: map[string]any{"scale": int64(1)}, Clients: c, Repetition: rep, Status: result.StatusOK,
+						StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Duration: 60 * time.Second, ToolVersion: "0.1.0",
+						Env: map[string]any{"database": map[string]any{"version": "3.45",
+							"settings": map[string]any{"journal_mode": []string{"wal", "delete", "memory"}[ti%3]}}},
+						Summary: result.Summary{Transactions: 1000, Throughput: tp, LatencyMean: float64(us), P99: float64(us * 3)},
+						Ops:     []result.Op{{Name: "tx", Count: 1010, Histogram: b}},
+						Series:  series,
+					})
+				}
+			}
+		}
+	}
+	return runs
+}
+
+func renderHTML(t *testing.T, runs []*result.Run, baseline string) (string, *analysis.Comparison) {
+	t.Helper()
+	groups, err := analysis.GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := HTMLOptions{Options: Options{Title: "HTML <test> & co", Results: "fairbench.db", Warnings: analysis.Warnings(groups, baseline), Checked: true}}
+	if baseline != "" {
+		if opt.Comparison, err = analysis.Compare(groups, baseline, analysis.DefaultAlpha); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, groups, runs, opt); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), opt.Comparison
+}
+
+var svgRE = regexp.MustCompile(`(?s)<svg .*?</svg>`)
+
+type xmlSVG struct {
+	Chart string `xml:"data-chart,attr"`
+	Paths []struct {
+		D string `xml:"d,attr"`
+	} `xml:"path"`
+}
+
+func TestHTMLReport(t *testing.T) {
+	runs := synthRuns(t, 2, 1, []int{1, 2, 4}, 2, 30)
+	runs[0].Status = result.StatusFailed // a run that must not enter the charts, nor break them
+	out, cmp := renderHTML(t, runs, "t0")
+
+	if !strings.HasPrefix(out, "<!DOCTYPE html>") {
+		t.Errorf("does not start with a doctype: %.40q", out)
+	}
+	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?\s*(https?:)?//`).FindString(out); m != "" {
+		t.Errorf("remote resource %q in the report", m)
+	}
+	for _, bad := range []string{"<link", "<img", "@import", "url("} {
+		if strings.Contains(out, bad) {
+			t.Errorf("report contains %q: it must be self-contained", bad)
+		}
+	}
+	if strings.Contains(out, "<test>") || !strings.Contains(out, "HTML &lt;test&gt; &amp; co") {
+		t.Errorf("study name not escaped")
+	}
+
+	svgs := svgRE.FindAllString(out, -1)
+	seen := map[string]bool{}
+	for _, s := range svgs {
+		var x xmlSVG
+		if err := xml.Unmarshal([]byte(s), &x); err != nil {
+			t.Fatalf("chart is not well-formed XML: %v\n%.200s", err, s)
+		}
+		if x.Chart == "" {
+			t.Errorf("svg without data-chart: %.120s", s)
+		}
+		if seen[x.Chart] {
+			t.Errorf("data-chart %q twice", x.Chart)
+		}
+		seen[x.Chart] = true
+		ok := false
+		for _, p := range x.Paths {
+			if strings.Count(p.D, "L") >= 1 {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("chart %s has no path with at least two points", x.Chart)
+		}
+	}
+	// One section: throughput + 3 latency charts; 11 completed runs × 2 series charts.
+	for _, id := range []string{"s1-throughput", "s1-latency-p50", "s1-latency-p95", "s1-latency-p99"} {
+		if !seen[id] {
+			t.Errorf("chart %s missing; have %v", id, seen)
+		}
+	}
+	if want := 4 + 11*2; len(svgs) != want {
+		t.Errorf("%d charts, want %d", len(svgs), want)
+	}
+	if seen["run1-tps"] {
+		t.Errorf("the failed run got a chart")
+	}
+	// Error bars where there are repetitions.
+	if !strings.Contains(out, `class="errbar"`) {
+		t.Errorf("no error bars although every cell has 2 repetitions")
+	}
+	// Comparison: one row per compared cell (t1 at 1, 2, 4 clients).
+	if got := strings.Count(out, `class="cmp-row"`); got != len(cmp.Cells) || got != 3 {
+		t.Errorf("%d cmp-row, want %d (= 3)", got, len(cmp.Cells))
+	}
+	// Differing settings highlighted, methodology present.
+	if !strings.Contains(out, `<tr class="diff"><td>journal_mode</td><td>wal</td><td>delete</td></tr>`) {
+		t.Errorf("differing setting not highlighted")
+	}
+	if !strings.Contains(out, `<h2>Methodology</h2>`) || !strings.Contains(out, "Checked: ") {
+		t.Errorf("no methodology section")
+	}
+	// Deterministic.
+	again, _ := renderHTML(t, runs, "t0")
+	if again != out {
+		t.Errorf("two renderings differ")
+	}
+}
+
+func TestHTMLWithoutBaselineHasNoComparison(t *testing.T) {
+	out, _ := renderHTML(t, synthRuns(t, 2, 1, []int{1, 2}, 1, 5), "")
+	if strings.Contains(out, "cmp-row") {
+		t.Errorf("comparison rows without a baseline")
+	}
+}
+
+// The issue's large study: 3 targets × 4 workloads × 7 clients × 3 reps with
+// 5-minute per-second series must stay under 5 MB.
+func TestHTMLSizeLargeStudy(t *testing.T) {
+	runs := synthRuns(t, 3, 4, []int{1, 2, 4, 8, 16, 32, 64}, 3, 300)
+	out, _ := renderHTML(t, runs, "t0")
+	if len(out) >= 5<<20 {
+		t.Errorf("report is %d bytes, limit 5 MB", len(out))
+	}
+	if got := strings.Count(out, `class="cmp-row"`); got != 2*4*7 {
+		t.Errorf("%d cmp-row, want %d", got, 2*4*7)
+	}
+	t.Logf("large report: %d bytes", len(out))
+}
+
+func TestHTMLChartsStandalone(t *testing.T) {
+	groups, err := analysis.GroupRuns(synthRuns(t, 2, 2, []int{1, 2}, 2, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := HTMLCharts(groups)
+	if len(cs) != 2*4 {
+		t.Fatalf("%d charts, want 8", len(cs))
+	}
+	for _, c := range cs {
+		if !strings.HasPrefix(c.SVG, `<svg xmlns="http://www.w3.org/2000/svg"`) {
+			t.Errorf("%s: not a standalone SVG", c.ID)
+		}
+		var x xmlSVG
+		if err := xml.Unmarshal([]byte(c.SVG), &x); err != nil || x.Chart != c.ID {
+			t.Errorf("%s: %v, data-chart %q", c.ID, err, x.Chart)
+		}
+	}
+}
