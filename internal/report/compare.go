@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/params"
 )
 
 // verdictText says the verdict with the numbers that decided it.
@@ -43,10 +44,38 @@ func metricValue(m analysis.Metric, v float64) string {
 	return ms(v)
 }
 
-func scenarioName(g *analysis.Group) string {
+// labeler names scenarios by their workload and only the parameters that vary
+// between its groups: the parameters every group shares would repeat on every
+// row and heading, burying the one that differs.
+type labeler struct{ vary map[string]map[string]bool }
+
+func newLabeler(groups []*analysis.Group) labeler { return labeler{vary: varyingParams(groups)} }
+
+// comparisonGroups are every group a comparison speaks of, for newLabeler.
+func comparisonGroups(c *analysis.Comparison) []*analysis.Group {
+	var gs []*analysis.Group
+	for _, cc := range c.Cells {
+		gs = append(gs, cc.Base, cc.Other)
+	}
+	return gs
+}
+
+// common is what labeler.scenario leaves out: the parameters all the groups of
+// g's workload share, shown once per workload instead.
+func (l labeler) common(g *analysis.Group) string {
+	v := params.Values{}
+	for k, x := range g.ParamValues {
+		if !l.vary[workloadKey(g)][k] {
+			v[k] = x
+		}
+	}
+	return v.Canonical()
+}
+
+func (l labeler) scenario(g *analysis.Group) string {
 	s := workloadName(g)
-	if g.Params != "" {
-		s += " " + g.Params
+	if p := shownParams(g, l.vary); p != "-" {
+		s += " " + p
 	}
 	return s
 }
@@ -65,6 +94,7 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 	} else {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "target\tscenario\tclients\tmetric\t%s\tvalue\tn\tdelta [CI]\tverdict\n", c.Baseline)
+		names := newLabeler(comparisonGroups(c))
 		for _, cc := range c.Cells {
 			for _, m := range []analysis.Metric{cc.Throughput, cc.P95, cc.P99} {
 				label := m.Name
@@ -73,7 +103,7 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 				} else {
 					label += " ms"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cc.Other.Target, scenarioName(cc.Other), cc.Other.Clients,
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cc.Other.Target, names.scenario(cc.Other), cc.Other.Clients,
 					label, metricValue(m, m.Base), metricValue(m, m.Value), m.BaseN, m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
 			}
 		}
@@ -174,11 +204,12 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 	}
 	var secs []*sec
 	idx := map[string]*sec{}
+	label := newLabeler(comparisonGroups(c))
 	for _, cc := range c.Cells {
-		k := cc.Other.Study + "\x00" + scenarioName(cc.Other)
+		k := cc.Other.Study + "\x00" + label.scenario(cc.Other)
 		s := idx[k]
 		if s == nil {
-			s = &sec{name: scenarioName(cc.Other)}
+			s = &sec{name: label.scenario(cc.Other)}
 			idx[k] = s
 			secs = append(secs, s)
 		}

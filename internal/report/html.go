@@ -44,6 +44,7 @@ type htmlRun struct {
 
 type htmlSection struct {
 	Heading string
+	Common  string // parameters every section of this workload shares, on its first section
 	Charts  []template.HTML
 	Runs    []htmlRun
 }
@@ -86,11 +87,8 @@ func HTMLCharts(groups []*analysis.Group) []Named {
 	return out
 }
 
-func sectionHeading(g0 *analysis.Group, multiStudy bool) string {
-	h := workloadName(g0)
-	if g0.Params != "" {
-		h += " · " + g0.Params
-	}
+func sectionHeading(g0 *analysis.Group, multiStudy bool, label labeler) string {
+	h := label.scenario(g0)
 	if multiStudy {
 		h = g0.Study + " · " + h
 	}
@@ -109,7 +107,7 @@ func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
 	for i, l := range levels {
 		xt = append(xt, tick{float64(i), strconv.Itoa(l)})
 	}
-	name := sectionHeading(groups[0], false)
+	name := sectionHeading(groups[0], false, newLabeler(groups))
 	tp := &lineChart{ID: fmt.Sprintf("s%d-throughput", idx+1), Title: "Throughput · " + name, XLabel: "clients",
 		YLabel: "tps (median; bars: CI or range of repetitions)", XTicks: xt}
 	var lat []*lineChart
@@ -269,8 +267,14 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 	}
 
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
+	label := newLabeler(groups)
+	commonShown := map[string]bool{}
 	for i, sec := range sections(groups) {
-		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy)}
+		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy, label)}
+		if wk := workloadKey(sec.groups[0]); !commonShown[wk] {
+			commonShown[wk] = true
+			hs.Common = label.common(sec.groups[0])
+		}
 		for _, c := range sectionCharts(i, sec.groups) {
 			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
 		}
@@ -290,7 +294,7 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 	if c := opt.Comparison; c != nil {
 		p.HasCmp, p.Baseline, p.Alpha, p.Level = true, c.Baseline, c.Alpha, c.Level
 		for _, cc := range c.Cells {
-			row := htmlCmpRow{Scenario: scenarioName(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients}
+			row := htmlCmpRow{Scenario: label.scenario(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients}
 			for _, m := range []analysis.Metric{cc.Throughput, cc.P95, cc.P99} {
 				d := m.Delta
 				if math.IsNaN(d) {
@@ -419,7 +423,7 @@ th{background:#f3f3f3}table.sortable th{cursor:pointer}
 </header>
 <main>
 {{range .Sections}}<section>
-<h2>{{.Heading}}</h2>
+<h2>{{.Heading}}</h2>{{if .Common}}<p class="common">Parameters of every section of this workload: {{.Common}}</p>{{end}}
 <div class="charts">{{range .Charts}}{{.}}{{end}}</div>
 <details><summary>Per-run series ({{len .Runs}} runs)</summary>
 {{range .Runs}}<details><summary>{{.Label}}</summary>{{if .Charts}}<div class="runcharts">{{range .Charts}}{{.}}{{end}}</div>{{else}}<p>No per-second series recorded.</p>{{end}}</details>

@@ -201,3 +201,11 @@ func TestHTMLChartsStandalone(t *testing.T) {
 		}
 	}
 }
+
+func TestCompactAxisLabels(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 0.25: "0.25", 999: "999", 2000: "2k", 8000: "8k", 2500: "2.5k", 150000: "150k", 2e6: "2M"} {
+		if got := compact(v); got != want {
+			t.Errorf("compact(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

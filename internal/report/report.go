@@ -129,16 +129,23 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	ew.printf("%s\n\n", howMeasured(groups, runs))
 
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
+	label := newLabeler(groups)
+	commonShown := map[string]bool{}
 	for _, sec := range sections(groups) {
 		g0 := sec.groups[0]
-		heading := workloadName(g0)
-		if g0.Params != "" {
-			heading += " · " + g0.Params
+		heading := label.scenario(g0)
+		common := ""
+		if wk := workloadKey(g0); !commonShown[wk] {
+			commonShown[wk] = true
+			common = label.common(g0)
 		}
 		if multiStudy {
 			heading = g0.Study + " · " + heading
 		}
 		ew.printf("## %s\n\n", cell(heading))
+		if common != "" {
+			ew.printf("Parameters of every %s section: %s\n\n", cell(workloadName(g0)), cell(common))
+		}
 
 		levels := clientLevels(sec.groups)
 		targets := distinct(sec.groups, func(g *analysis.Group) string { return g.Target })

@@ -277,7 +277,7 @@ func compact(v float64) string {
 	switch {
 	case a >= 1e6:
 		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "M"
-	case a >= 1e4:
+	case a >= 1e3:
 		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "k"
 	case a == 0:
 		return "0"
