@@ -364,9 +364,22 @@ write_env() {
     printf 'export %s\n' "${ENV_LINES[@]}"
 }
 
+# install_chromium — Debian's headless browser for the HTML report's browser test.
+install_chromium() {
+    local bin
+    bin=$(command -v chromium || true)
+    if [ -z "$bin" ]; then
+        apt_install chromium
+        bin=$(command -v chromium) || die "chromium did not install"
+    fi
+    log "chromium ready: $("$bin" --version 2>/dev/null | head -1)"
+    ENV_LINES+=("FAIRBENCH_TEST_CHROMIUM=$bin")
+}
+
 main() {
     start_postgres
     start_mariadb
+    install_chromium
     write_env
 }
 

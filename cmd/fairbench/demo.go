@@ -57,7 +57,9 @@ the results (` + defaultResults + `), a Markdown report (` + demoReport + `) and
 			if err := writeReport(s, store.Filter{StudyHash: st.Hash}, "md", demoReport); err != nil {
 				return err
 			}
-			if err := writeReport(s, store.Filter{StudyHash: st.Hash}, "html", demoHTML); err != nil {
+			// The HTML report compares the second configuration against the first.
+			html := reportExtras{baseline: st.Targets[0].Name}
+			if err := writeReportWith(s, store.Filter{StudyHash: st.Hash}, "html", demoHTML, html); err != nil {
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "report written to %s and %s; study file %s; results in %s (try: fairbench report --format md)\n", demoReport, demoHTML, demoStudyFile, results)

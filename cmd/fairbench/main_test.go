@@ -355,6 +355,21 @@ func TestDemo(t *testing.T) {
 	if o.took > 3*time.Minute {
 		t.Errorf("demo took %v", o.took)
 	}
+	// The HTML report, as a reader opens it: from file://, in Debian's Chromium.
+	shot := filepath.Join(testenv.ArtifactDir(t, "../.."), "demo-report.png")
+	pc := testenv.CheckPage(t, filepath.Join(dir, "fairbench-demo.html"), shot)
+	if len(pc.ConsoleErrors) > 0 || len(pc.Requests) > 0 {
+		t.Errorf("demo report: console errors %q, network requests %q", pc.ConsoleErrors, pc.Requests)
+	}
+	// 2 modes × (throughput + p50 + p95 + p99) charts at least, every one drawn.
+	if pc.Charts < 8 || pc.EmptyCharts > 0 {
+		t.Errorf("demo report: %d charts, %d of them empty", pc.Charts, pc.EmptyCharts)
+	}
+	// delete-full against wal-normal: 2 modes × 3 clients levels.
+	if pc.CmpRows != 6 {
+		t.Errorf("demo report: %d comparison rows, want 6", pc.CmpRows)
+	}
+	t.Logf("demo report screenshot: %s", shot)
 }
 
 func TestReportNeverOverwritesAForeignFile(t *testing.T) {

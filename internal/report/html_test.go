@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/testenv"
 )
 
 // synthRuns builds targets × workloads × clients × reps completed runs with a
@@ -208,4 +211,30 @@ func TestCompactAxisLabels(t *testing.T) {
 			t.Errorf("compact(%v) = %q, want %q", v, got, want)
 		}
 	}
+}
+
+// The large study's report, opened in headless Chromium from file://: no console
+// error, no request beyond the page itself, every chart drawn, and rendered
+// (navigation start to load end, as the browser measures it) in under 2 s.
+func TestHTMLLargeStudyInBrowser(t *testing.T) {
+	runs := synthRuns(t, 3, 4, []int{1, 2, 4, 8, 16, 32, 64}, 3, 300)
+	out, cmp := renderHTML(t, runs, "t0")
+	path := filepath.Join(t.TempDir(), "large.html")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pc := testenv.CheckPage(t, path, filepath.Join(testenv.ArtifactDir(t, "../.."), "large-report.png"))
+	if len(pc.ConsoleErrors) > 0 || len(pc.Requests) > 0 {
+		t.Fatalf("console errors %q, requests %q", pc.ConsoleErrors, pc.Requests)
+	}
+	if pc.Charts == 0 || pc.EmptyCharts > 0 {
+		t.Fatalf("%d charts, %d empty", pc.Charts, pc.EmptyCharts)
+	}
+	if pc.CmpRows != len(cmp.Cells) {
+		t.Fatalf("%d comparison rows for %d compared cells", pc.CmpRows, len(cmp.Cells))
+	}
+	if pc.LoadMillis < 0 || pc.LoadMillis >= 2000 {
+		t.Fatalf("the browser took %.0f ms to load the report (limit 2000)", pc.LoadMillis)
+	}
+	t.Logf("large report: %d bytes, %d charts, loaded in %.0f ms", len(out), pc.Charts, pc.LoadMillis)
 }

@@ -1,0 +1,130 @@
+package testenv
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// PageCheck is what headless Chromium saw when it opened a page.
+type PageCheck struct {
+	ConsoleErrors []string // console.error calls, uncaught exceptions, failed loads
+	Requests      []string // every URL the page asked for besides itself
+	LoadMillis    float64  // navigation start to the end of the load event, as the browser measured it
+	Charts        int      // svg[data-chart] elements
+	EmptyCharts   int      // of those, the ones with no drawn data or no size
+	CmpRows       int      // .cmp-row elements
+}
+
+// CheckPage opens a local HTML file in Debian's headless Chromium (the one
+// scripts/test-servers.sh installs) and reports what it saw; with screenshot
+// set, a full-page PNG is saved there.
+func CheckPage(t testing.TB, path, screenshot string) PageCheck {
+	t.Helper()
+	bin := need(t, "FAIRBENCH_TEST_CHROMIUM")
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := "file://" + abs
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		// The machine has no network but the package registries: keep Chromium
+		// from trying its own background connections.
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.WindowSize(1280, 1024),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+
+	var mu sync.Mutex
+	var pc PageCheck
+	chromedp.ListenTarget(bctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeAssert {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value))
+				}
+				pc.ConsoleErrors = append(pc.ConsoleErrors, "console: "+strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			pc.ConsoleErrors = append(pc.ConsoleErrors, "exception: "+e.ExceptionDetails.Error())
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.LevelError {
+				pc.ConsoleErrors = append(pc.ConsoleErrors, "log: "+e.Entry.Text+" "+e.Entry.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			if u := e.Request.URL; u != page && !strings.HasPrefix(u, "data:") {
+				pc.Requests = append(pc.Requests, u)
+			}
+		}
+	})
+	var counts struct {
+		Charts, Empty, Rows int
+		Load                float64
+	}
+	var png []byte
+	err = chromedp.Run(bctx,
+		network.Enable(), cdplog.Enable(),
+		chromedp.Navigate(page),
+		chromedp.WaitReady("body"),
+		chromedp.Evaluate(`(() => {
+			const svgs = [...document.querySelectorAll('svg[data-chart]')];
+			const drawn = s => [...s.querySelectorAll('path, polyline')].some(p => (p.getAttribute('d') || p.getAttribute('points') || '').trim() !== '');
+			const nav = performance.getEntriesByType('navigation')[0];
+			return {
+				Charts: svgs.length,
+				Empty: svgs.filter(s => !drawn(s) || s.getBoundingClientRect().width === 0).length,
+				Rows: document.querySelectorAll('.cmp-row').length,
+				Load: nav ? nav.loadEventEnd - nav.startTime : -1,
+			};
+		})()`, &counts),
+		chromedp.FullScreenshot(&png, 100), // 100 = PNG; lower values give JPEG
+	)
+	if err != nil {
+		t.Fatalf("chromium on %s: %v", page, err)
+	}
+	if screenshot != "" {
+		if err := os.MkdirAll(filepath.Dir(screenshot), 0o755); err == nil {
+			if err := os.WriteFile(screenshot, png, 0o644); err != nil {
+				t.Logf("screenshot not saved: %v", err)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	pc.Charts, pc.EmptyCharts, pc.CmpRows, pc.LoadMillis = counts.Charts, counts.Empty, counts.Rows, counts.Load
+	return pc
+}
+
+// ArtifactDir is where tests leave files for people to look at (screenshots):
+// $FAIRBENCH_ARTIFACTS, or test-artifacts/ in the repository root.
+func ArtifactDir(t testing.TB, repoRoot string) string {
+	t.Helper()
+	if d := os.Getenv("FAIRBENCH_ARTIFACTS"); d != "" {
+		return d
+	}
+	return filepath.Join(repoRoot, "test-artifacts")
+}
