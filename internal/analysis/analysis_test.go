@@ -227,3 +227,31 @@ func TestBadHistogramIsAnError(t *testing.T) {
 		t.Error("GroupRuns accepted an undecodable histogram")
 	}
 }
+
+// Each run's quantile comes from that run's histograms alone.
+func TestRunQuantilesPerRun(t *testing.T) {
+	mk := func(id int64, us ...int64) *result.Run {
+		h := hist.New()
+		for _, v := range us {
+			h.RecordValue(v)
+		}
+		b, _ := hist.Encode(h)
+		return &result.Run{ID: id, Target: "a", Workload: "w", Clients: 1, Status: result.StatusOK,
+			Summary: result.Summary{Throughput: 1, Transactions: int64(len(us))}, Ops: []result.Op{{Name: "x", Count: int64(len(us)), Histogram: b}}}
+	}
+	// Run 1: 100 × 100 µs → p50 100. Run 2: 100 × 300 µs → p50 300. Run 3 has no histogram.
+	var a, b []int64
+	for i := 0; i < 100; i++ {
+		a, b = append(a, 100), append(b, 300)
+	}
+	r1, r2 := mk(1, a...), mk(2, b...)
+	r3 := &result.Run{ID: 3, Target: "a", Workload: "w", Clients: 1, Status: result.StatusOK, Summary: result.Summary{Throughput: 1}}
+	groups, err := GroupRuns([]*result.Run{r1, r2, r3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := RunQuantiles(groups[0], 50)
+	if len(got) != 2 || got[0] != 100 || got[1] != 300 {
+		t.Fatalf("RunQuantiles = %v, want [100 300]", got)
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // DefaultAlpha is the significance level of verdicts: a difference is called
@@ -197,20 +200,7 @@ func logs(a, b []float64) (la, lb []float64, ok bool) {
 // A run without histograms falls back to its summary's percentiles.
 func runPercentiles(g *Group) (p95, p99 []float64) {
 	for _, r := range g.Runs {
-		h := hist.New()
-		any := false
-		for _, op := range r.Ops {
-			if len(op.Histogram) == 0 {
-				continue
-			}
-			d, err := hist.Decode(op.Histogram)
-			if err != nil {
-				continue // GroupRuns already refused undecodable histograms
-			}
-			h.Merge(d)
-			any = true
-		}
-		if any && h.TotalCount() > 0 {
+		if h := runHistogram(r); h != nil {
 			p95 = append(p95, float64(h.ValueAtQuantile(95)))
 			p99 = append(p99, float64(h.ValueAtQuantile(99)))
 		} else if r.Summary.P95 > 0 {
@@ -219,6 +209,38 @@ func runPercentiles(g *Group) (p95, p99 []float64) {
 		}
 	}
 	return p95, p99
+}
+
+// RunQuantiles returns each completed run's latency quantile q (0–100, in µs)
+// from that run's own histograms: the spread of a percentile over repetitions.
+// Runs without a histogram are left out.
+func RunQuantiles(g *Group, q float64) []float64 {
+	var out []float64
+	for _, r := range g.Runs {
+		if h := runHistogram(r); h != nil {
+			out = append(out, float64(h.ValueAtQuantile(q)))
+		}
+	}
+	return out
+}
+
+// runHistogram merges a run's operation histograms; nil when it has none.
+func runHistogram(r *result.Run) *hdr.Histogram {
+	h := hist.New()
+	for _, op := range r.Ops {
+		if len(op.Histogram) == 0 {
+			continue
+		}
+		d, err := hist.Decode(op.Histogram)
+		if err != nil {
+			continue // GroupRuns already refused undecodable histograms
+		}
+		h.Merge(d)
+	}
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	return h
 }
 
 // PricePerHour returns the price per hour the study declared for the group's

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,7 +114,7 @@ func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
 	var lat []*lineChart
 	for _, p := range []string{"p50", "p95", "p99"} {
 		lat = append(lat, &lineChart{ID: fmt.Sprintf("s%d-latency-%s", idx+1, p), Title: "Latency " + p + " · " + name,
-			XLabel: "clients", YLabel: p + " ms (merged histograms)", XTicks: xt, Width: 640, Height: 300})
+			XLabel: "clients", YLabel: p + " ms (merged histograms; bars: range of repetitions)", XTicks: xt, Width: 640, Height: 300})
 	}
 	for ti, t := range targets {
 		s := lineSeries{Name: t, Colour: colour(ti)}
@@ -134,12 +135,18 @@ func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
 				}
 			}
 			s.X, s.Y, s.Lo, s.Hi = append(s.X, x), append(s.Y, y), append(s.Lo, lo), append(s.Hi, hi)
-			for k := range ls {
-				v := math.NaN()
+			for k, q := range []float64{50, 95, 99} {
+				v, vlo, vhi := math.NaN(), math.NaN(), math.NaN()
 				if g != nil && g.N > 0 && hasLatencies(g) {
 					v = []float64{g.P50, g.P95, g.P99}[k] / 1000
+					// The point is the merged histograms' percentile; the bar is the
+					// spread of the same percentile over the repetitions.
+					if per := analysis.RunQuantiles(g, q); len(per) > 1 {
+						vlo, vhi = slices.Min(per)/1000, slices.Max(per)/1000
+					}
 				}
 				ls[k].X, ls[k].Y = append(ls[k].X, x), append(ls[k].Y, v)
+				ls[k].Lo, ls[k].Hi = append(ls[k].Lo, vlo), append(ls[k].Hi, vhi)
 			}
 		}
 		tp.Series = append(tp.Series, s)

@@ -146,6 +146,13 @@ func TestHTMLReport(t *testing.T) {
 	if !strings.Contains(out, `class="errbar"`) {
 		t.Errorf("no error bars although every cell has 2 repetitions")
 	}
+	// Latency charts carry the spread of each percentile over the repetitions too.
+	for _, chart := range regexp.MustCompile(`(?s)<svg[^>]*data-chart="[^"]*latency-p99"[^>]*>.*?</svg>`).FindAllString(out, -1) {
+		if !strings.Contains(chart, `class="errbar"`) {
+			t.Errorf("a p99 chart has no error bars although every cell has 2 repetitions")
+			break
+		}
+	}
 	// Comparison: one row per compared cell (t1 at 1, 2, 4 clients).
 	if got := strings.Count(out, `class="cmp-row"`); got != len(cmp.Cells) || got != 3 {
 		t.Errorf("%d cmp-row, want %d (= 3)", got, len(cmp.Cells))
