@@ -36,9 +36,20 @@ func CheckPage(t testing.TB, path, screenshot string) PageCheck {
 		t.Fatal(err)
 	}
 	page := "file://" + abs
+	// Not t.TempDir: Chromium's helper processes may still be writing the profile
+	// when the test ends, and a failed removal must not fail the test.
+	profile, err := os.MkdirTemp("", "fairbench-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		// The machine has no network but the package registries: keep Chromium
 		// from trying its own background connections.
 		chromedp.Flag("disable-background-networking", true),
