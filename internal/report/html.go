@@ -114,7 +114,7 @@ func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
 	var lat []*lineChart
 	for _, p := range []string{"p50", "p95", "p99"} {
 		lat = append(lat, &lineChart{ID: fmt.Sprintf("s%d-latency-%s", idx+1, p), Title: "Latency " + p + " · " + name,
-			XLabel: "clients", YLabel: p + " ms (merged histograms; bars: range of repetitions)", XTicks: xt, Width: 640, Height: 300})
+			XLabel: "clients", YLabel: p + " ms (bars: range of reps)", XTicks: xt, Width: 640, Height: 300})
 	}
 	for ti, t := range targets {
 		s := lineSeries{Name: t, Colour: colour(ti)}
