@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -28,32 +27,18 @@ func newCompare() *cobra.Command {
 			if baseline == "" {
 				return fmt.Errorf("compare: --baseline NAME is required (the target the others are compared against)")
 			}
-			if _, err := os.Stat(results); err != nil {
-				return fmt.Errorf("no results file %s: run a study first (fairbench demo, fairbench run) or pass --results FILE", results)
-			}
-			s, err := store.Open(results)
+			s, err := openResults(results)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			runs, err := s.Runs(store.Filter{StudyName: studyName, LatestStudy: studyName == "" && !all})
-			if err != nil {
-				return err
-			}
-			if len(runs) == 0 {
-				return fmt.Errorf("no runs in %s match: nothing to compare", s.Path())
-			}
-			groups, err := analysis.GroupRuns(runs)
+			runs, groups, title, err := selectRuns(s, store.Filter{StudyName: studyName, LatestStudy: studyName == "" && !all}, "compare")
 			if err != nil {
 				return err
 			}
 			cmp, err := analysis.Compare(groups, baseline, alpha)
 			if err != nil {
 				return err
-			}
-			title := runs[len(runs)-1].StudyName
-			if all {
-				title = "all runs"
 			}
 			opt := report.Options{Title: title, Results: s.Path()}
 			var buf bytes.Buffer

@@ -18,6 +18,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/report"
+	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/study"
@@ -39,10 +40,7 @@ func newReport() *cobra.Command {
 		Short: "Median throughput across repetitions and latency percentiles per cell",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := os.Stat(results); err != nil {
-				return fmt.Errorf("no results file %s: run a study first (fairbench demo, fairbench run) or pass --results FILE", results)
-			}
-			s, err := store.Open(results)
+			s, err := openResults(results)
 			if err != nil {
 				return err
 			}
@@ -73,21 +71,39 @@ func writeReport(s *store.Store, f store.Filter, format, out string) error {
 	return writeReportWith(s, f, format, out, reportExtras{})
 }
 
-func writeReportWith(s *store.Store, f store.Filter, format, out string, x reportExtras) error {
+// openResults opens an existing results file; it never creates one to read from.
+func openResults(path string) (*store.Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no results file %s: run a study first (fairbench demo, fairbench run) or pass --results FILE", path)
+	}
+	return store.Open(path)
+}
+
+// selectRuns loads the runs f selects, groups them into cells and names them
+// (the study's name, or "all runs"); purpose completes "nothing to …".
+func selectRuns(s *store.Store, f store.Filter, purpose string) ([]*result.Run, []*analysis.Group, string, error) {
 	runs, err := s.Runs(f)
 	if err != nil {
-		return err
+		return nil, nil, "", err
 	}
 	if len(runs) == 0 {
-		return fmt.Errorf("no runs in %s match: nothing to report", s.Path())
+		return nil, nil, "", fmt.Errorf("no runs in %s match: nothing to %s", s.Path(), purpose)
 	}
 	groups, err := analysis.GroupRuns(runs)
 	if err != nil {
-		return err
+		return nil, nil, "", err
 	}
 	title := runs[len(runs)-1].StudyName
 	if f.StudyName == "" && !f.LatestStudy && f.StudyHash == "" {
 		title = "all runs"
+	}
+	return runs, groups, title, nil
+}
+
+func writeReportWith(s *store.Store, f store.Filter, format, out string, x reportExtras) error {
+	runs, groups, title, err := selectRuns(s, f, "report")
+	if err != nil {
+		return err
 	}
 	opt := report.Options{Title: title, Results: s.Path(), Warnings: analysis.Warnings(groups, x.baseline), Checked: true}
 	if x.baseline != "" && format != "html" {
