@@ -22,6 +22,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/driver/blockingnet"
+	"github.com/fairbench/fairbench/internal/driver/sqldb"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -78,17 +79,11 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 		return nil, fmt.Errorf("MySQL URL %s: %s", driver.Redacted(t.URL), scrub(err.Error(), cfg.Password))
 	}
 	db := sql.OpenDB(connector)
-	// One *sql.DB per client holding exactly one connection: the client owns its
-	// connection, and a lost connection is reported rather than silently replaced.
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	c, err := db.Conn(ctx)
+	pool, err := sqldb.Open(ctx, db)
 	if err != nil {
-		db.Close()
 		return nil, errors.New(scrub(connectError(err, cfg), cfg.Password))
 	}
-	conn.db, conn.c = db, c
+	conn.pool, conn.c = pool, pool.C
 	return conn, nil
 }
 
@@ -124,12 +119,11 @@ func scrub(msg, password string) string {
 
 // Conn is one MySQL connection.
 type Conn struct {
-	db    *sql.DB
-	c     *sql.Conn
-	cfg   Config
-	mode  string
-	stmts []*sql.Stmt
-	nc    atomic.Pointer[net.Conn]
+	pool *sqldb.Conn
+	c    *sql.Conn // pool.C
+	cfg  Config
+	mode string
+	nc   atomic.Pointer[net.Conn]
 	// blocking: the socket blocks an OS thread per read (blockingnet).
 	blocking bool
 }
@@ -158,14 +152,7 @@ func (c *Conn) interrupt() {
 
 // Close implements driver.Conn.
 func (c *Conn) Close(ctx context.Context) error {
-	for _, s := range c.stmts {
-		s.Close()
-	}
-	err := c.c.Close()
-	if err2 := c.db.Close(); err == nil {
-		err = err2
-	}
-	return err
+	return c.pool.Close()
 }
 
 // Dialect implements driver.SQL.
@@ -251,7 +238,7 @@ func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
 	if c.mode == "simple" {
 		return &textStmt{conn: c, q: q}, nil
 	}
-	s, err := c.c.PrepareContext(ctx, q)
+	s, err := c.pool.Prepare(ctx, q)
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) && me.Number == erUnsupportedPS {
 		return &textStmt{conn: c, q: q}, nil
@@ -259,7 +246,6 @@ func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.stmts = append(c.stmts, s)
 	return &preparedStmt{conn: c, s: s}, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	sqlite "modernc.org/sqlite"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/driver/sqldb"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -123,45 +124,30 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 	if err != nil {
 		return nil, err
 	}
-	// One *sql.DB per client holding exactly one connection: the client owns its
-	// connection the way a pgbench client does.
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	c, err := db.Conn(ctx)
+	pool, err := sqldb.Open(ctx, db)
 	if err != nil {
-		db.Close()
 		return nil, fmt.Errorf("opening %s: %w", cfg.Path, err)
 	}
 	for _, p := range cfg.Pragmas {
-		if _, err := c.ExecContext(ctx, "PRAGMA "+p[0]+" = "+p[1]); err != nil {
-			c.Close()
-			db.Close()
+		if _, err := pool.C.ExecContext(ctx, "PRAGMA "+p[0]+" = "+p[1]); err != nil {
+			pool.Close()
 			return nil, fmt.Errorf("sqlite %s: PRAGMA %s = %s: %w", cfg.Path, p[0], p[1], err)
 		}
 	}
-	return &Conn{db: db, c: c, cfg: cfg, prepared: opts.QueryMode == "prepared"}, nil
+	return &Conn{pool: pool, c: pool.C, cfg: cfg, prepared: opts.QueryMode == "prepared"}, nil
 }
 
 // Conn is one SQLite connection.
 type Conn struct {
-	db       *sql.DB
-	c        *sql.Conn
+	pool     *sqldb.Conn
+	c        *sql.Conn // pool.C
 	cfg      Config
 	prepared bool
-	stmts    []*sql.Stmt
 }
 
 // Close implements driver.Conn.
 func (c *Conn) Close(ctx context.Context) error {
-	for _, s := range c.stmts {
-		s.Close()
-	}
-	err := c.c.Close()
-	if err2 := c.db.Close(); err == nil {
-		err = err2
-	}
-	return err
+	return c.pool.Close()
 }
 
 // Dialect implements driver.SQL.
@@ -194,11 +180,10 @@ func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
 	if !c.prepared {
 		return &textStmt{c: c.c, q: q}, nil
 	}
-	s, err := c.c.PrepareContext(ctx, q)
+	s, err := c.pool.Prepare(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	c.stmts = append(c.stmts, s)
 	return &preparedStmt{s: s}, nil
 }
 
