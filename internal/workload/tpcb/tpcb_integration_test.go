@@ -44,6 +44,20 @@ func runStudy(t *testing.T, url string, params map[string][]any, clients int, ma
 	return s.runs, err
 }
 
+// prepare loads (or reuses) tpcb's data on url with the given parameters, as
+// `fairbench load` does.
+func prepare(t *testing.T, url string, params map[string][]any, replace bool) error {
+	t.Helper()
+	st := &study.Study{Name: "prep", Duration: time.Second,
+		Targets:   []*study.Target{{Name: "db", URL: url}},
+		Workloads: []*study.Workload{{Name: "tpcb", Kind: "tpcb", Params: params}}}
+	cells, err := st.Plan(workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runner.New(st, runner.Options{Replace: replace}).Prepare(context.Background(), cells[0])
+}
+
 func sums(t *testing.T, url string) [4]int64 {
 	t.Helper()
 	ctx := context.Background()
@@ -131,14 +145,7 @@ func TestPostgresReusesPgbenchTablesAndProtectsThem(t *testing.T) {
 		return n
 	}
 	prep := func(scale int64, replace bool) error {
-		st := &study.Study{Name: "prep", Duration: time.Second,
-			Targets:   []*study.Target{{Name: "db", URL: url}},
-			Workloads: []*study.Workload{{Name: "tpcb", Kind: "tpcb", Params: map[string][]any{"scale": {scale}}}}}
-		cells, err := st.Plan(workload.Catalog{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return runner.New(st, runner.Options{Replace: replace}).Prepare(ctx, cells[0])
+		return prepare(t, url, map[string][]any{"scale": {scale}}, replace)
 	}
 	if err := prep(2, false); err != nil {
 		t.Fatalf("same scale must be reused: %v", err)
@@ -270,17 +277,10 @@ func TestSQLiteTPCBLikeKeepsBalancesConsistent(t *testing.T) {
 // pgbench -i's --unlogged-tables and -F reach the tables fairbench creates.
 func TestPostgresUnloggedAndFillfactor(t *testing.T) {
 	url := testenv.FreshPostgres(t)
-	st := &study.Study{Name: "prep", Duration: time.Second,
-		Targets:   []*study.Target{{Name: "db", URL: url}},
-		Workloads: []*study.Workload{{Name: "tpcb", Kind: "tpcb", Params: map[string][]any{"unlogged": {true}, "fillfactor": {int64(80)}}}}}
-	cells, err := st.Plan(workload.Catalog{})
-	if err != nil {
+	if err := prepare(t, url, map[string][]any{"unlogged": {true}, "fillfactor": {int64(80)}}, false); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := runner.New(st, runner.Options{}).Prepare(ctx, cells[0]); err != nil {
-		t.Fatal(err)
-	}
 	c, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)

@@ -3,31 +3,20 @@ package tpcb_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/fairbench/fairbench/internal/runner"
-	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // A parallel load (load_workers > 1) produces exactly pgbench's accounts: every
 // key once, each with its branch, as the single COPY does.
 func TestPostgresParallelLoadMatchesPgbenchData(t *testing.T) {
 	url := testenv.FreshPostgres(t)
-	st := &study.Study{Name: "load", Duration: time.Second,
-		Targets:   []*study.Target{{Name: "db", URL: url}},
-		Workloads: []*study.Workload{{Name: "tpcb", Kind: "tpcb", Params: map[string][]any{"scale": {int64(3)}, "load_workers": {int64(4)}}}}}
-	cells, err := st.Plan(workload.Catalog{})
-	if err != nil {
+	if err := prepare(t, url, map[string][]any{"scale": {int64(3)}, "load_workers": {int64(4)}}, false); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := runner.New(st, runner.Options{}).Prepare(ctx, cells[0]); err != nil {
-		t.Fatal(err)
-	}
 	c, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
