@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/testenv"
 )
 
@@ -242,18 +241,10 @@ func startStudy(t *testing.T, dir string, n int) *exec.Cmd {
 	return cmd
 }
 
+// storedRuns reads every run of the default results file in dir (runsIn reads any path).
 func storedRuns(t *testing.T, dir string) []*result.Run {
 	t.Helper()
-	s, err := store.Open(filepath.Join(dir, "fairbench.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs, err := s.Runs(store.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runs
+	return runsIn(t, filepath.Join(dir, "fairbench.db"))
 }
 
 func TestSIGKILLKeepsEveryEarlierRun(t *testing.T) {
