@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"regexp"
 	"sort"
@@ -59,6 +60,19 @@ func (l *lines) next() (string, bool) {
 }
 
 // peek returns the next line without consuming it.
+// trimmed yields the remaining lines with surrounding space removed, advancing
+// like next, so errors still name the line being read.
+func (l *lines) trimmed() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			line, ok := l.next()
+			if !ok || !yield(strings.TrimSpace(line)) {
+				return
+			}
+		}
+	}
+}
+
 func (l *lines) peek() (string, bool) {
 	if l.i >= len(l.ls) {
 		return "", false

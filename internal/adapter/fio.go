@@ -310,12 +310,7 @@ func attachFioLogs(runs []*result.Run, logs []File) error {
 		l := newLines(f.Name, f.Text)
 		file := map[int]*acc{}
 		lastMs := int64(-1)
-		for {
-			line, ok := l.next()
-			if !ok {
-				break
-			}
-			t := strings.TrimSpace(line)
+		for t := range l.trimmed() {
 			if t == "" {
 				continue
 			}

@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/result"
@@ -62,12 +61,7 @@ func parseMysqlslap(name, text string) ([]*result.Run, error) {
 		cur = nil
 		return nil
 	}
-	for {
-		line, ok := l.next()
-		if !ok {
-			break
-		}
-		t := strings.TrimSpace(line)
+	for t := range l.trimmed() {
 		if t == "" {
 			continue
 		}

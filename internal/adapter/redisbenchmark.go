@@ -66,12 +66,7 @@ func parseRedisBenchmark(name, text string) ([]*result.Run, error) {
 		cur, pts = nil, nil
 		return nil
 	}
-	for {
-		line, ok := l.next()
-		if !ok {
-			break
-		}
-		t := strings.TrimSpace(line)
+	for t := range l.trimmed() {
 		if t == "" {
 			inDist = false
 			continue
@@ -167,12 +162,7 @@ func parseRedisBenchmark(name, text string) ([]*result.Run, error) {
 // parseRedisCSV reads --csv: one row per test after the header.
 func parseRedisCSV(l *lines) ([]*result.Run, error) {
 	var runs []*result.Run
-	for {
-		line, ok := l.next()
-		if !ok {
-			break
-		}
-		t := strings.TrimSpace(line)
+	for t := range l.trimmed() {
 		if t == "" {
 			continue
 		}

@@ -53,12 +53,7 @@ func parseYcsb(name, text string) ([]*result.Run, error) {
 	var prevT float64
 	var prevN int64
 	errs := map[string]int64{}
-	for {
-		line, ok := l.next()
-		if !ok {
-			break
-		}
-		t := strings.TrimSpace(line)
+	for t := range l.trimmed() {
 		if t == "" || strings.HasPrefix(t, "****") || strings.HasPrefix(t, "Using ") || strings.HasPrefix(t, "Setting ") {
 			continue
 		}
