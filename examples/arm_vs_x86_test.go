@@ -14,10 +14,6 @@ import (
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
-type sink struct{ runs []*result.Run }
-
-func (s *sink) AppendRun(r *result.Run) (int64, error) { s.runs = append(s.runs, r); return 0, nil }
-
 // The ARM-versus-x86 example runs end to end on the test servers, shortened:
 // 1 s per cell, no warm-up, small tables, one repetition.
 func TestARMvsX86OLTPExampleRuns(t *testing.T) {
@@ -49,7 +45,7 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sink{}
+	s := &runner.MemorySink{}
 	r := runner.New(st, runner.Options{Sink: s})
 	ctx := context.Background()
 	if err := r.Preflight(ctx, cells); err != nil {
@@ -59,7 +55,7 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for _, run := range s.runs {
+	for _, run := range s.Runs {
 		if run.Status != result.StatusOK || run.Summary.Transactions == 0 {
 			t.Fatalf("%s %v c=%d: %s, %d transactions: %s", run.Target, run.Params["mode"], run.Clients, run.Status, run.Summary.Transactions, run.Error)
 		}

@@ -35,6 +35,15 @@ type Sink interface {
 	AppendRun(r *result.Run) (int64, error)
 }
 
+// MemorySink keeps runs in memory: for tests and for programs that embed the runner.
+type MemorySink struct{ Runs []*result.Run }
+
+// AppendRun implements Sink.
+func (m *MemorySink) AppendRun(r *result.Run) (int64, error) {
+	m.Runs = append(m.Runs, r)
+	return int64(len(m.Runs)), nil
+}
+
 // Options control a study execution.
 type Options struct {
 	Sink     Sink

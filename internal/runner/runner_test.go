@@ -75,13 +75,6 @@ func init() {
 	workload.Register(fakeWorkload{})
 }
 
-type memSink struct{ runs []*result.Run }
-
-func (m *memSink) AppendRun(r *result.Run) (int64, error) {
-	m.runs = append(m.runs, r)
-	return int64(len(m.runs)), nil
-}
-
 // runOne runs a one-cell study of the fake workload and returns its run.
 func runOne(t *testing.T, ctx context.Context, op behaviour, w study.Workload, warmup, duration time.Duration) (*result.Run, error) {
 	t.Helper()
@@ -95,13 +88,13 @@ func runOne(t *testing.T, ctx context.Context, op behaviour, w study.Workload, w
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &memSink{}
+	sink := &MemorySink{}
 	r := New(st, Options{Sink: sink, Every: 100 * time.Millisecond})
 	err = r.Run(ctx, cells)
-	if len(sink.runs) != 1 {
-		t.Fatalf("want 1 stored run, got %d (err %v)", len(sink.runs), err)
+	if len(sink.Runs) != 1 {
+		t.Fatalf("want 1 stored run, got %d (err %v)", len(sink.Runs), err)
 	}
-	return sink.runs[0], err
+	return sink.Runs[0], err
 }
 
 func TestWarmupIsNotMeasured(t *testing.T) {

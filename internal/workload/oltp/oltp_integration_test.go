@@ -172,18 +172,14 @@ func runStudy(t *testing.T, url string, p map[string][]any, clients int) ([]*res
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sink{}
+	s := &runner.MemorySink{}
 	r := runner.New(st, runner.Options{Sink: s})
 	if err := r.Preflight(context.Background(), cells); err != nil {
 		return nil, err
 	}
 	err = r.Run(context.Background(), cells)
-	return s.runs, err
+	return s.Runs, err
 }
-
-type sink struct{ runs []*result.Run }
-
-func (s *sink) AppendRun(r *result.Run) (int64, error) { s.runs = append(s.runs, r); return 0, nil }
 
 // Every mode runs on the embedded SQLite and on MariaDB; queries per class are
 // stored with the run.

@@ -19,10 +19,6 @@ import (
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
-type sink struct{ runs []*result.Run }
-
-func (s *sink) AppendRun(r *result.Run) (int64, error) { s.runs = append(s.runs, r); return 0, nil }
-
 // runStudy runs a study of the tpcb workload with the given parameters on one target.
 func runStudy(t *testing.T, url string, params map[string][]any, clients int, maxTries int, opt runner.Options) ([]*result.Run, error) {
 	t.Helper()
@@ -34,14 +30,14 @@ func runStudy(t *testing.T, url string, params map[string][]any, clients int, ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sink{}
+	s := &runner.MemorySink{}
 	opt.Sink = s
 	r := runner.New(st, opt)
 	if err := r.Preflight(context.Background(), cells); err != nil {
 		t.Fatal(err)
 	}
 	err = r.Run(context.Background(), cells)
-	return s.runs, err
+	return s.Runs, err
 }
 
 // prepare loads (or reuses) tpcb's data on url with the given parameters, as
