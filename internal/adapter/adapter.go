@@ -73,7 +73,7 @@ func Lookup(name string) (*Tool, bool) {
 
 // Supported describes the formats Parse reads, for error messages.
 func Supported() string {
-	return "pgbench 12–17 text output (with -P, -r, --max-tries, -R/-L; -l log files alongside), " +
+	return "pgbench 11–18 text output (with -P, -r, --max-tries, -R/-L; -l log files alongside), " +
 		"sysbench 1.0 oltp_* (with --report-interval and --histogram), " +
 		"fio --output-format=json or json+ (bw/lat/iops logs alongside), " +
 		"redis-benchmark (default, -q, --csv), go-ycsb run output, mysqlslap"

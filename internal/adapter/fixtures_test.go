@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,10 @@ func readDir(t *testing.T, dir string) []File {
 	return files
 }
 
-// Every captured fixture parses, with its tool detected from the text alone.
+// Every captured fixture parses, with its tool detected from the text alone;
+// those under a directory named refused (outputs of runs whose numbers are
+// incomplete, such as pgbench runs in which clients aborted) are detected and
+// refused with an error.
 func TestEveryFixtureParses(t *testing.T) {
 	files := readDir(t, "testdata")
 	inputs, err := Group(files)
@@ -41,12 +45,21 @@ func TestEveryFixtureParses(t *testing.T) {
 	}
 	for _, in := range inputs {
 		tool, runs, err := ParseInput(in)
+		// testdata/<tool>/...: the directory names the tool that made it.
+		dirs := strings.Split(filepath.ToSlash(in.Main.Name), "/")
+		want := dirs[1]
+		if slices.Contains(dirs, "refused") {
+			if err == nil {
+				t.Errorf("%s: accepted (%d runs), want it refused", in.Main.Name, len(runs))
+			} else if tool == nil || tool.Name != want {
+				t.Errorf("%s: refused, but not as %s output: %v", in.Main.Name, want, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
 		}
-		// testdata/<tool>/...: the directory names the tool that made it.
-		want := strings.Split(filepath.ToSlash(in.Main.Name), "/")[1]
 		if tool.Name != want {
 			t.Errorf("%s: detected as %s", in.Main.Name, tool.Name)
 		}

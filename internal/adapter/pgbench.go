@@ -12,9 +12,26 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// pgbench: the text a `pgbench` run prints (PostgreSQL 12 to 17), with -P
+// pgbench: the text a `pgbench` run prints (PostgreSQL 11 to 18), with -P
 // progress lines, -r statement latencies, --max-tries retries and failures,
 // -R/-L schedule lag and skips, and the per-transaction logs of -l.
+//
+// What differs between the versions (each seen in a captured fixture,
+// testdata/pgbench/pgNN-*):
+//   - 14+ open with "pgbench (14.23, server 15.18 ...)" (or "pgbench (15.18)"
+//     when client and server agree); 11–13 print no version.
+//   - 11–13 print two tps lines, "(including connections establishing)" and
+//     "(excluding ...)"; 14+ print "initial connection time" and one tps line
+//     "(without initial connection time)".
+//   - 11–13 derive "latency average" (when not measured: without -P, -R, -L) from
+//     the run time including connection establishment; 14+ from the run time
+//     without it; 15+ add "(including failures)" when some failed.
+//   - 11–14 write percentages as "(1.195 %)", 15+ as "(1.523%)".
+//   - 15+ add "maximum number of tries", "number of failed transactions", the
+//     "N failed" of progress lines and -r's failures (and retries) columns.
+//   - 18 separates -r's command from the numbers by one space, 11–17 by two.
+//   - 11 exits 0 and prints only "client N aborted in command ..." when
+//     clients abort (13+ add "Run was aborted"): such runs are refused.
 //
 // pgbench prints no distribution in its summary, only mean and stddev, so a
 // run without -l logs has no histogram (and no percentiles) rather than an
@@ -33,17 +50,31 @@ var pgbenchTool = &Tool{
 
 var (
 	pgbenchDetectRe = regexp.MustCompile(`(?m)^(pgbench \(\d+|transaction type: |progress: [\d.]+ s, [\d.]+ tps, lat [\d.]+ ms)`)
-	pgbenchVersion  = regexp.MustCompile(`^pgbench \((.+)\)$`)
+	// "pgbench (15.18 (Debian 15.18-0+deb12u1))"; with another server version
+	// "pgbench (14.23, server 15.18 (Debian 15.18-0+deb12u1))" (14+).
+	pgbenchVersion = regexp.MustCompile(`^pgbench \((.+)\)$`)
 	// progress: 1.0 s, 4262.0 tps, lat 0.719 ms stddev 1.033, 0 failed, lag 0.940 ms, 42 skipped, 164 retried, 475 retries
-	// (pgbench 12–14 print no "failed" and no retries)
+	// (pgbench 11–14 print no "failed" and no retries)
 	pgbenchProgress = regexp.MustCompile(`^progress: ([\d.]+) s, ([\d.]+) tps, lat ([\d.]+) ms stddev ([\d.]+|NaN)(?:, (\d+) failed)?(?:, lag ([\d.]+) ms)?(?:, (\d+) skipped)?(?:, (\d+) retried, (\d+) retries)?$`)
 	pgbenchKV       = regexp.MustCompile(`^([a-z][a-z0-9 ]*[a-z0-9]): (.*)$`)
 	pgbenchEq       = regexp.MustCompile(`^(latency average|latency stddev|initial connection time|tps) = ([\d.]+)(?: ms)?(?: \((.*)\))?$`)
-	pgbenchCountPct = regexp.MustCompile(`^(\d+) \(([\d.]+)%\)$`)
+	pgbenchCountPct = regexp.MustCompile(`^(\d+) \(([\d.]+) ?%\)$`) // "(1.195 %)" up to 14
 	pgbenchLag      = regexp.MustCompile(`^rate limit schedule lag: avg ([\d.]+) \(max ([\d.]+)\) ms$`)
-	pgbenchAbove    = regexp.MustCompile(`^number of transactions above the ([\d.]+) ms latency limit: (\d+)/(\d+) \(([\d.]+)%\)$`)
-	pgbenchStmtHead = regexp.MustCompile(`^statement latencies in milliseconds(?: and failures| and retries|, failures and retries)?:$`)
-	pgbenchStmt     = regexp.MustCompile(`^\s+(-?[\d.]+)(?:\s+(\d+))?(?:\s+(\d+))?\s{2}(\S.*)$`)
+	pgbenchAbove    = regexp.MustCompile(`^number of transactions above the ([\d.]+) ms latency limit: (\d+)/(\d+) \(([\d.]+) ?%\)$`)
+	pgbenchStmtHead = regexp.MustCompile(`^statement latencies in milliseconds(| and failures|, failures and retries):$`)
+	// Statement lines after each header: the latency, then as many integer
+	// columns as the header names, then the command (after two spaces up to
+	// 17, one in 18).
+	pgbenchStmt = map[string]*regexp.Regexp{
+		"":                       regexp.MustCompile(`^\s+(-?[\d.]+)()()\s+(\S.*)$`),
+		" and failures":          regexp.MustCompile(`^\s+(-?[\d.]+)\s+(\d+)()\s+(\S.*)$`),
+		", failures and retries": regexp.MustCompile(`^\s+(-?[\d.]+)\s+(\d+)\s+(\d+)\s+(\S.*)$`),
+	}
+	// A client that hit an error it does not retry stops, and the run goes on
+	// without it: "client 4 aborted in command 8 (SQL) of script 0; ERROR: ..."
+	// (11), "pgbench: error: client 2 script 0 aborted in command 8 query 0: ..."
+	// (13+).
+	pgbenchClientAborted = regexp.MustCompile(`^(?:pgbench: error: )?client \d+ (?:script \d+ )?aborted in command`)
 )
 
 func detectPgbench(text string) bool { return pgbenchDetectRe.MatchString(head(text, 64<<10)) }
@@ -73,6 +104,7 @@ func parsePgbench(name, text string) ([]*result.Run, error) {
 		seen        = map[string]bool{}
 		prevT       float64
 		statements  []any
+		stmtRe      *regexp.Regexp
 		inSummary   bool
 		inScripts   bool
 		failures    = map[result.ErrorClass]int64{}
@@ -90,8 +122,15 @@ func parsePgbench(name, text string) ([]*result.Run, error) {
 			continue
 		}
 		if m := match(pgbenchVersion, t); m != nil && !inSummary {
-			r.ToolVersion = "pgbench " + m[1]
+			client, server, ok := strings.Cut(m[1], ", server ")
+			r.ToolVersion = "pgbench " + client
+			if ok {
+				facts["server version"] = server
+			}
 			continue
+		}
+		if pgbenchClientAborted.MatchString(t) {
+			return nil, l.errorf("a pgbench client aborted (%s): the run went on with fewer clients and its numbers are incomplete", t)
 		}
 		if t == "starting vacuum...end." {
 			vacuum = true
@@ -131,16 +170,20 @@ func parsePgbench(name, text string) ([]*result.Run, error) {
 		if inScripts {
 			// Per-script sections of runs with several scripts: the totals
 			// above already hold what fairbench stores.
-			if strings.HasPrefix(t, "SQL script ") || strings.HasPrefix(t, " - ") {
+			// Their lines are "SQL script N: ...", " - ..." and, with -r,
+			// the script's statement lines.
+			if strings.HasPrefix(t, "SQL script ") || strings.HasPrefix(t, " - ") ||
+				(statements == nil && match(pgbenchStmt[""], t) != nil) {
 				continue
 			}
 		}
 		if statements != nil || pgbenchStmtHead.MatchString(t) {
-			if pgbenchStmtHead.MatchString(t) {
+			if h := match(pgbenchStmtHead, t); h != nil {
 				statements = []any{}
+				stmtRe = pgbenchStmt[h[1]]
 				continue
 			}
-			m := match(pgbenchStmt, line)
+			m := match(stmtRe, line)
 			if m == nil {
 				if strings.HasPrefix(t, "SQL script ") {
 					inScripts = true
@@ -185,7 +228,7 @@ func parsePgbench(name, text string) ([]*result.Run, error) {
 				case "without initial connection time", "excluding connections establishing":
 					s.Throughput = v
 				case "including connections establishing":
-					// pgbench 12–13 print both; the excluding one is comparable to
+					// pgbench 11–13 print both; the excluding one is comparable to
 					// what later versions and fairbench report.
 					facts["tps including connections establishing"] = v
 				default:
@@ -347,6 +390,11 @@ func parsePgbench(name, text string) ([]*result.Run, error) {
 	if r.Duration == 0 && s.Throughput > 0 {
 		// -t runs: the measured time follows from count and rate.
 		r.Duration = time.Duration(float64(s.Transactions) / s.Throughput * float64(time.Second))
+	}
+	if _, old := facts["tps including connections establishing"]; old && !seen["latency stddev"] {
+		// pgbench 11–13 without -P, -R or -L measure no latencies and print
+		// clients / tps including connections establishing as the average.
+		r.Deviations = append(r.Deviations, "pgbench's latency average includes connection establishment (pgbench 13 and older derive it from the whole run time when they measure no latencies: without -P, -R or -L)")
 	}
 	if tool["latency_limit"] != nil || s.LagMax > 0 || s.Skipped > 0 {
 		r.Deviations = append(r.Deviations, "rate-limited run (-R): the target rate is not in pgbench's output; pass --set rate=N to record it")
