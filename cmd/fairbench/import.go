@@ -36,7 +36,7 @@ func newImport() *cobra.Command {
 	var f importFlags
 	cmd := &cobra.Command{
 		Use:   "import --target NAME FILE|DIR...",
-		Short: "Store outputs of pgbench, sysbench, fio, redis-benchmark, go-ycsb or mysqlslap as runs",
+		Short: "Store outputs of pgbench, sysbench, fio, redis-benchmark, YCSB (go-ycsb, Java) or mysqlslap as runs",
 		Long: `Read outputs of the standard tools and store each as a run of target NAME, so that
 report and compare treat them like fairbench's own runs. The tool is detected from
 the text. A directory is read recursively (files named *.cmd or *.md, and hidden

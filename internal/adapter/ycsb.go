@@ -9,39 +9,41 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// YCSB: go-ycsb's run output (v1.0), one operation per YCSB operation type
-// (READ, UPDATE, ...) with a histogram reconstructed from the percentiles it
-// prints, TOTAL as the run's summary, and its periodic TOTAL lines as the
-// series. Java YCSB's [OVERALL] format is recognised but refused: only
-// site.ycsb:core is obtainable here, without bindings, so no real output of it
-// could be captured to test against.
+// YCSB, in its two implementations. go-ycsb's output (v1.0, run or load): one
+// operation per YCSB operation type (READ, UPDATE, ...) with a histogram
+// reconstructed from the percentiles it prints, TOTAL as the run's summary,
+// and its periodic TOTAL lines as the series. Java YCSB's final report
+// ([OVERALL], [READ], ...): ycsbjava.go.
 
 var ycsbTool = &Tool{
 	Name:   "ycsb",
 	Kind:   "ycsb",
-	Detect: detectYcsb,
-	Parse:  parseYcsb,
+	Detect: func(text string) bool { return detectYcsb(text) || detectYcsbJava(text) },
+	Parse:  parseYcsbAny,
 }
 
-var ycsbJavaTool = &Tool{
-	Name:        "ycsb (Java)",
-	Kind:        "ycsb",
-	Detect:      regexp.MustCompile(`(?m)^\[OVERALL\], RunTime\(ms\), `).MatchString,
-	Parse:       func(string, string) ([]*result.Run, error) { return nil, nil },
-	Unsupported: "Java YCSB has no database bindings on the project's registries, so no real output could be captured to test a parser against; go-ycsb's output is supported",
+func parseYcsbAny(name, text string) ([]*result.Run, error) {
+	if detectYcsbJava(text) {
+		return parseYcsbJava(name, text)
+	}
+	return parseYcsb(name, text)
 }
 
 var (
 	ycsbDetectRe = regexp.MustCompile(`(?m)^(Run finished, takes |[A-Z_]+\s+- Takes\(s\): [\d.]+, Count: \d+, OPS: )`)
 	ycsbProp     = regexp.MustCompile(`^"([^"]+)"="([^"]*)"$`)
 	ycsbFinished = regexp.MustCompile(`^Run finished, takes (\S+)$`)
+	ycsbSignal   = regexp.MustCompile(`^Got signal \[[a-z ]+\] to exit\.$`)
 	ycsbOp       = regexp.MustCompile(`^([A-Z_]+)\s+- Takes\(s\): ([\d.]+), Count: (\d+), OPS: ([\d.]+), Avg\(us\): (\d+), Min\(us\): (\d+), Max\(us\): (\d+), 50th\(us\): (\d+), 90th\(us\): (\d+), 95th\(us\): (\d+), 99th\(us\): (\d+), 99\.9th\(us\): (\d+), 99\.99th\(us\): (\d+)$`)
 )
 
 func detectYcsb(text string) bool { return ycsbDetectRe.MatchString(head(text, 256<<10)) }
 
-// ycsbParams are the workload properties that become parameters.
-var ycsbParams = []string{"workload", "recordcount", "readproportion", "updateproportion", "insertproportion", "scanproportion",
+// ycsbParams are the workload properties that become parameters. YCSB's own
+// "workload" property (go-ycsb's "core", Java's workload class) is not one:
+// the parameter workload is the core workload's letter (a–f), known when the
+// command line names the workload file.
+var ycsbParams = []string{"recordcount", "readproportion", "updateproportion", "insertproportion", "scanproportion",
 	"readmodifywriteproportion", "requestdistribution", "fieldcount", "fieldlength", "readallfields"}
 
 func parseYcsb(name, text string) ([]*result.Run, error) {
@@ -55,6 +57,12 @@ func parseYcsb(name, text string) ([]*result.Run, error) {
 	errs := map[string]int64{}
 	for t := range l.trimmed() {
 		if t == "" || strings.HasPrefix(t, "****") || strings.HasPrefix(t, "Using ") || strings.HasPrefix(t, "Setting ") {
+			continue
+		}
+		if ycsbSignal.MatchString(t) {
+			// go-ycsb stops at SIGINT and still prints its results: that is
+			// how a study cell bounds its run to the cell's duration.
+			r.Env = map[string]any{"stopped_by": "SIGINT"}
 			continue
 		}
 		if m := match(ycsbProp, t); m != nil {
@@ -126,16 +134,17 @@ func parseYcsb(name, text string) ([]*result.Run, error) {
 	r.Clients = n
 	for _, k := range ycsbParams {
 		if v, ok := props[k]; ok {
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-				r.Params[k] = n
-			} else if f, err := strconv.ParseFloat(v, 64); err == nil {
-				r.Params[k] = f
-			} else {
-				r.Params[k] = v
-			}
+			r.Params[k] = ycsbParamValue(v)
 		}
 	}
-	r.Env = map[string]any{"ycsb": map[string]any{"properties": props}}
+	env := map[string]any{"properties": props}
+	if r.Env != nil {
+		env["stopped_by"] = r.Env["stopped_by"]
+	}
+	if props["command"] == "load" || props["dotransactions"] == "false" {
+		r.Workload = "ycsb-load"
+	}
+	r.Env = map[string]any{"ycsb": env}
 	r.ToolVersion = "go-ycsb"
 	r.Deviations = append(r.Deviations, reconstructedNote+" (go-ycsb's per-operation percentiles)")
 	return []*result.Run{r}, nil
@@ -155,4 +164,15 @@ func ycsbOpResult(l *lines, m []string) (result.Op, error) {
 	qs := []quantile{{50, f[3]}, {90, f[4]}, {95, f[5]}, {99, f[6]}, {99.9, f[7]}, {99.99, f[8]}}
 	h := histFromPercentiles(qs, n, f[1], f[2])
 	return result.Op{Name: m[1], Count: n, Histogram: encode(h)}, nil
+}
+
+// ycsbParamValue types a property's value: integer, number or string.
+func ycsbParamValue(v string) any {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		return f
+	}
+	return v
 }

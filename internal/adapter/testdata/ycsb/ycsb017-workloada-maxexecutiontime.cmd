@@ -1,0 +1,6 @@
+# version: YCSB 0.17.0 core only (Maven Central site.ycsb:core:0.17.0, core-0.17.0.jar sha256 e1c64d09bfc642715428c2e53ec129b0a98a0e634ee32bf0ae77e5b4eebb3cda, with its dependencies HdrHistogram 2.1.4, htrace-core4 4.1.0-incubating, jackson-*-asl 1.9.4 from mvn dependency:copy-dependencies into lib/); OpenJDK 17.0.15 (Debian 12)
+# database binding: site.ycsb.BasicDB (core's no-op test DB; basicdb.simulatedelay=N sleeps a random 0..N-1 ms per operation, basicdb.randomizedelay at its default true) — the final report and status lines are written by core's measurement code whatever the binding
+# workloads/workloada = the workload A file of the YCSB repository (recordcount=1000 operationcount=1000 workload=site.ycsb.workloads.CoreWorkload readallfields=true readproportion=0.5 updateproportion=0.5 scanproportion=0 insertproportion=0 requestdistribution=zipfian), written by hand since core's jar does not ship it
+# stopped by maxexecutiontime=2 (TerminatorThread lines), status lines at the default 10 s interval
+# captured: 2026-11-22T13:35:54Z on x86_64, 2 cores, Debian 12.11; file = stdout and stderr together (2>&1)
+cd /tmp/ycsbjava && java -cp 'lib/*' site.ycsb.Client -t -P workloads/workloada -db site.ycsb.BasicDB -p basicdb.verbose=false -p basicdb.simulatedelay=2 -p operationcount=1000000 -p maxexecutiontime=2 -threads 2 -s

@@ -1,0 +1,921 @@
+package adapter
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Java YCSB (0.17): the report its text exporter writes to stdout at the end —
+// "[OVERALL], RunTime(ms), 5473", the JVM's GC counts, then one block per
+// measured operation ("[READ], Operations, 4942", ..., "[READ], Return=OK,
+// 4942") — and, when stderr was saved with it, the "Command line:" (threads,
+// -p properties) and the -s status lines, which become the series.
+//
+// The formats are those of core's measurement classes, whatever the database
+// binding: hdrhistogram (the default: percentiles, by default the 95th and
+// 99th), histogram (1 ms buckets, printed with measurement.histogram.verbose),
+// timeseries (mean, min, max and a mean per time unit, no percentiles) and
+// hdrhistogram+histogram (each operation twice, as HdrREAD and BucketREAD).
+// Failed operations are measured under READ-FAILED (or READ-<STATUS>) and
+// counted by status as "[READ], Return=ERROR, n". The fixtures under
+// testdata/ycsb/ycsb017-* are real outputs of YCSB 0.17.0's core.
+
+var (
+	// The report's first line, or the client's banner on stderr (so that an
+	// output cut before its report is refused as truncated, not unknown).
+	ycsbJavaDetectRe = regexp.MustCompile(`(?m)^(\[OVERALL\], RunTime\(ms\), |YCSB Client \S+\r?$)`)
+	yjReportRe       = regexp.MustCompile(`^\[([^\]]+)\], ([^,]+), (\S+)$`)
+	yjStatusRe       = regexp.MustCompile(`^(.*?)(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d):(\d{3}) (\d+) sec: (\d+) operations; (?:(\S+) current ops/sec; )?(?:est completion in ([^\[]*))?((?:\[.*)?)$`)
+	yjStampRe        = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} \d+ sec: `)
+	yjChunkRe        = regexp.MustCompile(`^\[([^\]:= ]+)(?:: ([^\]]*)| AverageLatency\(us\)=([^\]]*))\]\s*`)
+	yjVersionRe      = regexp.MustCompile(`^YCSB Client (\S+)$`)
+	yjPercentileRe   = regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:st|nd|rd|th)?PercentileLatency\(us\)$`)
+	yjWorkloadFileRe = regexp.MustCompile(`(?:^|/)workload([a-f])$`)
+	yjFailedSuffixRe = regexp.MustCompile(`^(.+)-([A-Z_]+)$`)
+)
+
+func detectYcsbJava(text string) bool { return ycsbJavaDetectRe.MatchString(text) }
+
+// yjDBOps are the operations core's DBWrapper measures and counts by return
+// status; every block of them has Return= lines (CoreWorkload's
+// READ-MODIFY-WRITE is measured without a status).
+var yjDBOps = map[string]bool{"READ": true, "SCAN": true, "UPDATE": true, "INSERT": true, "DELETE": true}
+
+// yjJVMBlocks are what measurement.trackjvm=true measures next to the
+// operations (StatusThread.measureJVM).
+var yjJVMBlocks = map[string]bool{"THREAD_COUNT": true, "USED_MEM_MB": true, "SYS_LOAD_AVG": true, "GCS": true, "GCS_TIME": true}
+
+// yjBlock is one "[NAME], measurement, value" group of the report.
+type yjBlock struct {
+	name     string
+	line     int // last line, for errors
+	fields   map[string]string
+	pcts     []quantile
+	returns  map[string]int64
+	retKeys  []string
+	numbered []yjNumbered // "[READ], 0, 481": buckets, time units or values
+	overflow *yjNumbered  // histogram: "[READ], >1000, n"
+}
+
+type yjNumbered struct {
+	key float64
+	val float64
+}
+
+func (b *yjBlock) num(l *lines, key string) (float64, bool, error) {
+	s, ok := b.fields[key]
+	if !ok {
+		return 0, false, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, true, &ParseError{File: l.file, Line: b.line, Msg: "[" + b.name + "] " + key + ": " + strconv.Quote(s) + " is not a number"}
+	}
+	return f, true, nil
+}
+
+// yjStatus is one -s status line.
+type yjStatus struct {
+	line   int
+	text   string
+	at     time.Time
+	total  int64
+	rate   string
+	chunks []yjChunk
+}
+
+// yjChunk is one operation's part of a status line: "[READ: Count=..., ...]"
+// (hdrhistogram) or "[READ AverageLatency(us)=...]" (the others).
+type yjChunk struct {
+	name   string
+	kv     map[string]string
+	avgStr string // the AverageLatency form
+}
+
+func parseYcsbJava(name, text string) ([]*result.Run, error) {
+	l := newLines(name, text)
+	var (
+		cmdline   string
+		version   string
+		statuses  []*yjStatus
+		blocks    = map[string]*yjBlock{}
+		order     []string
+		inReport  bool
+		maxTime   bool
+		lastState *yjStatus // the status line continuation lines belong to
+	)
+	for t := range l.trimmed() {
+		if t == "" {
+			continue
+		}
+		if strings.HasPrefix(t, "Could not export measurements") {
+			return nil, l.errorf("YCSB could not write its report: %s", t)
+		}
+		if m := match(yjReportRe, t); m != nil {
+			if m[1] == "OVERALL" && m[2] == "RunTime(ms)" && inReport {
+				return nil, l.errorf("a second YCSB report in the same file: import one run per file")
+			}
+			if !inReport && !(m[1] == "OVERALL" && m[2] == "RunTime(ms)") {
+				return nil, l.errorf("YCSB report line before [OVERALL], RunTime(ms)")
+			}
+			inReport = true
+			lastState = nil
+			b := blocks[m[1]]
+			if b == nil {
+				b = &yjBlock{name: m[1], fields: map[string]string{}, returns: map[string]int64{}}
+				blocks[m[1]] = b
+				order = append(order, m[1])
+			}
+			b.line = l.line()
+			if err := b.add(l, m[2], m[3]); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if inReport {
+			return nil, l.errorf("unreadable line in YCSB's report (expected \"[NAME], measurement, value\")")
+		}
+		// Before the report: stderr (when saved along) and, with
+		// measurementtype=timeseries, status lines on stdout.
+		if strings.HasPrefix(t, "Command line:") {
+			cmdline = strings.TrimSpace(strings.TrimPrefix(t, "Command line:"))
+			continue
+		}
+		if m := match(yjVersionRe, t); m != nil {
+			version = m[1]
+			continue
+		}
+		if strings.HasPrefix(t, "Maximum time elapsed.") {
+			maxTime = true
+			continue
+		}
+		if yjStampRe.MatchString(t) {
+			st, err := parseYjStatus(l, t)
+			if err != nil {
+				return nil, err
+			}
+			lastState = nil
+			if n := len(statuses); n > 0 && statuses[n-1].text == t {
+				continue // timeseries: the same line on stdout and stderr
+			}
+			statuses = append(statuses, st)
+			lastState = st
+			continue
+		}
+		if lastState != nil && strings.HasPrefix(t, "[") {
+			// hdrhistogram+histogram: the status line goes on after a newline.
+			chunks, err := parseYjChunks(l, t)
+			if err != nil {
+				return nil, err
+			}
+			lastState.chunks = append(lastState.chunks, chunks...)
+			continue
+		}
+		// Anything else before the report (the binding's own messages,
+		// "Loading workload...", "DBWrapper: ...") says nothing about the result.
+	}
+	overall := blocks["OVERALL"]
+	if overall == nil {
+		return nil, l.missing("[OVERALL], RunTime(ms) line")
+	}
+	runtime, ok, err := overall.num(l, "RunTime(ms)")
+	if err != nil {
+		return nil, err
+	}
+	thr, ok2, err := overall.num(l, "Throughput(ops/sec)")
+	if err != nil {
+		return nil, err
+	}
+	if !ok || !ok2 {
+		return nil, l.missing("[OVERALL], Throughput(ops/sec) line")
+	}
+	if runtime <= 0 {
+		return nil, &ParseError{File: name, Line: overall.line, Msg: "[OVERALL] RunTime(ms) is not positive"}
+	}
+
+	args := strings.Fields(cmdline)
+	props, flags := yjArgs(args)
+
+	r := &result.Run{Workload: "ycsb", Kind: "ycsb", Params: map[string]any{}}
+	r.Duration = time.Duration(runtime * float64(time.Millisecond))
+	env := map[string]any{}
+	if cmdline != "" {
+		env["command_line"] = cmdline
+	}
+	if len(props) > 0 {
+		env["properties"] = props
+	}
+	if flags.db != "" {
+		env["db"] = flags.db
+	}
+	if flags.load {
+		r.Workload = "ycsb-load"
+		env["phase"] = "load"
+	} else if cmdline != "" {
+		env["phase"] = "run"
+	}
+	if maxTime {
+		env["stopped_by"] = "maxexecutiontime"
+	}
+
+	// Sort the blocks: operations, their failed-latency blocks, and the rest.
+	var (
+		mode      = props["measurementtype"]
+		twoInOne  = false
+		opNames   []string
+		failed    = map[string][]*yjBlock{} // by operation
+		gc        = map[string]any{}
+		intended  = map[string]any{}
+		other     = map[string]any{}
+		varianceN int
+	)
+	for _, n := range order {
+		if strings.HasPrefix(n, "Bucket") && blocks["Hdr"+strings.TrimPrefix(n, "Bucket")] != nil {
+			twoInOne = true
+		}
+	}
+	opName := func(n string) (string, bool) {
+		if twoInOne {
+			if strings.HasPrefix(n, "Bucket") {
+				return "", false
+			}
+			if s, ok := strings.CutPrefix(n, "Hdr"); ok {
+				return s, true
+			}
+		}
+		return n, true
+	}
+	for _, n := range order {
+		b := blocks[n]
+		switch {
+		case n == "OVERALL":
+			continue
+		case strings.HasPrefix(n, "TOTAL_GC"):
+			for k, v := range b.fields {
+				gc[n+" "+k] = yjValue(v)
+			}
+			continue
+		case strings.HasPrefix(n, "MAX_") || strings.HasPrefix(n, "MIN_"):
+			for k, v := range b.fields {
+				other[n+" "+k] = yjValue(v)
+			}
+			continue
+		}
+		on, keep := opName(n)
+		if !keep {
+			continue
+		}
+		if _, ok := b.fields["LatencyVariance(us)"]; ok {
+			varianceN++
+		}
+		switch {
+		case yjJVMBlocks[on] || on == "CLEANUP" || strings.HasPrefix(on, "Intended-"):
+			if strings.HasPrefix(on, "Intended-") {
+				intended[strings.TrimPrefix(on, "Intended-")] = b.summary()
+			} else {
+				other[on] = b.summary()
+			}
+			continue
+		}
+		if m := match(yjFailedSuffixRe, on); m != nil {
+			base := blocks[m[1]]
+			if twoInOne {
+				base = blocks["Hdr"+m[1]]
+			}
+			if base != nil && (m[2] == "FAILED" || base.returns[m[2]] > 0) {
+				failed[m[1]] = append(failed[m[1]], b)
+				continue
+			}
+		}
+		opNames = append(opNames, on)
+	}
+	if len(opNames) == 0 {
+		return nil, l.missing("YCSB operation block ([READ], [UPDATE], [INSERT], ...)")
+	}
+	blockOf := func(on string) *yjBlock {
+		if twoInOne {
+			return blocks["Hdr"+on]
+		}
+		return blocks[on]
+	}
+	for _, on := range opNames {
+		b := blockOf(on)
+		for _, k := range []string{"Operations", "AverageLatency(us)", "MinLatency(us)", "MaxLatency(us)"} {
+			if _, ok := b.fields[k]; !ok {
+				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + b.name + "] has no " + k + " line: the report is truncated or damaged"}
+			}
+		}
+	}
+	pctSet := yjPctKey(blockOf(opNames[0]).pcts)
+	if mode == "" {
+		switch {
+		case twoInOne:
+			mode = "hdrhistogram+histogram"
+		case varianceN > 0:
+			mode = "histogram"
+		case pctSet != "":
+			mode = "hdrhistogram"
+		default:
+			mode = "timeseries"
+		}
+	}
+	if strings.Contains(mode, "raw") {
+		return nil, &ParseError{File: name, Msg: "YCSB's measurementtype=" + mode + " output is not supported (no real output of it was captured to test a parser against)"}
+	}
+	env["measurementtype"] = mode
+	hdrMode := mode == "hdrhistogram" || strings.HasPrefix(mode, "hdrhistogram+")
+	if hdrMode {
+		// Every block prints the same percentiles (hdrhistogram.percentiles):
+		// one with fewer was cut off.
+		want, given := "", false
+		if w, ok := props["hdrhistogram.percentiles"]; ok {
+			var ps []float64
+			for _, p := range strings.Split(w, ",") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(p), 64); err == nil {
+					ps = append(ps, f)
+				}
+			}
+			var qs []quantile
+			for _, p := range ps {
+				qs = append(qs, quantile{q: p})
+			}
+			want, given = yjPctKey(qs), true
+		}
+		for _, on := range opNames {
+			b := blockOf(on)
+			got := yjPctKey(b.pcts)
+			switch {
+			case got == "":
+				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + b.name + "] has no percentile lines: the report is truncated or damaged"}
+			case given && got != want:
+				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + b.name + "] prints the percentiles " + got + ", hdrhistogram.percentiles asks for " + want + ": the report is truncated or damaged"}
+			case got != pctSet:
+				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + b.name + "] prints the percentiles " + got + ", [" + blockOf(opNames[0]).name + "] " + pctSet + ": the report is truncated or damaged"}
+			}
+		}
+	}
+
+	// Operations.
+	s := &r.Summary
+	merged := hist.New()
+	haveHist := false
+	var meanSum float64
+	var okTotal, blockOps int64
+	s.LatencyMin = math.Inf(1)
+	returns := map[string]any{}
+	failedLat := map[string]any{}
+	for _, on := range opNames {
+		n := on
+		if twoInOne {
+			n = "Hdr" + on
+		}
+		b := blocks[n]
+		op, err := yjOp(l, b, on, mode)
+		if err != nil {
+			return nil, err
+		}
+		count := op.Count
+		blockOps += count
+		var bad int64
+		for _, k := range b.retKeys {
+			if k != "OK" && k != "BATCHED_OK" {
+				bad += b.returns[k]
+			}
+		}
+		if yjDBOps[on] && count > 0 && len(b.returns) == 0 {
+			return nil, &ParseError{File: name, Line: b.line, Msg: "no Return= lines for [" + n + "]: the report is truncated or incomplete"}
+		}
+		if len(b.returns) > 0 {
+			if good := b.returns["OK"] + b.returns["BATCHED_OK"]; good != count {
+				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + n + "] counts " + strconv.FormatInt(count, 10) +
+					" operations but its Return=OK says " + strconv.FormatInt(good, 10) + ": the report is truncated or damaged"}
+			}
+			rs := map[string]any{}
+			for _, k := range b.retKeys {
+				rs[k] = b.returns[k]
+			}
+			returns[on] = rs
+		}
+		var failedN int64
+		for _, fb := range failed[on] {
+			f, _, err := fb.num(l, "Operations")
+			if err != nil {
+				return nil, err
+			}
+			failedN += int64(f)
+			blockOps += int64(f)
+			failedLat[strings.TrimPrefix(fb.name, "Hdr")] = fb.summary()
+		}
+		if failedN != bad && len(failed[on]) > 0 {
+			return nil, &ParseError{File: name, Line: failed[on][len(failed[on])-1].line, Msg: "[" + n + "] counts " + strconv.FormatInt(bad, 10) +
+				" failed operations by status but its failed-latency blocks " + strconv.FormatInt(failedN, 10) + ": the report is truncated or damaged"}
+		}
+		if bad > 0 {
+			op.Errors = map[result.ErrorClass]int64{result.ErrOther: bad}
+			s.Failed += bad
+		}
+		r.Ops = append(r.Ops, op)
+		okTotal += count
+		if count > 0 {
+			avg, _, _ := b.num(l, "AverageLatency(us)")
+			mn, _, _ := b.num(l, "MinLatency(us)")
+			mx, _, _ := b.num(l, "MaxLatency(us)")
+			meanSum += avg * float64(count)
+			s.LatencyMin = math.Min(s.LatencyMin, mn)
+			s.Max = math.Max(s.Max, mx)
+		}
+		if op.Histogram != nil {
+			h, err := hist.Decode(op.Histogram)
+			if err == nil {
+				merged.Merge(h)
+				haveHist = true
+			}
+		}
+	}
+	// The operations done, as YCSB counted them: Throughput = 1000·ops/RunTime.
+	opcount := int64(math.Round(thr * runtime / 1000))
+	if blockOps < opcount {
+		return nil, l.missing("block for every operation (the blocks add up to " + strconv.FormatInt(blockOps, 10) +
+			" operations, [OVERALL] to " + strconv.FormatInt(opcount, 10) + ")")
+	}
+	s.Transactions = max(opcount-s.Failed, 0)
+	s.Throughput = thr
+	if s.Failed > 0 {
+		s.Throughput = float64(s.Transactions) * 1000 / runtime
+		r.Deviations = append(r.Deviations, "throughput counts successful operations only; YCSB's [OVERALL] Throughput, "+
+			strconv.FormatFloat(thr, 'f', 2, 64)+" ops/s, counts the failed ones too")
+	}
+	if okTotal > 0 {
+		s.LatencyMean = meanSum / float64(okTotal)
+	} else {
+		s.LatencyMin = 0
+	}
+	if haveHist {
+		mx := s.Max
+		fillFromHist(s, merged)
+		s.Max = mx // YCSB's own maximum, not the histogram's rounding of it
+	}
+	switch {
+	case mode == "timeseries":
+		r.Deviations = append(r.Deviations, "no latency distribution: YCSB's measurementtype=timeseries prints only the mean, minimum and maximum of each operation")
+	case mode == "histogram" && haveHist && yjHasBuckets(blocks, opNames):
+		r.Deviations = append(r.Deviations, "latency histogram from YCSB's 1 ms buckets (measurementtype=histogram): each bucket's operations are counted at its upper edge, capped at the operation's maximum, and those beyond the last bucket at the maximum")
+	case mode == "histogram":
+		r.Deviations = append(r.Deviations, reconstructedNote+" (YCSB's 95th and 99th percentiles, which measurementtype=histogram rounds down to whole milliseconds)")
+	case hdrMode:
+		r.Deviations = append(r.Deviations, reconstructedNote+" (YCSB's per-operation percentiles: "+pctSet+")")
+	}
+	if haveHist && !(mode == "histogram" && yjHasBuckets(blocks, opNames)) {
+		// A percentile YCSB did not print reads from the reconstruction as the
+		// next printed one: an upper bound, not a value. The summary leaves it
+		// out (0) and says so.
+		printed := map[float64]bool{}
+		for _, q := range blockOf(opNames[0]).pcts {
+			printed[q.q] = true
+		}
+		var unknown []string
+		for _, q := range []struct {
+			q float64
+			v *float64
+		}{{50, &s.P50}, {95, &s.P95}, {99, &s.P99}} {
+			if !printed[q.q] {
+				*q.v = 0
+				unknown = append(unknown, "p"+strconv.FormatFloat(q.q, 'f', -1, 64))
+			}
+		}
+		if len(unknown) > 0 {
+			r.Deviations = append(r.Deviations, "YCSB did not print "+strings.Join(unknown, ", ")+
+				": left out of the summary; read from the reconstructed histogram they are only upper bounds (the next percentile YCSB printed; ask YCSB for them with -p hdrhistogram.percentiles=50,90,95,99,99.9)")
+		}
+	}
+	if props["measurement.interval"] == "intended" {
+		r.Deviations = append(r.Deviations, "latencies are YCSB's intended latencies (measurement.interval=intended): counted from when each operation should have started under the target rate")
+	}
+
+	// Threads: -threads or -p threadcount; YCSB's default is 1 unless a -P
+	// file (not in the output) could have set it.
+	switch {
+	case flags.threads > 0:
+		r.Clients = flags.threads
+	case props["threadcount"] != "":
+		if n, err := strconv.Atoi(props["threadcount"]); err == nil && n > 0 {
+			r.Clients = n
+		}
+	case cmdline != "" && len(flags.propFiles) == 0:
+		r.Clients = 1
+	}
+	if flags.target > 0 {
+		s.TargetRate = flags.target
+	} else if v, err := strconv.ParseFloat(props["target"], 64); err == nil && v > 0 {
+		s.TargetRate = v
+	}
+	for _, k := range ycsbParams {
+		if v, ok := props[k]; ok {
+			r.Params[k] = ycsbParamValue(v)
+		}
+	}
+	for _, f := range flags.propFiles {
+		if m := match(yjWorkloadFileRe, f); m != nil {
+			r.Params["workload"] = m[1]
+		}
+	}
+
+	series, err := yjSeries(l, statuses, blocks, twoInOne)
+	if err != nil {
+		return nil, err
+	}
+	r.Series = series
+
+	if len(returns) > 0 {
+		env["returns"] = returns
+	}
+	if len(failedLat) > 0 {
+		env["failed_latency"] = failedLat
+	}
+	if len(intended) > 0 {
+		env["intended"] = intended
+	}
+	if len(gc) > 0 {
+		env["gc"] = gc
+	}
+	if len(other) > 0 {
+		env["other"] = other
+	}
+	env["overall_throughput"] = thr
+	r.Env = map[string]any{"ycsb": env}
+	r.ToolVersion = "YCSB (Java)"
+	if version != "" {
+		r.ToolVersion = "YCSB " + version
+	}
+	return []*result.Run{r}, nil
+}
+
+// add records one report line of the block.
+func (b *yjBlock) add(l *lines, key, val string) error {
+	if st, ok := strings.CutPrefix(key, "Return="); ok {
+		n, err := l.integer(val, "["+b.name+"] "+key)
+		if err != nil {
+			return err
+		}
+		if _, dup := b.returns[st]; !dup {
+			b.retKeys = append(b.retKeys, st)
+		}
+		b.returns[st] = n
+		return nil
+	}
+	if m := match(yjPercentileRe, key); m != nil {
+		q, _ := strconv.ParseFloat(m[1], 64)
+		v, err := l.num(val, "["+b.name+"] "+key)
+		if err != nil {
+			return err
+		}
+		b.pcts = append(b.pcts, quantile{q, v})
+		return nil
+	}
+	if strings.HasPrefix(key, ">") {
+		k, err := l.num(key[1:], "["+b.name+"] overflow bucket")
+		if err != nil {
+			return err
+		}
+		v, err := l.num(val, "["+b.name+"] "+key)
+		if err != nil {
+			return err
+		}
+		b.overflow = &yjNumbered{k, v}
+		return nil
+	}
+	if k, err := strconv.ParseFloat(key, 64); err == nil {
+		v, err := l.num(val, "["+b.name+"] "+key)
+		if err != nil {
+			return err
+		}
+		b.numbered = append(b.numbered, yjNumbered{k, v})
+		return nil
+	}
+	b.fields[key] = val
+	return nil
+}
+
+// summary is a block's numbers for the run's environment.
+func (b *yjBlock) summary() map[string]any {
+	m := map[string]any{}
+	for k, v := range b.fields {
+		m[k] = yjValue(v)
+	}
+	for _, q := range b.pcts {
+		m["p"+strconv.FormatFloat(q.q, 'f', -1, 64)] = q.us
+	}
+	return m
+}
+
+func yjValue(s string) any {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		return f
+	}
+	return s
+}
+
+// yjOp reads one operation block into an Op with its latency histogram.
+func yjOp(l *lines, b *yjBlock, name, mode string) (result.Op, error) {
+	at := func(msg string) error { return &ParseError{File: l.file, Line: b.line, Msg: "[" + b.name + "] " + msg} }
+	opsF, ok, err := b.num(l, "Operations")
+	if err != nil {
+		return result.Op{}, err
+	}
+	if !ok {
+		return result.Op{}, at("has no Operations line: the report is truncated or damaged")
+	}
+	op := result.Op{Name: name, Count: int64(opsF)}
+	for _, k := range []string{"AverageLatency(us)", "MinLatency(us)", "MaxLatency(us)"} {
+		if _, ok := b.fields[k]; !ok {
+			return result.Op{}, at("has no " + k + " line: the report is truncated or damaged")
+		}
+	}
+	if op.Count == 0 {
+		// No successful operation: YCSB prints NaN and Long.MAX_VALUE here.
+		return op, nil
+	}
+	var v [3]float64
+	for i, k := range []string{"AverageLatency(us)", "MinLatency(us)", "MaxLatency(us)"} {
+		f, _, err := b.num(l, k)
+		if err != nil {
+			return result.Op{}, err
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return result.Op{}, at(k + " is not a number")
+		}
+		v[i] = f
+	}
+	minUs, maxUs := v[1], v[2]
+	var h *hdr.Histogram
+	switch {
+	case mode == "timeseries":
+		// Numbered lines are the mean per time unit; no distribution.
+	case mode == "histogram" && len(b.numbered) > 0:
+		if b.overflow == nil || int(b.overflow.key) != len(b.numbered) {
+			return result.Op{}, at("histogram buckets end early: the report is truncated")
+		}
+		var bs []bucket
+		var sum int64
+		for i, nb := range b.numbered {
+			if int(nb.key) != i {
+				return result.Op{}, at("histogram buckets out of order")
+			}
+			if nb.val > 0 {
+				bs = append(bs, bucket{math.Min(float64(i+1)*1000, maxUs), int64(nb.val)})
+				sum += int64(nb.val)
+			}
+		}
+		if b.overflow.val > 0 {
+			bs = append(bs, bucket{maxUs, int64(b.overflow.val)})
+			sum += int64(b.overflow.val)
+		}
+		if sum != op.Count {
+			return result.Op{}, at("histogram buckets add up to " + strconv.FormatInt(sum, 10) + ", not the " + strconv.FormatInt(op.Count, 10) + " operations")
+		}
+		h = histFromBuckets(bs)
+	case len(b.numbered) > 0:
+		return result.Op{}, at("value/count lines (measurement.histogram.verbose with hdrhistogram) are not supported")
+	default:
+		if len(b.pcts) > 0 {
+			h = histFromPercentiles(b.pcts, op.Count, minUs, maxUs)
+		}
+	}
+	if h != nil {
+		op.Histogram = encode(h)
+	}
+	return op, nil
+}
+
+func yjHasBuckets(blocks map[string]*yjBlock, ops []string) bool {
+	for _, n := range ops {
+		if b := blocks[n]; b != nil && len(b.numbered) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// yjFlags are the Client options that matter to the result.
+type yjFlags struct {
+	threads   int
+	target    float64
+	load      bool
+	db        string
+	propFiles []string
+}
+
+// yjArgs reads YCSB's "Command line:" (its arguments joined by spaces).
+func yjArgs(args []string) (map[string]string, yjFlags) {
+	props := map[string]string{}
+	var f yjFlags
+	for i := 0; i < len(args); i++ {
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch args[i] {
+		case "-threads":
+			f.threads, _ = strconv.Atoi(next())
+		case "-target":
+			f.target, _ = strconv.ParseFloat(next(), 64)
+		case "-load":
+			f.load = true
+		case "-t":
+			f.load = false
+		case "-db":
+			f.db = next()
+		case "-P":
+			f.propFiles = append(f.propFiles, next())
+		case "-p":
+			if k, v, ok := strings.Cut(next(), "="); ok {
+				props[k] = v
+			}
+		case "-l":
+			next()
+		}
+	}
+	if v := props["dotransactions"]; v == "false" {
+		f.load = true
+	}
+	if f.db == "" && props["db"] != "" {
+		f.db = props["db"]
+	}
+	return props, f
+}
+
+func parseYjStatus(l *lines, t string) (*yjStatus, error) {
+	m := match(yjStatusRe, t)
+	if m == nil {
+		return nil, l.errorf("unreadable YCSB status line")
+	}
+	at, err := time.Parse("2006-01-02 15:04:05", m[2])
+	if err != nil {
+		return nil, l.errorf("status line time %q: %v", m[2], err)
+	}
+	ms, _ := strconv.Atoi(m[3])
+	at = at.Add(time.Duration(ms) * time.Millisecond)
+	total, err := l.integer(m[5], "status line operations")
+	if err != nil {
+		return nil, err
+	}
+	st := &yjStatus{line: l.line(), text: t, at: at, total: total, rate: m[6]}
+	if m[8] != "" {
+		st.chunks, err = parseYjChunks(l, m[8])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+func parseYjChunks(l *lines, s string) ([]yjChunk, error) {
+	var out []yjChunk
+	s = strings.TrimSpace(s)
+	for s != "" {
+		m := yjChunkRe.FindStringSubmatch(s)
+		if m == nil {
+			return nil, l.errorf("unreadable operation summary in a YCSB status line: %q", s)
+		}
+		c := yjChunk{name: m[1]}
+		if strings.HasPrefix(m[0][len(m[1])+1:], ":") {
+			c.kv = map[string]string{}
+			for _, kv := range strings.Split(m[2], ", ") {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok {
+					return nil, l.errorf("unreadable operation summary in a YCSB status line: %q", m[0])
+				}
+				c.kv[k] = v
+			}
+		} else {
+			c.avgStr = m[3]
+		}
+		out = append(out, c)
+		s = s[len(m[0]):]
+	}
+	return out, nil
+}
+
+// yjSeries turns the status lines into per-interval points. The first line
+// is printed when the status thread starts (its interval is empty); each
+// later one covers the time since the one before.
+func yjSeries(l *lines, sts []*yjStatus, blocks map[string]*yjBlock, twoInOne bool) ([]result.SeriesPoint, error) {
+	if len(sts) < 2 {
+		return nil, nil
+	}
+	// Which chunk names are operations, failures, or neither.
+	kind := func(n string) (string, bool) { // ("ok"|"failed"|"", op)
+		if twoInOne {
+			s, ok := strings.CutPrefix(n, "Hdr")
+			if !ok {
+				return "", false
+			}
+			n = s
+		}
+		if n == "CLEANUP" || strings.HasPrefix(n, "Intended-") || yjJVMBlocks[n] {
+			return "", false
+		}
+		if m := match(yjFailedSuffixRe, n); m != nil {
+			base := m[1]
+			if twoInOne {
+				base = "Hdr" + base
+			}
+			if b := blocks[base]; b != nil && (m[2] == "FAILED" || b.returns[m[2]] > 0) {
+				return "failed", true
+			}
+		}
+		return "ok", true
+	}
+	var out []result.SeriesPoint
+	t0 := sts[0].at
+	for i := 1; i < len(sts); i++ {
+		st, prev := sts[i], sts[i-1]
+		ms := st.at.Sub(t0).Milliseconds()
+		if ms <= 0 {
+			continue
+		}
+		delta := st.total - prev.total
+		p := result.SeriesPoint{Second: int((ms + 999) / 1000)}
+		var errs, cnt int64
+		var sum float64
+		h := hist.New()
+		okChunks := 0
+		for _, c := range st.chunks {
+			k, _ := kind(c.name)
+			if k == "" {
+				continue
+			}
+			if c.kv == nil {
+				if k == "ok" {
+					okChunks++
+					if f, err := strconv.ParseFloat(c.avgStr, 64); err == nil && okChunks == 1 {
+						p.Mean = f
+					}
+				}
+				continue
+			}
+			n, err := strconv.ParseInt(c.kv["Count"], 10, 64)
+			if err != nil {
+				return nil, &ParseError{File: l.file, Line: st.line, Msg: "status line: [" + c.name + "] Count " + strconv.Quote(c.kv["Count"]) + " is not an integer"}
+			}
+			if k == "failed" {
+				errs += n
+				continue
+			}
+			if n == 0 {
+				continue
+			}
+			var f [8]float64
+			for j, key := range []string{"Avg", "Min", "Max", "90", "99", "99.9", "99.99"} {
+				x, err := strconv.ParseFloat(c.kv[key], 64)
+				if err != nil {
+					return nil, &ParseError{File: l.file, Line: st.line, Msg: "status line: [" + c.name + "] " + key + " " + strconv.Quote(c.kv[key]) + " is not a number"}
+				}
+				f[j] = x
+			}
+			cnt += n
+			sum += f[0] * float64(n)
+			p.Max = math.Max(p.Max, f[2])
+			h.Merge(histFromPercentiles([]quantile{{90, f[3]}, {99, f[4]}, {99.9, f[5]}, {99.99, f[6]}}, n, f[1], f[2]))
+		}
+		if okChunks > 1 {
+			p.Mean = 0 // means of several operations without their counts
+		}
+		if cnt > 0 {
+			p.Mean = sum / float64(cnt)
+			p.P99 = float64(h.ValueAtQuantile(99))
+		}
+		p.Errors = errs
+		p.Ops = max(delta-errs, 0)
+		if rate, err := strconv.ParseFloat(st.rate, 64); err == nil && delta > 0 {
+			p.Rate = rate * float64(p.Ops) / float64(delta)
+		} else if delta > 0 {
+			p.Rate = float64(p.Ops) / (float64(st.at.Sub(prev.at).Milliseconds()) / 1000)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// yjPctKey names a set of percentiles: "95,99".
+func yjPctKey(qs []quantile) string {
+	var ps []string
+	for _, q := range qs {
+		ps = append(ps, strconv.FormatFloat(q.q, 'f', -1, 64))
+	}
+	return strings.Join(ps, ",")
+}
