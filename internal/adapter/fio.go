@@ -21,8 +21,11 @@ import (
 // numjobs share it), one operation per direction (read, write, trim) with the
 // completion-latency (clat) histogram: exact at fio's bucket width from json+
 // bins, reconstructed from clat percentiles from plain json. IOPS is the
-// throughput; bandwidth, total latency (lat) and disk utilisation are kept in
-// the run's environment under "fio". The bw/iops/lat/clat logs of
+// throughput. The run's environment keeps under "fio", per direction, IOPS,
+// bandwidth (bw_bytes), I/Os, the clat and lat means and clat p50/p95/p99/p99.9
+// (the ones fio printed when one entry holds the direction's I/O, as with
+// group_reporting; else from the clones' merged histogram), plus disk
+// utilisation; the reports' fio tables read them. The bw/iops/lat/clat logs of
 // --write_*_log with --log_avg_msec=1000 become the series.
 
 var fioTool = &Tool{
@@ -177,10 +180,18 @@ func fioRun(name string, out fioOutput, jobs []fioJob) (*result.Run, error) {
 		var iops, bw, latMean, clatMean float64
 		var ios int64
 		var clatN, latNn int64
+		// fio's own percentiles hold for the whole direction when one entry
+		// (group_reporting, or a single job) did its I/O.
+		var printed map[string]float64
+		entries := 0
 		for _, j := range jobs {
 			d := map[string]*fioDir{"read": j.Read, "write": j.Write, "trim": j.Trim}[dir]
 			if d == nil || d.TotalIOs == 0 {
 				continue
+			}
+			entries++
+			if d.Clat != nil {
+				printed = d.Clat.Percentile
 			}
 			iops += d.IOPS
 			bw += d.BWBytes
@@ -230,7 +241,11 @@ func fioRun(name string, out fioOutput, jobs []fioJob) (*result.Run, error) {
 		}
 		if h.TotalCount() > 0 {
 			for _, q := range []float64{50, 95, 99, 99.9} {
-				de["clat_p"+strconv.FormatFloat(q, 'f', -1, 64)+"_us"] = h.ValueAtQuantile(q)
+				v := float64(h.ValueAtQuantile(q))
+				if ns, ok := fioPercentile(printed, q); ok && entries == 1 {
+					v = ns / 1000
+				}
+				de["clat_p"+strconv.FormatFloat(q, 'f', -1, 64)+"_us"] = v
 			}
 			de["clat_max_us"] = h.Max()
 		}
@@ -268,6 +283,17 @@ func fioRun(name string, out fioOutput, jobs []fioJob) (*result.Run, error) {
 	}
 	r.Deviations = append(r.Deviations, "latency is fio's completion latency (clat), not submission + completion (lat); lat means are in the environment")
 	return r, nil
+}
+
+// fioPercentile returns the q-th percentile fio printed (ns), keyed
+// "99.000000" in its JSON.
+func fioPercentile(printed map[string]float64, q float64) (float64, bool) {
+	for k, v := range printed {
+		if f, err := strconv.ParseFloat(k, 64); err == nil && f == q {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 func minNonZero(a, b float64) float64 {
