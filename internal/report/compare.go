@@ -468,7 +468,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		by[p.Target+"\x00"+s] = p
 	}
 	edge, single := false, false
-	table := func(caption string, val func(p *analysis.Peak) string) {
+	peakTable := func(caption string, val func(p *analysis.Peak) string) {
 		rows := [][]string{append([]string{"target"}, scen...)}
 		for _, t := range targets {
 			row := []string{t}
@@ -485,18 +485,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 			rows = append(rows, row)
 		}
 		if md {
-			ew.printf("%s\n\n", caption)
-			for i, row := range rows {
-				ew.printf("|")
-				for _, c := range row {
-					ew.printf(" %s |", cell(c))
-				}
-				ew.printf("\n")
-				if i == 0 {
-					ew.printf("|:--|%s\n", strings.Repeat("--:|", len(scen)))
-				}
-			}
-			ew.printf("\n")
+			table{Caption: caption, Header: rows[0], Rows: rows[1:], TextCols: 1}.writeMarkdown(ew)
 			return
 		}
 		ew.printf("%s\n", caption)
@@ -507,7 +496,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		tw.Flush()
 		ew.printf("\n")
 	}
-	table("Max TPS per scenario (clients):", func(p *analysis.Peak) string {
+	peakTable("Max TPS per scenario (clients):", func(p *analysis.Peak) string {
 		s := fmt.Sprintf("%s (%d)", rate(p.Throughput), p.Clients)
 		if p.AtEdge {
 			s += " †"
@@ -520,7 +509,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		return s
 	})
 	if baseline != "" {
-		table("Degradation vs "+baseline+", % = (1 − peak / baseline peak) × 100:", func(p *analysis.Peak) string {
+		peakTable("Degradation vs "+baseline+", % = (1 − peak / baseline peak) × 100:", func(p *analysis.Peak) string {
 			if p.Target == baseline {
 				return "0.0"
 			}

@@ -12,9 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/params"
@@ -54,7 +52,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	if multiStudy {
 		header = append([]string{"study"}, header...)
 	}
-	rows := [][]string{header}
+	var rows [][]string
 	for _, g := range groups {
 		row := []string{g.Target, workloadName(g), shownParams(g, vary), strconv.Itoa(g.Clients), strconv.Itoa(g.N)}
 		if g.N == 0 {
@@ -67,29 +65,8 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		}
 		rows = append(rows, row)
 	}
-	// Numbers are right-aligned by hand so they line up on their last digit;
-	// tabwriter's AlignRight would right-align the names as well.
-	text := len(header) - 8 // the columns before clients hold names
-	width := make([]int, len(header))
-	for _, row := range rows {
-		for i, c := range row {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	for _, row := range rows {
-		for i, c := range row {
-			if i >= text {
-				c = strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)) + c
-			}
-			if i > 0 {
-				fmt.Fprint(tw, "\t")
-			}
-			fmt.Fprint(tw, c)
-		}
-		fmt.Fprint(tw, "\n")
-	}
-	if err := tw.Flush(); err != nil {
+	// The columns before clients hold names.
+	if err := (table{Header: header, Rows: rows, TextCols: len(header) - 8}).writeText(ew); err != nil {
 		return err
 	}
 
@@ -155,19 +132,17 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			byCell[g.Target+"\x00"+strconv.Itoa(g.Clients)] = g
 			maxN = max(maxN, g.N)
 		}
-		head := "| target |"
-		rule := "|:--|"
+		header := []string{"target"}
 		for _, c := range levels {
-			head += " " + plural(c, "1 client", strconv.Itoa(c)+" clients") + " |"
-			rule += "--:|"
+			header = append(header, plural(c, "1 client", strconv.Itoa(c)+" clients"))
 		}
-		table := func(caption string, value func(g *analysis.Group) string) {
-			ew.printf("%s\n\n%s\n%s\n", caption, head, rule)
-			for _, t := range targets {
-				ew.printf("| %s |", cell(t))
+		clientTable := func(caption string, value func(g *analysis.Group) string) {
+			t := table{Caption: caption, Header: header, TextCols: 1}
+			for _, tg := range targets {
+				row := []string{tg}
 				for _, c := range levels {
 					v := ""
-					if g := byCell[t+"\x00"+strconv.Itoa(c)]; g != nil {
+					if g := byCell[tg+"\x00"+strconv.Itoa(c)]; g != nil {
 						if g.N == 0 {
 							v = none
 						} else {
@@ -177,16 +152,16 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 							}
 						}
 					}
-					ew.printf(" %s |", v)
+					row = append(row, v)
 				}
-				ew.printf("\n")
+				t.Rows = append(t.Rows, row)
 			}
-			ew.printf("\n")
+			t.writeMarkdown(ew)
 		}
-		table("Throughput, tps: successful transactions or operations per second, median of repetitions:", func(g *analysis.Group) string {
+		clientTable("Throughput, tps: successful transactions or operations per second, median of repetitions:", func(g *analysis.Group) string {
 			return rate(g.MedianThroughput)
 		})
-		table("Latency, ms (p50 / p95 / p99):", func(g *analysis.Group) string {
+		clientTable("Latency, ms (p50 / p95 / p99):", func(g *analysis.Group) string {
 			if !hasLatencies(g) {
 				return none
 			}
