@@ -52,7 +52,7 @@ func newReport() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&results, "results", defaultResults, "results file")
 	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv or benchstat (Go benchmark format)")
-	fl.StringVar(&baseline, "baseline", "", "html: add the comparison of every target against this one")
+	fl.StringVar(&baseline, "baseline", "", "fio tables (text, md, html): ratios to this target instead of the first; html: add the comparison of every target against it")
 	fl.StringVar(&charts, "charts", "", "html, md: also write each chart as an .svg file into this directory (md links them)")
 	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	fl.StringVar(&studyName, "study", "", "report this study (by name); default: the most recent study")
@@ -105,9 +105,16 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 	if err != nil {
 		return err
 	}
-	opt := report.Options{Title: title, Results: s.Path(), Warnings: analysis.Warnings(groups, x.baseline), Checked: true}
-	if x.baseline != "" && format != "html" {
-		return fmt.Errorf("--baseline is for --format html; use fairbench compare for the other formats")
+	opt := report.Options{Title: title, Results: s.Path(), Warnings: analysis.Warnings(groups, x.baseline), Checked: true, Baseline: x.baseline}
+	if x.baseline != "" {
+		switch format {
+		case "text", "", "md", "markdown", "html":
+		default:
+			return fmt.Errorf("--baseline is for --format text, md or html; use fairbench compare for the other formats")
+		}
+		if err := analysis.CheckBaseline(groups, x.baseline); err != nil {
+			return err
+		}
 	}
 	var chartFiles []string
 	if x.charts != "" {

@@ -87,24 +87,14 @@ func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, erro
 		alpha = DefaultAlpha
 	}
 	c := &Comparison{Baseline: baseline, Alpha: alpha, Level: 1 - alpha}
+	if err := CheckBaseline(groups, baseline); err != nil {
+		return nil, err
+	}
 	base := map[string]*Group{}
-	found := false
 	for _, g := range groups {
 		if g.Target == baseline {
-			found = true
 			base[cellKey(g)] = g
 		}
-	}
-	if !found {
-		var names []string
-		seen := map[string]bool{}
-		for _, g := range groups {
-			if !seen[g.Target] {
-				seen[g.Target] = true
-				names = append(names, g.Target)
-			}
-		}
-		return nil, fmt.Errorf("baseline %q has no runs; targets: %v", baseline, names)
 	}
 	for _, g := range groups {
 		if g.Target == baseline || g.N == 0 {
@@ -132,6 +122,16 @@ func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, erro
 	c.GeoMeans = geoMeans(c.Cells)
 	c.Warnings = Warnings(groups, baseline)
 	return c, nil
+}
+
+// CheckBaseline returns an error naming the targets when baseline is none of them.
+func CheckBaseline(groups []*Group, baseline string) error {
+	for _, g := range groups {
+		if g.Target == baseline {
+			return nil
+		}
+	}
+	return fmt.Errorf("baseline %q has no runs; targets: %v", baseline, sortedTargets(groups))
 }
 
 func cellKey(g *Group) string {

@@ -47,6 +47,8 @@ type htmlSection struct {
 	Heading string
 	Common  string // parameters every section of this workload shares, on its first section
 	Charts  []template.HTML
+	Tables  []table // fio: per-direction IOPS, bandwidth, latency and ratios
+	Note    string
 	Runs    []htmlRun
 }
 
@@ -276,8 +278,10 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
 	commonShown := map[string]bool{}
+	fio := newFioSections(groups, opt.Baseline)
 	for i, sec := range sections(groups) {
 		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy, label)}
+		hs.Tables, hs.Note = fio.tables(sec, opt.Baseline)
 		if wk := workloadKey(sec.groups[0]); !commonShown[wk] {
 			commonShown[wk] = true
 			hs.Common = label.common(sec.groups[0])
@@ -409,7 +413,7 @@ pre{overflow:auto;background:#f7f7f7;padding:.5rem;font-size:.8rem}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem;display:block;overflow-x:auto}
 th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}table.sortable th{cursor:pointer}
-.diff td{background:#fff4d6}
+.diff td{background:#fff4d6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .v-faster{background:#dff3e3}.v-slower{background:#fbe0dc}.v-same{background:#f2f2f2}.v-few{background:#fff}
 .warn{color:#8a4b00}
 @media print{body{max-width:none;padding:0}details{display:block}details>*{display:block}.charts{display:block}.charts svg{page-break-inside:avoid;max-height:9cm}table.sortable th{cursor:auto}}
@@ -432,7 +436,12 @@ th{background:#f3f3f3}table.sortable th{cursor:pointer}
 {{range .Sections}}<section>
 <h2>{{.Heading}}</h2>{{if .Common}}<p class="common">Parameters of every section of this workload: {{.Common}}</p>{{end}}
 <div class="charts">{{range .Charts}}{{.}}{{end}}</div>
-<details><summary>Per-run series ({{len .Runs}} runs)</summary>
+{{range .Tables}}<p>{{.Caption}}</p>
+<table class="data"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .HTMLRows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{end}}{{if .Note}}<p>{{.Note}}</p>
+{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
 {{range .Runs}}<details><summary>{{.Label}}</summary>{{if .Charts}}<div class="runcharts">{{range .Charts}}{{.}}{{end}}</div>{{else}}<p>No per-second series recorded.</p>{{end}}</details>
 {{end}}</details>
 </section>

@@ -27,6 +27,9 @@ type Options struct {
 	// end with a Methodology section (analysis.Warnings computes them).
 	Warnings []analysis.Warning
 	Checked  bool
+	// Baseline is the target the fio tables' ratios divide by; "" for the
+	// first target of each cell.
+	Baseline string
 }
 
 // none stands for a number that does not exist (no completed run), which must
@@ -81,6 +84,9 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		ew.printf("\n%d interrupted or failed %s excluded from these numbers.\n", incomplete, plural(incomplete, "run", "runs"))
 	}
 	ew.printf("\nthroughput: median of the completed repetitions; latency: percentiles of their merged histograms.\n")
+	if err := writeFioText(ew, groups, opt.Baseline); err != nil {
+		return err
+	}
 	if opt.Checked {
 		if err := Methodology(ew, opt.Warnings, false); err != nil {
 			return err
@@ -108,6 +114,7 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
 	commonShown := map[string]bool{}
+	fio := newFioSections(groups, opt.Baseline)
 	for _, sec := range sections(groups) {
 		g0 := sec.groups[0]
 		heading := label.scenario(g0)
@@ -167,6 +174,13 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			}
 			return ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
 		})
+		fioTables, fioNote := fio.tables(sec, opt.Baseline)
+		for _, t := range fioTables {
+			t.writeMarkdown(ew)
+		}
+		if fioNote != "" {
+			ew.printf("%s\n\n", cell(fioNote))
+		}
 		if errs := sectionErrors(sec.groups); errs != "" {
 			ew.printf("Errors: %s.\n\n", errs)
 		}
