@@ -37,6 +37,11 @@ type Tool struct {
 	IsLog func(name, text string) bool
 	// ...and AttachLogs adds them to the runs parsed from the main output.
 	AttachLogs func(runs []*result.Run, logs []File) error
+	// AttachLogDir, when set, says that Build asks the tool for those side
+	// files in Invocation.LogDir (pgbench -l), and reads them from there into
+	// the run parsed from the tool's output: a study cell's run then has the
+	// distribution the output alone lacks.
+	AttachLogDir func(runs []*result.Run, dir string) error
 	// Unsupported says why the tool is recognised but not read yet.
 	Unsupported string
 	// Build, when set, makes the command line a study cell runs the tool

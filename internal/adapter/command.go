@@ -21,6 +21,9 @@ type Invocation struct {
 	Rate         float64       // operations per second over all clients; 0 = closed loop
 	LatencyLimit time.Duration // pgbench -L
 	MaxTries     int
+	// LogDir, for a tool with AttachLogDir, is an empty directory the tool
+	// writes its side logs into; "" for none.
+	LogDir string
 }
 
 // Command is one tool execution. Secrets travel in Env (PGPASSWORD,
@@ -112,6 +115,11 @@ func buildPgbench(inv Invocation) (Command, error) {
 	}
 	if inv.MaxTries > 1 {
 		a = append(a, "--max-tries", strconv.Itoa(inv.MaxTries))
+	}
+	if inv.LogDir != "" {
+		// Per-transaction logs, one file per thread: the run's exact latency
+		// distribution, which pgbench's summary lacks.
+		a = append(a, pgbenchLogArgs(inv.LogDir)...)
 	}
 	a = append(a, strings.TrimPrefix(u.Path, "/"))
 	c.Argv = a

@@ -1,12 +1,19 @@
 package adapter
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
@@ -35,17 +42,20 @@ import (
 //
 // pgbench prints no distribution in its summary, only mean and stddev, so a
 // run without -l logs has no histogram (and no percentiles) rather than an
-// invented one; with the logs the histogram is exact.
+// invented one; with the logs the histogram is exact. A study cell's pgbench
+// runs with -l into a temporary directory (AttachLogDir), so its run has the
+// exact distribution too.
 
 var pgbenchTool = &Tool{
-	Name:       "pgbench",
-	Kind:       "tpcb",
-	Build:      buildPgbench,
-	Install:    "apt-get install postgresql-contrib",
-	Detect:     detectPgbench,
-	Parse:      parsePgbench,
-	IsLog:      isPgbenchLog,
-	AttachLogs: attachPgbenchLogs,
+	Name:         "pgbench",
+	Kind:         "tpcb",
+	Build:        buildPgbench,
+	Install:      "apt-get install postgresql-contrib",
+	Detect:       detectPgbench,
+	Parse:        parsePgbench,
+	IsLog:        isPgbenchLog,
+	AttachLogs:   attachPgbenchLogs,
+	AttachLogDir: attachPgbenchLogDir,
 }
 
 var (
@@ -469,107 +479,206 @@ func attachPgbenchLogs(runs []*result.Run, logs []File) error {
 	if len(runs) != 1 {
 		return fmt.Errorf("pgbench logs need exactly one pgbench run to attach to")
 	}
-	r := runs[0]
-	h := hist.New()
-	var (
-		ok, failed, skipped int64
-		lagSum, lagMax      float64
-		lagN                int64
-		minUs               = math.Inf(1)
-		perSec              = map[int64]*result.SeriesPoint{}
-		firstSec            = int64(math.MaxInt64)
-		errs                = map[result.ErrorClass]int64{}
-		detailed            bool // failures named by class (--failures-detailed)
-	)
+	a := newPgbenchLogs()
 	for _, f := range logs {
-		l := newLines(f.Name, f.Text)
-		for {
-			line, more := l.next()
-			if !more {
-				break
-			}
-			t := strings.TrimSpace(line)
-			if t == "" {
-				continue
-			}
-			m := match(pgbenchLogLine, t)
-			if m == nil {
-				return l.errorf("not a pgbench per-transaction log line (aggregated logs, --aggregate-interval, are not supported)")
-			}
-			sec, _ := l.integer(m[5], "time_epoch")
-			firstSec = min(firstSec, sec)
-			pt := perSec[sec]
-			if pt == nil {
-				pt = &result.SeriesPoint{}
-				perSec[sec] = pt
-			}
-			if m[7] != "" && m[3] != "skipped" {
-				lag, _ := l.num(m[7], "schedule lag")
-				lagSum += lag
-				lagN++
-				lagMax = math.Max(lagMax, lag)
-			}
-			switch m[3] {
-			case "skipped":
-				skipped++
-				continue
-			case "failed", "serialization", "deadlock", "other":
-				failed++
-				pt.Errors++
-				c := result.ErrSerialization
-				switch m[3] {
-				case "deadlock":
-					c = result.ErrDeadlock
-				case "other":
-					c = result.ErrOther
-				}
-				errs[c]++
-				detailed = detailed || m[3] != "failed"
-				continue
-			}
-			us, _ := l.num(m[3], "latency")
-			ok++
-			minUs = math.Min(minUs, us)
-			_ = h.RecordValue(usValue(us))
-			pt.Ops++
-			pt.Mean += us // summed here, divided below
+		if err := a.read(f.Name, strings.NewReader(f.Text)); err != nil {
+			return err
 		}
 	}
-	if ok != r.Summary.Transactions {
-		return fmt.Errorf("%s: the -l logs hold %d successful transactions but the pgbench output says %d were processed: these logs belong to another run, or some are missing",
-			logs[0].Name, ok, r.Summary.Transactions)
+	return a.attach(runs[0])
+}
+
+// pgbenchLogFile is the name pgbench -l --log-prefix=DIR/pgbenchLogFile gives
+// its logs in DIR: pgbench_log.PID for the first thread, pgbench_log.PID.N
+// for the others.
+const pgbenchLogFile = "pgbench_log"
+
+// pgbenchLogArgs asks pgbench for its per-transaction logs in dir.
+func pgbenchLogArgs(dir string) []string {
+	return []string{"-l", "--log-prefix=" + filepath.Join(dir, pgbenchLogFile)}
+}
+
+// attachPgbenchLogDir reads the logs of a run made with pgbenchLogArgs(dir),
+// file by file and line by line, so that a long run's logs need not fit in
+// memory.
+func attachPgbenchLogDir(runs []*result.Run, dir string) error {
+	if len(runs) != 1 {
+		return fmt.Errorf("pgbench logs need exactly one pgbench run to attach to")
 	}
-	secs := make([]int64, 0, len(perSec))
-	for s := range perSec {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	a := newPgbenchLogs()
+	for _, e := range entries { // sorted by name
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), pgbenchLogFile+".") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		err = a.read(f.Name(), f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if a.files == 0 {
+		return fmt.Errorf("pgbench wrote no -l log file in %s", dir)
+	}
+	return a.attach(runs[0])
+}
+
+// pgbenchLogs accumulates per-transaction log lines:
+// client_id transaction_no time script_no time_epoch time_us [schedule_lag] [retries]
+// where time is the latency in µs, or failed / skipped (15+: serialization,
+// deadlock, other with --failures-detailed).
+type pgbenchLogs struct {
+	h                   *hdr.Histogram
+	ok, failed, skipped int64
+	lagSum, lagMax      float64
+	lagN                int64
+	minUs               float64
+	perSec              map[int64]*result.SeriesPoint
+	firstSec            int64
+	firstStartUs        int64 // the earliest start (end − latency) of a logged transaction, µs since the epoch
+	errs                map[result.ErrorClass]int64
+	detailed            bool // failures named by class (--failures-detailed)
+	files               int
+	first               string // the first file's name, for errors
+}
+
+func newPgbenchLogs() *pgbenchLogs {
+	return &pgbenchLogs{h: hist.New(), minUs: math.Inf(1), perSec: map[int64]*result.SeriesPoint{},
+		firstSec: math.MaxInt64, firstStartUs: math.MaxInt64, errs: map[result.ErrorClass]int64{}}
+}
+
+// digits reports whether s is a non-empty run of ASCII digits.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *pgbenchLogs) read(name string, rd io.Reader) error {
+	if a.files == 0 {
+		a.first = name
+	}
+	a.files++
+	sc := bufio.NewScanner(rd)
+	no := 0
+	bad := func(msg string) error { return &ParseError{File: name, Line: no, Msg: msg} }
+	for sc.Scan() {
+		no++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 6 || len(f) > 8 || !digits(f[0]) || !digits(f[1]) || !digits(f[3]) || !digits(f[4]) || !digits(f[5]) ||
+			(len(f) > 6 && !digits(f[6])) || (len(f) > 7 && !digits(f[7])) {
+			return bad("not a pgbench per-transaction log line (aggregated logs, --aggregate-interval, are not supported)")
+		}
+		what := f[2]
+		sec, err := strconv.ParseInt(f[4], 10, 64)
+		if err != nil {
+			return bad(fmt.Sprintf("time_epoch: %q is not an integer", f[4]))
+		}
+		a.firstSec = min(a.firstSec, sec)
+		pt := a.perSec[sec]
+		if pt == nil {
+			pt = &result.SeriesPoint{}
+			a.perSec[sec] = pt
+		}
+		if len(f) > 6 && what != "skipped" {
+			lag, _ := strconv.ParseFloat(f[6], 64)
+			a.lagSum += lag
+			a.lagN++
+			a.lagMax = math.Max(a.lagMax, lag)
+		}
+		switch what {
+		case "skipped":
+			a.skipped++
+			continue
+		case "failed", "serialization", "deadlock", "other":
+			a.failed++
+			pt.Errors++
+			c := result.ErrSerialization
+			switch what {
+			case "deadlock":
+				c = result.ErrDeadlock
+			case "other":
+				c = result.ErrOther
+			}
+			a.errs[c]++
+			a.detailed = a.detailed || what != "failed"
+			continue
+		}
+		if !digits(what) {
+			return bad("not a pgbench per-transaction log line (aggregated logs, --aggregate-interval, are not supported)")
+		}
+		us, _ := strconv.ParseFloat(what, 64)
+		endUs, _ := strconv.ParseInt(f[5], 10, 64)
+		a.firstStartUs = min(a.firstStartUs, sec*1e6+endUs-int64(us))
+		a.ok++
+		a.minUs = math.Min(a.minUs, us)
+		_ = a.h.RecordValue(usValue(us))
+		pt.Ops++
+		pt.Mean += us // summed here, divided in attach
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+func (a *pgbenchLogs) attach(r *result.Run) error {
+	if a.ok != r.Summary.Transactions {
+		return fmt.Errorf("%s: the -l logs hold %d successful transactions but the pgbench output says %d were processed: these logs belong to another run, or some are missing",
+			a.first, a.ok, r.Summary.Transactions)
+	}
+	secs := make([]int64, 0, len(a.perSec))
+	for s := range a.perSec {
 		secs = append(secs, s)
 	}
 	sort.Slice(secs, func(i, j int) bool { return secs[i] < secs[j] })
 	var series []result.SeriesPoint
 	for _, s := range secs {
-		pt := perSec[s]
+		pt := a.perSec[s]
 		if pt.Ops > 0 {
 			pt.Mean /= float64(pt.Ops)
 		}
 		// time_epoch is when the transaction ended; second k covers (k, k+1].
-		pt.Second = int(s-firstSec) + 1
+		pt.Second = int(s-a.firstSec) + 1
 		pt.Rate = float64(pt.Ops)
 		series = append(series, *pt)
 	}
-	r.Series = series
-	r.StartedAt = time.Unix(firstSec, 0)
-	s := &r.Summary
-	if ok > 0 {
-		s.LatencyMin = minUs
-		fillFromHist(s, h)
+	if len(series) > 0 {
+		r.Series = series
+		r.StartedAt = time.Unix(a.firstSec, 0)
+		if a.ok > 0 {
+			r.StartedAt = time.UnixMicro(a.firstStartUs)
+		}
 	}
-	if lagN > 0 && s.LagMean == 0 {
-		s.LagMean = lagSum / float64(lagN)
-		s.LagMax = lagMax
+	s := &r.Summary
+	if a.ok > 0 {
+		s.LatencyMin = a.minUs
+		fillFromHist(s, a.h)
+	}
+	if a.lagN > 0 && s.LagMean == 0 {
+		s.LagMean = a.lagSum / float64(a.lagN)
+		s.LagMax = a.lagMax
 	}
 	op := &r.Ops[0]
-	op.Histogram = encode(h)
-	if detailed {
-		op.Errors = errs
+	op.Histogram = encode(a.h)
+	if a.detailed {
+		op.Errors = a.errs
 	}
 	var dev []string
 	for _, d := range r.Deviations {
@@ -578,6 +687,6 @@ func attachPgbenchLogs(runs []*result.Run, logs []File) error {
 		}
 	}
 	r.Deviations = dev
-	r.Env["pgbench_logs"] = len(logs)
+	r.Env["pgbench_logs"] = a.files
 	return nil
 }
