@@ -1,12 +1,14 @@
 package main
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/testenv"
@@ -150,7 +152,9 @@ func TestImportSysbenchNeedsMode(t *testing.T) {
 }
 
 // A study runs pgbench and fairbench's tpcb on the same PostgreSQL: two rows
-// with the same parameters in one report.
+// with the same parameters in one report. pgbench runs with -l into a
+// directory of its own, so its run has a latency distribution like the
+// native one; its warm-up's logs are discarded.
 func TestStudyRunsPgbenchBesideTpcb(t *testing.T) {
 	if _, err := exec.LookPath("pgbench"); err != nil {
 		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") != "" {
@@ -162,7 +166,7 @@ func TestStudyRunsPgbenchBesideTpcb(t *testing.T) {
 	dir := t.TempDir()
 	st := `[study]
 name = "side by side"
-warmup = "0s"
+warmup = "1s"
 duration = "3s"
 
 [[target]]
@@ -207,7 +211,46 @@ clients = [2]
 		t.Fatalf("stored command %q", cmd)
 	}
 	if len(tool.Series) < 2 {
-		t.Fatalf("pgbench -P 1 lines not stored as the series: %v", tool.Series)
+		t.Fatalf("pgbench's per-second series not stored: %v", tool.Series)
+	}
+	// The histogram from the -l logs: every processed transaction, and
+	// percentiles in order around pgbench's own latency average.
+	logDir := ""
+	for _, a := range strings.Fields(cmd) {
+		if p, ok := strings.CutPrefix(a, "--log-prefix="); ok {
+			logDir = filepath.Dir(p)
+		}
+	}
+	if !strings.Contains(cmd, " -l ") || logDir == "" || logDir == "." {
+		t.Fatalf("pgbench ran without -l --log-prefix=DIR/...: %q", cmd)
+	}
+	if _, err := os.Stat(logDir); !os.IsNotExist(err) {
+		t.Errorf("pgbench's log directory %s is left behind (%v)", logDir, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "pgbench_log*")); len(left) > 0 {
+		t.Errorf("pgbench logs written into the working directory: %v", left)
+	}
+	if len(tool.Ops) != 1 || tool.Ops[0].Histogram == nil {
+		t.Fatalf("pgbench run stored without a histogram: %+v", tool.Ops)
+	}
+	h, err := hist.Decode(tool.Ops[0].Histogram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tool.Summary
+	if h.TotalCount() != s.Transactions {
+		t.Fatalf("histogram holds %d transactions, pgbench processed %d (warm-up logs mixed in, or some missing)", h.TotalCount(), s.Transactions)
+	}
+	if !(s.LatencyMin > 0 && s.LatencyMin <= s.P50 && s.P50 <= s.P95 && s.P95 <= s.P99 && s.P99 <= s.Max) {
+		t.Fatalf("percentiles out of order: min %v p50 %v p95 %v p99 %v max %v", s.LatencyMin, s.P50, s.P95, s.P99, s.Max)
+	}
+	if s.LatencyMean < s.LatencyMin || s.LatencyMean > s.Max || math.Abs(h.Mean()-s.LatencyMean) > 0.02*s.LatencyMean+1 {
+		t.Fatalf("pgbench's latency average %v µs does not match its logs: min %v, mean %v, max %v", s.LatencyMean, s.LatencyMin, h.Mean(), s.Max)
+	}
+	for _, d := range tool.Deviations {
+		if strings.Contains(d, "no latency distribution") {
+			t.Fatalf("deviation kept: %q", d)
+		}
 	}
 	o = fairbench(t, dir, "report")
 	if o.code != 0 {

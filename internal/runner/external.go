@@ -48,7 +48,10 @@ func invocation(c study.Cell, d time.Duration) adapter.Invocation {
 
 // runExternal executes one tool cell: the native workload's data preparation
 // when the kind has one (pgbench's tables are tpcb's, loaded the same way),
-// a warm-up run whose output is discarded, then the measured run.
+// a warm-up run whose output is discarded, then the measured run. A tool that
+// can write side logs with the distribution its output lacks (pgbench -l)
+// writes them into a temporary directory of each run, read back for the
+// measured run and removed with the warm-up's.
 func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, error) {
 	t, _ := adapter.Lookup(c.Workload.Tool)
 	run := &result.Run{
@@ -78,11 +81,22 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	}
 	if c.Warmup > 0 {
 		fmt.Fprintf(r.opt.Progress, "  warm-up: %s for %s (output discarded)\n", t.Name, c.Warmup)
-		if _, _, err := r.execTool(ctx, t, c, c.Warmup); err != nil {
+		logDir, err := toolLogDir(t)
+		if err != nil {
+			return fail(err)
+		}
+		_, _, err = r.execTool(ctx, t, c, c.Warmup, logDir)
+		removeLogDir(logDir)
+		if err != nil {
 			return fail(err)
 		}
 	}
-	out, argv, err := r.execTool(ctx, t, c, c.Duration)
+	logDir, err := toolLogDir(t)
+	if err != nil {
+		return fail(err)
+	}
+	defer removeLogDir(logDir)
+	out, argv, err := r.execTool(ctx, t, c, c.Duration, logDir)
 	if err != nil {
 		return fail(err)
 	}
@@ -92,6 +106,11 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	}
 	if len(runs) != 1 {
 		return fail(fmt.Errorf("%s printed %d results, expected 1", t.Name, len(runs)))
+	}
+	if logDir != "" {
+		if err := t.AttachLogDir(runs, logDir); err != nil {
+			return fail(fmt.Errorf("reading %s's logs: %w", t.Name, err))
+		}
 	}
 	got := runs[0]
 	run.ToolVersion = got.ToolVersion
@@ -119,10 +138,32 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	return run, nil
 }
 
+// toolLogDir makes the empty directory a run of t writes its side logs into,
+// or returns "" when t writes none.
+func toolLogDir(t *adapter.Tool) (string, error) {
+	if t.AttachLogDir == nil {
+		return "", nil
+	}
+	dir, err := os.MkdirTemp("", "fairbench-"+t.Name+"-logs-")
+	if err != nil {
+		return "", fmt.Errorf("a directory for %s's logs: %w", t.Name, err)
+	}
+	return dir, nil
+}
+
+func removeLogDir(dir string) {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
+
 // execTool runs the tool for d and returns its output (stdout and stderr
-// together, as a user would have saved them) and the command line.
-func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration) (string, []string, error) {
-	cmd, err := t.Build(invocation(c, d))
+// together, as a user would have saved them) and the command line. logDir,
+// when not "", is where the tool writes its side logs.
+func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration, logDir string) (string, []string, error) {
+	inv := invocation(c, d)
+	inv.LogDir = logDir
+	cmd, err := t.Build(inv)
 	if err != nil {
 		return "", nil, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
 	}
