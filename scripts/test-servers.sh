@@ -349,6 +349,17 @@ start_mariadb() {
     log "MariaDB $(mysql_su 'select version()') ready on $MY_HOST:$MY_PORT (user $MY_USER, database $MY_DB)"
 }
 
+# ------------------------------------------------------------------- go-ycsb
+
+# install_go_ycsb — the pinned go-ycsb that `tool = "ycsb"` cells run, for
+# their integration tests: built once into .bin/ (ignored by git) and reused
+# while its version matches (scripts/install-go-ycsb.sh).
+install_go_ycsb() {
+    local bin
+    bin=$(bash "$REPO_ROOT/scripts/install-go-ycsb.sh" "$REPO_ROOT/.bin") || die "building go-ycsb failed"
+    ENV_LINES+=("FAIRBENCH_TEST_GO_YCSB=$bin")
+}
+
 # ---------------------------------------------------------------------- main
 
 write_env() {
@@ -380,6 +391,7 @@ main() {
     start_postgres
     start_mariadb
     install_chromium
+    install_go_ycsb
     write_env
 }
 

@@ -48,6 +48,32 @@ type Tool struct {
 	// with; Install says how to get the binary when it is missing.
 	Build   func(Invocation) (Command, error)
 	Install string
+	// Binary is the executable Build runs when it is not named like the
+	// tool (tool = "ycsb" runs go-ycsb); see Executable.
+	Binary string
+	// Load, when set, makes the command that loads the data set a cell's
+	// runs need (go-ycsb load), run before the cell's first run.
+	Load func(Invocation) (*DataLoad, error)
+}
+
+// Executable is the program a study cell of the tool needs on the PATH.
+func (t *Tool) Executable() string {
+	if t.Binary != "" {
+		return t.Binary
+	}
+	return t.Name
+}
+
+// DataLoad is how a tool loads its data set into a target.
+type DataLoad struct {
+	Command Command
+	// Table is the one table Command (re)creates, dropping it first, on a SQL
+	// target; "" when the target has no tables (Redis). The runner lets the
+	// load replace only a table fairbench made, as recorded under Dataset
+	// in fairbench's dataset markers, with Params describing the data.
+	Table, Dataset, Params string
+	// Check reads the load's output and says whether every record went in.
+	Check func(out string) error
 }
 
 // File is one input file: its name (for errors and log matching) and text.

@@ -13,13 +13,18 @@ import (
 // operation per YCSB operation type (READ, UPDATE, ...) with a histogram
 // reconstructed from the percentiles it prints, TOTAL as the run's summary,
 // and its periodic TOTAL lines as the series. Java YCSB's final report
-// ([OVERALL], [READ], ...): ycsbjava.go.
+// ([OVERALL], [READ], ...): ycsbjava.go. A study cell with tool = "ycsb" runs
+// go-ycsb: ycsbcmd.go.
 
 var ycsbTool = &Tool{
-	Name:   "ycsb",
-	Kind:   "ycsb",
-	Detect: func(text string) bool { return detectYcsb(text) || detectYcsbJava(text) },
-	Parse:  parseYcsbAny,
+	Name:    "ycsb",
+	Kind:    "ycsb",
+	Detect:  func(text string) bool { return detectYcsb(text) || detectYcsbJava(text) },
+	Parse:   parseYcsbAny,
+	Binary:  "go-ycsb",
+	Build:   buildYcsb,
+	Load:    loadYcsb,
+	Install: ycsbInstall,
 }
 
 func parseYcsbAny(name, text string) ([]*result.Run, error) {
@@ -62,7 +67,10 @@ func parseYcsb(name, text string) ([]*result.Run, error) {
 		if ycsbSignal.MatchString(t) {
 			// go-ycsb stops at SIGINT and still prints its results: that is
 			// how a study cell bounds its run to the cell's duration.
-			r.Env = map[string]any{"stopped_by": "SIGINT"}
+			if r.Env == nil {
+				r.Env = map[string]any{"stopped_by": "SIGINT"}
+				r.Deviations = append(r.Deviations, "go-ycsb was stopped by SIGINT (the end of the cell's duration): an operation in flight at that moment may count as an error, at most one per client")
+			}
 			continue
 		}
 		if m := match(ycsbProp, t); m != nil {
