@@ -19,9 +19,10 @@ import (
 )
 
 // External tools: a study cell with tool = "pgbench" (or sysbench, fio,
-// redis-benchmark) runs that tool instead of fairbench's own workers, parses
-// its output with the tool's adapter and stores the result like a native run,
-// so one report sets the standard tool and fairbench side by side.
+// redis-benchmark, ycsb) runs that tool instead of fairbench's own workers,
+// parses its output with the tool's adapter and stores the result like a
+// native run, so one report sets the standard tool and fairbench side by
+// side.
 
 // preflightTool checks, before the study starts, that the cell's tool is
 // installed and its command can be built from the cell.
@@ -30,8 +31,8 @@ func preflightTool(c study.Cell) error {
 	if !ok || t.Build == nil {
 		return fmt.Errorf("workload %q: fairbench cannot run tool %q", c.Workload.Name, c.Workload.Tool)
 	}
-	if _, err := exec.LookPath(t.Name); err != nil {
-		return fmt.Errorf("workload %q: %s not found: %s", c.Workload.Name, t.Name, t.Install)
+	if _, err := exec.LookPath(t.Executable()); err != nil {
+		return fmt.Errorf("workload %q: %s not found: %s", c.Workload.Name, t.Executable(), t.Install)
 	}
 	if _, err := t.Build(invocation(c, c.Duration)); err != nil {
 		return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("%s: %w", t.Name, err)}
@@ -78,6 +79,10 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		if err := r.Prepare(ctx, c); err != nil {
 			return fail(err)
 		}
+	}
+	// Tools with their own loader (go-ycsb load): toolload.go.
+	if err := r.loadToolData(ctx, t, c); err != nil {
+		return fail(err)
 	}
 	if c.Warmup > 0 {
 		fmt.Fprintf(r.opt.Progress, "  warm-up: %s for %s (output discarded)\n", t.Name, c.Warmup)

@@ -66,19 +66,15 @@ func sqlConn(t *testing.T, url string) driver.SQL {
 	return c.(driver.SQL)
 }
 
-// runYcsbCell loads and runs the cell as the runner does for a tool cell.
+// runYcsbCell runs the cell as the runner does for a tool cell.
 func runYcsbCell(t *testing.T, st *study.Study, c study.Cell, opt Options) (*result.Run, string) {
 	t.Helper()
 	var progress bytes.Buffer
 	opt.Progress = &progress
 	r := New(st, opt)
-	tool, _ := adapter.Lookup("ycsb")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := r.loadToolData(ctx, tool, c); err != nil {
-		t.Fatalf("load: %v\n%s", err, progress.String())
-	}
-	run, err := r.RunCell(ctx, c)
+	run, err := r.RunCell(ctx, c) // loads the data first, as a study does
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}
