@@ -62,6 +62,15 @@ type ThreadPerClient interface {
 	BlocksThread() bool
 }
 
+// Interrupter is the optional capability of connections that another goroutine
+// can interrupt: a statement blocked on the connection returns an error at once,
+// and the connection is unusable afterwards. The runner then runs operations
+// under a context without cancellation, which spares the driver a context watch
+// per statement, and interrupts the connections itself when a run is cancelled.
+type Interrupter interface {
+	Interrupt()
+}
+
 // SQL is the capability of relational engines. Statements use PostgreSQL-style
 // placeholders ($1, $2, ...); a driver rewrites them for its engine once, at Prepare.
 type SQL interface {

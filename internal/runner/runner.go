@@ -358,11 +358,19 @@ type measurement struct {
 
 	stop    atomic.Bool
 	workers []*worker
-	server  *nodeexp.Sampler // the target's node_exporter, nil when it names none
+	// threadPerClient: the connections block an OS thread per read
+	// (driver.ThreadPerClient), so workers yield now and then (see loop).
+	threadPerClient bool
+	// detached: every connection can be interrupted (driver.Interrupter), so
+	// operations run under a context without cancellation and a cancelled run
+	// interrupts the connections instead.
+	detached bool
+	server   *nodeexp.Sampler // the target's node_exporter, nil when it names none
 }
 
 type worker struct {
 	id   int
+	mu   sync.Mutex // held to replace conn, and to interrupt it from another goroutine
 	conn driver.Conn
 	op   workload.Op
 	rec  *hist.Recorder
@@ -415,6 +423,7 @@ func (m *measurement) execute(ctx context.Context) error {
 		return err
 	}
 	if tp, ok := m.workers[0].conn.(driver.ThreadPerClient); ok && tp.BlocksThread() {
+		m.threadPerClient = true
 		if prev := runtime.GOMAXPROCS(0); c.Clients+2 > prev {
 			runtime.GOMAXPROCS(c.Clients + 2)
 			defer runtime.GOMAXPROCS(prev)
@@ -429,6 +438,22 @@ func (m *measurement) execute(ctx context.Context) error {
 	// Workers run until stop; a hard cancel follows Ctrl-C only after a grace period.
 	wctx, hardCancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardCancel()
+	m.detached = true
+	for _, w := range m.workers {
+		if _, ok := w.conn.(driver.Interrupter); !ok {
+			m.detached = false
+		}
+	}
+	if m.detached {
+		// One watch for the whole run instead of one per statement: pgx and
+		// go-sql-driver each register (or hand to a goroutine) every statement
+		// whose context can be cancelled.
+		defer context.AfterFunc(wctx, func() {
+			for _, w := range m.workers {
+				w.interrupt()
+			}
+		})()
+	}
 	var done sync.WaitGroup
 	runStart := time.Now()
 	for _, w := range m.workers {
@@ -591,6 +616,11 @@ func (m *measurement) loop(ctx context.Context, w *worker, start time.Time) {
 	}
 	rate := wl.Rate / float64(len(m.workers))
 	next := start
+	lastYield := start
+	opCtx := ctx
+	if m.detached {
+		opCtx = context.WithoutCancel(ctx)
+	}
 	for !m.stop.Load() {
 		var intended time.Time
 		if rate > 0 {
@@ -612,9 +642,23 @@ func (m *measurement) loop(ctx context.Context, w *worker, start time.Time) {
 		} else {
 			intended = time.Now()
 		}
-		m.once(ctx, w, intended, maxTries)
+		if m.threadPerClient && intended.Sub(lastYield) > yieldEvery {
+			// A goroutine that never blocks in Go, only in system calls, keeps
+			// one scheduling tick forever; every 10 ms Go's sysmon then preempts
+			// it and takes its P away mid-read, and after each such take sysmon
+			// polls every 20 µs for a while. On a small machine shared with the
+			// server those wake-ups cost more CPU than the client's own work
+			// (bench/README.md); an occasional yield starts a new tick instead.
+			runtime.Gosched()
+			lastYield = intended
+		}
+		m.once(ctx, opCtx, w, intended, maxTries)
 	}
 }
+
+// yieldEvery is how often a thread-per-client worker yields: well inside the
+// 10 ms after which the Go scheduler would preempt it.
+const yieldEvery = 5 * time.Millisecond
 
 // sleep waits, returning false if the run stops first.
 func (m *measurement) sleep(d time.Duration) bool {
@@ -632,10 +676,11 @@ func (m *measurement) sleep(d time.Duration) bool {
 
 // once performs one operation with pgbench's --max-tries retry semantics: a
 // serialization failure or deadlock is retried with the same random choices.
-func (m *measurement) once(ctx context.Context, w *worker, start time.Time, maxTries int) {
+// The operation runs under opCtx; ctx is the run's, for reconnecting.
+func (m *measurement) once(ctx, opCtx context.Context, w *worker, start time.Time, maxTries int) {
 	saved := *w.pcg
 	for try := 1; ; try++ {
-		op, err := w.op(ctx, w.rng)
+		op, err := w.op(opCtx, w.rng)
 		if err == nil {
 			w.rec.Record(op, time.Since(start))
 			if try > 1 {
@@ -659,6 +704,15 @@ func (m *measurement) once(ctx context.Context, w *worker, start time.Time, maxT
 	}
 }
 
+// interrupt wakes a statement blocked on the worker's connection.
+func (w *worker) interrupt() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if in, ok := w.conn.(driver.Interrupter); ok {
+		in.Interrupt()
+	}
+}
+
 // reconnect replaces a lost connection, retrying until it succeeds or the run stops.
 func (m *measurement) reconnect(ctx context.Context, w *worker) {
 	w.conn.Close(ctx)
@@ -667,7 +721,9 @@ func (m *measurement) reconnect(ctx context.Context, w *worker) {
 		if err == nil {
 			op, err := m.inst.NewWorker(ctx, conn)
 			if err == nil {
+				w.mu.Lock()
 				w.conn, w.op = conn, op
+				w.mu.Unlock()
 				return
 			}
 			conn.Close(ctx)

@@ -285,12 +285,110 @@ func TestRecordingAnOperationDoesNotAllocate(t *testing.T) {
 		op: func(ctx context.Context, rng *rand.Rand) (int, error) { rng.Int64(); return 1, nil }}
 	m := &measurement{}
 	ctx := context.Background()
-	allocs := testing.AllocsPerRun(10000, func() { m.once(ctx, w, time.Now(), 3) })
+	allocs := testing.AllocsPerRun(10000, func() { m.once(ctx, ctx, w, time.Now(), 3) })
 	if allocs != 0 {
 		t.Fatalf("%.1f allocations per operation; memory would grow with run length", allocs)
 	}
 	col := hist.NewCollector(2, []*hist.Recorder{rec})
 	if got := col.Tick()[1].Count; got < 10000 {
 		t.Fatalf("recorded %d operations", got)
+	}
+}
+
+// interruptConn is a connection the runner can interrupt (driver.Interrupter);
+// its operation blocks until then, like a statement waiting on a lock.
+type interruptConn struct {
+	fakeConn
+	woken     chan struct{}
+	once      sync.Once
+	ran       atomic.Bool // an operation ran on it (the runner's own admin connection runs none)
+	detached  atomic.Bool // the operation saw a context without cancellation
+	interrupt atomic.Int32
+}
+
+func (c *interruptConn) Interrupt() {
+	c.interrupt.Add(1)
+	c.once.Do(func() { close(c.woken) })
+}
+
+type interruptDriver struct{ conns chan *interruptConn }
+
+func (interruptDriver) Name() string { return "fake-interruptible" }
+func (d interruptDriver) Connect(ctx context.Context, t driver.Target, o driver.Options) (driver.Conn, error) {
+	c := &interruptConn{woken: make(chan struct{})}
+	d.conns <- c
+	return c, nil
+}
+
+type hangWorkload struct{ fakeWorkload }
+
+func (hangWorkload) Kind() string { return "fake-hang" }
+func (hangWorkload) New(params.Values) (workload.Instance, error) {
+	return hangInstance{}, nil
+}
+
+type hangInstance struct{ fakeInstance }
+
+func (hangInstance) NewWorker(_ context.Context, conn driver.Conn) (workload.Op, error) {
+	c := conn.(*interruptConn)
+	return func(ctx context.Context, rng *rand.Rand) (int, error) {
+		c.ran.Store(true)
+		c.detached.Store(ctx.Done() == nil)
+		select {
+		case <-c.woken:
+		case <-time.After(10 * time.Second): // never interrupted: the test fails on time, not hangs
+		}
+		return 0, classErr{result.ErrConnection}
+	}, nil
+}
+
+var interruptConns = make(chan *interruptConn, 16)
+
+func init() {
+	driver.Register(interruptDriver{conns: interruptConns}, "fakeint://")
+	workload.Register(hangWorkload{})
+}
+
+// With connections that can be interrupted, operations run under a context the
+// driver cannot see cancelled (no per-statement watch), and a cancelled run
+// interrupts every connection instead: a client hung in a statement still stops.
+func TestCancelledRunInterruptsHungConnections(t *testing.T) {
+	w := study.Workload{Name: "hang", Kind: "fake-hang", Clients: []study.ClientLevel{{N: 2}}}
+	st := &study.Study{Name: "t", Duration: time.Minute, Seed: 7,
+		Targets: []*study.Target{{Name: "f", URL: "fakeint://x"}}, Workloads: []*study.Workload{&w}}
+	cells, err := st.Plan(workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &MemorySink{}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	err = New(st, Options{Sink: sink, Every: 100 * time.Millisecond}).Run(ctx, cells)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("took %v to stop a hung run", el)
+	}
+	close(interruptConns)
+	n := 0
+	for c := range interruptConns {
+		if !c.ran.Load() {
+			continue
+		}
+		n++
+		if c.interrupt.Load() == 0 {
+			t.Errorf("connection %d was never interrupted", n)
+		}
+		if !c.detached.Load() {
+			t.Errorf("connection %d: the operation's context could be cancelled", n)
+		}
+	}
+	if n != 2 {
+		t.Fatalf("operations ran on %d connections, want 2", n)
+	}
+	if len(sink.Runs) != 1 || sink.Runs[0].Status != result.StatusInterrupted {
+		t.Fatalf("stored %d runs, want one interrupted run", len(sink.Runs))
 	}
 }

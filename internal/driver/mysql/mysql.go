@@ -139,12 +139,13 @@ func (c *Conn) detach(ctx context.Context) (context.Context, func() bool) {
 	if ctx.Done() == nil {
 		return ctx, noStop
 	}
-	return context.WithoutCancel(ctx), context.AfterFunc(ctx, c.interrupt)
+	return context.WithoutCancel(ctx), context.AfterFunc(ctx, c.Interrupt)
 }
 
 func noStop() bool { return true }
 
-func (c *Conn) interrupt() {
+// Interrupt implements driver.Interrupter by closing the socket.
+func (c *Conn) Interrupt() {
 	if nc := c.nc.Load(); nc != nil {
 		(*nc).Close()
 	}
