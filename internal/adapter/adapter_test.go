@@ -340,9 +340,7 @@ func TestTruncatedAndMalformed(t *testing.T) {
 		ls := strings.SplitAfter(text, "\n")
 		return strings.Join(ls[:lines], "")
 	}
-	cases := []struct {
-		name, text, want string
-	}{
+	cases := []rejectCase{
 		// pg15-plain.txt: cut after line 11 ("number of transactions actually processed").
 		{"pg.txt", cut(read("pgbench/pg15-plain.txt"), 11), "pg.txt:11: no \"latency average\" line"},
 		// line 4 is the first progress line; damage it.
@@ -354,20 +352,7 @@ func TestTruncatedAndMalformed(t *testing.T) {
 		{"redis.txt", cut(read("redis-benchmark/redis7-default-get-set.txt"), 40), "redis.txt:40: no summary of test SET"},
 		{"slap.txt", cut(read("mysqlslap/mysqlslap-autogen.txt"), 4), "slap.txt:4: no \"Number of clients running queries\" line"},
 	}
-	for _, c := range cases {
-		_, runs, err := Parse(c.name, c.text)
-		if err == nil {
-			t.Errorf("%s: accepted (%d runs)", c.name, len(runs))
-			continue
-		}
-		var pe *ParseError
-		if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want it to contain %q", c.name, err, c.want)
-		}
-		if runs != nil {
-			t.Errorf("%s: runs returned with the error", c.name)
-		}
-	}
+	expectRejected(t, cases)
 }
 
 func TestHistFromPercentilesReadsBack(t *testing.T) {
@@ -399,4 +384,27 @@ func TestGoYCSB(t *testing.T) {
 	eq(t, "READ count", n, int64(9994))
 	near(t, "READ p50", float64(p50), 127, 0)
 	near(t, "READ max", float64(max), 29823, 29823*0.001)
+}
+
+// rejectCase is an output Parse must refuse, with what the error must say.
+type rejectCase struct{ name, text, want string }
+
+// expectRejected checks that Parse refuses each case with a ParseError naming
+// the file and line, and returns no runs with it.
+func expectRejected(t *testing.T, cases []rejectCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, runs, err := Parse(c.name, c.text)
+		if err == nil {
+			t.Errorf("%s: accepted (%d runs)", c.name, len(runs))
+			continue
+		}
+		var pe *ParseError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", c.name, err, c.want)
+		}
+		if runs != nil {
+			t.Errorf("%s: runs returned with the error", c.name)
+		}
+	}
 }

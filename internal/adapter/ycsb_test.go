@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -310,9 +309,7 @@ func TestYCSBJavaTruncatedAndMalformed(t *testing.T) {
 	cut := func(text string, lines int) string {
 		return strings.Join(strings.SplitAfter(text, "\n")[:lines], "")
 	}
-	cases := []struct {
-		name, text, want string
-	}{
+	cases := []rejectCase{
 		// line 47 is "[UPDATE], Return=OK, 5058"
 		{"s46.txt", cut(status, 46), "s46.txt:46: no Return= lines for [UPDATE]"},
 		// line 44 is "[UPDATE], MaxLatency(us), 14023"
@@ -338,18 +335,5 @@ func TestYCSBJavaTruncatedAndMalformed(t *testing.T) {
 		{"p.txt", strings.Replace(readFixture(t, "ycsb/ycsb017-failures-percentiles.txt"), "[UPDATE], 99.9PercentileLatency(us), 14703\n", "", 1),
 			"p.txt:61: [UPDATE] prints the percentiles 50,90,95,99, hdrhistogram.percentiles asks for 50,90,95,99,99.9"},
 	}
-	for _, c := range cases {
-		_, runs, err := Parse(c.name, c.text)
-		if err == nil {
-			t.Errorf("%s: accepted (%d runs)", c.name, len(runs))
-			continue
-		}
-		var pe *ParseError
-		if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want it to contain %q", c.name, err, c.want)
-		}
-		if runs != nil {
-			t.Errorf("%s: runs returned with the error", c.name)
-		}
-	}
+	expectRejected(t, cases)
 }
