@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -173,22 +172,6 @@ func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d 
 		return "", nil, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
 	}
 	fmt.Fprintf(r.opt.Progress, "  %s\n", strings.Join(cmd.Argv, " "))
-	x := exec.CommandContext(ctx, cmd.Argv[0], cmd.Argv[1:]...)
-	x.Env = append(os.Environ(), cmd.Env...)
-	out, err := x.CombinedOutput()
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", cmd.Argv, ErrInterrupted
-		}
-		tail := strings.TrimSpace(string(out))
-		if len(tail) > 2000 {
-			tail = "…" + tail[len(tail)-2000:]
-		}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return "", cmd.Argv, fmt.Errorf("%s exited with status %d: %s", t.Name, ee.ExitCode(), tail)
-		}
-		return "", cmd.Argv, fmt.Errorf("%s: %w", t.Name, err)
-	}
-	return string(out), cmd.Argv, nil
+	out, err := runCommand(ctx, t.Name, cmd)
+	return out, cmd.Argv, err
 }

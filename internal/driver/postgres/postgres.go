@@ -152,7 +152,7 @@ func (c *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, 
 // Prepare implements driver.SQL. In prepared mode the statement is prepared on the
 // server under its own text as name, and executed with Bind/Execute only.
 func (c *Conn) Prepare(ctx context.Context, sql string) (driver.Stmt, error) {
-	st := &stmt{c: c.c, sql: sql, mode: c.mode}
+	st := &stmt{c: c.c, sql: sql, textParams: c.mode == "extended" || c.mode == "prepared"}
 	if c.mode == "prepared" {
 		sd, err := c.c.Prepare(ctx, sql, sql)
 		if err != nil {
@@ -171,10 +171,10 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (driver.Stmt, error) {
 // the workloads pass, and the simple mode (parameters interpolated on the client),
 // take pgx's path.
 type stmt struct {
-	c    *pgx.Conn
-	sql  string
-	mode string
-	sd   *pgconn.StatementDescription // prepared mode
+	c          *pgx.Conn
+	sql        string
+	textParams bool                         // extended or prepared mode: the pgconn path may run it
+	sd         *pgconn.StatementDescription // prepared mode
 
 	params [][]byte // the current arguments as text, slices of buf
 	buf    []byte
@@ -217,7 +217,7 @@ func (s *stmt) encode(args []any) bool {
 
 // fast starts the statement on pgconn when the mode and arguments allow it.
 func (s *stmt) fast(ctx context.Context, args []any) *pgconn.ResultReader {
-	if s.mode == "simple" || s.mode == "" || !s.encode(args) {
+	if !s.textParams || !s.encode(args) {
 		return nil
 	}
 	if s.sd != nil {
