@@ -72,7 +72,7 @@ Or run one benchmark ad hoc with pgbench's flags:
 	f.BoolVarP(&a.simpleUpdate, "skip-some-updates", "N", false, "ad hoc: same as --mode simple-update")
 	f.IntVarP(&a.scale, "scale", "s", 0, "ad hoc: scale factor")
 	f.IntVarP(&a.clients, "client", "c", 1, "ad hoc: number of clients (one connection each)")
-	f.IntVarP(&a.threads, "jobs", "j", 0, "ad hoc: accepted for pgbench compatibility; every client runs in its own goroutine")
+	f.IntVarP(&a.threads, "jobs", "j", 0, "ad hoc: threads that drive the clients when there are more clients than threads, each multiplexing its share like pgbench -j (default: the CPUs)")
 	f.StringVarP(&a.duration, "time", "T", "60s", "ad hoc: measured duration (\"30s\", \"2m\" or seconds)")
 	f.StringVar(&a.warmup, "warmup", "0s", "ad hoc: warm-up before measuring, excluded from every number")
 	f.IntVarP(&a.progress, "progress", "P", 0, "ad hoc: show progress every N seconds")
@@ -240,6 +240,7 @@ func adhocStudy(a *adhoc) (*study.Study, error) {
 			Clients:      []study.ClientLevel{{N: a.clients}},
 			Rate:         a.rate,
 			MaxTries:     a.maxTries,
+			Threads:      a.threads,
 			LatencyLimit: time.Duration(a.latencyLimit * float64(time.Millisecond)),
 		}},
 	}, nil

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fairbench/fairbench/internal/driver/sockets"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -69,6 +70,15 @@ type ThreadPerClient interface {
 // per statement, and interrupts the connections itself when a run is cancelled.
 type Interrupter interface {
 	Interrupt()
+}
+
+// Multiplexer is the optional capability of connections that an event loop can
+// drive (sockets.Loop), several clients per thread, as pgbench -j drives its
+// connections. Multiplex readies the connection for it and returns its socket,
+// to be attached to the loop task of the client that owns the connection; from
+// then on only that task uses the connection (Interrupt and Close excepted).
+type Multiplexer interface {
+	Multiplex(ctx context.Context) (*sockets.Conn, error)
 }
 
 // SQL is the capability of relational engines. Statements use PostgreSQL-style

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/driver/sockets"
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/nodeexp"
@@ -361,6 +362,9 @@ type measurement struct {
 	// threadPerClient: the connections block an OS thread per read
 	// (driver.ThreadPerClient), so workers yield now and then (see loop).
 	threadPerClient bool
+	// loops: with more clients than threads, the clients run as coroutines on
+	// this many event loops, one goroutine each (see multiplex); nil otherwise.
+	loops []*sockets.Loop
 	// detached: every connection can be interrupted (driver.Interrupter), so
 	// operations run under a context without cancellation and a cancelled run
 	// interrupts the connections instead.
@@ -377,6 +381,9 @@ type worker struct {
 	pcg  *rand.PCG // operation choices; snapshotted for retries
 	rng  *rand.Rand
 	arr  *rand.Rand // arrival schedule in rate mode, separate so retries do not shift it
+	// task is the worker's coroutine on its event loop; nil when the worker
+	// has a goroutine of its own.
+	task *sockets.Task
 }
 
 func (m *measurement) execute(ctx context.Context) error {
@@ -422,12 +429,41 @@ func (m *measurement) execute(ctx context.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if tp, ok := m.workers[0].conn.(driver.ThreadPerClient); ok && tp.BlocksThread() {
-		m.threadPerClient = true
-		if prev := runtime.GOMAXPROCS(0); c.Clients+2 > prev {
-			runtime.GOMAXPROCS(c.Clients + 2)
-			defer runtime.GOMAXPROCS(prev)
+	m.detached = true
+	for _, w := range m.workers {
+		if _, ok := w.conn.(driver.Interrupter); !ok {
+			m.detached = false
 		}
+	}
+	threads := c.Workload.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	client := map[string]any{"threads": min(threads, c.Clients), "io": "go netpoller"}
+	m.run.Env["client"] = client
+	// Spare Ps beside the clients' threads: the ticker and the collector must
+	// never wait for a P held by a thread blocked in a read.
+	procs := 0
+	if _, ok := m.workers[0].conn.(driver.Multiplexer); ok && m.detached && c.Clients > threads {
+		if err := m.multiplex(ctx, threads); err != nil {
+			fmt.Fprintf(m.out, "  clients not multiplexed, one thread each: %s\n", envinfo.Scrub(err.Error()))
+		}
+	}
+	if m.loops != nil {
+		client["io"] = "event loops (clients multiplexed per thread, like pgbench -j)"
+		procs = len(m.loops) + 2
+		for _, l := range m.loops {
+			defer l.Close()
+		}
+	} else if tp, ok := m.workers[0].conn.(driver.ThreadPerClient); ok && tp.BlocksThread() {
+		m.threadPerClient = true
+		client["io"] = "thread per client"
+		client["threads"] = c.Clients
+		procs = c.Clients + 2
+	}
+	if prev := runtime.GOMAXPROCS(0); procs > prev {
+		runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(prev)
 	}
 	recs := make([]*hist.Recorder, len(m.workers))
 	for i, w := range m.workers {
@@ -438,12 +474,6 @@ func (m *measurement) execute(ctx context.Context) error {
 	// Workers run until stop; a hard cancel follows Ctrl-C only after a grace period.
 	wctx, hardCancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hardCancel()
-	m.detached = true
-	for _, w := range m.workers {
-		if _, ok := w.conn.(driver.Interrupter); !ok {
-			m.detached = false
-		}
-	}
 	if m.detached {
 		// One watch for the whole run instead of one per statement: pgx and
 		// go-sql-driver each register (or hand to a goroutine) every statement
@@ -456,12 +486,25 @@ func (m *measurement) execute(ctx context.Context) error {
 	}
 	var done sync.WaitGroup
 	runStart := time.Now()
-	for _, w := range m.workers {
-		done.Add(1)
-		go func(w *worker) {
-			defer done.Done()
-			m.loop(wctx, w, runStart)
-		}(w)
+	if m.loops != nil {
+		for _, w := range m.workers {
+			w.task.SetBody(func(*sockets.Task) { m.loop(wctx, w, runStart) })
+		}
+		for _, l := range m.loops {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				l.Run()
+			}()
+		}
+	} else {
+		for _, w := range m.workers {
+			done.Add(1)
+			go func(w *worker) {
+				defer done.Done()
+				m.loop(wctx, w, runStart)
+			}(w)
+		}
 	}
 	finished := make(chan struct{})
 	go func() { done.Wait(); close(finished) }()
@@ -519,6 +562,40 @@ func (m *measurement) execute(ctx context.Context) error {
 		return ErrInterrupted
 	}
 	m.run.Status = result.StatusOK
+	return nil
+}
+
+// multiplex puts the clients on event loops, spread round-robin over threads
+// loops, as pgbench -j spreads its clients over its threads. It fails, and the
+// clients keep a thread each, when a connection cannot run on a loop.
+func (m *measurement) multiplex(ctx context.Context, threads int) error {
+	if !sockets.Supported {
+		return errors.New("event loops are implemented on Linux only")
+	}
+	loops := make([]*sockets.Loop, threads)
+	fail := func(err error) error {
+		for _, l := range loops {
+			if l != nil {
+				l.Close()
+			}
+		}
+		return err
+	}
+	for i := range loops {
+		l, err := sockets.NewLoop()
+		if err != nil {
+			return fail(err)
+		}
+		loops[i] = l
+	}
+	for i, w := range m.workers {
+		t := loops[i%threads].Add(nil)
+		if err := attach(ctx, t, w.conn); err != nil {
+			return fail(err)
+		}
+		w.task = t
+	}
+	m.loops = loops
 	return nil
 }
 
@@ -628,7 +705,7 @@ func (m *measurement) loop(ctx context.Context, w *worker, start time.Time) {
 			// so a slow server cannot hide its delays by slowing the schedule.
 			next = next.Add(time.Duration(w.arr.ExpFloat64() / rate * float64(time.Second)))
 			if wait := time.Until(next); wait > 0 {
-				if !m.sleep(wait) {
+				if !m.sleep(w, wait) {
 					return
 				}
 			}
@@ -642,7 +719,7 @@ func (m *measurement) loop(ctx context.Context, w *worker, start time.Time) {
 		} else {
 			intended = time.Now()
 		}
-		if m.threadPerClient && intended.Sub(lastYield) > yieldEvery {
+		if m.threadPerClient && w.task == nil && intended.Sub(lastYield) > yieldEvery {
 			// A goroutine that never blocks in Go, only in system calls, keeps
 			// one scheduling tick forever; every 10 ms Go's sysmon then preempts
 			// it and takes its P away mid-read, and after each such take sysmon
@@ -660,17 +737,22 @@ func (m *measurement) loop(ctx context.Context, w *worker, start time.Time) {
 // 10 ms after which the Go scheduler would preempt it.
 const yieldEvery = 5 * time.Millisecond
 
-// sleep waits, returning false if the run stops first.
-func (m *measurement) sleep(d time.Duration) bool {
+// sleep waits, returning false if the run stops first. A worker on an event
+// loop sleeps in the loop, so that its loop's other clients go on.
+func (m *measurement) sleep(w *worker, d time.Duration) bool {
 	const slice = 50 * time.Millisecond
+	pause := time.Sleep
+	if w.task != nil {
+		pause = w.task.Sleep
+	}
 	for d > slice {
 		if m.stop.Load() {
 			return false
 		}
-		time.Sleep(slice)
+		pause(slice)
 		d -= slice
 	}
-	time.Sleep(d)
+	pause(d)
 	return !m.stop.Load()
 }
 
@@ -713,13 +795,17 @@ func (w *worker) interrupt() {
 	}
 }
 
-// reconnect replaces a lost connection, retrying until it succeeds or the run stops.
+// reconnect replaces a lost connection, retrying until it succeeds or the run
+// stops. A worker on an event loop gets the new connection's socket attached.
 func (m *measurement) reconnect(ctx context.Context, w *worker) {
 	w.conn.Close(ctx)
 	for !m.stop.Load() {
 		conn, err := m.r.connect(ctx, m.cell.Target, m.copts)
 		if err == nil {
 			op, err := m.inst.NewWorker(ctx, conn)
+			if err == nil && w.task != nil {
+				err = attach(ctx, w.task, conn)
+			}
 			if err == nil {
 				w.mu.Lock()
 				w.conn, w.op = conn, op
@@ -728,8 +814,21 @@ func (m *measurement) reconnect(ctx context.Context, w *worker) {
 			}
 			conn.Close(ctx)
 		}
-		m.sleep(100 * time.Millisecond)
+		m.sleep(w, 100*time.Millisecond)
 	}
+}
+
+// attach readies conn for an event loop and attaches its socket to task.
+func attach(ctx context.Context, task *sockets.Task, conn driver.Conn) error {
+	mx, ok := conn.(driver.Multiplexer)
+	if !ok {
+		return errors.New("this driver's connections cannot run on an event loop")
+	}
+	sock, err := mx.Multiplex(ctx)
+	if err != nil {
+		return err
+	}
+	return task.Attach(sock)
 }
 
 func (m *measurement) fill(total []*hist.Stats, connectTime time.Duration, cpu float64) {

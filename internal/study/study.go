@@ -77,7 +77,11 @@ type Workload struct {
 	Rate                       float64        // target ops/s over all clients; 0 = closed loop (pgbench -R)
 	LatencyLimit               time.Duration  // pgbench -L, 0 = none
 	MaxTries                   int            // pgbench --max-tries, default 1
-	Line                       int
+	// Threads is how many threads drive the clients when there are more
+	// clients than threads (pgbench -j): each runs an event loop over its share
+	// of the connections. 0 = as many as the client machine's CPUs.
+	Threads int
+	Line    int
 
 	// clientsLine and clientsCol locate the clients key, so that a percentage that
 	// cannot be resolved at plan time is reported where it was written. Zero for
@@ -447,7 +451,7 @@ func (p *parser) uniqueTargets(ts []*Target) {
 	}
 }
 
-var workloadKeys = []string{"name", "kind", "tool", "clients", "clients_per_thread", "targets", "warmup", "duration", "cooldown", "rate", "latency_limit", "max_tries"}
+var workloadKeys = []string{"name", "kind", "tool", "clients", "clients_per_thread", "targets", "warmup", "duration", "cooldown", "rate", "latency_limit", "max_tries", "threads"}
 
 func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload {
 	base := index("workload", i)
@@ -537,6 +541,10 @@ func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload 
 		case "max_tries":
 			if n, ok := p.integer(path, where, k, x, 1); ok {
 				w.MaxTries = n
+			}
+		case "threads":
+			if n, ok := p.integer(path, where, k, x, 1); ok {
+				w.Threads = n
 			}
 		default:
 			if !kindOK {

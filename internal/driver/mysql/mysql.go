@@ -21,7 +21,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/driver/blockingnet"
+	"github.com/fairbench/fairbench/internal/driver/sockets"
 	"github.com/fairbench/fairbench/internal/driver/sqldb"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -60,12 +60,12 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 	conn := &Conn{cfg: cfg, mode: mode}
 	// The connection's socket is kept so that a cancelled context can close it
 	// (see detach).
-	conn.blocking = blockingnet.Enabled()
+	conn.blocking = sockets.Enabled()
 	mc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var nc net.Conn
 		var err error
 		if conn.blocking {
-			nc, err = blockingnet.Dial(ctx, network, addr)
+			nc, err = sockets.Dial(ctx, network, addr)
 		} else {
 			nc, err = (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
 		}
@@ -143,6 +143,19 @@ func (c *Conn) detach(ctx context.Context) (context.Context, func() bool) {
 }
 
 func noStop() bool { return true }
+
+// Multiplex implements driver.Multiplexer. go-sql-driver reads and writes
+// only on the goroutine that runs a statement (no background reader, and no
+// context watcher for the runner's uncancellable contexts), so its connection
+// can run on a loop as it is.
+func (c *Conn) Multiplex(ctx context.Context) (*sockets.Conn, error) {
+	if nc := c.nc.Load(); nc != nil {
+		if sc, ok := (*nc).(*sockets.Conn); ok {
+			return sc, nil
+		}
+	}
+	return nil, errors.New("this connection does not use fairbench's sockets (FAIRBENCH_NET=netpoll)")
+}
 
 // Interrupt implements driver.Interrupter by closing the socket.
 func (c *Conn) Interrupt() {

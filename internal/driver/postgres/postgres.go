@@ -20,7 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/driver/blockingnet"
+	"github.com/fairbench/fairbench/internal/driver/sockets"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -61,9 +61,15 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
 	cfg.DefaultQueryExecMode = mode
-	blocking := blockingnet.Enabled()
-	if blocking {
-		cfg.DialFunc = blockingnet.Dial
+	conn := &Conn{mode: opts.QueryMode, blocking: sockets.Enabled()}
+	if conn.blocking {
+		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := sockets.Dial(ctx, network, addr)
+			if sc, ok := nc.(*sockets.Conn); ok {
+				conn.sock = sc // pgx may wrap it in TLS; the loop needs the socket itself
+			}
+			return nc, err
+		}
 	}
 	// Statements are prepared explicitly by name in prepared mode; no hidden caching otherwise.
 	cfg.StatementCacheCapacity = 512
@@ -72,7 +78,8 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 	if err != nil {
 		return nil, errors.New(scrub(connectError(err), t.URL))
 	}
-	return &Conn{c: c, mode: opts.QueryMode, password: cfg.Password, blocking: blocking}, nil
+	conn.c, conn.password = c, cfg.Password
+	return conn, nil
 }
 
 // connectError keeps the part of pgx's message a user acts on.
@@ -119,7 +126,14 @@ type Conn struct {
 	mode     string
 	password string
 	blocking bool
+	sock     *sockets.Conn // the socket under c, when fairbench's sockets are in use
+	// wire, once set (Multiplex), runs every statement instead of pgx, which
+	// no longer owns the connection.
+	wire *wire
 }
+
+// errMultiplexed: what a connection taken over for an event loop cannot do.
+var errMultiplexed = errors.New("this connection runs on an event loop: use another connection for COPY and environment queries")
 
 // BlocksThread implements driver.ThreadPerClient.
 func (c *Conn) BlocksThread() bool { return c.blocking }
@@ -127,10 +141,21 @@ func (c *Conn) BlocksThread() bool { return c.blocking }
 // Interrupt implements driver.Interrupter: a deadline in the past wakes a read
 // blocked on either kind of socket (blockingnet shuts it down), as pgx's own
 // context watch would.
-func (c *Conn) Interrupt() { _ = c.c.PgConn().Conn().SetDeadline(time.Unix(1, 0)) }
+func (c *Conn) Interrupt() {
+	if c.wire != nil {
+		_ = c.wire.nc.SetDeadline(time.Unix(1, 0))
+		return
+	}
+	_ = c.c.PgConn().Conn().SetDeadline(time.Unix(1, 0))
+}
 
 // Close implements driver.Conn.
-func (c *Conn) Close(ctx context.Context) error { return c.c.Close(ctx) }
+func (c *Conn) Close(ctx context.Context) error {
+	if c.wire != nil {
+		return c.wire.close()
+	}
+	return c.c.Close(ctx)
+}
 
 // Dialect implements driver.SQL.
 func (c *Conn) Dialect() string { return "postgres" }
@@ -138,12 +163,22 @@ func (c *Conn) Dialect() string { return "postgres" }
 // Exec implements driver.SQL: always the simple protocol, so that multi-statement
 // maintenance commands (VACUUM, DDL) work in every query mode.
 func (c *Conn) Exec(ctx context.Context, sql string) error {
+	if c.wire != nil {
+		return c.wire.simple(sql)
+	}
 	_, err := c.c.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol)
 	return err
 }
 
 // QueryInt64 implements driver.SQL.
 func (c *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, error) {
+	if c.wire != nil {
+		st := &stmt{conn: c, sql: sql}
+		if !st.encode(args) {
+			return 0, fmt.Errorf("an argument of %v is not supported on a multiplexed connection", args)
+		}
+		return c.wire.queryInt64("", sql, args, st.params)
+	}
 	var v pgtype.Int8
 	err := c.c.QueryRow(ctx, sql, args...).Scan(&v)
 	return v.Int64, err
@@ -152,8 +187,13 @@ func (c *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, 
 // Prepare implements driver.SQL. In prepared mode the statement is prepared on the
 // server under its own text as name, and executed with Bind/Execute only.
 func (c *Conn) Prepare(ctx context.Context, sql string) (driver.Stmt, error) {
-	st := &stmt{c: c.c, sql: sql, textParams: c.mode == "extended" || c.mode == "prepared"}
-	if c.mode == "prepared" {
+	st := &stmt{conn: c, sql: sql, textParams: c.mode == "extended" || c.mode == "prepared"}
+	if c.mode == "prepared" && c.wire != nil {
+		if err := c.wire.prepare(sql, sql); err != nil {
+			return nil, err
+		}
+		st.sd = &pgconn.StatementDescription{Name: sql, SQL: sql}
+	} else if c.mode == "prepared" {
 		sd, err := c.c.Prepare(ctx, sql, sql)
 		if err != nil {
 			return nil, err
@@ -171,7 +211,7 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (driver.Stmt, error) {
 // the workloads pass, and the simple mode (parameters interpolated on the client),
 // take pgx's path.
 type stmt struct {
-	c          *pgx.Conn
+	conn       *Conn
 	sql        string
 	textParams bool                         // extended or prepared mode: the pgconn path may run it
 	sd         *pgconn.StatementDescription // prepared mode
@@ -221,25 +261,48 @@ func (s *stmt) fast(ctx context.Context, args []any) *pgconn.ResultReader {
 		return nil
 	}
 	if s.sd != nil {
-		return s.c.PgConn().ExecStatement(ctx, s.sd, s.params, nil, nil)
+		return s.conn.c.PgConn().ExecStatement(ctx, s.sd, s.params, nil, nil)
 	}
-	return s.c.PgConn().ExecParams(ctx, s.sql, s.params, nil, nil, nil)
+	return s.conn.c.PgConn().ExecParams(ctx, s.sql, s.params, nil, nil, nil)
+}
+
+// onWire runs the statement on the wire path (the connection was multiplexed).
+func (s *stmt) onWire(args []any, wantInt bool) (int64, error) {
+	if s.conn.wire.mode != "simple" && !s.encode(args) {
+		return 0, fmt.Errorf("an argument of %v is not supported on a multiplexed connection", args)
+	}
+	name := ""
+	if s.sd != nil {
+		name = s.sd.Name
+	}
+	if wantInt {
+		return s.conn.wire.queryInt64(name, s.sql, args, s.params)
+	}
+	_, err := s.conn.wire.exec(name, s.sql, args, s.params, false)
+	return 0, err
 }
 
 func (s *stmt) Exec(ctx context.Context, args ...any) error {
+	if s.conn.wire != nil {
+		_, err := s.onWire(args, false)
+		return err
+	}
 	if rr := s.fast(ctx, args); rr != nil {
 		_, err := rr.Close()
 		return err
 	}
-	_, err := s.c.Exec(ctx, s.sql, args...)
+	_, err := s.conn.c.Exec(ctx, s.sql, args...)
 	return err
 }
 
 func (s *stmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
+	if s.conn.wire != nil {
+		return s.onWire(args, true)
+	}
 	rr := s.fast(ctx, args)
 	if rr == nil {
 		var v pgtype.Int8
-		err := s.c.QueryRow(ctx, s.sql, args...).Scan(&v)
+		err := s.conn.c.QueryRow(ctx, s.sql, args...).Scan(&v)
 		return v.Int64, err
 	}
 	var (
@@ -308,7 +371,11 @@ func (c *Conn) Classify(err error) result.ErrorClass {
 		return result.ErrTimeout
 	}
 	var ne net.Error
-	if errors.As(err, &ne) || c.c.IsClosed() || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	closed := c.c.IsClosed()
+	if c.wire != nil {
+		closed = c.wire.broken != nil // pgx reports a hijacked connection as closed
+	}
+	if errors.As(err, &ne) || closed || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return result.ErrConnection
 	}
 	return result.ErrOther
@@ -318,6 +385,9 @@ func (c *Conn) Classify(err error) result.ErrorClass {
 // truncated in the same transaction and loaded WITH (FREEZE), as pgbench -i does,
 // so that no later vacuum has to rewrite every page to freeze it.
 func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, rows driver.RowSource, truncate bool) (int64, error) {
+	if c.wire != nil {
+		return 0, errMultiplexed
+	}
 	copySQL := fmt.Sprintf("COPY %s (%s) FROM STDIN", pgx.Identifier{table}.Sanitize(), quoteIdents(columns))
 	if !truncate {
 		tag, err := c.c.PgConn().CopyFrom(ctx, &copyReader{rows: rows}, copySQL)
@@ -425,6 +495,9 @@ var alwaysReported = []string{
 
 // Environment implements driver.Environment.
 func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
+	if c.wire != nil {
+		return nil, errMultiplexed
+	}
 	env := map[string]any{"engine": "postgresql"}
 	var version, dbSize, uptime string
 	var dbBytes int64

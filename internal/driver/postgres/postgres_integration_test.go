@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,22 +55,63 @@ func TestStatementsAgreeInEveryQueryMode(t *testing.T) {
 		{"SELECT count(*) FROM kv WHERE s IS NOT DISTINCT FROM $1", []any{nil}, 1, nil},
 		{"SELECT $1::int8 + $2", []any{int64(-9223372036854775807), int(-1)}, -9223372036854775808, nil},
 		{"SELECT $1::int4 * 2", []any{int32(21)}, 42, nil},
-		{"SELECT $1::float8::int8", []any{float64(3)}, 3, nil}, // a type only pgx's path takes
+		{"SELECT count(*) FROM kv WHERE s = $1 OR s = $2", []any{"o'ne", "two"}, 1, nil}, // a quote in a string
+		{"SELECT 1 - $1", []any{int64(-1)}, 2, nil},                                      // not the comment "1 --1" in the simple mode
+		{"SELECT $1::float8::int8", []any{float64(3)}, 3, nil},                           // a type only pgx's path takes
 	}
-	for _, mode := range []string{"simple", "extended", "prepared"} {
-		c := connect(t, url, mode)
-		for _, q := range queries {
-			s, err := c.Prepare(ctx, q.sql)
-			if err != nil {
-				t.Fatalf("%s: prepare %s: %v", mode, q.sql, err)
+	// Multiplexed: the statements are prepared through pgx, then the connection
+	// is taken over for an event loop (as the runner does) and they run on the
+	// wire path, which must answer exactly as pgx does.
+	for _, multiplexed := range []bool{false, true} {
+		for _, mode := range []string{"simple", "extended", "prepared"} {
+			mode := mode
+			if multiplexed {
+				mode += " multiplexed"
 			}
-			for i := 0; i < 2; i++ { // the second run reuses the statement's buffers
-				got, err := s.QueryInt64(ctx, q.args...)
-				if !errors.Is(err, q.err) || (q.err == nil && err != nil) || got != q.want {
-					t.Fatalf("%s: %s %v = %d, %v; want %d, %v", mode, q.sql, q.args, got, err, q.want, q.err)
+			c := connect(t, url, strings.TrimSuffix(mode, " multiplexed"))
+			stmts := make([]driver.Stmt, len(queries))
+			for i, q := range queries {
+				s, err := c.Prepare(ctx, q.sql)
+				if err != nil {
+					t.Fatalf("%s: prepare %s: %v", mode, q.sql, err)
+				}
+				stmts[i] = s
+			}
+			if multiplexed {
+				if _, err := driver.Multiplexer(c).Multiplex(ctx); err != nil {
+					t.Fatal(err)
 				}
 			}
+			for i, q := range queries {
+				for rep := 0; rep < 2; rep++ { // the second run reuses the statement's buffers
+					got, err := stmts[i].QueryInt64(ctx, q.args...)
+					if _, isFloat := q.args[0].(float64); isFloat && multiplexed {
+						if err == nil || !strings.Contains(err.Error(), "not supported") {
+							t.Fatalf("%s: a float argument gave %d, %v; want a not-supported error", mode, got, err)
+						}
+						continue
+					}
+					if !errors.Is(err, q.err) || (q.err == nil && err != nil) || got != q.want {
+						t.Fatalf("%s: %s %v = %d, %v; want %d, %v", mode, q.sql, q.args, got, err, q.want, q.err)
+					}
+				}
+			}
+			checkUpdates(t, c, mode)
+			c.Close(ctx)
 		}
+	}
+	if v, err := setup.QueryInt64(ctx, "SELECT v FROM kv WHERE k = 1"); err != nil || v != 10 {
+		t.Fatalf("after +5 and -5 in each mode, v = %d (%v), want 10", v, err)
+	}
+}
+
+// checkUpdates runs an update, a failing insert and the update again: the
+// failure is classified, the connection stays usable, and v of row 1 ends as
+// it started.
+func checkUpdates(t *testing.T, c driver.SQL, mode string) {
+	t.Helper()
+	ctx := context.Background()
+	{
 		up, err := c.Prepare(ctx, "UPDATE kv SET v = v + $1 WHERE k = $2")
 		if err != nil {
 			t.Fatal(err)
@@ -89,9 +131,6 @@ func TestStatementsAgreeInEveryQueryMode(t *testing.T) {
 		if err := up.Exec(ctx, int64(-5), int64(1)); err != nil {
 			t.Fatalf("%s: update after error: %v", mode, err)
 		}
-	}
-	if v, err := setup.QueryInt64(ctx, "SELECT v FROM kv WHERE k = 1"); err != nil || v != 10 {
-		t.Fatalf("after +5 and -5 in each mode, v = %d (%v), want 10", v, err)
 	}
 }
 

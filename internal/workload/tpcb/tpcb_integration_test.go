@@ -20,12 +20,13 @@ import (
 )
 
 // runStudy runs a study of the tpcb workload with the given parameters on one target.
-func runStudy(t *testing.T, url string, params map[string][]any, clients int, maxTries int, opt runner.Options) ([]*result.Run, error) {
+// threads 0 leaves the runner's default (one thread per CPU).
+func runStudy(t *testing.T, url string, params map[string][]any, clients, threads, maxTries int, opt runner.Options) ([]*result.Run, error) {
 	t.Helper()
 	st := &study.Study{Name: t.Name(), Duration: 2 * time.Second, Seed: 3,
 		Targets: []*study.Target{{Name: "db", URL: url}},
 		Workloads: []*study.Workload{{Name: "tpcb", Kind: "tpcb", Params: params,
-			Clients: []study.ClientLevel{{N: clients}}, MaxTries: maxTries}}}
+			Clients: []study.ClientLevel{{N: clients}}, Threads: threads, MaxTries: maxTries}}}
 	cells, err := st.Plan(workload.Catalog{})
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +55,19 @@ func prepare(t *testing.T, url string, params map[string][]any, replace bool) er
 	return runner.New(st, runner.Options{Replace: replace}).Prepare(context.Background(), cells[0])
 }
 
+// wantClientIO checks how the run's clients were driven, as recorded with it.
+func wantClientIO(t *testing.T, r *result.Run, multiplexed bool) {
+	t.Helper()
+	want := "thread per client"
+	if multiplexed {
+		want = "event loops"
+	}
+	client, _ := r.Env["client"].(map[string]any)
+	if io, _ := client["io"].(string); !strings.HasPrefix(io, want) {
+		t.Fatalf("%d clients ran with client io %q, want %q", r.Clients, io, want)
+	}
+}
+
 func sums(t *testing.T, url string) [4]int64 {
 	t.Helper()
 	ctx := context.Background()
@@ -71,23 +85,31 @@ func sums(t *testing.T, url string) [4]int64 {
 	return s
 }
 
-// After tpcb-like runs in every query mode, the sums of account, teller and branch
-// balances and of history deltas agree, and a fresh load has pgbench's row counts.
+// After tpcb-like runs in every query mode, with a thread per client and with
+// the clients multiplexed on an event loop, the sums of account, teller and
+// branch balances and of history deltas agree, and a fresh load has pgbench's
+// row counts.
 func TestPostgresTPCBLikeKeepsBalancesConsistent(t *testing.T) {
 	url := testenv.FreshPostgres(t)
 	// vacuum=false keeps history, so the check covers every run since the load.
-	runs, err := runStudy(t, url, map[string][]any{"mode": {"tpcb-like"}, "scale": {int64(2)},
-		"query_mode": {"simple", "extended", "prepared"}, "vacuum": {false}}, 4, 1, runner.Options{Check: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(runs) != 3 {
-		t.Fatalf("want 3 runs (one per query mode), got %d", len(runs))
-	}
-	for _, r := range runs {
-		if r.Status != result.StatusOK || r.Summary.Transactions < 10 || r.Summary.Failed != 0 {
-			t.Fatalf("%s: status %s, %d transactions, %d failed: %s", r.Params["query_mode"], r.Status, r.Summary.Transactions, r.Summary.Failed, r.Error)
+	params := map[string][]any{"mode": {"tpcb-like"}, "scale": {int64(2)},
+		"query_mode": {"simple", "extended", "prepared"}, "vacuum": {false}}
+	var runs []*result.Run
+	for _, threads := range []int{4, 1} { // 4 clients: a thread each, then all on one loop
+		got, err := runStudy(t, url, params, 4, threads, 1, runner.Options{Check: true})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if len(got) != 3 {
+			t.Fatalf("want 3 runs (one per query mode), got %d", len(got))
+		}
+		for _, r := range got {
+			if r.Status != result.StatusOK || r.Summary.Transactions < 10 || r.Summary.Failed != 0 {
+				t.Fatalf("%s, %d threads: status %s, %d transactions, %d failed: %s", r.Params["query_mode"], threads, r.Status, r.Summary.Transactions, r.Summary.Failed, r.Error)
+			}
+			wantClientIO(t, r, threads == 1)
+		}
+		runs = append(runs, got...)
 	}
 	s := sums(t, url)
 	if s[0] != s[1] || s[0] != s[2] || s[0] != s[3] || s[3] == 0 {
@@ -180,7 +202,7 @@ func TestPostgresReusesPgbenchTablesAndProtectsThem(t *testing.T) {
 func TestPostgresSerializationFailuresAreClassifiedAndRetried(t *testing.T) {
 	url := testenv.WithQuery(t, testenv.FreshPostgres(t), "default_transaction_isolation", "repeatable read")
 	p := map[string][]any{"mode": {"tpcb-like"}, "scale": {int64(1)}}
-	runs, err := runStudy(t, url, p, 8, 1, runner.Options{})
+	runs, err := runStudy(t, url, p, 8, 0, 1, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +214,7 @@ func TestPostgresSerializationFailuresAreClassifiedAndRetried(t *testing.T) {
 	if ser == 0 || one.Summary.Failed != ser {
 		t.Fatalf("max tries 1: %d serialization failures of %d failed (want > 0 and all of them)", ser, one.Summary.Failed)
 	}
-	runs, err = runStudy(t, url, p, 8, 1000, runner.Options{})
+	runs, err = runStudy(t, url, p, 8, 0, 1000, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +275,7 @@ func TestPostgresTLSVersionAndCipherAreRecorded(t *testing.T) {
 func TestSQLiteTPCBLikeKeepsBalancesConsistent(t *testing.T) {
 	url := "sqlite:" + filepath.Join(t.TempDir(), "t.db") + "?journal_mode=WAL"
 	runs, err := runStudy(t, url, map[string][]any{"mode": {"tpcb-like", "select-only"}, "vacuum": {false},
-		"query_mode": {"simple", "prepared"}}, 3, 1, runner.Options{Check: true})
+		"query_mode": {"simple", "prepared"}}, 3, 0, 1, runner.Options{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 func TestMariaDBTPCBLikeKeepsBalancesConsistent(t *testing.T) {
 	url := testenv.FreshMySQL(t)
 	runs, err := runStudy(t, url, map[string][]any{"mode": {"tpcb-like"}, "scale": {int64(1)},
-		"query_mode": {"simple", "prepared"}, "vacuum": {false}}, 4, 10, runner.Options{Check: true})
+		"query_mode": {"simple", "prepared"}, "vacuum": {false}}, 4, 1, 10, runner.Options{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +26,7 @@ func TestMariaDBTPCBLikeKeepsBalancesConsistent(t *testing.T) {
 		if r.Status != result.StatusOK || r.Summary.Transactions < 10 {
 			t.Fatalf("%v: %s, %d transactions: %s", r.Params["query_mode"], r.Status, r.Summary.Transactions, r.Error)
 		}
+		wantClientIO(t, r, true) // 4 clients on one thread's event loop
 		if len(r.Deviations) == 0 {
 			t.Fatal("MySQL runs must name their deviations from pgbench")
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package blockingnet
+package sockets
 
 import (
 	"bytes"

@@ -1,16 +1,21 @@
 //go:build linux
 
-// Package blockingnet dials database connections whose sockets block an OS thread
-// in the kernel while waiting for a reply, the way pgbench's and sysbench's
-// threads do. Go's net package waits for every reply through the netpoller, which
-// on a small machine shared with the server adds thread hand-offs and wake-ups to
-// each round trip; measured against pgbench on 2 vCPUs (bench/README.md), blocking
-// sockets lifted select-only from ~9k to ~15k tps at 2 clients, next to pgbench's
-// ~17.7k. The runner gives each client its own P while such connections run
-// (driver.ThreadPerClient), so a client blocked in a read never holds up another.
+// Package sockets holds the database sockets of fairbench's clients, kept out
+// of Go's netpoller, and the event loop that drives several of them from one
+// thread. Go's net package waits for every reply through the netpoller, which on
+// a small machine shared with the server adds thread hand-offs and wake-ups to
+// each round trip (bench/README.md: select-only at 2 clients ~9k → ~15k tps on
+// 2 vCPUs once reads blocked in the kernel instead).
+//
+// A socket starts in blocking mode: a read parks its OS thread in the kernel,
+// as sysbench's threads and pgbench's one-client threads do; the runner then
+// gives each client its own P (driver.ThreadPerClient). With more clients than
+// threads, pgbench -j multiplexes several connections per thread with ppoll;
+// a Loop does the same here (loop_linux.go): each client runs as a coroutine
+// on the loop's goroutine and yields to the loop when its socket would block.
 //
 // FAIRBENCH_NET=netpoll switches back to Go's net package.
-package blockingnet
+package sockets
 
 import (
 	"context"
@@ -33,8 +38,9 @@ const Supported = true
 // FAIRBENCH_NET=netpoll.
 func Enabled() bool { return os.Getenv("FAIRBENCH_NET") != "netpoll" }
 
-// blockingConn is a net.Conn over a socket in blocking mode.
-type blockingConn struct {
+// Conn is a net.Conn over a socket that blocks its thread in the kernel, or,
+// once attached to a Loop's task, yields to the loop instead.
+type Conn struct {
 	fd     int
 	local  net.Addr
 	remote net.Addr
@@ -42,6 +48,12 @@ type blockingConn struct {
 	mu     sync.Mutex // guards the timeout state below
 	rcvSet bool
 	sndSet bool
+	// task is the loop task the socket is attached to (nil: blocking mode).
+	// Only that task's coroutine reads and writes the socket then; other
+	// goroutines may only Close it or set a past deadline, which shut it down.
+	task atomic.Pointer[Task]
+	// fdClosed: the descriptor itself is closed (see Close).
+	fdClosed atomic.Bool
 }
 
 // Dial connects like net.Dialer.DialContext ("tcp", "tcp4", "tcp6" or "unix"):
@@ -97,7 +109,7 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	c := &blockingConn{fd: fd, remote: remote}
+	c := &Conn{fd: fd, remote: remote}
 	if la, err := unix.Getsockname(fd); err == nil {
 		c.local = sockaddrToAddr(la)
 	}
@@ -155,39 +167,56 @@ func sockaddrToAddr(sa unix.Sockaddr) net.Addr {
 	return nil
 }
 
-func (c *blockingConn) Read(p []byte) (int, error) {
+func (c *Conn) Read(p []byte) (int, error) {
 	for {
+		if c.closed.Load() {
+			return 0, c.opError("read", net.ErrClosed)
+		}
 		n, err := unix.Read(c.fd, p)
 		switch {
 		case err == nil && n == 0 && len(p) > 0:
 			return 0, io.EOF
 		case err == nil:
 			return n, nil
-		case errors.Is(err, unix.EINTR):
+		case err == unix.EINTR:
 			continue
+		case err == unix.EAGAIN:
+			if t := c.task.Load(); t != nil {
+				t.wait()
+				continue
+			}
 		}
 		return 0, c.opError("read", err)
 	}
 }
 
-func (c *blockingConn) Write(p []byte) (int, error) {
+func (c *Conn) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
+		if c.closed.Load() {
+			return written, c.opError("write", net.ErrClosed)
+		}
 		n, err := unix.Write(c.fd, p[written:])
-		if errors.Is(err, unix.EINTR) {
+		switch {
+		case err == nil:
+			written += n
 			continue
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			if t := c.task.Load(); t != nil {
+				t.wait()
+				continue
+			}
 		}
-		if err != nil {
-			return written, c.opError("write", err)
-		}
-		written += n
+		return written, c.opError("write", err)
 	}
 	return written, nil
 }
 
 // opError maps errno to what pgx expects: timeouts as os.ErrDeadlineExceeded.
-func (c *blockingConn) opError(op string, err error) error {
-	if c.closed.Load() {
+func (c *Conn) opError(op string, err error) error {
+	if c.closed.Load() || err == net.ErrClosed {
 		return &net.OpError{Op: op, Net: "tcp", Addr: c.remote, Err: net.ErrClosed}
 	}
 	if errors.Is(err, unix.EAGAIN) {
@@ -198,30 +227,43 @@ func (c *blockingConn) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Addr: c.remote, Err: err}
 }
 
-// Close wakes any goroutine blocked in Read or Write (shutdown) and closes the socket.
-func (c *blockingConn) Close() error {
+// Close wakes any goroutine blocked in Read or Write (shutdown) and closes the
+// socket. An attached socket is only shut down: its task may be waiting in the
+// loop for it, and the loop must see the hang-up before the descriptor goes
+// (and its number is reused); the task's detach closes it.
+func (c *Conn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
 	_ = unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	if c.task.Load() != nil {
+		return nil
+	}
+	return c.closeFD()
+}
+
+func (c *Conn) closeFD() error {
+	if c.fdClosed.Swap(true) {
+		return nil
+	}
 	return unix.Close(c.fd)
 }
 
-func (c *blockingConn) LocalAddr() net.Addr  { return c.local }
-func (c *blockingConn) RemoteAddr() net.Addr { return c.remote }
+func (c *Conn) LocalAddr() net.Addr  { return c.local }
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
 
-func (c *blockingConn) SetDeadline(t time.Time) error {
+func (c *Conn) SetDeadline(t time.Time) error {
 	if err := c.SetReadDeadline(t); err != nil {
 		return err
 	}
 	return c.SetWriteDeadline(t)
 }
 
-func (c *blockingConn) SetReadDeadline(t time.Time) error {
+func (c *Conn) SetReadDeadline(t time.Time) error {
 	return c.setTimeout(unix.SO_RCVTIMEO, &c.rcvSet, t)
 }
 
-func (c *blockingConn) SetWriteDeadline(t time.Time) error {
+func (c *Conn) SetWriteDeadline(t time.Time) error {
 	return c.setTimeout(unix.SO_SNDTIMEO, &c.sndSet, t)
 }
 
@@ -229,7 +271,7 @@ func (c *blockingConn) SetWriteDeadline(t time.Time) error {
 // how pgx interrupts a query whose context ended: a blocked read cannot be woken
 // by a timeout set after it began, so the socket is shut down instead, which is
 // what pgx does with the connection afterwards anyway.
-func (c *blockingConn) setTimeout(opt int, set *bool, t time.Time) error {
+func (c *Conn) setTimeout(opt int, set *bool, t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if t.IsZero() {
@@ -242,6 +284,10 @@ func (c *blockingConn) setTimeout(opt int, set *bool, t time.Time) error {
 	left := time.Until(t)
 	if left <= 0 {
 		return unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	}
+	if c.task.Load() != nil {
+		// A loop's sockets never block; their tasks are woken by the shutdown above.
+		return nil
 	}
 	*set = true
 	tv := unix.NsecToTimeval(left.Nanoseconds())

@@ -1,0 +1,257 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/fairbench/fairbench/internal/driver/sockets"
+)
+
+// wire runs a worker's statements on a connection taken over from pgx
+// (pgconn.Hijack), with pgproto3's message encoding and nothing else: the
+// messages pgbench's libpq calls send, written in one flush, and replies read
+// until ReadyForQuery. A connection on an event loop (sockets.Loop) needs it:
+// pgconn arms a timer around every write and, when a write takes longer than
+// 15 ms, starts a goroutine that reads the socket in the background, which a
+// coroutine-driven socket cannot allow. Every read and write here happens on
+// the caller's goroutine.
+type wire struct {
+	nc   net.Conn // the TLS connection, or the socket itself
+	fe   *pgproto3.Frontend
+	mode string
+	// standardStrings: standard_conforming_strings is on, so a quoted literal
+	// needs only its quotes doubled (the simple mode's interpolation).
+	standardStrings bool
+	// broken is the I/O or protocol error after which the connection's state is
+	// unknown; every later call fails with it.
+	broken error
+	sql    []byte // scratch for the simple mode's interpolated statement
+}
+
+// Multiplex implements driver.Multiplexer: from here on the connection's
+// statements run on the wire path, and the returned socket may be attached to
+// a loop.
+func (c *Conn) Multiplex(ctx context.Context) (*sockets.Conn, error) {
+	if c.sock == nil {
+		return nil, errors.New("this connection does not use fairbench's sockets (FAIRBENCH_NET=netpoll)")
+	}
+	if c.wire != nil {
+		return c.sock, nil
+	}
+	pc := c.c.PgConn()
+	if err := pc.SyncConn(ctx); err != nil {
+		return nil, err
+	}
+	hc, err := pc.Hijack()
+	if err != nil {
+		return nil, err
+	}
+	c.wire = &wire{
+		nc:              hc.Conn,
+		fe:              pgproto3.NewFrontend(hc.Conn, hc.Conn),
+		mode:            c.mode,
+		standardStrings: hc.ParameterStatuses["standard_conforming_strings"] == "on",
+	}
+	return c.sock, nil
+}
+
+// reply is what a statement's replies amount to for the callers.
+type reply struct {
+	first   int64 // first column of the first row, as an integer (NULL → 0)
+	hasRow  bool
+	scanErr error // the first column was not an integer
+}
+
+// exec sends one statement in the connection's mode and reads its replies.
+// name is the prepared statement's name (prepared mode); params are text.
+func (w *wire) exec(name, sql string, args []any, params [][]byte, wantInt bool) (reply, error) {
+	if w.broken != nil {
+		return reply{}, w.broken
+	}
+	switch {
+	case w.mode == "prepared" && name != "":
+		w.fe.SendBind(&pgproto3.Bind{PreparedStatement: name, Parameters: params})
+		w.fe.SendExecute(&pgproto3.Execute{})
+		w.fe.SendSync(&pgproto3.Sync{})
+	case w.mode == "simple" || w.mode == "":
+		q, err := w.interpolate(sql, args)
+		if err != nil {
+			return reply{}, err
+		}
+		w.fe.SendQuery(&pgproto3.Query{String: q})
+	default: // extended, or a statement that was not prepared: PQexecParams's messages
+		w.fe.SendParse(&pgproto3.Parse{Query: sql})
+		w.fe.SendBind(&pgproto3.Bind{Parameters: params})
+		w.fe.SendDescribe(&pgproto3.Describe{ObjectType: 'P'})
+		w.fe.SendExecute(&pgproto3.Execute{})
+		w.fe.SendSync(&pgproto3.Sync{})
+	}
+	return w.finish(wantInt)
+}
+
+// finish flushes what was sent and reads replies up to ReadyForQuery.
+func (w *wire) finish(wantInt bool) (reply, error) {
+	if err := w.fe.Flush(); err != nil {
+		w.broken = err
+		return reply{}, err
+	}
+	var (
+		res   reply
+		pgErr *pgconn.PgError
+	)
+	for {
+		msg, err := w.fe.Receive()
+		if err != nil {
+			w.broken = err
+			return reply{}, err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			if !res.hasRow {
+				res.hasRow = true
+				if wantInt {
+					if len(m.Values) == 0 {
+						res.scanErr = errors.New("the statement returned no columns")
+					} else if m.Values[0] != nil {
+						res.first, res.scanErr = parseInt(m.Values[0])
+					}
+				}
+			}
+		case *pgproto3.ErrorResponse:
+			if pgErr == nil {
+				pgErr = pgconn.ErrorResponseToPgError(m)
+			}
+		case *pgproto3.ParameterStatus:
+			if m.Name == "standard_conforming_strings" {
+				w.standardStrings = m.Value == "on"
+			}
+		case *pgproto3.ReadyForQuery:
+			if pgErr != nil {
+				return reply{}, pgErr
+			}
+			return res, nil
+		}
+	}
+}
+
+func (w *wire) queryInt64(name, sql string, args []any, params [][]byte) (int64, error) {
+	res, err := w.exec(name, sql, args, params, true)
+	switch {
+	case err != nil:
+		return 0, err
+	case !res.hasRow:
+		return 0, pgx.ErrNoRows
+	}
+	return res.first, res.scanErr
+}
+
+// simple runs SQL text with the simple protocol (maintenance, BEGIN, ROLLBACK).
+func (w *wire) simple(sql string) error {
+	if w.broken != nil {
+		return w.broken
+	}
+	w.fe.SendQuery(&pgproto3.Query{String: sql})
+	_, err := w.finish(false)
+	return err
+}
+
+// prepare readies a named statement on the server, as pgconn.Prepare does.
+func (w *wire) prepare(name, sql string) error {
+	if w.broken != nil {
+		return w.broken
+	}
+	w.fe.SendParse(&pgproto3.Parse{Name: name, Query: sql})
+	w.fe.SendSync(&pgproto3.Sync{})
+	_, err := w.finish(false)
+	return err
+}
+
+// close ends the session politely and closes the connection.
+func (w *wire) close() error {
+	if w.broken == nil {
+		w.fe.Send(&pgproto3.Terminate{})
+		_ = w.fe.Flush()
+		w.broken = net.ErrClosed
+	}
+	return w.nc.Close()
+}
+
+// interpolate writes args into the $n placeholders of sql as literals, the way
+// pgbench's simple mode substitutes its variables: integers as digits, strings
+// quoted, nil as NULL. Placeholders inside quotes are left alone.
+func (w *wire) interpolate(sql string, args []any) (string, error) {
+	if len(args) == 0 {
+		return sql, nil
+	}
+	b := w.sql[:0]
+	var quote byte
+	for i := 0; i < len(sql); i++ {
+		ch := sql[i]
+		if quote != 0 {
+			if ch == quote {
+				quote = 0
+			}
+			b = append(b, ch)
+			continue
+		}
+		if ch == '\'' || ch == '"' {
+			quote = ch
+			b = append(b, ch)
+			continue
+		}
+		if ch != '$' || i+1 >= len(sql) || sql[i+1] < '0' || sql[i+1] > '9' {
+			b = append(b, ch)
+			continue
+		}
+		j := i + 1
+		for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
+			j++
+		}
+		n, _ := strconv.Atoi(sql[i+1 : j])
+		if n < 1 || n > len(args) {
+			return "", fmt.Errorf("placeholder $%d but %d arguments: %s", n, len(args), sql)
+		}
+		var err error
+		if b, err = w.appendLiteral(b, args[n-1]); err != nil {
+			return "", err
+		}
+		i = j - 1
+	}
+	w.sql = b
+	return string(b), nil
+}
+
+func (w *wire) appendLiteral(b []byte, v any) ([]byte, error) {
+	var n int64
+	switch x := v.(type) {
+	case nil:
+		return append(b, "NULL"...), nil
+	case string:
+		if !w.standardStrings && strings.Contains(x, `\`) {
+			return nil, errors.New("simple query mode needs standard_conforming_strings = on for strings with backslashes")
+		}
+		b = append(b, '\'')
+		b = append(b, strings.ReplaceAll(x, "'", "''")...)
+		return append(b, '\''), nil
+	case int64:
+		n = x
+	case int:
+		n = int64(x)
+	case int32:
+		n = int64(x)
+	default:
+		return nil, fmt.Errorf("argument of type %T is not supported on a multiplexed connection", v)
+	}
+	if n < 0 && len(b) > 0 && b[len(b)-1] == '-' {
+		b = append(b, ' ') // "x - -1", not the comment "x --1"
+	}
+	return strconv.AppendInt(b, n, 10), nil
+}
