@@ -121,7 +121,7 @@ fairbench:   ${FB_VERSION:-unknown} (git $(git describe --tags --always --dirty 
 server:      $(psql "$PGURL" -XAt -c 'select version()')
 target:      $(redact "$PGURL")
 settings:    scale $SCALE, $DURATION s per run, $REPS reps, query mode $QUERY_MODE, modes: $MODES, clients: $CLIENTS
-pgbench -j:  ${PGBENCH_JOBS:-min(clients, $NPROC)}; fairbench uses its own default concurrency (GOMAXPROCS)
+threads:     -j ${PGBENCH_JOBS:-min(clients, $NPROC)} for both tools (fairbench multiplexes clients on that many event loops when clients > threads)
 vacuum:      neither tool vacuums (pgbench -n, fairbench --no-vacuum); before every run the script runs
              pgbench's pre-run steps via psql: VACUUM pgbench_branches, VACUUM pgbench_tellers, TRUNCATE pgbench_history
 order:       interleaved: pgbench, fairbench, pgbench, ... within each (mode, clients) cell
@@ -269,8 +269,8 @@ for mode in $MODES; do
                     j=$jobs
                 else
                     timed "$out" "$FB" run --target "$PGURL" --workload tpcb --mode "$mode" --scale "$SCALE" \
-                        -c "$c" -T "${DURATION}s" -M "$QUERY_MODE" --no-vacuum --results "$RESULTS"
-                    j=""
+                        -c "$c" -j "$jobs" -T "${DURATION}s" -M "$QUERY_MODE" --no-vacuum --results "$RESULTS"
+                    j=$jobs
                 fi
                 parse_summary "$out"
                 csv_row run "$tool" "$mode" "$c" "$j" "$rep" "$R_TXN" "$R_TPS" "$out"

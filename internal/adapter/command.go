@@ -21,6 +21,8 @@ type Invocation struct {
 	Rate         float64       // operations per second over all clients; 0 = closed loop
 	LatencyLimit time.Duration // pgbench -L
 	MaxTries     int
+	// Threads caps the tool's client threads (pgbench -j); 0 = one per client.
+	Threads int
 	// LogDir, for a tool with AttachLogDir, is an empty directory the tool
 	// writes its side logs into; "" for none.
 	LogDir string
@@ -102,7 +104,11 @@ func buildPgbench(inv Invocation) (Command, error) {
 	case "simple-update":
 		a = append(a, "-N")
 	}
-	a = append(a, "-M", p.String("query_mode"), "-c", strconv.Itoa(inv.Clients), "-j", strconv.Itoa(inv.Clients),
+	jobs := inv.Clients
+	if inv.Threads > 0 {
+		jobs = min(inv.Threads, inv.Clients)
+	}
+	a = append(a, "-M", p.String("query_mode"), "-c", strconv.Itoa(inv.Clients), "-j", strconv.Itoa(jobs),
 		"-T", secs(inv.Duration), "-P", "1")
 	if v, ok := p["vacuum"].(bool); ok && !v {
 		a = append(a, "-n")

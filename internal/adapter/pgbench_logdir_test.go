@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +115,22 @@ func TestPgbenchLogDirErrors(t *testing.T) {
 	}
 	if err := attachPgbenchLogDir(runs(), bad); err == nil || !strings.Contains(err.Error(), "hold 1 successful transactions but the pgbench output says 304") {
 		t.Errorf("short logs: err = %v", err)
+	}
+}
+
+// pgbench gets a thread per client unless the workload's threads caps them,
+// as -j does.
+func TestPgbenchCommandThreads(t *testing.T) {
+	for _, tc := range []struct{ clients, threads, want int }{{8, 0, 8}, {8, 2, 2}, {2, 4, 2}} {
+		inv := Invocation{URL: "postgres://bench@127.0.0.1/db", Clients: tc.clients, Threads: tc.threads,
+			Duration: time.Second, Params: params.Values{"mode": "select-only", "query_mode": "simple"}}
+		c, err := buildPgbench(inv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(c.Argv, "-j")
+		if i < 0 || c.Argv[i+1] != strconv.Itoa(tc.want) {
+			t.Fatalf("%d clients, threads %d: argv %v, want -j %d", tc.clients, tc.threads, c.Argv, tc.want)
+		}
 	}
 }

@@ -43,6 +43,7 @@ func invocation(c study.Cell, d time.Duration) adapter.Invocation {
 	return adapter.Invocation{
 		URL: c.Target.URL, Clients: c.Clients, Duration: d, Params: c.Params,
 		Rate: c.Workload.Rate, LatencyLimit: c.Workload.LatencyLimit, MaxTries: c.Workload.MaxTries,
+		Threads: c.Workload.Threads,
 	}
 }
 

@@ -54,6 +54,8 @@ type Conn struct {
 	task atomic.Pointer[Task]
 	// fdClosed: the descriptor itself is closed (see Close).
 	fdClosed atomic.Bool
+	// sent: the last call was a write (see Read); used on a loop only.
+	sent bool
 }
 
 // Dial connects like net.Dialer.DialContext ("tcp", "tcp4", "tcp6" or "unix"):
@@ -168,6 +170,15 @@ func sockaddrToAddr(sa unix.Sockaddr) net.Addr {
 }
 
 func (c *Conn) Read(p []byte) (int, error) {
+	if t := c.task.Load(); t != nil && c.sent {
+		// A reply to what was just sent cannot be there yet: wait for it in
+		// the loop rather than spend a read on EAGAIN (edge-triggered epoll
+		// reports the reply's arrival whenever it comes). One system call and
+		// a fifth of the context switches less per transaction at 8 clients
+		// on 2 loops (bench/README.md).
+		c.sent = false
+		t.wait()
+	}
 	for {
 		if c.closed.Load() {
 			return 0, c.opError("read", net.ErrClosed)
@@ -200,6 +211,9 @@ func (c *Conn) Write(p []byte) (int, error) {
 		switch {
 		case err == nil:
 			written += n
+			if c.task.Load() != nil {
+				c.sent = true // only the task's coroutine uses an attached socket
+			}
 			continue
 		case err == unix.EINTR:
 			continue
