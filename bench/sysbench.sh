@@ -21,6 +21,10 @@
 #   DURATION [20] seconds per run     REPS [3]          THREADS ["2 8"]
 #   MODES ["point_select read_write"] TABLES [4]        TABLE_SIZE [50000]
 #   ENGINES ["postgres mysql"]        OUT_DIR [bench/out]
+#   FB_JOBS [same]: fairbench's -j. "same" = the thread count sysbench gets, so
+#     each fairbench client has a thread of its own as each sysbench thread has
+#     one connection; "auto" = fairbench's default (event loops, one per CPU,
+#     when there are more clients than CPUs); or a number.
 set -euo pipefail
 export LC_ALL=C
 
@@ -34,6 +38,7 @@ MODES=${MODES:-point_select read_write}
 TABLES=${TABLES:-4}
 TABLE_SIZE=${TABLE_SIZE:-50000}
 ENGINES=${ENGINES:-postgres mysql}
+FB_JOBS=${FB_JOBS:-same}
 OUT_DIR=${OUT_DIR:-$ROOT/bench/out}
 
 die() { printf 'sysbench.sh: ERROR: %s\n' "$*" >&2; exit 1; }
@@ -46,6 +51,11 @@ for m in $MODES; do
     *) die "MODES: unknown mode '$m'" ;; esac
 done
 for e in $ENGINES; do case $e in postgres | mysql) ;; *) die "ENGINES: unknown engine '$e' (postgres, mysql)" ;; esac; done
+[ "$FB_JOBS" = same ] || [ "$FB_JOBS" = auto ] || { is_uint "$FB_JOBS" && [ "$FB_JOBS" -gt 0 ]; } \
+    || die "FB_JOBS must be same, auto or a number > 0 (got '$FB_JOBS')"
+fb_jobs() { # THREADS → fairbench's -j arguments
+    case $FB_JOBS in same) echo "-j $1" ;; auto) ;; *) echo "-j $FB_JOBS" ;; esac
+}
 
 # ------------------------------------------------------------------ set-up
 
@@ -126,6 +136,7 @@ SBVER=$(sysbench --version)
     echo "host:     $(uname -srm), nproc $(nproc), $(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
     echo "servers:  $(sql postgres 'select version()' | cut -c1-60); MariaDB $(sql mysql 'select version()')"
     echo "matrix:   engines [$ENGINES] × modes [$MODES] × threads [$THREADS] × $REPS reps × 2 tools, ${DURATION}s each; tables $TABLES × $TABLE_SIZE rows"
+    echo "fairbench -j: $FB_JOBS (same = sysbench's thread count: a thread per client)"
 } | tee "$SUMMARY"
 
 for engine in $ENGINES; do
@@ -150,7 +161,7 @@ for engine in $ENGINES; do
                     else
                         timed "$log" "$FB" run --results "$RUN_DIR/fairbench.db" --target "$(fb_url "$engine")" --workload oltp \
                             --set mode="$mode" --set tables="$TABLES" --set table_size="$TABLE_SIZE" \
-                            -c "$th" -T "$DURATION" --max-tries 100
+                            -c "$th" $(fb_jobs "$th") -T "$DURATION" --max-tries 100
                     fi
                     parse "$log"
                     cpu=$(awk -v u="$T_USER" -v s="$T_SYS" 'BEGIN {printf "%.3f", u + s}')
