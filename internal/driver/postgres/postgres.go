@@ -261,7 +261,9 @@ func (s *stmt) fast(ctx context.Context, args []any) *pgconn.ResultReader {
 		return nil
 	}
 	if s.sd != nil {
-		return s.conn.c.PgConn().ExecStatement(ctx, s.sd, s.params, nil, nil)
+		// ExecPrepared, not ExecStatement: it describes the portal before
+		// executing, as libpq's PQexecPrepared does for pgbench.
+		return s.conn.c.PgConn().ExecPrepared(ctx, s.sd.Name, s.params, nil, nil)
 	}
 	return s.conn.c.PgConn().ExecParams(ctx, s.sql, s.params, nil, nil, nil)
 }

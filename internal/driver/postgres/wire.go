@@ -78,7 +78,9 @@ func (w *wire) exec(name, sql string, args []any, params [][]byte, wantInt bool)
 	}
 	switch {
 	case w.mode == "prepared" && name != "":
+		// PQsendQueryPrepared's messages: libpq describes the portal every time.
 		w.fe.SendBind(&pgproto3.Bind{PreparedStatement: name, Parameters: params})
+		w.fe.SendDescribe(&pgproto3.Describe{ObjectType: 'P'})
 		w.fe.SendExecute(&pgproto3.Execute{})
 		w.fe.SendSync(&pgproto3.Sync{})
 	case w.mode == "simple" || w.mode == "":
