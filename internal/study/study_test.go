@@ -77,6 +77,7 @@ warmup = "2s"
 rate = 1000
 latency_limit = "10ms"
 max_tries = 3
+threads = 4
 
 [[workload]]
 kind = "kv"
@@ -140,7 +141,7 @@ func TestParseFullFile(t *testing.T) {
 	}
 	w := s.Workloads[0]
 	if w.Name != "select-only" || w.Kind != "tpcb" || w.ClientsPerThread != 2 || w.Rate != 1000 ||
-		w.LatencyLimit != 10*time.Millisecond || w.MaxTries != 3 || w.Line != lineOf(t, fullStudy, "[[workload]]") {
+		w.LatencyLimit != 10*time.Millisecond || w.MaxTries != 3 || w.Threads != 4 || w.Line != lineOf(t, fullStudy, "[[workload]]") {
 		t.Errorf("workload fields: %+v", w)
 	}
 	if !slices.Equal(w.Targets, []string{"wal"}) {
@@ -616,6 +617,7 @@ func TestParseErrors(t *testing.T) {
 		{"empty sweep", header + "[[workload]]\nkind = \"tpcb\"\nscale = []\n", "scale =", []string{"empty list"}, 0},
 		{"negative rate", header + "[[workload]]\nkind = \"tpcb\"\nrate = -1\n", "rate =", []string{"rate must not be negative"}, 0},
 		{"max_tries zero", header + "[[workload]]\nkind = \"tpcb\"\nmax_tries = 0\n", "max_tries", []string{"max_tries must be at least 1"}, 0},
+		{"threads zero", header + "[[workload]]\nkind = \"tpcb\"\nthreads = 0\n", "threads", []string{"threads must be at least 1"}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,11 +17,7 @@ import (
 // round. Clients that are driven one after the other can never finish a round.
 func barrierServer(t *testing.T, n int) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	l := listen(t)
 	go func() {
 		var conns []net.Conn
 		for len(conns) < n {

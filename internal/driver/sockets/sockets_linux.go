@@ -189,16 +189,26 @@ func (c *Conn) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		case err == nil:
 			return n, nil
-		case err == unix.EINTR:
+		case c.again(err):
 			continue
-		case err == unix.EAGAIN:
-			if t := c.task.Load(); t != nil {
-				t.wait()
-				continue
-			}
 		}
 		return 0, c.opError("read", err)
 	}
+}
+
+// again reports whether a read or write that failed with err is to be tried
+// again: after a signal, or, on a loop, once the socket is ready.
+func (c *Conn) again(err error) bool {
+	switch err {
+	case unix.EINTR:
+		return true
+	case unix.EAGAIN:
+		if t := c.task.Load(); t != nil {
+			t.wait()
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Conn) Write(p []byte) (int, error) {
@@ -215,13 +225,8 @@ func (c *Conn) Write(p []byte) (int, error) {
 				c.sent = true // only the task's coroutine uses an attached socket
 			}
 			continue
-		case err == unix.EINTR:
+		case c.again(err):
 			continue
-		case err == unix.EAGAIN:
-			if t := c.task.Load(); t != nil {
-				t.wait()
-				continue
-			}
 		}
 		return written, c.opError("write", err)
 	}

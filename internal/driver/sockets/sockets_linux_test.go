@@ -17,11 +17,7 @@ import (
 // silent, reads and never answers.
 func echoServer(t *testing.T, silent bool) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	l := listen(t)
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -39,6 +35,17 @@ func echoServer(t *testing.T, silent bool) string {
 		}
 	}()
 	return l.Addr().String()
+}
+
+// listen listens on a loopback port for the test's duration.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }
 
 func TestBlockingConnRoundTrip(t *testing.T) {

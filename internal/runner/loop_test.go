@@ -1,0 +1,177 @@
+//go:build linux
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/driver/sockets"
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/study"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// sockDriver's connections are fairbench sockets to a test server on loopback
+// ("fakesock://127.0.0.1:PORT"), so the runner can put them on event loops.
+type sockDriver struct{}
+
+func (sockDriver) Name() string { return "fakesock" }
+func (sockDriver) Connect(ctx context.Context, t driver.Target, o driver.Options) (driver.Conn, error) {
+	nc, err := sockets.Dial(ctx, "tcp", strings.TrimPrefix(t.URL, "fakesock://"))
+	if err != nil {
+		return nil, err
+	}
+	return &sockConn{s: nc.(*sockets.Conn)}, nil
+}
+
+type sockConn struct{ s *sockets.Conn }
+
+func (c *sockConn) Close(context.Context) error                         { return c.s.Close() }
+func (c *sockConn) Classify(error) result.ErrorClass                    { return result.ErrConnection }
+func (c *sockConn) Interrupt()                                          { c.s.Close() }
+func (c *sockConn) BlocksThread() bool                                  { return true }
+func (c *sockConn) Multiplex(context.Context) (*sockets.Conn, error)    { return c.s, nil }
+func (pingWorkload) Kind() string                                       { return "fake-ping" }
+func (pingWorkload) Description() string                                { return "one-byte round trips" }
+func (pingWorkload) Params() []params.Spec                              { return nil }
+func (pingWorkload) New(params.Values) (workload.Instance, error)       { return pingWorkload{}, nil }
+func (pingWorkload) Ops() []string                                      { return []string{"ping"} }
+func (pingWorkload) Prepare(context.Context, workload.PrepareEnv) error { return nil }
+
+// pingWorkload's operation sends one byte and waits for the reply.
+type pingWorkload struct{}
+
+func (pingWorkload) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op, error) {
+	s := conn.(*sockConn).s
+	buf := make([]byte, 1)
+	return func(ctx context.Context, rng *rand.Rand) (int, error) {
+		if _, err := s.Write([]byte{'p'}); err != nil {
+			return 0, err
+		}
+		_, err := io.ReadFull(s, buf)
+		return 0, err
+	}, nil
+}
+
+func init() {
+	driver.Register(sockDriver{}, "fakesock://")
+	workload.Register(pingWorkload{})
+}
+
+// pingServer answers every byte with one byte. The first connection to get
+// stallAt requests holds back its reply to that one for stall; with silent,
+// nothing is ever answered.
+func pingServer(t *testing.T, stallAt int, stall time.Duration, silent bool) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	var stalled atomic.Bool
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 1)
+				for n := 1; ; n++ {
+					if _, err := io.ReadFull(c, buf); err != nil {
+						return
+					}
+					if silent {
+						continue
+					}
+					if n == stallAt && stalled.CompareAndSwap(false, true) {
+						time.Sleep(stall)
+					}
+					if _, err := c.Write(buf); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "fakesock://" + l.Addr().String()
+}
+
+func runPing(t *testing.T, ctx context.Context, url string, w study.Workload, d time.Duration) (*result.Run, error) {
+	t.Helper()
+	w.Name, w.Kind = "ping", "fake-ping"
+	st := &study.Study{Name: "t", Duration: d, Seed: 7,
+		Targets: []*study.Target{{Name: "s", URL: url}}, Workloads: []*study.Workload{&w}}
+	cells, err := st.Plan(workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &MemorySink{}
+	err = New(st, Options{Sink: sink, Every: 100 * time.Millisecond}).Run(ctx, cells)
+	if len(sink.Runs) != 1 {
+		t.Fatalf("want 1 stored run, got %d (err %v)", len(sink.Runs), err)
+	}
+	return sink.Runs[0], err
+}
+
+// Four clients share one event loop. When the server stalls one client's
+// reply, that client's scheduled operations all show the stall (latency from
+// the intended start), while the other three, on the same thread, keep their
+// schedule: a loop waits for sockets, never for one client.
+func TestClientsOnOneLoopStallIndependently(t *testing.T) {
+	const rate, clients = 400.0, 4
+	url := pingServer(t, 20, 400*time.Millisecond, false)
+	run, err := runPing(t, context.Background(), url,
+		study.Workload{Clients: []study.ClientLevel{{N: clients}}, Threads: 1, Rate: rate}, 1200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if io, _ := run.Env["client"].(map[string]any)["io"].(string); !strings.HasPrefix(io, "event loops") {
+		t.Fatalf("client io %q, want event loops", io)
+	}
+	h, err := hist.Decode(run.Ops[0].Histogram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := h.TotalCount() - countBelow(h, 50_000)
+	// The stalled client is due rate/clients = 100 operations a second: about
+	// 40 fall into the 400 ms stall. Had the stall held up the loop, all four
+	// clients' operations in it would be slow (about 160).
+	if slow < 20 || slow > 80 {
+		t.Fatalf("%d operations slower than 50 ms, want about 40 (one client's share of the stall)", slow)
+	}
+	if got := run.Summary.Transactions; float64(got) < 0.7*rate*1.2 {
+		t.Fatalf("%d operations in 1.2 s at %v/s: the other clients did not keep their schedule", got, rate)
+	}
+}
+
+// A cancelled run interrupts clients hung on a loop, as it does clients with a
+// thread each.
+func TestCancelledRunInterruptsClientsOnLoops(t *testing.T) {
+	url := pingServer(t, 0, 0, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	run, err := runPing(t, ctx, url, study.Workload{Clients: []study.ClientLevel{{N: 3}}, Threads: 1}, time.Minute)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("took %v to stop clients hung on a loop", el)
+	}
+	if run.Status != result.StatusInterrupted {
+		t.Fatalf("run status %s, want interrupted", run.Status)
+	}
+}
