@@ -159,6 +159,7 @@ for engine in $ENGINES; do
                         timed "$log" sysbench "oltp_$mode" $(sb_args "$engine") --tables="$TABLES" --table-size="$TABLE_SIZE" \
                             --threads="$th" --time="$DURATION" --report-interval=0 run
                     else
+                        # shellcheck disable=SC2046
                         timed "$log" "$FB" run --results "$RUN_DIR/fairbench.db" --target "$(fb_url "$engine")" --workload oltp \
                             --set mode="$mode" --set tables="$TABLES" --set table_size="$TABLE_SIZE" \
                             -c "$th" $(fb_jobs "$th") -T "$DURATION" --max-tries 100
