@@ -439,7 +439,9 @@ func (m *measurement) execute(ctx context.Context) error {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	client := map[string]any{"threads": min(threads, c.Clients), "io": "go netpoller"}
+	// How the clients were driven goes with the run: it decides the client's
+	// cost per operation (README, "The load generator waits like pgbench").
+	client := map[string]any{"io": "goroutine per client"}
 	m.run.Env["client"] = client
 	// Spare Ps beside the clients' threads: the ticker and the collector must
 	// never wait for a P held by a thread blocked in a read.
@@ -451,6 +453,7 @@ func (m *measurement) execute(ctx context.Context) error {
 	}
 	if m.loops != nil {
 		client["io"] = "event loops (clients multiplexed per thread, like pgbench -j)"
+		client["threads"] = len(m.loops)
 		procs = len(m.loops) + 2
 		for _, l := range m.loops {
 			defer l.Close()
