@@ -124,7 +124,7 @@ type Conn struct {
 	cfg  Config
 	mode string
 	nc   atomic.Pointer[net.Conn]
-	// blocking: the socket blocks an OS thread per read (blockingnet).
+	// blocking: the socket blocks an OS thread per read (package sockets).
 	blocking bool
 }
 

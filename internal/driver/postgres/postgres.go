@@ -139,7 +139,7 @@ var errMultiplexed = errors.New("this connection runs on an event loop: use anot
 func (c *Conn) BlocksThread() bool { return c.blocking }
 
 // Interrupt implements driver.Interrupter: a deadline in the past wakes a read
-// blocked on either kind of socket (blockingnet shuts it down), as pgx's own
+// blocked on either kind of socket (package sockets shuts it down), as pgx's own
 // context watch would.
 func (c *Conn) Interrupt() {
 	if c.wire != nil {
@@ -175,7 +175,7 @@ func (c *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, 
 	if c.wire != nil {
 		st := &stmt{conn: c, sql: sql}
 		if !st.encode(args) {
-			return 0, fmt.Errorf("an argument of %v is not supported on a multiplexed connection", args)
+			return 0, unsupportedArgs(args)
 		}
 		return c.wire.queryInt64("", sql, args, st.params)
 	}
@@ -185,7 +185,8 @@ func (c *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, 
 }
 
 // Prepare implements driver.SQL. In prepared mode the statement is prepared on the
-// server under its own text as name, and executed with Bind/Execute only.
+// server under its own text as name, and executed with Bind/Describe/Execute, the
+// messages of libpq's PQexecPrepared.
 func (c *Conn) Prepare(ctx context.Context, sql string) (driver.Stmt, error) {
 	st := &stmt{conn: c, sql: sql, textParams: c.mode == "extended" || c.mode == "prepared"}
 	if c.mode == "prepared" && c.wire != nil {
@@ -271,7 +272,7 @@ func (s *stmt) fast(ctx context.Context, args []any) *pgconn.ResultReader {
 // onWire runs the statement on the wire path (the connection was multiplexed).
 func (s *stmt) onWire(args []any, wantInt bool) (int64, error) {
 	if s.conn.wire.mode != "simple" && !s.encode(args) {
-		return 0, fmt.Errorf("an argument of %v is not supported on a multiplexed connection", args)
+		return 0, unsupportedArgs(args)
 	}
 	name := ""
 	if s.sd != nil {

@@ -63,6 +63,12 @@ func (c *Conn) Multiplex(ctx context.Context) (*sockets.Conn, error) {
 	return c.sock, nil
 }
 
+// unsupportedArgs: the wire path renders integers, strings and NULL only (what
+// the workloads pass); pgx, which takes any type, no longer owns the connection.
+func unsupportedArgs(args []any) error {
+	return fmt.Errorf("arguments %v are not supported on a connection that runs on an event loop: only integers, strings and NULL are", args)
+}
+
 // reply is what a statement's replies amount to for the callers.
 type reply struct {
 	first   int64 // first column of the first row, as an integer (NULL → 0)
@@ -250,7 +256,7 @@ func (w *wire) appendLiteral(b []byte, v any) ([]byte, error) {
 	case int32:
 		n = int64(x)
 	default:
-		return nil, fmt.Errorf("argument of type %T is not supported on a multiplexed connection", v)
+		return nil, unsupportedArgs([]any{v})
 	}
 	if n < 0 && len(b) > 0 && b[len(b)-1] == '-' {
 		b = append(b, ' ') // "x - -1", not the comment "x --1"
