@@ -99,7 +99,8 @@ func (t *Task) Attach(c *Conn) error {
 	}
 	// Edge-triggered: one registration for the socket's life; a wake-up is
 	// looked at only if the task is waiting, and a task waits only after a
-	// read or write said EAGAIN, so the edge it needs is always still to come.
+	// read or write said EAGAIN or right after sending a request, so the edge
+	// it needs (more room, or the reply arriving) is always still to come.
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(c.fd)}
 	if err := unix.EpollCtl(t.loop.ep, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
 		c.task.Store(nil)
