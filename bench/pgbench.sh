@@ -9,12 +9,15 @@
 #    each starting from no pgbench_* tables (dropped untimed before each load:
 #    fairbench reuses existing tables of the right scale instead of loading);
 #    both must produce pgbench's tables (row counts and primary keys checked).
-# 2. Run matrix: for each mode × clients, REPS repetitions interleaved
-#    (pgbench, fairbench, pgbench, …), each DURATION seconds with the same
+# 2. Run matrix: for each mode × clients, REPS repetitions interleaved, the
+#    order alternating (pgbench fairbench, fairbench pgbench, …), each
+#    DURATION seconds with the same
 #    query mode on the same scale-SCALE data. Captured per run: TPS, the
 #    transaction count and the client's CPU seconds (user+sys of the child,
 #    from bash's `time`).
-# 3. Table of medians and ratios; raw rows in bench/out/pgbench-<stamp>.csv,
+# 3. Table of medians and ratios, and the paired ratio: the geometric mean of
+#    each repetition's fairbench/pgbench TPS with its 95 % interval
+#    (bench/ratio.awk), which this VM's run-to-run noise makes necessary; raw rows in bench/out/pgbench-<stamp>.csv,
 #    every tool output in bench/out/pgbench-<stamp>/.
 #
 # Vacuum policy: neither tool vacuums (pgbench -n, fairbench --no-vacuum);
@@ -124,7 +127,7 @@ settings:    scale $SCALE, $DURATION s per run, $REPS reps, query mode $QUERY_MO
 threads:     -j ${PGBENCH_JOBS:-min(clients, $NPROC)} for both tools (fairbench multiplexes clients on that many event loops when clients > threads)
 vacuum:      neither tool vacuums (pgbench -n, fairbench --no-vacuum); before every run the script runs
              pgbench's pre-run steps via psql: VACUUM pgbench_branches, VACUUM pgbench_tellers, TRUNCATE pgbench_history
-order:       interleaved: pgbench, fairbench, pgbench, ... within each (mode, clients) cell
+order:       interleaved within each (mode, clients) cell, alternating: pgbench fairbench, fairbench pgbench, ...
 runs:        $N_RUNS measured runs, about $EST_MIN min in total
 raw rows:    $CSV
 tool output: $RUN_DIR/
@@ -195,6 +198,12 @@ median() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b + 0 == 0) print "NA"; else printf "%.2f", a / b }'; }
 fmt() { awk -v x="$1" -v f="$2" 'BEGIN { if (x == "NA") print "NA"; else printf f, x }'; }
+# paired MODE CLIENTS → "0.97 [0.90, 1.05]": the ratio of the cell's paired runs (bench/ratio.awk)
+paired() {
+    awk -F, -v m="$1" -v c="$2" 'NR > 1 && $1 == "run" && $3 == m && $4 == c {print "cell," $2 "," $6 "," $12}' "$CSV" |
+        awk -F, -v ref=pgbench -v new=fairbench -f "$ROOT/bench/ratio.awk" |
+        awk -F, '{ if ($4 == "NA") printf "%.2f", $3; else printf "%.2f [%.2f, %.2f]", $3, $4, $5 }'
+}
 # csv_median KIND TOOL MODE CLIENTS FIELD#
 csv_median() {
     awk -F, -v k="$1" -v t="$2" -v m="$3" -v c="$4" -v f="$5" \
@@ -260,7 +269,11 @@ for mode in $MODES; do
     for c in $CLIENTS; do
         jobs=${PGBENCH_JOBS:-$((c < NPROC ? c : NPROC))}
         for ((rep = 1; rep <= REPS; rep++)); do
-            for tool in pgbench fairbench; do
+            # The order alternates (P F, F P, P F, …) so that a machine that
+            # slows down or speeds up during a cell favours neither tool.
+            order="pgbench fairbench"
+            [ $((rep % 2)) -eq 0 ] && order="fairbench pgbench"
+            for tool in $order; do
                 i=$((i + 1))
                 out=$RUN_DIR/$mode-c$c-$tool-$rep.log
                 pre_run
@@ -288,14 +301,15 @@ done
     echo ""
     echo "== summary: medians of $REPS runs, $DURATION s each, -M $QUERY_MODE, scale $SCALE, external vacuum (-n / --no-vacuum)"
     echo "   cpu = client user+sys seconds per 1000 transactions; ratios are fairbench / pgbench"
-    printf '%-12s %7s %12s %14s %9s %12s %14s %9s\n' mode clients "pgbench tps" "fairbench tps" "tps ratio" "pgbench cpu" "fairbench cpu" "cpu ratio"
+    echo "   paired = geometric mean of each repetition's fairbench/pgbench TPS ratio (the two runs back to back), [95 % interval]"
+    printf '%-12s %7s %12s %14s %9s %12s %14s %9s  %s\n' mode clients "pgbench tps" "fairbench tps" "tps ratio" "pgbench cpu" "fairbench cpu" "cpu ratio" "paired tps ratio [95 %]"
     for mode in $MODES; do
         for c in $CLIENTS; do
             pt=$(csv_median run pgbench "$mode" "$c" 12); ft=$(csv_median run fairbench "$mode" "$c" 12)
             pc=$(csv_median run pgbench "$mode" "$c" 17); fc=$(csv_median run fairbench "$mode" "$c" 17)
-            printf '%-12s %7s %12s %14s %9s %12s %14s %9s\n' "$mode" "$c" \
+            printf '%-12s %7s %12s %14s %9s %12s %14s %9s  %s\n' "$mode" "$c" \
                 "$(fmt "$pt" %.0f)" "$(fmt "$ft" %.0f)" "$(ratio "$ft" "$pt")" \
-                "$(fmt "$pc" %.3f)" "$(fmt "$fc" %.3f)" "$(ratio "$fc" "$pc")"
+                "$(fmt "$pc" %.3f)" "$(fmt "$fc" %.3f)" "$(ratio "$fc" "$pc")" "$(paired "$mode" "$c")"
         done
     done
     if [ "$LOAD_REPS" -gt 0 ]; then

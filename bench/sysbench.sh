@@ -7,7 +7,7 @@
 #
 # For each engine (PostgreSQL, MariaDB): sysbench prepares the tables once
 # (sysbench oltp_read_write prepare; fairbench reuses sysbench's tables as they
-# are). Then for each mode × threads, REPS repetitions interleaved (sysbench,
+# are). Then for each mode × threads, REPS repetitions interleaved, the order alternating (sysbench,
 # fairbench, sysbench, …), each DURATION seconds, same tables, table size,
 # distribution (sysbench 1.0's default, special) and query mode (server-side
 # prepared statements: sysbench's --db-ps-mode=auto, fairbench's default).
@@ -152,7 +152,11 @@ for engine in $ENGINES; do
     for mode in $MODES; do
         for th in $THREADS; do
             for rep in $(seq 1 "$REPS"); do
-                for tool in sysbench fairbench; do
+                # The order alternates (S F, F S, S F, …) so that a machine that
+                # slows down or speeds up during a cell favours neither tool.
+                order="sysbench fairbench"
+                [ $((rep % 2)) -eq 0 ] && order="fairbench sysbench"
+                for tool in $order; do
                     log=$RUN_DIR/$engine-$mode-t$th-$tool-$rep.log
                     if [ $tool = sysbench ]; then
                         # shellcheck disable=SC2046
@@ -181,21 +185,28 @@ done
 {
     echo
     echo "medians over $REPS repetitions (TPS as each tool reports it; CPU = the tool's user+sys per transaction)"
-    awk -F, 'NR > 1 {k = $1 " " $3 " " $4; keys[k] = 1; tps[k, $2] = tps[k, $2] " " $8; cpu[k, $2] = cpu[k, $2] " " $12}
+    echo "paired = geometric mean of each repetition's fairbench/sysbench TPS ratio (the two runs back to back), [95 % interval]"
+    # the paired ratios (bench/ratio.awk) join the table as extra rows "paired KEY ..."
+    { awk -F, 'NR > 1 {print $1 " " $3 " " $4 "," $2 "," $5 "," $8}' "$CSV" |
+        awk -F, -v ref=sysbench -v new=fairbench -f "$ROOT/bench/ratio.awk" | sed 's/^/paired,/'
+      cat "$CSV"; } |
+    awk -F, '$1 == "paired" {pr[$2] = ($5 == "NA") ? sprintf("%.2f", $4) : sprintf("%.2f [%.2f, %.2f]", $4, $5, $6); next}
+        $1 == "engine" {next}
+        {k = $1 " " $3 " " $4; keys[k] = 1; tps[k, $2] = tps[k, $2] " " $8; cpu[k, $2] = cpu[k, $2] " " $12}
         function median(s,   a, n, i, j, t) {
             n = split(s, a, " ")
             for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
             return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
         }
         END {
-            printf "%-9s %-13s %3s  %12s %12s %9s  %12s %12s %9s\n", "engine", "mode", "thr", "sysbench", "fairbench", "TPS ratio", "sb µs/txn", "fb µs/txn", "CPU ratio"
+            printf "%-9s %-13s %3s  %12s %12s %9s  %12s %12s %9s  %s\n", "engine", "mode", "thr", "sysbench", "fairbench", "TPS ratio", "sb µs/txn", "fb µs/txn", "CPU ratio", "paired TPS ratio [95 %]"
             for (k in keys) {
                 split(k, p, " ")
                 ts = median(tps[k, "sysbench"]); tf = median(tps[k, "fairbench"])
                 cs = median(cpu[k, "sysbench"]); cf = median(cpu[k, "fairbench"])
-                printf "%-9s %-13s %3s  %12.1f %12.1f %8.2fx  %12.1f %12.1f %8.2fx\n", p[1], p[2], p[3], ts, tf, tf / ts, cs, cf, cf / cs
+                printf "%-9s %-13s %3s  %12.1f %12.1f %8.2fx  %12.1f %12.1f %8.2fx  %s\n", p[1], p[2], p[3], ts, tf, tf / ts, cs, cf, cf / cs, pr[k]
             }
-        }' "$CSV" | sort
+        }' | sort
     echo
     echo "raw rows: $CSV"
 } | tee -a "$SUMMARY"

@@ -130,6 +130,9 @@ type Conn struct {
 	// wire, once set (Multiplex), runs every statement instead of pgx, which
 	// no longer owns the connection.
 	wire *wire
+	// prepared counts the statements prepared on the connection; it numbers
+	// their names.
+	prepared int
 }
 
 // errMultiplexed: what a connection taken over for an event loop cannot do.
@@ -185,17 +188,24 @@ func (c *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, 
 }
 
 // Prepare implements driver.SQL. In prepared mode the statement is prepared on the
-// server under its own text as name, and executed with Bind/Describe/Execute, the
-// messages of libpq's PQexecPrepared.
+// server and executed with Bind/Describe/Execute, the messages of libpq's
+// PQexecPrepared. Its name is short, as pgbench's P_0, P_1…: the server hashes
+// the name on every Bind (pgx's own names are 53 characters), and a statement's
+// text would be cut at 63 characters, so two long statements could collide.
 func (c *Conn) Prepare(ctx context.Context, sql string) (driver.Stmt, error) {
 	st := &stmt{conn: c, sql: sql, textParams: c.mode == "extended" || c.mode == "prepared"}
-	if c.mode == "prepared" && c.wire != nil {
-		if err := c.wire.prepare(sql, sql); err != nil {
+	if c.mode != "prepared" {
+		return st, nil
+	}
+	name := "fb_" + strconv.Itoa(c.prepared)
+	c.prepared++
+	if c.wire != nil {
+		if err := c.wire.prepare(name, sql); err != nil {
 			return nil, err
 		}
-		st.sd = &pgconn.StatementDescription{Name: sql, SQL: sql}
-	} else if c.mode == "prepared" {
-		sd, err := c.c.Prepare(ctx, sql, sql)
+		st.sd = &pgconn.StatementDescription{Name: name, SQL: sql}
+	} else {
+		sd, err := c.c.Prepare(ctx, name, sql)
 		if err != nil {
 			return nil, err
 		}

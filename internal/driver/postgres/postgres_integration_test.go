@@ -97,6 +97,7 @@ func TestStatementsAgreeInEveryQueryMode(t *testing.T) {
 				}
 			}
 			checkUpdates(t, c, mode)
+			checkLongStatements(t, c, mode)
 			c.Close(ctx)
 		}
 	}
@@ -130,6 +131,27 @@ func checkUpdates(t *testing.T, c driver.SQL, mode string) {
 		// The connection is usable after a failed statement.
 		if err := up.Exec(ctx, int64(-5), int64(1)); err != nil {
 			t.Fatalf("%s: update after error: %v", mode, err)
+		}
+	}
+}
+
+// checkLongStatements prepares two statements whose first 63 characters agree
+// (the server cuts names there), after the ones prepared before: each keeps its
+// own answer.
+func checkLongStatements(t *testing.T, c driver.SQL, mode string) {
+	t.Helper()
+	ctx := context.Background()
+	prefix := "SELECT /* " + strings.Repeat("a long comment ", 6) + "*/ "
+	for _, q := range []struct {
+		sql  string
+		want int64
+	}{{prefix + "$1::int8", 5}, {prefix + "-$1::int8", -5}} {
+		s, err := c.Prepare(ctx, q.sql)
+		if err != nil {
+			t.Fatalf("%s: prepare %s: %v", mode, q.sql, err)
+		}
+		if got, err := s.QueryInt64(ctx, int64(5)); err != nil || got != q.want {
+			t.Fatalf("%s: %s with 5 = %d, %v; want %d", mode, q.sql, got, err, q.want)
 		}
 	}
 }
