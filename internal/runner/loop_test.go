@@ -8,10 +8,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/driver/sockets"
@@ -173,5 +177,81 @@ func TestCancelledRunInterruptsClientsOnLoops(t *testing.T) {
 	}
 	if run.Status != result.StatusInterrupted {
 		t.Fatalf("run status %s, want interrupted", run.Status)
+	}
+}
+
+// tidWorkload is pingWorkload recording, per worker, the OS threads its
+// operations ran on.
+type tidWorkload struct{ pingWorkload }
+
+var workerTIDs struct {
+	sync.Mutex
+	sets []map[int]bool
+}
+
+func (tidWorkload) Kind() string                                 { return "fake-tid" }
+func (tidWorkload) New(params.Values) (workload.Instance, error) { return tidWorkload{}, nil }
+func (tidWorkload) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op, error) {
+	ping, err := pingWorkload{}.NewWorker(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	tids := map[int]bool{}
+	workerTIDs.Lock()
+	workerTIDs.sets = append(workerTIDs.sets, tids)
+	workerTIDs.Unlock()
+	return func(ctx context.Context, rng *rand.Rand) (int, error) {
+		tids[unix.Gettid()] = true // only this worker's goroutine writes it
+		return ping(ctx, rng)
+	}, nil
+}
+
+func init() { workload.Register(tidWorkload{}) }
+
+// With a CPU for each client thread, a client's operations all run on one OS
+// thread, over a run long enough for dozens of yields to the Go scheduler
+// (which, unlocked, mostly move a goroutine to another thread); with more
+// client threads than CPUs the threads are not locked, and the run says so.
+func TestClientThreadsKeepTheirOSThread(t *testing.T) {
+	url := pingServer(t, 0, 0, false)
+	cpus := runtime.GOMAXPROCS(0)
+	for _, tc := range []struct {
+		name             string
+		clients, threads int
+		locked           bool
+	}{
+		{"one thread per client", 1, 1, true},
+		{"clients on one loop", 3, 1, true},
+		{"more client threads than CPUs", cpus + 1, cpus + 1, false},
+	} {
+		workerTIDs.Lock()
+		workerTIDs.sets = nil
+		workerTIDs.Unlock()
+		w := study.Workload{Clients: []study.ClientLevel{{N: tc.clients}}, Threads: tc.threads}
+		w.Name, w.Kind = "tid", "fake-tid"
+		st := &study.Study{Name: "t", Duration: 30 * sockets.YieldEvery, Seed: 7,
+			Targets: []*study.Target{{Name: "s", URL: url}}, Workloads: []*study.Workload{&w}}
+		cells, err := st.Plan(workload.Catalog{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink := &MemorySink{}
+		if err := New(st, Options{Sink: sink, Every: 100 * time.Millisecond}).Run(context.Background(), cells); err != nil {
+			t.Fatal(err)
+		}
+		client, _ := sink.Runs[0].Env["client"].(map[string]any)
+		if got, _ := client["locked_threads"].(bool); got != tc.locked {
+			t.Fatalf("%s: locked_threads = %v, want %v (client env %v)", tc.name, client["locked_threads"], tc.locked, client)
+		}
+		if !tc.locked {
+			continue
+		}
+		workerTIDs.Lock()
+		for i, tids := range workerTIDs.sets {
+			if len(tids) != 1 {
+				t.Errorf("%s: client %d ran on %d OS threads, want 1", tc.name, i, len(tids))
+			}
+		}
+		workerTIDs.Unlock()
 	}
 }

@@ -359,9 +359,6 @@ type measurement struct {
 
 	stop    atomic.Bool
 	workers []*worker
-	// threadPerClient: the connections block an OS thread per read
-	// (driver.ThreadPerClient), so workers yield now and then (see loop).
-	threadPerClient bool
 	// loops: with more clients than threads, the clients run as coroutines on
 	// this many event loops, one goroutine each (see multiplex); nil otherwise.
 	loops []*sockets.Loop
@@ -451,18 +448,38 @@ func (m *measurement) execute(ctx context.Context) error {
 			fmt.Fprintf(m.out, "  clients not multiplexed, one thread each: %s\n", envinfo.Scrub(err.Error()))
 		}
 	}
+	clientThreads := 0 // OS threads that wait in system calls for the clients
 	if m.loops != nil {
 		client["io"] = "event loops (clients multiplexed per thread, like pgbench -j)"
-		client["threads"] = len(m.loops)
-		procs = len(m.loops) + 2
+		clientThreads = len(m.loops)
 		for _, l := range m.loops {
 			defer l.Close()
 		}
 	} else if tp, ok := m.workers[0].conn.(driver.ThreadPerClient); ok && tp.BlocksThread() {
-		m.threadPerClient = true
 		client["io"] = "thread per client"
-		client["threads"] = c.Clients
-		procs = c.Clients + 2
+		clientThreads = c.Clients
+	}
+	// With a CPU for each client thread, each keeps its own OS thread, as
+	// pgbench's and sysbench's threads do. Otherwise Go moves a goroutine to
+	// another thread at most yields (sockets.YieldEvery), and the kernel,
+	// which placed the client's thread and the server's next to each other,
+	// starts over: 2–4 % of the machine idle at 2 threads on 2 vCPUs, none
+	// when locked (bench/README.md). With more client threads than CPUs there
+	// is always a thread to run, and a locked thread's yield, a hand-over
+	// through a second thread, costs more than it saves (MariaDB point
+	// selects at 8 threads on 2 vCPUs: 37–45k locked against 58–61k).
+	lockThreads := clientThreads > 0 && clientThreads <= runtime.GOMAXPROCS(0)
+	if clientThreads > 0 {
+		client["threads"] = clientThreads
+		client["locked_threads"] = lockThreads
+		procs = clientThreads + 2
+	}
+	lockThread := func() func() {
+		if !lockThreads {
+			return func() {}
+		}
+		runtime.LockOSThread()
+		return runtime.UnlockOSThread
 	}
 	if prev := runtime.GOMAXPROCS(0); procs > prev {
 		runtime.GOMAXPROCS(procs)
@@ -497,6 +514,7 @@ func (m *measurement) execute(ctx context.Context) error {
 			done.Add(1)
 			go func() {
 				defer done.Done()
+				defer lockThread()()
 				l.Run()
 			}()
 		}
@@ -505,6 +523,7 @@ func (m *measurement) execute(ctx context.Context) error {
 			done.Add(1)
 			go func(w *worker) {
 				defer done.Done()
+				defer lockThread()()
 				m.loop(wctx, w, runStart)
 			}(w)
 		}
@@ -696,7 +715,6 @@ func (m *measurement) loop(ctx context.Context, w *worker, start time.Time) {
 	}
 	rate := wl.Rate / float64(len(m.workers))
 	next := start
-	lastYield := start
 	opCtx := ctx
 	if m.detached {
 		opCtx = context.WithoutCancel(ctx)
@@ -722,23 +740,9 @@ func (m *measurement) loop(ctx context.Context, w *worker, start time.Time) {
 		} else {
 			intended = time.Now()
 		}
-		if m.threadPerClient && w.task == nil && intended.Sub(lastYield) > yieldEvery {
-			// A goroutine that never blocks in Go, only in system calls, keeps
-			// one scheduling tick forever; every 10 ms Go's sysmon then preempts
-			// it and takes its P away mid-read, and after each such take sysmon
-			// polls every 20 µs for a while. On a small machine shared with the
-			// server those wake-ups cost more CPU than the client's own work
-			// (bench/README.md); an occasional yield starts a new tick instead.
-			runtime.Gosched()
-			lastYield = intended
-		}
 		m.once(ctx, opCtx, w, intended, maxTries)
 	}
 }
-
-// yieldEvery is how often a thread-per-client worker yields: well inside the
-// 10 ms after which the Go scheduler would preempt it.
-const yieldEvery = 5 * time.Millisecond
 
 // sleep waits, returning false if the run stops first. A worker on an event
 // loop sleeps in the loop, so that its loop's other clients go on.

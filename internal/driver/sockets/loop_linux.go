@@ -147,12 +147,6 @@ func (t *Task) Sleep(d time.Duration) {
 	t.yield(struct{}{})
 }
 
-// yieldEvery is how often the loop's goroutine yields to the Go scheduler: a
-// goroutine that never blocks in Go, only in system calls, keeps one
-// scheduling tick forever, and after 10 ms the scheduler's monitor preempts it
-// with a signal and starts polling it (see the runner's thread-per-client loop).
-const yieldEvery = 5 * time.Millisecond
-
 // Run starts every client and drives them until all have returned. It runs on
 // the calling goroutine.
 func (l *Loop) Run() {
@@ -211,7 +205,7 @@ func (l *Loop) Run() {
 				}
 			}
 		}
-		if now.Sub(lastYield) > yieldEvery {
+		if now.Sub(lastYield) > YieldEvery {
 			runtime.Gosched()
 			lastYield = now
 		}
