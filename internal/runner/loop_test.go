@@ -115,7 +115,10 @@ func pingServer(t *testing.T, stallAt int, stall time.Duration, silent bool) str
 
 func runPing(t *testing.T, ctx context.Context, url string, w study.Workload, d time.Duration) (*result.Run, error) {
 	t.Helper()
-	w.Name, w.Kind = "ping", "fake-ping"
+	w.Name = "ping"
+	if w.Kind == "" {
+		w.Kind = "fake-ping"
+	}
 	st := &study.Study{Name: "t", Duration: d, Seed: 7,
 		Targets: []*study.Target{{Name: "s", URL: url}}, Workloads: []*study.Workload{&w}}
 	cells, err := st.Plan(workload.Catalog{})
@@ -227,19 +230,12 @@ func TestClientThreadsKeepTheirOSThread(t *testing.T) {
 		workerTIDs.Lock()
 		workerTIDs.sets = nil
 		workerTIDs.Unlock()
-		w := study.Workload{Clients: []study.ClientLevel{{N: tc.clients}}, Threads: tc.threads}
-		w.Name, w.Kind = "tid", "fake-tid"
-		st := &study.Study{Name: "t", Duration: 30 * sockets.YieldEvery, Seed: 7,
-			Targets: []*study.Target{{Name: "s", URL: url}}, Workloads: []*study.Workload{&w}}
-		cells, err := st.Plan(workload.Catalog{})
+		run, err := runPing(t, context.Background(), url, study.Workload{Kind: "fake-tid",
+			Clients: []study.ClientLevel{{N: tc.clients}}, Threads: tc.threads}, 30*sockets.YieldEvery)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sink := &MemorySink{}
-		if err := New(st, Options{Sink: sink, Every: 100 * time.Millisecond}).Run(context.Background(), cells); err != nil {
-			t.Fatal(err)
-		}
-		client, _ := sink.Runs[0].Env["client"].(map[string]any)
+		client, _ := run.Env["client"].(map[string]any)
 		if got, _ := client["locked_threads"].(bool); got != tc.locked {
 			t.Fatalf("%s: locked_threads = %v, want %v (client env %v)", tc.name, client["locked_threads"], tc.locked, client)
 		}

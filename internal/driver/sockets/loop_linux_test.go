@@ -83,11 +83,7 @@ func runWithin(t *testing.T, l *Loop, conns []*Conn, d time.Duration) {
 func TestLoopInterleavesClientsOnOneGoroutine(t *testing.T) {
 	const clients, rounds = 6, 50
 	conns := dialAll(t, barrierServer(t, clients), clients)
-	l, err := NewLoop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := newLoop(t)
 	got := make([][]byte, clients)
 	errs := make([]error, clients)
 	for i, c := range conns {
@@ -133,11 +129,7 @@ func TestLoopInterleavesClientsOnOneGoroutine(t *testing.T) {
 
 func TestLoopSleepLetsOtherClientsRun(t *testing.T) {
 	conns := dialAll(t, echoServer(t, false), 1)
-	l, err := NewLoop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := newLoop(t)
 	var mu sync.Mutex // only for the race detector: both tasks run on one goroutine
 	trips, tripsAtWake := 0, -1
 	stop := false
@@ -185,11 +177,7 @@ func TestLoopSleepLetsOtherClientsRun(t *testing.T) {
 func TestLoopCloseFromAnotherGoroutineWakesWaitingClient(t *testing.T) {
 	conns := dialAll(t, echoServer(t, true), 1)
 	c := conns[0]
-	l, err := NewLoop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := newLoop(t)
 	var readErr error
 	waiting := make(chan struct{})
 	task := l.Add(func(task *Task) {
@@ -216,11 +204,7 @@ func TestLoopCloseFromAnotherGoroutineWakesWaitingClient(t *testing.T) {
 
 func TestAttachRefusesClosedOrTakenSocket(t *testing.T) {
 	conns := dialAll(t, echoServer(t, false), 2)
-	l, err := NewLoop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := newLoop(t)
 	a, b := l.Add(func(*Task) {}), l.Add(func(*Task) {})
 	if err := a.Attach(conns[0]); err != nil {
 		t.Fatal(err)
@@ -232,4 +216,15 @@ func TestAttachRefusesClosedOrTakenSocket(t *testing.T) {
 	if err := b.Attach(conns[1]); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("attaching a closed socket: %v", err)
 	}
+}
+
+// newLoop makes a loop that is closed when the test ends.
+func newLoop(t *testing.T) *Loop {
+	t.Helper()
+	l, err := NewLoop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }
