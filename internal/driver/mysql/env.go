@@ -169,6 +169,16 @@ func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 		tlsFacts["verified"] = c.cfg.TLSMode == "verify"
 	}
 	env["tls"] = tlsFacts
+	// Which code sends the prepared statements goes with the run: it is part
+	// of the client's cost per statement.
+	switch {
+	case c.mode == "simple":
+		env["statements"] = "text protocol (go-sql-driver, parameters interpolated by the client)"
+	case c.wire != nil:
+		env["statements"] = "prepared, sent by fairbench (COM_STMT_EXECUTE on the socket)"
+	default:
+		env["statements"] = "prepared, sent by go-sql-driver"
+	}
 	if c.cfg.Autocommit != "" {
 		env["autocommit"] = c.cfg.Autocommit
 	}

@@ -84,7 +84,38 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 		return nil, errors.New(scrub(connectError(err, cfg), cfg.Password))
 	}
 	conn.pool, conn.c = pool, pool.C
+	if mode != "simple" && wireEnabled() {
+		if err := conn.startWire(ctx); err != nil {
+			conn.Close(ctx)
+			return nil, fmt.Errorf("MySQL server %s: %s", net.JoinHostPort(cfg.Host, cfg.Port), scrub(err.Error(), cfg.Password))
+		}
+	}
 	return conn, nil
+}
+
+// startWire moves the connection's prepared statements to the wire path
+// (wire.go) unless TLS is in use, whose bytes only go-sql-driver can write.
+func (c *Conn) startWire(ctx context.Context) error {
+	nc := c.nc.Load()
+	if nc == nil {
+		return nil
+	}
+	if c.cfg.TLSMode != "false" {
+		var name, cipher string
+		err := c.c.QueryRowContext(ctx, "SHOW SESSION STATUS LIKE 'Ssl_cipher'").Scan(&name, &cipher)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("reading TLS status: %w", err)
+		}
+		if cipher != "" {
+			return nil
+		}
+	}
+	w, err := newWire(*nc)
+	if err != nil {
+		return fmt.Errorf("preparing a statement: %w", err)
+	}
+	c.wire = w
+	return nil
 }
 
 // connectError turns the library's message into one line a user acts on.
@@ -126,6 +157,8 @@ type Conn struct {
 	nc   atomic.Pointer[net.Conn]
 	// blocking: the socket blocks an OS thread per read (package sockets).
 	blocking bool
+	// wire runs the prepared statements when not nil (wire.go).
+	wire *wire
 }
 
 // BlocksThread implements driver.ThreadPerClient.
@@ -252,6 +285,19 @@ func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
 	if c.mode == "simple" {
 		return &textStmt{conn: c, q: q}, nil
 	}
+	if c.wire != nil {
+		_, stop := c.detach(ctx)
+		defer stop()
+		s, err := c.wire.prepare(q)
+		var me *gomysql.MySQLError
+		if errors.As(err, &me) && me.Number == erUnsupportedPS {
+			return &textStmt{conn: c, q: q}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &wirePreparedStmt{conn: c, s: s, q: q}, nil
+	}
 	s, err := c.pool.Prepare(ctx, q)
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) && me.Number == erUnsupportedPS {
@@ -288,11 +334,22 @@ type preparedStmt struct {
 	s    *sql.Stmt
 }
 
+// Exec runs the statement as a query and discards the rows: go-sql-driver
+// 1.10.1's Stmt.Exec skips one packet per result column even when MariaDB left
+// the column definitions out (cached metadata), so a SELECT that returns fewer
+// rows than it has columns waits forever for packets that never come. Its
+// Query path reads the same reply right.
 func (s *preparedStmt) Exec(ctx context.Context, args ...any) error {
 	ctx, stop := s.conn.detach(ctx)
 	defer stop()
-	_, err := s.s.ExecContext(ctx, args...)
-	return err
+	rows, err := s.s.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	return rows.Err()
 }
 
 func (s *preparedStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
@@ -301,6 +358,47 @@ func (s *preparedStmt) QueryInt64(ctx context.Context, args ...any) (int64, erro
 	var v sql.NullInt64
 	err := s.s.QueryRowContext(ctx, args...).Scan(&v)
 	return v.Int64, err
+}
+
+// wirePreparedStmt runs on the wire path (wire.go); arguments of a type it
+// does not encode go through go-sql-driver, prepared for them on first use.
+type wirePreparedStmt struct {
+	conn     *Conn
+	s        *wireStmt
+	q        string
+	fallback *preparedStmt
+}
+
+func (s *wirePreparedStmt) run(ctx context.Context, args []any, scan bool) (int64, error) {
+	if s.fallback == nil {
+		_, stop := s.conn.detach(ctx)
+		r, err := s.conn.wire.execute(s.s, args, scan)
+		stop()
+		if !errors.Is(err, errUnsupportedArg) {
+			if err == nil && scan && !r.hasRow {
+				err = sql.ErrNoRows // as database/sql's Scan
+			}
+			return r.first, err
+		}
+		st, err := s.conn.pool.Prepare(ctx, s.q)
+		if err != nil {
+			return 0, err
+		}
+		s.fallback = &preparedStmt{conn: s.conn, s: st}
+	}
+	if scan {
+		return s.fallback.QueryInt64(ctx, args...)
+	}
+	return 0, s.fallback.Exec(ctx, args...)
+}
+
+func (s *wirePreparedStmt) Exec(ctx context.Context, args ...any) error {
+	_, err := s.run(ctx, args, false)
+	return err
+}
+
+func (s *wirePreparedStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
+	return s.run(ctx, args, true)
 }
 
 // MySQL and MariaDB error numbers the classifier knows.
