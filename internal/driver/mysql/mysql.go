@@ -3,7 +3,8 @@
 // (server-side prepared statements, as sysbench uses by default, or the text
 // protocol with parameters interpolated on the client), handles TLS with version
 // and cipher pinning, loads data with multi-row INSERTs, and records the server's
-// version, non-default variables and the TLS version and cipher in use.
+// version, non-default variables and the TLS version and cipher in use. On a
+// plaintext connection it sends the prepared statements itself (wire.go).
 package mysql
 
 import (
