@@ -286,28 +286,25 @@ func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
 	if c.mode == "simple" {
 		return &textStmt{conn: c, q: q}, nil
 	}
+	var st driver.Stmt
 	if c.wire != nil {
 		_, stop := c.detach(ctx)
 		defer stop()
-		s, err := c.wire.prepare(q)
-		var me *gomysql.MySQLError
-		if errors.As(err, &me) && me.Number == erUnsupportedPS {
-			return &textStmt{conn: c, q: q}, nil
+		var ws *wireStmt
+		if ws, err = c.wire.prepare(q); err == nil {
+			st = &wirePreparedStmt{conn: c, s: ws, q: q}
 		}
-		if err != nil {
-			return nil, err
+	} else {
+		var ps *sql.Stmt
+		if ps, err = c.pool.Prepare(ctx, q); err == nil {
+			st = &preparedStmt{conn: c, s: ps}
 		}
-		return &wirePreparedStmt{conn: c, s: s, q: q}, nil
 	}
-	s, err := c.pool.Prepare(ctx, q)
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) && me.Number == erUnsupportedPS {
 		return &textStmt{conn: c, q: q}, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &preparedStmt{conn: c, s: s}, nil
+	return st, err
 }
 
 type textStmt struct {

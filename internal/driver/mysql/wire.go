@@ -91,7 +91,6 @@ type wireStmt struct {
 	// sentTypes are the parameter types the server last received; an execute
 	// sends them again only when they change, as libmariadb does.
 	sentTypes []byte
-	types     []byte // scratch
 }
 
 // newWire takes the statements of a connection go-sql-driver has opened and
@@ -100,24 +99,18 @@ type wireStmt struct {
 // packet or, deprecated, the column's definition.
 func newWire(nc net.Conn) (*wire, error) {
 	w := &wire{nc: nc, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 0, 1<<10)}
-	if err := w.writeCommand(comStmtPrepare, "SELECT ?"); err != nil {
+	id, ncols, nparams, err := w.sendPrepare("SELECT ?")
+	if err != nil {
+		return nil, err
+	}
+	if ncols != 1 || nparams != 1 {
+		return nil, w.fail(fmt.Errorf("preparing SELECT ? gave %d columns and %d parameters", ncols, nparams))
+	}
+	if _, err := w.readPacket(); err != nil { // the parameter
 		return nil, err
 	}
 	p, err := w.readPacket()
 	if err != nil {
-		return nil, err
-	}
-	if p[0] == pktERR {
-		return nil, w.serverError(p)
-	}
-	if p[0] != pktOK || len(p) < 12 || binary.LittleEndian.Uint16(p[7:]) != 1 || binary.LittleEndian.Uint16(p[5:]) != 1 {
-		return nil, w.fail(fmt.Errorf("unexpected reply to preparing SELECT ?: % x", p[:min(len(p), 16)]))
-	}
-	id := binary.LittleEndian.Uint32(p[1:])
-	if _, err := w.readPacket(); err != nil { // the parameter
-		return nil, err
-	}
-	if p, err = w.readPacket(); err != nil {
 		return nil, err
 	}
 	w.deprecateEOF = p[0] != pktEOF
@@ -271,26 +264,32 @@ func (w *wire) skipEOF() error {
 	return err
 }
 
-// prepare prepares q on the server.
-func (w *wire) prepare(q string) (*wireStmt, error) {
+// sendPrepare sends COM_STMT_PREPARE and reads the first packet of the reply:
+// the statement's id and how many column and parameter definitions follow.
+func (w *wire) sendPrepare(q string) (id uint32, ncols, nparams int, err error) {
 	if err := w.writeCommand(comStmtPrepare, q); err != nil {
-		return nil, err
+		return 0, 0, 0, err
 	}
 	p, err := w.readPacket()
 	if err != nil {
-		return nil, err
+		return 0, 0, 0, err
 	}
 	if p[0] == pktERR {
-		return nil, w.serverError(p)
+		return 0, 0, 0, w.serverError(p)
 	}
 	if p[0] != pktOK || len(p) < 12 {
-		return nil, w.fail(fmt.Errorf("unexpected reply to a prepare: % x", p[:min(len(p), 16)]))
+		return 0, 0, 0, w.fail(fmt.Errorf("unexpected reply to a prepare: % x", p[:min(len(p), 16)]))
 	}
-	s := &wireStmt{
-		id:      binary.LittleEndian.Uint32(p[1:]),
-		nparams: int(binary.LittleEndian.Uint16(p[7:])),
+	return binary.LittleEndian.Uint32(p[1:]), int(binary.LittleEndian.Uint16(p[5:])), int(binary.LittleEndian.Uint16(p[7:])), nil
+}
+
+// prepare prepares q on the server.
+func (w *wire) prepare(q string) (*wireStmt, error) {
+	id, ncols, nparams, err := w.sendPrepare(q)
+	if err != nil {
+		return nil, err
 	}
-	ncols := int(binary.LittleEndian.Uint16(p[5:]))
+	s := &wireStmt{id: id, nparams: nparams}
 	for range s.nparams {
 		if _, err := w.readPacket(); err != nil {
 			return nil, err
@@ -422,7 +421,6 @@ func (w *wire) appendExecute(s *wireStmt, args []any) error {
 	for range s.nparams {
 		w.wbuf = append(w.wbuf, 0, 0)
 	}
-	s.types = s.types[:0]
 	for i, a := range args {
 		typ, unsigned := byte(typeLongLong), false
 		switch v := a.(type) {
@@ -563,6 +561,8 @@ func moreResults(p []byte, eof bool) bool {
 	return ok1 && ok2 && len(p) >= at+2 && binary.LittleEndian.Uint16(p[at:])&statusMoreResults != 0
 }
 
+var errMalformedRow = errors.New("malformed row")
+
 // firstColumn decodes a binary row's first value as an integer, converting as
 // database/sql's Scan into an int64 would.
 func firstColumn(p []byte, cols []column) (int64, error) {
@@ -571,18 +571,17 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 	}
 	nullBytes := (len(cols) + 7 + 2) / 8
 	if len(p) < 1+nullBytes {
-		return 0, errors.New("malformed row")
+		return 0, errMalformedRow
 	}
 	if p[1]&(1<<2) != 0 {
 		return 0, nil // NULL
 	}
 	v := p[1+nullBytes:]
 	c := cols[0]
-	short := errors.New("malformed row")
 	switch c.typ {
 	case typeTiny:
 		if len(v) < 1 {
-			return 0, short
+			return 0, errMalformedRow
 		}
 		if c.unsigned {
 			return int64(v[0]), nil
@@ -590,7 +589,7 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 		return int64(int8(v[0])), nil
 	case typeShort, typeYear:
 		if len(v) < 2 {
-			return 0, short
+			return 0, errMalformedRow
 		}
 		if c.unsigned {
 			return int64(binary.LittleEndian.Uint16(v)), nil
@@ -598,7 +597,7 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 		return int64(int16(binary.LittleEndian.Uint16(v))), nil
 	case typeLong, typeInt24:
 		if len(v) < 4 {
-			return 0, short
+			return 0, errMalformedRow
 		}
 		if c.unsigned {
 			return int64(binary.LittleEndian.Uint32(v)), nil
@@ -606,7 +605,7 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 		return int64(int32(binary.LittleEndian.Uint32(v))), nil
 	case typeLongLong:
 		if len(v) < 8 {
-			return 0, short
+			return 0, errMalformedRow
 		}
 		u := binary.LittleEndian.Uint64(v)
 		if c.unsigned && u > math.MaxInt64 {
@@ -617,12 +616,12 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 		var f float64
 		if c.typ == typeFloat {
 			if len(v) < 4 {
-				return 0, short
+				return 0, errMalformedRow
 			}
 			f = float64(math.Float32frombits(binary.LittleEndian.Uint32(v)))
 		} else {
 			if len(v) < 8 {
-				return 0, short
+				return 0, errMalformedRow
 			}
 			f = math.Float64frombits(binary.LittleEndian.Uint64(v))
 		}
@@ -633,7 +632,7 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 	case typeDecimal, typeNewDecimal, typeVarchar, typeVarString, typeString, 0xfc, 0xfb, 0xfa, 0xf9:
 		n, size, ok := lenenc(v)
 		if !ok || len(v) < size+int(n) {
-			return 0, short
+			return 0, errMalformedRow
 		}
 		s := string(v[size : size+int(n)])
 		i, err := strconv.ParseInt(s, 10, 64)
