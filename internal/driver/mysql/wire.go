@@ -580,38 +580,13 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 	c := cols[0]
 	switch c.typ {
 	case typeTiny:
-		if len(v) < 1 {
-			return 0, errMalformedRow
-		}
-		if c.unsigned {
-			return int64(v[0]), nil
-		}
-		return int64(int8(v[0])), nil
+		return fixedInt(v, 1, c.unsigned)
 	case typeShort, typeYear:
-		if len(v) < 2 {
-			return 0, errMalformedRow
-		}
-		if c.unsigned {
-			return int64(binary.LittleEndian.Uint16(v)), nil
-		}
-		return int64(int16(binary.LittleEndian.Uint16(v))), nil
+		return fixedInt(v, 2, c.unsigned)
 	case typeLong, typeInt24:
-		if len(v) < 4 {
-			return 0, errMalformedRow
-		}
-		if c.unsigned {
-			return int64(binary.LittleEndian.Uint32(v)), nil
-		}
-		return int64(int32(binary.LittleEndian.Uint32(v))), nil
+		return fixedInt(v, 4, c.unsigned)
 	case typeLongLong:
-		if len(v) < 8 {
-			return 0, errMalformedRow
-		}
-		u := binary.LittleEndian.Uint64(v)
-		if c.unsigned && u > math.MaxInt64 {
-			return 0, fmt.Errorf("value %d overflows int64", u)
-		}
-		return int64(u), nil
+		return fixedInt(v, 8, c.unsigned)
 	case typeFloat, typeDouble:
 		var f float64
 		if c.typ == typeFloat {
@@ -642,6 +617,26 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 		return i, nil
 	}
 	return 0, fmt.Errorf("column type %d is not an integer", c.typ)
+}
+
+// fixedInt decodes a little-endian integer of size bytes (1, 2, 4 or 8),
+// sign-extending it unless the column is unsigned.
+func fixedInt(v []byte, size int, unsigned bool) (int64, error) {
+	if len(v) < size {
+		return 0, errMalformedRow
+	}
+	var u uint64
+	for i := size - 1; i >= 0; i-- {
+		u = u<<8 | uint64(v[i])
+	}
+	if !unsigned {
+		shift := 64 - 8*size
+		return int64(u<<shift) >> shift, nil
+	}
+	if u > math.MaxInt64 {
+		return 0, fmt.Errorf("value %d overflows int64", u)
+	}
+	return int64(u), nil
 }
 
 // wireEnabled: FAIRBENCH_MYSQL_WIRE=off runs every statement through

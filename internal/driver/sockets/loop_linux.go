@@ -8,7 +8,6 @@ import (
 	"iter"
 	"net"
 	"os"
-	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -205,10 +204,7 @@ func (l *Loop) Run() {
 				}
 			}
 		}
-		if now.Sub(lastYield) > YieldEvery {
-			runtime.Gosched()
-			lastYield = now
-		}
+		yieldIfDue(&lastYield, now)
 	}
 }
 

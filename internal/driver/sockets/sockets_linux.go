@@ -24,7 +24,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -234,23 +233,17 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return written, c.opError("write", err)
 	}
 	if c.task.Load() == nil {
-		c.yieldIfDue()
+		// A client with a thread of its own waits only in system calls, so it
+		// yields to the Go scheduler now and then (YieldEvery), right after a
+		// request went out: the thread hand-over that a yield mostly causes
+		// then overlaps with the server working on the request, instead of
+		// holding up the next request while the server has nothing to do
+		// (measured: the machine's idle time at 2 MariaDB point-select threads
+		// on 2 vCPUs, bench/README.md). A loop yields by itself, between its
+		// epoll_waits.
+		yieldIfDue(&c.lastYield, time.Now())
 	}
 	return written, nil
-}
-
-// yieldIfDue yields to the Go scheduler once every YieldEvery, for a client
-// with a thread of its own, which otherwise waits only in system calls. It
-// runs right after a request went out: the thread hand-over that a yield
-// mostly causes then overlaps with the server working on the request, instead
-// of holding up the next request while the server has nothing to do
-// (measured: the machine's idle time at 2 MariaDB point-select threads on 2
-// vCPUs, bench/README.md). A loop yields by itself, between its epoll_waits.
-func (c *Conn) yieldIfDue() {
-	if now := time.Now(); now.Sub(c.lastYield) > YieldEvery {
-		c.lastYield = now
-		runtime.Gosched()
-	}
 }
 
 // opError maps errno to what pgx expects: timeouts as os.ErrDeadlineExceeded.

@@ -1,6 +1,9 @@
 package sockets
 
-import "time"
+import (
+	"runtime"
+	"time"
+)
 
 // YieldEvery is how often a goroutine that waits only in system calls (a
 // loop's, or a thread-per-client worker's) yields to the Go scheduler. Such a
@@ -15,3 +18,12 @@ import "time"
 // sys_enter_futex). So yield as rarely as possible while still never meeting
 // the 10 ms preemption.
 const YieldEvery = 8 * time.Millisecond
+
+// yieldIfDue yields if more than YieldEvery passed since *last, and then
+// records now as the last yield.
+func yieldIfDue(last *time.Time, now time.Time) {
+	if now.Sub(*last) > YieldEvery {
+		*last = now
+		runtime.Gosched()
+	}
+}
