@@ -47,7 +47,7 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		if err != nil {
 			return targetErr(fmt.Errorf("looking for table %s: %w", l.Table, err))
 		}
-		ours, err := sqlwork.MarkerFound(ctx, s, l.Dataset)
+		ours, err := sqlwork.Owns(ctx, s, l.Dataset, []string{l.Table})
 		if err != nil {
 			return targetErr(fmt.Errorf("reading fairbench's dataset markers: %w", err))
 		}
@@ -55,7 +55,7 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 			return targetErr(fmt.Errorf("the database already holds a table %s that fairbench did not create, and %s's load would drop it; "+
 				"rerun with --replace to let it, or point the target at another database", l.Table, t.Name))
 		}
-		if err := sqlwork.WriteMarker(ctx, s, l.Dataset, l.Params, sqlwork.Loading); err != nil {
+		if err := sqlwork.WriteMarker(ctx, s, l.Dataset, l.Params, sqlwork.Loading, nil); err != nil {
 			return targetErr(fmt.Errorf("recording the %s load: %w", t.Name, err))
 		}
 		sq = s
@@ -71,7 +71,7 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		}
 	}
 	if sq != nil {
-		if err := sqlwork.WriteMarker(ctx, sq, l.Dataset, l.Params, sqlwork.Ready); err != nil {
+		if err := sqlwork.WriteMarker(ctx, sq, l.Dataset, l.Params, sqlwork.Ready, []string{l.Table}); err != nil {
 			return targetErr(fmt.Errorf("recording the %s load: %w", t.Name, err))
 		}
 	}

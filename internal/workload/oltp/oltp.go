@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -180,6 +181,15 @@ func (in *instance) dataParams() string {
 
 func tableName(i int64) string { return fmt.Sprintf("sbtest%d", i) }
 
+// tableNames are the sbtest tables of the dataset, sbtest1 to sbtestN.
+func (in *instance) tableNames() []string {
+	names := make([]string, in.tables)
+	for i := range names {
+		names[i] = tableName(int64(i) + 1)
+	}
+	return names
+}
+
 // Prepare implements workload.Instance: reuse tables of the same shape (ours, or
 // sysbench's own with the right row count), otherwise create and load them, one
 // table per connection in parallel, like sysbench prepare with --threads.
@@ -194,21 +204,29 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	if _, err := in.ddl(c.Dialect(), 1); err != nil {
 		return err
 	}
-	names := make([]string, in.tables)
-	for i := range names {
-		names[i] = tableName(int64(i) + 1)
-	}
+	names := in.tableNames()
 	load, err := sqlwork.NeedsLoad(ctx, c, sqlwork.Dataset{
 		Name: dataset, Params: in.dataParams(), Tables: names, Tool: "sysbench",
 		Wanted: fmt.Sprintf("%d tables of %d rows", in.tables, in.loadedRows()),
-		Inspect: func(ctx context.Context) (bool, string, error) {
-			for _, t := range names {
+		Inspect: func(ctx context.Context) (sqlwork.Inspection, error) {
+			counts := make([]int64, len(names))
+			for i, t := range names {
 				n, err := c.QueryInt64(ctx, "SELECT count(*) FROM "+t)
-				if err != nil || n != in.loadedRows() {
-					return false, fmt.Sprintf("%d rows in %s", n, t), err
+				if err != nil {
+					return sqlwork.Inspection{}, err
+				}
+				counts[i] = n
+			}
+			for i, n := range counts {
+				if n != in.loadedRows() {
+					ins := sqlwork.Inspection{Holds: fmt.Sprintf("%d rows in %s", n, names[i])}
+					if !slices.ContainsFunc(counts, func(m int64) bool { return m != n }) {
+						ins.Ask = fmt.Sprintf("table_size = %d", n)
+					}
+					return ins, nil
 				}
 			}
-			return true, fmt.Sprintf("%d tables of %d rows", in.tables, in.loadedRows()), nil
+			return sqlwork.Inspection{Usable: true, Holds: fmt.Sprintf("%d tables of %d rows", in.tables, in.loadedRows())}, nil
 		},
 	}, env.Replace, env.Logf)
 	if err != nil || !load {
@@ -263,7 +281,7 @@ func (in *instance) ddl(dialect string, i int64) ([]string, error) {
 
 func (in *instance) load(ctx context.Context, c driver.SQL, env workload.PrepareEnv) error {
 	start := time.Now()
-	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Loading); err != nil {
+	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Loading, nil); err != nil {
 		return err
 	}
 	// SQLite has one writer at a time: parallel connections would only queue.
@@ -306,7 +324,7 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 			return err
 		}
 	}
-	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Ready); err != nil {
+	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Ready, in.tableNames()); err != nil {
 		return err
 	}
 	env.Logf("oltp: loaded %d tables of %d rows in %.1f s", in.tables, in.loadedRows(), time.Since(start).Seconds())
@@ -400,7 +418,7 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	if err != nil {
 		return err
 	}
-	ours, err := sqlwork.MarkerFound(ctx, c, dataset)
+	ours, err := sqlwork.Owns(ctx, c, dataset, in.tableNames())
 	if err != nil || !ours {
 		return err
 	}

@@ -249,3 +249,62 @@ func TestForeignTablesAreProtected(t *testing.T) {
 		t.Fatal("the foreign sbtest1 was dropped")
 	}
 }
+
+// sysbench cleanup and prepare over fairbench's own load make the tables
+// sysbench's: fairbench's leftover record of its load no longer claims them.
+// They are reused at their size, protected at another, and left by cleanup.
+func TestTablesRecreatedOverFairbenchsLoadAreProtected(t *testing.T) {
+	url := testenv.FreshMySQL(t)
+	_, _, _ = bound(t, url, map[string]any{"table_size": int64(100)})
+	// The identity of a MySQL table is its creation time, in seconds.
+	time.Sleep(1100 * time.Millisecond)
+	c := open(t, url, "")
+	ctx := context.Background()
+	// What `sysbench oltp_read_write --tables=1 --table-size=50 cleanup` and then
+	// `prepare` send.
+	for _, q := range []string{
+		"DROP TABLE IF EXISTS sbtest1",
+		"CREATE TABLE sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, " +
+			"c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) ENGINE = InnoDB",
+		"INSERT INTO sbtest1 (k, c, pad) SELECT seq, 'c', 'pad' FROM seq_1_to_50",
+		"CREATE INDEX k_1 ON sbtest1(k)",
+	} {
+		if err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	rows := func() int64 {
+		n, err := c.QueryInt64(ctx, "SELECT count(*) FROM sbtest1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	w, err := workload.Get("oltp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	instance := func(size int64) workload.Instance {
+		inst, err := w.New(params.WithDefaults(w.Params(), params.Values{"table_size": size}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inst
+	}
+	prepare := func(size int64) error {
+		return instance(size).Prepare(ctx, workload.PrepareEnv{Conn: c, Logf: t.Logf})
+	}
+	err = prepare(100)
+	if err == nil || !strings.Contains(err.Error(), "table_size = 50") || !strings.Contains(err.Error(), "--replace") {
+		t.Fatalf("table_size 100 over sysbench's 50 rows: want a refusal naming table_size = 50 and --replace, got %v", err)
+	}
+	if err := prepare(50); err != nil {
+		t.Fatalf("sysbench's tables at the asked size must be reused: %v", err)
+	}
+	if err := instance(50).(workload.Cleaner).Cleanup(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(); n != 50 {
+		t.Fatalf("sysbench's sbtest1 holds %d rows after fairbench's prepare and cleanup, want its 50", n)
+	}
+}

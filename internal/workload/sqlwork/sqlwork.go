@@ -12,9 +12,16 @@ import (
 )
 
 // MarkerTable records datasets fairbench loaded: which workload, with which
-// parameters, and whether the load finished. Data without a marker row was made by
-// someone else and is never dropped without the user's explicit consent.
-const MarkerTable = "fairbench_datasets"
+// parameters, and whether the load finished. IdentityTable records, for each
+// finished load, the identity of the tables it made (see tableIdentitySQL).
+// fairbench owns a dataset only while both agree with the tables in the
+// database: another tool that drops and recreates the same tables (pgbench -i,
+// sysbench prepare) changes their identity, and from then on the data is that
+// tool's, never dropped without the user's explicit consent.
+const (
+	MarkerTable   = "fairbench_datasets"
+	IdentityTable = "fairbench_dataset_tables"
+)
 
 // Marker states.
 const (
@@ -23,7 +30,7 @@ const (
 )
 
 // MarkerFound reports whether fairbench left a marker for the dataset, in any
-// state: the data is then fairbench's own and may be replaced.
+// state. Whether the tables are still the ones it loaded is Owns's question.
 func MarkerFound(ctx context.Context, c driver.SQL, dataset string) (bool, error) {
 	ok, err := TableExists(ctx, c, MarkerTable)
 	if err != nil || !ok {
@@ -47,37 +54,146 @@ func MarkerMatches(ctx context.Context, c driver.SQL, dataset, params string) (b
 	return n > 0, err
 }
 
-// WriteMarker records the state of a dataset, creating the marker table if needed.
-func WriteMarker(ctx context.Context, c driver.SQL, dataset, params, state string) error {
-	if err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+MarkerTable+
-		" (dataset VARCHAR(64) PRIMARY KEY, params VARCHAR(1000) NOT NULL, state VARCHAR(16) NOT NULL)"); err != nil {
-		return fmt.Errorf("creating %s: %w", MarkerTable, err)
+// Owns reports whether the dataset's tables are fairbench's own: its marker is
+// there, and either the load is unfinished (the tables are fairbench's to
+// replace) or each of tables that exists now is the very table the finished
+// load recorded. A marker from a fairbench that recorded no identities owns
+// nothing: the tables might have been replaced since.
+func Owns(ctx context.Context, c driver.SQL, dataset string, tables []string) (bool, error) {
+	found, err := MarkerFound(ctx, c, dataset)
+	if err != nil || !found {
+		return false, err
 	}
-	del, err := c.Prepare(ctx, "DELETE FROM "+MarkerTable+" WHERE dataset = $1")
+	loading, err := c.Prepare(ctx, "SELECT count(*) FROM "+MarkerTable+" WHERE dataset = $1 AND state = $2")
 	if err != nil {
-		return err
+		return false, err
 	}
-	if err := del.Exec(ctx, dataset); err != nil {
+	if n, err := loading.QueryInt64(ctx, dataset, Loading); err != nil || n > 0 {
+		return n > 0, err
+	}
+	recorded, err := TableExists(ctx, c, IdentityTable)
+	if err != nil || !recorded {
+		return false, err
+	}
+	same, err := c.Prepare(ctx, "SELECT count(*) FROM "+IdentityTable+" WHERE dataset = $1 AND table_name = $2 AND table_id = $3")
+	if err != nil {
+		return false, err
+	}
+	for _, t := range tables {
+		id, err := tableIdentity(ctx, c, t)
+		if err != nil || id == 0 {
+			if err != nil {
+				return false, err
+			}
+			continue // absent: nothing of someone else's to protect
+		}
+		if n, err := same.QueryInt64(ctx, dataset, t, id); err != nil || n == 0 {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// WriteMarker records the state of a dataset, creating the marker tables if
+// needed. When the state is Ready it records the identity of tables as they
+// are now, so it must come after the last statement that rebuilds them.
+func WriteMarker(ctx context.Context, c driver.SQL, dataset, params, state string, tables []string) error {
+	for _, ddl := range []string{
+		"CREATE TABLE IF NOT EXISTS " + MarkerTable +
+			" (dataset VARCHAR(64) PRIMARY KEY, params VARCHAR(1000) NOT NULL, state VARCHAR(16) NOT NULL)",
+		"CREATE TABLE IF NOT EXISTS " + IdentityTable +
+			" (dataset VARCHAR(64) NOT NULL, table_name VARCHAR(128) NOT NULL, table_id BIGINT NOT NULL, PRIMARY KEY (dataset, table_name))",
+	} {
+		if err := c.Exec(ctx, ddl); err != nil {
+			return fmt.Errorf("creating fairbench's dataset markers: %w", err)
+		}
+	}
+	if err := deleteRows(ctx, c, dataset, MarkerTable, IdentityTable); err != nil {
 		return err
 	}
 	ins, err := c.Prepare(ctx, "INSERT INTO "+MarkerTable+" (dataset, params, state) VALUES ($1, $2, $3)")
 	if err != nil {
 		return err
 	}
-	return ins.Exec(ctx, dataset, params, state)
+	if err := ins.Exec(ctx, dataset, params, state); err != nil || state != Ready {
+		return err
+	}
+	rec, err := c.Prepare(ctx, "INSERT INTO "+IdentityTable+" (dataset, table_name, table_id) VALUES ($1, $2, $3)")
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		id, err := tableIdentity(ctx, c, t)
+		if err != nil {
+			return err
+		}
+		if id == 0 {
+			return fmt.Errorf("recording dataset %s: table %s is missing after its load", dataset, t)
+		}
+		if err := rec.Exec(ctx, dataset, t, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DeleteMarker removes a dataset's marker (after Cleanup).
 func DeleteMarker(ctx context.Context, c driver.SQL, dataset string) error {
-	ok, err := TableExists(ctx, c, MarkerTable)
-	if err != nil || !ok {
-		return err
+	for _, table := range []string{MarkerTable, IdentityTable} {
+		ok, err := TableExists(ctx, c, table)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := deleteRows(ctx, c, dataset, table); err != nil {
+				return err
+			}
+		}
 	}
-	st, err := c.Prepare(ctx, "DELETE FROM "+MarkerTable+" WHERE dataset = $1")
+	return nil
+}
+
+func deleteRows(ctx context.Context, c driver.SQL, dataset string, tables ...string) error {
+	for _, table := range tables {
+		del, err := c.Prepare(ctx, "DELETE FROM "+table+" WHERE dataset = $1")
+		if err != nil {
+			return err
+		}
+		if err := del.Exec(ctx, dataset); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableIdentitySQL per dialect: a number that a table keeps for its lifetime
+// (through TRUNCATE and ANALYZE) and that a table dropped and created again
+// under the same name does not share; 0 when there is no such table. It takes
+// the table name as $1 and looks in the connection's current schema only.
+//   - PostgreSQL: the table's OID.
+//   - MySQL/MariaDB: the creation time, in seconds; InnoDB keeps it through
+//     TRUNCATE, and a rebuild (ALTER) changes it, which errs on the safe side.
+//     A table recreated within the second of fairbench's load would pass as
+//     fairbench's, which no real tool does that fast.
+//   - SQLite: the table's root page, which a recreated table may reuse; no other
+//     benchmark tool writes these tables into an SQLite file.
+var tableIdentitySQL = map[string]string{
+	"postgres": "SELECT coalesce(max(c.oid::bigint), 0) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace " +
+		"WHERE n.nspname = current_schema() AND c.relname = $1 AND c.relkind IN ('r', 'p')",
+	"sqlite": "SELECT coalesce(max(rootpage), 0) FROM sqlite_master WHERE type = 'table' AND name = $1",
+	"mysql":  "SELECT coalesce(max(UNIX_TIMESTAMP(create_time)), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1",
+}
+
+func tableIdentity(ctx context.Context, c driver.SQL, table string) (int64, error) {
+	q, ok := tableIdentitySQL[c.Dialect()]
+	if !ok {
+		return 0, fmt.Errorf("dialect %s is not supported", c.Dialect())
+	}
+	id, err := c.QueryInt64(ctx, q, table)
 	if err != nil {
-		return err
+		return 0, fmt.Errorf("reading the identity of table %s: %w", table, err)
 	}
-	return st.Exec(ctx, dataset)
+	return id, nil
 }
 
 // tableExistsSQL per dialect; each takes the table name as $1 and looks in the
@@ -125,18 +241,39 @@ type Dataset struct {
 	Name   string   // the marker's name ("tpcb", "oltp")
 	Params string   // the parameters that shape the data; a ready marker with the same ones is reused
 	Tables []string // every table of the dataset
-	Tool   string   // the standard tool that makes the same tables ("pgbench"), for messages
-	Wanted string   // what the parameters ask for ("scale 3"), for messages
-	// Inspect looks at a complete set of tables fairbench did not create: whether
-	// they hold the wanted data, and how to name what they hold ("scale 2").
-	Inspect func(ctx context.Context) (usable bool, holds string, err error)
+	// Lasting are the tables no run empties or rebuilds, whose identity tells
+	// fairbench's tables from another tool's (tpcb truncates pgbench_history
+	// before each run, and MySQL may count that as a new table); nil = Tables.
+	Lasting []string
+	Tool    string // the standard tool that makes the same tables ("pgbench"), for messages
+	Wanted  string // what the parameters ask for ("scale 3"), for messages
+	// Inspect looks at a complete set of tables fairbench did not create:
+	// whether they hold the wanted data, what they hold ("scale 2"), and how to
+	// ask for that instead ("--scale 2"), for messages.
+	Inspect func(ctx context.Context) (Inspection, error)
+}
+
+// Inspection is what Dataset.Inspect found.
+type Inspection struct {
+	Usable bool   // the tables hold the wanted data
+	Holds  string // what they hold ("scale 2")
+	Ask    string // the parameter that asks for what they hold ("scale = 2 (-s 2)"); empty if none does
+}
+
+// LastingTables returns the tables whose identity is recorded (Lasting, or Tables).
+func (d Dataset) LastingTables() []string {
+	if d.Lasting != nil {
+		return d.Lasting
+	}
+	return d.Tables
 }
 
 // NeedsLoad decides whether a dataset must be loaded. Data fairbench loaded with
 // the same parameters is reused, and so are tables made by the standard tool that
 // Inspect accepts. fairbench's own data is replaced when the parameters differ or
-// its load did not finish; tables someone else made are never dropped unless
-// replace is set, and the error says how to set it.
+// its load did not finish; tables someone else made (including tables another
+// tool recreated over fairbench's) are never dropped unless replace is set, and
+// the error says how to set it.
 func NeedsLoad(ctx context.Context, c driver.SQL, d Dataset, replace bool, logf func(string, ...any)) (bool, error) {
 	present := 0
 	for _, t := range d.Tables {
@@ -151,7 +288,11 @@ func NeedsLoad(ctx context.Context, c driver.SQL, d Dataset, replace bool, logf 
 	if present == 0 {
 		return true, nil
 	}
-	ours, err := MarkerFound(ctx, c, d.Name)
+	found, err := MarkerFound(ctx, c, d.Name)
+	if err != nil {
+		return false, err
+	}
+	ours, err := Owns(ctx, c, d.Name, d.LastingTables())
 	if err != nil {
 		return false, err
 	}
@@ -166,21 +307,34 @@ func NeedsLoad(ctx context.Context, c driver.SQL, d Dataset, replace bool, logf 
 		}
 		return true, nil
 	}
-	holds := "an incomplete set of " + d.Tool + " tables"
+	if found {
+		// fairbench's record describes tables that are gone: forget it, so that
+		// nothing later (cleanup, the next run) takes the new tables for its own.
+		logf("%s: fairbench's record of loading these tables does not match them any more (recreated by %s or another tool, "+
+			"or loaded by a fairbench that kept no record of their identity): they count as someone else's", d.Name, d.Tool)
+		if err := DeleteMarker(ctx, c, d.Name); err != nil {
+			return false, err
+		}
+	}
+	holds, ask := "an incomplete set of "+d.Tool+" tables", ""
 	if present == len(d.Tables) {
-		usable, what, err := d.Inspect(ctx)
+		in, err := d.Inspect(ctx)
 		if err != nil {
 			return false, err
 		}
-		if usable {
-			logf("%s: reusing existing %s tables (%s)", d.Name, d.Tool, what)
+		if in.Usable {
+			logf("%s: reusing existing %s tables (%s)", d.Name, d.Tool, in.Holds)
 			return false, nil
 		}
-		holds = d.Tool + " tables with " + what
+		holds, ask = d.Tool+" tables with "+in.Holds, in.Ask
 	}
 	if replace {
 		return true, nil
 	}
+	use := ""
+	if ask != "" {
+		use = "ask for " + ask + " to use them as they are, "
+	}
 	return false, fmt.Errorf("the database already holds %s that fairbench did not create (wanted %s); "+
-		"rerun with --replace to drop and reload them, or point the target at another database", holds, d.Wanted)
+		"%srerun with --replace to drop and reload them, or point the target at another database", holds, d.Wanted, use)
 }

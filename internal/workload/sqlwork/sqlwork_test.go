@@ -73,7 +73,7 @@ func TestMarkers(t *testing.T) {
 			}
 
 			// Loading: the data is fairbench's, but not usable.
-			if err := sqlwork.WriteMarker(ctx, c, "tpcb", "scale=10", sqlwork.Loading); err != nil {
+			if err := sqlwork.WriteMarker(ctx, c, "tpcb", "scale=10", sqlwork.Loading, nil); err != nil {
 				t.Fatal(err)
 			}
 			if ok, err := sqlwork.TableExists(ctx, c, sqlwork.MarkerTable); err != nil || !ok {
@@ -87,7 +87,7 @@ func TestMarkers(t *testing.T) {
 			}
 
 			// Ready: matches exactly its own parameters, and replaces the loading row.
-			if err := sqlwork.WriteMarker(ctx, c, "tpcb", "scale=10", sqlwork.Ready); err != nil {
+			if err := sqlwork.WriteMarker(ctx, c, "tpcb", "scale=10", sqlwork.Ready, nil); err != nil {
 				t.Fatal(err)
 			}
 			if n := markerRows(t, c, "tpcb"); n != 1 {
@@ -106,7 +106,7 @@ func TestMarkers(t *testing.T) {
 			}
 
 			// Rewriting with other parameters replaces the marker.
-			if err := sqlwork.WriteMarker(ctx, c, "tpcb", "scale=20", sqlwork.Ready); err != nil {
+			if err := sqlwork.WriteMarker(ctx, c, "tpcb", "scale=20", sqlwork.Ready, nil); err != nil {
 				t.Fatal(err)
 			}
 			if matches("tpcb", "scale=10") || !matches("tpcb", "scale=20") {
@@ -117,7 +117,7 @@ func TestMarkers(t *testing.T) {
 			}
 
 			// Markers of different datasets are independent.
-			if err := sqlwork.WriteMarker(ctx, c, "ycsb", "records=1000", sqlwork.Ready); err != nil {
+			if err := sqlwork.WriteMarker(ctx, c, "ycsb", "records=1000", sqlwork.Ready, nil); err != nil {
 				t.Fatal(err)
 			}
 			if err := sqlwork.DeleteMarker(ctx, c, "tpcb"); err != nil {
@@ -271,7 +271,9 @@ func TestNeedsLoadDecisions(t *testing.T) {
 	c := sqliteConn(t, "simple")
 	usable := true
 	d := sqlwork.Dataset{Name: "demo", Params: "size=1", Tables: []string{"t1", "t2"}, Tool: "demotool", Wanted: "size 1",
-		Inspect: func(context.Context) (bool, string, error) { return usable, "size 9", nil }}
+		Inspect: func(context.Context) (sqlwork.Inspection, error) {
+			return sqlwork.Inspection{Usable: usable, Holds: "size 9", Ask: "size = 9"}, nil
+		}}
 	quiet := func(string, ...any) {}
 	need := func(replace bool) (bool, error) { return sqlwork.NeedsLoad(ctx, c, d, replace, quiet) }
 
@@ -291,14 +293,15 @@ func TestNeedsLoadDecisions(t *testing.T) {
 		t.Fatalf("usable foreign tables: load=%v err=%v, want reuse", load, err)
 	}
 	usable = false
-	if _, err := need(false); err == nil || !strings.Contains(err.Error(), "demotool tables with size 9") || !strings.Contains(err.Error(), "wanted size 1") {
+	if _, err := need(false); err == nil || !strings.Contains(err.Error(), "demotool tables with size 9") || !strings.Contains(err.Error(), "wanted size 1") ||
+		!strings.Contains(err.Error(), "ask for size = 9 to use them") {
 		t.Fatalf("unusable foreign tables: %v", err)
 	}
 	if load, err := need(true); err != nil || !load {
 		t.Fatalf("with replace: load=%v err=%v", load, err)
 	}
 	// fairbench's own data: reused with the same parameters, reloaded otherwise.
-	if err := sqlwork.WriteMarker(ctx, c, "demo", "size=1", sqlwork.Ready); err != nil {
+	if err := sqlwork.WriteMarker(ctx, c, "demo", "size=1", sqlwork.Ready, d.Tables); err != nil {
 		t.Fatal(err)
 	}
 	if load, err := need(false); err != nil || load {
@@ -308,8 +311,108 @@ func TestNeedsLoadDecisions(t *testing.T) {
 	if load, err := need(false); err != nil || !load {
 		t.Fatalf("own data, other parameters: load=%v err=%v, want a reload without --replace", load, err)
 	}
-	sqlwork.WriteMarker(ctx, c, "demo", "size=2", sqlwork.Loading)
+	sqlwork.WriteMarker(ctx, c, "demo", "size=2", sqlwork.Loading, nil)
 	if load, err := need(false); err != nil || !load {
 		t.Fatalf("own unfinished load: load=%v err=%v, want a reload", load, err)
+	}
+
+	// Another tool recreates t2 over fairbench's load: the marker no longer
+	// owns the tables, so they are inspected like anyone else's, refused without
+	// --replace when Inspect rejects them, and the stale marker is forgotten.
+	if err := sqlwork.WriteMarker(ctx, c, "demo", "size=2", sqlwork.Ready, d.Tables); err != nil {
+		t.Fatal(err)
+	}
+	recreate(t, c, "t2")
+	if _, err := need(false); err == nil || !strings.Contains(err.Error(), "did not create") {
+		t.Fatalf("tables recreated by another tool: %v, want a refusal", err)
+	}
+	if found, _ := sqlwork.MarkerFound(ctx, c, "demo"); found {
+		t.Error("the stale marker is still there")
+	}
+	usable = true
+	if load, err := need(false); err != nil || load {
+		t.Fatalf("recreated tables that Inspect accepts: load=%v err=%v, want reuse", load, err)
+	}
+}
+
+// recreate drops a table and creates it again, as pgbench -i or sysbench
+// prepare do. SQLite hands a freed root page to the next table created, so a
+// filler table takes it first: the identity must change as on other engines.
+func recreate(t *testing.T, c driver.SQL, table string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, q := range []string{"DROP TABLE " + table, "CREATE TABLE filler_" + table + " (x INTEGER)", "CREATE TABLE " + table + " (x INTEGER)"} {
+		if err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestOwnsFollowsTheTablesIdentity(t *testing.T) {
+	ctx := context.Background()
+	c := sqliteConn(t, "prepared")
+	tables := []string{"a", "b"}
+	owns := func() bool {
+		t.Helper()
+		ok, err := sqlwork.Owns(ctx, c, "ds", tables)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for _, tb := range tables {
+		if err := c.Exec(ctx, "CREATE TABLE "+tb+" (x INTEGER)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if owns() {
+		t.Error("owned without a marker")
+	}
+	// An unfinished load owns whatever is there: fairbench was replacing it.
+	if err := sqlwork.WriteMarker(ctx, c, "ds", "p", sqlwork.Loading, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !owns() {
+		t.Error("a loading marker does not own its tables")
+	}
+	// A finished load without recorded identities (as an older fairbench left
+	// it) cannot tell its tables from look-alikes, so it owns nothing.
+	if err := sqlwork.WriteMarker(ctx, c, "ds", "p", sqlwork.Ready, nil); err != nil {
+		t.Fatal(err)
+	}
+	if owns() {
+		t.Error("a ready marker without identities owns the tables")
+	}
+	if err := sqlwork.WriteMarker(ctx, c, "ds", "p", sqlwork.Ready, tables); err != nil {
+		t.Fatal(err)
+	}
+	if !owns() {
+		t.Error("a ready marker does not own the tables it recorded")
+	}
+	if err := c.Exec(ctx, "DELETE FROM a"); err != nil {
+		t.Fatal(err)
+	}
+	if !owns() {
+		t.Error("emptying a table changed its identity")
+	}
+	// A table dropped by hand leaves the rest fairbench's.
+	if err := c.Exec(ctx, "DROP TABLE a"); err != nil {
+		t.Fatal(err)
+	}
+	if !owns() {
+		t.Error("a missing table made the others someone else's")
+	}
+	recreate(t, c, "b")
+	if owns() {
+		t.Error("a recreated table still counts as fairbench's")
+	}
+	if err := sqlwork.WriteMarker(ctx, c, "ds", "p", sqlwork.Ready, []string{"nosuch"}); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("recording a missing table: %v, want an error naming it", err)
+	}
+	if err := sqlwork.DeleteMarker(ctx, c, "ds"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.QueryInt64(ctx, "SELECT count(*) FROM "+sqlwork.IdentityTable); err != nil || n != 0 {
+		t.Errorf("%d identity rows after DeleteMarker (%v)", n, err)
 	}
 }

@@ -100,6 +100,10 @@ const dataset = "tpcb"
 
 var tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
 
+// lastingTables are the tables whose identity marks the data as fairbench's:
+// pgbench_history is truncated before each run, which MySQL may count as a new table.
+var lastingTables = tables[1:]
+
 func (in *instance) Ops() []string { return []string{in.mode} }
 
 func (in *instance) ConnOptions() driver.Options { return driver.Options{QueryMode: in.queryMode} }
@@ -121,13 +125,15 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	}
 	load, err := sqlwork.NeedsLoad(ctx, c, sqlwork.Dataset{
 		Name: dataset, Params: in.dataParams(), Tables: tables, Tool: "pgbench",
-		Wanted: fmt.Sprintf("scale %d", in.scale),
-		Inspect: func(ctx context.Context) (bool, string, error) {
+		Wanted:  fmt.Sprintf("scale %d", in.scale),
+		Lasting: lastingTables,
+		Inspect: func(ctx context.Context) (sqlwork.Inspection, error) {
 			scale, complete, err := in.existingScale(ctx, c)
-			if !complete {
-				return false, "rows that match no scale", err
+			if err != nil || !complete {
+				return sqlwork.Inspection{Holds: "rows that match no scale"}, err
 			}
-			return scale == in.scale, fmt.Sprintf("scale %d", scale), err
+			return sqlwork.Inspection{Usable: scale == in.scale, Holds: fmt.Sprintf("scale %d", scale),
+				Ask: fmt.Sprintf("scale %d (--scale %d, or scale = %d in the study file)", scale, scale, scale)}, nil
 		},
 	}, env.Replace, env.Logf)
 	if err != nil || !load {
@@ -219,7 +225,7 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 	if err != nil {
 		return err
 	}
-	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Loading); err != nil {
+	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Loading, nil); err != nil {
 		return err
 	}
 	for _, t := range tables {
@@ -260,7 +266,7 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
-	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Ready); err != nil {
+	if err := sqlwork.WriteMarker(ctx, c, dataset, in.dataParams(), sqlwork.Ready, lastingTables); err != nil {
 		return err
 	}
 	env.Logf("tpcb: loaded scale %d in %.1f s", in.scale, time.Since(start).Seconds())
@@ -441,7 +447,7 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	if err != nil {
 		return err
 	}
-	ours, err := sqlwork.MarkerFound(ctx, c, dataset)
+	ours, err := sqlwork.Owns(ctx, c, dataset, lastingTables)
 	if err != nil || !ours {
 		return err
 	}

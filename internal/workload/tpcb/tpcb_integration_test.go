@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
@@ -193,6 +194,53 @@ func TestPostgresReusesPgbenchTablesAndProtectsThem(t *testing.T) {
 	c.QueryRow(ctx, "SELECT count(*) FROM pgbench_branches").Scan(&branches)
 	if branches != 1 {
 		t.Fatalf("after reload at scale 1: %d branches", branches)
+	}
+
+	// pgbench -i over fairbench's own load makes the tables pgbench's again,
+	// though fairbench's record of its load is still in the database: they are
+	// reused at their scale, protected at another, and its cleanup leaves them.
+	if out, err := exec.Command(pgbench, "-i", "-s", "2", "-q", url).CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	if _, err := c.Exec(ctx, "INSERT INTO pgbench_history (tid, bid, aid, delta) VALUES (1, 1, 1, 424242)"); err != nil {
+		t.Fatal(err)
+	}
+	err = prep(1, false)
+	if err == nil || !strings.Contains(err.Error(), "scale 2") || !strings.Contains(err.Error(), "--scale 2") || !strings.Contains(err.Error(), "--replace") {
+		t.Fatalf("scale 1 over pgbench's new scale-2 tables: want a refusal naming scale 2, --scale 2 and --replace, got %v", err)
+	}
+	if err := prep(2, false); err != nil {
+		t.Fatalf("pgbench's new tables at the asked scale must be reused: %v", err)
+	}
+	cleanup(t, url, 2)
+	if sentinel() != 1 {
+		t.Fatal("pgbench's new tables were reloaded or dropped")
+	}
+}
+
+// cleanup runs the tpcb workload's Cleanup at the given scale on url.
+func cleanup(t *testing.T, url string, scale int64) {
+	t.Helper()
+	w, err := workload.Get("tpcb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := w.New(params.WithDefaults(w.Params(), params.Values{"scale": scale}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := driver.ForURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := d.Connect(ctx, driver.Target{Name: "db", URL: url}, driver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := inst.(workload.Cleaner).Cleanup(ctx, conn); err != nil {
+		t.Fatalf("cleanup: %v", err)
 	}
 }
 
