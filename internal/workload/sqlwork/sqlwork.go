@@ -32,25 +32,13 @@ const (
 // MarkerFound reports whether fairbench left a marker for the dataset, in any
 // state. Whether the tables are still the ones it loaded is Owns's question.
 func MarkerFound(ctx context.Context, c driver.SQL, dataset string) (bool, error) {
-	ok, err := TableExists(ctx, c, MarkerTable)
-	if err != nil || !ok {
-		return false, err
-	}
-	n, err := c.QueryInt64(ctx, "SELECT count(*) FROM "+MarkerTable+" WHERE dataset = $1", dataset)
+	n, err := countRows(ctx, c, MarkerTable, "dataset = $1", dataset)
 	return n > 0, err
 }
 
 // MarkerMatches reports whether the dataset's ready marker carries exactly params.
 func MarkerMatches(ctx context.Context, c driver.SQL, dataset, params string) (bool, error) {
-	ok, err := TableExists(ctx, c, MarkerTable)
-	if err != nil || !ok {
-		return false, err
-	}
-	st, err := c.Prepare(ctx, "SELECT count(*) FROM "+MarkerTable+" WHERE dataset = $1 AND params = $2 AND state = $3")
-	if err != nil {
-		return false, err
-	}
-	n, err := st.QueryInt64(ctx, dataset, params, Ready)
+	n, err := countRows(ctx, c, MarkerTable, "dataset = $1 AND params = $2 AND state = $3", dataset, params, Ready)
 	return n > 0, err
 }
 
@@ -64,34 +52,37 @@ func Owns(ctx context.Context, c driver.SQL, dataset string, tables []string) (b
 	if err != nil || !found {
 		return false, err
 	}
-	loading, err := c.Prepare(ctx, "SELECT count(*) FROM "+MarkerTable+" WHERE dataset = $1 AND state = $2")
-	if err != nil {
-		return false, err
-	}
-	if n, err := loading.QueryInt64(ctx, dataset, Loading); err != nil || n > 0 {
+	if n, err := countRows(ctx, c, MarkerTable, "dataset = $1 AND state = $2", dataset, Loading); err != nil || n > 0 {
 		return n > 0, err
-	}
-	recorded, err := TableExists(ctx, c, IdentityTable)
-	if err != nil || !recorded {
-		return false, err
-	}
-	same, err := c.Prepare(ctx, "SELECT count(*) FROM "+IdentityTable+" WHERE dataset = $1 AND table_name = $2 AND table_id = $3")
-	if err != nil {
-		return false, err
 	}
 	for _, t := range tables {
 		id, err := tableIdentity(ctx, c, t)
-		if err != nil || id == 0 {
-			if err != nil {
-				return false, err
-			}
+		if err != nil {
+			return false, err
+		}
+		if id == 0 {
 			continue // absent: nothing of someone else's to protect
 		}
-		if n, err := same.QueryInt64(ctx, dataset, t, id); err != nil || n == 0 {
+		n, err := countRows(ctx, c, IdentityTable, "dataset = $1 AND table_name = $2 AND table_id = $3", dataset, t, id)
+		if err != nil || n == 0 {
 			return false, err
 		}
 	}
 	return true, nil
+}
+
+// countRows counts the rows of one of fairbench's marker tables that match
+// where; a marker table not created yet holds none, and asking creates none.
+func countRows(ctx context.Context, c driver.SQL, table, where string, args ...any) (int64, error) {
+	ok, err := TableExists(ctx, c, table)
+	if err != nil || !ok {
+		return 0, err
+	}
+	st, err := c.Prepare(ctx, "SELECT count(*) FROM "+table+" WHERE "+where)
+	if err != nil {
+		return 0, err
+	}
+	return st.QueryInt64(ctx, args...)
 }
 
 // WriteMarker records the state of a dataset, creating the marker tables if
@@ -260,8 +251,8 @@ type Inspection struct {
 	Ask    string // the parameter that asks for what they hold ("scale = 2 (-s 2)"); empty if none does
 }
 
-// LastingTables returns the tables whose identity is recorded (Lasting, or Tables).
-func (d Dataset) LastingTables() []string {
+// lasting returns the tables whose identity is recorded (Lasting, or Tables).
+func (d Dataset) lasting() []string {
 	if d.Lasting != nil {
 		return d.Lasting
 	}
@@ -292,7 +283,7 @@ func NeedsLoad(ctx context.Context, c driver.SQL, d Dataset, replace bool, logf 
 	if err != nil {
 		return false, err
 	}
-	ours, err := Owns(ctx, c, d.Name, d.LastingTables())
+	ours, err := Owns(ctx, c, d.Name, d.lasting())
 	if err != nil {
 		return false, err
 	}

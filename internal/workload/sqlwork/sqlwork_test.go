@@ -360,6 +360,12 @@ func TestOwnsFollowsTheTablesIdentity(t *testing.T) {
 		}
 		return ok
 	}
+	mark := func(state string, recorded []string) {
+		t.Helper()
+		if err := sqlwork.WriteMarker(ctx, c, "ds", "p", state, recorded); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tb := range tables {
 		if err := c.Exec(ctx, "CREATE TABLE "+tb+" (x INTEGER)"); err != nil {
 			t.Fatal(err)
@@ -369,23 +375,17 @@ func TestOwnsFollowsTheTablesIdentity(t *testing.T) {
 		t.Error("owned without a marker")
 	}
 	// An unfinished load owns whatever is there: fairbench was replacing it.
-	if err := sqlwork.WriteMarker(ctx, c, "ds", "p", sqlwork.Loading, nil); err != nil {
-		t.Fatal(err)
-	}
+	mark(sqlwork.Loading, nil)
 	if !owns() {
 		t.Error("a loading marker does not own its tables")
 	}
 	// A finished load without recorded identities (as an older fairbench left
 	// it) cannot tell its tables from look-alikes, so it owns nothing.
-	if err := sqlwork.WriteMarker(ctx, c, "ds", "p", sqlwork.Ready, nil); err != nil {
-		t.Fatal(err)
-	}
+	mark(sqlwork.Ready, nil)
 	if owns() {
 		t.Error("a ready marker without identities owns the tables")
 	}
-	if err := sqlwork.WriteMarker(ctx, c, "ds", "p", sqlwork.Ready, tables); err != nil {
-		t.Fatal(err)
-	}
+	mark(sqlwork.Ready, tables)
 	if !owns() {
 		t.Error("a ready marker does not own the tables it recorded")
 	}

@@ -229,19 +229,24 @@ func cleanup(t *testing.T, url string, scale int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := inst.(workload.Cleaner).Cleanup(context.Background(), connect(t, url)); err != nil {
+		t.Fatalf("cleanup: %v", err)
+	}
+}
+
+// connect opens a connection to url through fairbench's driver, closed when the test ends.
+func connect(t *testing.T, url string) driver.Conn {
+	t.Helper()
 	d, err := driver.ForURL(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	conn, err := d.Connect(ctx, driver.Target{Name: "db", URL: url}, driver.Options{})
+	c, err := d.Connect(context.Background(), driver.Target{Name: "db", URL: url}, driver.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
-	if err := inst.(workload.Cleaner).Cleanup(ctx, conn); err != nil {
-		t.Fatalf("cleanup: %v", err)
-	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
 }
 
 // Under REPEATABLE READ, concurrent tpcb-like transactions hit serialization
@@ -282,17 +287,8 @@ func TestPostgresSerializationFailuresAreClassifiedAndRetried(t *testing.T) {
 
 func TestPostgresTLSVersionAndCipherAreRecorded(t *testing.T) {
 	url := testenv.WithQuery(t, testenv.PostgresURL(t), "sslmode", "require")
-	d, err := driver.ForURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	c, err := d.Connect(ctx, driver.Target{Name: "tls", URL: url}, driver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	env, err := c.(driver.Environment).Environment(ctx)
+	env, err := connect(t, url).(driver.Environment).Environment(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,12 +304,7 @@ func TestPostgresTLSVersionAndCipherAreRecorded(t *testing.T) {
 		t.Fatalf("settings miss shared_buffers: %v", settings)
 	}
 	plain := testenv.WithQuery(t, testenv.PostgresURL(t), "sslmode", "disable")
-	c2, err := d.Connect(ctx, driver.Target{Name: "plain", URL: plain}, driver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close(ctx)
-	env2, _ := c2.(driver.Environment).Environment(ctx)
+	env2, _ := connect(t, plain).(driver.Environment).Environment(ctx)
 	if env2["tls"].(map[string]any)["enabled"] != false {
 		t.Fatalf("sslmode=disable recorded as %v", env2["tls"])
 	}
