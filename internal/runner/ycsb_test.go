@@ -53,17 +53,7 @@ clients = [2]
 }
 
 func sqlConn(t *testing.T, url string) driver.SQL {
-	t.Helper()
-	d, err := driver.ForURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := d.Connect(context.Background(), driver.Target{Name: "check", URL: url}, driver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c.(driver.SQL)
+	return testenv.Connect(t, url, driver.Options{}).(driver.SQL)
 }
 
 // runYcsbCell runs the cell as the runner does for a tool cell.

@@ -149,3 +149,20 @@ func FreshMySQL(t testing.TB) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// Connect opens a connection to url through fairbench's driver for its scheme
+// (which the test must have registered by importing it), closed when the test
+// ends.
+func Connect(t testing.TB, url string, o driver.Options) driver.Conn {
+	t.Helper()
+	d, err := driver.ForURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.Connect(context.Background(), driver.Target{Name: "test", URL: url}, o)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", driver.Redacted(url), err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}

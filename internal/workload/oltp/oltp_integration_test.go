@@ -24,17 +24,7 @@ import (
 var defaultMix = map[string]int64{"select": 14, "update": 2, "delete": 1, "insert": 1, "begin": 1, "commit": 1}
 
 func open(t *testing.T, url, mode string) driver.SQL {
-	t.Helper()
-	d, err := driver.ForURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := d.Connect(context.Background(), driver.Target{Name: "t", URL: url}, driver.Options{QueryMode: mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c.(driver.SQL)
+	return testenv.Connect(t, url, driver.Options{QueryMode: mode}).(driver.SQL)
 }
 
 // bound prepares the oltp data with the given parameters and returns a worker

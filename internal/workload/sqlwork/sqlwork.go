@@ -48,27 +48,33 @@ func MarkerMatches(ctx context.Context, c driver.SQL, dataset, params string) (b
 // load recorded. A marker from a fairbench that recorded no identities owns
 // nothing: the tables might have been replaced since.
 func Owns(ctx context.Context, c driver.SQL, dataset string, tables []string) (bool, error) {
-	found, err := MarkerFound(ctx, c, dataset)
-	if err != nil || !found {
-		return false, err
+	_, owned, err := ownership(ctx, c, dataset, tables)
+	return owned, err
+}
+
+// ownership answers Owns, and also whether a marker was found at all (owned
+// implies found), for NeedsLoad to forget a marker that no longer owns.
+func ownership(ctx context.Context, c driver.SQL, dataset string, tables []string) (found, owned bool, err error) {
+	if found, err = MarkerFound(ctx, c, dataset); err != nil || !found {
+		return found, false, err
 	}
 	if n, err := countRows(ctx, c, MarkerTable, "dataset = $1 AND state = $2", dataset, Loading); err != nil || n > 0 {
-		return n > 0, err
+		return true, n > 0, err
 	}
 	for _, t := range tables {
 		id, err := tableIdentity(ctx, c, t)
 		if err != nil {
-			return false, err
+			return true, false, err
 		}
 		if id == 0 {
 			continue // absent: nothing of someone else's to protect
 		}
 		n, err := countRows(ctx, c, IdentityTable, "dataset = $1 AND table_name = $2 AND table_id = $3", dataset, t, id)
 		if err != nil || n == 0 {
-			return false, err
+			return true, false, err
 		}
 	}
-	return true, nil
+	return true, true, nil
 }
 
 // countRows counts the rows of one of fairbench's marker tables that match
@@ -279,11 +285,7 @@ func NeedsLoad(ctx context.Context, c driver.SQL, d Dataset, replace bool, logf 
 	if present == 0 {
 		return true, nil
 	}
-	found, err := MarkerFound(ctx, c, d.Name)
-	if err != nil {
-		return false, err
-	}
-	ours, err := Owns(ctx, c, d.Name, d.lasting())
+	found, ours, err := ownership(ctx, c, d.Name, d.lasting())
 	if err != nil {
 		return false, err
 	}

@@ -10,23 +10,14 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
 
 func sqliteConn(t *testing.T, mode string) driver.SQL {
 	t.Helper()
 	url := "sqlite:" + filepath.Join(t.TempDir(), "work.db")
-	d, err := driver.ForURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	c, err := d.Connect(ctx, driver.Target{Name: "t", URL: url}, driver.Options{QueryMode: mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c.(driver.SQL)
+	return testenv.Connect(t, url, driver.Options{QueryMode: mode}).(driver.SQL)
 }
 
 // markerRows counts the marker rows of a dataset directly.

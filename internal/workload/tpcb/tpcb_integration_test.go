@@ -235,19 +235,7 @@ func cleanup(t *testing.T, url string, scale int64) {
 }
 
 // connect opens a connection to url through fairbench's driver, closed when the test ends.
-func connect(t *testing.T, url string) driver.Conn {
-	t.Helper()
-	d, err := driver.ForURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := d.Connect(context.Background(), driver.Target{Name: "db", URL: url}, driver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
-}
+func connect(t *testing.T, url string) driver.Conn { return testenv.Connect(t, url, driver.Options{}) }
 
 // Under REPEATABLE READ, concurrent tpcb-like transactions hit serialization
 // failures on the few branch rows: counted as failures with one try, retried

@@ -31,14 +31,8 @@ func TestMariaDBTPCBLikeKeepsBalancesConsistent(t *testing.T) {
 			t.Fatal("MySQL runs must name their deviations from pgbench")
 		}
 	}
-	d, _ := driver.ForURL(url)
 	ctx := context.Background()
-	conn, err := d.Connect(ctx, driver.Target{URL: url}, driver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	c := conn.(driver.SQL)
+	c := testenv.Connect(t, url, driver.Options{}).(driver.SQL)
 	var s [4]int64
 	for i, q := range []string{"SELECT sum(abalance) FROM pgbench_accounts", "SELECT sum(tbalance) FROM pgbench_tellers",
 		"SELECT sum(bbalance) FROM pgbench_branches", "SELECT sum(delta) FROM pgbench_history"} {
