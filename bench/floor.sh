@@ -30,6 +30,7 @@ done
 if [ -z "${PGURL:-}" ]; then
     bash scripts/test-servers.sh >/dev/null || die "scripts/test-servers.sh failed"
     PGURL=$(set -a && . ./.test-env && printf '%s' "${FAIRBENCH_TEST_PG:-}")
+    [ -n "$PGURL" ] || die ".test-env has no FAIRBENCH_TEST_PG"
 fi
 command -v pgbench >/dev/null || die "pgbench missing (Debian: apt-get install postgresql-contrib)"
 [ -f /usr/include/postgresql/libpq-fe.h ] || die "libpq's headers missing (Debian: apt-get install libpq-dev)"
