@@ -57,6 +57,7 @@ func TestStatementsAgreeInEveryQueryMode(t *testing.T) {
 		{"SELECT $1::int4 * 2", []any{int32(21)}, 42, nil},
 		{"SELECT count(*) FROM kv WHERE s = $1 OR s = $2", []any{"o'ne", "two"}, 1, nil}, // a quote in a string
 		{"SELECT 1 - $1", []any{int64(-1)}, 2, nil},                                      // not the comment "1 --1" in the simple mode
+		{"SELECT lpad($1::text, 100000, '0')", []any{int64(5)}, 5, nil},                  // "000…05": a row bigger than the read buffer
 		{"SELECT $1::float8::int8", []any{float64(3)}, 3, nil},                           // a type only pgx's path takes
 	}
 	// Multiplexed: the statements are prepared through pgx, then the connection

@@ -27,6 +27,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -185,7 +186,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		if c.closed.Load() {
 			return 0, c.opError("read", net.ErrClosed)
 		}
-		n, err := unix.Read(c.fd, p)
+		n, err := c.read(p)
 		switch {
 		case err == nil && n == 0 && len(p) > 0:
 			return 0, io.EOF
@@ -196,6 +197,38 @@ func (c *Conn) Read(p []byte) (int, error) {
 		}
 		return 0, c.opError("read", err)
 	}
+}
+
+// read and write are read(2) and write(2). On a loop the socket is
+// non-blocking, so the call cannot park the thread, and it is made without the
+// scheduler's entersyscall/exitsyscall bookkeeping, which only matters for a
+// call that may block (so that another thread can take over the P). Measured
+// at 8 clients on 2 loops (select-only, perf cpu-clock samples of fairbench's
+// own code, 4 paired runs): 3.00 → 2.85 µs of client user CPU per transaction.
+func (c *Conn) read(p []byte) (int, error) {
+	if c.task.Load() == nil {
+		return unix.Read(c.fd, p)
+	}
+	return rawIO(unix.SYS_READ, c.fd, p)
+}
+
+func (c *Conn) write(p []byte) (int, error) {
+	if c.task.Load() == nil {
+		return unix.Write(c.fd, p)
+	}
+	return rawIO(unix.SYS_WRITE, c.fd, p)
+}
+
+func rawIO(trap uintptr, fd int, p []byte) (int, error) {
+	var buf unsafe.Pointer
+	if len(p) > 0 {
+		buf = unsafe.Pointer(&p[0])
+	}
+	n, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(buf), uintptr(len(p)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
 
 // again reports whether a read or write that failed with err is to be tried
@@ -219,7 +252,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 		if c.closed.Load() {
 			return written, c.opError("write", net.ErrClosed)
 		}
-		n, err := unix.Write(c.fd, p[written:])
+		n, err := c.write(p[written:])
 		switch {
 		case err == nil:
 			written += n
