@@ -17,20 +17,13 @@
 # CLIENTS [8], THREADS [2]. The database must hold pgbench's tables at scale 10
 # (bench/pgbench.sh leaves them; else pgbench -i -s 10). Rows go to
 # bench/out/floor-<stamp>.csv.
-set -euo pipefail
-export LC_ALL=C
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-ROOT=$PWD
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ROUNDS=${ROUNDS:-16}; DURATION=${DURATION:-5}; CLIENTS=${CLIENTS:-8}; THREADS=${THREADS:-2}
-die() { printf 'floor.sh: ERROR: %s\n' "$*" >&2; exit 1; }
-for v in ROUNDS DURATION CLIENTS THREADS; do
-    [[ ${!v} =~ ^[0-9]+$ ]] && [ "${!v}" -gt 0 ] || die "$v must be a whole number > 0 (got '${!v}')"
-done
+require_positive ROUNDS DURATION CLIENTS THREADS
 [ $((CLIENTS % THREADS)) -eq 0 ] || die "CLIENTS ($CLIENTS) must be a multiple of THREADS ($THREADS)"
 if [ -z "${PGURL:-}" ]; then
-    bash scripts/test-servers.sh >/dev/null || die "scripts/test-servers.sh failed"
-    PGURL=$(set -a && . ./.test-env && printf '%s' "${FAIRBENCH_TEST_PG:-}")
-    [ -n "$PGURL" ] || die ".test-env has no FAIRBENCH_TEST_PG"
+    start_test_servers
+    PGURL=$(test_env FAIRBENCH_TEST_PG)
 fi
 command -v pgbench >/dev/null || die "pgbench missing (Debian: apt-get install postgresql-contrib)"
 [ -f /usr/include/postgresql/libpq-fe.h ] || die "libpq's headers missing (Debian: apt-get install libpq-dev)"

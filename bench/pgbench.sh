@@ -35,11 +35,7 @@
 #   RUN_DATA      pgbench|fairbench: whose load the runs use [pgbench]
 #   WARMUP        seconds of untimed pgbench -S before the matrix, 0 = none [5]
 #   OUT_DIR       [bench/out]
-set -euo pipefail
-export LC_ALL=C
-
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-ROOT=$PWD
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DURATION=${DURATION:-20}; DURATION=${DURATION%s}
 REPS=${REPS:-3}
@@ -54,8 +50,6 @@ WARMUP=${WARMUP:-5}; WARMUP=${WARMUP%s}
 OUT_DIR=${OUT_DIR:-$ROOT/bench/out}
 
 log() { printf '%s\n' "$*"; }
-die() { printf 'pgbench.sh: ERROR: %s\n' "$*" >&2; exit 1; }
-is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 
 is_uint "$DURATION" && [ "$DURATION" -gt 0 ] || die "DURATION must be whole seconds > 0 (got '$DURATION')"
 is_uint "$REPS" && [ "$REPS" -gt 0 ] || die "REPS must be > 0 (got '$REPS')"
@@ -73,16 +67,12 @@ for c in $CLIENTS; do is_uint "$c" && [ "$c" -gt 0 ] || die "CLIENTS: bad client
 # ------------------------------------------------------------------ set-up
 
 if [ -z "${PGURL:-}" ]; then
-    bash scripts/test-servers.sh >/dev/null || die "scripts/test-servers.sh failed"
-    PGURL=$(set -a && . ./.test-env && printf '%s' "${FAIRBENCH_TEST_PG:-}")
-    [ -n "$PGURL" ] || die ".test-env has no FAIRBENCH_TEST_PG"
+    start_test_servers
+    PGURL=$(test_env FAIRBENCH_TEST_PG)
 fi
 if ! command -v pgbench >/dev/null 2>&1 || ! command -v psql >/dev/null 2>&1; then
     # On Debian 12 pgbench ships in postgresql-15 (pulled in by postgresql-contrib).
-    [ "$(id -u)" -eq 0 ] || die "pgbench/psql missing; as root: apt-get install postgresql-contrib"
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q update >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q install -y --no-install-recommends \
-        postgresql-client postgresql-contrib >/dev/null || die "apt-get install postgresql-contrib failed"
+    apt_install pgbench/psql postgresql-client postgresql-contrib
 fi
 psql "$PGURL" -XqAt -c 'select 1' >/dev/null || die "cannot connect to the target with psql"
 
@@ -99,7 +89,6 @@ SUMMARY=$OUT_DIR/pgbench-$STAMP-summary.txt
 RESULTS=$RUN_DIR/fairbench-results.db
 echo "kind,tool,mode,clients,jobs,rep,query_mode,vacuum,scale,duration_s,txn,tps,wall_s,user_s,sys_s,cpu_s,cpu_s_per_1000_txn,log" >"$CSV"
 
-redact() { sed -E 's#(://[^:/@]*):[^@]*@#\1:***@#; s#(password=)[^& ]*#\1***#g' <<<"$1"; }
 cpu_model() {
     local m
     m=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)

@@ -25,11 +25,7 @@
 #     each fairbench client has a thread of its own as each sysbench thread has
 #     one connection; "auto" = fairbench's default (event loops, one per CPU,
 #     when there are more clients than CPUs); or a number.
-set -euo pipefail
-export LC_ALL=C
-
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-ROOT=$PWD
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DURATION=${DURATION:-20}; DURATION=${DURATION%s}
 REPS=${REPS:-3}
@@ -41,11 +37,7 @@ ENGINES=${ENGINES:-postgres mysql}
 FB_JOBS=${FB_JOBS:-same}
 OUT_DIR=${OUT_DIR:-$ROOT/bench/out}
 
-die() { printf 'sysbench.sh: ERROR: %s\n' "$*" >&2; exit 1; }
-is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
-for v in DURATION REPS TABLES TABLE_SIZE; do
-    is_uint "${!v}" && [ "${!v}" -gt 0 ] || die "$v must be a whole number > 0 (got '${!v}')"
-done
+require_positive DURATION REPS TABLES TABLE_SIZE
 for m in $MODES; do
     case $m in point_select | read_only | write_only | read_write | update_index | update_non_index | insert | delete) ;;
     *) die "MODES: unknown mode '$m'" ;; esac
@@ -59,16 +51,10 @@ fb_jobs() { # THREADS → fairbench's -j arguments
 
 # ------------------------------------------------------------------ set-up
 
-bash scripts/test-servers.sh >/dev/null || die "scripts/test-servers.sh failed"
-PGURL=$(set -a && . ./.test-env && printf '%s' "${FAIRBENCH_TEST_PG:-}")
-MYURL=$(set -a && . ./.test-env && printf '%s' "${FAIRBENCH_TEST_MYSQL:-}")
-[ -n "$PGURL" ] && [ -n "$MYURL" ] || die ".test-env lacks FAIRBENCH_TEST_PG or FAIRBENCH_TEST_MYSQL"
-if ! command -v sysbench >/dev/null 2>&1; then
-    [ "$(id -u)" -eq 0 ] || die "sysbench missing; as root: apt-get install sysbench"
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q update >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q install -y --no-install-recommends sysbench >/dev/null \
-        || die "apt-get install sysbench failed"
-fi
+start_test_servers
+PGURL=$(test_env FAIRBENCH_TEST_PG)
+MYURL=$(test_env FAIRBENCH_TEST_MYSQL)
+command -v sysbench >/dev/null 2>&1 || apt_install sysbench sysbench
 
 STAMP=$(date -u +%Y%m%d-%H%M%S)
 RUN_DIR=$OUT_DIR/sysbench-$STAMP

@@ -1,0 +1,52 @@
+# bench/lib.sh — what the bench scripts share. Sourced (never run) as the first
+# thing a script does:
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# It turns on strict mode and the C locale (awk's numbers and sort orders must
+# not depend on the caller's locale), moves to the project root and sets ROOT.
+# Errors name the script that sourced it.
+set -euo pipefail
+export LC_ALL=C
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+BENCH_NAME=$(basename "$0")
+
+die() { printf '%s: ERROR: %s\n' "$BENCH_NAME" "$*" >&2; exit 1; }
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+
+# require_positive VAR... — each named variable holds a whole number > 0.
+require_positive() {
+    local v
+    for v; do
+        is_uint "${!v}" && [ "${!v}" -gt 0 ] || die "$v must be a whole number > 0 (got '${!v}')"
+    done
+}
+
+# start_test_servers — the local PostgreSQL and MariaDB of the tests, started
+# if they are not running (scripts/test-servers.sh), with their URLs in .test-env.
+start_test_servers() {
+    bash scripts/test-servers.sh >/dev/null || die "scripts/test-servers.sh failed"
+}
+
+# test_env KEY — prints KEY from .test-env (after start_test_servers).
+test_env() {
+    local v
+    v=$(set -a && . ./.test-env && printf '%s' "${!1:-}")
+    [ -n "$v" ] || die ".test-env has no $1"
+    printf '%s' "$v"
+}
+
+# apt_install WHAT PACKAGE... — installs Debian packages that provide WHAT, as
+# root; anyone else gets the command to run.
+apt_install() {
+    local what=$1
+    shift
+    [ "$(id -u)" -eq 0 ] || die "$what missing; as root: apt-get install $*"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q update >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q install -y --no-install-recommends "$@" \
+        >/dev/null || die "apt-get install $* failed"
+}
+
+# redact URL — the URL with its password replaced by ***, for what a script prints.
+redact() { sed -E 's#(://[^:/@]*):[^@]*@#\1:***@#; s#(password=)[^& ]*#\1***#g' <<<"$1"; }
