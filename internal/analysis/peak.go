@@ -17,8 +17,9 @@ type Peak struct {
 	Runs                          []int64 // their ids
 	Levels                        []int   // client counts with a completed run, ascending
 	// AtEdge: the peak is at the largest (or, with three or more levels, the
-	// smallest) client count of the sweep, so the knee of the curve was not
-	// found and a wider sweep might find a higher peak.
+	// smallest, if that is above one client) client count of the sweep, so the
+	// knee of the curve was not found and a wider sweep might find a higher
+	// peak. A peak at one client is a finding, not an edge: no sweep goes lower.
 	AtEdge bool
 	// SingleRun: the peak rests on one run, so it may be that run's luck.
 	SingleRun bool
@@ -69,7 +70,7 @@ func Peaks(groups []*Group, baseline string) []*Peak {
 		p := peaks[k]
 		sort.Ints(p.Levels)
 		last := len(p.Levels) - 1
-		p.AtEdge = last > 0 && (p.Clients == p.Levels[last] || (last >= 2 && p.Clients == p.Levels[0]))
+		p.AtEdge = last > 0 && (p.Clients == p.Levels[last] || (last >= 2 && p.Clients == p.Levels[0] && p.Clients > 1))
 		p.SingleRun = p.N == 1
 		out = append(out, p)
 	}

@@ -116,8 +116,8 @@ func Warnings(groups []*Group, baseline string) []Warning {
 	for _, p := range Peaks(groups, "") {
 		if p.AtEdge {
 			ws = append(ws, Warning{Check: CheckPeakEdge, Runs: p.Runs, Message: fmt.Sprintf(
-				"%s on %s: peak %.1f tps at %d clients, the edge of the sweep %s: the knee was not found, a wider sweep may peak elsewhere",
-				p.Scenario(), p.Target, p.Throughput, p.Clients, intsList(p.Levels))})
+				"%s on %s: peak %.1f tps at %d %s, the edge of the sweep %s: the knee was not found, a wider sweep may peak elsewhere",
+				p.Scenario(), p.Target, p.Throughput, p.Clients, pluralS(p.Clients, "client", "clients"), intsList(p.Levels))})
 		}
 	}
 	rank := map[string]int{}

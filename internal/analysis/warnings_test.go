@@ -239,4 +239,15 @@ func TestPeakEdgeWarning(t *testing.T) {
 	if w := checks(Warnings(knee, ""), CheckPeakEdge); len(w) != 0 {
 		t.Errorf("peak inside the sweep raised: %+v", w)
 	}
+	// Falling from the smallest level: fewer clients might do better, unless
+	// the smallest level is one client already.
+	falling := group(t, okRun(1, "a", 2, 300), okRun(2, "a", 4, 200), okRun(3, "a", 8, 100))
+	w = checks(Warnings(falling, ""), CheckPeakEdge)
+	if len(w) != 1 || !strings.Contains(w[0].Message, "at 2 clients") {
+		t.Fatalf("peak at the lower edge not raised: %+v", w)
+	}
+	single := group(t, okRun(1, "a", 1, 300), okRun(2, "a", 2, 200), okRun(3, "a", 4, 100))
+	if w := checks(Warnings(single, ""), CheckPeakEdge); len(w) != 0 {
+		t.Errorf("peak at 1 client raised, though no sweep can go lower: %+v", w)
+	}
 }
