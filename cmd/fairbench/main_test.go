@@ -319,6 +319,9 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("run %d: %s %s", r.ID, r.Status, r.Error)
 		}
 		seen[cell{r.Target, r.Params["mode"].(string), r.Clients, r.Repetition}] = true
+		if in, _ := r.Env["engine_in_process"].(bool); !in {
+			t.Errorf("run %d: SQLite not recorded as running in fairbench's process", r.ID)
+		}
 	}
 	for _, target := range []string{"wal-normal", "delete-full"} {
 		for _, mode := range []string{"select-only", "tpcb-like"} {
@@ -339,6 +342,14 @@ func TestDemo(t *testing.T) {
 	}
 	if n := strings.Count(md, "| ok"); n < 24 {
 		t.Errorf("report's run list shows %d ok runs, want 24", n)
+	}
+	// Embedded SQLite's work is fairbench's CPU: no saturated-load-generator
+	// or client/server warnings, a note instead.
+	if strings.Contains(md, "**load-generator**") || strings.Contains(md, "client and server share a host") {
+		t.Error("report warns of load-generator saturation or a shared host for an embedded engine")
+	}
+	if !strings.Contains(md, "embedded engine, inside fairbench's process") {
+		t.Error("report lacks the embedded-engine note")
 	}
 	if !strings.Contains(o.stdout, "wal-normal") || !strings.Contains(o.stderr, "progress:") {
 		t.Error("demo must print progress and a final table")

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,14 +59,14 @@ var checkOrder = []string{CheckDrift, CheckSaturation, CheckRepetitions, CheckSi
 // reader sees what was checked even when nothing was raised.
 var Checks = map[string]string{
 	CheckDrift:       "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)",
-	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of the client host's threads)",
+	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of the client host's threads; not for embedded engines, whose work is fairbench's CPU)",
 	CheckRepetitions: "repetitions that disagree (coefficient of variation of throughput > 10 %)",
 	CheckSingleRun:   "cells resting on a single completed run (no interval, no verdict)",
 	CheckWarmup:      "warm-up too short (the first seconds of the measured phase differ from the rest by > 10 %)",
 	CheckConfig:      "database versions and settings that differ between compared targets",
 	CheckWorkingSet:  "working set against memory (data size vs shared_buffers and RAM)",
 	CheckErrors:      "errors above 0.1 % of operations",
-	CheckSameHost:    "client and server on the same host",
+	CheckSameHost:    "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)",
 	CheckPeakEdge:    "a throughput peak at the edge of the clients sweep (knee not found)",
 }
 
@@ -73,8 +74,8 @@ var Checks = map[string]string{
 func CheckOrder() []string { return append([]string(nil), checkOrder...) }
 
 // Warning is one methodology finding, naming the runs and numbers behind it.
-// Info findings (the working-set label of each target) are context rather
-// than a problem.
+// Info findings (the working-set label of each target, an embedded engine)
+// are context rather than a problem.
 type Warning struct {
 	Check   string  `json:"check"`
 	Runs    []int64 `json:"runs"`
@@ -148,7 +149,7 @@ func runWarnings(r *result.Run) []Warning {
 			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f tps (first third) to %.1f tps (last third); its own noise is %.1f tps (standard error): burst credits, throttling, checkpoints or cache warming?",
 			r.ID, label, (last/first-1)*100, first, last, se)})
 	}
-	if threads := hostThreads(r); threads > 0 {
+	if threads := hostThreads(r); threads > 0 && !inProcess(r) {
 		var cpu []float64
 		for _, p := range r.Series {
 			cpu = append(cpu, p.CPU)
@@ -445,24 +446,47 @@ func workingSetWarnings(groups []*Group) []Warning {
 }
 
 func sameHostWarnings(groups []*Group) []Warning {
-	var names []string
-	var ids []int64
-	seen := map[string]bool{}
+	var shared, embedded targetRuns
 	for _, g := range groups {
 		for _, r := range g.Runs {
-			if same, _ := r.Env["client_server_same_host"].(bool); same && !seen[r.Target] {
-				seen[r.Target] = true
-				names = append(names, r.Target)
-				ids = append(ids, r.ID)
+			if inProcess(r) {
+				embedded.add(r)
+			} else if same, _ := r.Env["client_server_same_host"].(bool); same {
+				shared.add(r)
 			}
 		}
 	}
-	if len(names) == 0 {
-		return nil
+	var ws []Warning
+	if len(shared.names) > 0 {
+		ws = append(ws, Warning{Check: CheckSameHost, Runs: shared.ids, Message: fmt.Sprintf(
+			"client and server share a host for %s (e.g. runs %s): the load generator takes CPU, memory and cache from the database",
+			strings.Join(shared.names, ", "), idRanges(shared.ids))})
 	}
-	return []Warning{{Check: CheckSameHost, Runs: ids, Message: fmt.Sprintf(
-		"client and server share a host for %s (e.g. runs %s): the load generator takes CPU, memory and cache from the database",
-		strings.Join(names, ", "), idRanges(ids))}}
+	if len(embedded.names) > 0 {
+		ws = append(ws, Warning{Check: CheckSameHost, Runs: embedded.ids, Info: true, Message: fmt.Sprintf(
+			"%s: embedded engine, inside fairbench's process (e.g. runs %s): the client CPU figures include the database's own work, and load-generator saturation is not checked",
+			strings.Join(embedded.names, ", "), idRanges(embedded.ids))})
+	}
+	return ws
+}
+
+// targetRuns collects each target's name once, with its first run's id.
+type targetRuns struct {
+	names []string
+	ids   []int64
+}
+
+func (t *targetRuns) add(r *result.Run) {
+	if !slices.Contains(t.names, r.Target) {
+		t.names = append(t.names, r.Target)
+		t.ids = append(t.ids, r.ID)
+	}
+}
+
+// inProcess reports whether the run's engine ran inside fairbench's process.
+func inProcess(r *result.Run) bool {
+	in, _ := r.Env["engine_in_process"].(bool)
+	return in
 }
 
 // SettingBytes reads a PostgreSQL setting as the driver records it, the value

@@ -106,6 +106,13 @@ func TestSaturationWarning(t *testing.T) {
 	if w := checks(Warnings(group(t, r2), ""), CheckSaturation); len(w) != 0 {
 		t.Errorf("saturation raised at 75 %%: %+v", w)
 	}
+	// An embedded engine's work is fairbench's CPU: busy cores are the
+	// database's, not a saturated load generator.
+	r3 := withSeries(okRun(1, "a", 8, 1000), steady(), 3.5)
+	r3.Env = map[string]any{"host": map[string]any{"threads": int64(4)}, "engine_in_process": true}
+	if w := checks(Warnings(group(t, r3), ""), CheckSaturation); len(w) != 0 {
+		t.Errorf("saturation raised for an embedded engine: %+v", w)
+	}
 }
 
 func TestRepetitionWarnings(t *testing.T) {
@@ -226,6 +233,20 @@ func TestSameHostWarning(t *testing.T) {
 	}
 	if w := checks(Warnings(group(t, b), ""), CheckSameHost); len(w) != 0 {
 		t.Errorf("same host raised for a remote target: %+v", w)
+	}
+	// Embedded: a note, not a warning, and never mixed into the warning's list.
+	e := okRun(3, "embedded", 1, 1000)
+	e.Env = map[string]any{"client_server_same_host": true, "engine_in_process": true}
+	w = checks(Warnings(group(t, a, e), ""), CheckSameHost)
+	if len(w) != 2 {
+		t.Fatalf("want a warning for local and a note for embedded: %+v", w)
+	}
+	warn, note := w[0], w[1]
+	if warn.Info || !strings.Contains(warn.Message, "local") || strings.Contains(warn.Message, "embedded") {
+		t.Errorf("warning: %+v", warn)
+	}
+	if !note.Info || !strings.HasPrefix(note.Message, "embedded: embedded engine") || note.Runs[0] != 3 {
+		t.Errorf("note: %+v", note)
 	}
 }
 

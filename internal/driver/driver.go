@@ -49,6 +49,25 @@ type Conn interface {
 	Classify(err error) result.ErrorClass
 }
 
+// InProcess is the optional capability of drivers whose engine runs inside
+// fairbench's own process (embedded SQLite). The client's CPU then includes
+// the database's work, and there is no server to move to another host, so the
+// load-generator and same-host checks do not apply to its runs.
+type InProcess interface {
+	InProcess() bool
+}
+
+// EngineInProcess reports whether the engine behind rawURL runs inside
+// fairbench's process; false for an unknown scheme.
+func EngineInProcess(rawURL string) bool {
+	d, err := ForURL(rawURL)
+	if err != nil {
+		return false
+	}
+	ip, ok := d.(InProcess)
+	return ok && ip.InProcess()
+}
+
 // Environment is the optional capability to describe the server: version,
 // settings that differ from defaults, TLS in use. Values must never hold secrets.
 type Environment interface {

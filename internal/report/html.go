@@ -456,7 +456,7 @@ th{background:#f3f3f3}table.sortable th{cursor:pointer}
 {{if .Checked}}<section id="methodology">
 <h2>Methodology</h2>
 {{if .Warns}}<p>Warnings computed from the data:</p><ul>{{range .Warns}}<li><strong>{{.Check}}</strong>: {{.Message}}</li>{{end}}</ul>{{else}}<p>No methodology warnings.</p>{{end}}
-{{if .Infos}}<p>Working set:</p><ul>{{range .Infos}}<li>{{.Message}}</li>{{end}}</ul>{{end}}
+{{if .Infos}}<p>Context (not problems):</p><ul>{{range .Infos}}<li>{{.Check}}: {{.Message}}</li>{{end}}</ul>{{end}}
 <p>Checked: {{range $i, $c := .CheckedList}}{{if $i}}; {{end}}{{$c}}{{end}}.</p>
 </section>{{end}}
 </main>

@@ -49,9 +49,9 @@ func Methodology(w io.Writer, ws []analysis.Warning, markdown bool) error {
 	}
 	if len(infos) > 0 {
 		if markdown {
-			ew.printf("\nWorking set:\n\n")
+			ew.printf("\nContext (not problems):\n\n")
 			for _, x := range infos {
-				ew.printf("- %s\n", cell(x.Message))
+				ew.printf("- %s: %s\n", x.Check, cell(x.Message))
 			}
 		} else {
 			for _, x := range infos {

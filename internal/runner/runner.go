@@ -316,6 +316,9 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 		env["declared"] = declared
 	}
 	env["client_server_same_host"] = driver.Local(c.Target.URL)
+	if driver.EngineInProcess(c.Target.URL) {
+		env["engine_in_process"] = true
+	}
 	run.Env = env
 	var facts [][2]string
 	if d, ok := inst.(workload.Describer); ok {

@@ -104,6 +104,9 @@ type Driver struct{}
 // Name implements driver.Driver.
 func (Driver) Name() string { return "sqlite" }
 
+// InProcess implements driver.InProcess: SQLite runs in fairbench's process.
+func (Driver) InProcess() bool { return true }
+
 // Connect implements driver.Driver.
 func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options) (driver.Conn, error) {
 	cfg, err := ParseURL(t.URL)
