@@ -187,11 +187,26 @@ median() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b + 0 == 0) print "NA"; else printf "%.2f", a / b }'; }
 fmt() { awk -v x="$1" -v f="$2" 'BEGIN { if (x == "NA") print "NA"; else printf f, x }'; }
-# paired MODE CLIENTS → "0.97 [0.90, 1.05]": the ratio of the cell's paired runs (bench/ratio.awk)
-paired() {
+# paired_raw MODE CLIENTS → bench/ratio.awk's line for the cell's paired runs
+paired_raw() {
     awk -F, -v m="$1" -v c="$2" 'NR > 1 && $1 == "run" && $3 == m && $4 == c {print "cell," $2 "," $6 "," $12}' "$CSV" |
-        awk -F, -v ref=pgbench -v new=fairbench -f "$ROOT/bench/ratio.awk" |
-        awk -F, '{ if ($4 == "NA") printf "%.2f", $3; else printf "%.2f [%.2f, %.2f]", $3, $4, $5 }'
+        awk -F, -v ref=pgbench -v new=fairbench -f "$ROOT/bench/ratio.awk"
+}
+# paired MODE CLIENTS → "0.97 [0.90, 1.05]"
+paired() { paired_raw "$1" "$2" | awk -F, '{ if ($4 == "NA") printf "%.2f", $3; else printf "%.2f [%.2f, %.2f]", $3, $4, $5 }'; }
+# verdict MODE CLIENTS CPU_RATIO → the cell against the target (fairbench ≥ 1.0×
+# pgbench's TPS with ≤ 1.3× its client CPU per transaction). The TPS part is
+# decided by the paired interval: "met" above 1.0, "missed" below, "not shown"
+# while it holds 1.0 (more REPS narrow it).
+verdict() {
+    paired_raw "$1" "$2" | awk -F, -v cpu="$3" '{
+        if (cpu == "NA" || $3 == "NA") { print "NA"; exit }
+        if (cpu + 0 > 1.3) { print "missed (cpu)"; exit }
+        if ($4 == "NA") print "not shown (1 pair)"
+        else if ($4 + 0 >= 1) print "met"
+        else if ($5 + 0 < 1) print "missed"
+        else print "not shown (interval holds 1.0)"
+    }'
 }
 # csv_median KIND TOOL MODE CLIENTS FIELD#
 csv_median() {
@@ -291,19 +306,23 @@ done
     echo "== summary: medians of $REPS runs, $DURATION s each, -M $QUERY_MODE, scale $SCALE, external vacuum (-n / --no-vacuum)"
     echo "   cpu = client user+sys seconds per 1000 transactions; ratios are fairbench / pgbench"
     echo "   paired = geometric mean of each repetition's fairbench/pgbench TPS ratio (the two runs back to back), [95 % interval]"
-    printf '%-12s %7s %12s %14s %9s %12s %14s %9s  %s\n' mode clients "pgbench tps" "fairbench tps" "tps ratio" "pgbench cpu" "fairbench cpu" "cpu ratio" "paired tps ratio [95 %]"
+    echo "   target = fairbench ≥ 1.0× pgbench's TPS (by the paired interval) with ≤ 1.3× its client CPU per transaction"
+    printf '%-12s %7s %12s %14s %9s %12s %14s %9s  %-24s %s\n' mode clients "pgbench tps" "fairbench tps" "tps ratio" "pgbench cpu" "fairbench cpu" "cpu ratio" "paired tps ratio [95 %]" target
     for mode in $MODES; do
         for c in $CLIENTS; do
             pt=$(csv_median run pgbench "$mode" "$c" 12); ft=$(csv_median run fairbench "$mode" "$c" 12)
             pc=$(csv_median run pgbench "$mode" "$c" 17); fc=$(csv_median run fairbench "$mode" "$c" 17)
-            printf '%-12s %7s %12s %14s %9s %12s %14s %9s  %s\n' "$mode" "$c" \
+            cr=$(ratio "$fc" "$pc")
+            printf '%-12s %7s %12s %14s %9s %12s %14s %9s  %-24s %s\n' "$mode" "$c" \
                 "$(fmt "$pt" %.0f)" "$(fmt "$ft" %.0f)" "$(ratio "$ft" "$pt")" \
-                "$(fmt "$pc" %.3f)" "$(fmt "$fc" %.3f)" "$(ratio "$fc" "$pc")" "$(paired "$mode" "$c")"
+                "$(fmt "$pc" %.3f)" "$(fmt "$fc" %.3f)" "$cr" "$(paired "$mode" "$c")" "$(verdict "$mode" "$c" "$cr")"
         done
     done
     if [ "$LOAD_REPS" -gt 0 ]; then
-        printf '%-12s median wall: pgbench %s s, fairbench %s s, ratio %s\n' "load" \
-            "$(fmt "$LP" %.2f)" "$(fmt "$LF" %.2f)" "$(ratio "$LF" "$LP")"
+        lr=$(ratio "$LF" "$LP")
+        printf '%-12s median wall: pgbench %s s, fairbench %s s, ratio %s (target ≤ 1.0: %s)\n' "load" \
+            "$(fmt "$LP" %.2f)" "$(fmt "$LF" %.2f)" "$lr" \
+            "$(awk -v r="$lr" 'BEGIN { if (r == "NA") print "NA"; else if (r + 0 <= 1) print "met"; else print "missed" }')"
     fi
     echo ""
     echo "raw rows: ${CSV#"$ROOT"/}"
