@@ -387,11 +387,22 @@ install_chromium() {
     ENV_LINES+=("FAIRBENCH_TEST_CHROMIUM=$bin")
 }
 
+# install_cc — a C compiler for the race detector (go test -race needs cgo;
+# fairbench itself never does).
+install_cc() {
+    if ! command -v gcc >/dev/null 2>&1; then
+        apt_install gcc libc6-dev
+        command -v gcc >/dev/null 2>&1 || die "gcc did not install"
+    fi
+    log "gcc ready for go test -race: $(gcc --version | head -1)"
+}
+
 main() {
     start_postgres
     start_mariadb
     install_chromium
     install_go_ycsb
+    install_cc
     write_env
 }
 

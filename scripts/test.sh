@@ -53,6 +53,12 @@ go vet ./... || fail "go vet"
 step "go test -count=1 -timeout 20m ./..."
 go test -count=1 -timeout 20m ./... || fail "go test"
 
+# The clients, event loops, collectors and progress ticker share state across
+# goroutines; the race detector runs the same tests (the minutes-long demo
+# aside) against the same servers. It needs cgo, so gcc (scripts/test-servers.sh).
+step "go test -race -short -count=1 ./..."
+CGO_ENABLED=1 go test -race -short -count=1 -timeout 20m ./... || fail "go test -race"
+
 step "cross-build ./cmd/fairbench (CGO_ENABLED=0, linux/amd64 and linux/arm64)"
 [ -d cmd/fairbench ] || fail "cmd/fairbench does not exist"
 
