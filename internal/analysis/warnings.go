@@ -484,9 +484,13 @@ func (t *targetRuns) add(r *result.Run) {
 }
 
 // inProcess reports whether the run's engine ran inside fairbench's process.
+// Runs stored before the runner recorded it are recognised by their engine.
 func inProcess(r *result.Run) bool {
-	in, _ := r.Env["engine_in_process"].(bool)
-	return in
+	if in, ok := r.Env["engine_in_process"].(bool); ok {
+		return in
+	}
+	db, _ := r.Env["database"].(map[string]any)
+	return db["engine"] == "sqlite"
 }
 
 // SettingBytes reads a PostgreSQL setting as the driver records it, the value
