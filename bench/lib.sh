@@ -13,6 +13,11 @@ ROOT=$PWD
 BENCH_NAME=$(basename "$0")
 
 die() { printf '%s: ERROR: %s\n' "$BENCH_NAME" "$*" >&2; exit 1; }
+# as_root and apt_install, shared with scripts/test-servers.sh.
+APT_CALLER=$BENCH_NAME
+# shellcheck source=scripts/apt.sh
+. scripts/apt.sh
+
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 
 # require_positive VAR... — each named variable holds a whole number > 0.
@@ -35,17 +40,6 @@ test_env() {
     v=$(set -a && . ./.test-env && printf '%s' "${!1:-}")
     [ -n "$v" ] || die ".test-env has no $1"
     printf '%s' "$v"
-}
-
-# apt_install WHAT PACKAGE... — installs Debian packages that provide WHAT, as
-# root; anyone else gets the command to run.
-apt_install() {
-    local what=$1
-    shift
-    [ "$(id -u)" -eq 0 ] || die "$what missing; as root: apt-get install $*"
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q update >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q install -y --no-install-recommends "$@" \
-        >/dev/null || die "apt-get install $* failed"
 }
 
 # redact URL — the URL with its password replaced by ***, for what a script prints.

@@ -51,9 +51,7 @@ OUT_DIR=${OUT_DIR:-$ROOT/bench/out}
 
 log() { printf '%s\n' "$*"; }
 
-is_uint "$DURATION" && [ "$DURATION" -gt 0 ] || die "DURATION must be whole seconds > 0 (got '$DURATION')"
-is_uint "$REPS" && [ "$REPS" -gt 0 ] || die "REPS must be > 0 (got '$REPS')"
-is_uint "$SCALE" && [ "$SCALE" -gt 0 ] || die "SCALE must be > 0 (got '$SCALE')"
+require_positive DURATION REPS SCALE
 is_uint "$LOAD_REPS" || die "LOAD_REPS must be >= 0 (got '$LOAD_REPS')"
 is_uint "$WARMUP" || die "WARMUP must be whole seconds (got '$WARMUP')"
 [ -z "$PGBENCH_JOBS" ] || is_uint "$PGBENCH_JOBS" || die "PGBENCH_JOBS must be a number (got '$PGBENCH_JOBS')"
@@ -72,7 +70,7 @@ if [ -z "${PGURL:-}" ]; then
 fi
 if ! command -v pgbench >/dev/null 2>&1 || ! command -v psql >/dev/null 2>&1; then
     # On Debian 12 pgbench ships in postgresql-15 (pulled in by postgresql-contrib).
-    apt_install pgbench/psql postgresql-client postgresql-contrib
+    apt_install postgresql-client postgresql-contrib
 fi
 psql "$PGURL" -XqAt -c 'select 1' >/dev/null || die "cannot connect to the target with psql"
 

@@ -54,7 +54,7 @@ fb_jobs() { # THREADS → fairbench's -j arguments
 start_test_servers
 PGURL=$(test_env FAIRBENCH_TEST_PG)
 MYURL=$(test_env FAIRBENCH_TEST_MYSQL)
-command -v sysbench >/dev/null 2>&1 || apt_install sysbench sysbench
+command -v sysbench >/dev/null 2>&1 || apt_install sysbench
 
 STAMP=$(date -u +%Y%m%d-%H%M%S)
 RUN_DIR=$OUT_DIR/sysbench-$STAMP

@@ -21,16 +21,9 @@ ENV_LINES=()
 log() { printf 'test-servers: %s\n' "$*" >&2; }
 die() { printf 'test-servers: ERROR: %s\n' "$*" >&2; exit 1; }
 
-# as_root CMD... — run CMD as root (directly, or through sudo when available).
-as_root() {
-    if [ "$(id -u)" -eq 0 ]; then
-        "$@"
-    elif command -v sudo >/dev/null 2>&1; then
-        sudo -n "$@" || die "needs root for: $* (sudo -n failed; run this script as root)"
-    else
-        die "needs root for: $* (run this script as root)"
-    fi
-}
+APT_CALLER=test-servers
+# shellcheck source=scripts/apt.sh
+. "$REPO_ROOT/scripts/apt.sh"
 
 # as_user USER CMD... — run CMD as USER from / (so the tool does not complain
 # that it cannot read the caller's working directory).
@@ -45,22 +38,6 @@ as_user() {
     else
         die "cannot run commands as $user (run this script as root)"
     fi
-}
-
-# apt_install PKG... — install Debian packages non-interactively. LANG is set
-# so that a cluster created by the postgresql postinst gets UTF-8 encoding.
-APT_UPDATED=0
-apt_install() {
-    command -v apt-get >/dev/null 2>&1 || die "apt-get not found: install $* by hand (Debian 12 expected)"
-    local apt=(apt-get -o DPkg::Lock::Timeout=300 -q)
-    if [ "$APT_UPDATED" -eq 0 ]; then
-        log "apt-get update"
-        as_root env DEBIAN_FRONTEND=noninteractive "${apt[@]}" update >&2 || die "apt-get update failed"
-        APT_UPDATED=1
-    fi
-    log "apt-get install -y $*"
-    as_root env DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8 \
-        "${apt[@]}" install -y --no-install-recommends "$@" >&2 || die "apt-get install $* failed"
 }
 
 # ---------------------------------------------------------------- PostgreSQL
