@@ -141,7 +141,7 @@ type BulkLoader interface {
 // Local reports whether the target URL points at this machine (for percent-of-threads
 // sweeps and the client/server same-host warning). Embedded engines are local.
 func Local(rawURL string) bool {
-	if strings.HasPrefix(rawURL, "sqlite:") || strings.HasPrefix(rawURL, "sqlite3:") || strings.HasPrefix(rawURL, "file:") {
+	if EngineInProcess(rawURL) {
 		return true
 	}
 	u, err := url.Parse(rawURL)
