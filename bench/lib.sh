@@ -19,12 +19,13 @@ APT_CALLER=$BENCH_NAME
 . scripts/apt.sh
 
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+is_positive() { is_uint "$1" && [ "$1" -gt 0 ]; }
 
 # require_positive VAR... — each named variable holds a whole number > 0.
 require_positive() {
     local v
     for v; do
-        is_uint "${!v}" && [ "${!v}" -gt 0 ] || die "$v must be a whole number > 0 (got '${!v}')"
+        is_positive "${!v}" || die "$v must be a whole number > 0 (got '${!v}')"
     done
 }
 

@@ -60,7 +60,7 @@ case $RUN_DATA in pgbench | fairbench) ;; *) die "RUN_DATA must be pgbench or fa
 for m in $MODES; do
     case $m in select-only | tpcb-like) ;; *) die "MODES: unknown mode '$m' (select-only, tpcb-like)" ;; esac
 done
-for c in $CLIENTS; do is_uint "$c" && [ "$c" -gt 0 ] || die "CLIENTS: bad client count '$c'"; done
+for c in $CLIENTS; do is_positive "$c" || die "CLIENTS: bad client count '$c'"; done
 
 # ------------------------------------------------------------------ set-up
 

@@ -43,7 +43,7 @@ for m in $MODES; do
     *) die "MODES: unknown mode '$m'" ;; esac
 done
 for e in $ENGINES; do case $e in postgres | mysql) ;; *) die "ENGINES: unknown engine '$e' (postgres, mysql)" ;; esac; done
-[ "$FB_JOBS" = same ] || [ "$FB_JOBS" = auto ] || { is_uint "$FB_JOBS" && [ "$FB_JOBS" -gt 0 ]; } \
+[ "$FB_JOBS" = same ] || [ "$FB_JOBS" = auto ] || is_positive "$FB_JOBS" \
     || die "FB_JOBS must be same, auto or a number > 0 (got '$FB_JOBS')"
 fb_jobs() { # THREADS → fairbench's -j arguments
     case $FB_JOBS in same) echo "-j $1" ;; auto) ;; *) echo "-j $FB_JOBS" ;; esac

@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 int main(int argc, char **argv) {
   double rate = argc == 3 ? atof(argv[1]) : 0;
   int secs = argc == 3 ? atoi(argv[2]) : 0;
@@ -20,13 +26,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: wakegen RATE SECONDS (RATE wake-ups a second, 1..1000000)\n");
     return 2;
   }
-  struct timespec d = { 0, (long)(1e9 / rate) }, now, end;
-  if (rate < 1.0001) d = (struct timespec){ 1, 0 };
-  clock_gettime(CLOCK_MONOTONIC, &end);
-  end.tv_sec += secs;
-  do {
-    nanosleep(&d, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &now);
-  } while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+  long long period = (long long)(1e9 / rate), end = now_ns() + secs * 1000000000LL;
+  struct timespec d = { period / 1000000000LL, period % 1000000000LL };
+  while (now_ns() < end) nanosleep(&d, NULL);
   return 0;
 }
