@@ -24,8 +24,16 @@ const (
 	ErrTimeout       ErrorClass = "timeout"       // statement or client timeout
 	ErrConnection    ErrorClass = "connection"    // connection lost or refused
 	ErrConstraint    ErrorClass = "constraint"    // unique / foreign key violations
-	ErrOther         ErrorClass = "other"
+	// ErrThrottled is a request the server refused for load, not for its content:
+	// HTTP 429, Redis OOM/BUSY replies, write conflicts a store asks to retry later.
+	ErrThrottled ErrorClass = "throttled"
+	ErrOther     ErrorClass = "other"
 )
+
+// ErrorClasses lists every class in a fixed order (hist counts by index).
+var ErrorClasses = []ErrorClass{
+	ErrSerialization, ErrDeadlock, ErrBusy, ErrTimeout, ErrConnection, ErrConstraint, ErrThrottled, ErrOther,
+}
 
 // Retryable reports whether pgbench's --max-tries would retry an error of this class.
 // pgbench retries serialization failures and deadlocks; SQLite's busy/locked is the
@@ -91,13 +99,109 @@ type Summary struct {
 	// Extra holds workload-specific counts over the measured phase, e.g. sysbench's
 	// queries by class ("queries_read", "queries_write", "queries_other").
 	Extra map[string]float64 `json:"extra,omitempty"`
+	// Metric is the run's headline number as its workload defines it (NOPM for
+	// TPC-C, documents/s for bulk indexing, ...). Nil for runs stored before
+	// headline metrics existed: Run.Headline then falls back to Throughput.
+	Metric *Metric `json:"metric,omitempty"`
 }
 
-// Op is the result of one operation type (a transaction type, or a YCSB read, ...).
+// Field says what a headline metric counts.
+type Field string
+
+const (
+	FieldRequests Field = "requests" // successful requests of the counted op types, per Per
+	FieldItems    Field = "items"    // items (documents, rows) of the counted op types, per Per
+	FieldSeconds  Field = "seconds"  // total latency of the counted op types, in seconds (a time, not a rate)
+)
+
+// Headline declares the one number a reader of a workload's results looks at
+// first: tpcb's transactions per second, TPC-C's New-Orders per minute, bulk
+// indexing's documents per second, ClickBench's query seconds.
+type Headline struct {
+	Name           string   `json:"name"`             // "throughput", "NOPM", "documents/s", ...
+	Unit           string   `json:"unit"`             // "tps", "ops/s", "NOPM", "docs/s", "s"
+	HigherIsBetter bool     `json:"higher_is_better"` // false for times
+	Field          Field    `json:"field"`
+	Ops            []string `json:"ops,omitempty"` // op types counted; empty: all of them
+	// Per is the rate's time base in seconds (60 for per-minute figures); 0 means 1.
+	Per float64 `json:"per,omitempty"`
+}
+
+// Throughput is the headline of workloads that declare none: successful
+// operations of every type per second.
+var Throughput = Headline{Name: "throughput", Unit: "tps", HigherIsBetter: true, Field: FieldRequests}
+
+// Metric is a headline with its value for one run.
+type Metric struct {
+	Headline
+	Value float64 `json:"value"`
+}
+
+// Counts reports whether op type name counts towards the headline.
+func (h Headline) Counts(name string) bool {
+	if len(h.Ops) == 0 {
+		return true
+	}
+	for _, o := range h.Ops {
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Measure computes the headline's value from a run's op results and measured
+// duration. sumUs gives an op's exact latency sum in µs (for FieldSeconds);
+// nil means not known, and FieldSeconds then yields 0.
+func (h Headline) Measure(ops []Op, duration time.Duration, sumUs func(i int) float64) float64 {
+	var n float64
+	for i, op := range ops {
+		if !h.Counts(op.Name) {
+			continue
+		}
+		switch h.Field {
+		case FieldItems:
+			n += float64(op.Items)
+		case FieldSeconds:
+			if sumUs != nil {
+				n += sumUs(i) / 1e6
+			}
+		default:
+			n += float64(op.Count)
+		}
+	}
+	if h.Field == FieldSeconds {
+		return n
+	}
+	secs := duration.Seconds()
+	if secs <= 0 {
+		return 0
+	}
+	per := h.Per
+	if per <= 0 {
+		per = 1
+	}
+	return n / secs * per
+}
+
+// Headline returns the run's headline metric: the one its workload recorded,
+// else (runs from before headline metrics, imports that set none) throughput.
+func (r *Run) Headline() Metric {
+	if r.Summary.Metric != nil {
+		return *r.Summary.Metric
+	}
+	return Metric{Headline: Throughput, Value: r.Summary.Throughput}
+}
+
+// Op is the result of one operation type (a transaction type, a YCSB read, a
+// GET inside a pipeline, a _bulk request, ...). Count counts requests: a
+// pipeline of 16 GETs is 16, a _bulk of 5 000 documents is 1 with 5 000 Items.
 type Op struct {
 	Name      string
-	Count     int64                // successful
-	Errors    map[ErrorClass]int64 // failed, by class (after retries)
+	Count     int64                // successful requests
+	Items     int64                // items the successful requests carried (documents, rows); 0 when the op type has no notion of items
+	Bytes     int64                // payload bytes of the successful requests, where the workload counts them
+	Errors    map[ErrorClass]int64 // failed requests, by class (after retries)
 	Histogram []byte               // lossless HdrHistogram encoding of successful latencies (µs)
 }
 
@@ -116,6 +220,21 @@ type SeriesPoint struct {
 	// Server is the server's own view of the interval, sampled from the
 	// target's node_exporter; nil when the target names none.
 	Server *ServerSample `json:"server,omitempty"`
+	// Hists is the interval itself per op type, losslessly: series of several
+	// runs or load generators merge exactly (hist.MergeSeries). Nil in results
+	// stored before schema 3, whose intervals keep only the quantiles above.
+	Hists []IntervalOp `json:"hists,omitempty"`
+}
+
+// IntervalOp is one op type's share of one interval.
+type IntervalOp struct {
+	Name      string               `json:"name"`
+	Count     int64                `json:"count"`
+	Items     int64                `json:"items,omitempty"`
+	Bytes     int64                `json:"bytes,omitempty"`
+	Errors    map[ErrorClass]int64 `json:"errors,omitempty"`
+	SumUs     float64              `json:"sum_us,omitempty"` // exact latency sum, for an exact merged mean
+	Histogram []byte               `json:"h,omitempty"`      // HdrHistogram V2 compressed, µs
 }
 
 // ServerSample is one interval as a Prometheus node_exporter on the server saw it.

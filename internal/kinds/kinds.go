@@ -1,0 +1,87 @@
+// Package kinds is the one registry of what fairbench knows about each kind of
+// result, whether a native workload produces it (tpcb, oltp) or only an imported
+// tool does (fio, mysqlslap): the headline metric a reader looks at first, the
+// summary printed in the peer tool's own shape, the size of the data a run
+// touches, and extra report sections. Workload and adapter packages register
+// their kinds from init; analysis, report and cmd ask this registry and never
+// name a kind or a tool themselves.
+package kinds
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Info is everything kind-specific that generic code needs. Only Kind is
+// required; a nil func means the kind has nothing special there.
+type Info struct {
+	Kind string
+	// Headline is the kind's headline metric; the zero value means throughput.
+	Headline result.Headline
+	// Summary prints one run the way the peer tool prints its summary
+	// (pgbench's for tpcb, sysbench's for oltp).
+	Summary func(w io.Writer, r *result.Run)
+	// WorkingSet estimates the bytes of data a run with these parameters
+	// touches; ok is false when it cannot tell.
+	WorkingSet func(params map[string]any) (bytes int64, ok bool)
+	// Sections builds extra report sections from the kind's runs (fio's
+	// per-direction tables). baseline names the target ratios are taken against.
+	Sections func(runs []*result.Run, baseline string) []Section
+}
+
+// Section is a titled table a report renders in each of its formats.
+type Section struct {
+	Title   string
+	Caption string
+	Columns []string
+	// Right marks the columns to align right (numbers).
+	Right []bool
+	Rows  [][]string
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Info{}
+)
+
+// Register adds a kind. It panics on a duplicate: a kind has one owner.
+func Register(i Info) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[i.Kind]; dup {
+		panic(fmt.Sprintf("kinds: %q registered twice", i.Kind))
+	}
+	registry[i.Kind] = i
+}
+
+// Lookup returns what is registered for kind.
+func Lookup(kind string) (Info, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	i, ok := registry[kind]
+	return i, ok
+}
+
+// Headline returns the kind's headline metric, throughput when it declares none.
+func Headline(kind string) result.Headline {
+	if i, ok := Lookup(kind); ok && i.Headline.Name != "" {
+		return i.Headline
+	}
+	return result.Throughput
+}
+
+// All returns every registered kind, sorted by name.
+func All() []Info {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Info, 0, len(registry))
+	for _, i := range registry {
+		out = append(out, i)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Kind < out[b].Kind })
+	return out
+}
