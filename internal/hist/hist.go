@@ -52,9 +52,15 @@ func micros(d time.Duration) int64 {
 }
 
 // classes are the error classes in a fixed order, so counting needs no map on the hot path.
-var classes = []result.ErrorClass{
-	result.ErrSerialization, result.ErrDeadlock, result.ErrBusy, result.ErrTimeout,
-	result.ErrConnection, result.ErrConstraint, result.ErrOther,
+var classes = result.ErrorClasses
+
+// nclasses sizes Stats.Errors; init checks it against the list.
+const nclasses = 8
+
+func init() {
+	if len(classes) != nclasses {
+		panic("hist: result.ErrorClasses changed: update nclasses")
+	}
 }
 
 func classIndex(c result.ErrorClass) int {
@@ -74,7 +80,11 @@ type Stats struct {
 	SumUs  float64
 	SumSq  float64
 	MinUs  float64
-	Errors [7]int64
+	Errors [nclasses]int64
+	// Items and Bytes that the successful requests carried (documents of a
+	// bulk request, payload of a SET), where the workload counts them.
+	Items int64
+	Bytes int64
 	// Rate mode only.
 	LagCount int64
 	LagSumUs float64
@@ -104,6 +114,8 @@ func (s *Stats) merge(o *Stats) {
 	s.SumUs += o.SumUs
 	s.SumSq += o.SumSq
 	s.MinUs = math.Min(s.MinUs, o.MinUs)
+	s.Items += o.Items
+	s.Bytes += o.Bytes
 	for i := range s.Errors {
 		s.Errors[i] += o.Errors[i]
 	}
@@ -175,19 +187,52 @@ func NewRecorder(ops int) *Recorder {
 }
 
 // Record adds one successful operation of type op that took d.
-func (r *Recorder) Record(op int, d time.Duration) {
-	us := micros(d)
-	f := float64(d) / float64(time.Microsecond)
+func (r *Recorder) Record(op int, d time.Duration) { r.RecordRequest(op, d, 0, 0) }
+
+// RecordRequest adds one successful request of type op that took d and
+// carried items and bytes.
+func (r *Recorder) RecordRequest(op int, d time.Duration, items, bytes int64) {
 	r.mu.Lock()
-	s := r.cur[op]
-	_ = s.Hist.RecordValue(us)
+	r.cur[op].add(d, items, bytes)
+	r.mu.Unlock()
+}
+
+// Request is one request of an operation that sent several (a pipeline), or
+// one that carried many items (a _bulk call); Failed marks a failed one.
+type Request struct {
+	Op      int
+	Latency time.Duration
+	Items   int64
+	Bytes   int64
+	Failed  bool
+	Class   result.ErrorClass // when Failed
+}
+
+// RecordRequests adds the requests of one operation at once, so that they
+// land in the same interval: a tick never splits a pipeline.
+func (r *Recorder) RecordRequests(reqs []Request) {
+	r.mu.Lock()
+	for _, q := range reqs {
+		if q.Failed {
+			r.cur[q.Op].Errors[classIndex(q.Class)]++
+			continue
+		}
+		r.cur[q.Op].add(q.Latency, q.Items, q.Bytes)
+	}
+	r.mu.Unlock()
+}
+
+func (s *Stats) add(d time.Duration, items, bytes int64) {
+	f := float64(d) / float64(time.Microsecond)
+	_ = s.Hist.RecordValue(micros(d))
 	s.Count++
 	s.SumUs += f
 	s.SumSq += f * f
 	if f < s.MinUs {
 		s.MinUs = f
 	}
-	r.mu.Unlock()
+	s.Items += items
+	s.Bytes += bytes
 }
 
 // RecordError counts one failed operation of type op.

@@ -234,7 +234,7 @@ type IntervalOp struct {
 	Bytes     int64                `json:"bytes,omitempty"`
 	Errors    map[ErrorClass]int64 `json:"errors,omitempty"`
 	SumUs     float64              `json:"sum_us,omitempty"` // exact latency sum, for an exact merged mean
-	Histogram []byte               `json:"h,omitempty"`      // HdrHistogram V2 compressed, µs
+	Histogram string               `json:"h,omitempty"`      // HdrHistogram V2 compressed and base64'd (hist.Encode), µs
 }
 
 // ServerSample is one interval as a Prometheus node_exporter on the server saw it.

@@ -59,7 +59,7 @@ type pingWorkload struct{}
 func (pingWorkload) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op, error) {
 	s := conn.(*sockConn).s
 	buf := make([]byte, 1)
-	return func(ctx context.Context, rng *rand.Rand) (int, error) {
+	return func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		if _, err := s.Write([]byte{'p'}); err != nil {
 			return 0, err
 		}
@@ -203,9 +203,9 @@ func (tidWorkload) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op
 	workerTIDs.Lock()
 	workerTIDs.sets = append(workerTIDs.sets, tids)
 	workerTIDs.Unlock()
-	return func(ctx context.Context, rng *rand.Rand) (int, error) {
+	return func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		tids[unix.Gettid()] = true // only this worker's goroutine writes it
-		return ping(ctx, rng)
+		return ping(ctx, rng, nil)
 	}, nil
 }
 

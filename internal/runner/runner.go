@@ -23,6 +23,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver/sockets"
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/nodeexp"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
@@ -384,6 +385,24 @@ type worker struct {
 	// task is the worker's coroutine on its event loop; nil when the worker
 	// has a goroutine of its own.
 	task *sockets.Task
+	req  requests
+}
+
+// requests is a worker's workload.Requests. What an operation records itself
+// is kept until it returns and then goes into the worker's recorder at once
+// (one interval for a whole pipeline), shifted by how late the operation
+// started against its schedule (zero in a closed loop).
+type requests struct {
+	late time.Duration
+	buf  []hist.Request
+}
+
+func (q *requests) Request(op int, latency time.Duration, items, bytes int64) {
+	q.buf = append(q.buf, hist.Request{Op: op, Latency: latency + q.late, Items: items, Bytes: bytes})
+}
+
+func (q *requests) Failed(op int, class result.ErrorClass) {
+	q.buf = append(q.buf, hist.Request{Op: op, Failed: true, Class: class})
 }
 
 func (m *measurement) execute(ctx context.Context) error {
@@ -411,8 +430,9 @@ func (m *measurement) execute(ctx context.Context) error {
 			}
 			seed := m.r.st.Seed
 			pcg := rand.NewPCG(seed, uint64(c.Index)<<20|uint64(i))
+			rec := hist.NewRecorder(nops)
 			m.workers[i] = &worker{
-				id: i, conn: conn, op: op, rec: hist.NewRecorder(nops), pcg: pcg, rng: rand.New(pcg),
+				id: i, conn: conn, op: op, rec: rec, pcg: pcg, rng: rand.New(pcg),
 				arr: rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15, uint64(c.Index)<<20|uint64(i))),
 			}
 		}(i)
@@ -572,7 +592,7 @@ func (m *measurement) execute(ctx context.Context) error {
 	stopWorkers()
 	end := time.Now()
 	last := col.Tick()
-	if pt, ok := point(last, end.Sub(measureStart), end.Sub(measureStart)-time.Duration(len(series))*m.r.opt.Every); ok && pt.Ops+pt.Errors > 0 {
+	if pt, ok := point(m.inst.Ops(), last, end.Sub(measureStart), end.Sub(measureStart)-time.Duration(len(series))*m.r.opt.Every); ok && pt.Ops+pt.Errors > 0 {
 		series = append(series, pt)
 	}
 	cpu := cpuSeconds() - cpu0
@@ -668,7 +688,7 @@ func (m *measurement) phase(ctx context.Context, col *hist.Collector, label stri
 			stats := col.Tick()
 			window := now.Sub(prev)
 			prev = now
-			pt, _ := point(stats, now.Sub(start), window)
+			pt, _ := point(m.inst.Ops(), stats, now.Sub(start), window)
 			cpuNow := cpuSeconds()
 			pt.CPU = (cpuNow - cpuPrev) / window.Seconds()
 			cpuPrev = cpuNow
@@ -691,10 +711,17 @@ func (m *measurement) phase(ctx context.Context, col *hist.Collector, label stri
 	}
 }
 
-// point summarises one tick window; rates use the real window length.
-func point(stats []*hist.Stats, at, window time.Duration) (result.SeriesPoint, bool) {
+// point summarises one tick window; rates use the real window length. The
+// window's histograms go with it per op type, so that series merge exactly.
+func point(names []string, stats []*hist.Stats, at, window time.Duration) (result.SeriesPoint, bool) {
 	all := hist.Combine(stats)
 	pt := result.SeriesPoint{Second: int(math.Round(at.Seconds())), Ops: all.Count, Errors: all.ErrorCount()}
+	if hs, err := hist.Interval(names, stats); err == nil {
+		pt.Hists = hs
+	}
+	if pt.Hists == nil {
+		pt.Hists = []result.IntervalOp{} // an empty interval, not a point from before schema 3
+	}
 	if window <= 0 {
 		return pt, false
 	}
@@ -768,24 +795,36 @@ func (m *measurement) sleep(w *worker, d time.Duration) bool {
 
 // once performs one operation with pgbench's --max-tries retry semantics: a
 // serialization failure or deadlock is retried with the same random choices.
-// The operation runs under opCtx; ctx is the run's, for reconnecting.
+// The operation runs under opCtx; ctx is the run's, for reconnecting. An
+// operation that recorded its requests itself (workload.Requests) is not
+// recorded again, and not retried once it has recorded any.
 func (m *measurement) once(ctx, opCtx context.Context, w *worker, start time.Time, maxTries int) {
 	saved := *w.pcg
+	w.req.late = max(0, time.Since(start))
 	for try := 1; ; try++ {
-		op, err := w.op(opCtx, w.rng)
+		w.req.buf = w.req.buf[:0]
+		op, err := w.op(opCtx, w.rng, &w.req)
+		recorded := len(w.req.buf) > 0
+		if recorded {
+			w.rec.RecordRequests(w.req.buf)
+		}
 		if err == nil {
-			w.rec.Record(op, time.Since(start))
+			if !recorded {
+				w.rec.Record(op, time.Since(start))
+			}
 			if try > 1 {
 				w.rec.RecordRetries(op, try)
 			}
 			return
 		}
 		class := w.conn.Classify(err)
-		if class.Retryable() && try < maxTries && !m.stop.Load() {
+		if class.Retryable() && try < maxTries && !m.stop.Load() && !recorded {
 			*w.pcg = saved
 			continue
 		}
-		w.rec.RecordError(op, class)
+		if !recorded {
+			w.rec.RecordError(op, class)
+		}
 		if try > 1 {
 			w.rec.RecordRetries(op, try)
 		}
@@ -875,8 +914,10 @@ func (m *measurement) fill(total []*hist.Stats, connectTime time.Duration, cpu f
 		if err != nil {
 			enc = nil
 		}
-		m.run.Ops = append(m.run.Ops, result.Op{Name: names[i], Count: st.Count, Errors: st.ErrorMap(), Histogram: enc})
+		m.run.Ops = append(m.run.Ops, result.Op{Name: names[i], Count: st.Count, Items: st.Items, Bytes: st.Bytes, Errors: st.ErrorMap(), Histogram: enc})
 	}
+	h := kinds.Headline(m.cell.Workload.Kind)
+	s.Metric = &result.Metric{Headline: h, Value: h.Measure(m.run.Ops, m.run.Duration, func(i int) float64 { return total[i].SumUs })}
 }
 
 // counts snapshots a workload's own counters (workload.Counter), if it keeps any.

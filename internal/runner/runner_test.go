@@ -44,7 +44,7 @@ type classErr struct{ class result.ErrorClass }
 func (e classErr) Error() string { return string(e.class) }
 
 // behaviour is what the current test wants an operation to do.
-type behaviour func(ctx context.Context, rng *rand.Rand) (int, error)
+type behaviour func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error)
 
 var (
 	behaveMu sync.Mutex
@@ -81,7 +81,10 @@ func runOne(t *testing.T, ctx context.Context, op behaviour, w study.Workload, w
 	behaveMu.Lock()
 	behave = op
 	behaveMu.Unlock()
-	w.Name, w.Kind = "fake", "fake-test"
+	w.Name = "fake"
+	if w.Kind == "" {
+		w.Kind = "fake-test"
+	}
 	st := &study.Study{Name: "t", Warmup: warmup, Duration: duration, Seed: 7,
 		Targets: []*study.Target{{Name: "f", URL: "fake://x"}}, Workloads: []*study.Workload{&w}}
 	cells, err := st.Plan(workload.Catalog{})
@@ -99,7 +102,7 @@ func runOne(t *testing.T, ctx context.Context, op behaviour, w study.Workload, w
 
 func TestWarmupIsNotMeasured(t *testing.T) {
 	var total atomic.Int64
-	op := func(ctx context.Context, rng *rand.Rand) (int, error) {
+	op := func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		total.Add(1)
 		time.Sleep(5 * time.Millisecond)
 		return 0, nil
@@ -139,7 +142,7 @@ func TestWarmupIsNotMeasured(t *testing.T) {
 // during it (latency from the intended start), not in one slow sample.
 func TestRateModeHasNoCoordinatedOmission(t *testing.T) {
 	var n atomic.Int64
-	op := func(ctx context.Context, rng *rand.Rand) (int, error) {
+	op := func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		if n.Add(1) == 100 {
 			time.Sleep(300 * time.Millisecond)
 		}
@@ -176,7 +179,7 @@ func countBelow(h *hdr.Histogram, us int64) int64 {
 
 func TestLatencyLimitSkipsLateStarts(t *testing.T) {
 	var n atomic.Int64
-	op := func(ctx context.Context, rng *rand.Rand) (int, error) {
+	op := func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		if n.Add(1) == 50 {
 			time.Sleep(300 * time.Millisecond)
 		}
@@ -196,7 +199,7 @@ func TestRetriesReplayRandomChoices(t *testing.T) {
 	var mu sync.Mutex
 	var tries int
 	var first, mismatches int64
-	op := func(ctx context.Context, rng *rand.Rand) (int, error) {
+	op := func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		v := rng.Int64()
 		mu.Lock()
 		defer mu.Unlock()
@@ -231,7 +234,7 @@ func TestRetriesReplayRandomChoices(t *testing.T) {
 
 func TestErrorsAreCountedByClassAfterTries(t *testing.T) {
 	var n atomic.Int64
-	op := func(ctx context.Context, rng *rand.Rand) (int, error) {
+	op := func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		switch n.Add(1) % 4 {
 		case 0:
 			return 0, classErr{result.ErrDeadlock} // retryable, but max tries is 1
@@ -257,7 +260,7 @@ func TestErrorsAreCountedByClassAfterTries(t *testing.T) {
 }
 
 func TestInterruptStopsWithinASecondAndMarksTheRun(t *testing.T) {
-	op := func(ctx context.Context, rng *rand.Rand) (int, error) {
+	op := func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		time.Sleep(time.Millisecond)
 		return 0, nil
 	}
@@ -282,7 +285,10 @@ func TestRecordingAnOperationDoesNotAllocate(t *testing.T) {
 	rec := hist.NewRecorder(2)
 	pcg := rand.NewPCG(1, 2)
 	w := &worker{conn: fakeConn{}, rec: rec, pcg: pcg, rng: rand.New(pcg),
-		op: func(ctx context.Context, rng *rand.Rand) (int, error) { rng.Int64(); return 1, nil }}
+		op: func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
+			rng.Int64()
+			return 1, nil
+		}}
 	m := &measurement{}
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(10000, func() { m.once(ctx, ctx, w, time.Now(), 3) })
@@ -331,7 +337,7 @@ type hangInstance struct{ fakeInstance }
 
 func (hangInstance) NewWorker(_ context.Context, conn driver.Conn) (workload.Op, error) {
 	c := conn.(*interruptConn)
-	return func(ctx context.Context, rng *rand.Rand) (int, error) {
+	return func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		c.ran.Store(true)
 		c.detached.Store(ctx.Done() == nil)
 		select {

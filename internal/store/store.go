@@ -107,6 +107,15 @@ ALTER TABLE run_series ADD COLUMN server_disk_util REAL;
 ALTER TABLE run_series ADD COLUMN server_net_rx REAL;
 ALTER TABLE run_series ADD COLUMN server_net_tx REAL;
 `,
+	// 3: requests carry items and bytes (a _bulk of 5 000 documents is one
+	// request of 5 000 items), and each second keeps its interval histogram per
+	// op type (JSON of []result.IntervalOp), so that series merge exactly.
+	// Older rows keep 0 and NULL: their series still report, but do not merge.
+	`
+ALTER TABLE run_ops ADD COLUMN items INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE run_ops ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE run_series ADD COLUMN hists TEXT;
+`,
 }
 
 // SchemaVersion is the schema version this binary writes.
@@ -371,16 +380,16 @@ func (s *Store) AppendRun(r *result.Run) (int64, error) {
 		return 0, fmt.Errorf("appending run: %w", err)
 	}
 	for i, op := range r.Ops {
-		_, err := tx.Exec("INSERT INTO run_ops (run_id, position, name, count, errors, histogram) VALUES (?, ?, ?, ?, ?, ?)",
-			id, i, op.Name, op.Count, opErrs[i], op.Histogram)
+		_, err := tx.Exec("INSERT INTO run_ops (run_id, position, name, count, items, bytes, errors, histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			id, i, op.Name, op.Count, op.Items, op.Bytes, opErrs[i], op.Histogram)
 		if err != nil {
 			return 0, fmt.Errorf("appending run: operation %s: %w", op.Name, err)
 		}
 	}
 	if len(r.Series) > 0 {
 		st, err := tx.Prepare(`INSERT INTO run_series (run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu,
-			server_cpu, server_disk_util, server_net_rx, server_net_tx)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			server_cpu, server_disk_util, server_net_rx, server_net_tx, hists)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return 0, fmt.Errorf("appending run: series: %w", err)
 		}
@@ -390,8 +399,16 @@ func (s *Store) AppendRun(r *result.Run) (int64, error) {
 			if sv := pt.Server; sv != nil {
 				scpu, sdisk, srx, stx = finite(sv.CPU), finite(sv.DiskUtil), finite(sv.NetRx), finite(sv.NetTx)
 			}
+			var hists any // NULL: a point without interval histograms (imported runs)
+			if pt.Hists != nil {
+				b, err := json.Marshal(pt.Hists)
+				if err != nil {
+					return 0, fmt.Errorf("appending run: series: second %d: %w", pt.Second, err)
+				}
+				hists = string(b)
+			}
 			_, err := st.Exec(id, pt.Second, pt.Ops, pt.Errors, finite(pt.Rate), finite(pt.Mean),
-				finite(pt.P50), finite(pt.P95), finite(pt.P99), finite(pt.Max), finite(pt.CPU), scpu, sdisk, srx, stx)
+				finite(pt.P50), finite(pt.P95), finite(pt.P99), finite(pt.Max), finite(pt.CPU), scpu, sdisk, srx, stx, hists)
 			if err != nil {
 				return 0, fmt.Errorf("appending run: series: %w", err)
 			}
@@ -501,7 +518,7 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	}
 
 	sub := "SELECT r.id FROM runs r WHERE " + where
-	rows, err = tx.QueryContext(ctx, "SELECT run_id, name, count, errors, histogram FROM run_ops WHERE run_id IN ("+sub+") ORDER BY run_id, position", args...)
+	rows, err = tx.QueryContext(ctx, "SELECT run_id, name, count, items, bytes, errors, histogram FROM run_ops WHERE run_id IN ("+sub+") ORDER BY run_id, position", args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading operations: %w", err)
 	}
@@ -509,7 +526,7 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 		var id int64
 		var op result.Op
 		var errs string
-		if err := rows.Scan(&id, &op.Name, &op.Count, &errs, &op.Histogram); err != nil {
+		if err := rows.Scan(&id, &op.Name, &op.Count, &op.Items, &op.Bytes, &errs, &op.Histogram); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading operations: %w", err)
 		}
@@ -527,7 +544,7 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	rows.Close()
 
 	rows, err = tx.QueryContext(ctx, `SELECT run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu,
-		server_cpu, server_disk_util, server_net_rx, server_net_tx
+		server_cpu, server_disk_util, server_net_rx, server_net_tx, hists
 		FROM run_series WHERE run_id IN (`+sub+`) ORDER BY run_id, second, rowid`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading series: %w", err)
@@ -537,9 +554,18 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 		var id int64
 		var p result.SeriesPoint
 		var scpu, sdisk, srx, stx sql.NullFloat64
+		var hists sql.NullString
 		if err := rows.Scan(&id, &p.Second, &p.Ops, &p.Errors, &p.Rate, &p.Mean, &p.P50, &p.P95, &p.P99, &p.Max, &p.CPU,
-			&scpu, &sdisk, &srx, &stx); err != nil {
+			&scpu, &sdisk, &srx, &stx, &hists); err != nil {
 			return nil, fmt.Errorf("reading series: %w", err)
+		}
+		if hists.Valid {
+			if err := json.Unmarshal([]byte(hists.String), &p.Hists); err != nil {
+				return nil, fmt.Errorf("run %d: series second %d: interval histograms: %w", id, p.Second, err)
+			}
+			if p.Hists == nil {
+				p.Hists = []result.IntervalOp{}
+			}
 		}
 		if scpu.Valid {
 			p.Server = &result.ServerSample{CPU: scpu.Float64, DiskUtil: sdisk.Float64, NetRx: srx.Float64, NetTx: stx.Float64}

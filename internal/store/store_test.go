@@ -66,14 +66,20 @@ func sampleRun(t testing.TB, seed int) *result.Run {
 			Transactions: 60000 + int64(seed), Failed: 3, Retried: 2, Retries: 4, Throughput: 1000.25 + float64(seed),
 			LatencyMean: 1234.5, LatencyStddev: 88.125, LatencyMin: 301.75, P50: 1200, P95: 1800, P99: 2500, Max: 9000,
 			ConnectTimeMean: 3.5, ClientCPU: 12.75,
+			Metric: &result.Metric{Headline: result.Headline{Name: "NOPM", Unit: "NOPM", HigherIsBetter: true,
+				Field: result.FieldRequests, Ops: []string{"tpcb"}, Per: 60}, Value: 59999.5},
 		},
 		Ops: []result.Op{
-			{Name: "tpcb", Count: 60000, Errors: map[result.ErrorClass]int64{result.ErrSerialization: 2, result.ErrDeadlock: 1}, Histogram: histogram(t, seed, 5000)},
+			{Name: "tpcb", Count: 60000, Items: 120000, Bytes: 7_000_000_000, Errors: map[result.ErrorClass]int64{result.ErrSerialization: 2, result.ErrDeadlock: 1}, Histogram: histogram(t, seed, 5000)},
 			{Name: "select", Count: 5, Errors: nil, Histogram: histogram(t, seed+10, 5)},
 		},
 		Series: []result.SeriesPoint{
-			{Second: 1, Ops: 990, Errors: 1, Rate: 990.5, Mean: 1000.25, P50: 900, P95: 1500, P99: 2000, Max: 5000, CPU: 0.75},
-			{Second: 2, Ops: 1010, Errors: 0, Rate: 1010, Mean: 990, P50: 880, P95: 1490, P99: 2100, Max: 4000, CPU: 0.8},
+			{Second: 1, Ops: 990, Errors: 1, Rate: 990.5, Mean: 1000.25, P50: 900, P95: 1500, P99: 2000, Max: 5000, CPU: 0.75,
+				Hists: []result.IntervalOp{{Name: "tpcb", Count: 990, Items: 1980, Bytes: 5, SumUs: 990247.5,
+					Errors: map[result.ErrorClass]int64{result.ErrThrottled: 1}, Histogram: string(histogram(t, seed+20, 990))}}},
+			{Second: 2, Ops: 1010, Errors: 0, Rate: 1010, Mean: 990, P50: 880, P95: 1490, P99: 2100, Max: 4000, CPU: 0.8,
+				Hists: []result.IntervalOp{}},
+			{Second: 3, Ops: 1000, Errors: 0, Rate: 1000, Mean: 990, P50: 880, P95: 1490, P99: 2100, Max: 4000, CPU: 0.8}, // no histograms: an imported run's
 		},
 	}
 }

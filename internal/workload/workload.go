@@ -10,9 +10,11 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // Workload is a registered workload kind ("tpcb", ...).
@@ -40,7 +42,25 @@ type Instance interface {
 // Ops(). All randomness comes from rng so that the runner can replay a retried
 // transaction with the same choices, as pgbench does. On error the operation must
 // leave the connection usable (roll back any open transaction).
-type Op func(ctx context.Context, rng *rand.Rand) (op int, err error)
+//
+// An operation that is one request (a pgbench transaction, a TPC-C New-Order)
+// just returns: the runner times it as one request of type op, from its
+// intended start. An operation that sends several requests at once (a pipeline
+// of 16 GETs) or requests that carry many items (a _bulk of 5 000 documents)
+// records each through req instead; the runner then records nothing more for
+// it, and uses op and err only for retries and reconnects.
+type Op func(ctx context.Context, rng *rand.Rand, req Requests) (op int, err error)
+
+// Requests records the requests of one operation (see Op). Latencies are
+// measured by the workload from each request's send to its reply; the runner
+// adds how late the operation started against a rate schedule, so that rate
+// mode stays free of coordinated omission for every request.
+type Requests interface {
+	// Request records one successful request of op type op.
+	Request(op int, latency time.Duration, items, bytes int64)
+	// Failed records one failed request of op type op.
+	Failed(op int, class result.ErrorClass)
+}
 
 // PrepareEnv is what Prepare gets to work with.
 type PrepareEnv struct {

@@ -86,7 +86,7 @@ func TestReadWriteStatementMixOnMariaDB(t *testing.T) {
 		own := b["select"] - a["select"]
 		rng := rand.New(rand.NewPCG(1, 2))
 		before := snap()
-		if _, err := op(ctx, rng); err != nil {
+		if _, err := op(ctx, rng, nil); err != nil {
 			t.Fatal(err)
 		}
 		after := snap()
@@ -141,7 +141,7 @@ func TestReadWriteStatementMixOnPostgres(t *testing.T) {
 		return out
 	}
 	before := snap()
-	if _, err := op(ctx, rand.New(rand.NewPCG(5, 6))); err != nil {
+	if _, err := op(ctx, rand.New(rand.NewPCG(5, 6)), nil); err != nil {
 		t.Fatal(err)
 	}
 	after := snap()

@@ -113,7 +113,7 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 		PointSelect: cl.pointSelectEvent, ReadOnly: cl.transaction, WriteOnly: cl.transaction, ReadWrite: cl.transaction,
 		UpdateIndex: cl.indexUpdates, UpdateNonIndex: cl.nonIndexUpdates, Insert: cl.insertEvent, Delete: cl.deleteEvent,
 	}[in.mode]
-	return func(ctx context.Context, rng *rand.Rand) (int, error) {
+	return func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		if err := op(ctx, rng); err != nil {
 			if cl.begin != nil {
 				return 0, sqlwork.Rollback(ctx, c, err)

@@ -481,7 +481,7 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 		if err != nil {
 			return nil, err
 		}
-		return func(ctx context.Context, rng *rand.Rand) (int, error) {
+		return func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 			aid := rng.Int64N(naccounts) + 1
 			_, err := selectBalance.QueryInt64(ctx, aid)
 			return 0, err
@@ -499,7 +499,7 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 		return nil, err
 	}
 	full := in.mode == TPCBLike
-	return func(ctx context.Context, rng *rand.Rand) (int, error) {
+	return func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		// The same draws in the same order as pgbench's script.
 		aid := rng.Int64N(naccounts) + 1
 		bid := rng.Int64N(nbranches) + 1
