@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// MergeRuns merges the partial runs of one cell — what each load generator's
+// executor returned after measuring the same cell at the same time — into the
+// one run a coordinator stores. Everything is exact: histograms are merged,
+// counts and rates added, the mean and standard deviation pooled from each
+// part's exact moments; percentiles are read from the merged histograms, never
+// averaged. Each generator's environment is kept under env "generators".
+func MergeRuns(parts []*result.Run) (*result.Run, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("merging runs: no partial runs")
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	first := parts[0]
+	out := *first
+	out.ID = 0
+	out.Ops, out.Series, out.Summary = nil, nil, result.Summary{}
+	out.Env = map[string]any{}
+	for k, v := range first.Env {
+		out.Env[k] = v
+	}
+	gens := make([]any, len(parts))
+	out.Clients = 0
+	var series [][]result.SeriesPoint
+	opIndex := map[string]int{}
+	var opHists []*hist.Stats // merged histogram per op, in out.Ops order
+	all := hist.Combine(nil)
+	var sumSq, sumUs float64
+	s := &out.Summary
+	s.LatencyMin = math.Inf(1)
+	var lagW float64
+	for i, p := range parts {
+		if p.CellKey != first.CellKey || p.Kind != first.Kind {
+			return nil, fmt.Errorf("merging runs: part %d measured cell %q (%s), part 1 cell %q (%s)", i+1, p.CellKey, p.Kind, first.CellKey, first.Kind)
+		}
+		if p.Status != result.StatusOK && out.Status == result.StatusOK {
+			out.Status, out.Error = p.Status, fmt.Sprintf("load generator %d: %s", i+1, p.Error)
+		}
+		gens[i] = p.Env
+		out.Clients += p.Clients
+		if p.StartedAt.Before(out.StartedAt) {
+			out.StartedAt = p.StartedAt
+		}
+		if p.EndedAt.After(out.EndedAt) {
+			out.EndedAt = p.EndedAt
+		}
+		out.Duration = max(out.Duration, p.Duration)
+		series = append(series, p.Series)
+		for _, op := range p.Ops {
+			j, ok := opIndex[op.Name]
+			if !ok {
+				j = len(out.Ops)
+				opIndex[op.Name] = j
+				out.Ops = append(out.Ops, result.Op{Name: op.Name, Errors: map[result.ErrorClass]int64{}})
+				opHists = append(opHists, hist.Combine(nil))
+			}
+			o := &out.Ops[j]
+			o.Count += op.Count
+			o.Items += op.Items
+			o.Bytes += op.Bytes
+			for c, n := range op.Errors {
+				o.Errors[c] += n
+			}
+			if len(op.Histogram) > 0 {
+				h, err := hist.Decode(op.Histogram)
+				if err != nil {
+					return nil, fmt.Errorf("merging runs: part %d, %s: %w", i+1, op.Name, err)
+				}
+				opHists[j].Hist.Merge(h)
+				all.Hist.Merge(h)
+			}
+		}
+		ps := p.Summary
+		n := float64(ps.Transactions)
+		s.Transactions += ps.Transactions
+		s.Failed += ps.Failed
+		s.Retried += ps.Retried
+		s.Retries += ps.Retries
+		s.Skipped += ps.Skipped
+		s.LateStarts += ps.LateStarts
+		s.Throughput += ps.Throughput
+		sumUs += ps.LatencyMean * n
+		sumSq += (ps.LatencyStddev*ps.LatencyStddev + ps.LatencyMean*ps.LatencyMean) * n
+		if n > 0 {
+			s.LatencyMin = math.Min(s.LatencyMin, ps.LatencyMin)
+		}
+		s.LagMean += ps.LagMean * n
+		lagW += n
+		s.LagMax = math.Max(s.LagMax, ps.LagMax)
+		s.ConnectTimeMean += ps.ConnectTimeMean / float64(len(parts))
+		s.TargetRate += ps.TargetRate
+		s.ClientCPU += ps.ClientCPU
+		for k, v := range ps.Extra {
+			if s.Extra == nil {
+				s.Extra = map[string]float64{}
+			}
+			s.Extra[k] += v
+		}
+		if ps.Metric != nil {
+			if s.Metric == nil {
+				m := *ps.Metric
+				m.Value = 0
+				s.Metric = &m
+			}
+			// Rates of generators that ran side by side add up, and so do the
+			// seconds of a FieldSeconds headline.
+			s.Metric.Value += ps.Metric.Value
+		}
+	}
+	out.Env["generators"] = gens
+	if s.Transactions > 0 {
+		n := float64(s.Transactions)
+		s.LatencyMean = sumUs / n
+		s.LatencyStddev = math.Sqrt(math.Max(0, sumSq/n-s.LatencyMean*s.LatencyMean))
+		s.P50 = float64(all.Hist.ValueAtQuantile(50))
+		s.P95 = float64(all.Hist.ValueAtQuantile(95))
+		s.P99 = float64(all.Hist.ValueAtQuantile(99))
+		s.Max = float64(all.Hist.Max())
+	} else {
+		s.LatencyMin = 0
+	}
+	if lagW > 0 {
+		s.LagMean /= lagW
+	}
+	for j, h := range opHists {
+		if h.Hist.TotalCount() == 0 {
+			continue
+		}
+		enc, err := hist.Encode(h.Hist)
+		if err != nil {
+			return nil, fmt.Errorf("merging runs: %s: %w", out.Ops[j].Name, err)
+		}
+		out.Ops[j].Histogram = enc
+	}
+	merged, err := hist.MergeSeries(series...)
+	if err != nil {
+		return nil, fmt.Errorf("merging runs: %w", err)
+	}
+	out.Series = merged
+	return &out, nil
+}
