@@ -766,6 +766,7 @@ func (m *measurement) loop(ctx context.Context, w *worker, start time.Time) {
 				continue
 			}
 			w.rec.RecordLag(lag)
+			w.req.late = max(0, lag)
 			intended = next
 		} else {
 			intended = time.Now()
@@ -800,7 +801,6 @@ func (m *measurement) sleep(w *worker, d time.Duration) bool {
 // recorded again, and not retried once it has recorded any.
 func (m *measurement) once(ctx, opCtx context.Context, w *worker, start time.Time, maxTries int) {
 	saved := *w.pcg
-	w.req.late = max(0, time.Since(start))
 	for try := 1; ; try++ {
 		w.req.buf = w.req.buf[:0]
 		op, err := w.op(opCtx, w.rng, &w.req)
