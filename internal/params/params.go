@@ -20,6 +20,10 @@ const (
 	Float
 	Bool
 	Duration
+	// StringList is one value made of several strings (an SSB query set):
+	// in a study file an array of strings is that one value, and only an
+	// array of arrays is a sweep; on the command line it is comma-separated.
+	StringList
 )
 
 func (k Kind) String() string {
@@ -34,6 +38,8 @@ func (k Kind) String() string {
 		return "boolean"
 	case Duration:
 		return "duration"
+	case StringList:
+		return "list of strings"
 	}
 	return "unknown"
 }
@@ -153,6 +159,37 @@ func Coerce(s Spec, raw any) (any, error) {
 		if v.(time.Duration) < 0 {
 			return nil, fmt.Errorf("%s must not be negative", s.Name)
 		}
+	case StringList:
+		var list []string
+		switch x := raw.(type) {
+		case []string:
+			list = append([]string(nil), x...)
+		case []any:
+			for _, e := range x {
+				str, ok := e.(string)
+				if !ok {
+					return nil, fmt.Errorf("%s must be a list of strings, got %s in it", s.Name, describe(e))
+				}
+				list = append(list, str)
+			}
+		case string:
+			for _, e := range strings.Split(x, ",") {
+				if e = strings.TrimSpace(e); e != "" {
+					list = append(list, e)
+				}
+			}
+		default:
+			return nil, fmt.Errorf("%s must be a list of strings, got %s", s.Name, describe(raw))
+		}
+		if len(list) == 0 {
+			return nil, fmt.Errorf("%s is an empty list", s.Name)
+		}
+		for _, e := range list {
+			if len(s.Choices) > 0 && !contains(s.Choices, e) {
+				return nil, fmt.Errorf("%s: %q is not one of %s", s.Name, e, strings.Join(s.Choices, ", "))
+			}
+		}
+		v = list
 	default:
 		return nil, fmt.Errorf("%s: unsupported parameter kind", s.Name)
 	}
@@ -261,6 +298,14 @@ func Format(x any) string {
 		return strconv.FormatBool(t)
 	case time.Duration:
 		return t.String()
+	case []string:
+		return strings.Join(t, ",")
+	case []any: // a list value read back from JSON
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = Format(e)
+		}
+		return strings.Join(parts, ",")
 	case nil:
 		return ""
 	}

@@ -269,8 +269,9 @@ func TestFormat(t *testing.T) {
 		{2 * time.Hour, "2h0m0s"},
 		{time.Duration(0), "0s"},
 		{nil, ""},
-		{7, "7"}, // any other type: fmt.Sprint
-		{[]string{"a"}, "[a]"},
+		{7, "7"},                    // any other type: fmt.Sprint
+		{[]string{"a", "b"}, "a,b"}, // a list value (StringList)
+		{[]int{1}, "[1]"},
 	} {
 		if got := Format(tc.in); got != tc.want {
 			t.Errorf("Format(%#v) = %q, want %q", tc.in, got, tc.want)
@@ -309,5 +310,23 @@ func TestJSONable(t *testing.T) {
 	n := coerceOK(t, Spec{Name: "scale", Kind: Int}, back["scale"])
 	if n != int64(10) {
 		t.Errorf("scale after JSON and Coerce = %#v, want int64(10)", n)
+	}
+}
+
+func TestStringListIsOneValue(t *testing.T) {
+	spec := Spec{Name: "queries", Kind: StringList, Choices: []string{"q1.1", "q1.2", "q2.1"}}
+	for _, raw := range []any{[]any{"q1.1", "q2.1"}, "q1.1, q2.1", []string{"q1.1", "q2.1"}} {
+		v, err := Coerce(spec, raw)
+		if err != nil {
+			t.Fatalf("%#v: %v", raw, err)
+		}
+		if got := Format(v); got != "q1.1,q2.1" {
+			t.Fatalf("%#v formats as %q, want q1.1,q2.1", raw, got)
+		}
+	}
+	for raw, want := range map[any]string{"q9": `"q9" is not one of`, "": "empty list", int64(3): "list of strings"} {
+		if _, err := Coerce(spec, raw); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%#v: err %v, want %q", raw, err, want)
+		}
 	}
 }

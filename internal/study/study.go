@@ -588,9 +588,13 @@ func (p *parser) uniqueWorkloads(ws []*Workload) {
 	}
 }
 
-// param coerces a parameter value; an array is a sweep over its elements.
+// param coerces a parameter value; an array is a sweep over its elements,
+// except for a list-valued parameter, where only an array of arrays sweeps.
 func (p *parser) param(path, where string, spec params.Spec, x any) ([]any, bool) {
 	raw, isArray := x.([]any)
+	if spec.Kind == params.StringList && isArray && (len(raw) == 0 || !isList(raw[0])) {
+		raw, isArray = []any{x}, false
+	}
 	if !isArray {
 		raw = []any{x}
 	} else if len(raw) == 0 {
@@ -623,6 +627,11 @@ func (p *parser) param(path, where string, spec params.Spec, x any) ([]any, bool
 		out = append(out, v)
 	}
 	return out, ok
+}
+
+func isList(x any) bool {
+	_, ok := x.([]any)
+	return ok
 }
 
 func (p *parser) clients(path, where string, x any) []ClientLevel {
