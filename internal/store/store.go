@@ -25,6 +25,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -137,6 +138,11 @@ type Store struct {
 // Open opens the results file at path, creating it if needed, and migrates it
 // to the current schema.
 func Open(path string) (*Store, error) {
+	if scheme, _, ok := strings.Cut(path, "://"); ok && scheme != "" && !strings.ContainsAny(scheme, "/\\") {
+		// A URL is not a file name: SQLite would create a file of that name
+		// and its error would print the URL's password.
+		return nil, fmt.Errorf("results %s: a results store at a URL is not supported yet; give a file path (--results FILE)", driver.Redacted(path))
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("results file %s: %w", path, err)

@@ -552,3 +552,10 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Errorf("%d runs stored, want %d", len(cells), writers*each)
 	}
 }
+
+func TestOpenURLNamesItWithoutThePassword(t *testing.T) {
+	_, err := Open("postgres://bench:Pw-Unique-5521@stats-db/fairbench")
+	if err == nil || strings.Contains(err.Error(), "Pw-Unique-5521") || !strings.Contains(err.Error(), "postgres://bench:xxxxx@stats-db") {
+		t.Fatalf("err %v: want the URL named with its password replaced", err)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/fairbench/fairbench/internal/adapter"
+	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
 )
 
@@ -36,7 +37,7 @@ type Catalog interface {
 type Study struct {
 	File        string
 	Hash        string // hex sha256 of the file content ("" for studies built in code)
-	Source      []byte
+	Source      []byte // the file as stored with results: every secret of its URLs replaced (Redact)
 	Name        string
 	Repetitions int           // default 1 (>=1)
 	Warmup      time.Duration // default 5s
@@ -224,7 +225,30 @@ func Parse(file string, data []byte, cat Catalog) (*Study, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
+	s.Source = redactSecrets(s.Source, s.Targets)
 	return s, nil
+}
+
+// redactSecrets replaces the passwords and tokens of the targets' URLs (and of
+// their node_exporter URLs) in a study's text: results files are shared, and
+// the study travels inside them.
+func redactSecrets(src []byte, targets []*Target) []byte {
+	var secrets []string
+	for _, t := range targets {
+		secrets = append(secrets, driver.Secrets(t.URL)...)
+		if t.NodeExporter != "" {
+			secrets = append(secrets, driver.Secrets(t.NodeExporter)...)
+		}
+	}
+	// Longest first, so that a password containing another is replaced whole.
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	out := string(src)
+	for _, sec := range secrets {
+		if sec != "" {
+			out = strings.ReplaceAll(out, sec, "xxxxx")
+		}
+	}
+	return []byte(out)
 }
 
 // parser collects errors instead of stopping at the first, so that one run of
