@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,12 +159,25 @@ var orders = []string{OrderInterleaved, OrderSequential, OrderRandom}
 
 // Load reads and parses a study file.
 func Load(path string, cat Catalog) (*Study, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	// A study is a few kilobytes; reading a huge file whole (a results file or
+	// a log given by mistake) would only end in a confusing parse error.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d MiB: a study file is a few kilobytes of TOML; is this the right file?", MaxFileSize>>20)}
+	}
 	return Parse(path, data, cat)
 }
+
+// MaxFileSize bounds what Load reads.
+const MaxFileSize = 16 << 20
 
 // Parse parses and validates a study. file is only used to locate errors. When
 // the study has several problems they are all returned, joined, in file order,
