@@ -1,0 +1,116 @@
+package driver
+
+import (
+	"context"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// The capability families beyond SQL. Each is a first shape, fixed enough for
+// workloads to be written against it; the engine that first implements one
+// (Redis/Valkey for KV, a MongoDB-compatible store for Document, OpenSearch for
+// Search, ClickHouse for Analytics) may refine it. A session implements the
+// families its engine speaks; a workload asserts the one it needs.
+
+// KV is the capability of key-value engines (Redis, Valkey, embedded KV
+// stores). Every exchange is a pipeline; a depth of one is a plain request.
+type KV interface {
+	Conn
+	// Pipeline sends cmds at once and fills replies[i] for cmds[i]. Each
+	// reply's Latency runs from the pipeline's send to that reply's arrival,
+	// as memtier_benchmark measures inside a pipeline. Errors the server
+	// answers go into the replies; a returned error means the session is
+	// unusable (connection lost) and the replies are not valid.
+	Pipeline(ctx context.Context, cmds []KVCommand, replies []KVReply) error
+}
+
+// KVCommand is one command of a pipeline.
+type KVCommand struct {
+	Name  string // "GET", "SET", "INCR", ...
+	Key   []byte
+	Value []byte   // SET's value
+	Args  [][]byte // further arguments, after Key and Value
+}
+
+// KVReply is the reply to one command of a pipeline.
+type KVReply struct {
+	Value   []byte // may alias a buffer the next Pipeline reuses
+	Miss    bool   // a nil reply (GET of a missing key)
+	Err     error  // the server's error reply, if any
+	Class   result.ErrorClass
+	Bytes   int64 // reply size on the wire
+	Latency time.Duration
+}
+
+// Doc is a document as workloads build and read it.
+type Doc = map[string]any
+
+// Document is the capability of document stores (MongoDB-compatible).
+type Document interface {
+	Conn
+	// Insert stores documents, each with its "_id"; per-document failures
+	// (duplicate keys) come back in the result, not as the error.
+	Insert(ctx context.Context, collection string, docs []Doc) (BulkResult, error)
+	// Get reads one document by id, the named fields only (all when nil).
+	Get(ctx context.Context, collection, id string, fields []string) (Doc, bool, error)
+	// Update sets fields of one document; false when no document has the id.
+	Update(ctx context.Context, collection, id string, set Doc) (bool, error)
+	// Scan reads up to n documents in id order from startID and returns how many came.
+	Scan(ctx context.Context, collection, startID string, n int, fields []string) (int, error)
+}
+
+// Search is the capability of search engines (OpenSearch, Elasticsearch).
+type Search interface {
+	Conn
+	// Bulk indexes documents (each one JSON source) into index in one request.
+	// Items the engine refused are listed in the result; a request the engine
+	// refused whole (HTTP 429) is an error classed result.ErrThrottled.
+	Bulk(ctx context.Context, index string, docs [][]byte) (BulkResult, error)
+	// Query runs one search request body against index.
+	Query(ctx context.Context, index string, body []byte) (SearchResult, error)
+}
+
+// BulkResult reports a bulk request item by item.
+type BulkResult struct {
+	Items  int         // items sent
+	Failed []ItemError // items the engine refused
+	Bytes  int64       // request size on the wire
+	// Took is the engine's own time for the request, where it reports one
+	// (OpenSearch's "took"); 0 otherwise.
+	Took time.Duration
+}
+
+// ItemError is one refused item of a bulk request.
+type ItemError struct {
+	Index  int // position in the request
+	Class  result.ErrorClass
+	Reason string // the engine's text, for the first few only
+}
+
+// SearchResult is what a query found.
+type SearchResult struct {
+	Hits int64
+	Took time.Duration // the engine's own time, where it reports one
+}
+
+// Analytics is the capability of analytical engines (ClickHouse, and SQL
+// engines running SSB or ClickBench queries): one query at a time, its rows
+// streamed and counted, with the time the server says it took.
+type Analytics interface {
+	Conn
+	// Analyze runs query and reads its whole result, handing each row's values
+	// to each (nil: rows are read and dropped).
+	Analyze(ctx context.Context, query string, each func(values []any) error) (QueryStats, error)
+}
+
+// QueryStats describes one analytical query's execution.
+type QueryStats struct {
+	Rows  int64 // result rows read
+	Bytes int64 // result bytes read, where the client sees them
+	// ServerElapsed is the engine's own elapsed time (ClickHouse's query
+	// progress), 0 where it reports none.
+	ServerElapsed time.Duration
+	// RowsRead and BytesRead are what the engine scanned, where it says.
+	RowsRead, BytesRead int64
+}
