@@ -36,17 +36,19 @@ func newImport() *cobra.Command {
 	var f importFlags
 	cmd := &cobra.Command{
 		Use:   "import --target NAME FILE|DIR...",
-		Short: "Store outputs of pgbench, sysbench, fio, redis-benchmark, YCSB (go-ycsb, Java) or mysqlslap as runs",
+		Short: "Store outputs of " + strings.Join(adapter.Readable(), ", ") + " as runs",
 		Long: `Read outputs of the standard tools and store each as a run of target NAME, so that
 report and compare treat them like fairbench's own runs. The tool is detected from
 the text. A directory is read recursively (files named *.cmd or *.md, and hidden
-files, are taken for notes and skipped); pgbench -l logs and fio bw/iops/lat logs
+files, are taken for notes and skipped); side logs a tool writes (per-transaction, bandwidth or latency logs)
 are attached to the one output of their tool in the same directory.
 
 Every file is parsed before anything is stored: one unreadable file stores nothing.
 
-Flags fill in what an output does not say (sysbench does not print its test name,
-redis-benchmark not its pipeline depth); a flag that contradicts the output is an error.`,
+Flags fill in what an output does not say (the test a tool ran, its pipeline depth);
+a flag that contradicts the output is an error.
+
+Formats read: ` + adapter.Supported(),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runImport(cmd, f, args)
@@ -56,13 +58,13 @@ redis-benchmark not its pipeline depth); a flag that contradicts the output is a
 	fl.StringVar(&f.target, "target", "", "target name the runs belong to (required), e.g. the environment they ran on")
 	fl.StringVar(&f.study, "study", "import", "study name to store the runs under")
 	fl.StringVar(&f.results, "results", defaultResults, "results file (SQLite)")
-	fl.IntVarP(&f.clients, "clients", "c", 0, "number of clients, where the output does not say (redis-benchmark -q/--csv)")
+	fl.IntVarP(&f.clients, "clients", "c", 0, "number of clients, where the output does not say")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "client threads, recorded with the run")
 	fl.IntVarP(&f.scale, "scale", "s", 0, "scale factor")
-	fl.StringVar(&f.mode, "mode", "", "workload mode (sysbench: the test, e.g. read_write or point_select)")
-	fl.StringVarP(&f.queryMode, "protocol", "M", "", "query mode (pgbench -M)")
-	fl.IntVarP(&f.pipeline, "pipeline", "P", 0, "pipeline depth (redis-benchmark -P, memtier --pipeline)")
-	fl.IntVarP(&f.dataSiz, "data-size", "d", 0, "value size in bytes (redis-benchmark -d)")
+	fl.StringVar(&f.mode, "mode", "", "workload mode, where the output does not say (the test a tool ran, e.g. read_write)")
+	fl.StringVarP(&f.queryMode, "protocol", "M", "", "query mode: simple, extended or prepared")
+	fl.IntVarP(&f.pipeline, "pipeline", "P", 0, "pipeline depth: requests per round trip")
+	fl.IntVarP(&f.dataSiz, "data-size", "d", 0, "value size in bytes")
 	fl.StringArrayVar(&f.set, "set", nil, "any other parameter as key=value (repeatable)")
 	_ = cmd.MarkFlagRequired("target")
 	return cmd
@@ -285,9 +287,9 @@ func (f importFlags) complete(r *result.Run, tool *adapter.Tool, file string, gi
 		}
 		r.Params[k] = v
 	}
-	if r.Kind == "oltp" {
-		if _, ok := r.Params["mode"]; !ok {
-			return fmt.Errorf("%s: sysbench does not print which test ran: give --mode (read_write, read_only, point_select, ...)", file)
+	if tool.Complete != nil {
+		if err := tool.Complete(r); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
 		}
 	}
 	if len(specs) > 0 {

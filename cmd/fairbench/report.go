@@ -52,7 +52,7 @@ func newReport() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&results, "results", defaultResults, "results file")
 	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv or benchstat (Go benchmark format)")
-	fl.StringVar(&baseline, "baseline", "", "fio tables (text, md, html): ratios to this target instead of the first; html: add the comparison of every target against it")
+	fl.StringVar(&baseline, "baseline", "", "kind-specific report sections (text, md, html): ratios to this target instead of the first; html: add the comparison of every target against it")
 	fl.StringVar(&charts, "charts", "", "html, md: also write each chart as an .svg file into this directory (md links them)")
 	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	fl.StringVar(&studyName, "study", "", "report this study (by name); default: the most recent study")
@@ -222,8 +222,10 @@ func newEnv() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := map[string]any{"host": envinfo.Host()}
 			if target != "" {
+				// A cell of any workload opens the target; the default one will do.
+				kind := workload.Default()
 				st := &study.Study{Name: "env", Targets: []*study.Target{{Name: driver.Redacted(target), URL: target}},
-					Workloads: []*study.Workload{{Name: "tpcb", Kind: "tpcb"}}, Duration: 1}
+					Workloads: []*study.Workload{{Name: kind, Kind: kind}}, Duration: 1}
 				cells, err := st.Plan(workload.Catalog{})
 				if err != nil {
 					return err

@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/store"
@@ -22,16 +25,6 @@ import (
 
 const defaultResults = "fairbench.db"
 
-// adhoc holds the pgbench-like flags of `fairbench run --target URL`.
-type adhoc struct {
-	target, workload, mode, queryMode, duration, warmup string
-	scale, clients, threads, maxTries, progress         int
-	rate                                                float64
-	latencyLimit                                        float64
-	noVacuum, selectOnly, simpleUpdate                  bool
-	set                                                 []string
-}
-
 func newRun() *cobra.Command {
 	var (
 		results                string
@@ -40,48 +33,40 @@ func newRun() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "run [study.toml]",
-		Short: "Run a study file, or one ad-hoc benchmark the way pgbench does",
+		Short: "Run a study file, or one ad-hoc benchmark with its peer tool's flags",
 		Long: `Run a study file: every cell (target × workload × parameters × clients × repetition)
 in plan order, each run stored the moment it ends.
 
-Or run one benchmark ad hoc with pgbench's flags:
-  fairbench run --target postgres://bench@127.0.0.1/bench --workload tpcb --mode select-only --scale 10 -c 8 -T 30s -P 1`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, adHoc, err := studyFor(args, &a)
-			if err != nil {
-				return err
-			}
-			x := execution{results: results, resume: resume, replace: replace, check: check}
-			if adHoc {
-				x.adHoc, x.maxTries, x.progressEvery = true, a.maxTries, a.progress
-			}
-			_, err = x.run(cmd.Context(), st)
-			return err
-		},
+Or run one benchmark ad hoc, with the flags of the workload's peer tool, named and
+meaning what they mean there; 'fairbench run --workload KIND --help' lists them:
+  fairbench run --target postgres://bench@127.0.0.1/bench --workload KIND [flags]
+Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
-	f := cmd.Flags()
-	f.StringVar(&results, "results", defaultResults, "results file (SQLite)")
-	f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
-	f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. pgbench -i tables at another scale)")
-	f.BoolVar(&check, "check", false, "run the workload's consistency check after each run")
-	f.StringVar(&a.target, "target", "", "ad hoc: target URL (postgres://…, sqlite:FILE)")
-	f.StringVar(&a.workload, "workload", "tpcb", "ad hoc: workload kind")
-	f.StringVar(&a.mode, "mode", "", "ad hoc: workload mode (tpcb: tpcb-like, simple-update, select-only)")
-	f.BoolVarP(&a.selectOnly, "select-only", "S", false, "ad hoc: same as --mode select-only")
-	f.BoolVarP(&a.simpleUpdate, "skip-some-updates", "N", false, "ad hoc: same as --mode simple-update")
-	f.IntVarP(&a.scale, "scale", "s", 0, "ad hoc: scale factor")
-	f.IntVarP(&a.clients, "client", "c", 1, "ad hoc: number of clients (one connection each)")
-	f.IntVarP(&a.threads, "jobs", "j", 0, "ad hoc: threads that drive the clients when there are more clients than threads, each multiplexing its share like pgbench -j (default: the CPUs)")
-	f.StringVarP(&a.duration, "time", "T", "60s", "ad hoc: measured duration (\"30s\", \"2m\" or seconds)")
-	f.StringVar(&a.warmup, "warmup", "0s", "ad hoc: warm-up before measuring, excluded from every number")
-	f.IntVarP(&a.progress, "progress", "P", 0, "ad hoc: show progress every N seconds")
-	f.StringVarP(&a.queryMode, "protocol", "M", "", "ad hoc: query mode: simple, extended or prepared")
-	f.Float64VarP(&a.rate, "rate", "R", 0, "ad hoc: target rate in transactions per second over all clients (latency from the scheduled start)")
-	f.Float64VarP(&a.latencyLimit, "latency-limit", "L", 0, "ad hoc: with --rate, skip transactions already later than this many ms")
-	f.IntVar(&a.maxTries, "max-tries", 1, "ad hoc: tries per transaction on serialization failure or deadlock")
-	f.BoolVarP(&a.noVacuum, "no-vacuum", "n", false, "ad hoc: skip pgbench's pre-run vacuum")
-	f.StringArrayVar(&a.set, "set", nil, "ad hoc: any workload parameter as key=value (repeatable)")
+	define := func(f *pflag.FlagSet, kind string) error {
+		results, resume, replace, check = "", false, false, false
+		a = adhoc{}
+		f.StringVar(&results, "results", defaultResults, "results file (SQLite)")
+		f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
+		f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
+		f.BoolVar(&check, "check", false, "run the workload's consistency check after each run")
+		f.StringVar(&a.target, "target", "", "ad hoc: target URL (postgres://…, mysql://…, sqlite:FILE)")
+		f.StringVar(&a.workload, "workload", workload.Default(), "ad hoc: workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
+		f.StringVar(&a.warmup, "warmup", "0s", "ad hoc: warm-up before measuring, excluded from every number")
+		f.StringArrayVar(&a.set, "set", nil, "ad hoc: any workload parameter as key=value (repeatable)")
+		return a.defineWorkloadFlags(f, kind, true)
+	}
+	withWorkloadFlags(cmd, cobra.MaximumNArgs(1), define, func(cmd *cobra.Command, args []string) error {
+		st, c, adHoc, err := studyFor(args, &a, cmd.Flags())
+		if err != nil {
+			return err
+		}
+		x := execution{results: results, resume: resume, replace: replace, check: check}
+		if adHoc {
+			x.adHoc, x.maxTries, x.progressEvery = true, c.maxTries, c.progress
+		}
+		_, err = x.run(cmd.Context(), st)
+		return err
+	})
 	return cmd
 }
 
@@ -137,11 +122,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	}
 	runErr := r.Run(ctx, cells)
 	if x.adHoc && len(sink.runs) == 1 && sink.runs[0].Status != result.StatusFailed {
-		if sink.runs[0].Kind == "oltp" {
-			report.SysbenchSummary(os.Stdout, sink.runs[0])
-		} else {
-			report.PgbenchSummary(os.Stdout, sink.runs[0], x.maxTries)
-		}
+		printSummary(os.Stdout, sink.runs[0], x.maxTries)
 	}
 	if !x.adHoc && len(sink.runs) > 0 && !errors.Is(runErr, runner.ErrInterrupted) {
 		if err := printStudyTable(s, st.Hash); err != nil {
@@ -153,97 +134,84 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 }
 
 // studyFor loads the study file or builds a one-cell study from ad-hoc flags.
-func studyFor(args []string, a *adhoc) (*study.Study, bool, error) {
+func studyFor(args []string, a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, bool, error) {
 	if len(args) == 1 {
 		if a.target != "" {
-			return nil, false, errors.New("give either a study file or --target, not both")
+			return nil, cell{}, false, errors.New("give either a study file or --target, not both")
 		}
 		st, err := study.Load(args[0], workload.Catalog{})
-		return st, false, err
+		return st, cell{}, false, err
 	}
 	if a.target == "" {
-		return nil, false, errors.New("nothing to run: give a study file (fairbench run study.toml) or --target URL --workload KIND")
+		return nil, cell{}, false, errors.New("nothing to run: give a study file (fairbench run study.toml) or --target URL --workload KIND")
 	}
-	st, err := adhocStudy(a)
-	return st, true, err
+	st, c, err := adhocStudy(a, fs)
+	return st, c, true, err
 }
 
-func adhocStudy(a *adhoc) (*study.Study, error) {
+// adhocStudy builds the one-cell study of an ad-hoc run from the flags in fs.
+func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
 	w, err := workload.Get(a.workload)
 	if err != nil {
-		return nil, err
+		return nil, cell{}, err
 	}
-	specs := w.Params()
-	raw := map[string]any{}
-	for _, kv := range a.set {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, fmt.Errorf("--set %q: use key=value", kv)
-		}
-		raw[k] = v
-	}
-	mode := a.mode
-	if a.selectOnly {
-		mode = "select-only"
-	}
-	if a.simpleUpdate {
-		mode = "simple-update"
-	}
-	if mode != "" {
-		raw["mode"] = mode
-	}
-	if a.scale > 0 {
-		raw["scale"] = int64(a.scale)
-	}
-	if a.queryMode != "" {
-		raw["query_mode"] = a.queryMode
-	}
-	if a.noVacuum {
-		raw["vacuum"] = false
-	}
-	values := map[string][]any{}
-	for k, v := range raw {
-		spec, ok := params.Find(specs, k)
-		if !ok {
-			return nil, fmt.Errorf("workload %s has no parameter %q", a.workload, k)
-		}
-		cv, err := params.Coerce(spec, v)
-		if err != nil {
-			return nil, err
-		}
-		values[k] = []any{cv}
-	}
-	dur, err := params.ParseDuration(a.duration)
+	values, c, err := a.values(fs, w.Params())
 	if err != nil {
-		return nil, fmt.Errorf("-T: %v", err)
+		return nil, cell{}, err
 	}
 	warm, err := params.ParseDuration(a.warmup)
 	if err != nil {
-		return nil, fmt.Errorf("--warmup: %v", err)
-	}
-	if a.clients < 1 {
-		return nil, fmt.Errorf("-c must be at least 1")
+		return nil, cell{}, fmt.Errorf("--warmup: %v", err)
 	}
 	if _, err := driver.ForURL(a.target); err != nil {
-		return nil, err
+		return nil, cell{}, err
 	}
 	return &study.Study{
 		Name:        "ad hoc",
 		Repetitions: 1,
 		Warmup:      warm,
-		Duration:    dur,
+		Duration:    c.duration,
 		Order:       "interleaved",
 		Seed:        uint64(time.Now().UnixNano()),
 		Targets:     []*study.Target{{Name: targetName(a.target), URL: a.target}},
 		Workloads: []*study.Workload{{
 			Name: a.workload, Kind: a.workload, Params: values,
-			Clients:      []study.ClientLevel{{N: a.clients}},
-			Rate:         a.rate,
-			MaxTries:     a.maxTries,
-			Threads:      a.threads,
-			LatencyLimit: time.Duration(a.latencyLimit * float64(time.Millisecond)),
+			Clients:      []study.ClientLevel{{N: c.clients}},
+			Rate:         c.rate,
+			MaxTries:     c.maxTries,
+			Threads:      c.threads,
+			LatencyLimit: time.Duration(c.latencyLimitMS * float64(time.Millisecond)),
 		}},
-	}, nil
+	}, c, nil
+}
+
+// printSummary prints an ad-hoc run's summary in its kind's peer-tool shape,
+// or a generic one when the kind has no printer.
+func printSummary(w io.Writer, r *result.Run, maxTries int) {
+	// The run record does not keep its cell's max tries; printers that report
+	// it read it from the Env of this copy.
+	shown := *r
+	shown.Env = maps.Clone(r.Env)
+	if shown.Env == nil {
+		shown.Env = map[string]any{}
+	}
+	shown.Env[kinds.MaxTriesKey] = maxTries
+	if f, ok := kinds.Summary(r.Kind); ok {
+		f(w, &shown)
+		return
+	}
+	s := r.Summary
+	fmt.Fprintf(w, "workload: %s (%s)\n", r.Workload, r.Kind)
+	fmt.Fprintf(w, "clients: %d\n", r.Clients)
+	fmt.Fprintf(w, "duration: %.0f s\n", r.Duration.Seconds())
+	fmt.Fprintf(w, "operations: %d\n", s.Transactions)
+	fmt.Fprintf(w, "failed: %d\n", s.Failed)
+	fmt.Fprintf(w, "throughput: %f per second\n", s.Throughput)
+	fmt.Fprintf(w, "latency average = %.3f ms, p50 = %.3f ms, p95 = %.3f ms, p99 = %.3f ms, max = %.3f ms\n",
+		s.LatencyMean/1000, s.P50/1000, s.P95/1000, s.P99/1000, s.Max/1000)
+	for _, d := range r.Deviations {
+		fmt.Fprintf(w, "deviation: %s\n", d)
+	}
 }
 
 // targetName is a readable name for an ad-hoc target: its redacted URL.
@@ -265,41 +233,45 @@ func (c *collectingSink) AppendRun(r *result.Run) (int64, error) {
 
 func newLoad() *cobra.Command {
 	var (
-		target, kind string
-		scale        int
-		replace      bool
-		set          []string
+		a       adhoc
+		replace bool
 	)
 	cmd := &cobra.Command{
-		Use:   "load --target URL --workload KIND [--scale N]",
-		Short: "Load (or verify) a workload's data without running it, like pgbench -i",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			a := &adhoc{target: target, workload: kind, scale: scale, set: set, duration: "1s", warmup: "0s", clients: 1, maxTries: 1}
-			st, err := adhocStudy(a)
-			if err != nil {
-				return err
-			}
-			cells, err := st.Plan(workload.Catalog{})
-			if err != nil {
-				return err
-			}
-			r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace})
-			start := time.Now()
-			if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "done in %.2f s\n", time.Since(start).Seconds())
-			return nil
-		},
+		Use:   "load --target URL [--workload KIND] [flags]",
+		Short: "Load (or verify) a workload's data without running it, like its peer tool's prepare step",
+		Long: `Load (or verify) a workload's data without running it. The workload's parameter
+flags are those of 'fairbench run'; 'fairbench load --workload KIND --help' lists them.
+Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
-	f := cmd.Flags()
-	f.StringVar(&target, "target", "", "target URL")
-	f.StringVar(&kind, "workload", "tpcb", "workload kind")
-	f.IntVarP(&scale, "scale", "s", 0, "scale factor")
-	f.BoolVar(&replace, "replace", false, "allow dropping and reloading tables that fairbench did not create")
-	f.StringArrayVar(&set, "set", nil, "any workload parameter as key=value (repeatable)")
-	cmd.MarkFlagRequired("target") //nolint:errcheck // the flag exists
+	define := func(f *pflag.FlagSet, kind string) error {
+		a, replace = adhoc{}, false
+		f.StringVar(&a.target, "target", "", "target URL (required)")
+		f.StringVar(&a.workload, "workload", workload.Default(), "workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
+		f.BoolVar(&replace, "replace", false, "allow dropping and reloading tables that fairbench did not create")
+		f.StringArrayVar(&a.set, "set", nil, "any workload parameter as key=value (repeatable)")
+		return a.defineWorkloadFlags(f, kind, false)
+	}
+	withWorkloadFlags(cmd, cobra.NoArgs, define, func(cmd *cobra.Command, args []string) error {
+		if a.target == "" {
+			return errors.New("load: --target URL is required")
+		}
+		a.warmup = "0s"
+		st, _, err := adhocStudy(&a, cmd.Flags())
+		if err != nil {
+			return err
+		}
+		cells, err := st.Plan(workload.Catalog{})
+		if err != nil {
+			return err
+		}
+		r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace})
+		start := time.Now()
+		if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "done in %.2f s\n", time.Since(start).Seconds())
+		return nil
+	})
 	return cmd
 }
 

@@ -42,6 +42,10 @@ type Tool struct {
 	// the run parsed from the tool's output: a study cell's run then has the
 	// distribution the output alone lacks.
 	AttachLogDir func(runs []*result.Run, dir string) error
+	// Complete, when set, checks a run parsed from the tool's output once
+	// import has added what its flags say: it names what the output cannot
+	// tell and the user must give (sysbench does not print its test).
+	Complete func(r *result.Run) error
 	// Unsupported says why the tool is recognised but not read yet.
 	Unsupported string
 	// Build, when set, makes the command line a study cell runs the tool
@@ -100,6 +104,18 @@ func Lookup(name string) (*Tool, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Readable returns the names of the tools whose outputs Parse reads, in
+// detection order.
+func Readable() []string {
+	var out []string
+	for _, t := range tools {
+		if t.Unsupported == "" {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }
 
 // Supported describes the formats Parse reads, for error messages.

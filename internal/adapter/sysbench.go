@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"errors"
 	"math"
 	"regexp"
 	"strings"
@@ -23,6 +24,12 @@ var sysbenchTool = &Tool{
 	Install: "apt-get install sysbench",
 	Detect:  detectSysbench,
 	Parse:   parseSysbench,
+	Complete: func(r *result.Run) error {
+		if _, ok := r.Params["mode"]; !ok {
+			return errors.New("sysbench does not print which test ran: give --mode (read_write, read_only, point_select, ...)")
+		}
+		return nil
+	},
 }
 
 var (

@@ -10,8 +10,8 @@ import (
 
 	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/study"
-	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
 
 // Tools that bring their own loader (tool = "ycsb": go-ycsb load) load their
@@ -33,7 +33,12 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		return targetErr(err)
 	}
 	var sq driver.SQL
+	var marks ownership.SQLTables
 	if l.Table != "" {
+		var ok bool
+		if marks, ok = ownership.SQL(); !ok {
+			return targetErr(fmt.Errorf("%s loads a table, but this program has no dataset markers to check who made it (internal/ownership has none registered)", t.Name))
+		}
 		conn, err := r.connect(ctx, c.Target, driver.Options{})
 		if err != nil {
 			return err
@@ -43,11 +48,11 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		if !ok {
 			return targetErr(fmt.Errorf("%s loads a table, but the target's driver speaks no SQL", t.Name))
 		}
-		exists, err := sqlwork.TableExists(ctx, s, l.Table)
+		exists, err := marks.TableExists(ctx, s, l.Table)
 		if err != nil {
 			return targetErr(fmt.Errorf("looking for table %s: %w", l.Table, err))
 		}
-		ours, err := sqlwork.Owns(ctx, s, l.Dataset, []string{l.Table})
+		ours, err := marks.Owns(ctx, s, l.Dataset, []string{l.Table})
 		if err != nil {
 			return targetErr(fmt.Errorf("reading fairbench's dataset markers: %w", err))
 		}
@@ -55,7 +60,7 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 			return targetErr(fmt.Errorf("the database already holds a table %s that fairbench did not create, and %s's load would drop it; "+
 				"rerun with --replace to let it, or point the target at another database", l.Table, t.Name))
 		}
-		if err := sqlwork.WriteMarker(ctx, s, l.Dataset, l.Params, sqlwork.Loading, nil); err != nil {
+		if err := marks.MarkLoading(ctx, s, l.Dataset, l.Params); err != nil {
 			return targetErr(fmt.Errorf("recording the %s load: %w", t.Name, err))
 		}
 		sq = s
@@ -71,7 +76,7 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		}
 	}
 	if sq != nil {
-		if err := sqlwork.WriteMarker(ctx, sq, l.Dataset, l.Params, sqlwork.Ready, []string{l.Table}); err != nil {
+		if err := marks.MarkReady(ctx, sq, l.Dataset, l.Params, []string{l.Table}); err != nil {
 			return targetErr(fmt.Errorf("recording the %s load: %w", t.Name, err))
 		}
 	}

@@ -23,9 +23,9 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
-	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/toolcat"
 )
 
 // Catalog tells the parser which workload kinds exist and their parameters.
@@ -509,14 +509,14 @@ func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload 
 	_, hasKind := m["kind"]
 	if x, ok := m["tool"]; ok {
 		if name, ok := p.str(base+".tool", where, "tool", x); ok {
-			if t, ok := adapter.Lookup(name); !ok || t.Build == nil {
-				p.errorf(base+".tool", where, "tool = %q: fairbench can run %s", name, strings.Join(runnableTools(), ", "))
+			if toolKind, ok := toolcat.Get().Runnable(name); !ok {
+				p.errorf(base+".tool", where, "tool = %q: fairbench can run %s", name, strings.Join(toolcat.Get().RunnableTools(), ", "))
 			} else {
 				w.Tool = name
 				if !hasKind {
 					// The tool's kind: its runs group with native runs of that kind.
-					w.Kind = t.Kind
-					specs, kindOK = p.cat.Params(t.Kind)
+					w.Kind = toolKind
+					specs, kindOK = p.cat.Params(toolKind)
 				}
 			}
 		}
@@ -752,8 +752,9 @@ func (p *parser) targetRefs(path, where string, x any, targets []*Target) []stri
 	return out
 }
 
-// WithTools adds to a catalog the kinds only external tools run (fio, kv),
-// so that study cells naming a tool validate and plan like native ones.
+// WithTools adds to a catalog the kinds only external tools run (fio, kv), as
+// the tools registered in toolcat declare them, so that study cells naming a
+// tool validate and plan like native ones.
 func WithTools(cat Catalog) Catalog { return toolCatalog{cat} }
 
 type toolCatalog struct{ Catalog }
@@ -762,17 +763,7 @@ func (c toolCatalog) Params(kind string) ([]params.Spec, bool) {
 	if s, ok := c.Catalog.Params(kind); ok {
 		return s, true
 	}
-	return adapter.KindParams(kind)
-}
-
-func runnableTools() []string {
-	var out []string
-	for _, t := range adapter.Tools() {
-		if t.Build != nil {
-			out = append(out, t.Name)
-		}
-	}
-	return out
+	return toolcat.Get().KindParams(kind)
 }
 
 func (p *parser) kinds() []string {

@@ -1,16 +1,28 @@
-package report
+package tpcb
 
 import (
 	"fmt"
 	"io"
+	"strconv"
 
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// PgbenchSummary prints a run's summary with pgbench's field names and order, so
+func init() { kinds.RegisterSummary(Workload{}.Kind(), PeerSummary) }
+
+// PeerSummary prints a run's summary with pgbench's field names and order, so
 // the two tools' outputs can be read (and parsed) side by side, followed by the
-// percentiles from the run's histogram.
-func PgbenchSummary(w io.Writer, r *result.Run, maxTries int) {
+// percentiles from the run's histogram. The tries per transaction are read
+// from r.Env[kinds.MaxTriesKey] (1 when absent), since the run record does not
+// keep its cell's max tries.
+func PeerSummary(w io.Writer, r *result.Run) {
+	maxTries := 1
+	if v, ok := r.Env[kinds.MaxTriesKey]; ok {
+		if n, err := strconv.Atoi(fmt.Sprint(v)); err == nil {
+			maxTries = n
+		}
+	}
 	facts, _ := r.Env["workload"].(map[string]any)
 	for _, k := range []string{"transaction type", "scaling factor", "query mode"} {
 		if v, ok := facts[k]; ok {

@@ -1,20 +1,23 @@
-package report
+package oltp
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// SysbenchSummary prints a run of the oltp workload the way sysbench 1.0 prints
+func init() { kinds.RegisterSummary(Workload{}.Kind(), PeerSummary) }
+
+// PeerSummary prints a run of the oltp workload the way sysbench 1.0 prints
 // its run summary (SQL statistics, general statistics, latency in ms), so the two
 // tools' outputs can be read side by side, followed by the histogram percentiles.
 // Ignored errors are sysbench's restarted events: here, the retries (max_tries);
 // transactions that still failed are listed separately, because sysbench would
 // have stopped on them. Reconnects are the connection errors the runner
 // recovered from by reconnecting.
-func SysbenchSummary(w io.Writer, r *result.Run) {
+func PeerSummary(w io.Writer, r *result.Run) {
 	facts, _ := r.Env["workload"].(map[string]any)
 	for _, k := range []string{"script", "tables", "table size", "random distribution", "query mode"} {
 		if v, ok := facts[k]; ok {

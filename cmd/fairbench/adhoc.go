@@ -1,0 +1,362 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// Ad-hoc flags belong to the workload (workload.Flagger): `fairbench run
+// --target URL --workload KIND` takes that workload's flags, named as its peer
+// tool names them. cobra parses flags before it knows the workload, so the
+// commands that take them parse their own arguments: withWorkloadFlags.
+
+// adhoc is what the flags of an ad-hoc run or load say.
+type adhoc struct {
+	target, workload, warmup string
+	set                      []string
+	// defined are the workload's flags as defined on the command (the
+	// generic ones for a workload that declares none).
+	defined []definedFlag
+}
+
+type definedFlag struct {
+	workload.Flag
+	value *rawValue
+	spec  params.Spec // for a parameter flag
+}
+
+// rawValue keeps a flag's text; it is checked against its parameter or field
+// after parsing, so that errors name the flag.
+type rawValue struct {
+	s   string
+	typ string
+}
+
+func (v *rawValue) String() string     { return v.s }
+func (v *rawValue) Set(s string) error { v.s = s; return nil }
+func (v *rawValue) Type() string       { return v.typ }
+
+// genericFlags are the flags of a workload that declares none: the cell
+// fields under fairbench's own names; its parameters go through --set.
+var genericFlags = []workload.Flag{
+	{Name: "clients", Field: workload.FieldClients, Default: "1", Usage: "number of clients (one connection each)"},
+	{Name: "threads", Field: workload.FieldThreads, Usage: "threads that drive the clients (default: the CPUs)"},
+	{Name: "duration", Field: workload.FieldDuration, Default: "60s", Usage: "measured duration (\"30s\", \"2m\" or seconds)"},
+	{Name: "progress", Field: workload.FieldProgress, Usage: "show progress every N seconds"},
+	{Name: "rate", Field: workload.FieldRate, Usage: "target rate in operations per second over all clients"},
+	{Name: "latency-limit", Field: workload.FieldLatencyLimit, Usage: "with --rate, skip operations already later than this many ms"},
+	{Name: "max-tries", Field: workload.FieldMaxTries, Default: "1", Usage: "tries per operation on serialization failure or deadlock"},
+}
+
+// fieldDefaults are the cell fields' values when no flag sets them.
+var fieldDefaults = map[workload.Field]string{
+	workload.FieldClients: "1", workload.FieldDuration: "60s", workload.FieldMaxTries: "1",
+}
+
+func fieldType(f workload.Field) string {
+	switch f {
+	case workload.FieldRate, workload.FieldLatencyLimit:
+		return "float"
+	case workload.FieldDuration:
+		return "duration"
+	}
+	return "int"
+}
+
+func paramType(k params.Kind) string {
+	switch k {
+	case params.Int:
+		return "int"
+	case params.Float:
+		return "float"
+	case params.Bool:
+		return "bool"
+	case params.Duration:
+		return "duration"
+	}
+	return "string"
+}
+
+// defineWorkloadFlags defines on fs the flags of workload kind: its declared
+// flags, or the generic ones. withFields false leaves out the flags that set
+// cell fields (load runs nothing).
+func (a *adhoc) defineWorkloadFlags(fs *pflag.FlagSet, kind string, withFields bool) error {
+	w, err := workload.Get(kind)
+	if err != nil {
+		return err
+	}
+	flags, ok := workload.FlagsOf(w)
+	if !ok {
+		flags = genericFlags
+	}
+	specs := w.Params()
+	a.defined = nil
+	for _, fl := range flags {
+		d := definedFlag{Flag: fl}
+		if fl.Param == "" && !withFields {
+			continue
+		}
+		typ := fieldType(fl.Field)
+		usage := fl.Usage
+		def := fl.Default
+		if fl.Param != "" {
+			spec, ok := params.Find(specs, fl.Param)
+			if !ok {
+				return fmt.Errorf("workload %s: flag --%s sets %q, which is not one of its parameters", kind, fl.Name, fl.Param)
+			}
+			d.spec = spec
+			typ = paramType(spec.Kind)
+			if usage == "" {
+				usage = spec.Help
+			}
+			if def == "" && fl.Switch == "" {
+				def = params.Format(spec.Default)
+			}
+		}
+		if fl.Switch != "" {
+			typ = "bool"
+			def = ""
+		}
+		d.value = &rawValue{typ: typ}
+		pf := fs.VarPF(d.value, fl.Name, fl.Shorthand, usage)
+		pf.DefValue = def
+		if typ == "bool" {
+			pf.NoOptDefVal = "true"
+			if pf.DefValue == "" {
+				pf.DefValue = "false"
+			}
+		}
+		a.defined = append(a.defined, d)
+	}
+	return nil
+}
+
+// flagName is how errors name a flag: "-c/--client" or "--tables".
+func flagName(f workload.Flag) string {
+	if f.Shorthand != "" {
+		return "-" + f.Shorthand + "/--" + f.Name
+	}
+	return "--" + f.Name
+}
+
+// cell is what the flags say about the ad-hoc cell besides its parameters.
+type cell struct {
+	clients, threads, progress, maxTries int
+	duration                             time.Duration
+	rate, latencyLimitMS                 float64
+}
+
+// values reads the flags given: parameters from --set, then from the
+// workload's flags, and the cell's fields.
+func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any, cell, error) {
+	values := map[string][]any{}
+	for _, kv := range a.set {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, cell{}, fmt.Errorf("--set %q: use key=value", kv)
+		}
+		spec, ok := params.Find(specs, k)
+		if !ok {
+			return nil, cell{}, fmt.Errorf("--set %s: workload %s has no parameter %q", kv, a.workload, k)
+		}
+		cv, err := params.Coerce(spec, v)
+		if err != nil {
+			return nil, cell{}, fmt.Errorf("--set %s: %v", kv, err)
+		}
+		values[k] = []any{cv}
+	}
+	fields := map[workload.Field]string{}
+	for f, v := range fieldDefaults {
+		fields[f] = v
+	}
+	given := map[workload.Field]string{}
+	for _, d := range a.defined {
+		if d.Param == "" && d.Default != "" {
+			fields[d.Field] = d.Default
+		}
+		if fs == nil || !fs.Changed(d.Name) {
+			continue
+		}
+		v := d.value.s
+		if d.Param == "" {
+			fields[d.Field] = v
+			given[d.Field] = flagName(d.Flag)
+			continue
+		}
+		if d.Switch != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, cell{}, fmt.Errorf("%s takes no value", flagName(d.Flag))
+			}
+			if !b {
+				continue
+			}
+			v = d.Switch
+		}
+		if m, ok := d.Values[v]; ok {
+			v = m
+		}
+		if d.spec.Kind == params.Bool {
+			switch strings.ToLower(v) {
+			case "on", "yes":
+				v = "true"
+			case "off", "no":
+				v = "false"
+			}
+		}
+		cv, err := params.Coerce(d.spec, v)
+		if err != nil {
+			return nil, cell{}, fmt.Errorf("%s: %v", flagName(d.Flag), err)
+		}
+		values[d.Param] = []any{cv}
+	}
+	var c cell
+	name := func(f workload.Field) string {
+		if n, ok := given[f]; ok {
+			return n
+		}
+		return "the default " + string(f)
+	}
+	for _, f := range workload.Fields() {
+		v, ok := fields[f]
+		if !ok || v == "" {
+			continue
+		}
+		var err error
+		switch f {
+		case workload.FieldDuration:
+			c.duration, err = params.ParseDuration(v)
+		case workload.FieldRate, workload.FieldLatencyLimit:
+			var x float64
+			if x, err = strconv.ParseFloat(v, 64); err == nil && x < 0 {
+				err = errors.New("must not be negative")
+			}
+			if f == workload.FieldRate {
+				c.rate = x
+			} else {
+				c.latencyLimitMS = x
+			}
+		default:
+			var n int
+			if n, err = strconv.Atoi(v); err != nil {
+				err = fmt.Errorf("%q is not a whole number", v)
+			} else if n < 0 {
+				err = errors.New("must not be negative")
+			}
+			switch f {
+			case workload.FieldClients:
+				if err == nil && n < 1 {
+					err = errors.New("must be at least 1")
+				}
+				c.clients = n
+			case workload.FieldThreads:
+				c.threads = n
+			case workload.FieldProgress:
+				c.progress = n
+			case workload.FieldMaxTries:
+				if err == nil && n < 1 {
+					err = errors.New("must be at least 1")
+				}
+				c.maxTries = n
+			}
+		}
+		if err != nil {
+			return nil, cell{}, fmt.Errorf("%s: %v", name(f), err)
+		}
+	}
+	return values, c, nil
+}
+
+// scanWorkload finds --workload KIND or --workload=KIND in raw arguments,
+// before they are parsed; the default workload when there is none.
+func scanWorkload(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--workload="); ok {
+			return v
+		}
+		if a == "--workload" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return workload.Default()
+}
+
+// withWorkloadFlags makes cmd take the flags of the workload its arguments
+// name. define adds the command's flags for a workload kind to a fresh flag
+// set; cmd's own flags at construction are the default workload's, for
+// `fairbench help CMD`. check validates the positional arguments.
+func withWorkloadFlags(cmd *cobra.Command, check cobra.PositionalArgs,
+	define func(fs *pflag.FlagSet, kind string) error,
+	run func(cmd *cobra.Command, args []string) error) {
+	cmd.DisableFlagParsing = true
+	cmd.Args = cobra.ArbitraryArgs
+	_ = define(cmd.Flags(), workload.Default())
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		kind := scanWorkload(args)
+		cmd.ResetFlags()
+		if err := define(cmd.Flags(), kind); err != nil {
+			return err
+		}
+		cmd.InitDefaultHelpFlag()
+		cmd.DisableFlagParsing = false // ParseFlags does nothing while it is set
+		defer func() { cmd.DisableFlagParsing = true }()
+		if err := cmd.ParseFlags(args); err != nil {
+			return workloadFlagError(cmd, kind, err)
+		}
+		if help, _ := cmd.Flags().GetBool("help"); help {
+			return cmd.Help()
+		}
+		rest := cmd.Flags().Args()
+		if err := check(cmd, rest); err != nil {
+			return err
+		}
+		return run(cmd, rest)
+	}
+}
+
+// workloadFlagError says which workload's flags were expected, and which
+// workload has the flag when another one does.
+func workloadFlagError(cmd *cobra.Command, kind string, err error) error {
+	msg := err.Error()
+	var name string
+	if n, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		name = n
+	} else if n, ok := strings.CutPrefix(msg, "unknown shorthand flag: '"); ok {
+		name, _, _ = strings.Cut(n, "'")
+	}
+	if name != "" {
+		var owners []string
+		for _, k := range workload.Kinds() {
+			w, _ := workload.Get(k)
+			flags, _ := workload.FlagsOf(w)
+			for _, f := range flags {
+				if f.Name == name || (f.Shorthand != "" && f.Shorthand == name) {
+					owners = append(owners, k)
+					break
+				}
+			}
+		}
+		switch {
+		case slices.Contains(owners, kind):
+			msg += fmt.Sprintf("; %s takes only the flags of workload %s that set its parameters", cmd.Name(), kind)
+		case len(owners) > 0:
+			msg += fmt.Sprintf("; workload %s does not take it, %s does", kind, strings.Join(owners, ", "))
+		default:
+			msg += fmt.Sprintf("; workload %s does not take it", kind)
+		}
+	}
+	return fmt.Errorf("%s: %s (see 'fairbench %s --workload %s --help')", cmd.Name(), msg, cmd.Name(), kind)
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// adhocFor parses args as `fairbench run` would for the workload they name.
+func adhocFor(t *testing.T, args ...string) (*adhoc, *pflag.FlagSet, error) {
+	t.Helper()
+	a := &adhoc{}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.StringVar(&a.target, "target", "", "")
+	fs.StringVar(&a.workload, "workload", workload.Default(), "")
+	fs.StringVar(&a.warmup, "warmup", "0s", "")
+	fs.StringArrayVar(&a.set, "set", nil, "")
+	if err := a.defineWorkloadFlags(fs, scanWorkload(args), true); err != nil {
+		t.Fatal(err)
+	}
+	return a, fs, fs.Parse(args)
+}
+
+func TestAdhocSysbenchFlags(t *testing.T) {
+	a, fs, err := adhocFor(t, "--target", "sqlite:x.db", "--workload", "oltp", "--tables", "2", "--table-size", "10000",
+		"--threads", "4", "--time", "10", "--report-interval", "1", "--skip-trx=on", "--db-ps-mode", "disable", "--set", "range_size=50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, c, err := adhocStudy(a, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := st.Workloads[0]
+	if w.Clients[0].N != 4 || st.Duration != 10*time.Second || c.progress != 1 || w.Threads != 0 {
+		t.Errorf("clients %d, duration %s, progress %d, threads %d; want 4, 10s, 1, 0", w.Clients[0].N, st.Duration, c.progress, w.Threads)
+	}
+	want := map[string]any{"tables": int64(2), "table_size": int64(10000), "skip_trx": true, "query_mode": "simple", "range_size": int64(50)}
+	for k, v := range want {
+		if got := w.Params[k]; len(got) != 1 || got[0] != v {
+			t.Errorf("%s = %v, want %v", k, got, v)
+		}
+	}
+}
+
+func TestAdhocSysbenchDefaults(t *testing.T) {
+	a, fs, err := adhocFor(t, "--target", "sqlite:x.db", "--workload=oltp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, c, err := adhocStudy(a, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Duration != 10*time.Second || st.Workloads[0].Clients[0].N != 1 || c.maxTries != 1 {
+		t.Errorf("defaults: duration %s, clients %d, max tries %d; want sysbench's 10s, 1, 1", st.Duration, st.Workloads[0].Clients[0].N, c.maxTries)
+	}
+}
+
+func TestAdhocPgbenchFlags(t *testing.T) {
+	a, fs, err := adhocFor(t, "--target", "sqlite:x.db", "-S", "-s", "3", "-c", "8", "-j", "2", "-T", "30s", "-R", "100", "-L", "5", "--max-tries", "3", "-n", "-M", "prepared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, c, err := adhocStudy(a, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := st.Workloads[0]
+	if w.Kind != workload.Default() || w.Clients[0].N != 8 || w.Threads != 2 || st.Duration != 30*time.Second ||
+		w.Rate != 100 || w.LatencyLimit != 5*time.Millisecond || w.MaxTries != 3 || c.maxTries != 3 {
+		t.Errorf("cell %+v, duration %s", w, st.Duration)
+	}
+	want := map[string]any{"mode": "select-only", "scale": int64(3), "vacuum": false, "query_mode": "prepared"}
+	for k, v := range want {
+		if got := w.Params[k]; len(got) != 1 || got[0] != v {
+			t.Errorf("%s = %v, want %v", k, got, v)
+		}
+	}
+}
+
+func TestAdhocBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", "oltp", "--table-size", "x"}, "--table-size"},
+		{[]string{"--workload", "oltp", "--threads", "0"}, "--threads: must be at least 1"},
+		{[]string{"-c", "0"}, "-c/--client: must be at least 1"},
+		{[]string{"-T", "soon"}, "-T/--time"},
+		{[]string{"--set", "nope=1"}, "no parameter \"nope\""},
+	} {
+		a, fs, err := adhocFor(t, append([]string{"--target", "sqlite:x.db"}, tc.args...)...)
+		if err == nil {
+			_, _, err = adhocStudy(a, fs)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one naming %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestRunWorkloadHelpAndUnknownFlag(t *testing.T) {
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"run", "--workload", "oltp", "--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--table-size int", "(default 10000)", "--threads int", "--report-interval", "--time duration"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run --workload oltp --help lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "--client") {
+		t.Errorf("oltp's help lists pgbench's --client:\n%s", out.String())
+	}
+
+	root = newRoot()
+	root.SetOut(&out)
+	root.SetArgs([]string{"run", "--target", "sqlite:x.db", "--tables", "2"})
+	err := root.Execute()
+	if err == nil || !strings.Contains(err.Error(), "unknown flag: --tables") || !strings.Contains(err.Error(), "oltp does") {
+		t.Errorf("a flag of another workload: %v", err)
+	}
+}

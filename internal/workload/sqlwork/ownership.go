@@ -1,0 +1,35 @@
+package sqlwork
+
+import (
+	"context"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	owned "github.com/fairbench/fairbench/internal/ownership"
+)
+
+// The markers are offered, through ownership, to the loads of external tools
+// (go-ycsb load), whose runner must not import a workload package.
+func init() { owned.RegisterSQL(Markers{}) }
+
+// Markers implements ownership.SQLTables with this package's marker table.
+type Markers struct{}
+
+// TableExists implements owned.SQLTables.
+func (Markers) TableExists(ctx context.Context, c driver.SQL, table string) (bool, error) {
+	return TableExists(ctx, c, table)
+}
+
+// Owns implements owned.SQLTables.
+func (Markers) Owns(ctx context.Context, c driver.SQL, dataset string, tables []string) (bool, error) {
+	return Owns(ctx, c, dataset, tables)
+}
+
+// MarkLoading implements owned.SQLTables.
+func (Markers) MarkLoading(ctx context.Context, c driver.SQL, dataset, params string) error {
+	return WriteMarker(ctx, c, dataset, params, Loading, nil)
+}
+
+// MarkReady implements owned.SQLTables.
+func (Markers) MarkReady(ctx context.Context, c driver.SQL, dataset, params string, tables []string) error {
+	return WriteMarker(ctx, c, dataset, params, Ready, tables)
+}
