@@ -34,7 +34,12 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 	}
 	var sq driver.SQL
 	if l.Table != "" {
-		conn, err := r.connect(ctx, c.Target, driver.Options{})
+		cl, err := r.open(ctx, c.Target, driver.Options{})
+		if err != nil {
+			return err
+		}
+		defer cl.Close(context.WithoutCancel(ctx))
+		conn, err := r.connect(ctx, cl, c.Target)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,9 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"fmt"
+
+	"github.com/fairbench/fairbench/internal/driver"
 )
 
 // Conn is one client's connection with the pool that holds it and the
@@ -49,3 +52,60 @@ func (c *Conn) Close() error {
 	}
 	return err
 }
+
+// Rows streams a database/sql result set as driver.Rows, converting each
+// value with driver.Assign so that every engine scans alike.
+type Rows struct {
+	r    *sql.Rows
+	cols []string
+	vals []any
+	ptrs []any
+	err  error
+}
+
+// NewRows wraps r; err, if not nil, is returned as is (r is then nil).
+func NewRows(r *sql.Rows, err error) (driver.Rows, error) {
+	if err != nil {
+		return nil, err
+	}
+	cols, err := r.Columns()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	rs := &Rows{r: r, cols: cols, vals: make([]any, len(cols)), ptrs: make([]any, len(cols))}
+	for i := range rs.vals {
+		rs.ptrs[i] = &rs.vals[i]
+	}
+	return rs, nil
+}
+
+// Next implements driver.Rows.
+func (rs *Rows) Next() bool { return rs.err == nil && rs.r.Next() }
+
+// Scan implements driver.Rows.
+func (rs *Rows) Scan(dest ...any) error {
+	if len(dest) != len(rs.cols) {
+		return fmt.Errorf("%d destinations for %d columns", len(dest), len(rs.cols))
+	}
+	if err := rs.r.Scan(rs.ptrs...); err != nil {
+		return err
+	}
+	for i, d := range dest {
+		if err := driver.Assign(d, rs.vals[i], rs.cols[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Err implements driver.Rows.
+func (rs *Rows) Err() error {
+	if rs.err != nil {
+		return rs.err
+	}
+	return rs.r.Err()
+}
+
+// Close implements driver.Rows.
+func (rs *Rows) Close() error { return rs.r.Close() }
