@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/fairbench/fairbench/internal/driver"
 )
@@ -58,9 +59,11 @@ func (c *Conn) Close() error {
 type Rows struct {
 	r    *sql.Rows
 	cols []string
-	vals []any
-	ptrs []any
-	err  error
+	// bytes: the column holds bytes (BLOB, BINARY, BIT); the drivers hand out
+	// text as []byte too, which *any then receives as a string.
+	bytes []bool
+	vals  []any
+	ptrs  []any
 }
 
 // NewRows wraps r; err, if not nil, is returned as is (r is then nil).
@@ -73,15 +76,21 @@ func NewRows(r *sql.Rows, err error) (driver.Rows, error) {
 		r.Close()
 		return nil, err
 	}
-	rs := &Rows{r: r, cols: cols, vals: make([]any, len(cols)), ptrs: make([]any, len(cols))}
+	rs := &Rows{r: r, cols: cols, bytes: make([]bool, len(cols)), vals: make([]any, len(cols)), ptrs: make([]any, len(cols))}
 	for i := range rs.vals {
 		rs.ptrs[i] = &rs.vals[i]
+	}
+	if types, err := r.ColumnTypes(); err == nil {
+		for i, ct := range types {
+			name := strings.ToUpper(ct.DatabaseTypeName())
+			rs.bytes[i] = strings.Contains(name, "BLOB") || strings.Contains(name, "BINARY") || name == "BIT" || name == "GEOMETRY"
+		}
 	}
 	return rs, nil
 }
 
 // Next implements driver.Rows.
-func (rs *Rows) Next() bool { return rs.err == nil && rs.r.Next() }
+func (rs *Rows) Next() bool { return rs.r.Next() }
 
 // Scan implements driver.Rows.
 func (rs *Rows) Scan(dest ...any) error {
@@ -92,7 +101,13 @@ func (rs *Rows) Scan(dest ...any) error {
 		return err
 	}
 	for i, d := range dest {
-		if err := driver.Assign(d, rs.vals[i], rs.cols[i]); err != nil {
+		v := rs.vals[i]
+		if b, ok := v.([]byte); ok && !rs.bytes[i] {
+			if _, toAny := d.(*any); toAny {
+				v = string(b)
+			}
+		}
+		if err := driver.Assign(d, v, rs.cols[i]); err != nil {
 			return err
 		}
 	}
@@ -100,12 +115,7 @@ func (rs *Rows) Scan(dest ...any) error {
 }
 
 // Err implements driver.Rows.
-func (rs *Rows) Err() error {
-	if rs.err != nil {
-		return rs.err
-	}
-	return rs.r.Err()
-}
+func (rs *Rows) Err() error { return rs.r.Err() }
 
 // Close implements driver.Rows.
 func (rs *Rows) Close() error { return rs.r.Close() }
