@@ -144,8 +144,8 @@ type Conn struct {
 	prepared int
 }
 
-// errMultiplexed: what a connection taken over for an event loop cannot do.
-var errMultiplexed = errors.New("this connection runs on an event loop: use another connection for COPY and environment queries")
+// errMultiplexed: what a session taken over for the wire path cannot do.
+var errMultiplexed = errors.New("this session runs on fairbench's wire path: use another session for COPY and environment queries")
 
 // BlocksThread implements fastpath.ThreadPerClient.
 func (c *Conn) BlocksThread() bool { return c.blocking }
