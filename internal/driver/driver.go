@@ -1,12 +1,25 @@
-// Package driver defines how fairbench speaks to a database: a Driver opens
-// connections for a target URL, and each connection declares what it can do through
-// capability interfaces (SQL today; key-value, document, search and analytics later).
-// Workloads ask for a capability and never import a concrete driver; concrete drivers
-// register themselves by URL scheme in this package's registry.
+// Package driver defines how fairbench speaks to a database, in two levels.
+//
+// A Driver, registered by URL scheme, opens one Client per target and load
+// generator (Open): what the workers share — parsed configuration, TLS, a pool
+// where the engine has one, environment capture (the Environment and InProcess
+// capabilities belong to the client). Each worker takes its own session from
+// the client (Client.Session), a Conn; for PostgreSQL, MySQL and SQLite a
+// session is one connection, the way a pgbench or sysbench client owns one
+// (ConnClient is that shared mechanism).
+//
+// What a session can do beyond Close and Classify is expressed by capability
+// families discovered by type assertion: SQL (statements, prepared statements,
+// streamed result sets of typed columns through Rows), BulkLoader, Environment,
+// Interrupter and Path today; key-value, document, search and analytics later.
+// Workloads ask for a capability and never import a concrete driver. The
+// hand-written fast path (blocking sockets, event loops) is no part of this
+// package: its capabilities live in package fastpath.
 package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -15,7 +28,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fairbench/fairbench/internal/driver/sockets"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -25,7 +37,8 @@ type Target struct {
 	URL  string // may carry a password: never print it, use Redacted
 }
 
-// Options are per-connection settings that a workload or the user chooses.
+// Options are per-client settings that a workload or the user chooses; every
+// session of a client has them.
 type Options struct {
 	// QueryMode is pgbench's -M: "simple", "extended" or "prepared". Drivers
 	// that have only one way to run a statement accept every mode and report
@@ -33,26 +46,94 @@ type Options struct {
 	QueryMode string
 }
 
-// Driver opens connections to targets of the URL schemes it registered.
+// Driver opens clients for targets of the URL schemes it registered.
 type Driver interface {
 	// Name is the engine family ("postgres", "sqlite", ...).
 	Name() string
-	// Connect opens one connection; the runner opens one per client.
-	Connect(ctx context.Context, t Target, opts Options) (Conn, error)
+	// Open checks the target's URL and options and returns the client the
+	// workers of one cell share. It may connect to validate the target.
+	Open(ctx context.Context, t Target, opts Options) (Client, error)
 }
 
-// Conn is one open connection. What it can do beyond Close is expressed by the
-// capability interfaces below.
+// Client is one target's shared client. Sessions are safe to take from
+// several goroutines at once; each session belongs to the one worker that took
+// it, which closes it. Close releases what the client shares and refuses new
+// sessions; it does not close sessions still open.
+type Client interface {
+	Session(ctx context.Context) (Conn, error)
+	Close(ctx context.Context) error
+}
+
+// Conn is one session: one worker's connection (or its share of the
+// client's). What it can do beyond Close is expressed by the capability
+// interfaces below.
 type Conn interface {
 	Close(ctx context.Context) error
-	// Classify maps an error returned by this connection to an error class.
+	// Classify maps an error returned by this session to an error class.
 	Classify(err error) result.ErrorClass
 }
 
-// InProcess is the optional capability of drivers whose engine runs inside
-// fairbench's own process (embedded SQLite). The client's CPU then includes
-// the database's work, and there is no server to move to another host, so the
-// load-generator and same-host checks do not apply to its runs.
+// ConnClient is the Client of drivers whose session is one connection
+// (PostgreSQL, MySQL, SQLite): Session dials a new connection with what Open
+// parsed once. It implements Environment by asking a fresh session, and
+// InProcess as told.
+type ConnClient struct {
+	dial      func(ctx context.Context) (Conn, error)
+	inProcess bool
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// NewConnClient returns a client whose sessions are the connections dial opens.
+func NewConnClient(dial func(ctx context.Context) (Conn, error), inProcess bool) *ConnClient {
+	return &ConnClient{dial: dial, inProcess: inProcess}
+}
+
+// ErrClientClosed is returned for a session asked of a closed client.
+var ErrClientClosed = errors.New("the client is closed")
+
+// Session implements Client: a new connection.
+func (c *ConnClient) Session(ctx context.Context) (Conn, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, ErrClientClosed
+	}
+	return c.dial(ctx)
+}
+
+// Close implements Client.
+func (c *ConnClient) Close(context.Context) error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	return nil
+}
+
+// InProcess implements InProcess.
+func (c *ConnClient) InProcess() bool { return c.inProcess }
+
+// Environment implements Environment on a session of its own, when the
+// driver's sessions can describe the server.
+func (c *ConnClient) Environment(ctx context.Context) (map[string]any, error) {
+	s, err := c.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close(context.WithoutCancel(ctx))
+	e, ok := s.(Environment)
+	if !ok {
+		return nil, errors.New("this driver does not describe its server")
+	}
+	return e.Environment(ctx)
+}
+
+// InProcess is the optional capability of drivers and clients whose engine
+// runs inside fairbench's own process (embedded SQLite). The client's CPU then
+// includes the database's work, and there is no server to move to another
+// host, so the load-generator and same-host checks do not apply to its runs.
 type InProcess interface {
 	InProcess() bool
 }
@@ -68,36 +149,28 @@ func EngineInProcess(rawURL string) bool {
 	return ok && ip.InProcess()
 }
 
-// Environment is the optional capability to describe the server: version,
-// settings that differ from defaults, TLS in use. Values must never hold secrets.
+// Environment is the optional capability (of a client, and of sessions that
+// are not on a fast path) to describe the server: version, settings that
+// differ from defaults, TLS in use. Values must never hold secrets.
 type Environment interface {
 	Environment(ctx context.Context) (map[string]any, error)
 }
 
-// ThreadPerClient is the optional capability of connections whose reads block an
-// OS thread in the kernel (as pgbench's threads do) instead of parking in Go's
-// netpoller. The runner then gives the Go scheduler a P per client for the run,
-// so that a client blocked in a read never holds up another.
-type ThreadPerClient interface {
-	BlocksThread() bool
-}
-
-// Interrupter is the optional capability of connections that another goroutine
-// can interrupt: a statement blocked on the connection returns an error at once,
-// and the connection is unusable afterwards. The runner then runs operations
+// Interrupter is the optional capability of sessions that another goroutine
+// can interrupt: a statement blocked on the session returns an error at once,
+// and the session is unusable afterwards. The runner then runs operations
 // under a context without cancellation, which spares the driver a context watch
-// per statement, and interrupts the connections itself when a run is cancelled.
+// per statement, and interrupts the sessions itself when a run is cancelled.
 type Interrupter interface {
 	Interrupt()
 }
 
-// Multiplexer is the optional capability of connections that an event loop can
-// drive (sockets.Loop), several clients per thread, as pgbench -j drives its
-// connections. Multiplex readies the connection for it and returns its socket,
-// to be attached to the loop task of the client that owns the connection; from
-// then on only that task uses the connection (Interrupt and Close excepted).
-type Multiplexer interface {
-	Multiplex(ctx context.Context) (*sockets.Conn, error)
+// Path is the optional capability of sessions to name the client code path
+// their statements take ("pgx", "wire (pgproto3 messages)", "go-sql-driver",
+// "wire (COM_STMT_PREPARE/EXECUTE)", "modernc sqlite"), recorded with each run:
+// one sweep, one client code path.
+type Path interface {
+	ClientPath() string
 }
 
 // SQL is the capability of relational engines. Statements use PostgreSQL-style
@@ -108,18 +181,35 @@ type SQL interface {
 	Dialect() string
 	// Exec runs a statement without parameters (DDL, maintenance).
 	Exec(ctx context.Context, sql string) error
-	// Prepare readies a statement for repeated execution in the connection's query mode.
+	// Prepare readies a statement for repeated execution in the session's query mode.
 	Prepare(ctx context.Context, sql string) (Stmt, error)
 	// QueryInt64 runs a query returning one row with one integer column (NULL → 0).
 	QueryInt64(ctx context.Context, sql string, args ...any) (int64, error)
+	// Query runs a query and streams its rows. The session runs nothing else
+	// until the rows are closed.
+	Query(ctx context.Context, sql string, args ...any) (Rows, error)
 }
 
-// Stmt is a statement ready to run on one connection; it is not safe for concurrent use.
+// Stmt is a statement ready to run on one session; it is not safe for concurrent use.
 type Stmt interface {
 	// Exec runs the statement, discarding any rows.
 	Exec(ctx context.Context, args ...any) error
 	// QueryInt64 runs the statement and scans the first column of the first row.
 	QueryInt64(ctx context.Context, args ...any) (int64, error)
+	// Query runs the statement and streams its rows.
+	Query(ctx context.Context, args ...any) (Rows, error)
+}
+
+// Rows is a streamed result set. Scan accepts *int64, *int, *float64,
+// *string, *[]byte, *bool, *time.Time and *any (see Assign): a NUMERIC or
+// DECIMAL scans into *float64 and, exactly, into *string; NULL scans into *any
+// as nil and is an error, naming the column, for any other destination.
+// Close reads what is left of the result; it is safe to call more than once.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
 }
 
 // RowSource yields rows for a bulk load, one at a time.

@@ -155,7 +155,7 @@ func TestLocalHostNameLookalikes(t *testing.T) {
 type stubDriver struct{ name string }
 
 func (d stubDriver) Name() string { return d.name }
-func (d stubDriver) Connect(context.Context, driver.Target, driver.Options) (driver.Conn, error) {
+func (d stubDriver) Open(context.Context, driver.Target, driver.Options) (driver.Client, error) {
 	return nil, nil
 }
 

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/driver/sockets"
+	"github.com/fairbench/fairbench/internal/fastpath"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
@@ -31,21 +31,23 @@ import (
 type sockDriver struct{}
 
 func (sockDriver) Name() string { return "fakesock" }
-func (sockDriver) Connect(ctx context.Context, t driver.Target, o driver.Options) (driver.Conn, error) {
-	nc, err := sockets.Dial(ctx, "tcp", strings.TrimPrefix(t.URL, "fakesock://"))
-	if err != nil {
-		return nil, err
-	}
-	return &sockConn{s: nc.(*sockets.Conn)}, nil
+func (sockDriver) Open(ctx context.Context, t driver.Target, o driver.Options) (driver.Client, error) {
+	return driver.NewConnClient(func(ctx context.Context) (driver.Conn, error) {
+		nc, err := fastpath.Dial(ctx, "tcp", strings.TrimPrefix(t.URL, "fakesock://"))
+		if err != nil {
+			return nil, err
+		}
+		return &sockConn{s: nc.(*fastpath.Conn)}, nil
+	}, false), nil
 }
 
-type sockConn struct{ s *sockets.Conn }
+type sockConn struct{ s *fastpath.Conn }
 
 func (c *sockConn) Close(context.Context) error                         { return c.s.Close() }
 func (c *sockConn) Classify(error) result.ErrorClass                    { return result.ErrConnection }
 func (c *sockConn) Interrupt()                                          { c.s.Close() }
 func (c *sockConn) BlocksThread() bool                                  { return true }
-func (c *sockConn) Multiplex(context.Context) (*sockets.Conn, error)    { return c.s, nil }
+func (c *sockConn) Multiplex(context.Context) (*fastpath.Conn, error)   { return c.s, nil }
 func (pingWorkload) Kind() string                                       { return "fake-ping" }
 func (pingWorkload) Description() string                                { return "one-byte round trips" }
 func (pingWorkload) Params() []params.Spec                              { return nil }
@@ -231,7 +233,7 @@ func TestClientThreadsKeepTheirOSThread(t *testing.T) {
 		workerTIDs.sets = nil
 		workerTIDs.Unlock()
 		run, err := runPing(t, context.Background(), url, study.Workload{Kind: "fake-tid",
-			Clients: []study.ClientLevel{{N: tc.clients}}, Threads: tc.threads}, 30*sockets.YieldEvery)
+			Clients: []study.ClientLevel{{N: tc.clients}}, Threads: tc.threads}, 30*fastpath.YieldEvery)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/driver/sockets"
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/fastpath"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/nodeexp"
@@ -133,12 +133,17 @@ func (r *Runner) Preflight(ctx context.Context, cells []study.Cell) error {
 			continue
 		}
 		seen[c.Target.Name] = true
-		conn, err := r.connect(ctx, c.Target, driver.Options{})
+		cl, err := r.open(ctx, c.Target, driver.Options{})
 		if err != nil {
 			return err
 		}
+		conn, err := r.connect(ctx, cl, c.Target)
+		if err != nil {
+			cl.Close(ctx)
+			return err
+		}
 		env := map[string]any{}
-		if e, ok := conn.(driver.Environment); ok {
+		if e := environment(cl, conn); e != nil {
 			if got, err := e.Environment(ctx); err == nil {
 				env = got
 			} else {
@@ -147,18 +152,43 @@ func (r *Runner) Preflight(ctx context.Context, cells []study.Cell) error {
 		}
 		r.envs[c.Target.Name] = env
 		conn.Close(ctx)
+		cl.Close(ctx)
 	}
 	return nil
 }
 
-func (r *Runner) connect(ctx context.Context, t *study.Target, o driver.Options) (driver.Conn, error) {
+// environment is what describes the target's server: the client, or else the session.
+func environment(cl driver.Client, conn driver.Conn) driver.Environment {
+	if e, ok := cl.(driver.Environment); ok {
+		return e
+	}
+	e, _ := conn.(driver.Environment)
+	return e
+}
+
+// open opens the target's client, which a cell's sessions share.
+func (r *Runner) open(ctx context.Context, t *study.Target, o driver.Options) (driver.Client, error) {
 	d, err := driver.ForURL(t.URL)
 	if err != nil {
 		return nil, &TargetError{Target: t.Name, URL: t.URL, Err: err}
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.opt.ConnectTimeout)
 	defer cancel()
-	conn, err := d.Connect(cctx, driver.Target{Name: t.Name, URL: t.URL}, o)
+	cl, err := d.Open(cctx, driver.Target{Name: t.Name, URL: t.URL}, o)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		return nil, &TargetError{Target: t.Name, URL: t.URL, Err: err}
+	}
+	return cl, nil
+}
+
+// connect takes a session of the target's client.
+func (r *Runner) connect(ctx context.Context, cl driver.Client, t *study.Target) (driver.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, r.opt.ConnectTimeout)
+	defer cancel()
+	conn, err := cl.Session(cctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
@@ -269,7 +299,12 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	if co, ok := inst.(workload.ConnOptioner); ok {
 		copts = co.ConnOptions()
 	}
-	admin, err := r.connect(ctx, c.Target, copts)
+	client, err := r.open(ctx, c.Target, copts)
+	if err != nil {
+		return fail(err)
+	}
+	defer client.Close(context.WithoutCancel(ctx))
+	admin, err := r.connect(ctx, client, c.Target)
 	if err != nil {
 		return fail(err)
 	}
@@ -279,7 +314,7 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	}
 	err = inst.Prepare(ctx, workload.PrepareEnv{
 		Conn:    admin,
-		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, c.Target, copts) },
+		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
 		Replace: r.opt.Replace,
 		Logf:    logf,
 	})
@@ -294,7 +329,7 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	env := map[string]any{"host": envinfo.Host()}
 	if dbEnv, ok := r.envs[c.Target.Name]; ok {
 		env["database"] = dbEnv
-	} else if e, ok := admin.(driver.Environment); ok {
+	} else if e := environment(client, admin); e != nil {
 		if got, err := e.Environment(ctx); err == nil {
 			r.envs[c.Target.Name] = got
 			env["database"] = got
@@ -334,7 +369,7 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	}
 
 	m := &measurement{
-		r: r, cell: c, inst: inst, copts: copts, run: run, out: r.opt.Progress,
+		r: r, cell: c, inst: inst, copts: copts, run: run, out: r.opt.Progress, client: client,
 	}
 	err = m.execute(ctx)
 	if err != nil && run.Status == "" {
@@ -360,12 +395,14 @@ type measurement struct {
 	copts driver.Options
 	run   *result.Run
 	out   io.Writer
+	// client is the cell's client; every worker takes its session from it.
+	client driver.Client
 
 	stop    atomic.Bool
 	workers []*worker
 	// loops: with more clients than threads, the clients run as coroutines on
 	// this many event loops, one goroutine each (see multiplex); nil otherwise.
-	loops []*sockets.Loop
+	loops []*fastpath.Loop
 	// detached: every connection can be interrupted (driver.Interrupter), so
 	// operations run under a context without cancellation and a cancelled run
 	// interrupts the connections instead.
@@ -384,7 +421,7 @@ type worker struct {
 	arr  *rand.Rand // arrival schedule in rate mode, separate so retries do not shift it
 	// task is the worker's coroutine on its event loop; nil when the worker
 	// has a goroutine of its own.
-	task *sockets.Task
+	task *fastpath.Task
 	req  requests
 }
 
@@ -417,12 +454,15 @@ func (m *measurement) execute(ctx context.Context) error {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			conn, err := m.r.connect(ctx, c.Target, m.copts)
+			conn, err := m.r.connect(ctx, m.client, c.Target)
 			if err != nil {
 				errs[i] = err
 				return
 			}
 			op, err := m.inst.NewWorker(ctx, conn)
+			if err == nil {
+				err = onFastPath(ctx, conn)
+			}
 			if err != nil {
 				conn.Close(ctx)
 				errs[i] = fmt.Errorf("client %d: %w", i+1, err)
@@ -462,11 +502,14 @@ func (m *measurement) execute(ctx context.Context) error {
 	// How the clients were driven goes with the run: it decides the client's
 	// cost per operation (README, "The load generator waits like pgbench").
 	client := map[string]any{"io": "goroutine per client"}
+	if p, ok := m.workers[0].conn.(driver.Path); ok {
+		client["path"] = p.ClientPath()
+	}
 	m.run.Env["client"] = client
 	// Spare Ps beside the clients' threads: the ticker and the collector must
 	// never wait for a P held by a thread blocked in a read.
 	procs := 0
-	if _, ok := m.workers[0].conn.(driver.Multiplexer); ok && m.detached && c.Clients > threads {
+	if _, ok := m.workers[0].conn.(fastpath.Multiplexer); ok && m.detached && c.Clients > threads {
 		if err := m.multiplex(ctx, threads); err != nil {
 			fmt.Fprintf(m.out, "  clients not multiplexed, one thread each: %s\n", envinfo.Scrub(err.Error()))
 		}
@@ -478,13 +521,13 @@ func (m *measurement) execute(ctx context.Context) error {
 		for _, l := range m.loops {
 			defer l.Close()
 		}
-	} else if tp, ok := m.workers[0].conn.(driver.ThreadPerClient); ok && tp.BlocksThread() {
+	} else if tp, ok := m.workers[0].conn.(fastpath.ThreadPerClient); ok && tp.BlocksThread() {
 		client["io"] = "thread per client"
 		clientThreads = c.Clients
 	}
 	// With a CPU for each client thread, each keeps its own OS thread, as
 	// pgbench's and sysbench's threads do. Otherwise Go moves a goroutine to
-	// another thread at most yields (sockets.YieldEvery), and the kernel,
+	// another thread at most yields (fastpath.YieldEvery), and the kernel,
 	// which placed the client's thread and the server's next to each other,
 	// starts over: 2–4 % of the machine idle at 2 threads on 2 vCPUs, none
 	// when locked (bench/README.md). With more client threads than CPUs there
@@ -531,7 +574,7 @@ func (m *measurement) execute(ctx context.Context) error {
 	runStart := time.Now()
 	if m.loops != nil {
 		for _, w := range m.workers {
-			w.task.SetBody(func(*sockets.Task) { m.loop(wctx, w, runStart) })
+			w.task.SetBody(func(*fastpath.Task) { m.loop(wctx, w, runStart) })
 		}
 		for _, l := range m.loops {
 			done.Add(1)
@@ -614,10 +657,10 @@ func (m *measurement) execute(ctx context.Context) error {
 // loops, as pgbench -j spreads its clients over its threads. It fails, and the
 // clients keep a thread each, when a connection cannot run on a loop.
 func (m *measurement) multiplex(ctx context.Context, threads int) error {
-	if !sockets.Supported {
+	if !fastpath.Supported {
 		return errors.New("event loops are implemented on Linux only")
 	}
-	loops := make([]*sockets.Loop, threads)
+	loops := make([]*fastpath.Loop, threads)
 	fail := func(err error) error {
 		for _, l := range loops {
 			if l != nil {
@@ -627,7 +670,7 @@ func (m *measurement) multiplex(ctx context.Context, threads int) error {
 		return err
 	}
 	for i := range loops {
-		l, err := sockets.NewLoop()
+		l, err := fastpath.NewLoop()
 		if err != nil {
 			return fail(err)
 		}
@@ -849,11 +892,13 @@ func (w *worker) interrupt() {
 func (m *measurement) reconnect(ctx context.Context, w *worker) {
 	w.conn.Close(ctx)
 	for !m.stop.Load() {
-		conn, err := m.r.connect(ctx, m.cell.Target, m.copts)
+		conn, err := m.r.connect(ctx, m.client, m.cell.Target)
 		if err == nil {
 			op, err := m.inst.NewWorker(ctx, conn)
 			if err == nil && w.task != nil {
 				err = attach(ctx, w.task, conn)
+			} else if err == nil {
+				err = onFastPath(ctx, conn)
 			}
 			if err == nil {
 				w.mu.Lock()
@@ -867,9 +912,25 @@ func (m *measurement) reconnect(ctx context.Context, w *worker) {
 	}
 }
 
+// onFastPath puts a worker's session on fairbench's fast path while it is
+// enabled, whatever the number of clients, so that a sweep over clients keeps
+// one client code path (a PostgreSQL session's statements take the wire path
+// with a thread per client as on event loops).
+func onFastPath(ctx context.Context, conn driver.Conn) error {
+	if !fastpath.Enabled() {
+		return nil
+	}
+	if mx, ok := conn.(fastpath.Multiplexer); ok {
+		if _, err := mx.Multiplex(ctx); err != nil {
+			return fmt.Errorf("putting the session on fairbench's fast path: %w", err)
+		}
+	}
+	return nil
+}
+
 // attach readies conn for an event loop and attaches its socket to task.
-func attach(ctx context.Context, task *sockets.Task, conn driver.Conn) error {
-	mx, ok := conn.(driver.Multiplexer)
+func attach(ctx context.Context, task *fastpath.Task, conn driver.Conn) error {
+	mx, ok := conn.(fastpath.Multiplexer)
 	if !ok {
 		return errors.New("this driver's connections cannot run on an event loop")
 	}
@@ -960,14 +1021,19 @@ func (r *Runner) Prepare(ctx context.Context, c study.Cell) error {
 	if co, ok := inst.(workload.ConnOptioner); ok {
 		copts = co.ConnOptions()
 	}
-	conn, err := r.connect(ctx, c.Target, copts)
+	client, err := r.open(ctx, c.Target, copts)
+	if err != nil {
+		return err
+	}
+	defer client.Close(context.WithoutCancel(ctx))
+	conn, err := r.connect(ctx, client, c.Target)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	err = inst.Prepare(ctx, workload.PrepareEnv{
 		Conn:    conn,
-		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, c.Target, copts) },
+		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
 		Replace: r.opt.Replace,
 		Logf:    func(format string, args ...any) { fmt.Fprintf(r.opt.Progress, format+"\n", args...) },
 	})

@@ -24,8 +24,8 @@ import (
 type fakeDriver struct{}
 
 func (fakeDriver) Name() string { return "fake" }
-func (fakeDriver) Connect(ctx context.Context, t driver.Target, o driver.Options) (driver.Conn, error) {
-	return fakeConn{}, nil
+func (fakeDriver) Open(ctx context.Context, t driver.Target, o driver.Options) (driver.Client, error) {
+	return driver.NewConnClient(func(context.Context) (driver.Conn, error) { return fakeConn{}, nil }, false), nil
 }
 
 type fakeConn struct{}
@@ -320,10 +320,12 @@ func (c *interruptConn) Interrupt() {
 type interruptDriver struct{ conns chan *interruptConn }
 
 func (interruptDriver) Name() string { return "fake-interruptible" }
-func (d interruptDriver) Connect(ctx context.Context, t driver.Target, o driver.Options) (driver.Conn, error) {
-	c := &interruptConn{woken: make(chan struct{})}
-	d.conns <- c
-	return c, nil
+func (d interruptDriver) Open(ctx context.Context, t driver.Target, o driver.Options) (driver.Client, error) {
+	return driver.NewConnClient(func(context.Context) (driver.Conn, error) {
+		c := &interruptConn{woken: make(chan struct{})}
+		d.conns <- c
+		return c, nil
+	}, false), nil
 }
 
 type hangWorkload struct{ fakeWorkload }

@@ -39,7 +39,12 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		if marks, ok = ownership.SQL(); !ok {
 			return targetErr(fmt.Errorf("%s loads a table, but this program has no dataset markers to check who made it (internal/ownership has none registered)", t.Name))
 		}
-		conn, err := r.connect(ctx, c.Target, driver.Options{})
+		cl, err := r.open(ctx, c.Target, driver.Options{})
+		if err != nil {
+			return err
+		}
+		defer cl.Close(context.WithoutCancel(ctx))
+		conn, err := r.connect(ctx, cl, c.Target)
 		if err != nil {
 			return err
 		}

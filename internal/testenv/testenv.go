@@ -127,7 +127,12 @@ func FreshMySQL(t testing.TB) string {
 	defer cancel()
 	name := "fbtest_" + randomHex(6)
 	exec := func(ctx context.Context, q string) error {
-		c, err := (mysqldrv.Driver{}).Connect(ctx, driver.Target{Name: "testenv", URL: base}, driver.Options{})
+		cl, err := (mysqldrv.Driver{}).Open(ctx, driver.Target{Name: "testenv", URL: base}, driver.Options{})
+		if err != nil {
+			return err
+		}
+		defer cl.Close(ctx)
+		c, err := cl.Session(ctx)
 		if err != nil {
 			return err
 		}
@@ -150,16 +155,28 @@ func FreshMySQL(t testing.TB) string {
 	return u.String()
 }
 
-// Connect opens a connection to url through fairbench's driver for its scheme
+// Open opens a client for url through fairbench's driver for its scheme
 // (which the test must have registered by importing it), closed when the test
 // ends.
-func Connect(t testing.TB, url string, o driver.Options) driver.Conn {
+func Open(t testing.TB, url string, o driver.Options) driver.Client {
 	t.Helper()
 	d, err := driver.ForURL(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := d.Connect(context.Background(), driver.Target{Name: "test", URL: url}, o)
+	cl, err := d.Open(context.Background(), driver.Target{Name: "test", URL: url}, o)
+	if err != nil {
+		t.Fatalf("opening %s: %v", driver.Redacted(url), err)
+	}
+	t.Cleanup(func() { cl.Close(context.Background()) })
+	return cl
+}
+
+// Connect takes a session of a client for url (see Open), closed when the
+// test ends.
+func Connect(t testing.TB, url string, o driver.Options) driver.Conn {
+	t.Helper()
+	c, err := Open(t, url, o).Session(context.Background())
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", driver.Redacted(url), err)
 	}

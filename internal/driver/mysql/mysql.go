@@ -22,8 +22,8 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/driver/sockets"
 	"github.com/fairbench/fairbench/internal/driver/sqldb"
+	"github.com/fairbench/fairbench/internal/fastpath"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -38,10 +38,11 @@ type Driver struct{}
 // Name implements driver.Driver.
 func (Driver) Name() string { return "mysql" }
 
-// Connect implements driver.Driver. Query modes: "prepared" (the default for
-// MySQL, as sysbench's --db-ps-mode=auto) and "extended" use server-side prepared
-// statements; "simple" sends text with the parameters interpolated by the client.
-func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options) (driver.Conn, error) {
+// Open implements driver.Driver; each session is one connection. Query modes:
+// "prepared" (the default for MySQL, as sysbench's --db-ps-mode=auto) and
+// "extended" use server-side prepared statements; "simple" sends text with the
+// parameters interpolated by the client.
+func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {
 	mode := opts.QueryMode
 	switch mode {
 	case "":
@@ -54,6 +55,16 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 	if err != nil {
 		return nil, err
 	}
+	if _, err := cfg.driverConfig(mode == "simple"); err != nil {
+		return nil, fmt.Errorf("MySQL URL %s: %w", driver.Redacted(t.URL), err)
+	}
+	return driver.NewConnClient(func(ctx context.Context) (driver.Conn, error) {
+		return connect(ctx, t, cfg, mode)
+	}, false), nil
+}
+
+// connect opens one connection.
+func connect(ctx context.Context, t driver.Target, cfg Config, mode string) (driver.Conn, error) {
 	mc, err := cfg.driverConfig(mode == "simple")
 	if err != nil {
 		return nil, fmt.Errorf("MySQL URL %s: %w", driver.Redacted(t.URL), err)
@@ -61,12 +72,12 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 	conn := &Conn{cfg: cfg, mode: mode}
 	// The connection's socket is kept so that a cancelled context can close it
 	// (see detach).
-	conn.blocking = sockets.Enabled()
+	conn.blocking = fastpath.Enabled()
 	mc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var nc net.Conn
 		var err error
 		if conn.blocking {
-			nc, err = sockets.Dial(ctx, network, addr)
+			nc, err = fastpath.Dial(ctx, network, addr)
 		} else {
 			nc, err = (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
 		}
@@ -162,7 +173,7 @@ type Conn struct {
 	wire *wire
 }
 
-// BlocksThread implements driver.ThreadPerClient.
+// BlocksThread implements fastpath.ThreadPerClient.
 func (c *Conn) BlocksThread() bool { return c.blocking }
 
 // detach returns a context the driver cannot see being cancelled, and closes
@@ -178,13 +189,13 @@ func (c *Conn) detach(ctx context.Context) (context.Context, func() bool) {
 
 func noStop() bool { return true }
 
-// Multiplex implements driver.Multiplexer. go-sql-driver reads and writes
+// Multiplex implements fastpath.Multiplexer. go-sql-driver reads and writes
 // only on the goroutine that runs a statement (no background reader, and no
 // context watcher for the runner's uncancellable contexts), so its connection
 // can run on a loop as it is.
-func (c *Conn) Multiplex(ctx context.Context) (*sockets.Conn, error) {
+func (c *Conn) Multiplex(ctx context.Context) (*fastpath.Conn, error) {
 	if nc := c.nc.Load(); nc != nil {
-		if sc, ok := (*nc).(*sockets.Conn); ok {
+		if sc, ok := (*nc).(*fastpath.Conn); ok {
 			return sc, nil
 		}
 	}
@@ -205,6 +216,23 @@ func (c *Conn) Close(ctx context.Context) error {
 
 // Dialect implements driver.SQL.
 func (c *Conn) Dialect() string { return "mysql" }
+
+// ClientPath implements driver.Path: the path the prepared statements take.
+func (c *Conn) ClientPath() string {
+	if c.wire != nil {
+		return "wire (COM_STMT_PREPARE/EXECUTE)"
+	}
+	return "go-sql-driver"
+}
+
+// Query implements driver.SQL through go-sql-driver.
+func (c *Conn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
+	q, err := Rewrite(q)
+	if err != nil {
+		return nil, err
+	}
+	return sqldb.NewRows(c.c.QueryContext(ctx, q, args...))
+}
 
 // Exec implements driver.SQL: the text protocol, no parameters.
 func (c *Conn) Exec(ctx context.Context, q string) error {
@@ -327,6 +355,10 @@ func (s *textStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
 	return v.Int64, err
 }
 
+func (s *textStmt) Query(ctx context.Context, args ...any) (driver.Rows, error) {
+	return sqldb.NewRows(s.conn.c.QueryContext(ctx, s.q, args...))
+}
+
 type preparedStmt struct {
 	conn *Conn
 	s    *sql.Stmt
@@ -348,6 +380,10 @@ func (s *preparedStmt) Exec(ctx context.Context, args ...any) error {
 		return err
 	}
 	return rows.Err()
+}
+
+func (s *preparedStmt) Query(ctx context.Context, args ...any) (driver.Rows, error) {
+	return sqldb.NewRows(s.s.QueryContext(ctx, args...))
 }
 
 func (s *preparedStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
@@ -388,6 +424,21 @@ func (s *wirePreparedStmt) run(ctx context.Context, args []any, scan bool) (int6
 		return s.fallback.QueryInt64(ctx, args...)
 	}
 	return 0, s.fallback.Exec(ctx, args...)
+}
+
+func (s *wirePreparedStmt) Query(ctx context.Context, args ...any) (driver.Rows, error) {
+	if s.fallback == nil {
+		rows, err := s.conn.wire.query(s.s, args)
+		if !errors.Is(err, errUnsupportedArg) {
+			return rows, err
+		}
+		st, err := s.conn.pool.Prepare(ctx, s.q)
+		if err != nil {
+			return nil, err
+		}
+		s.fallback = &preparedStmt{conn: s.conn, s: st}
+	}
+	return s.fallback.Query(ctx, args...)
 }
 
 func (s *wirePreparedStmt) Exec(ctx context.Context, args ...any) error {

@@ -19,12 +19,23 @@ import (
 
 func connect(t *testing.T, url string, mode string) (driver.SQL, error) {
 	t.Helper()
-	c, err := (mysqldrv.Driver{}).Connect(context.Background(), driver.Target{Name: "t", URL: url}, driver.Options{QueryMode: mode})
+	c, err := session(url, driver.Options{QueryMode: mode})
 	if err != nil {
 		return nil, err
 	}
 	t.Cleanup(func() { c.Close(context.Background()) })
 	return c.(driver.SQL), nil
+}
+
+// session opens a client and takes its one session (the client holds
+// nothing else to close).
+func session(url string, o driver.Options) (driver.Conn, error) {
+	cl, err := (mysqldrv.Driver{}).Open(context.Background(), driver.Target{Name: "t", URL: url}, o)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close(context.Background())
+	return cl.Session(context.Background())
 }
 
 // Every query mode runs statements with $n placeholders; prepared mode really
@@ -192,7 +203,7 @@ func TestTLSRequiredButServerHasNone(t *testing.T) {
 		}
 	}()
 	url := "mysql://bench:secretpw@" + ln.Addr().String() + "/db?tls=verify"
-	_, err = (mysqldrv.Driver{}).Connect(context.Background(), driver.Target{URL: url}, driver.Options{})
+	_, err = session(url, driver.Options{})
 	if err == nil || !strings.Contains(err.Error(), "does not offer TLS") || !strings.Contains(err.Error(), ln.Addr().String()) {
 		t.Fatalf("want a clear no-TLS error, got %v", err)
 	}

@@ -81,6 +81,8 @@ const (
 type column struct {
 	typ      byte
 	unsigned bool
+	binary   bool   // the binary character set: a string column holds bytes
+	name     string // kept from one definition to the next while it is the same
 }
 
 // wireStmt is a statement prepared on the wire.
@@ -320,9 +322,14 @@ func (w *wire) readColumns(n int, cols []column, first []byte) ([]column, error)
 				return nil, err
 			}
 		}
-		c, err := parseColumn(p)
+		c, name, err := parseColumn(p)
 		if err != nil {
 			return nil, w.fail(err)
+		}
+		if i < cap(cols) && cols[:i+1][i].name == string(name) {
+			c.name = cols[:i+1][i].name // no allocation when MySQL resends the same definitions
+		} else {
+			c.name = string(name)
 		}
 		cols = append(cols, c)
 	}
@@ -330,13 +337,18 @@ func (w *wire) readColumns(n int, cols []column, first []byte) ([]column, error)
 }
 
 // parseColumn reads a column definition (Protocol::ColumnDefinition41): six
-// length-encoded strings, then the fixed-length fields.
-func parseColumn(p []byte) (column, error) {
+// length-encoded strings (the fifth is the column's name), then the
+// fixed-length fields.
+func parseColumn(p []byte) (column, []byte, error) {
 	pos := 0
-	for range 6 {
+	var name []byte
+	for i := range 6 {
 		n, size, ok := lenenc(p[pos:])
-		if !ok {
-			return column{}, errors.New("malformed column definition")
+		if !ok || pos+size+int(n) > len(p) {
+			return column{}, nil, errors.New("malformed column definition")
+		}
+		if i == 4 {
+			name = p[pos+size : pos+size+int(n)]
 		}
 		pos += size + int(n)
 	}
@@ -344,10 +356,11 @@ func parseColumn(p []byte) (column, error) {
 	pos += size
 	// charset (2), column length (4), type (1), flags (2)
 	if !ok || pos+9 > len(p) {
-		return column{}, errors.New("malformed column definition")
+		return column{}, nil, errors.New("malformed column definition")
 	}
 	flags := binary.LittleEndian.Uint16(p[pos+7:])
-	return column{typ: p[pos+6], unsigned: flags&flagUnsigned != 0}, nil
+	charset := binary.LittleEndian.Uint16(p[pos:])
+	return column{typ: p[pos+6], unsigned: flags&flagUnsigned != 0, binary: charset == 63}, name, nil
 }
 
 // lenenc decodes a length-encoded integer: value, bytes used, ok.
@@ -491,6 +504,13 @@ func (w *wire) execute(s *wireStmt, args []any, scan bool) (reply, error) {
 	if err := w.send(); err != nil {
 		return r, err
 	}
+	return w.results(s, scan)
+}
+
+// results reads a statement's reply from its first packet on: result sets,
+// each up to its last row, until no more results follow.
+func (w *wire) results(s *wireStmt, scan bool) (reply, error) {
+	var r reply
 	var scanErr error
 	for {
 		p, err := w.readPacket()

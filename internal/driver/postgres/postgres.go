@@ -20,7 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/driver/sockets"
+	"github.com/fairbench/fairbench/internal/fastpath"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -46,9 +46,11 @@ var execModes = map[string]pgx.QueryExecMode{
 	"prepared": pgx.QueryExecModeCacheStatement,
 }
 
-// Connect implements driver.Driver. Credentials come from the URL, the PG*
-// environment variables or the password file, as libpq reads them (pgx does this).
-func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options) (driver.Conn, error) {
+// Open implements driver.Driver: the URL is parsed, and its TLS configuration
+// built, once; each session is one connection. Credentials come from the URL,
+// the PG* environment variables or the password file, as libpq reads them (pgx
+// does this).
+func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {
 	mode, ok := execModes[opts.QueryMode]
 	if !ok {
 		return nil, fmt.Errorf("query mode %q is not one of simple, extended, prepared", opts.QueryMode)
@@ -61,11 +63,18 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
 	cfg.DefaultQueryExecMode = mode
-	conn := &Conn{mode: opts.QueryMode, blocking: sockets.Enabled()}
+	return driver.NewConnClient(func(ctx context.Context) (driver.Conn, error) {
+		return connect(ctx, t, cfg.Copy(), opts.QueryMode)
+	}, false), nil
+}
+
+// connect opens one connection with its own copy of the parsed configuration.
+func connect(ctx context.Context, t driver.Target, cfg *pgx.ConnConfig, mode string) (driver.Conn, error) {
+	conn := &Conn{mode: mode, blocking: fastpath.Enabled()}
 	if conn.blocking {
 		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			nc, err := sockets.Dial(ctx, network, addr)
-			if sc, ok := nc.(*sockets.Conn); ok {
+			nc, err := fastpath.Dial(ctx, network, addr)
+			if sc, ok := nc.(*fastpath.Conn); ok {
 				conn.sock = sc // pgx may wrap it in TLS; the loop needs the socket itself
 			}
 			return nc, err
@@ -126,7 +135,7 @@ type Conn struct {
 	mode     string
 	password string
 	blocking bool
-	sock     *sockets.Conn // the socket under c, when fairbench's sockets are in use
+	sock     *fastpath.Conn // the socket under c, when fairbench's sockets are in use
 	// wire, once set (Multiplex), runs every statement instead of pgx, which
 	// no longer owns the connection.
 	wire *wire
@@ -135,10 +144,10 @@ type Conn struct {
 	prepared int
 }
 
-// errMultiplexed: what a connection taken over for an event loop cannot do.
-var errMultiplexed = errors.New("this connection runs on an event loop: use another connection for COPY and environment queries")
+// errMultiplexed: what a session taken over for the wire path cannot do.
+var errMultiplexed = errors.New("this session runs on fairbench's wire path: use another session for COPY and environment queries")
 
-// BlocksThread implements driver.ThreadPerClient.
+// BlocksThread implements fastpath.ThreadPerClient.
 func (c *Conn) BlocksThread() bool { return c.blocking }
 
 // Interrupt implements driver.Interrupter: a deadline in the past wakes a read
@@ -162,6 +171,36 @@ func (c *Conn) Close(ctx context.Context) error {
 
 // Dialect implements driver.SQL.
 func (c *Conn) Dialect() string { return "postgres" }
+
+// ClientPath implements driver.Path: pgx, or the wire path once the session
+// is on fairbench's fast path (Multiplex).
+func (c *Conn) ClientPath() string {
+	if c.wire != nil {
+		return "wire (pgproto3 messages)"
+	}
+	return "pgx"
+}
+
+// Query implements driver.SQL.
+func (c *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows, error) {
+	if c.wire != nil {
+		st := &stmt{conn: c, sql: sql}
+		return st.Query(ctx, args...)
+	}
+	return c.pgxQuery(ctx, sql, args)
+}
+
+// pgxQuery runs a query through pgx with every result column in text, the
+// form the wire path reads too, so that both scan alike (rows.go).
+func (c *Conn) pgxQuery(ctx context.Context, sql string, args []any) (driver.Rows, error) {
+	all := make([]any, 0, len(args)+1)
+	all = append(all, pgx.QueryResultFormats{pgx.TextFormatCode})
+	rows, err := c.c.Query(ctx, sql, append(all, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return &pgxRows{rows: rows}, nil
+}
 
 // Exec implements driver.SQL: always the simple protocol, so that multi-statement
 // maintenance commands (VACUUM, DDL) work in every query mode.
@@ -245,6 +284,10 @@ func (s *stmt) encode(args []any) bool {
 			s.buf = strconv.AppendInt(s.buf, int64(v), 10)
 		case string:
 			s.buf = append(s.buf, v...)
+		case float64:
+			s.buf = strconv.AppendFloat(s.buf, v, 'g', -1, 64)
+		case bool:
+			s.buf = strconv.AppendBool(s.buf, v)
 		case nil:
 			s.ends = append(s.ends, -1)
 			continue
@@ -293,6 +336,24 @@ func (s *stmt) onWire(args []any, wantInt bool) (int64, error) {
 	}
 	_, err := s.conn.wire.exec(name, s.sql, args, s.params, false)
 	return 0, err
+}
+
+// Query implements driver.Stmt.
+func (s *stmt) Query(ctx context.Context, args ...any) (driver.Rows, error) {
+	if s.conn.wire != nil {
+		if s.conn.wire.mode != "simple" && !s.encode(args) {
+			return nil, unsupportedArgs(args)
+		}
+		name := ""
+		if s.sd != nil {
+			name = s.sd.Name
+		}
+		return s.conn.wire.query(name, s.sql, args, s.params)
+	}
+	if s.sd != nil {
+		return s.conn.pgxQuery(ctx, s.sd.Name, args) // pgx runs a statement it prepared by its name
+	}
+	return s.conn.pgxQuery(ctx, s.sql, args)
 }
 
 func (s *stmt) Exec(ctx context.Context, args ...any) error {

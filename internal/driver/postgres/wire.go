@@ -14,13 +14,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/fairbench/fairbench/internal/driver/sockets"
+	"github.com/fairbench/fairbench/internal/fastpath"
 )
 
 // wire runs a worker's statements on a connection taken over from pgx
 // (pgconn.Hijack), with pgproto3's message encoding and nothing else: the
 // messages pgbench's libpq calls send, written in one flush, and replies read
-// until ReadyForQuery. A connection on an event loop (sockets.Loop) needs it:
+// until ReadyForQuery. A connection on an event loop (fastpath.Loop) needs it:
 // pgconn arms a timer around every write and, when a write takes longer than
 // 15 ms, starts a goroutine that reads the socket in the background, which a
 // coroutine-driven socket cannot allow. Every read and write here happens on
@@ -39,10 +39,10 @@ type wire struct {
 	sql    []byte // scratch for the simple mode's interpolated statement
 }
 
-// Multiplex implements driver.Multiplexer: from here on the connection's
+// Multiplex implements fastpath.Multiplexer: from here on the connection's
 // statements run on the wire path, and the returned socket may be attached to
 // a loop.
-func (c *Conn) Multiplex(ctx context.Context) (*sockets.Conn, error) {
+func (c *Conn) Multiplex(ctx context.Context) (*fastpath.Conn, error) {
 	if c.sock == nil {
 		return nil, errors.New("this connection does not use fairbench's sockets (FAIRBENCH_NET=netpoll)")
 	}
@@ -67,10 +67,11 @@ func (c *Conn) Multiplex(ctx context.Context) (*sockets.Conn, error) {
 	return c.sock, nil
 }
 
-// unsupportedArgs: the wire path renders integers, strings and NULL only (what
-// the workloads pass); pgx, which takes any type, no longer owns the connection.
+// unsupportedArgs: the wire path renders integers, floats, booleans, strings
+// and NULL only (what the workloads pass); pgx, which takes any type, no longer
+// owns the connection.
 func unsupportedArgs(args []any) error {
-	return fmt.Errorf("arguments %v are not supported on a connection that runs on an event loop: only integers, strings and NULL are", args)
+	return fmt.Errorf("arguments %v are not supported on a connection on fairbench's wire path: only integers, floats, booleans, strings and NULL are", args)
 }
 
 // reply is what a statement's replies amount to for the callers.
@@ -83,8 +84,16 @@ type reply struct {
 // exec sends one statement in the connection's mode and reads its replies.
 // name is the prepared statement's name (prepared mode); params are text.
 func (w *wire) exec(name, sql string, args []any, params [][]byte, wantInt bool) (reply, error) {
+	if err := w.start(name, sql, args, params); err != nil {
+		return reply{}, err
+	}
+	return w.finish(wantInt)
+}
+
+// start sends one statement in the connection's mode, without flushing.
+func (w *wire) start(name, sql string, args []any, params [][]byte) error {
 	if w.broken != nil {
-		return reply{}, w.broken
+		return w.broken
 	}
 	switch {
 	case w.mode == "prepared" && name != "":
@@ -96,7 +105,7 @@ func (w *wire) exec(name, sql string, args []any, params [][]byte, wantInt bool)
 	case w.mode == "simple" || w.mode == "":
 		q, err := w.interpolate(sql, args)
 		if err != nil {
-			return reply{}, err
+			return err
 		}
 		w.fe.SendQuery(&pgproto3.Query{String: q})
 	default: // extended, or a statement that was not prepared: PQexecParams's messages
@@ -106,7 +115,7 @@ func (w *wire) exec(name, sql string, args []any, params [][]byte, wantInt bool)
 		w.fe.SendExecute(&pgproto3.Execute{})
 		w.fe.SendSync(&pgproto3.Sync{})
 	}
-	return w.finish(wantInt)
+	return nil
 }
 
 // finish flushes what was sent and reads replies up to ReadyForQuery.
@@ -328,6 +337,13 @@ func (w *wire) appendLiteral(b []byte, v any) ([]byte, error) {
 		n = int64(x)
 	case int32:
 		n = int64(x)
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case float64:
+		if x < 0 && len(b) > 0 && b[len(b)-1] == '-' {
+			b = append(b, ' ')
+		}
+		return strconv.AppendFloat(b, x, 'g', -1, 64), nil
 	default:
 		return nil, unsupportedArgs([]any{v})
 	}

@@ -6,6 +6,10 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/driver"
 )
 
 // Conn is one client's connection with the pool that holds it and the
@@ -49,3 +53,69 @@ func (c *Conn) Close() error {
 	}
 	return err
 }
+
+// Rows streams a database/sql result set as driver.Rows, converting each
+// value with driver.Assign so that every engine scans alike.
+type Rows struct {
+	r    *sql.Rows
+	cols []string
+	// bytes: the column holds bytes (BLOB, BINARY, BIT); the drivers hand out
+	// text as []byte too, which *any then receives as a string.
+	bytes []bool
+	vals  []any
+	ptrs  []any
+}
+
+// NewRows wraps r; err, if not nil, is returned as is (r is then nil).
+func NewRows(r *sql.Rows, err error) (driver.Rows, error) {
+	if err != nil {
+		return nil, err
+	}
+	cols, err := r.Columns()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	rs := &Rows{r: r, cols: cols, bytes: make([]bool, len(cols)), vals: make([]any, len(cols)), ptrs: make([]any, len(cols))}
+	for i := range rs.vals {
+		rs.ptrs[i] = &rs.vals[i]
+	}
+	if types, err := r.ColumnTypes(); err == nil {
+		for i, ct := range types {
+			name := strings.ToUpper(ct.DatabaseTypeName())
+			rs.bytes[i] = strings.Contains(name, "BLOB") || strings.Contains(name, "BINARY") || name == "BIT" || name == "GEOMETRY"
+		}
+	}
+	return rs, nil
+}
+
+// Next implements driver.Rows.
+func (rs *Rows) Next() bool { return rs.r.Next() }
+
+// Scan implements driver.Rows.
+func (rs *Rows) Scan(dest ...any) error {
+	if len(dest) != len(rs.cols) {
+		return fmt.Errorf("%d destinations for %d columns", len(dest), len(rs.cols))
+	}
+	if err := rs.r.Scan(rs.ptrs...); err != nil {
+		return err
+	}
+	for i, d := range dest {
+		v := rs.vals[i]
+		if b, ok := v.([]byte); ok && !rs.bytes[i] {
+			if _, toAny := d.(*any); toAny {
+				v = string(b)
+			}
+		}
+		if err := driver.Assign(d, v, rs.cols[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Err implements driver.Rows.
+func (rs *Rows) Err() error { return rs.r.Err() }
+
+// Close implements driver.Rows.
+func (rs *Rows) Close() error { return rs.r.Close() }

@@ -107,8 +107,8 @@ func (Driver) Name() string { return "sqlite" }
 // InProcess implements driver.InProcess: SQLite runs in fairbench's process.
 func (Driver) InProcess() bool { return true }
 
-// Connect implements driver.Driver.
-func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options) (driver.Conn, error) {
+// Open implements driver.Driver: each session is its own connection to the file.
+func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {
 	cfg, err := ParseURL(t.URL)
 	if err != nil {
 		return nil, err
@@ -123,6 +123,14 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 			return nil, fmt.Errorf("sqlite database %s: directory %s does not exist", cfg.Path, dir)
 		}
 	}
+	prepared := opts.QueryMode == "prepared"
+	return driver.NewConnClient(func(ctx context.Context) (driver.Conn, error) {
+		return connect(ctx, cfg, prepared)
+	}, true), nil
+}
+
+// connect opens one connection and applies the URL's pragmas.
+func connect(ctx context.Context, cfg Config, prepared bool) (driver.Conn, error) {
 	db, err := sql.Open("sqlite", cfg.Path)
 	if err != nil {
 		return nil, err
@@ -137,7 +145,7 @@ func (Driver) Connect(ctx context.Context, t driver.Target, opts driver.Options)
 			return nil, fmt.Errorf("sqlite %s: PRAGMA %s = %s: %w", cfg.Path, p[0], p[1], err)
 		}
 	}
-	return &Conn{pool: pool, c: pool.C, cfg: cfg, prepared: opts.QueryMode == "prepared"}, nil
+	return &Conn{pool: pool, c: pool.C, cfg: cfg, prepared: prepared}, nil
 }
 
 // Conn is one SQLite connection.
@@ -155,6 +163,14 @@ func (c *Conn) Close(ctx context.Context) error {
 
 // Dialect implements driver.SQL.
 func (c *Conn) Dialect() string { return "sqlite" }
+
+// ClientPath implements driver.Path.
+func (c *Conn) ClientPath() string { return "modernc sqlite" }
+
+// Query implements driver.SQL.
+func (c *Conn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
+	return sqldb.NewRows(c.c.QueryContext(ctx, rewrite(q), args...))
+}
 
 // Exec implements driver.SQL.
 func (c *Conn) Exec(ctx context.Context, q string) error {
@@ -206,7 +222,15 @@ func (s *textStmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
 	return v.Int64, err
 }
 
+func (s *textStmt) Query(ctx context.Context, args ...any) (driver.Rows, error) {
+	return sqldb.NewRows(s.c.QueryContext(ctx, s.q, args...))
+}
+
 type preparedStmt struct{ s *sql.Stmt }
+
+func (s *preparedStmt) Query(ctx context.Context, args ...any) (driver.Rows, error) {
+	return sqldb.NewRows(s.s.QueryContext(ctx, args...))
+}
 
 func (s *preparedStmt) Exec(ctx context.Context, args ...any) error {
 	_, err := s.s.ExecContext(ctx, args...)

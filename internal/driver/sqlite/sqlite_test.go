@@ -118,9 +118,14 @@ func connect(t *testing.T, url, mode string) driver.SQL {
 		t.Fatalf("ForURL(%q) = %q driver", url, d.Name())
 	}
 	ctx := context.Background()
-	c, err := d.Connect(ctx, driver.Target{Name: "t", URL: url}, driver.Options{QueryMode: mode})
+	cl, err := d.Open(ctx, driver.Target{Name: "t", URL: url}, driver.Options{QueryMode: mode})
 	if err != nil {
-		t.Fatalf("Connect(%q, %q): %v", url, mode, err)
+		t.Fatalf("Open(%q, %q): %v", url, mode, err)
+	}
+	t.Cleanup(func() { cl.Close(context.Background()) })
+	c, err := cl.Session(ctx)
+	if err != nil {
+		t.Fatalf("Session(%q, %q): %v", url, mode, err)
 	}
 	t.Cleanup(func() { c.Close(context.Background()) })
 	s, ok := c.(driver.SQL)
@@ -133,14 +138,14 @@ func connect(t *testing.T, url, mode string) driver.SQL {
 func TestConnectRejects(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := (sqlite.Driver{}).Connect(ctx, driver.Target{URL: "sqlite:" + filepath.Join(dir, "a.db")}, driver.Options{QueryMode: "pipelined"}); err == nil {
-		t.Error("Connect accepted query mode \"pipelined\"")
+	if _, err := (sqlite.Driver{}).Open(ctx, driver.Target{URL: "sqlite:" + filepath.Join(dir, "a.db")}, driver.Options{QueryMode: "pipelined"}); err == nil {
+		t.Error("Open accepted query mode \"pipelined\"")
 	}
-	if _, err := (sqlite.Driver{}).Connect(ctx, driver.Target{URL: "sqlite:" + filepath.Join(dir, "missing", "a.db")}, driver.Options{}); err == nil {
-		t.Error("Connect accepted a file in a directory that does not exist")
+	if _, err := (sqlite.Driver{}).Open(ctx, driver.Target{URL: "sqlite:" + filepath.Join(dir, "missing", "a.db")}, driver.Options{}); err == nil {
+		t.Error("Open accepted a file in a directory that does not exist")
 	}
-	if _, err := (sqlite.Driver{}).Connect(ctx, driver.Target{URL: "sqlite:" + filepath.Join(dir, "a.db") + "?foreign_keys=x%27y"}, driver.Options{}); err == nil {
-		t.Error("Connect accepted a pragma value with a quote")
+	if _, err := (sqlite.Driver{}).Open(ctx, driver.Target{URL: "sqlite:" + filepath.Join(dir, "a.db") + "?foreign_keys=x%27y"}, driver.Options{}); err == nil {
+		t.Error("Open accepted a pragma value with a quote")
 	}
 }
 

@@ -186,6 +186,9 @@ func (f *fakeSQL) Prepare(context.Context, string) (driver.Stmt, error) {
 func (f *fakeSQL) QueryInt64(context.Context, string, ...any) (int64, error) {
 	return 0, errors.New("not supported")
 }
+func (f *fakeSQL) Query(context.Context, string, ...any) (driver.Rows, error) {
+	return nil, errors.New("not supported")
+}
 
 func TestPick(t *testing.T) {
 	lite := sqliteConn(t, "simple")

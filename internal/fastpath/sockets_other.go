@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sockets
+package fastpath
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	return (&net.Dialer{}).DialContext(ctx, network, addr)
 }
 
-var errUnsupported = errors.New("sockets: event loops are implemented on Linux only")
+var errUnsupported = errors.New("fastpath: event loops are implemented on Linux only")
 
 // Conn is never produced on this platform.
 type Conn struct{ net.Conn }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sockets
+package fastpath
 
 import (
 	"context"

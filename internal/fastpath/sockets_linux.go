@@ -1,21 +1,23 @@
 //go:build linux
 
-// Package sockets holds the database sockets of fairbench's clients, kept out
-// of Go's netpoller, and the event loop that drives several of them from one
-// thread. Go's net package waits for every reply through the netpoller, which on
+// Package fastpath is fairbench's optional hand-written client fast path: the
+// database sockets of its clients, kept out of Go's netpoller, the event loop
+// that drives several of them from one thread, and the capabilities a driver's
+// session declares to use them (ThreadPerClient, Multiplexer). Package driver
+// knows nothing of it; the runner asks for these capabilities when Enabled. Go's net package waits for every reply through the netpoller, which on
 // a small machine shared with the server adds thread hand-offs and wake-ups to
 // each round trip (bench/README.md: select-only at 2 clients ~9k → ~15k tps on
 // 2 vCPUs once reads blocked in the kernel instead).
 //
 // A socket starts in blocking mode: a read parks its OS thread in the kernel,
 // as sysbench's threads and pgbench's one-client threads do; the runner then
-// gives each client its own P (driver.ThreadPerClient). With more clients than
+// gives each client its own P (ThreadPerClient). With more clients than
 // threads, pgbench -j multiplexes several connections per thread with ppoll;
 // a Loop does the same here (loop_linux.go): each client runs as a coroutine
 // on the loop's goroutine and yields to the loop when its socket would block.
 //
 // FAIRBENCH_NET=netpoll switches back to Go's net package.
-package sockets
+package fastpath
 
 import (
 	"context"
