@@ -28,7 +28,9 @@ type Group struct {
 
 	Runs       []*result.Run // completed runs, in id order
 	Incomplete int           // interrupted or failed runs of this cell, left out of every number
-	N          int           // len(Runs)
+	// IncompleteRuns are those runs, for renderers that list them.
+	IncompleteRuns []*result.Run
+	N              int // len(Runs)
 
 	Throughputs      []float64 // Summary.Throughput of each run in Runs
 	MedianThroughput float64
@@ -87,6 +89,7 @@ func GroupRuns(runs []*result.Run) ([]*Group, error) {
 		}
 		if r.Status != result.StatusOK {
 			g.Incomplete++
+			g.IncompleteRuns = append(g.IncompleteRuns, r)
 			continue
 		}
 		g.Runs = append(g.Runs, r)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -32,10 +33,6 @@ const (
 	WarmupMinChange = 0.10
 	// MaxErrorShare: errors above this share of all operations are reported.
 	MaxErrorShare = 0.001
-	// TpcbBytesPerScale estimates pgbench's data size on PostgreSQL per scale
-	// unit (tables and indexes, ~15 MB) when the run did not record the
-	// database size.
-	TpcbBytesPerScale = 15 << 20
 )
 
 // Check names, in the order reports list them.
@@ -356,10 +353,11 @@ func WorkingSet(g *Group) (label, detail string) {
 	db, _ := r.Env["database"].(map[string]any)
 	data := toFloat(db["database_size_bytes"])
 	how := "database size"
-	if data <= 0 && g.Kind == "tpcb" {
-		if s := toFloat(g.ParamValues["scale"]); s > 0 {
-			data = s * TpcbBytesPerScale
-			how = fmt.Sprintf("scale %g × ~15 MB", s)
+	if info, ok := kinds.Lookup(g.Kind); data <= 0 && ok && info.WorkingSet != nil {
+		// The kind's own estimate from its parameters.
+		if b, ok := info.WorkingSet(g.ParamValues); ok && b > 0 {
+			data = float64(b)
+			how = "estimated from " + g.Params
 		}
 	}
 	if data <= 0 {

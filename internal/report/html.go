@@ -47,8 +47,7 @@ type htmlSection struct {
 	Heading string
 	Common  string // parameters every section of this workload shares, on its first section
 	Charts  []template.HTML
-	Tables  []table // fio: per-direction IOPS, bandwidth, latency and ratios
-	Note    string
+	Tables  []table // the extra sections the workload's kind registers
 	Runs    []htmlRun
 }
 
@@ -278,10 +277,9 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
 	commonShown := map[string]bool{}
-	fio := newFioSections(groups, opt.Baseline)
 	for i, sec := range sections(groups) {
 		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy, label)}
-		hs.Tables, hs.Note = fio.tables(sec, opt.Baseline)
+		hs.Tables = kindTables(sec, opt.Baseline)
 		if wk := workloadKey(sec.groups[0]); !commonShown[wk] {
 			commonShown[wk] = true
 			hs.Common = label.common(sec.groups[0])
@@ -436,12 +434,13 @@ th{background:#f3f3f3}table.sortable th{cursor:pointer}
 {{range .Sections}}<section>
 <h2>{{.Heading}}</h2>{{if .Common}}<p class="common">Parameters of every section of this workload: {{.Common}}</p>{{end}}
 <div class="charts">{{range .Charts}}{{.}}{{end}}</div>
-{{range .Tables}}<p>{{.Caption}}</p>
-<table class="data"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Tables}}{{if .Title}}<h3>{{.Title}}</h3>
+{{end}}{{if .Caption}}<p>{{.Caption}}</p>
+{{end}}<table class="data"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .HTMLRows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
-{{end}}{{if .Note}}<p>{{.Note}}</p>
-{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
+{{if .Note}}<p>{{.Note}}</p>
+{{end}}{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
 {{range .Runs}}<details><summary>{{.Label}}</summary>{{if .Charts}}<div class="runcharts">{{range .Charts}}{{.}}{{end}}</div>{{else}}<p>No per-second series recorded.</p>{{end}}</details>
 {{end}}</details>
 </section>

@@ -27,8 +27,8 @@ type Options struct {
 	// end with a Methodology section (analysis.Warnings computes them).
 	Warnings []analysis.Warning
 	Checked  bool
-	// Baseline is the target the fio tables' ratios divide by; "" for the
-	// first target of each cell.
+	// Baseline is the target the ratios of a kind's extra sections divide
+	// by; "" for the first target of each cell.
 	Baseline string
 }
 
@@ -84,7 +84,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		ew.printf("\n%d interrupted or failed %s excluded from these numbers.\n", incomplete, plural(incomplete, "run", "runs"))
 	}
 	ew.printf("\nthroughput: median of the completed repetitions; latency: percentiles of their merged histograms.\n")
-	if err := writeFioText(ew, groups, opt.Baseline); err != nil {
+	if err := writeKindSectionsText(ew, groups, opt.Baseline); err != nil {
 		return err
 	}
 	if opt.Checked {
@@ -114,7 +114,6 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
 	commonShown := map[string]bool{}
-	fio := newFioSections(groups, opt.Baseline)
 	for _, sec := range sections(groups) {
 		g0 := sec.groups[0]
 		heading := label.scenario(g0)
@@ -174,12 +173,8 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			}
 			return ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
 		})
-		fioTables, fioNote := fio.tables(sec, opt.Baseline)
-		for _, t := range fioTables {
+		for _, t := range kindTables(sec, opt.Baseline) {
 			t.writeMarkdown(ew)
-		}
-		if fioNote != "" {
-			ew.printf("%s\n\n", cell(fioNote))
 		}
 		if errs := sectionErrors(sec.groups); errs != "" {
 			ew.printf("Errors: %s.\n\n", errs)
@@ -502,7 +497,7 @@ func rate(f float64) string {
 
 // ms formats microseconds as milliseconds with three decimals (µs resolution).
 // hasLatencies tells whether a cell's runs carried a latency distribution;
-// imported outputs that print only a mean (pgbench without -l) do not.
+// imported outputs that print only a mean (a tool that prints only its mean latency) do not.
 func hasLatencies(g *analysis.Group) bool { return g.Merged != nil && g.Merged.TotalCount() > 0 }
 
 // latency formats a percentile of a cell, or "–" when there is no distribution:
