@@ -33,7 +33,7 @@ type Metric struct {
 	// Headline marks the headline metric (the others are latency percentiles).
 	Headline    bool
 	Base, Value float64 // shown values: median headline value, or merged-histogram percentile
-	BaseN, N       int
+	BaseN, N    int
 	// BaseCI and CI are the order-statistic intervals of the per-run values
 	// (medians' intervals for the headline, per-run percentiles' for latency).
 	BaseCI, CI CI

@@ -371,12 +371,12 @@ type jsonPeak struct {
 	Headline    result.Headline `json:"headline"`
 	Value       float64         `json:"value"`
 	Throughput  *float64        `json:"throughput,omitempty"`
-	N           int      `json:"n"`
-	Runs        []int64  `json:"runs"`
-	Levels      []int    `json:"levels"`
-	AtEdge      bool     `json:"at_edge"`
-	SingleRun   bool     `json:"single_run"`
-	Degradation *float64 `json:"degradation_pct"`
+	N           int             `json:"n"`
+	Runs        []int64         `json:"runs"`
+	Levels      []int           `json:"levels"`
+	AtEdge      bool            `json:"at_edge"`
+	SingleRun   bool            `json:"single_run"`
+	Degradation *float64        `json:"degradation_pct"`
 }
 
 func peaksJSON(ps []*analysis.Peak) []jsonPeak {

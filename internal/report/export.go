@@ -36,15 +36,15 @@ func ciJSON(c analysis.CI) *jsonCI {
 }
 
 type jsonGroup struct {
-	Study        string         `json:"study"`
-	Target       string         `json:"target"`
-	Workload     string         `json:"workload"`
-	Kind         string         `json:"kind"`
-	Params       map[string]any `json:"params"`
-	Clients      int            `json:"clients"`
-	N            int            `json:"n"`
-	Incomplete   int            `json:"incomplete"`
-	Runs         []int64        `json:"runs"`
+	Study      string         `json:"study"`
+	Target     string         `json:"target"`
+	Workload   string         `json:"workload"`
+	Kind       string         `json:"kind"`
+	Params     map[string]any `json:"params"`
+	Clients    int            `json:"clients"`
+	N          int            `json:"n"`
+	Incomplete int            `json:"incomplete"`
+	Runs       []int64        `json:"runs"`
 	// The headline metric: its values per run, their median and interval.
 	Headline result.Headline `json:"headline"`
 	Values   []float64       `json:"values"`
@@ -56,13 +56,13 @@ type jsonGroup struct {
 	TMedian      *float64  `json:"throughput_median,omitempty"`
 	TMedianCI    *jsonCI   `json:"throughput_median_ci,omitempty"`
 	Ops          []jsonOp  `json:"ops,omitempty"`
-	P50          *float64       `json:"p50_us"`
-	P95          *float64       `json:"p95_us"`
-	P99          *float64       `json:"p99_us"`
-	Max          *float64       `json:"max_us"`
-	Errors       int64          `json:"errors"`
-	Transactions int64          `json:"transactions"`
-	WorkingSet   string         `json:"working_set,omitempty"`
+	P50          *float64  `json:"p50_us"`
+	P95          *float64  `json:"p95_us"`
+	P99          *float64  `json:"p99_us"`
+	Max          *float64  `json:"max_us"`
+	Errors       int64     `json:"errors"`
+	Transactions int64     `json:"transactions"`
+	WorkingSet   string    `json:"working_set,omitempty"`
 }
 
 // jsonOp is one op type of a cell, beside the headline.
