@@ -27,7 +27,7 @@ func orderRuns(t *testing.T) ([]*analysis.Group, []*result.Run) {
 	var runs []*result.Run
 	for i := range int64(4) {
 		for j, c := range []struct {
-			target string
+			target  string
 			no, pay int64
 		}{{"a", 600 + i, 3000}, {"b", 900 + i, 600}} {
 			runs = append(runs, &result.Run{ID: 2*i + int64(j) + 1, StudyName: "s", Target: c.target, Workload: "orders",
