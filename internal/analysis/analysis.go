@@ -1,9 +1,18 @@
 // Package analysis turns stored runs into numbers a reader can compare: it
-// groups the repetitions of each cell and aggregates them. Throughput is the
-// median over repetitions, so one outlier cannot move it; latency percentiles
-// come from the repetitions' histograms merged into one, because a percentile of
-// several runs is not the mean of their percentiles. Only completed runs enter
-// the numbers; interrupted and failed ones are counted so reports can say so.
+// groups the repetitions of each cell and aggregates them. Each run has one
+// headline metric (Headline says which: the one the run stored, else its
+// kind's declared headline measured from its ops, else throughput), with a
+// name, a unit and a direction; the cell's value is the median of its runs'
+// headline values, so one outlier cannot move it, and everything that ranks
+// or compares (peaks, degradation, verdicts, geometric means, warnings)
+// follows the headline's direction, so a time is better when smaller. Per-op
+// rates and p99 stay beside the headline. Latency percentiles come from the
+// repetitions' histograms merged into one, because a percentile of several
+// runs is not the mean of their percentiles. Only completed runs enter the
+// numbers; interrupted and failed ones are counted so reports can say so.
+//
+// The package names no workload kind and no tool: what is kind-specific
+// (headline, working-set estimate) comes from package kinds.
 package analysis
 
 import (
@@ -14,6 +23,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -28,10 +38,19 @@ type Group struct {
 
 	Runs       []*result.Run // completed runs, in id order
 	Incomplete int           // interrupted or failed runs of this cell, left out of every number
-	N          int           // len(Runs)
+	// IncompleteRuns are those runs, for renderers that list them.
+	IncompleteRuns []*result.Run
+	N              int // len(Runs)
 
-	Throughputs      []float64 // Summary.Throughput of each run in Runs
-	MedianThroughput float64
+	// Headline is the metric the group leads with (its first completed run's,
+	// see Headline; the kind's declared one when no run completed). Values
+	// are the headline value of each run in Runs, Median their median.
+	Headline result.Headline
+	Values   []float64
+	Median   float64
+	// Ops are the op types of the runs with their rate and p99, in order of
+	// first appearance; PerOpShown says whether they are worth showing.
+	Ops []OpStat
 	// Merged holds every operation type of every run in Runs. It is never nil.
 	Merged             *hdr.Histogram
 	P50, P95, P99, Max float64 // µs, from Merged
@@ -87,6 +106,7 @@ func GroupRuns(runs []*result.Run) ([]*Group, error) {
 		}
 		if r.Status != result.StatusOK {
 			g.Incomplete++
+			g.IncompleteRuns = append(g.IncompleteRuns, r)
 			continue
 		}
 		g.Runs = append(g.Runs, r)
@@ -119,9 +139,19 @@ func GroupRuns(runs []*result.Run) ([]*Group, error) {
 
 func (g *Group) aggregate() error {
 	g.N = len(g.Runs)
+	g.Headline = kinds.Headline(g.Kind)
+	for i, r := range g.Runs {
+		m := Headline(r)
+		if i == 0 {
+			g.Headline = m.Headline
+		}
+		g.Values = append(g.Values, m.Value)
+	}
+	if err := g.opStats(); err != nil {
+		return err
+	}
 	var weighted float64
 	for _, r := range g.Runs {
-		g.Throughputs = append(g.Throughputs, r.Summary.Throughput)
 		g.Transactions += r.Summary.Transactions
 		weighted += r.Summary.LatencyMean * float64(r.Summary.Transactions)
 		g.Errors += max(r.TotalErrors(), r.Summary.Failed)
@@ -137,7 +167,7 @@ func (g *Group) aggregate() error {
 			g.Merged.Merge(h)
 		}
 	}
-	g.MedianThroughput = Median(g.Throughputs)
+	g.Median = Median(g.Values)
 	if g.Transactions > 0 {
 		g.MeanLatency = weighted / float64(g.Transactions)
 	}

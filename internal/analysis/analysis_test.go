@@ -168,7 +168,7 @@ func TestGroupRuns(t *testing.T) {
 	}
 	var got []row
 	for _, g := range groups {
-		got = append(got, row{g.Workload, g.Params, g.Target, g.Clients, g.N, g.Incomplete, g.MedianThroughput})
+		got = append(got, row{g.Workload, g.Params, g.Target, g.Clients, g.N, g.Incomplete, g.Median})
 	}
 	want := []row{
 		{"tpcb", "scale=10", "vm", 1, 2, 0, 210},
@@ -187,8 +187,8 @@ func TestGroupRuns(t *testing.T) {
 	if ids := []int64{vm8.Runs[0].ID, vm8.Runs[1].ID, vm8.Runs[2].ID}; !reflect.DeepEqual(ids, []int64{1, 5, 10}) {
 		t.Errorf("vm/8 runs %v, want ids 1 5 10 in order", ids)
 	}
-	if !reflect.DeepEqual(vm8.Throughputs, []float64{1000, 1200, 1100}) {
-		t.Errorf("vm/8 throughputs %v", vm8.Throughputs)
+	if !reflect.DeepEqual(vm8.Values, []float64{1000, 1200, 1100}) {
+		t.Errorf("vm/8 throughputs %v", vm8.Values)
 	}
 	if vm8.Transactions != 33000 || vm8.Errors != 3 {
 		t.Errorf("vm/8 transactions %d errors %d, want 33000 and 3 (interrupted run excluded)", vm8.Transactions, vm8.Errors)

@@ -27,13 +27,15 @@ const (
 
 // Metric compares one number of a cell between a target and the baseline.
 type Metric struct {
-	Name           string // "throughput", "p95", "p99"
-	Unit           string // "tps" or "µs"
+	Name           string // the headline's name ("throughput", "NOPM", ...), "p95", "p99"
+	Unit           string // the headline's unit ("tps", "s", ...) or "µs"
 	HigherIsBetter bool
-	Base, Value    float64 // shown values: median throughput, or merged-histogram percentile
-	BaseN, N       int
+	// Headline marks the headline metric (the others are latency percentiles).
+	Headline    bool
+	Base, Value float64 // shown values: median headline value, or merged-histogram percentile
+	BaseN, N    int
 	// BaseCI and CI are the order-statistic intervals of the per-run values
-	// (medians' intervals for throughput, per-run percentiles' for latency).
+	// (medians' intervals for the headline, per-run percentiles' for latency).
 	BaseCI, CI CI
 	Delta      float64 // (Value / Base − 1) × 100; NaN when Base is 0
 	DeltaCI    CI      // in %, from the exact Mann–Whitney (Moses) shift interval on log values
@@ -44,21 +46,24 @@ type Metric struct {
 // CellComparison is one cell shared by the baseline and another target.
 type CellComparison struct {
 	Base, Other *Group
-	Throughput  Metric
+	Headline    Metric // the groups' headline metric, with its direction
 	P95, P99    Metric
-	// TxPerDollar is transactions per dollar of the target's declared
-	// price_per_hour (median tps × 3600 / price), 0 when no price is declared.
-	BaseTxPerDollar, TxPerDollar float64
+	// PerDollar is headline units per dollar of the target's declared
+	// price_per_hour (for tps: median tps × 3600 / price, transactions per
+	// dollar), 0 when no price is declared or the headline is a time.
+	BasePerDollar, PerDollar float64
 }
 
 // GeoMeanRow summarises one target against the baseline over every cell both
-// have, with geometric means (benchstat does the same): the ratio of the
-// geomeans equals the geomean of the per-cell ratios.
+// have with the same headline metric, with geometric means (benchstat does
+// the same): the ratio of the geomeans equals the geomean of the per-cell
+// ratios. A target with cells of several headlines gets a row per headline.
 type GeoMeanRow struct {
 	Target          string
+	Headline        result.Headline
 	Cells           int
-	Base, Value     float64 // geometric means of the median throughputs
-	Delta           float64 // %
+	Base, Value     float64 // geometric means of the median headline values
+	Delta           float64 // % (Value / Base − 1); for a time, negative is better
 	BasePerDollar   float64 // geometric mean of transactions per dollar, 0 without prices
 	PerDollar       float64
 	PerDollarDelta  float64 // %
@@ -79,8 +84,8 @@ type Comparison struct {
 }
 
 // Compare pairs every group of every other target with the baseline's group of
-// the same study, workload, parameters and clients, and compares throughput,
-// p95 and p99. Groups without a completed run are left out (reports show
+// the same study, workload, parameters and clients, and compares the headline
+// metric (in its direction), p95 and p99. Groups without a completed run are left out (reports show
 // them); warnings cover all groups.
 func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, error) {
 	if alpha <= 0 || alpha >= 1 {
@@ -105,23 +110,33 @@ func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, erro
 			continue
 		}
 		cc := &CellComparison{Base: b, Other: g}
-		cc.Throughput = compareMetric("throughput", "tps", true, b.Throughputs, g.Throughputs,
-			b.MedianThroughput, g.MedianThroughput, alpha)
+		h := g.Headline
+		cc.Headline = compareMetric(h.Name, h.Unit, h.HigherIsBetter, b.Values, g.Values, b.Median, g.Median, alpha)
+		cc.Headline.Headline = true
 		bp95, bp99 := runPercentiles(b)
 		op95, op99 := runPercentiles(g)
 		cc.P95 = compareMetric("p95", "µs", false, bp95, op95, b.P95, g.P95, alpha)
 		cc.P99 = compareMetric("p99", "µs", false, bp99, op99, b.P99, g.P99, alpha)
-		if p := PricePerHour(b); p > 0 {
-			cc.BaseTxPerDollar = b.MedianThroughput * 3600 / p
-		}
-		if p := PricePerHour(g); p > 0 {
-			cc.TxPerDollar = g.MedianThroughput * 3600 / p
-		}
+		cc.BasePerDollar, cc.PerDollar = perDollar(b), perDollar(g)
 		c.Cells = append(c.Cells, cc)
 	}
 	c.GeoMeans = geoMeans(c.Cells)
 	c.Warnings = Warnings(groups, baseline)
 	return c, nil
+}
+
+// perDollar is the group's median headline rate as units per dollar of its
+// declared price per hour; 0 without a price or for a time.
+func perDollar(g *Group) float64 {
+	p := PricePerHour(g)
+	if p <= 0 || g.Headline.Field == result.FieldSeconds {
+		return 0
+	}
+	per := g.Headline.Per
+	if per <= 0 {
+		per = 1
+	}
+	return g.Median * 3600 / per / p
 }
 
 // CheckBaseline returns an error naming the targets when baseline is none of them.
@@ -264,23 +279,24 @@ func geoMeans(cells []*CellComparison) []*GeoMeanRow {
 	bpd := map[string][]float64{}
 	pd := map[string][]float64{}
 	for _, cc := range cells {
-		t := cc.Other.Target
+		h := cc.Other.Headline
+		t := cc.Other.Target + "\x00" + h.Name + "\x00" + h.Unit + "\x00" + fmt.Sprint(h.HigherIsBetter)
 		row := byTarget[t]
 		if row == nil {
-			row = &GeoMeanRow{Target: t}
+			row = &GeoMeanRow{Target: cc.Other.Target, Headline: h}
 			byTarget[t] = row
 			order = append(order, t)
 		}
-		if !(cc.Throughput.Base > 0 && cc.Throughput.Value > 0) {
+		if !(cc.Headline.Base > 0 && cc.Headline.Value > 0) {
 			continue
 		}
 		row.Cells++
-		base[t] = append(base[t], cc.Throughput.Base)
-		val[t] = append(val[t], cc.Throughput.Value)
-		if cc.BaseTxPerDollar > 0 && cc.TxPerDollar > 0 {
+		base[t] = append(base[t], cc.Headline.Base)
+		val[t] = append(val[t], cc.Headline.Value)
+		if cc.BasePerDollar > 0 && cc.PerDollar > 0 {
 			row.CellsWithPrices++
-			bpd[t] = append(bpd[t], cc.BaseTxPerDollar)
-			pd[t] = append(pd[t], cc.TxPerDollar)
+			bpd[t] = append(bpd[t], cc.BasePerDollar)
+			pd[t] = append(pd[t], cc.PerDollar)
 			row.PricePerHour = PricePerHour(cc.Other)
 			row.BasePricePerHr = PricePerHour(cc.Base)
 		}

@@ -74,8 +74,8 @@ func TestPeaksReproducePublishedShape(t *testing.T) {
 	for _, p := range peaks {
 		mode := strings.TrimPrefix(strings.Fields(p.Params)[0], "mode=")
 		want := f.Expected[mode][p.Target]
-		if p.Throughput != want.PeakTPS || p.Clients != want.PeakClients {
-			t.Errorf("%s %s: peak %v at %d, want %v at %d", mode, p.Target, p.Throughput, p.Clients, want.PeakTPS, want.PeakClients)
+		if p.Value != want.PeakTPS || p.Clients != want.PeakClients {
+			t.Errorf("%s %s: peak %v at %d, want %v at %d", mode, p.Target, p.Value, p.Clients, want.PeakTPS, want.PeakClients)
 		}
 		if !p.SingleRun {
 			t.Errorf("%s %s: one run per point must be flagged", mode, p.Target)
@@ -134,7 +134,7 @@ func TestCompareVerdicts(t *testing.T) {
 		if len(cmp.Cells) != 1 {
 			t.Fatalf("%s: %d cells", c.name, len(cmp.Cells))
 		}
-		m := cmp.Cells[0].Throughput
+		m := cmp.Cells[0].Headline
 		if m.Verdict != c.want {
 			t.Errorf("%s: verdict %q (p=%v, minP=%v), want %q", c.name, m.Verdict, m.P, m.MinP, c.want)
 		}
@@ -147,7 +147,7 @@ func TestCompareVerdicts(t *testing.T) {
 	// 1100/1030 and 1130/1000.
 	gs, _ := GroupRuns(append(reps(1, "base", 1000, 1010, 1020, 1030), reps(100, "other", 1100, 1110, 1120, 1130)...))
 	cmp, _ := Compare(gs, "base", DefaultAlpha)
-	m := cmp.Cells[0].Throughput
+	m := cmp.Cells[0].Headline
 	if !near(m.Delta, (1115.0/1015-1)*100, 1e-9) {
 		t.Errorf("delta %v", m.Delta)
 	}

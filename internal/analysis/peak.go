@@ -3,16 +3,20 @@ package analysis
 import (
 	"math"
 	"sort"
+
+	"github.com/fairbench/fairbench/internal/result"
 )
 
-// Peak is the best median throughput of one target in one scenario (study,
-// workload and parameters) over its clients sweep: the "max TPS (clients)"
-// cell of published comparisons.
+// Peak is the best median headline value of one target in one scenario
+// (study, workload and parameters) over its clients sweep: the "max TPS
+// (clients)" cell of published comparisons, or the smallest time when the
+// headline is a time.
 type Peak struct {
 	Study, Workload, Kind, Params string
 	Target                        string
+	Headline                      result.Headline
 	Clients                       int     // where the peak was reached
-	Throughput                    float64 // median throughput at Clients
+	Value                         float64 // median headline value at Clients
 	N                             int     // completed runs behind it
 	Runs                          []int64 // their ids
 	Levels                        []int   // client counts with a completed run, ascending
@@ -23,8 +27,10 @@ type Peak struct {
 	AtEdge bool
 	// SingleRun: the peak rests on one run, so it may be that run's luck.
 	SingleRun bool
-	// Degradation is (1 − peak / baseline peak) × 100; positive means below
-	// the baseline. NaN for the baseline itself or without a baseline peak.
+	// Degradation is how much worse than the baseline's peak, in %:
+	// (1 − peak / baseline peak) × 100 when higher is better, (peak /
+	// baseline peak − 1) × 100 for a time; positive means worse. NaN for the
+	// baseline itself or without a baseline peak.
 	Degradation float64
 	Base        *Peak // the baseline's peak in the same scenario, nil if none
 }
@@ -54,15 +60,15 @@ func Peaks(groups []*Group, baseline string) []*Peak {
 		p := peaks[k]
 		if p == nil {
 			p = &Peak{Study: g.Study, Workload: g.Workload, Kind: g.Kind, Params: g.Params, Target: g.Target,
-				Throughput: math.Inf(-1), Degradation: math.NaN()}
+				Headline: g.Headline, Degradation: math.NaN()}
 			peaks[k] = p
 			order = append(order, k)
 		}
 		p.Levels = append(p.Levels, g.Clients)
-		// Strictly greater: on a tie the smaller client count is the peak,
-		// since it reaches the same throughput with less concurrency.
-		if g.MedianThroughput > p.Throughput {
-			p.Throughput, p.Clients, p.N, p.Runs = g.MedianThroughput, g.Clients, g.N, runIDs(g.Runs)
+		// Strictly better: on a tie the smaller client count is the peak,
+		// since it reaches the same value with less concurrency.
+		if p.N == 0 || Better(p.Headline, g.Median, p.Value) {
+			p.Value, p.Clients, p.N, p.Runs = g.Median, g.Clients, g.N, runIDs(g.Runs)
 		}
 	}
 	out := make([]*Peak, 0, len(order))
@@ -82,11 +88,15 @@ func Peaks(groups []*Group, baseline string) []*Peak {
 			continue
 		}
 		b := peaks[key{p.Study, p.Workload, p.Kind, p.Params, baseline}]
-		if b == nil || !(b.Throughput > 0) {
+		if b == nil || !(b.Value > 0) || !sameHeadline(p.Headline, b.Headline) {
 			continue
 		}
 		p.Base = b
-		p.Degradation = (1 - p.Throughput/b.Throughput) * 100
+		if p.Headline.HigherIsBetter {
+			p.Degradation = (1 - p.Value/b.Value) * 100
+		} else {
+			p.Degradation = (p.Value/b.Value - 1) * 100
+		}
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -32,10 +33,6 @@ const (
 	WarmupMinChange = 0.10
 	// MaxErrorShare: errors above this share of all operations are reported.
 	MaxErrorShare = 0.001
-	// TpcbBytesPerScale estimates pgbench's data size on PostgreSQL per scale
-	// unit (tables and indexes, ~15 MB) when the run did not record the
-	// database size.
-	TpcbBytesPerScale = 15 << 20
 )
 
 // Check names, in the order reports list them.
@@ -60,14 +57,14 @@ var checkOrder = []string{CheckDrift, CheckSaturation, CheckRepetitions, CheckSi
 var Checks = map[string]string{
 	CheckDrift:       "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)",
 	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of the client host's threads; not for embedded engines, whose work is fairbench's CPU)",
-	CheckRepetitions: "repetitions that disagree (coefficient of variation of throughput > 10 %)",
+	CheckRepetitions: "repetitions that disagree (coefficient of variation of the headline metric > 10 %)",
 	CheckSingleRun:   "cells resting on a single completed run (no interval, no verdict)",
 	CheckWarmup:      "warm-up too short (the first seconds of the measured phase differ from the rest by > 10 %)",
 	CheckConfig:      "database versions and settings that differ between compared targets",
 	CheckWorkingSet:  "working set against memory (data size vs shared_buffers and RAM)",
 	CheckErrors:      "errors above 0.1 % of operations",
 	CheckSameHost:    "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)",
-	CheckPeakEdge:    "a throughput peak at the edge of the clients sweep (knee not found)",
+	CheckPeakEdge:    "a peak of the headline metric at the edge of the clients sweep (knee not found)",
 }
 
 // CheckOrder lists the check names in report order.
@@ -99,10 +96,10 @@ func Warnings(groups []*Group, baseline string) []Warning {
 			singleCells++
 			single = append(single, g.Runs[0].ID)
 		case g.N >= 2:
-			if cv := CV(g.Throughputs); cv > MaxCV {
+			if cv := CV(g.Values); cv > MaxCV {
 				ws = append(ws, Warning{Check: CheckRepetitions, Runs: runIDs(g.Runs), Message: fmt.Sprintf(
-					"%s: the %d repetitions disagree: throughput %s tps, coefficient of variation %.1f %% (> %.0f %%)",
-					groupLabel(g), g.N, joinFloats(g.Throughputs), cv*100, MaxCV*100)})
+					"%s: the %d repetitions disagree: %s %s %s, coefficient of variation %.1f %% (> %.0f %%)",
+					groupLabel(g), g.N, g.Headline.Name, joinFloats(g.Values), g.Headline.Unit, cv*100, MaxCV*100)})
 			}
 		}
 	}
@@ -117,8 +114,8 @@ func Warnings(groups []*Group, baseline string) []Warning {
 	for _, p := range Peaks(groups, "") {
 		if p.AtEdge {
 			ws = append(ws, Warning{Check: CheckPeakEdge, Runs: p.Runs, Message: fmt.Sprintf(
-				"%s on %s: peak %.1f tps at %d %s, the edge of the sweep %s: the knee was not found, a wider sweep may peak elsewhere",
-				p.Scenario(), p.Target, p.Throughput, p.Clients, pluralS(p.Clients, "client", "clients"), intsList(p.Levels))})
+				"%s on %s: peak %s %.1f %s at %d %s, the edge of the sweep %s: the knee was not found, a wider sweep may peak elsewhere",
+				p.Scenario(), p.Target, p.Headline.Name, p.Value, p.Headline.Unit, p.Clients, pluralS(p.Clients, "client", "clients"), intsList(p.Levels))})
 		}
 	}
 	rank := map[string]int{}
@@ -356,10 +353,11 @@ func WorkingSet(g *Group) (label, detail string) {
 	db, _ := r.Env["database"].(map[string]any)
 	data := toFloat(db["database_size_bytes"])
 	how := "database size"
-	if data <= 0 && g.Kind == "tpcb" {
-		if s := toFloat(g.ParamValues["scale"]); s > 0 {
-			data = s * TpcbBytesPerScale
-			how = fmt.Sprintf("scale %g × ~15 MB", s)
+	if info, ok := kinds.Lookup(g.Kind); data <= 0 && ok && info.WorkingSet != nil {
+		// The kind's own estimate from its parameters.
+		if b, ok := info.WorkingSet(g.ParamValues); ok && b > 0 {
+			data = float64(b)
+			how = "estimated from " + g.Params
 		}
 	}
 	if data <= 0 {

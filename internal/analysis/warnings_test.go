@@ -2,9 +2,11 @@ package analysis
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -170,9 +172,20 @@ func TestConfigWarning(t *testing.T) {
 	}
 }
 
+// estimatedKind registers a kind whose working set is 15 MiB per scale unit
+// (tpcb's estimate, which this package must not know by name).
+var estimatedKind = sync.OnceFunc(func() {
+	kinds.Register(kinds.Info{Kind: "test-estimated", WorkingSet: func(p map[string]any) (int64, bool) {
+		s, ok := p["scale"].(int64)
+		return s * 15 << 20, ok && s > 0
+	}})
+})
+
 func TestWorkingSet(t *testing.T) {
+	estimatedKind()
 	mk := func(id int64, target string, sb string, size float64) *result.Run {
 		r := okRun(id, target, 1, 1000)
+		r.Workload, r.Kind = "test-estimated", "test-estimated"
 		r.Env = map[string]any{"database": map[string]any{"settings": map[string]any{"shared_buffers": sb}}}
 		if size > 0 {
 			r.Env["database"].(map[string]any)["database_size_bytes"] = size

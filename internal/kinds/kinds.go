@@ -30,6 +30,9 @@ type Info struct {
 	WorkingSet func(params map[string]any) (bytes int64, ok bool)
 	// Sections builds extra report sections from the kind's runs (fio's
 	// per-direction tables). baseline names the target ratios are taken against.
+	// Reports call it once per scenario (study, workload and parameters), with
+	// that scenario's runs in the order of the report's rows, interrupted and
+	// failed runs included so that a cell without a completed run keeps its row.
 	Sections func(runs []*result.Run, baseline string) []Section
 }
 
@@ -41,6 +44,8 @@ type Section struct {
 	// Right marks the columns to align right (numbers).
 	Right []bool
 	Rows  [][]string
+	// Note is a sentence printed after the table (why a table is missing).
+	Note string
 }
 
 var (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // verdictText says the verdict with the numbers that decided it.
@@ -37,11 +38,25 @@ func deltaText(m analysis.Metric, level float64) string {
 	return s
 }
 
+// metricValue formats a compared value: the headline as a rate, or as a
+// time with millisecond decimals when lower is better; latency in ms.
 func metricValue(m analysis.Metric, v float64) string {
-	if m.Unit == "tps" {
-		return rate(v)
+	switch {
+	case !m.Headline:
+		return ms(v)
+	case !m.HigherIsBetter:
+		return strconv.FormatFloat(v, 'f', 3, 64)
 	}
-	return ms(v)
+	return rate(v)
+}
+
+// metricLabel names a compared metric in a row: the headline by its unit,
+// a latency percentile in ms.
+func metricLabel(m analysis.Metric) string {
+	if m.Headline {
+		return m.Unit
+	}
+	return m.Name + " ms"
 }
 
 // labeler names scenarios by their workload and only the parameters that vary
@@ -96,15 +111,9 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 		fmt.Fprintf(tw, "target\tscenario\tclients\tmetric\t%s\tvalue\tn\tdelta [CI]\tverdict\n", c.Baseline)
 		names := newLabeler(comparisonGroups(c))
 		for _, cc := range c.Cells {
-			for _, m := range []analysis.Metric{cc.Throughput, cc.P95, cc.P99} {
-				label := m.Name
-				if m.Unit == "tps" {
-					label = "tps"
-				} else {
-					label += " ms"
-				}
+			for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cc.Other.Target, names.scenario(cc.Other), cc.Other.Clients,
-					label, metricValue(m, m.Base), metricValue(m, m.Value), m.BaseN, m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
+					metricLabel(m), metricValue(m, m.Base), metricValue(m, m.Value), m.BaseN, m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
 			}
 		}
 		if err := tw.Flush(); err != nil {
@@ -125,21 +134,33 @@ func writeGeoMeans(ew *errWriter, c *analysis.Comparison, markdown bool) {
 	if len(c.GeoMeans) == 0 {
 		return
 	}
-	prices := false
+	prices, lower := false, false
+	h0 := c.GeoMeans[0].Headline
+	mixed := false // rows of several headlines: each row names its own
 	for _, g := range c.GeoMeans {
 		prices = prices || g.HasPrices
+		lower = lower || !g.Headline.HigherIsBetter
+		mixed = mixed || g.Headline.Name != h0.Name || g.Headline.Unit != h0.Unit
+	}
+	unit, perLabel := h0.Unit, perDollarLabel(h0)
+	target := func(g *analysis.GeoMeanRow) string { return g.Target }
+	val := func(g *analysis.GeoMeanRow, v float64) string { return headlineValue(g.Headline, v) }
+	if mixed {
+		unit, perLabel = "value", "units"
+		target = func(g *analysis.GeoMeanRow) string { return g.Target + " (" + g.Headline.Name + ")" }
+		val = func(g *analysis.GeoMeanRow, v float64) string { return withUnit(g.Headline, v) }
 	}
 	if markdown {
 		ew.printf("## Summary: geometric mean over the shared cells\n\n")
-		head := "| target | cells | " + cell(c.Baseline) + " tps | tps | delta |"
+		head := "| target | cells | " + cell(c.Baseline) + " " + cell(unit) + " | " + cell(unit) + " | delta |"
 		rule := "|:--|--:|--:|--:|--:|"
 		if prices {
-			head += " " + cell(c.Baseline) + " tx per $ | tx per $ | delta per $ |"
+			head += " " + cell(c.Baseline) + " " + cell(perLabel) + " per $ | " + cell(perLabel) + " per $ | delta per $ |"
 			rule += "--:|--:|--:|"
 		}
 		ew.printf("%s\n%s\n", head, rule)
 		for _, g := range c.GeoMeans {
-			ew.printf("| %s | %d | %s | %s | %s |", cell(g.Target), g.Cells, rate(g.Base), rate(g.Value), pct(g.Delta))
+			ew.printf("| %s | %d | %s | %s | %s |", cell(target(g)), g.Cells, val(g, g.Base), val(g, g.Value), pct(g.Delta))
 			if prices {
 				if g.HasPrices {
 					ew.printf(" %s | %s | %s |", count(g.BasePerDollar), count(g.PerDollar), pct(g.PerDollarDelta))
@@ -150,21 +171,28 @@ func writeGeoMeans(ew *errWriter, c *analysis.Comparison, markdown bool) {
 			ew.printf("\n")
 		}
 		ew.printf("\nGeometric means, never arithmetic means of ratios: the geomean of the per-cell ratios equals the ratio of the geomeans.")
+		if lower {
+			ew.printf(" For a headline where lower is better (a time), a negative delta is the improvement.")
+		}
 		if prices {
-			ew.printf(" Transactions per dollar = median tps × 3600 / declared price_per_hour.")
+			if isTPS(h0) && !mixed {
+				ew.printf(" Transactions per dollar = median tps × 3600 / declared price_per_hour.")
+			} else {
+				ew.printf(" Per dollar = median headline rate × seconds per hour / declared price_per_hour (none for a time).")
+			}
 		}
 		ew.printf("\n\n")
 		return
 	}
 	ew.printf("\ngeometric mean over shared cells (never an arithmetic mean of ratios):\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  target\tcells\t%s tps\ttps\tdelta", c.Baseline)
+	fmt.Fprintf(tw, "  target\tcells\t%s %s\t%s\tdelta", c.Baseline, unit, unit)
 	if prices {
-		fmt.Fprintf(tw, "\t%s tx/$\ttx/$\tdelta per $", c.Baseline)
+		fmt.Fprintf(tw, "\t%s %s/$\t%s/$\tdelta per $", c.Baseline, perLabel, perLabel)
 	}
 	fmt.Fprintf(tw, "\n")
 	for _, g := range c.GeoMeans {
-		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s", g.Target, g.Cells, rate(g.Base), rate(g.Value), pct(g.Delta))
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s", target(g), g.Cells, val(g, g.Base), val(g, g.Value), pct(g.Delta))
 		if prices {
 			if g.HasPrices {
 				fmt.Fprintf(tw, "\t%s\t%s\t%s", count(g.BasePerDollar), count(g.PerDollar), pct(g.PerDollarDelta))
@@ -175,6 +203,9 @@ func writeGeoMeans(ew *errWriter, c *analysis.Comparison, markdown bool) {
 		fmt.Fprintf(tw, "\n")
 	}
 	tw.Flush()
+	if lower {
+		ew.printf("  (lower is better for a time: a negative delta is the improvement)\n")
+	}
 }
 
 // count formats a large quantity without decimals and with thousands separators.
@@ -194,7 +225,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		title = "fairbench comparison"
 	}
 	ew.printf("# %s\n\n", cell(title))
-	ew.printf("Baseline: **%s**. Each cell: median throughput (or latency percentile from the merged histograms) with n, "+
+	ew.printf("Baseline: **%s**. Each cell: median headline metric (or latency percentile from the merged histograms) with n, "+
 		"the change against the baseline with its confidence interval (%.0f %% where n allows, otherwise the level reached), "+
 		"and the verdict of a two-sided Mann–Whitney U test at α = %.2f on the per-run values.\n\n", cell(c.Baseline), c.Level*100, c.Alpha)
 
@@ -242,7 +273,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 			head += " " + plural(l, "1 client", strconv.Itoa(l)+" clients") + " |"
 			rule += "--:|"
 		}
-		for _, metric := range []string{"throughput", "p95", "p99"} {
+		for _, metric := range []string{"headline", "p95", "p99"} {
 			pick := func(cc *analysis.CellComparison) analysis.Metric {
 				switch metric {
 				case "p95":
@@ -250,10 +281,14 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 				case "p99":
 					return cc.P99
 				}
-				return cc.Throughput
+				return cc.Headline
 			}
-			caption := "Throughput, tps (median):"
-			if metric != "throughput" {
+			h := s.cells[0].Other.Headline
+			caption := headlineTitle(h) + " (median):"
+			if !h.HigherIsBetter {
+				caption = headlineTitle(h) + " (median; lower is better):"
+			}
+			if metric != "headline" {
 				caption = "Latency " + metric + ", ms (merged histograms; test on per-run " + metric + "):"
 			}
 			ew.printf("%s\n\n%s\n%s\n", caption, head, rule)
@@ -306,6 +341,7 @@ func sortInts(xs []int) {
 type jsonMetric struct {
 	Name    string   `json:"name"`
 	Unit    string   `json:"unit"`
+	Higher  bool     `json:"higher_is_better"`
 	Base    *float64 `json:"baseline"`
 	Value   *float64 `json:"value"`
 	BaseN   int      `json:"baseline_n"`
@@ -320,31 +356,39 @@ type jsonMetric struct {
 }
 
 func metricJSON(m analysis.Metric) jsonMetric {
-	return jsonMetric{Name: m.Name, Unit: m.Unit, Base: num(m.Base), Value: num(m.Value), BaseN: m.BaseN, N: m.N,
+	return jsonMetric{Name: m.Name, Unit: m.Unit, Higher: m.HigherIsBetter, Base: num(m.Base), Value: num(m.Value), BaseN: m.BaseN, N: m.N,
 		BaseCI: ciJSON(m.BaseCI), CI: ciJSON(m.CI), Delta: num(m.Delta), DeltaCI: ciJSON(m.DeltaCI),
 		P: num(m.P), MinP: num(m.MinP), Verdict: string(m.Verdict)}
 }
 
+// jsonPeak is a peak; "throughput" repeats "value" when the headline is
+// throughput in tps, the key files written before headline metrics had.
 type jsonPeak struct {
-	Study       string   `json:"study"`
-	Scenario    string   `json:"scenario"`
-	Target      string   `json:"target"`
-	Clients     int      `json:"clients"`
-	Throughput  float64  `json:"throughput"`
-	N           int      `json:"n"`
-	Runs        []int64  `json:"runs"`
-	Levels      []int    `json:"levels"`
-	AtEdge      bool     `json:"at_edge"`
-	SingleRun   bool     `json:"single_run"`
-	Degradation *float64 `json:"degradation_pct"`
+	Study       string          `json:"study"`
+	Scenario    string          `json:"scenario"`
+	Target      string          `json:"target"`
+	Clients     int             `json:"clients"`
+	Headline    result.Headline `json:"headline"`
+	Value       float64         `json:"value"`
+	Throughput  *float64        `json:"throughput,omitempty"`
+	N           int             `json:"n"`
+	Runs        []int64         `json:"runs"`
+	Levels      []int           `json:"levels"`
+	AtEdge      bool            `json:"at_edge"`
+	SingleRun   bool            `json:"single_run"`
+	Degradation *float64        `json:"degradation_pct"`
 }
 
 func peaksJSON(ps []*analysis.Peak) []jsonPeak {
 	out := []jsonPeak{}
 	for _, p := range ps {
-		out = append(out, jsonPeak{Study: p.Study, Scenario: p.Scenario(), Target: p.Target, Clients: p.Clients,
-			Throughput: p.Throughput, N: p.N, Runs: p.Runs, Levels: p.Levels, AtEdge: p.AtEdge, SingleRun: p.SingleRun,
-			Degradation: num(p.Degradation)})
+		j := jsonPeak{Study: p.Study, Scenario: p.Scenario(), Target: p.Target, Clients: p.Clients,
+			Headline: p.Headline, Value: p.Value, N: p.N, Runs: p.Runs, Levels: p.Levels, AtEdge: p.AtEdge, SingleRun: p.SingleRun,
+			Degradation: num(p.Degradation)}
+		if isTPS(p.Headline) {
+			j.Throughput = num(p.Value)
+		}
+		out = append(out, j)
 	}
 	return out
 }
@@ -358,11 +402,13 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 		Params     map[string]any `json:"params"`
 		Clients    int            `json:"clients"`
 		Target     string         `json:"target"`
-		Throughput jsonMetric     `json:"throughput"`
+		Headline   jsonMetric     `json:"headline"`
+		Throughput *jsonMetric    `json:"throughput,omitempty"` // the headline again when it is throughput in tps (the key before headline metrics)
 		P95        jsonMetric     `json:"p95"`
 		P99        jsonMetric     `json:"p99"`
-		TxPerDol   *float64       `json:"tx_per_dollar,omitempty"`
-		BaseTxPerD *float64       `json:"baseline_tx_per_dollar,omitempty"`
+		// Headline units per dollar; for tps, transactions per dollar (hence the keys).
+		TxPerDol   *float64 `json:"tx_per_dollar,omitempty"`
+		BaseTxPerD *float64 `json:"baseline_tx_per_dollar,omitempty"`
 	}
 	doc := struct {
 		Baseline string                 `json:"baseline"`
@@ -375,12 +421,16 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 	for _, cc := range c.Cells {
 		j := jcell{Study: cc.Other.Study, Workload: cc.Other.Workload, Kind: cc.Other.Kind,
 			Params: cc.Other.ParamValues.JSONable(), Clients: cc.Other.Clients, Target: cc.Other.Target,
-			Throughput: metricJSON(cc.Throughput), P95: metricJSON(cc.P95), P99: metricJSON(cc.P99)}
-		if cc.TxPerDollar > 0 {
-			j.TxPerDol = num(cc.TxPerDollar)
+			Headline: metricJSON(cc.Headline), P95: metricJSON(cc.P95), P99: metricJSON(cc.P99)}
+		if isTPS(cc.Other.Headline) {
+			t := j.Headline
+			j.Throughput = &t
 		}
-		if cc.BaseTxPerDollar > 0 {
-			j.BaseTxPerD = num(cc.BaseTxPerDollar)
+		if cc.PerDollar > 0 {
+			j.TxPerDol = num(cc.PerDollar)
+		}
+		if cc.BasePerDollar > 0 {
+			j.BaseTxPerD = num(cc.BasePerDollar)
 		}
 		doc.Cells = append(doc.Cells, j)
 	}
@@ -398,30 +448,32 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 	return enc.Encode(doc)
 }
 
-// CompareCSV writes one row per cell and metric.
+// CompareCSV writes one row per cell and metric: the headline (metric and
+// unit are its name and unit, higher_is_better its direction), p95 and p99.
+// The per-dollar columns are headline units per dollar, on the headline's row.
 func CompareCSV(w io.Writer, c *analysis.Comparison) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"study", "workload", "params", "clients", "baseline", "target", "metric", "unit",
 		"baseline_value", "value", "baseline_n", "n", "delta_pct", "delta_ci_lo", "delta_ci_hi", "delta_ci_level",
-		"p", "min_p", "verdict", "baseline_tx_per_dollar", "tx_per_dollar"})
+		"p", "min_p", "verdict", "baseline_per_dollar", "per_dollar", "higher_is_better"})
 	for _, cc := range c.Cells {
-		for _, m := range []analysis.Metric{cc.Throughput, cc.P95, cc.P99} {
+		for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
 			lo, hi, lvl := "", "", ""
 			if m.DeltaCI.OK() {
 				lo, hi, lvl = f64(m.DeltaCI.Lo), f64(m.DeltaCI.Hi), f64(m.DeltaCI.Level)
 			}
 			bpd, pd := "", ""
-			if m.Unit == "tps" {
-				if cc.BaseTxPerDollar > 0 {
-					bpd = f64(cc.BaseTxPerDollar)
+			if m.Headline {
+				if cc.BasePerDollar > 0 {
+					bpd = f64(cc.BasePerDollar)
 				}
-				if cc.TxPerDollar > 0 {
-					pd = f64(cc.TxPerDollar)
+				if cc.PerDollar > 0 {
+					pd = f64(cc.PerDollar)
 				}
 			}
 			cw.Write([]string{cc.Other.Study, cc.Other.Workload, cc.Other.Params, strconv.Itoa(cc.Other.Clients),
 				c.Baseline, cc.Other.Target, m.Name, m.Unit, f64(m.Base), f64(m.Value), strconv.Itoa(m.BaseN), strconv.Itoa(m.N),
-				f64(m.Delta), lo, hi, lvl, f64(m.P), f64(m.MinP), string(m.Verdict), bpd, pd})
+				f64(m.Delta), lo, hi, lvl, f64(m.P), f64(m.MinP), string(m.Verdict), bpd, pd, strconv.FormatBool(m.HigherIsBetter)})
 		}
 	}
 	cw.Flush()
@@ -468,6 +520,15 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		by[p.Target+"\x00"+s] = p
 	}
 	edge, single := false, false
+	h0 := result.Throughput
+	if len(peaks) > 0 {
+		h0 = peaks[0].Headline
+	}
+	mixed, lower := false, false
+	for _, p := range peaks {
+		mixed = mixed || p.Headline.Name != h0.Name || p.Headline.Unit != h0.Unit
+		lower = lower || !p.Headline.HigherIsBetter
+	}
 	peakTable := func(caption string, val func(p *analysis.Peak) string) {
 		rows := [][]string{append([]string{"target"}, scen...)}
 		for _, t := range targets {
@@ -496,8 +557,21 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		tw.Flush()
 		ew.printf("\n")
 	}
-	peakTable("Max TPS per scenario (clients):", func(p *analysis.Peak) string {
-		s := fmt.Sprintf("%s (%d)", rate(p.Throughput), p.Clients)
+	caption := "Max TPS per scenario (clients):"
+	switch {
+	case mixed:
+		caption = "Best headline value per scenario (clients):"
+	case !h0.HigherIsBetter:
+		caption = "Min " + h0.Name + ", " + h0.Unit + ", per scenario (clients):"
+	case !isTPS(h0):
+		caption = "Max " + h0.Name + ", " + h0.Unit + ", per scenario (clients):"
+	}
+	peakTable(caption, func(p *analysis.Peak) string {
+		v := headlineValue(p.Headline, p.Value)
+		if mixed {
+			v = withUnit(p.Headline, p.Value)
+		}
+		s := fmt.Sprintf("%s (%d)", v, p.Clients)
 		if p.AtEdge {
 			s += " †"
 			edge = true
@@ -509,7 +583,11 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		return s
 	})
 	if baseline != "" {
-		peakTable("Degradation vs "+baseline+", % = (1 − peak / baseline peak) × 100:", func(p *analysis.Peak) string {
+		caption := "Degradation vs " + baseline + ", % = (1 − peak / baseline peak) × 100:"
+		if lower {
+			caption = "Degradation vs " + baseline + ", % (positive: worse) = (1 − peak / baseline peak) × 100, for a time (peak / baseline peak − 1) × 100:"
+		}
+		peakTable(caption, func(p *analysis.Peak) string {
 			if p.Target == baseline {
 				return "0.0"
 			}

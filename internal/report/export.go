@@ -36,38 +36,65 @@ func ciJSON(c analysis.CI) *jsonCI {
 }
 
 type jsonGroup struct {
-	Study        string         `json:"study"`
-	Target       string         `json:"target"`
-	Workload     string         `json:"workload"`
-	Kind         string         `json:"kind"`
-	Params       map[string]any `json:"params"`
-	Clients      int            `json:"clients"`
-	N            int            `json:"n"`
-	Incomplete   int            `json:"incomplete"`
-	Runs         []int64        `json:"runs"`
-	Throughputs  []float64      `json:"throughputs"`
-	Median       *float64       `json:"throughput_median"`
-	MedianCI     *jsonCI        `json:"throughput_median_ci,omitempty"`
-	P50          *float64       `json:"p50_us"`
-	P95          *float64       `json:"p95_us"`
-	P99          *float64       `json:"p99_us"`
-	Max          *float64       `json:"max_us"`
-	Errors       int64          `json:"errors"`
-	Transactions int64          `json:"transactions"`
-	WorkingSet   string         `json:"working_set,omitempty"`
+	Study      string         `json:"study"`
+	Target     string         `json:"target"`
+	Workload   string         `json:"workload"`
+	Kind       string         `json:"kind"`
+	Params     map[string]any `json:"params"`
+	Clients    int            `json:"clients"`
+	N          int            `json:"n"`
+	Incomplete int            `json:"incomplete"`
+	Runs       []int64        `json:"runs"`
+	// The headline metric: its values per run, their median and interval.
+	Headline result.Headline `json:"headline"`
+	Values   []float64       `json:"values"`
+	Median   *float64        `json:"median"`
+	MedianCI *jsonCI         `json:"median_ci,omitempty"`
+	// The same under the keys of files written before headline metrics,
+	// present when the headline is throughput in tps.
+	Throughputs  []float64 `json:"throughputs,omitempty"`
+	TMedian      *float64  `json:"throughput_median,omitempty"`
+	TMedianCI    *jsonCI   `json:"throughput_median_ci,omitempty"`
+	Ops          []jsonOp  `json:"ops,omitempty"`
+	P50          *float64  `json:"p50_us"`
+	P95          *float64  `json:"p95_us"`
+	P99          *float64  `json:"p99_us"`
+	Max          *float64  `json:"max_us"`
+	Errors       int64     `json:"errors"`
+	Transactions int64     `json:"transactions"`
+	WorkingSet   string    `json:"working_set,omitempty"`
+}
+
+// jsonOp is one op type of a cell, beside the headline.
+type jsonOp struct {
+	Name    string   `json:"name"`
+	Counted bool     `json:"counted_in_headline"`
+	Rate    float64  `json:"rate"` // successful requests per second, median of the runs
+	P99     *float64 `json:"p99_us,omitempty"`
+	Errors  int64    `json:"errors"`
 }
 
 func groupJSON(g *analysis.Group) jsonGroup {
 	j := jsonGroup{Study: g.Study, Target: g.Target, Workload: g.Workload, Kind: g.Kind,
 		Params: params.Values(g.ParamValues).JSONable(), Clients: g.Clients, N: g.N, Incomplete: g.Incomplete,
-		Throughputs: append([]float64{}, g.Throughputs...), Errors: g.Errors, Transactions: g.Transactions}
+		Headline: g.Headline, Values: append([]float64{}, g.Values...), Errors: g.Errors, Transactions: g.Transactions}
 	for _, r := range g.Runs {
 		j.Runs = append(j.Runs, r.ID)
 	}
 	if g.N > 0 {
-		j.Median = num(g.MedianThroughput)
-		j.MedianCI = ciJSON(analysis.MedianCI(g.Throughputs, 0.95))
+		j.Median = num(g.Median)
+		j.MedianCI = ciJSON(analysis.MedianCI(g.Values, 0.95))
 		j.P50, j.P95, j.P99, j.Max = num(g.P50), num(g.P95), num(g.P99), num(g.Max)
+	}
+	if isTPS(g.Headline) {
+		j.Throughputs, j.TMedian, j.TMedianCI = j.Values, j.Median, j.MedianCI
+	}
+	for _, o := range g.Ops {
+		jo := jsonOp{Name: o.Name, Counted: o.Counted, Rate: o.Rate, Errors: o.Errors}
+		if o.HasLatency {
+			jo.P99 = num(o.P99)
+		}
+		j.Ops = append(j.Ops, jo)
 	}
 	j.WorkingSet, _ = analysis.WorkingSet(g)
 	return j
@@ -100,24 +127,27 @@ func f64(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-// CSV writes one row per cell, numbers unformatted (µs, tps), for spreadsheets.
+// CSV writes one row per cell, numbers unformatted (µs, the headline's unit),
+// for spreadsheets. headline, unit and higher_is_better name the cell's
+// headline metric; median and ci_* are its median and interval.
 func CSV(w io.Writer, groups []*analysis.Group) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"study", "target", "workload", "kind", "params", "clients", "n", "incomplete",
-		"tps_median", "tps_ci_lo", "tps_ci_hi", "tps_ci_level", "p50_us", "p95_us", "p99_us", "max_us",
+		"headline", "unit", "higher_is_better",
+		"median", "ci_lo", "ci_hi", "ci_level", "p50_us", "p95_us", "p99_us", "max_us",
 		"errors", "transactions", "working_set"})
 	for _, g := range groups {
 		row := []string{g.Study, g.Target, g.Workload, g.Kind, g.Params, strconv.Itoa(g.Clients),
-			strconv.Itoa(g.N), strconv.Itoa(g.Incomplete)}
+			strconv.Itoa(g.N), strconv.Itoa(g.Incomplete), g.Headline.Name, g.Headline.Unit, strconv.FormatBool(g.Headline.HigherIsBetter)}
 		if g.N == 0 {
 			row = append(row, "", "", "", "", "", "", "", "")
 		} else {
-			ci := analysis.MedianCI(g.Throughputs, 0.95)
+			ci := analysis.MedianCI(g.Values, 0.95)
 			lo, hi, lvl := "", "", ""
 			if ci.OK() {
 				lo, hi, lvl = f64(ci.Lo), f64(ci.Hi), f64(ci.Level)
 			}
-			row = append(row, f64(g.MedianThroughput), lo, hi, lvl, f64(g.P50), f64(g.P95), f64(g.P99), f64(g.Max))
+			row = append(row, f64(g.Median), lo, hi, lvl, f64(g.P50), f64(g.P95), f64(g.P99), f64(g.Max))
 		}
 		ws, _ := analysis.WorkingSet(g)
 		row = append(row, strconv.FormatInt(g.Errors, 10), strconv.FormatInt(g.Transactions, 10), ws)
@@ -132,17 +162,25 @@ func CSV(w io.Writer, groups []*analysis.Group) error {
 // results: `benchstat -col /target results.txt` compares targets, with the
 // repetitions as samples. The name carries the cell as key=value parts; the
 // iteration count is the number of transactions; ns/op is wall time per
-// transaction across all clients (1e9 / tps); tps and the latency
+// transaction across all clients (1e9 / tps); tps, the run's headline metric
+// when it is not throughput (as its unit, e.g. "NOPM" or "s"), and the latency
 // percentiles follow as custom units, and Unit lines tell benchstat which
 // direction is better.
 func Benchstat(w io.Writer, runs []*result.Run) error {
 	ew := &errWriter{w: w}
+	sorted := append([]*result.Run(nil), runs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
 	ew.printf("Unit tps better=higher\n")
 	for _, u := range []string{"p50-ns", "p95-ns", "p99-ns"} {
 		ew.printf("Unit %s better=lower\n", u)
 	}
-	sorted := append([]*result.Run(nil), runs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	units := map[string]bool{"tps": true}
+	for _, r := range sorted {
+		if h := analysis.Headline(r).Headline; r.Status == result.StatusOK && !units[benchIdent(h.Unit)] {
+			units[benchIdent(h.Unit)] = true
+			ew.printf("Unit %s better=%s\n", benchIdent(h.Unit), map[bool]string{true: "higher", false: "lower"}[h.HigherIsBetter])
+		}
+	}
 	study := ""
 	for _, r := range sorted {
 		if r.Status != result.StatusOK || r.Summary.Throughput <= 0 {
@@ -168,9 +206,13 @@ func Benchstat(w io.Writer, runs []*result.Run) error {
 		}
 		name += "/clients=" + strconv.Itoa(r.Clients)
 		n := max(r.Summary.Transactions, 1)
-		ew.printf("%s\t%d\t%s ns/op\t%s tps\t%s p50-ns\t%s p95-ns\t%s p99-ns\n", name, n,
+		head := ""
+		if m := analysis.Headline(r); benchIdent(m.Unit) != "tps" {
+			head = "\t" + strconv.FormatFloat(m.Value, 'f', 2, 64) + " " + benchIdent(m.Unit)
+		}
+		ew.printf("%s\t%d\t%s ns/op\t%s tps%s\t%s p50-ns\t%s p95-ns\t%s p99-ns\n", name, n,
 			strconv.FormatFloat(1e9/r.Summary.Throughput, 'f', 1, 64),
-			strconv.FormatFloat(r.Summary.Throughput, 'f', 2, 64),
+			strconv.FormatFloat(r.Summary.Throughput, 'f', 2, 64), head,
 			strconv.FormatFloat(r.Summary.P50*1000, 'f', 0, 64),
 			strconv.FormatFloat(r.Summary.P95*1000, 'f', 0, 64),
 			strconv.FormatFloat(r.Summary.P99*1000, 'f', 0, 64))

@@ -47,8 +47,7 @@ type htmlSection struct {
 	Heading string
 	Common  string // parameters every section of this workload shares, on its first section
 	Charts  []template.HTML
-	Tables  []table // fio: per-direction IOPS, bandwidth, latency and ratios
-	Note    string
+	Tables  []table // the extra sections the workload's kind registers
 	Runs    []htmlRun
 }
 
@@ -73,6 +72,7 @@ type htmlPage struct {
 	Baseline                       string
 	Alpha, Level                   float64
 	CmpRows                        []htmlCmpRow
+	HeadlineCol                    string // the comparison's headline column: its name, "headline" when cells differ
 	HasCmp, Checked                bool
 	Warns, Infos                   []analysis.Warning
 	CheckedList                    []string
@@ -111,8 +111,14 @@ func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
 		xt = append(xt, tick{float64(i), strconv.Itoa(l)})
 	}
 	name := sectionHeading(groups[0], false, newLabeler(groups))
-	tp := &lineChart{ID: fmt.Sprintf("s%d-throughput", idx+1), Title: "Throughput · " + name, XLabel: "clients",
-		YLabel: "tps (median; bars: CI or range of repetitions)", XTicks: xt}
+	h := groups[0].Headline
+	yl := h.Unit + " (median; bars: CI or range of repetitions)"
+	if !h.HigherIsBetter {
+		yl = h.Unit + " (median, lower is better; bars: CI or range of repetitions)"
+	}
+	// The id keeps its old name: --charts writes it as a file name.
+	tp := &lineChart{ID: fmt.Sprintf("s%d-throughput", idx+1), Title: capital(h.Name) + " · " + name, XLabel: "clients",
+		YLabel: yl, XTicks: xt}
 	var lat []*lineChart
 	for _, p := range []string{"p50", "p95", "p99"} {
 		lat = append(lat, &lineChart{ID: fmt.Sprintf("s%d-latency-%s", idx+1, p), Title: "Latency " + p + " · " + name,
@@ -129,9 +135,9 @@ func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
 			g := byCell[t+"\x00"+strconv.Itoa(l)]
 			y, lo, hi := math.NaN(), math.NaN(), math.NaN()
 			if g != nil && g.N > 0 {
-				y = g.MedianThroughput
+				y = g.Median
 				if g.N > 1 {
-					if ci := analysis.MedianCI(g.Throughputs, 0.95); ci.OK() {
+					if ci := analysis.MedianCI(g.Values, 0.95); ci.OK() {
 						lo, hi = ci.Lo, ci.Hi
 					}
 				}
@@ -278,10 +284,12 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
 	commonShown := map[string]bool{}
-	fio := newFioSections(groups, opt.Baseline)
 	for i, sec := range sections(groups) {
 		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy, label)}
-		hs.Tables, hs.Note = fio.tables(sec, opt.Baseline)
+		if t, ok := opTable(sec.groups, false, false, nil); ok {
+			hs.Tables = append(hs.Tables, t)
+		}
+		hs.Tables = append(hs.Tables, kindTables(sec, opt.Baseline)...)
 		if wk := workloadKey(sec.groups[0]); !commonShown[wk] {
 			commonShown[wk] = true
 			hs.Common = label.common(sec.groups[0])
@@ -291,7 +299,8 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 		}
 		for _, g := range sec.groups {
 			for _, r := range g.Runs {
-				hr := htmlRun{Label: fmt.Sprintf("run %d · %s · %d clients · rep %d · %s tps", r.ID, r.Target, r.Clients, r.Repetition, rate(r.Summary.Throughput)),
+				m := analysis.Headline(r)
+				hr := htmlRun{Label: fmt.Sprintf("run %d · %s · %d clients · rep %d · %s", r.ID, r.Target, r.Clients, r.Repetition, withUnit(m.Headline, m.Value)),
 					Status: string(r.Status)}
 				for _, c := range runCharts(r) {
 					hr.Charts = append(hr.Charts, template.HTML(c.svg()))
@@ -304,15 +313,23 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 
 	if c := opt.Comparison; c != nil {
 		p.HasCmp, p.Baseline, p.Alpha, p.Level = true, c.Baseline, c.Alpha, c.Level
+		p.HeadlineCol = "throughput"
+		for i, cc := range c.Cells {
+			if h := cc.Other.Headline; i == 0 {
+				p.HeadlineCol = h.Name
+			} else if h.Name != p.HeadlineCol {
+				p.HeadlineCol = "headline"
+			}
+		}
 		for _, cc := range c.Cells {
 			row := htmlCmpRow{Scenario: label.scenario(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients}
-			for _, m := range []analysis.Metric{cc.Throughput, cc.P95, cc.P99} {
+			for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
 				d := m.Delta
 				if math.IsNaN(d) {
 					d = 0
 				}
 				row.Metrics = append(row.Metrics, htmlMetric{
-					Text:  fmt.Sprintf("%s → %s: %s, %s", metricValue(m, m.Base), metricValue(m, m.Value), deltaText(m, c.Level), verdictText(m, c.Alpha)),
+					Text:  fmt.Sprintf("%s → %s%s: %s, %s", metricValue(m, m.Base), metricValue(m, m.Value), unitSuffix(m), deltaText(m, c.Level), verdictText(m, c.Alpha)),
 					Class: verdictClass(m.Verdict), Delta: d})
 			}
 			p.CmpRows = append(p.CmpRows, row)
@@ -436,12 +453,13 @@ th{background:#f3f3f3}table.sortable th{cursor:pointer}
 {{range .Sections}}<section>
 <h2>{{.Heading}}</h2>{{if .Common}}<p class="common">Parameters of every section of this workload: {{.Common}}</p>{{end}}
 <div class="charts">{{range .Charts}}{{.}}{{end}}</div>
-{{range .Tables}}<p>{{.Caption}}</p>
-<table class="data"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Tables}}{{if .Title}}<h3>{{.Title}}</h3>
+{{end}}{{if .Caption}}<p>{{.Caption}}</p>
+{{end}}<table class="data"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .HTMLRows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
-{{end}}{{if .Note}}<p>{{.Note}}</p>
-{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
+{{if .Note}}<p>{{.Note}}</p>
+{{end}}{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
 {{range .Runs}}<details><summary>{{.Label}}</summary>{{if .Charts}}<div class="runcharts">{{range .Charts}}{{.}}{{end}}</div>{{else}}<p>No per-second series recorded.</p>{{end}}</details>
 {{end}}</details>
 </section>
@@ -449,7 +467,7 @@ th{background:#f3f3f3}table.sortable th{cursor:pointer}
 {{if .HasCmp}}<section id="comparison">
 <h2>Comparison against {{.Baseline}}</h2>
 <p>Each cell: baseline → target value, the change with its confidence interval ({{pct .Level}} % where n allows, otherwise the level reached) and the verdict of a two-sided Mann–Whitney U test at α = {{num .Alpha}}. Green: better; red: worse; grey: no significant difference. Click a column to sort.</p>
-<table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>throughput</th><th>p95</th><th>p99</th></tr></thead><tbody>
+<table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>{{.HeadlineCol}}</th><th>p95</th><th>p99</th></tr></thead><tbody>
 {{range .CmpRows}}<tr class="cmp-row"><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.Clients}}</td>{{range .Metrics}}<td class="{{.Class}}" data-v="{{.Delta}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 </section>{{end}}
@@ -470,3 +488,12 @@ rows.forEach(function(r){b.appendChild(r)})})});
 </body>
 </html>
 `))
+
+// unitSuffix writes the headline's unit after its value in the comparison
+// table, unless it is tps (the table's wording before headline metrics).
+func unitSuffix(m analysis.Metric) string {
+	if !m.Headline || m.Unit == "tps" || m.Unit == "" {
+		return ""
+	}
+	return " " + m.Unit
+}

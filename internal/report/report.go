@@ -1,8 +1,14 @@
 // Package report renders aggregated results for people: an aligned table for
-// the terminal and Markdown for articles and issues. Renderers only format what
-// package analysis computed; they never compute a statistic of their own, so
-// every format shows the same numbers. Output is deterministic for the same
-// input, so reports can be diffed and tested to the byte.
+// the terminal, Markdown for articles and issues, a self-contained HTML page,
+// CSV, JSON and benchstat's format. Renderers only format what package
+// analysis computed; they never compute a statistic of their own, so every
+// format shows the same numbers. Each cell leads with its headline metric
+// under the headline's own name and unit (throughput in tps unless the
+// workload declares another, such as NOPM or seconds where lower is better),
+// with per-op-type rates and p99 beside it where a run has several op types.
+// The package names no workload kind and no tool: the extra tables a kind
+// needs come from package kinds. Output is deterministic for the same input,
+// so reports can be diffed and tested to the byte.
 package report
 
 import (
@@ -27,8 +33,8 @@ type Options struct {
 	// end with a Methodology section (analysis.Warnings computes them).
 	Warnings []analysis.Warning
 	Checked  bool
-	// Baseline is the target the fio tables' ratios divide by; "" for the
-	// first target of each cell.
+	// Baseline is the target the ratios of a kind's extra sections divide
+	// by; "" for the first target of each cell.
 	Baseline string
 }
 
@@ -51,7 +57,12 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	vary := varyingParams(groups)
 
-	header := []string{"target", "workload", "params", "clients", "n", "tps (median)", "p50 ms", "p95 ms", "p99 ms", "max ms", "errors"}
+	unit, sameUnit := sharedUnit(groups)
+	headCol := unit + " (median)"
+	if !sameUnit || unit == "" {
+		headCol = "headline (median)"
+	}
+	header := []string{"target", "workload", "params", "clients", "n", headCol, "p50 ms", "p95 ms", "p99 ms", "max ms", "errors"}
 	if multiStudy {
 		header = append([]string{"study"}, header...)
 	}
@@ -61,7 +72,11 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		if g.N == 0 {
 			row = append(row, none, none, none, none, none, none)
 		} else {
-			row = append(row, rate(g.MedianThroughput), latency(g, g.P50), latency(g, g.P95), latency(g, g.P99), latency(g, g.Max), strconv.FormatInt(g.Errors, 10))
+			v := headlineValue(g.Headline, g.Median)
+			if !sameUnit || unit == "" {
+				v = withUnit(g.Headline, g.Median)
+			}
+			row = append(row, v, latency(g, g.P50), latency(g, g.P95), latency(g, g.P99), latency(g, g.Max), strconv.FormatInt(g.Errors, 10))
 		}
 		if multiStudy {
 			row = append([]string{g.Study}, row...)
@@ -83,8 +98,18 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	if incomplete > 0 {
 		ew.printf("\n%d interrupted or failed %s excluded from these numbers.\n", incomplete, plural(incomplete, "run", "runs"))
 	}
-	ew.printf("\nthroughput: median of the completed repetitions; latency: percentiles of their merged histograms.\n")
-	if err := writeFioText(ew, groups, opt.Baseline); err != nil {
+	if allTPS(groups) {
+		ew.printf("\nthroughput: median of the completed repetitions; latency: percentiles of their merged histograms.\n")
+	} else {
+		ew.printf("\nheadline (%s): median of the completed repetitions; latency: percentiles of their merged histograms.\n", headlineList(groups))
+	}
+	if t, ok := opTable(groups, true, multiStudy, vary); ok {
+		ew.printf("\n")
+		if err := t.writeText(ew); err != nil {
+			return err
+		}
+	}
+	if err := writeKindSectionsText(ew, groups, opt.Baseline); err != nil {
 		return err
 	}
 	if opt.Checked {
@@ -114,7 +139,6 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
 	commonShown := map[string]bool{}
-	fio := newFioSections(groups, opt.Baseline)
 	for _, sec := range sections(groups) {
 		g0 := sec.groups[0]
 		heading := label.scenario(g0)
@@ -165,8 +189,11 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			}
 			t.writeMarkdown(ew)
 		}
-		clientTable("Throughput, tps: successful transactions or operations per second, median of repetitions:", func(g *analysis.Group) string {
-			return rate(g.MedianThroughput)
+		clientTable(headlineCaption(g0.Headline), func(g *analysis.Group) string {
+			if !sameHeadlineAs(g, g0) {
+				return withUnit(g.Headline, g.Median)
+			}
+			return headlineValue(g.Headline, g.Median)
 		})
 		clientTable("Latency, ms (p50 / p95 / p99):", func(g *analysis.Group) string {
 			if !hasLatencies(g) {
@@ -174,12 +201,11 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			}
 			return ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
 		})
-		fioTables, fioNote := fio.tables(sec, opt.Baseline)
-		for _, t := range fioTables {
+		if t, ok := opTable(sec.groups, false, false, nil); ok {
 			t.writeMarkdown(ew)
 		}
-		if fioNote != "" {
-			ew.printf("%s\n\n", cell(fioNote))
+		for _, t := range kindTables(sec, opt.Baseline) {
+			t.writeMarkdown(ew)
 		}
 		if errs := sectionErrors(sec.groups); errs != "" {
 			ew.printf("Errors: %s.\n\n", errs)
@@ -206,7 +232,15 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	if len(runs) == 0 {
 		ew.printf("No runs.\n")
 	} else {
-		ew.printf("| id | target | workload | params | clients | rep | status | tps | p99 ms | errors |\n")
+		runsTPS := true
+		for _, r := range runs {
+			runsTPS = runsTPS && isTPS(analysis.Headline(r).Headline)
+		}
+		headCol := "tps"
+		if !runsTPS {
+			headCol = "headline"
+		}
+		ew.printf("| id | target | workload | params | clients | rep | status | %s | p99 ms | errors |\n", headCol)
 		ew.printf("|--:|:--|:--|:--|--:|--:|:--|--:|--:|--:|\n")
 		sorted := append([]*result.Run(nil), runs...)
 		sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
@@ -216,8 +250,11 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 				status += ": " + truncate(r.Error, 80)
 			}
 			tps, p99 := none, none
-			if r.Summary.Transactions > 0 || r.Summary.Throughput > 0 {
-				tps = rate(r.Summary.Throughput)
+			if m := analysis.Headline(r); r.Summary.Transactions > 0 || m.Value > 0 {
+				tps = headlineValue(m.Headline, m.Value)
+				if !runsTPS {
+					tps = withUnit(m.Headline, m.Value)
+				}
 				if r.Summary.P99 > 0 {
 					p99 = ms(r.Summary.P99)
 				}
@@ -279,8 +316,13 @@ func howMeasured(groups []*analysis.Group, runs []*result.Run) string {
 	} else if len(ok) > 0 {
 		b.WriteString("; no warm-up")
 	}
-	b.WriteString(". Throughput is the median of the repetitions; latency percentiles come from " +
-		"the repetitions' HdrHistograms merged, not from averaging per-run percentiles.")
+	if allTPS(groups) {
+		b.WriteString(". Throughput is the median of the repetitions; latency percentiles come from " +
+			"the repetitions' HdrHistograms merged, not from averaging per-run percentiles.")
+	} else {
+		b.WriteString(". Each cell's headline metric (" + headlineList(groups) + ") is the median of the repetitions; " +
+			"latency percentiles come from the repetitions' HdrHistograms merged, not from averaging per-run percentiles.")
+	}
 	return b.String()
 }
 
@@ -502,7 +544,7 @@ func rate(f float64) string {
 
 // ms formats microseconds as milliseconds with three decimals (µs resolution).
 // hasLatencies tells whether a cell's runs carried a latency distribution;
-// imported outputs that print only a mean (pgbench without -l) do not.
+// imported outputs that print only a mean (a tool that prints only its mean latency) do not.
 func hasLatencies(g *analysis.Group) bool { return g.Merged != nil && g.Merged.TotalCount() > 0 }
 
 // latency formats a percentile of a cell, or "–" when there is no distribution:

@@ -12,10 +12,23 @@ import (
 // columns hold names and are left-aligned; the others hold numbers and are
 // right-aligned, so that they line up on their last digit.
 type table struct {
+	Title    string // a heading above the caption, for the sections a kind adds
 	Caption  string
 	Header   []string
 	Rows     [][]string
 	TextCols int
+	// Right, when set, says per column whether it is right-aligned, instead
+	// of TextCols.
+	Right []bool
+	Note  string // a sentence after the table
+}
+
+// num reports whether column i is right-aligned (holds numbers).
+func (t table) num(i int) bool {
+	if t.Right != nil {
+		return i < len(t.Right) && t.Right[i]
+	}
+	return i >= t.TextCols
 }
 
 // writeText writes the caption (if any) on its own line, then the header and
@@ -35,7 +48,7 @@ func (t table) writeText(ew *errWriter) error {
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	for _, row := range rows {
 		for i, c := range row {
-			if i >= t.TextCols {
+			if t.num(i) {
 				c = strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)) + c
 			}
 			if i > 0 {
@@ -51,8 +64,12 @@ func (t table) writeText(ew *errWriter) error {
 	return ew.err
 }
 
-// writeMarkdown writes the caption as a paragraph, then the table and a blank line.
+// writeMarkdown writes the title as a heading and the caption as a
+// paragraph, then the table and a blank line, then the note.
 func (t table) writeMarkdown(ew *errWriter) {
+	if t.Title != "" {
+		ew.printf("### %s\n\n", cell(t.Title))
+	}
 	if t.Caption != "" {
 		ew.printf("%s\n\n", t.Caption)
 	}
@@ -62,7 +79,7 @@ func (t table) writeMarkdown(ew *errWriter) {
 	}
 	ew.printf("\n|")
 	for i := range t.Header {
-		if i < t.TextCols {
+		if !t.num(i) {
 			ew.printf(":--|")
 		} else {
 			ew.printf("--:|")
@@ -77,6 +94,9 @@ func (t table) writeMarkdown(ew *errWriter) {
 		ew.printf("\n")
 	}
 	ew.printf("\n")
+	if t.Note != "" {
+		ew.printf("%s\n\n", cell(t.Note))
+	}
 }
 
 // tableCell is one cell as the HTML template writes it.
@@ -90,7 +110,7 @@ func (t table) HTMLRows() [][]tableCell {
 	out := make([][]tableCell, len(t.Rows))
 	for i, row := range t.Rows {
 		for j, c := range row {
-			out[i] = append(out[i], tableCell{Text: c, Num: j >= t.TextCols})
+			out[i] = append(out[i], tableCell{Text: c, Num: t.num(j)})
 		}
 	}
 	return out

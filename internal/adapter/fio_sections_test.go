@@ -1,14 +1,15 @@
-package report
+package adapter
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
 )
@@ -16,7 +17,7 @@ import (
 // fioFixture reads one of the adapter's real fio outputs.
 func fioFixture(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "adapter", "testdata", "fio", name))
+	b, err := os.ReadFile(filepath.Join("testdata", "fio", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ type fioRuns struct {
 
 func (f *fioRuns) add(target, name, text string) {
 	f.t.Helper()
-	_, runs, err := adapter.Parse(name, text)
+	_, runs, err := Parse(name, text)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -82,6 +83,36 @@ func sectionOf(t *testing.T, md, name string) string {
 	return ""
 }
 
+// tableAfter returns the Markdown table rows after the first line containing caption.
+func tableAfter(t *testing.T, md, caption string) []string {
+	t.Helper()
+	i := strings.Index(md, caption)
+	if i < 0 {
+		t.Fatalf("no %q in:\n%s", caption, md)
+	}
+	var rows []string
+	started := false
+	for _, line := range strings.Split(md[i:], "\n")[1:] {
+		if strings.HasPrefix(line, "|") {
+			started = true
+			rows = append(rows, line)
+		} else if started {
+			break
+		}
+	}
+	return rows
+}
+
+// cells splits a Markdown table row at its unescaped pipes.
+func cells(row string) []string {
+	row = strings.ReplaceAll(row, `\|`, "\x00")
+	parts := strings.Split(strings.Trim(row, "|"), "|")
+	for i, p := range parts {
+		parts[i] = strings.ReplaceAll(strings.TrimSpace(p), "\x00", `\|`)
+	}
+	return parts
+}
+
 // rowOf returns the cells of the row of target in the table after caption.
 func rowOf(t *testing.T, md, caption, target string) []string {
 	t.Helper()
@@ -110,7 +141,7 @@ func TestFioMarkdownTables(t *testing.T) {
 	f.add("A", "clone1.json", clones[0])
 	f.add("B", "clone2.json", clones[1])
 	var b bytes.Buffer
-	if err := Markdown(&b, f.groups(), f.runs, Options{}); err != nil {
+	if err := report.Markdown(&b, f.groups(), f.runs, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -175,7 +206,7 @@ func TestFioMarkdownTables(t *testing.T) {
 
 	// --baseline B: A is the one divided.
 	b.Reset()
-	if err := Markdown(&b, f.groups(), f.runs, Options{Baseline: "B"}); err != nil {
+	if err := report.Markdown(&b, f.groups(), f.runs, report.Options{Baseline: "B"}); err != nil {
 		t.Fatal(err)
 	}
 	sw = sectionOf(t, b.String(), "rw=write")
@@ -194,7 +225,7 @@ func TestFioRepetitions(t *testing.T) {
 	clones := fioClones(t)
 	f.add("A", "clone1.json", clones[0])
 	f.add("A", "clone2.json", clones[1])
-	cells := analysis.Fio(f.groups(), "")
+	cells := fioCells(f.runs, "")
 	if len(cells) != 1 {
 		t.Fatalf("%d fio cells, want 1", len(cells))
 	}
@@ -219,7 +250,7 @@ func TestFioRepetitions(t *testing.T) {
 		}
 	}
 	var term bytes.Buffer
-	if err := Terminal(&term, f.groups(), Options{}); err != nil {
+	if err := report.Terminal(&term, f.groups(), report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(term.String(), "write IOPS") || !strings.Contains(term.String(), "863") {
@@ -244,7 +275,7 @@ func TestFioRatioBasesAndHTML(t *testing.T) {
 	f.add("B", "randrw.json", randrw)
 
 	var b bytes.Buffer
-	if err := Markdown(&b, f.groups(), f.runs, Options{}); err != nil {
+	if err := report.Markdown(&b, f.groups(), f.runs, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	sw := sectionOf(t, b.String(), "rw=write")
@@ -260,7 +291,7 @@ func TestFioRatioBasesAndHTML(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := HTML(&b, f.groups(), f.runs, HTMLOptions{Options: Options{Baseline: "C"}}); err != nil {
+	if err := report.HTML(&b, f.groups(), f.runs, report.HTMLOptions{Options: report.Options{Baseline: "C"}}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -272,5 +303,93 @@ func TestFioRatioBasesAndHTML(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("HTML report lacks %s", want)
 		}
+	}
+}
+
+// fioEnvRun is a completed fio run whose environment holds what the fio adapter
+// keeps per direction.
+func fioEnvRun(id int64, target string, clients int, dirs map[string]float64) *result.Run {
+	fe := map[string]any{}
+	for d, iops := range dirs {
+		fe[d] = map[string]any{"iops": iops, "bw_bytes": iops * 4096, "total_ios": int64(iops * 10),
+			"clat_mean_us": 1e6 / iops, "clat_p99_us": 2e6 / iops, "clat_p99.9_us": 3e6 / iops}
+	}
+	return &result.Run{ID: id, StudyName: "s", Target: target, Workload: "fio", Kind: "fio",
+		Params: map[string]any{"rw": "randrw"}, Clients: clients, Repetition: 1, Status: result.StatusOK,
+		Summary: result.Summary{Throughput: 1}, Env: map[string]any{"fio": fe}}
+}
+
+func TestFioRatiosPairCellsWithTheBaseline(t *testing.T) {
+	runs := []*result.Run{
+		fioEnvRun(1, "a", 1, map[string]float64{"read": 100, "write": 50}),
+		fioEnvRun(2, "b", 1, map[string]float64{"read": 300, "write": 25}),
+		fioEnvRun(3, "b", 4, map[string]float64{"read": 800}), // a has no 4-client cell
+		fioEnvRun(4, "c", 4, map[string]float64{"read": 400, "write": 10}),
+	}
+	type key struct {
+		target  string
+		clients int
+	}
+	index := func(cells []*fioCell) map[key]*fioCell {
+		m := map[key]*fioCell{}
+		for _, c := range cells {
+			m[key{c.Target, c.Clients}] = c
+		}
+		return m
+	}
+
+	// No baseline: each cell against the first target that has it.
+	cells := index(fioCells(runs, ""))
+	if len(cells) != 4 {
+		t.Fatalf("%d fio cells, want 4", len(cells))
+	}
+	b1, c4 := cells[key{"b", 1}], cells[key{"c", 4}]
+	if b1.Base != cells[key{"a", 1}] || b1.IOPSRatio["read"] != 3 || b1.IOPSRatio["write"] != 0.5 || b1.BandwidthRatio["read"] != 3 {
+		t.Errorf("b at 1 client: base %v, ratios %v %v", b1.Base.Target, b1.IOPSRatio, b1.BandwidthRatio)
+	}
+	if c4.Base != cells[key{"b", 4}] || c4.IOPSRatio["read"] != 0.5 || !math.IsNaN(c4.IOPSRatio["write"]) {
+		t.Errorf("c at 4 clients: base %v, ratios %v", c4.Base.Target, c4.IOPSRatio)
+	}
+	if a1 := cells[key{"a", 1}]; a1.Base != a1 {
+		t.Errorf("the first target is its own base")
+	}
+	if io := b1.IO["read"]; io.IOPS != 300 || io.Bandwidth != 300*4096 || io.P99 != 2e6/300 || !io.HasPercentiles {
+		t.Errorf("b read %+v", io)
+	}
+
+	// Baseline c: only the 4-client cells have one.
+	cells = index(fioCells(runs, "c"))
+	if cells[key{"a", 1}].Base != nil || cells[key{"b", 1}].Base != nil {
+		t.Errorf("1-client cells have no c run, yet a base")
+	}
+	if b4 := cells[key{"b", 4}]; b4.Base != cells[key{"c", 4}] || b4.IOPSRatio["read"] != 2 {
+		t.Errorf("b at 4 clients against c: %v", b4.IOPSRatio)
+	}
+}
+
+// The README shows the terminal report of the seqwrite fixture's two clones
+// imported as disks A and B; the report must still print those bytes.
+func TestFioTerminalAsInREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "```\n-- fio --\n")
+	if !ok {
+		t.Fatal("README has no fio report block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	block = "-- fio --\n" + block
+
+	f := &fioRuns{t: t}
+	clones := fioClones(t)
+	f.add("A", "clone1.json", clones[0])
+	f.add("B", "clone2.json", clones[1])
+	var b bytes.Buffer
+	if err := report.Terminal(&b, f.groups(), report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), block) {
+		t.Errorf("the terminal report lacks the README's block:\n%s\ngot:\n%s", block, b.String())
 	}
 }

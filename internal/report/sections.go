@@ -1,0 +1,61 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Extra sections come from the kind registry: a kind (a disk benchmark's
+// per-direction tables, for one) registers a Sections function, and every
+// renderer writes what it returns as ordinary tables. The report itself
+// knows no kind.
+
+// kindTables returns the tables the kind of a report section registers, for
+// that section's runs (completed and incomplete, in row order).
+func kindTables(sec section, baseline string) []table {
+	info, ok := kinds.Lookup(sec.groups[0].Kind)
+	if !ok || info.Sections == nil {
+		return nil
+	}
+	var runs []*result.Run
+	for _, g := range sec.groups {
+		runs = append(runs, g.Runs...)
+		runs = append(runs, g.IncompleteRuns...)
+	}
+	var out []table
+	for _, s := range info.Sections(runs, baseline) {
+		out = append(out, table{Title: s.Title, Caption: s.Caption, Header: s.Columns, Rows: s.Rows,
+			TextCols: 1, Right: s.Right, Note: s.Note})
+	}
+	return out
+}
+
+// writeKindSectionsText writes the kinds' tables of every section for the
+// terminal, each section under its heading.
+func writeKindSectionsText(ew *errWriter, groups []*analysis.Group, baseline string) error {
+	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
+	label := newLabeler(groups)
+	for _, sec := range sections(groups) {
+		tables := kindTables(sec, baseline)
+		if len(tables) == 0 {
+			continue
+		}
+		ew.printf("\n%s\n", strings.Repeat("-", 2)+" "+sectionHeading(sec.groups[0], multiStudy, label)+" "+strings.Repeat("-", 2))
+		for _, t := range tables {
+			ew.printf("\n")
+			if t.Title != "" {
+				ew.printf("%s\n", t.Title)
+			}
+			if err := t.writeText(ew); err != nil {
+				return err
+			}
+			if t.Note != "" {
+				ew.printf("\n%s\n", t.Note)
+			}
+		}
+	}
+	return ew.err
+}
