@@ -1,6 +1,6 @@
 /* cfloor: the select-only loop of bench/floor/gofloor in C, to tell what the
- * loop costs from what a Go client costs (bench/README.md, "The floor of a Go
- * client"). libpq connects and prepares P_0; then each thread drives its
+ * loop costs from what a Go client costs ("The floor of a Go client" in bench/README.md
+ * at 13fc635). libpq connects and prepares P_0; then each thread drives its
  * clients with raw protocol messages on the sockets, as pgbench's libpq calls do.
  *
  *   gcc -O2 -pthread -I/usr/include/postgresql -o cfloor bench/floor/cfloor.c -lpq

@@ -3,8 +3,8 @@
  * seconds: RATE wake-ups a second and no work. Started beside bench/floor's
  * cfloor, it asks whether a client process's idle threads waking up (as the Go
  * runtime's sysmon and locked-thread hand-offs do, a few hundred times a second)
- * cost the throughput on a 2-vCPU VM (bench/README.md, "The Go runtime's
- * wake-ups, tested").
+ * cost the throughput on a 2-vCPU VM ("The Go runtime's wake-ups,
+ * tested" in bench/README.md at 13fc635).
  *
  *   gcc -O2 -o wakegen bench/floor/wakegen.c
  *   (./wakegen 600 5 &); ./cfloor URL 8 2 5

@@ -2,10 +2,10 @@
 // transaction the way fairbench's event loops do: one locked OS thread per
 // loop, edge-triggered epoll, a Bind/Describe/Execute/Sync written in one
 // write as libpq does, no read until the socket says the reply is there, and a
-// runtime.Gosched every 8 ms (sockets.YieldEvery). It has none of fairbench's
+// runtime.Gosched every 8 ms (fastpath.YieldEvery). It has none of fairbench's
 // runner, driver or histograms, so it measures what any Go client costs on a
-// machine; bench/floor/cfloor.c is the same loop in C (bench/README.md, "The
-// floor of a Go client").
+// machine; bench/floor/cfloor.c is the same loop in C ("The floor
+// of a Go client" in bench/README.md at 13fc635).
 //
 //	go run ./bench/floor/gofloor URL CLIENTS THREADS SECONDS
 //

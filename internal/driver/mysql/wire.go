@@ -26,7 +26,7 @@ import (
 // and on a machine the client shares with the server that time is the
 // server's. The path here sends what libmariadb sends for sysbench (the
 // parameter types only when they change) and allocates nothing per statement
-// (bench/README.md, "MySQL statements on the wire").
+// (the "MySQL statements on the wire" section of bench/README.md at 13fc635).
 //
 // Only a plaintext connection can use it: under TLS the bytes go through
 // go-sql-driver's tls.Conn, which it does not share.
