@@ -21,7 +21,7 @@
 #   DURATION [20] seconds per run     REPS [3]          THREADS ["2 8"]
 #   MODES ["point_select read_write"] TABLES [4]        TABLE_SIZE [50000]
 #   ENGINES ["postgres mysql"]        OUT_DIR [bench/out]
-#   FB_JOBS [same]: fairbench's -j. "same" = the thread count sysbench gets, so
+#   FB_JOBS [same]: fairbench's --client-threads. "same" = the thread count sysbench gets, so
 #     each fairbench client has a thread of its own as each sysbench thread has
 #     one connection; "auto" = fairbench's default (event loops, one per CPU,
 #     when there are more clients than CPUs); or a number.
@@ -45,8 +45,8 @@ done
 for e in $ENGINES; do case $e in postgres | mysql) ;; *) die "ENGINES: unknown engine '$e' (postgres, mysql)" ;; esac; done
 [ "$FB_JOBS" = same ] || [ "$FB_JOBS" = auto ] || is_positive "$FB_JOBS" \
     || die "FB_JOBS must be same, auto or a number > 0 (got '$FB_JOBS')"
-fb_jobs() { # THREADS → fairbench's -j arguments
-    case $FB_JOBS in same) echo "-j $1" ;; auto) ;; *) echo "-j $FB_JOBS" ;; esac
+fb_jobs() { # THREADS → fairbench's --client-threads arguments
+    case $FB_JOBS in same) echo "--client-threads $1" ;; auto) ;; *) echo "--client-threads $FB_JOBS" ;; esac
 }
 
 # ------------------------------------------------------------------ set-up
@@ -122,7 +122,7 @@ SBVER=$(sysbench --version)
     echo "host:     $(uname -srm), nproc $(nproc), $(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
     echo "servers:  $(sql postgres 'select version()' | cut -c1-60); MariaDB $(sql mysql 'select version()')"
     echo "matrix:   engines [$ENGINES] × modes [$MODES] × threads [$THREADS] × $REPS reps × 2 tools, ${DURATION}s each; tables $TABLES × $TABLE_SIZE rows"
-    echo "fairbench -j: $FB_JOBS (same = sysbench's thread count: a thread per client)"
+    echo "fairbench --client-threads: $FB_JOBS (same = sysbench's thread count: a thread per client)"
 } | tee "$SUMMARY"
 
 for engine in $ENGINES; do
@@ -151,8 +151,8 @@ for engine in $ENGINES; do
                     else
                         # shellcheck disable=SC2046
                         timed "$log" "$FB" run --results "$RUN_DIR/fairbench.db" --target "$(fb_url "$engine")" --workload oltp \
-                            --set mode="$mode" --set tables="$TABLES" --set table_size="$TABLE_SIZE" \
-                            -c "$th" $(fb_jobs "$th") -T "$DURATION" --max-tries 100
+                            --mode "$mode" --tables "$TABLES" --table-size "$TABLE_SIZE" \
+                            --threads "$th" $(fb_jobs "$th") --time "$DURATION" --max-tries 100
                     fi
                     parse "$log"
                     cpu=$(awk -v u="$T_USER" -v s="$T_SYS" 'BEGIN {printf "%.3f", u + s}')

@@ -14,6 +14,8 @@ func (Workload) Flags() []workload.Flag {
 		{Name: "rate", Field: workload.FieldRate, Usage: "average transaction rate over all threads (0 = unlimited)"},
 		{Name: "max-tries", Field: workload.FieldMaxTries, Default: "1",
 			Usage: "fairbench's: tries per transaction on serialization failure or deadlock (retries are sysbench's ignored errors)"},
+		{Name: "client-threads", Field: workload.FieldThreads,
+			Usage: "fairbench's: OS threads driving the clients; with more clients, event loops multiplex them as pgbench -j does (default: this machine's CPUs; equal to --threads for sysbench's thread per client)"},
 		{Name: "tables", Param: "tables"},
 		{Name: "table-size", Param: "table_size"},
 		{Name: "range-size", Param: "range_size"},
