@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -47,8 +49,55 @@ func (i opsInstance) NewWorker(context.Context, driver.Conn) (workload.Op, error
 	return workload.Op(i.op), nil
 }
 
+// kvWorkload asks its sessions for the KV capability and sends pipelines of
+// depth GETs, recording each reply as a request, as the kv workload will.
+type kvWorkload struct{ opsWorkload }
+
+const depth = 16
+
+func (w kvWorkload) New(params.Values) (workload.Instance, error) {
+	return kvInstance{opsInstance{ops: w.ops}}, nil
+}
+
+type kvInstance struct{ opsInstance }
+
+func (kvInstance) NewWorker(_ context.Context, conn driver.Conn) (workload.Op, error) {
+	kv, ok := conn.(driver.KV)
+	if !ok {
+		return nil, errors.New("this target does not speak key-value")
+	}
+	cmds := make([]driver.KVCommand, depth)
+	for i := range cmds {
+		cmds[i] = driver.KVCommand{Name: "GET", Key: []byte(fmt.Sprintf("key:%d", i))}
+	}
+	replies := make([]driver.KVReply, depth)
+	return func(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
+		if err := kv.Pipeline(ctx, cmds, replies); err != nil {
+			return 0, err
+		}
+		for _, r := range replies {
+			if r.Err != nil {
+				req.Failed(0, r.Class)
+				continue
+			}
+			req.Request(0, r.Latency, 1, r.Bytes)
+		}
+		return 0, nil
+	}, nil
+}
+
+// Pipeline makes the fake driver's sessions key-value stores whose replies
+// arrive 100 µs apart: reply i after (i+1) × 100 µs.
+func (fakeConn) Pipeline(ctx context.Context, cmds []driver.KVCommand, replies []driver.KVReply) error {
+	time.Sleep(200 * time.Microsecond)
+	for i := range cmds {
+		replies[i] = driver.KVReply{Value: make([]byte, 1024), Bytes: 1024 + 5, Latency: time.Duration(i+1) * 100 * time.Microsecond}
+	}
+	return nil
+}
+
 func init() {
-	workload.Register(opsWorkload{kind: "fake-kv", ops: []string{"get", "set"}})
+	workload.Register(kvWorkload{opsWorkload{kind: "fake-kv", ops: []string{"get", "set"}}})
 	workload.Register(opsWorkload{kind: "fake-bulk", ops: []string{"bulk"}})
 	workload.Register(opsWorkload{kind: "fake-tpcc", ops: []string{"new_order", "payment"}})
 	kinds.Register(kinds.Info{Kind: "fake-bulk", Headline: result.Headline{
@@ -58,16 +107,10 @@ func init() {
 }
 
 func TestPipelineRecordsEachRequest(t *testing.T) {
-	const depth = 16
-	// One operation is a pipeline of 16 GETs whose replies arrive 100 µs apart:
-	// 16 requests with 16 latencies, not one operation of the pipeline's time.
-	op := func(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
-		time.Sleep(200 * time.Microsecond)
-		for i := 1; i <= depth; i++ {
-			req.Request(0, time.Duration(i)*100*time.Microsecond, 1, 1024)
-		}
-		return 0, nil
-	}
+	// One operation is a pipeline of 16 GETs through the driver's KV
+	// capability, whose replies arrive 100 µs apart: 16 requests with 16
+	// latencies, not one operation of the pipeline's time.
+	var op behaviour // the kv workload brings its own operation
 	run, err := runOne(t, context.Background(), op, study.Workload{Kind: "fake-kv", Clients: []study.ClientLevel{{N: 2}}}, 0, 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +122,7 @@ func TestPipelineRecordsEachRequest(t *testing.T) {
 	if run.Ops[1].Count != 0 {
 		t.Fatalf("SET requests %d, want 0", run.Ops[1].Count)
 	}
-	if get.Items != get.Count || get.Bytes != 1024*get.Count {
+	if get.Items != get.Count || get.Bytes != 1029*get.Count {
 		t.Fatalf("items %d bytes %d for %d requests", get.Items, get.Bytes, get.Count)
 	}
 	h, err := hist.Decode(get.Histogram)
@@ -191,7 +234,7 @@ func TestRequestsInRateModeCountFromTheIntendedStart(t *testing.T) {
 		req.Request(0, 100*time.Microsecond, 1, 0)
 		return 0, nil
 	}
-	run, err := runOne(t, context.Background(), op, study.Workload{Kind: "fake-kv", Clients: []study.ClientLevel{{N: 1}}, Rate: 200}, 0, time.Second)
+	run, err := runOne(t, context.Background(), op, study.Workload{Kind: "fake-bulk", Clients: []study.ClientLevel{{N: 1}}, Rate: 200}, 0, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

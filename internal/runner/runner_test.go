@@ -114,7 +114,7 @@ func TestWarmupIsNotMeasured(t *testing.T) {
 	got, all := run.Summary.Transactions, total.Load()
 	// Half the time is warm-up: the measured count must be well below everything executed.
 	if got <= 0 || float64(got) > 0.7*float64(all) {
-		t.Fatalf("measured %d of %d operations: warm-up leaked into the measurement", got, all)
+		t.Fatalf("measured %d of %d operations: warm-up leaked into the executor", got, all)
 	}
 	if run.Status != result.StatusOK || run.Duration < 400*time.Millisecond {
 		t.Fatalf("status %s duration %v", run.Status, run.Duration)
@@ -289,7 +289,7 @@ func TestRecordingAnOperationDoesNotAllocate(t *testing.T) {
 			rng.Int64()
 			return 1, nil
 		}}
-	m := &measurement{}
+	m := &executor{}
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(10000, func() { m.once(ctx, ctx, w, time.Now(), 3) })
 	if allocs != 0 {

@@ -1,0 +1,402 @@
+package runner
+
+// The executor: one cell measured on this load generator. It takes a session
+// per client from the cell's client, chooses how the clients are driven (a
+// goroutine each, a thread each, or event loops; see README, "The load
+// generator waits like pgbench"), runs the warm-up and the measured phase, and
+// fills a partial run: the histograms, the per-second series with their
+// interval histograms, the summary and this generator's environment (host,
+// client I/O, client path). With several load generators, a coordinator merges
+// their partial runs with MergeRuns.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/fastpath"
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/nodeexp"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/study"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// executor is one cell's warm-up and measured phase on this load generator.
+type executor struct {
+	r     *Runner
+	cell  study.Cell
+	inst  workload.Instance
+	copts driver.Options
+	run   *result.Run
+	out   io.Writer
+	// client is the cell's client; every worker takes its session from it.
+	client driver.Client
+
+	stop    atomic.Bool
+	workers []*worker
+	// loops: with more clients than threads, the clients run as coroutines on
+	// this many event loops, one goroutine each (see multiplex); nil otherwise.
+	loops []*fastpath.Loop
+	// detached: every connection can be interrupted (driver.Interrupter), so
+	// operations run under a context without cancellation and a cancelled run
+	// interrupts the connections instead.
+	detached bool
+	server   *nodeexp.Sampler // the target's node_exporter, nil when it names none
+}
+
+type worker struct {
+	id   int
+	mu   sync.Mutex // held to replace conn, and to interrupt it from another goroutine
+	conn driver.Conn
+	op   workload.Op
+	rec  *hist.Recorder
+	pcg  *rand.PCG // operation choices; snapshotted for retries
+	rng  *rand.Rand
+	arr  *rand.Rand // arrival schedule in rate mode, separate so retries do not shift it
+	// task is the worker's coroutine on its event loop; nil when the worker
+	// has a goroutine of its own.
+	task *fastpath.Task
+	req  requests
+}
+
+func (m *executor) execute(ctx context.Context) error {
+	c := m.cell
+	m.run.Env["host"] = envinfo.Host()
+	nops := len(m.inst.Ops())
+	// Connect all clients; pgbench's "initial connection time" is the time this takes.
+	connStart := time.Now()
+	m.workers = make([]*worker, c.Clients)
+	errs := make([]error, c.Clients)
+	var wg sync.WaitGroup
+	for i := range m.workers {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			conn, err := m.r.connect(ctx, m.client, c.Target)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			op, err := m.inst.NewWorker(ctx, conn)
+			if err == nil {
+				err = onFastPath(ctx, conn)
+			}
+			if err != nil {
+				conn.Close(ctx)
+				errs[i] = fmt.Errorf("client %d: %w", i+1, err)
+				return
+			}
+			seed := m.r.st.Seed
+			pcg := rand.NewPCG(seed, uint64(c.Index)<<20|uint64(i))
+			rec := hist.NewRecorder(nops)
+			m.workers[i] = &worker{
+				id: i, conn: conn, op: op, rec: rec, pcg: pcg, rng: rand.New(pcg),
+				arr: rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15, uint64(c.Index)<<20|uint64(i))),
+			}
+		}(i)
+	}
+	wg.Wait()
+	connectTime := time.Since(connStart)
+	defer func() {
+		for _, w := range m.workers {
+			if w != nil {
+				w.conn.Close(context.WithoutCancel(ctx))
+			}
+		}
+	}()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	m.detached = true
+	for _, w := range m.workers {
+		if _, ok := w.conn.(driver.Interrupter); !ok {
+			m.detached = false
+		}
+	}
+	threads := c.Workload.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	// How the clients were driven goes with the run: it decides the client's
+	// cost per operation (README, "The load generator waits like pgbench").
+	client := map[string]any{"io": "goroutine per client"}
+	if p, ok := m.workers[0].conn.(driver.Path); ok {
+		client["path"] = p.ClientPath()
+	}
+	m.run.Env["client"] = client
+	// Spare Ps beside the clients' threads: the ticker and the collector must
+	// never wait for a P held by a thread blocked in a read.
+	procs := 0
+	if _, ok := m.workers[0].conn.(fastpath.Multiplexer); ok && m.detached && c.Clients > threads {
+		if err := m.multiplex(ctx, threads); err != nil {
+			fmt.Fprintf(m.out, "  clients not multiplexed, one thread each: %s\n", envinfo.Scrub(err.Error()))
+		}
+	}
+	clientThreads := 0 // OS threads that wait in system calls for the clients
+	if m.loops != nil {
+		client["io"] = "event loops (clients multiplexed per thread, like pgbench -j)"
+		clientThreads = len(m.loops)
+		for _, l := range m.loops {
+			defer l.Close()
+		}
+	} else if tp, ok := m.workers[0].conn.(fastpath.ThreadPerClient); ok && tp.BlocksThread() {
+		client["io"] = "thread per client"
+		clientThreads = c.Clients
+	}
+	// With a CPU for each client thread, each keeps its own OS thread, as
+	// pgbench's and sysbench's threads do. Otherwise Go moves a goroutine to
+	// another thread at most yields (fastpath.YieldEvery), and the kernel,
+	// which placed the client's thread and the server's next to each other,
+	// starts over: 2–4 % of the machine idle at 2 threads on 2 vCPUs, none
+	// when locked (bench/README.md). With more client threads than CPUs there
+	// is always a thread to run, and a locked thread's yield, a hand-over
+	// through a second thread, costs more than it saves (MariaDB point
+	// selects at 8 threads on 2 vCPUs: 37–45k locked against 58–61k).
+	lockThreads := clientThreads > 0 && clientThreads <= runtime.GOMAXPROCS(0)
+	if clientThreads > 0 {
+		client["threads"] = clientThreads
+		client["locked_threads"] = lockThreads
+		procs = clientThreads + 2
+	}
+	lockThread := func() func() {
+		if !lockThreads {
+			return func() {}
+		}
+		runtime.LockOSThread()
+		return runtime.UnlockOSThread
+	}
+	if prev := runtime.GOMAXPROCS(0); procs > prev {
+		runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(prev)
+	}
+	recs := make([]*hist.Recorder, len(m.workers))
+	for i, w := range m.workers {
+		recs[i] = w.rec
+	}
+	col := hist.NewCollector(nops, recs)
+
+	// Workers run until stop; a hard cancel follows Ctrl-C only after a grace period.
+	wctx, hardCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hardCancel()
+	if m.detached {
+		// One watch for the whole run instead of one per statement: pgx and
+		// go-sql-driver each register (or hand to a goroutine) every statement
+		// whose context can be cancelled.
+		defer context.AfterFunc(wctx, func() {
+			for _, w := range m.workers {
+				w.interrupt()
+			}
+		})()
+	}
+	var done sync.WaitGroup
+	runStart := time.Now()
+	if m.loops != nil {
+		for _, w := range m.workers {
+			w.task.SetBody(func(*fastpath.Task) { m.loop(wctx, w, runStart) })
+		}
+		for _, l := range m.loops {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				defer lockThread()()
+				l.Run()
+			}()
+		}
+	} else {
+		for _, w := range m.workers {
+			done.Add(1)
+			go func(w *worker) {
+				defer done.Done()
+				defer lockThread()()
+				m.loop(wctx, w, runStart)
+			}(w)
+		}
+	}
+	finished := make(chan struct{})
+	go func() { done.Wait(); close(finished) }()
+
+	interrupted := false
+	stopWorkers := func() {
+		m.stop.Store(true)
+		select {
+		case <-finished:
+		case <-time.After(time.Second):
+			hardCancel() // a statement hangs: cancel it rather than wait
+			<-finished
+		}
+	}
+
+	if u := c.Target.NodeExporter; u != "" {
+		m.startServerSampling(wctx, u)
+	}
+
+	// Warm-up: run, show progress, then discard everything recorded.
+	if c.Warmup > 0 {
+		if m.phase(ctx, col, "warm-up", runStart, c.Warmup, nil) {
+			interrupted = true
+		}
+	}
+	// The workload's own counters are read right before the histograms restart,
+	// so both describe (within microseconds) the same measured phase.
+	counts0 := counts(m.inst)
+	col.Reset()
+	if m.server != nil {
+		m.server.Take() // the warm-up's share is not measured
+	}
+	cpu0 := cpuSeconds()
+	measureStart := time.Now()
+	m.run.StartedAt = measureStart
+	var series []result.SeriesPoint
+	if !interrupted {
+		interrupted = m.phase(ctx, col, "", measureStart, c.Duration, &series)
+	}
+	stopWorkers()
+	end := time.Now()
+	last := col.Tick()
+	if pt, ok := point(m.inst.Ops(), last, end.Sub(measureStart), end.Sub(measureStart)-time.Duration(len(series))*m.r.opt.Every); ok && pt.Ops+pt.Errors > 0 {
+		series = append(series, pt)
+	}
+	cpu := cpuSeconds() - cpu0
+	m.run.EndedAt = end
+	m.run.Duration = end.Sub(measureStart)
+	m.run.Series = series
+	m.fill(col.Total(), connectTime, cpu)
+	m.run.Summary.Extra = countsSince(m.inst, counts0)
+	if interrupted {
+		m.run.Status = result.StatusInterrupted
+		m.run.Error = fmt.Sprintf("interrupted after %.1f s of the measured phase", m.run.Duration.Seconds())
+		return ErrInterrupted
+	}
+	m.run.Status = result.StatusOK
+	return nil
+}
+
+// multiplex puts the clients on event loops, spread round-robin over threads
+// loops, as pgbench -j spreads its clients over its threads. It fails, and the
+// clients keep a thread each, when a connection cannot run on a loop.
+func (m *executor) multiplex(ctx context.Context, threads int) error {
+	if !fastpath.Supported {
+		return errors.New("event loops are implemented on Linux only")
+	}
+	loops := make([]*fastpath.Loop, threads)
+	fail := func(err error) error {
+		for _, l := range loops {
+			if l != nil {
+				l.Close()
+			}
+		}
+		return err
+	}
+	for i := range loops {
+		l, err := fastpath.NewLoop()
+		if err != nil {
+			return fail(err)
+		}
+		loops[i] = l
+	}
+	for i, w := range m.workers {
+		t := loops[i%threads].Add(nil)
+		if err := attach(ctx, t, w.conn); err != nil {
+			return fail(err)
+		}
+		w.task = t
+	}
+	m.loops = loops
+	return nil
+}
+
+// startServerSampling scrapes the target's node_exporter in the background for
+// the rest of the cell (until ctx ends) and records what it learnt; a failing
+// exporter is recorded and the run goes on without server samples.
+func (m *executor) startServerSampling(ctx context.Context, rawURL string) {
+	info := map[string]any{"node_exporter": nodeexp.Redacted(rawURL)}
+	if m.run.Env == nil {
+		m.run.Env = map[string]any{}
+	}
+	m.run.Env["server"] = info
+	smp, err := nodeexp.New(rawURL)
+	if err == nil {
+		err = smp.Start(ctx, m.r.opt.Every)
+	}
+	if err != nil {
+		info["error"] = envinfo.Scrub(err.Error())
+		fmt.Fprintf(m.out, "  node_exporter: %s (continuing without server samples)\n", info["error"])
+		return
+	}
+	if mem := smp.Memory(); mem > 0 {
+		info["memory_bytes"] = mem
+	}
+	m.server = smp
+}
+
+// interrupt wakes a statement blocked on the worker's connection.
+func (w *worker) interrupt() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if in, ok := w.conn.(driver.Interrupter); ok {
+		in.Interrupt()
+	}
+}
+
+// reconnect replaces a lost connection, retrying until it succeeds or the run
+// stops. A worker on an event loop gets the new connection's socket attached.
+func (m *executor) reconnect(ctx context.Context, w *worker) {
+	w.conn.Close(ctx)
+	for !m.stop.Load() {
+		conn, err := m.r.connect(ctx, m.client, m.cell.Target)
+		if err == nil {
+			op, err := m.inst.NewWorker(ctx, conn)
+			if err == nil && w.task != nil {
+				err = attach(ctx, w.task, conn)
+			} else if err == nil {
+				err = onFastPath(ctx, conn)
+			}
+			if err == nil {
+				w.mu.Lock()
+				w.conn, w.op = conn, op
+				w.mu.Unlock()
+				return
+			}
+			conn.Close(ctx)
+		}
+		m.sleep(w, 100*time.Millisecond)
+	}
+}
+
+// onFastPath puts a worker's session on fairbench's fast path while it is
+// enabled, whatever the number of clients, so that a sweep over clients keeps
+// one client code path (a PostgreSQL session's statements take the wire path
+// with a thread per client as on event loops).
+func onFastPath(ctx context.Context, conn driver.Conn) error {
+	if !fastpath.Enabled() {
+		return nil
+	}
+	if mx, ok := conn.(fastpath.Multiplexer); ok {
+		if _, err := mx.Multiplex(ctx); err != nil {
+			return fmt.Errorf("putting the session on fairbench's fast path: %w", err)
+		}
+	}
+	return nil
+}
+
+// attach readies conn for an event loop and attaches its socket to task.
+func attach(ctx context.Context, task *fastpath.Task, conn driver.Conn) error {
+	mx, ok := conn.(fastpath.Multiplexer)
+	if !ok {
+		return errors.New("this driver's connections cannot run on an event loop")
+	}
+	sock, err := mx.Multiplex(ctx)
+	if err != nil {
+		return err
+	}
+	return task.Attach(sock)
+}

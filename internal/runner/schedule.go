@@ -1,0 +1,130 @@
+package runner
+
+// Schedule, rate and retries: how each client paces its operations (closed
+// loop, or a Poisson schedule fixed in advance whose latency counts from the
+// intended start), retries them with pgbench's --max-tries meaning, and
+// records the requests an operation reports itself.
+
+import (
+	"context"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// requests is a worker's workload.Requests. What an operation records itself
+// is kept until it returns and then goes into the worker's recorder at once
+// (one interval for a whole pipeline), shifted by how late the operation
+// started against its schedule (zero in a closed loop).
+type requests struct {
+	late time.Duration
+	buf  []hist.Request
+}
+
+func (q *requests) Request(op int, latency time.Duration, items, bytes int64) {
+	q.buf = append(q.buf, hist.Request{Op: op, Latency: latency + q.late, Items: items, Bytes: bytes})
+}
+
+func (q *requests) Failed(op int, class result.ErrorClass) {
+	q.buf = append(q.buf, hist.Request{Op: op, Failed: true, Class: class})
+}
+
+// loop is one client: closed loop by default, or the fixed-rate schedule.
+func (m *executor) loop(ctx context.Context, w *worker, start time.Time) {
+	wl := m.cell.Workload
+	maxTries := wl.MaxTries
+	if maxTries < 1 {
+		maxTries = 1
+	}
+	rate := wl.Rate / float64(len(m.workers))
+	next := start
+	opCtx := ctx
+	if m.detached {
+		opCtx = context.WithoutCancel(ctx)
+	}
+	for !m.stop.Load() {
+		var intended time.Time
+		if rate > 0 {
+			// Poisson arrivals like pgbench -R; latency counts from the intended start,
+			// so a slow server cannot hide its delays by slowing the schedule.
+			next = next.Add(time.Duration(w.arr.ExpFloat64() / rate * float64(time.Second)))
+			if wait := time.Until(next); wait > 0 {
+				if !m.sleep(w, wait) {
+					return
+				}
+			}
+			lag := time.Since(next)
+			if wl.LatencyLimit > 0 && lag > wl.LatencyLimit {
+				w.rec.RecordSkip()
+				continue
+			}
+			w.rec.RecordLag(lag)
+			w.req.late = max(0, lag)
+			intended = next
+		} else {
+			intended = time.Now()
+		}
+		m.once(ctx, opCtx, w, intended, maxTries)
+	}
+}
+
+// sleep waits, returning false if the run stops first. A worker on an event
+// loop sleeps in the loop, so that its loop's other clients go on.
+func (m *executor) sleep(w *worker, d time.Duration) bool {
+	const slice = 50 * time.Millisecond
+	pause := time.Sleep
+	if w.task != nil {
+		pause = w.task.Sleep
+	}
+	for d > slice {
+		if m.stop.Load() {
+			return false
+		}
+		pause(slice)
+		d -= slice
+	}
+	pause(d)
+	return !m.stop.Load()
+}
+
+// once performs one operation with pgbench's --max-tries retry semantics: a
+// serialization failure or deadlock is retried with the same random choices.
+// The operation runs under opCtx; ctx is the run's, for reconnecting. An
+// operation that recorded its requests itself (workload.Requests) is not
+// recorded again, and not retried once it has recorded any.
+func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, maxTries int) {
+	saved := *w.pcg
+	for try := 1; ; try++ {
+		w.req.buf = w.req.buf[:0]
+		op, err := w.op(opCtx, w.rng, &w.req)
+		recorded := len(w.req.buf) > 0
+		if recorded {
+			w.rec.RecordRequests(w.req.buf)
+		}
+		if err == nil {
+			if !recorded {
+				w.rec.Record(op, time.Since(start))
+			}
+			if try > 1 {
+				w.rec.RecordRetries(op, try)
+			}
+			return
+		}
+		class := w.conn.Classify(err)
+		if class.Retryable() && try < maxTries && !m.stop.Load() && !recorded {
+			*w.pcg = saved
+			continue
+		}
+		if !recorded {
+			w.rec.RecordError(op, class)
+		}
+		if try > 1 {
+			w.rec.RecordRetries(op, try)
+		}
+		if class == result.ErrConnection && !m.stop.Load() {
+			m.reconnect(ctx, w)
+		}
+		return
+	}
+}

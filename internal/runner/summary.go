@@ -1,0 +1,156 @@
+package runner
+
+// Progress and summary: each tick's interval becomes a series point (with its
+// interval histograms per op type), and the measured phase's totals become the
+// run's op results, summary and headline metric.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"syscall"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// phase waits for d while printing progress every tick; it returns true when the
+// context was cancelled. With series non-nil, each tick's numbers are kept.
+func (m *executor) phase(ctx context.Context, col *hist.Collector, label string, start time.Time, d time.Duration, series *[]result.SeriesPoint) bool {
+	every := m.r.opt.Every
+	ticker := time.NewTicker(every)
+	defer ticker.Stop()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	prev := start
+	cpuPrev := cpuSeconds()
+	for {
+		select {
+		case <-ctx.Done():
+			return true
+		case <-deadline.C:
+			return false
+		case now := <-ticker.C:
+			stats := col.Tick()
+			window := now.Sub(prev)
+			prev = now
+			pt, _ := point(m.inst.Ops(), stats, now.Sub(start), window)
+			cpuNow := cpuSeconds()
+			pt.CPU = (cpuNow - cpuPrev) / window.Seconds()
+			cpuPrev = cpuNow
+			if series != nil {
+				if m.server != nil {
+					pt.Server = m.server.Take()
+				}
+				*series = append(*series, pt)
+			}
+			if m.r.opt.NoTickLines {
+				continue
+			}
+			prefix := "progress"
+			if label != "" {
+				prefix = label
+			}
+			fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
+				prefix, now.Sub(start).Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
+		}
+	}
+}
+
+// point summarises one tick window; rates use the real window length. The
+// window's histograms go with it per op type, so that series merge exactly.
+func point(names []string, stats []*hist.Stats, at, window time.Duration) (result.SeriesPoint, bool) {
+	all := hist.Combine(stats)
+	pt := result.SeriesPoint{Second: int(math.Round(at.Seconds())), Ops: all.Count, Errors: all.ErrorCount()}
+	if hs, err := hist.Interval(names, stats); err == nil {
+		pt.Hists = hs
+	}
+	if pt.Hists == nil {
+		pt.Hists = []result.IntervalOp{} // an empty interval, not a point from before schema 3
+	}
+	if window <= 0 {
+		return pt, false
+	}
+	pt.Rate = float64(all.Count) / window.Seconds()
+	if all.Count > 0 {
+		pt.Mean = all.Mean()
+		pt.P50 = float64(all.Hist.ValueAtQuantile(50))
+		pt.P95 = float64(all.Hist.ValueAtQuantile(95))
+		pt.P99 = float64(all.Hist.ValueAtQuantile(99))
+		pt.Max = float64(all.Hist.Max())
+	}
+	return pt, true
+}
+
+func (m *executor) fill(total []*hist.Stats, connectTime time.Duration, cpu float64) {
+	names := m.inst.Ops()
+	all := hist.Combine(total)
+	s := &m.run.Summary
+	s.Transactions = all.Count
+	s.Failed = all.ErrorCount()
+	s.Retried = all.Retried
+	s.Retries = all.Retries
+	s.Skipped = all.Skipped
+	s.LateStarts = all.Late
+	if secs := m.run.Duration.Seconds(); secs > 0 {
+		s.Throughput = float64(all.Count) / secs
+	}
+	s.LatencyMean = all.Mean()
+	s.LatencyStddev = all.Stddev()
+	if all.Count > 0 {
+		s.LatencyMin = all.MinUs
+		s.P50 = float64(all.Hist.ValueAtQuantile(50))
+		s.P95 = float64(all.Hist.ValueAtQuantile(95))
+		s.P99 = float64(all.Hist.ValueAtQuantile(99))
+		s.Max = float64(all.Hist.Max())
+	}
+	if all.LagCount > 0 {
+		s.LagMean = all.LagSumUs / float64(all.LagCount)
+		s.LagMax = all.LagMaxUs
+	}
+	s.ConnectTimeMean = float64(connectTime) / float64(time.Millisecond)
+	s.TargetRate = m.cell.Workload.Rate
+	s.ClientCPU = cpu
+	for i, st := range total {
+		enc, err := hist.Encode(st.Hist)
+		if err != nil {
+			enc = nil
+		}
+		m.run.Ops = append(m.run.Ops, result.Op{Name: names[i], Count: st.Count, Items: st.Items, Bytes: st.Bytes, Errors: st.ErrorMap(), Histogram: enc})
+	}
+	h := kinds.Headline(m.cell.Workload.Kind)
+	s.Metric = &result.Metric{Headline: h, Value: h.Measure(m.run.Ops, m.run.Duration, func(i int) float64 { return total[i].SumUs })}
+}
+
+// counts snapshots a workload's own counters (workload.Counter), if it keeps any.
+func counts(inst workload.Instance) map[string]int64 {
+	if c, ok := inst.(workload.Counter); ok {
+		return c.Counts()
+	}
+	return nil
+}
+
+// countsSince is the growth of the workload's counters since a snapshot.
+func countsSince(inst workload.Instance, before map[string]int64) map[string]float64 {
+	now := counts(inst)
+	if now == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(now))
+	for k, v := range now {
+		out[k] = float64(v - before[k])
+	}
+	return out
+}
+
+// cpuSeconds is the CPU time (user + system) this process has used.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
