@@ -355,9 +355,9 @@ func WorkingSet(g *Group) (label, detail string) {
 	how := "database size"
 	if info, ok := kinds.Lookup(g.Kind); data <= 0 && ok && info.WorkingSet != nil {
 		// The kind's own estimate from its parameters.
-		if b, ok := info.WorkingSet(g.ParamValues); ok && b > 0 {
+		if b, basis, ok := info.WorkingSet(g.ParamValues); ok && b > 0 {
 			data = float64(b)
-			how = "estimated from " + g.Params
+			how = basis
 		}
 	}
 	if data <= 0 {

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -175,9 +176,9 @@ func TestConfigWarning(t *testing.T) {
 // estimatedKind registers a kind whose working set is 15 MiB per scale unit
 // (tpcb's estimate, which this package must not know by name).
 var estimatedKind = sync.OnceFunc(func() {
-	kinds.Register(kinds.Info{Kind: "test-estimated", WorkingSet: func(p map[string]any) (int64, bool) {
+	kinds.Register(kinds.Info{Kind: "test-estimated", WorkingSet: func(p map[string]any) (int64, string, bool) {
 		s, ok := p["scale"].(int64)
-		return s * 15 << 20, ok && s > 0
+		return s * 15 << 20, fmt.Sprintf("scale %d × ~15 MB", s), ok && s > 0
 	}})
 })
 

@@ -26,8 +26,9 @@ type Info struct {
 	// (pgbench's for tpcb, sysbench's for oltp).
 	Summary func(w io.Writer, r *result.Run)
 	// WorkingSet estimates the bytes of data a run with these parameters
-	// touches; ok is false when it cannot tell.
-	WorkingSet func(params map[string]any) (bytes int64, ok bool)
+	// touches, and says from what ("scale 10 × ~15 MB"); ok is false when
+	// it cannot tell.
+	WorkingSet func(params map[string]any) (bytes int64, basis string, ok bool)
 	// Sections builds extra report sections from the kind's runs (fio's
 	// per-direction tables). baseline names the target ratios are taken against.
 	// Reports call it once per scenario (study, workload and parameters), with

@@ -1,6 +1,9 @@
 package tpcb
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -21,7 +24,7 @@ func init() {
 const BytesPerScale = 15 << 20
 
 // workingSet is scale × BytesPerScale; false without a scale.
-func workingSet(p map[string]any) (int64, bool) {
+func workingSet(p map[string]any) (int64, string, bool) {
 	var s float64
 	switch x := p["scale"].(type) {
 	case int64:
@@ -32,7 +35,7 @@ func workingSet(p map[string]any) (int64, bool) {
 		s = x
 	}
 	if s <= 0 {
-		return 0, false
+		return 0, "", false
 	}
-	return int64(s * BytesPerScale), true
+	return int64(s * BytesPerScale), fmt.Sprintf("scale %s × ~15 MB", strconv.FormatFloat(s, 'f', -1, 64)), true
 }

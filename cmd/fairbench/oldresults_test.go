@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A results file written before results schema 3 (by fairbench at 23c5a23)
+// opens, reports and compares with the numbers that fairbench printed for it
+// then: every table row is the same, whatever wording changed around them.
+func TestOldResultsFileReportsTheSameNumbers(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join("..", "..", "internal", "store", "testdata", "schema2")
+	data, err := os.ReadFile(filepath.Join(fixture, "schema2.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "schema2.db"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{"report-23c5a23.txt", []string{"report", "--results", "schema2.db"}},
+		{"compare-23c5a23.txt", []string{"compare", "--results", "schema2.db", "--baseline", "wal"}},
+	} {
+		o := fairbench(t, dir, c.args...)
+		if o.code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, o.code, o.stderr)
+		}
+		want, err := os.ReadFile(filepath.Join(fixture, c.golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, g := rows(string(want)), rows(o.stdout)
+		if len(w) < 6 {
+			t.Fatalf("%s: only %d rows in the golden output", c.golden, len(w))
+		}
+		if strings.Join(w, "\n") != strings.Join(g, "\n") {
+			t.Fatalf("%v: table rows differ from what 23c5a23 printed:\nwant:\n%s\ngot:\n%s", c.args, strings.Join(w, "\n"), strings.Join(g, "\n"))
+		}
+	}
+}
+
+// rows keeps the table rows of the two targets: the numbers, not the prose.
+func rows(out string) []string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 3 && (f[0] == "wal" || f[0] == "delete") {
+			keep = append(keep, strings.Join(f, " "))
+		}
+	}
+	return keep
+}
