@@ -465,6 +465,9 @@ var errorClasses = map[uint16]result.ErrorClass{
 	4025: result.ErrConstraint, // ER_CONSTRAINT_FAILED (MariaDB)
 	3024: result.ErrTimeout,    // ER_QUERY_TIMEOUT (MySQL max_execution_time)
 	1969: result.ErrTimeout,    // ER_STATEMENT_TIMEOUT (MariaDB max_statement_time)
+	1040: result.ErrThrottled,  // ER_CON_COUNT_ERROR: too many connections
+	1203: result.ErrThrottled,  // ER_TOO_MANY_USER_CONNECTIONS
+	1226: result.ErrThrottled,  // ER_USER_LIMIT_REACHED (max_queries_per_hour, ...)
 	1053: result.ErrConnection, // ER_SERVER_SHUTDOWN
 	1927: result.ErrConnection, // ER_CONNECTION_KILLED
 	2006: result.ErrConnection, // CR_SERVER_GONE_ERROR

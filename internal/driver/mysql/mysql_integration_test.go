@@ -242,7 +242,8 @@ func TestClassify(t *testing.T) {
 		t.Fatal(err)
 	}
 	for num, want := range map[uint16]result.ErrorClass{1213: result.ErrDeadlock, 1205: result.ErrBusy, 1062: result.ErrConstraint,
-		1452: result.ErrConstraint, 1969: result.ErrTimeout, 3024: result.ErrTimeout, 2013: result.ErrConnection, 1064: result.ErrOther} {
+		1452: result.ErrConstraint, 1969: result.ErrTimeout, 3024: result.ErrTimeout, 2013: result.ErrConnection, 1064: result.ErrOther,
+		1040: result.ErrThrottled, 1226: result.ErrThrottled} {
 		if got := c.Classify(&gomysql.MySQLError{Number: num}); got != want {
 			t.Errorf("error %d: %s, want %s", num, got, want)
 		}

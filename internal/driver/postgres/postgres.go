@@ -434,6 +434,9 @@ func (c *Conn) Classify(err error) result.ErrorClass {
 			return result.ErrBusy
 		case pgErr.Code == "57014":
 			return result.ErrTimeout
+		case pgErr.Code == "53300":
+			// too_many_connections: refused for load, not for what was asked.
+			return result.ErrThrottled
 		case strings.HasPrefix(pgErr.Code, "23"):
 			return result.ErrConstraint
 		case strings.HasPrefix(pgErr.Code, "08"), strings.HasPrefix(pgErr.Code, "57P"):
