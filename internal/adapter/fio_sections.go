@@ -1,13 +1,13 @@
 package adapter
 
 import (
-	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -129,26 +129,26 @@ func fioDirectionsIO(runs []*result.Run) map[string]*fioIO {
 		for _, r := range runs {
 			fe, _ := r.Env["fio"].(map[string]any)
 			de, _ := fe[d].(map[string]any)
-			if de == nil || envFloat(de["total_ios"]) <= 0 {
+			if de == nil || numfmt.Number(de["total_ios"]) <= 0 {
 				continue
 			}
-			iops = append(iops, envFloat(de["iops"]))
-			bw = append(bw, envFloat(de["bw_bytes"]))
+			iops = append(iops, numfmt.Number(de["iops"]))
+			bw = append(bw, numfmt.Number(de["bw_bytes"]))
 			if v, ok := de["clat_mean_us"]; ok {
-				mean = append(mean, envFloat(v))
+				mean = append(mean, numfmt.Number(v))
 			}
 			if v, ok := de["clat_p99_us"]; ok {
-				p99 = append(p99, envFloat(v))
+				p99 = append(p99, numfmt.Number(v))
 			}
 			if v, ok := de["clat_p99.9_us"]; ok {
-				p999 = append(p999, envFloat(v))
+				p999 = append(p999, numfmt.Number(v))
 			}
 		}
 		if len(iops) == 0 {
 			continue
 		}
-		out[d] = &fioIO{N: len(iops), IOPS: median(iops), Bandwidth: median(bw), ClatMean: median(mean),
-			P99: median(p99), P999: median(p999), HasPercentiles: len(p99) > 0}
+		out[d] = &fioIO{N: len(iops), IOPS: analysis.Median(iops), Bandwidth: analysis.Median(bw), ClatMean: analysis.Median(mean),
+			P99: analysis.Median(p99), P999: analysis.Median(p999), HasPercentiles: len(p99) > 0}
 	}
 	return out
 }
@@ -217,7 +217,7 @@ func fioSections(runs []*result.Run, baseline string) []kinds.Section {
 	for _, c := range cells {
 		row := append(keyOf(c), strconv.Itoa(c.N))
 		row = dirCols(row, c, 1, func(io *fioIO) []string { return []string{fioCount(io.IOPS)} })
-		row = dirCols(row, c, 1, func(io *fioIO) []string { return []string{fioRate(io.Bandwidth / (1 << 20))} })
+		row = dirCols(row, c, 1, func(io *fioIO) []string { return []string{numfmt.Rate(io.Bandwidth / (1 << 20))} })
 		rates.Rows = append(rates.Rows, row)
 		lat.Rows = append(lat.Rows, dirCols(keyOf(c), c, 3, func(io *fioIO) []string {
 			mean, p99, p999 := fioNone, fioNone, fioNone
@@ -291,27 +291,8 @@ func fioSections(runs []*result.Run, baseline string) []kinds.Section {
 // fioNone stands for a number that does not exist, as in the rest of a report.
 const fioNone = "–"
 
-// fioRate formats a number with one decimal and comma thousands separators,
-// the way the report formats rates.
-func fioRate(f float64) string {
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return sign + b.String() + "." + frac
-}
-
 // fioCount formats a large quantity without decimals, with thousands separators.
-func fioCount(f float64) string { return strings.TrimSuffix(fioRate(math.Round(f)), ".0") }
+func fioCount(f float64) string { return strings.TrimSuffix(numfmt.Rate(math.Round(f)), ".0") }
 
 // fioMs formats microseconds as milliseconds with three decimals.
 func fioMs(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
@@ -322,44 +303,4 @@ func fioTimes(r float64) string {
 		return fioNone
 	}
 	return strconv.FormatFloat(r, 'f', 2, 64) + "×"
-}
-
-// median returns the middle value of xs (the mean of the two middle ones
-// for an even count), 0 for none.
-func median(xs []float64) float64 {
-	n := len(xs)
-	if n == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// envFloat reads a number from a run's environment, whichever type a JSON
-// round trip or a parser left it as.
-func envFloat(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case float32:
-		return float64(x)
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case int32:
-		return float64(x)
-	case uint64:
-		return float64(x)
-	case string:
-		var f float64
-		if _, err := fmt.Sscan(x, &f); err == nil {
-			return f
-		}
-	}
-	return 0
 }

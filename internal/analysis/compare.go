@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fairbench/fairbench/internal/numfmt"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/fairbench/fairbench/internal/hist"
@@ -319,28 +321,8 @@ func geoMeans(cells []*CellComparison) []*GeoMeanRow {
 	return out
 }
 
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case float32:
-		return float64(x)
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case int32:
-		return float64(x)
-	case uint64:
-		return float64(x)
-	case string:
-		var f float64
-		if _, err := fmt.Sscan(x, &f); err == nil {
-			return f
-		}
-	}
-	return 0
-}
+// toFloat reads a number from an environment value (numfmt.Number).
+func toFloat(v any) float64 { return numfmt.Number(v) }
 
 // sortedTargets returns the distinct targets of groups in first-appearance order.
 func sortedTargets(groups []*Group) []string {

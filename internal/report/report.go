@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/numfmt"
+
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
@@ -524,23 +526,8 @@ func distinctStrings(runs []*result.Run, f func(*result.Run) string) []string {
 }
 
 // rate formats a throughput with one decimal and comma thousands separators,
-// the same in every renderer.
-func rate(f float64) string {
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return sign + b.String() + "." + frac
-}
+// the same in every renderer and in the sections kinds contribute.
+func rate(f float64) string { return numfmt.Rate(f) }
 
 // ms formats microseconds as milliseconds with three decimals (µs resolution).
 // hasLatencies tells whether a cell's runs carried a latency distribution;

@@ -1,0 +1,53 @@
+// Package numfmt reads and writes numbers the way every fairbench report shows
+// them, so that a report section owned by a workload or an adapter prints a
+// number exactly as the report around it does.
+package numfmt
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Rate formats f with one decimal and comma thousands separators: 12,345.6.
+func Rate(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String() + "." + frac
+}
+
+// Number reads a number from a run's environment or parameters, whichever type
+// a JSON round trip or a parser left it as; 0 when it is not a number.
+func Number(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case float32:
+		return float64(x)
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case int32:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	case string:
+		var f float64
+		if _, err := fmt.Sscan(x, &f); err == nil {
+			return f
+		}
+	}
+	return 0
+}

@@ -1,0 +1,22 @@
+package numfmt
+
+import "testing"
+
+func TestRate(t *testing.T) {
+	for f, want := range map[float64]string{0: "0.0", 999.94: "999.9", 1000: "1,000.0", 1234567.25: "1,234,567.2", -98765.4: "-98,765.4"} {
+		if got := Rate(f); got != want {
+			t.Errorf("Rate(%v) = %q, want %q", f, got, want)
+		}
+	}
+}
+
+func TestNumber(t *testing.T) {
+	for _, c := range []struct {
+		in   any
+		want float64
+	}{{int64(3), 3}, {float64(2.5), 2.5}, {"1e3", 1000}, {"x", 0}, {nil, 0}, {true, 0}, {uint64(7), 7}} {
+		if got := Number(c.in); got != c.want {
+			t.Errorf("Number(%#v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
