@@ -15,15 +15,34 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// verdictText says the verdict with the numbers that decided it.
+// verdictText says the verdict with the test and the numbers that decided
+// it, and for a metric without a verdict why, and how many repetitions per
+// side would give one.
 func verdictText(m analysis.Metric, alpha float64) string {
+	need := ""
+	if m.NeedN > 0 {
+		need = fmt.Sprintf("; %d reps per side needed", m.NeedN)
+	}
 	switch m.Verdict {
 	case analysis.SingleRun:
-		return fmt.Sprintf("single run (n=%d+%d)", m.BaseN, m.N)
+		return fmt.Sprintf("single run (n=%d+%d): no test%s", m.BaseN, m.N, need)
 	case analysis.TooFewForTest:
-		return fmt.Sprintf("too few runs (n=%d+%d: p ≥ %.2f, never < %.2f)", m.BaseN, m.N, m.MinP, alpha)
+		return fmt.Sprintf("too few runs (n=%d+%d: %s p ≥ %.2f, never < %.2f; no scatter for Welch's t)%s", m.BaseN, m.N, m.Test, m.MinP, alpha, need)
+	case analysis.NoDifference:
+		if m.NeedN > 0 {
+			need = fmt.Sprintf("; ~%d reps per side would detect this %s", m.NeedN, pctShort(m.Delta)+" %")
+		}
+		return fmt.Sprintf("%s (%s, %s ≥ %.2f%s)", m.Verdict, m.Test, pValue(m.P), alpha, need)
 	}
-	return fmt.Sprintf("%s (p=%.3f)", m.Verdict, m.P)
+	return fmt.Sprintf("%s (%s, %s)", m.Verdict, m.Test, pValue(m.P))
+}
+
+// pValue writes p with three decimals, "p<0.001" below them.
+func pValue(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
 }
 
 // deltaText is the delta with its interval.
@@ -103,7 +122,8 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 	if opt.Title != "" {
 		ew.printf("%s\n\n", opt.Title)
 	}
-	ew.printf("baseline: %s · verdicts: two-sided Mann–Whitney U, α = %.2f · intervals: %.0f %% where n allows\n\n", c.Baseline, c.Alpha, c.Level*100)
+	ew.printf("baseline: %s · verdicts: two-sided Mann–Whitney U, α = %.2f · intervals: %.0f %% where n allows\n", c.Baseline, c.Alpha, c.Level*100)
+	ew.printf("where n is too small for Mann–Whitney to ever decide: Welch's t on log values (%s)\n\n", analysis.WelchAssumption)
 	if len(c.Cells) == 0 {
 		ew.printf("no cell has completed runs on both %s and another target\n", c.Baseline)
 	} else {
@@ -227,7 +247,9 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 	ew.printf("# %s\n\n", cell(title))
 	ew.printf("Baseline: **%s**. Each cell: median headline metric (or latency percentile from the merged histograms) with n, "+
 		"the change against the baseline with its confidence interval (%.0f %% where n allows, otherwise the level reached), "+
-		"and the verdict of a two-sided Mann–Whitney U test at α = %.2f on the per-run values.\n\n", cell(c.Baseline), c.Level*100, c.Alpha)
+		"and the verdict of a two-sided Mann–Whitney U test at α = %.2f on the per-run values. "+
+		"Where n is too small for Mann–Whitney to ever decide (3 against 3 never gets below p = 0.10): "+
+		"Welch's t-test on the logs of the per-run values (%s), with its interval.\n\n", cell(c.Baseline), c.Level*100, c.Alpha, analysis.WelchAssumption)
 
 	type sec struct {
 		name  string
@@ -353,12 +375,15 @@ type jsonMetric struct {
 	P       *float64 `json:"p"`
 	MinP    *float64 `json:"min_p"`
 	Verdict string   `json:"verdict"`
+	Test    string   `json:"test,omitempty"`
+	Reason  string   `json:"reason,omitempty"`
+	NeedN   int      `json:"reps_needed,omitempty"`
 }
 
 func metricJSON(m analysis.Metric) jsonMetric {
 	return jsonMetric{Name: m.Name, Unit: m.Unit, Higher: m.HigherIsBetter, Base: num(m.Base), Value: num(m.Value), BaseN: m.BaseN, N: m.N,
 		BaseCI: ciJSON(m.BaseCI), CI: ciJSON(m.CI), Delta: num(m.Delta), DeltaCI: ciJSON(m.DeltaCI),
-		P: num(m.P), MinP: num(m.MinP), Verdict: string(m.Verdict)}
+		P: num(m.P), MinP: num(m.MinP), Verdict: string(m.Verdict), Test: m.Test, Reason: m.Reason, NeedN: m.NeedN}
 }
 
 // jsonPeak is a peak; "throughput" repeats "value" when the headline is
@@ -455,7 +480,7 @@ func CompareCSV(w io.Writer, c *analysis.Comparison) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"study", "workload", "params", "clients", "baseline", "target", "metric", "unit",
 		"baseline_value", "value", "baseline_n", "n", "delta_pct", "delta_ci_lo", "delta_ci_hi", "delta_ci_level",
-		"p", "min_p", "verdict", "baseline_per_dollar", "per_dollar", "higher_is_better"})
+		"p", "min_p", "verdict", "baseline_per_dollar", "per_dollar", "higher_is_better", "test", "reason", "reps_needed"})
 	for _, cc := range c.Cells {
 		for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
 			lo, hi, lvl := "", "", ""
@@ -473,7 +498,8 @@ func CompareCSV(w io.Writer, c *analysis.Comparison) error {
 			}
 			cw.Write([]string{cc.Other.Study, cc.Other.Workload, cc.Other.Params, strconv.Itoa(cc.Other.Clients),
 				c.Baseline, cc.Other.Target, m.Name, m.Unit, f64(m.Base), f64(m.Value), strconv.Itoa(m.BaseN), strconv.Itoa(m.N),
-				f64(m.Delta), lo, hi, lvl, f64(m.P), f64(m.MinP), string(m.Verdict), bpd, pd, strconv.FormatBool(m.HigherIsBetter)})
+				f64(m.Delta), lo, hi, lvl, f64(m.P), f64(m.MinP), string(m.Verdict), bpd, pd, strconv.FormatBool(m.HigherIsBetter),
+				m.Test, m.Reason, strconv.Itoa(m.NeedN)})
 		}
 	}
 	cw.Flush()

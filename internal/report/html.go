@@ -466,7 +466,7 @@ th{background:#f3f3f3}table.sortable th{cursor:pointer}
 {{end}}
 {{if .HasCmp}}<section id="comparison">
 <h2>Comparison against {{.Baseline}}</h2>
-<p>Each cell: baseline → target value, the change with its confidence interval ({{pct .Level}} % where n allows, otherwise the level reached) and the verdict of a two-sided Mann–Whitney U test at α = {{num .Alpha}}. Green: better; red: worse; grey: no significant difference. Click a column to sort.</p>
+<p>Each cell: baseline → target value, the change with its confidence interval ({{pct .Level}} % where n allows, otherwise the level reached) and the verdict of a two-sided Mann–Whitney U test at α = {{num .Alpha}} (where n is too small for it ever to decide: Welch's t-test on log values, which assumes roughly log-normal values and independent repetitions). Green: better; red: worse; grey: no significant difference. Click a column to sort.</p>
 <table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>{{.HeadlineCol}}</th><th>p95</th><th>p99</th></tr></thead><tbody>
 {{range .CmpRows}}<tr class="cmp-row"><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.Clients}}</td>{{range .Metrics}}<td class="{{.Class}}" data-v="{{.Delta}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
