@@ -11,8 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fairbench/fairbench/internal/analysis"
-	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/result"
+		"github.com/fairbench/fairbench/internal/result"
 )
 
 // verdictText says the verdict with the test and the numbers that decided
@@ -30,7 +29,7 @@ func verdictText(m analysis.Metric, alpha float64) string {
 		return fmt.Sprintf("too few runs (n=%d+%d: %s p ≥ %.2f, never < %.2f; no scatter for Welch's t)%s", m.BaseN, m.N, m.Test, m.MinP, alpha, need)
 	case analysis.NoDifference:
 		if m.NeedN > 0 {
-			need = fmt.Sprintf("; ~%d reps per side would detect this %s", m.NeedN, pctShort(m.Delta)+" %")
+			need = fmt.Sprintf("; %s reps per side would detect this %s", repsNeeded(m.NeedN), pctShort(m.Delta)+" %")
 		}
 		return fmt.Sprintf("%s (%s, %s ≥ %.2f%s)", m.Verdict, m.Test, pValue(m.P), alpha, need)
 	}
@@ -78,13 +77,6 @@ func metricLabel(m analysis.Metric) string {
 	return m.Name + " ms"
 }
 
-// labeler names scenarios by their workload and only the parameters that vary
-// between its groups: the parameters every group shares would repeat on every
-// row and heading, burying the one that differs.
-type labeler struct{ vary map[string]map[string]bool }
-
-func newLabeler(groups []*analysis.Group) labeler { return labeler{vary: varyingParams(groups)} }
-
 // comparisonGroups are every group a comparison speaks of, for newLabeler.
 func comparisonGroups(c *analysis.Comparison) []*analysis.Group {
 	var gs []*analysis.Group
@@ -92,26 +84,6 @@ func comparisonGroups(c *analysis.Comparison) []*analysis.Group {
 		gs = append(gs, cc.Base, cc.Other)
 	}
 	return gs
-}
-
-// common is what labeler.scenario leaves out: the parameters all the groups of
-// g's workload share, shown once per workload instead.
-func (l labeler) common(g *analysis.Group) string {
-	v := params.Values{}
-	for k, x := range g.ParamValues {
-		if !l.vary[workloadKey(g)][k] {
-			v[k] = x
-		}
-	}
-	return v.Canonical()
-}
-
-func (l labeler) scenario(g *analysis.Group) string {
-	s := workloadName(g)
-	if p := shownParams(g, l.vary); p != "-" {
-		s += " " + p
-	}
-	return s
 }
 
 // CompareTerminal writes a comparison as aligned rows: per cell and metric,
@@ -141,7 +113,7 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, false)
-	if err := Methodology(ew, c.Warnings, false); err != nil {
+	if err := Methodology(ew, c.Warnings, comparisonGroups(c), false); err != nil {
 		return err
 	}
 	if opt.Results != "" {
@@ -343,7 +315,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, true)
-	if err := Methodology(ew, c.Warnings, true); err != nil {
+	if err := Methodology(ew, c.Warnings, comparisonGroups(c), true); err != nil {
 		return err
 	}
 	if opt.Results != "" {
@@ -636,7 +608,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 			ew.printf("\n")
 		}
 	}
-	if err := Methodology(ew, ws, md); err != nil {
+	if err := Methodology(ew, ws, nil, md); err != nil {
 		return err
 	}
 	if opt.Results != "" {
