@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fairbench/fairbench/internal/analysis"
-		"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // verdictText says the verdict with the test and the numbers that decided
