@@ -414,7 +414,11 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 		GeoMeans []*analysis.GeoMeanRow `json:"geomeans"`
 		Peaks    []jsonPeak             `json:"peaks,omitempty"`
 		Warnings []analysis.Warning     `json:"warnings"`
+		// The warnings again, grouped by kind, most affecting first.
+		WarningGroups []jsonWarningGroup `json:"warning_groups"`
 	}{Baseline: c.Baseline, Alpha: c.Alpha, Cells: []jcell{}, GeoMeans: c.GeoMeans, Warnings: c.Warnings}
+	gs := comparisonGroups(c)
+	doc.WarningGroups = warningGroupsJSON(analysis.GroupWarnings(c.Warnings, gs), newLabeler(gs))
 	for _, cc := range c.Cells {
 		j := jcell{Study: cc.Other.Study, Workload: cc.Other.Workload, Kind: cc.Other.Kind,
 			Params: cc.Other.ParamValues.JSONable(), Clients: cc.Other.Clients, Target: cc.Other.Target,

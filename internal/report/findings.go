@@ -45,7 +45,8 @@ func findingStatement(it *analysis.Finding) string {
 	}
 	var s string
 	switch d := math.Abs(it.GeoDelta); {
-	case d < nearlySame:
+	// Small, or not told apart from the scatter in any cell and not large.
+	case d < nearlySame || it.Same == len(it.Cells) && d < 2*nearlySame:
 		s = fmt.Sprintf("%s is within %.1f %% of %s", it.Target, d, it.Baseline)
 	case it.Better():
 		s = fmt.Sprintf("%s is %.1f %% faster than %s", it.Target, d, it.Baseline)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -179,6 +180,55 @@ func TestReportLineLength(t *testing.T) {
 			if n := utf8.RuneCountInString(line); n > 160 {
 				t.Errorf("%s line %d has %d characters: %s", format, i+1, n, line)
 			}
+		}
+	}
+}
+
+// JSON carries the findings and the warnings grouped by kind, each with
+// every warning in full.
+func TestJSONFindingsAndWarningGroups(t *testing.T) {
+	runs := journalStudy(t)
+	groups, err := analysis.GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := JSON(&b, groups, Options{Warnings: analysis.Warnings(groups, ""), Checked: true}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Findings struct {
+			Baseline string
+			Items    []struct {
+				Scenario string
+				Target   string
+				Slower   int
+				Tests    []string
+				GeoDelta float64 `json:"geomean_delta_pct"`
+			}
+		}
+		WarningGroups []struct {
+			Check    string
+			Cells    []string
+			Warnings []analysis.Warning
+		} `json:"warning_groups"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Findings.Baseline != "wal-normal" || len(doc.Findings.Items) != 2 {
+		t.Fatalf("findings %+v", doc.Findings)
+	}
+	rw := doc.Findings.Items[1]
+	if rw.Scenario != "oltp read_write" || rw.Slower != 2 || rw.Tests[0] != analysis.WelchTest || rw.GeoDelta > -89 {
+		t.Errorf("read_write finding %+v", rw)
+	}
+	if len(doc.WarningGroups) == 0 || doc.WarningGroups[0].Check != analysis.CheckConfig {
+		t.Fatalf("warning groups %+v", doc.WarningGroups)
+	}
+	for _, wg := range doc.WarningGroups {
+		if wg.Check == analysis.CheckPeakEdge && (len(wg.Warnings) != 4 || len(wg.Cells) != 4) {
+			t.Errorf("peak-edge group %+v", wg)
 		}
 	}
 }
