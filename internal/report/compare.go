@@ -217,11 +217,11 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		title = "fairbench comparison"
 	}
 	ew.printf("# %s\n\n", cell(title))
-	ew.printf("Baseline: **%s**. Each cell: median headline metric (or latency percentile from the merged histograms) with n, "+
+	ew.printf("%s\n\n", wrap(fmt.Sprintf("Baseline: **%s**. Each cell: median headline metric (or latency percentile from the merged histograms) with n, "+
 		"the change against the baseline with its confidence interval (%.0f %% where n allows, otherwise the level reached), "+
 		"and the verdict of a two-sided Mann–Whitney U test at α = %.2f on the per-run values. "+
 		"Where n is too small for Mann–Whitney to ever decide (3 against 3 never gets below p = 0.10): "+
-		"Welch's t-test on the logs of the per-run values (%s), with its interval.\n\n", cell(c.Baseline), c.Level*100, c.Alpha, analysis.WelchAssumption)
+		"Welch's t-test on the logs of the per-run values (%s), with its interval.", cell(c.Baseline), c.Level*100, c.Alpha, analysis.WelchAssumption), lineWidth, ""))
 
 	type sec struct {
 		name  string
