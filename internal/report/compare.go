@@ -162,18 +162,18 @@ func writeGeoMeans(ew *errWriter, c *analysis.Comparison, markdown bool) {
 			}
 			ew.printf("\n")
 		}
-		ew.printf("\nGeometric means, never arithmetic means of ratios: the geomean of the per-cell ratios equals the ratio of the geomeans.")
+		note := "Geometric means, never arithmetic means of ratios: the geomean of the per-cell ratios equals the ratio of the geomeans."
 		if lower {
-			ew.printf(" For a headline where lower is better (a time), a negative delta is the improvement.")
+			note += " For a headline where lower is better (a time), a negative delta is the improvement."
 		}
 		if prices {
 			if isTPS(h0) && !mixed {
-				ew.printf(" Transactions per dollar = median tps × 3600 / declared price_per_hour.")
+				note += " Transactions per dollar = median tps × 3600 / declared price_per_hour."
 			} else {
-				ew.printf(" Per dollar = median headline rate × seconds per hour / declared price_per_hour (none for a time).")
+				note += " Per dollar = median headline rate × seconds per hour / declared price_per_hour (none for a time)."
 			}
 		}
-		ew.printf("\n\n")
+		ew.printf("\n%s\n\n", wrap(note, lineWidth, ""))
 		return
 	}
 	ew.printf("\ngeometric mean over shared cells (never an arithmetic mean of ratios):\n")

@@ -93,6 +93,11 @@ func renderJournal(t *testing.T, format string) string {
 		err = Terminal(&b, groups, opt)
 	case "md":
 		err = Markdown(&b, groups, runs, opt)
+	case "compare-md":
+		var c *analysis.Comparison
+		if c, err = analysis.Compare(groups, "wal-normal", analysis.DefaultAlpha); err == nil {
+			err = CompareMarkdown(&b, c, opt)
+		}
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -160,10 +165,10 @@ func TestFindingsFirst(t *testing.T) {
 // No prose line longer than 160 characters in text or Markdown: only
 // tables may be wider.
 func TestReportLineLength(t *testing.T) {
-	for _, format := range []string{"text", "md"} {
+	for _, format := range []string{"text", "md", "compare-md"} {
 		inTable := false
 		for i, line := range strings.Split(renderJournal(t, format), "\n") {
-			if format == "md" && strings.HasPrefix(line, "|") {
+			if format != "text" && strings.HasPrefix(line, "|") {
 				continue
 			}
 			if format == "text" {
