@@ -140,12 +140,12 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 	if w, first, rest, ok := warmupShift(rates); ok {
 		skip = w
 		ws = append(ws, Warning{Check: CheckWarmup, Runs: []int64{r.ID}, Message: fmt.Sprintf(
-			"run %d (%s): the first %d s of the measured phase averaged %.1f tps, %+.1f %% from the rest's median %.1f tps: warm-up too short",
+			"run %d (%s): the first %d s of the measured phase averaged %.1f requests/s, %+.1f %% from the rest's median %.1f requests/s: warm-up too short",
 			r.ID, label, w, first, (first/rest-1)*100, rest)})
 	}
 	if first, last, se, ok := drift(rates[skip:]); ok {
 		ws = append(ws, Warning{Check: CheckDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
-			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f tps (first third) to %.1f tps (last third); its own noise is %.1f tps (standard error): burst credits, throttling, checkpoints or cache warming?",
+			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f requests/s (first third) to %.1f requests/s (last third); its own noise is %.1f requests/s (standard error): burst credits, throttling, checkpoints or cache warming?",
 			r.ID, label, (last/first-1)*100, first, last, se)})
 	}
 	if threads := hostThreads(r); threads > 0 && !inProcess(r) {
