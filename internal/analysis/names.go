@@ -75,9 +75,9 @@ func (n *Namer) varying(wk string, pv params.Values) params.Values {
 	return v
 }
 
-// ParamText writes parameter values the way a reader names a cell: a string
-// value alone ("read_write"), any other as name=value ("tables=8"), in name
-// order, separated by spaces.
+// ParamText writes parameter values the way a reader names a cell: as
+// name=value ("tables=8 rw=randread") in name order, separated by spaces,
+// except a single string value, which its value alone names ("read_write").
 func ParamText(v params.Values) string {
 	keys := make([]string, 0, len(v))
 	for k := range v {
@@ -86,7 +86,7 @@ func ParamText(v params.Values) string {
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		if s, ok := v[k].(string); ok && s != "" {
+		if s, ok := v[k].(string); ok && s != "" && len(keys) == 1 {
 			parts = append(parts, s)
 		} else {
 			parts = append(parts, k+"="+params.Format(v[k]))

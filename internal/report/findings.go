@@ -361,7 +361,7 @@ func keyTables(f *analysis.Findings, label labeler) []table {
 			ratio[it.Target+"\x00"+it.Scenario] = 1 + it.GeoDelta/100
 		}
 	}
-	out = append(out, mk("Ratio to "+f.Baseline+", ×: geometric mean of the per-cell ratios of the medians:", func(tg string) ([]string, bool) {
+	out = append(out, mk("Ratio of the medians to "+f.Baseline+", ×, geometric mean over each scenario's cells:", func(tg string) ([]string, bool) {
 		if tg == f.Baseline {
 			return nil, false
 		}
