@@ -63,7 +63,7 @@ const (
 )
 
 // WelchAssumption is what WelchTest assumes, for reports to print beside it.
-const WelchAssumption = "assumes roughly log-normal values and independent repetitions"
+const WelchAssumption = "assumes roughly log-normal values, independent repetitions"
 
 // CellComparison is one cell shared by the baseline and another target.
 type CellComparison struct {

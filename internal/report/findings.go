@@ -111,7 +111,7 @@ func findingVerdicts(it *analysis.Finding, alpha float64) string {
 func peakText(p *analysis.Peak) string {
 	s := withUnit(p.Headline, p.Value) + " at " + plural(p.Clients, "1 client", strconv.Itoa(p.Clients)+" clients")
 	if p.AtEdge {
-		s += " (sweep edge)"
+		s += " †" // the key table's note says what it means
 	}
 	if p.SingleRun {
 		s += " (single run)"
@@ -174,8 +174,8 @@ func topWarnings(f *analysis.Findings) []analysis.WarningGroup {
 
 // findingsIntro is the sentence under the findings heading.
 func findingsIntro(f *analysis.Findings) string {
-	return fmt.Sprintf("Against %s%s: geometric mean of the change over the shared cells (its range over them); verdicts per cell: "+
-		"%s at α = %.2f, or %s where the repetitions are too few for it (%s).",
+	return fmt.Sprintf("Against %s%s: change of the geometric mean over the shared cells (range over them); verdicts per cell: "+
+		"%s at α = %.2f, or %s where repetitions are too few for it (%s).",
 		f.Baseline, baselineHow(f), analysis.MannWhitneyTest, f.Alpha, analysis.WelchTest, analysis.WelchAssumption)
 }
 
