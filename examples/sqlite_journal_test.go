@@ -85,8 +85,22 @@ func TestSQLiteJournalExampleFindings(t *testing.T) {
 	if pct, _ := strconv.ParseFloat(rw[1], 64); pct < 75 || pct > 97 {
 		t.Errorf("read_write: delete-full %.1f %% slower, want about 90 %%", pct)
 	}
-	ro := regexp.MustCompile(`oltp read_only: delete-full is within ([0-9.]+) % of wal-normal.*\n\s+verdicts in 2 cells: [^\n]*(Welch's t on log values|Mann–Whitney U)`).FindStringSubmatch(head)
+	// read_only: within a few percent, and no verdict of faster or slower.
+	// On a busy machine the repetitions scatter (the repetitions warning
+	// says so) and the finding says "not significantly different" instead.
+	ro := regexp.MustCompile(`oltp read_only: delete-full is (within ([0-9.]+) % of|not significantly different from) wal-normal.*\n\s+verdicts in 2 cells: 2 no significant difference \((Welch's t on log values|Mann–Whitney U)`).FindStringSubmatch(head)
 	if ro == nil {
 		t.Fatalf("the first 15 lines do not say that read_only is within a few percent, with a verdict and its test:\n%s", head)
+	}
+	steady := true
+	for _, w := range opt.Warnings {
+		if w.Check == analysis.CheckRepetitions {
+			steady = false
+		}
+	}
+	if pct, _ := strconv.ParseFloat(ro[2], 64); steady && (ro[2] == "" || pct > 10) {
+		t.Errorf("read_only with steady repetitions: %q, want within a few percent", ro[0])
+	} else if !steady {
+		t.Logf("the repetitions scatter (a busy machine?): read_only reads %q", ro[1])
 	}
 }

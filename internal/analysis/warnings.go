@@ -281,7 +281,7 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 		} else if v, ok := db["version"].(string); ok {
 			f.version = v
 		}
-		if s, ok := db["settings"].(map[string]any); ok {
+		if s, ok := SettingsMap(db["settings"]); ok {
 			for k, v := range s {
 				if !ignoredSettings[k] {
 					f.settings[k] = fmt.Sprint(v)
@@ -337,6 +337,22 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 	return ws
 }
 
+// SettingsMap reads a recorded settings map: map[string]any once read back
+// from a results file, map[string]string as a driver records it.
+func SettingsMap(v any) (map[string]any, bool) {
+	switch m := v.(type) {
+	case map[string]any:
+		return m, true
+	case map[string]string:
+		out := make(map[string]any, len(m))
+		for k, x := range m {
+			out[k] = x
+		}
+		return out, true
+	}
+	return nil, false
+}
+
 func orUnset(s string) string {
 	if s == "" {
 		return "(not reported)"
@@ -366,7 +382,7 @@ func WorkingSet(g *Group) (label, detail string) {
 		return "", ""
 	}
 	var buffers float64
-	if s, ok := db["settings"].(map[string]any); ok {
+	if s, ok := SettingsMap(db["settings"]); ok {
 		buffers = SettingBytes(fmt.Sprint(s["shared_buffers"]))
 	}
 	var ram float64

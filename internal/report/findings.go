@@ -48,6 +48,10 @@ func findingStatement(it *analysis.Finding) string {
 	// Small, or not told apart from the scatter in any cell and not large.
 	case d < nearlySame || it.Same == len(it.Cells) && d < 2*nearlySame:
 		s = fmt.Sprintf("%s is within %.1f %% of %s", it.Target, d, it.Baseline)
+	// A larger change that no cell tells apart from the repetitions' scatter
+	// is not called faster or slower.
+	case it.Same == len(it.Cells):
+		s = fmt.Sprintf("%s is not significantly different from %s", it.Target, it.Baseline)
 	case it.Better():
 		s = fmt.Sprintf("%s is %.1f %% faster than %s", it.Target, d, it.Baseline)
 	default:

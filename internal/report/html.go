@@ -475,7 +475,7 @@ func differingSettings(targets []string, envOf map[string]map[string]any) []html
 		} else if v, ok := db["version"]; ok {
 			add("version", v)
 		}
-		if s, ok := db["settings"].(map[string]any); ok {
+		if s, ok := analysis.SettingsMap(db["settings"]); ok {
 			for k, v := range s {
 				add(k, v)
 			}
