@@ -89,6 +89,9 @@ func findingVerdicts(it *analysis.Finding, alpha float64) string {
 		parts = append(parts, fmt.Sprintf("%d slower", it.Slower))
 	}
 	if decided > 0 && it.Same == 0 {
+		if pm := pValue(it.MaxP); pm != pValue(it.MinP) {
+			pr = "p ≤ " + strings.TrimPrefix(pm, "p=") // every p at most the largest
+		}
 		parts[len(parts)-1] += " (" + test + ", " + pr + ")"
 	}
 	if it.Same > 0 {
