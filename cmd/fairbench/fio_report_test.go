@@ -94,5 +94,5 @@ func TestImportFioThenReportTables(t *testing.T) {
 	}
 
 	assertOneLineError(t, fairbench(t, dir, "report", "--baseline", "C"), `baseline "C" has no runs`)
-	assertOneLineError(t, fairbench(t, dir, "report", "--baseline", "B", "--format", "csv"), "--baseline is for --format text, md or html")
+	assertOneLineError(t, fairbench(t, dir, "report", "--baseline", "B", "--format", "csv"), "--baseline is for --format text, md, html or json")
 }

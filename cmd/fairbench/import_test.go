@@ -257,7 +257,7 @@ clients = [2]
 		t.Fatal(o.stderr)
 	}
 	var rows []string
-	for _, l := range strings.Split(o.stdout, "\n") {
+	for _, l := range strings.Split(cellTable(o.stdout), "\n") {
 		if strings.HasPrefix(l, "pg ") {
 			rows = append(rows, l)
 		}

@@ -371,6 +371,13 @@ func TestDemo(t *testing.T) {
 	if pc.CmpRows != 6 {
 		t.Errorf("demo report: %d comparison rows, want 6", pc.CmpRows)
 	}
+	// Readable at 100 % zoom, findings on the first screen.
+	if pc.ChartTexts == 0 || pc.ChartFontPx < 11 {
+		t.Errorf("demo report: smallest chart text %.1f px over %d texts, want ≥ 11 px", pc.ChartFontPx, pc.ChartTexts)
+	}
+	if pc.FindingsTop < 0 || pc.FindingsTop >= pc.ViewportHeight {
+		t.Errorf("demo report: findings at %.0f px, not within the first screen (%.0f px)", pc.FindingsTop, pc.ViewportHeight)
+	}
 	t.Logf("demo report screenshot: %s", shot)
 }
 

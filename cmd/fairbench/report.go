@@ -37,7 +37,7 @@ func newReport() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "report",
-		Short: "Median throughput across repetitions and latency percentiles per cell",
+		Short: "Findings against the baseline, then the median headline metric and latency percentiles per cell",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := openResults(results)
@@ -52,7 +52,7 @@ func newReport() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&results, "results", defaultResults, "results file")
 	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv or benchstat (Go benchmark format)")
-	fl.StringVar(&baseline, "baseline", "", "kind-specific report sections (text, md, html): ratios to this target instead of the first; html: add the comparison of every target against it")
+	fl.StringVar(&baseline, "baseline", "", "text, md, html, json: the findings, the comparison (html) and the kind-specific ratios against this target instead of the first")
 	fl.StringVar(&charts, "charts", "", "html, md: also write each chart as an .svg file into this directory (md links them)")
 	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	fl.StringVar(&studyName, "study", "", "report this study (by name); default: the most recent study")
@@ -108,9 +108,9 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 	opt := report.Options{Title: title, Results: s.Path(), Warnings: analysis.Warnings(groups, x.baseline), Checked: true, Baseline: x.baseline}
 	if x.baseline != "" {
 		switch format {
-		case "text", "", "md", "markdown", "html":
+		case "text", "", "md", "markdown", "html", "json":
 		default:
-			return fmt.Errorf("--baseline is for --format text, md or html; use fairbench compare for the other formats")
+			return fmt.Errorf("--baseline is for --format text, md, html or json; use fairbench compare for the other formats")
 		}
 		if err := analysis.CheckBaseline(groups, x.baseline); err != nil {
 			return err
@@ -139,12 +139,9 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 			}
 		}
 	case "html":
+		// The comparison against the baseline (the first target without
+		// --baseline) is part of the report.
 		hopt := report.HTMLOptions{Options: opt}
-		if x.baseline != "" {
-			if hopt.Comparison, err = analysis.Compare(groups, x.baseline, analysis.DefaultAlpha); err != nil {
-				return err
-			}
-		}
 		buf.WriteString(mdMarker)
 		err = report.HTML(&buf, groups, runs, hopt)
 	case "json":

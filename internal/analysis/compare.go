@@ -41,9 +41,31 @@ type Metric struct {
 	BaseCI, CI CI
 	Delta      float64 // (Value / Base − 1) × 100; NaN when Base is 0
 	DeltaCI    CI      // in %, from the exact Mann–Whitney (Moses) shift interval on log values
-	P, MinP    float64 // two-sided Mann–Whitney p-value, and the smallest one these n allow
+	P, MinP    float64 // two-sided p-value of Test, and the smallest one Mann–Whitney allows with these n
 	Verdict    Verdict
+	// Test names the test behind P and the verdict: MannWhitneyTest, or
+	// WelchTest where Mann–Whitney cannot reach alpha with these n ("" for
+	// a single run).
+	Test string
+	// Reason says, for a metric without a faster/slower verdict, why
+	// (too few repetitions for the test, or p above alpha: the difference
+	// is within the scatter of the repetitions).
+	Reason string
+	// NeedN is how many repetitions per side would be needed for a verdict:
+	// for too few runs, the smallest n with which a test can decide; for no
+	// significant difference, the n that detects a difference of the size
+	// observed with 80 % power (from the repetitions' scatter). 0: unknown.
+	NeedN int
 }
+
+// The tests behind verdicts, named as reports print them.
+const (
+	MannWhitneyTest = "Mann–Whitney U"
+	WelchTest       = "Welch's t on log values"
+)
+
+// WelchAssumption is what WelchTest assumes, for reports to print beside it.
+const WelchAssumption = "assumes roughly log-normal values, independent repetitions"
 
 // CellComparison is one cell shared by the baseline and another target.
 type CellComparison struct {
@@ -170,18 +192,51 @@ func compareMetric(name, unit string, higherBetter bool, base, other []float64, 
 	}
 	if len(base) < 2 || len(other) < 2 {
 		m.Verdict = SingleRun
+		m.Reason = "a single run on a side: no test can decide"
+		m.NeedN = 3 // Welch's t on logs with 3 against 3 decides large, clean differences
 		return m
 	}
 	_, m.P, m.MinP = MannWhitney(other, base)
-	if lb, lo, ok := logs(base, other); ok {
+	m.Test = MannWhitneyTest
+	lb, lo, okLogs := logs(base, other)
+	if okLogs {
 		ci := ShiftCI(lo, lb, 1-alpha)
 		m.DeltaCI = CI{Lo: (math.Exp(ci.Lo) - 1) * 100, Hi: (math.Exp(ci.Hi) - 1) * 100, Level: ci.Level}
 	}
+	var w WelchResult
+	if m.MinP >= alpha && okLogs {
+		// Mann–Whitney cannot decide with these n whatever the data: Welch's
+		// t on the logs can, under its assumptions.
+		if w = Welch(lo, lb); w.OK {
+			m.Test, m.P = WelchTest, w.P
+			ci := w.CI(1 - alpha)
+			m.DeltaCI = CI{Lo: (math.Exp(ci.Lo) - 1) * 100, Hi: (math.Exp(ci.Hi) - 1) * 100, Level: ci.Level}
+		}
+	}
+	minN := MannWhitneyMinN(alpha)
 	switch {
-	case m.MinP >= alpha:
+	case m.Test == MannWhitneyTest && m.MinP >= alpha:
 		m.Verdict = TooFewForTest
+		m.Reason = fmt.Sprintf("too few repetitions for %s (p ≥ %.2f with n=%d+%d), and %s needs positive values that scatter",
+			MannWhitneyTest, m.MinP, len(base), len(other), WelchTest)
+		m.NeedN = minN
 	case m.P >= alpha:
 		m.Verdict = NoDifference
+		m.Reason = fmt.Sprintf("p = %.3f ≥ %.2f: the difference is within the scatter of the repetitions", m.P, alpha)
+		if okLogs {
+			_, sb := meanSD(lb)
+			_, so := meanSD(lo)
+			sd := math.Sqrt((sb*sb + so*so) / 2)
+			diff := math.Log(Median(other)) - math.Log(Median(base))
+			if w.OK {
+				diff = w.Diff
+			}
+			floor := max(len(base), len(other)) + 1
+			if m.Test == MannWhitneyTest {
+				floor = max(floor, minN)
+			}
+			m.NeedN = RepsForPower(diff, sd, alpha, floor)
+		}
 	default:
 		better := Median(other) > Median(base)
 		if !higherBetter {

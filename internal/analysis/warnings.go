@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/kinds"
-	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -87,9 +86,12 @@ func Warnings(groups []*Group, baseline string) []Warning {
 	var ws []Warning
 	var single []int64
 	singleCells := 0
+	names := NewNamer(groups)
+	scenario := map[string]string{} // study, workload, kind, params → scenario name
 	for _, g := range groups {
+		scenario[strings.Join([]string{g.Study, g.Workload, g.Kind, g.Params}, "\x00")] = names.Scenario(g)
 		for _, r := range g.Runs {
-			ws = append(ws, runWarnings(r)...)
+			ws = append(ws, runWarnings(r, names)...)
 		}
 		switch {
 		case g.N == 1:
@@ -99,7 +101,7 @@ func Warnings(groups []*Group, baseline string) []Warning {
 			if cv := CV(g.Values); cv > MaxCV {
 				ws = append(ws, Warning{Check: CheckRepetitions, Runs: runIDs(g.Runs), Message: fmt.Sprintf(
 					"%s: the %d repetitions disagree: %s %s %s, coefficient of variation %.1f %% (> %.0f %%)",
-					groupLabel(g), g.N, g.Headline.Name, joinFloats(g.Values), g.Headline.Unit, cv*100, MaxCV*100)})
+					names.Label(g), g.N, g.Headline.Name, joinFloats(g.Values), g.Headline.Unit, cv*100, MaxCV*100)})
 			}
 		}
 	}
@@ -109,13 +111,13 @@ func Warnings(groups []*Group, baseline string) []Warning {
 			singleCells, pluralS(singleCells, "cell rests", "cells rest"), idRanges(single), pluralS(singleCells, "it", "them"))})
 	}
 	ws = append(ws, configWarnings(groups, baseline)...)
-	ws = append(ws, workingSetWarnings(groups)...)
+	ws = append(ws, workingSetWarnings(groups, names)...)
 	ws = append(ws, sameHostWarnings(groups)...)
 	for _, p := range Peaks(groups, "") {
 		if p.AtEdge {
 			ws = append(ws, Warning{Check: CheckPeakEdge, Runs: p.Runs, Message: fmt.Sprintf(
 				"%s on %s: peak %s %.1f %s at %d %s, the edge of the sweep %s: the knee was not found, a wider sweep may peak elsewhere",
-				p.Scenario(), p.Target, p.Headline.Name, p.Value, p.Headline.Unit, p.Clients, pluralS(p.Clients, "client", "clients"), intsList(p.Levels))})
+				scenario[strings.Join([]string{p.Study, p.Workload, p.Kind, p.Params}, "\x00")], p.Target, p.Headline.Name, p.Value, p.Headline.Unit, p.Clients, pluralS(p.Clients, "client", "clients"), intsList(p.Levels))})
 		}
 	}
 	rank := map[string]int{}
@@ -127,9 +129,9 @@ func Warnings(groups []*Group, baseline string) []Warning {
 }
 
 // runWarnings are the checks that look at one run alone.
-func runWarnings(r *result.Run) []Warning {
+func runWarnings(r *result.Run, names *Namer) []Warning {
 	var ws []Warning
-	label := runLabel(r)
+	label := names.RunLabel(r)
 	rates := make([]float64, 0, len(r.Series))
 	for _, p := range r.Series {
 		rates = append(rates, p.Rate)
@@ -138,12 +140,12 @@ func runWarnings(r *result.Run) []Warning {
 	if w, first, rest, ok := warmupShift(rates); ok {
 		skip = w
 		ws = append(ws, Warning{Check: CheckWarmup, Runs: []int64{r.ID}, Message: fmt.Sprintf(
-			"run %d (%s): the first %d s of the measured phase averaged %.1f tps, %+.1f %% from the rest's median %.1f tps: warm-up too short",
+			"run %d (%s): the first %d s of the measured phase averaged %.1f requests/s, %+.1f %% from the rest's median %.1f requests/s: warm-up too short",
 			r.ID, label, w, first, (first/rest-1)*100, rest)})
 	}
 	if first, last, se, ok := drift(rates[skip:]); ok {
 		ws = append(ws, Warning{Check: CheckDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
-			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f tps (first third) to %.1f tps (last third); its own noise is %.1f tps (standard error): burst credits, throttling, checkpoints or cache warming?",
+			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f requests/s (first third) to %.1f requests/s (last third); its own noise is %.1f requests/s (standard error): burst credits, throttling, checkpoints or cache warming?",
 			r.ID, label, (last/first-1)*100, first, last, se)})
 	}
 	if threads := hostThreads(r); threads > 0 && !inProcess(r) {
@@ -279,7 +281,7 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 		} else if v, ok := db["version"].(string); ok {
 			f.version = v
 		}
-		if s, ok := db["settings"].(map[string]any); ok {
+		if s, ok := SettingsMap(db["settings"]); ok {
 			for k, v := range s {
 				if !ignoredSettings[k] {
 					f.settings[k] = fmt.Sprint(v)
@@ -335,6 +337,22 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 	return ws
 }
 
+// SettingsMap reads a recorded settings map: map[string]any once read back
+// from a results file, map[string]string as a driver records it.
+func SettingsMap(v any) (map[string]any, bool) {
+	switch m := v.(type) {
+	case map[string]any:
+		return m, true
+	case map[string]string:
+		out := make(map[string]any, len(m))
+		for k, x := range m {
+			out[k] = x
+		}
+		return out, true
+	}
+	return nil, false
+}
+
 func orUnset(s string) string {
 	if s == "" {
 		return "(not reported)"
@@ -364,7 +382,7 @@ func WorkingSet(g *Group) (label, detail string) {
 		return "", ""
 	}
 	var buffers float64
-	if s, ok := db["settings"].(map[string]any); ok {
+	if s, ok := SettingsMap(db["settings"]); ok {
 		buffers = SettingBytes(fmt.Sprint(s["shared_buffers"]))
 	}
 	var ram float64
@@ -401,7 +419,7 @@ func WorkingSet(g *Group) (label, detail string) {
 	return "", detail
 }
 
-func workingSetWarnings(groups []*Group) []Warning {
+func workingSetWarnings(groups []*Group, names *Namer) []Warning {
 	type key struct{ study, scenario string }
 	labels := map[key]map[string]string{}
 	runs := map[key][]int64{}
@@ -412,7 +430,7 @@ func workingSetWarnings(groups []*Group) []Warning {
 		if label == "" {
 			continue
 		}
-		k := key{g.Study, g.Workload + " " + g.Params}
+		k := key{g.Study, names.Scenario(g)}
 		if labels[k] == nil {
 			labels[k] = map[string]string{}
 			order = append(order, k)
@@ -542,22 +560,6 @@ func bytesIEC(b float64) string {
 	default:
 		return fmt.Sprintf("%.0f KiB", b/(1<<10))
 	}
-}
-
-func runLabel(r *result.Run) string {
-	s := r.Target + ", " + r.Workload
-	if len(r.Params) > 0 {
-		s += " " + params.Values(r.Params).Canonical()
-	}
-	return s + ", " + strconv.Itoa(r.Clients) + pluralS(r.Clients, " client", " clients") + ", rep " + strconv.Itoa(r.Repetition)
-}
-
-func groupLabel(g *Group) string {
-	s := g.Target + ", " + g.Workload
-	if g.Params != "" {
-		s += " " + g.Params
-	}
-	return s + ", " + strconv.Itoa(g.Clients) + pluralS(g.Clients, " client", " clients")
 }
 
 func runIDs(rs []*result.Run) []int64 {

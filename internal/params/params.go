@@ -52,6 +52,17 @@ type Spec struct {
 	Choices []string // for String parameters: the allowed values; empty = free text
 	Min     *float64 // for Int and Float: inclusive lower bound
 	Help    string
+	// Engines, when set, are the database engines the parameter applies to,
+	// as drivers record them (env database.engine: "mysql", "mariadb",
+	// "postgresql", "sqlite"); reports leave it out for the others. Empty:
+	// every engine.
+	Engines []string
+}
+
+// AppliesTo reports whether the parameter applies to engine ("" = unknown,
+// which it is assumed to).
+func (s Spec) AppliesTo(engine string) bool {
+	return len(s.Engines) == 0 || engine == "" || contains(s.Engines, engine)
 }
 
 // MinOf is a helper for Spec literals.

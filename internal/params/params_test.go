@@ -330,3 +330,15 @@ func TestStringListIsOneValue(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecAppliesTo(t *testing.T) {
+	s := Spec{Name: "mysql_storage_engine", Engines: []string{"mysql", "mariadb"}}
+	for engine, want := range map[string]bool{"mysql": true, "mariadb": true, "sqlite": false, "postgresql": false, "": true} {
+		if got := s.AppliesTo(engine); got != want {
+			t.Errorf("AppliesTo(%q) = %v, want %v", engine, got, want)
+		}
+	}
+	if !(Spec{Name: "tables"}).AppliesTo("sqlite") {
+		t.Error("a spec without engines applies to every engine")
+	}
+}

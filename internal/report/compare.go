@@ -11,19 +11,37 @@ import (
 	"text/tabwriter"
 
 	"github.com/fairbench/fairbench/internal/analysis"
-	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// verdictText says the verdict with the numbers that decided it.
+// verdictText says the verdict with the test and the numbers that decided
+// it, and for a metric without a verdict why, and how many repetitions per
+// side would give one.
 func verdictText(m analysis.Metric, alpha float64) string {
+	need := ""
+	if m.NeedN > 0 {
+		need = fmt.Sprintf("; %d reps per side needed", m.NeedN)
+	}
 	switch m.Verdict {
 	case analysis.SingleRun:
-		return fmt.Sprintf("single run (n=%d+%d)", m.BaseN, m.N)
+		return fmt.Sprintf("single run (n=%d+%d): no test%s", m.BaseN, m.N, need)
 	case analysis.TooFewForTest:
-		return fmt.Sprintf("too few runs (n=%d+%d: p ≥ %.2f, never < %.2f)", m.BaseN, m.N, m.MinP, alpha)
+		return fmt.Sprintf("too few runs (n=%d+%d: %s p ≥ %.2f, never < %.2f; no scatter for Welch's t)%s", m.BaseN, m.N, m.Test, m.MinP, alpha, need)
+	case analysis.NoDifference:
+		if m.NeedN > 0 {
+			need = fmt.Sprintf("; %s reps per side would detect this %s", repsNeeded(m.NeedN), pctShort(m.Delta)+" %")
+		}
+		return fmt.Sprintf("%s (%s, %s ≥ %.2f%s)", m.Verdict, m.Test, pValue(m.P), alpha, need)
 	}
-	return fmt.Sprintf("%s (p=%.3f)", m.Verdict, m.P)
+	return fmt.Sprintf("%s (%s, %s)", m.Verdict, m.Test, pValue(m.P))
+}
+
+// pValue writes p with three decimals, "p<0.001" below them.
+func pValue(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
 }
 
 // deltaText is the delta with its interval.
@@ -59,13 +77,6 @@ func metricLabel(m analysis.Metric) string {
 	return m.Name + " ms"
 }
 
-// labeler names scenarios by their workload and only the parameters that vary
-// between its groups: the parameters every group shares would repeat on every
-// row and heading, burying the one that differs.
-type labeler struct{ vary map[string]map[string]bool }
-
-func newLabeler(groups []*analysis.Group) labeler { return labeler{vary: varyingParams(groups)} }
-
 // comparisonGroups are every group a comparison speaks of, for newLabeler.
 func comparisonGroups(c *analysis.Comparison) []*analysis.Group {
 	var gs []*analysis.Group
@@ -73,26 +84,6 @@ func comparisonGroups(c *analysis.Comparison) []*analysis.Group {
 		gs = append(gs, cc.Base, cc.Other)
 	}
 	return gs
-}
-
-// common is what labeler.scenario leaves out: the parameters all the groups of
-// g's workload share, shown once per workload instead.
-func (l labeler) common(g *analysis.Group) string {
-	v := params.Values{}
-	for k, x := range g.ParamValues {
-		if !l.vary[workloadKey(g)][k] {
-			v[k] = x
-		}
-	}
-	return v.Canonical()
-}
-
-func (l labeler) scenario(g *analysis.Group) string {
-	s := workloadName(g)
-	if p := shownParams(g, l.vary); p != "-" {
-		s += " " + p
-	}
-	return s
 }
 
 // CompareTerminal writes a comparison as aligned rows: per cell and metric,
@@ -103,7 +94,8 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 	if opt.Title != "" {
 		ew.printf("%s\n\n", opt.Title)
 	}
-	ew.printf("baseline: %s · verdicts: two-sided Mann–Whitney U, α = %.2f · intervals: %.0f %% where n allows\n\n", c.Baseline, c.Alpha, c.Level*100)
+	ew.printf("baseline: %s · verdicts: two-sided Mann–Whitney U, α = %.2f · intervals: %.0f %% where n allows\n", c.Baseline, c.Alpha, c.Level*100)
+	ew.printf("where n is too small for Mann–Whitney to ever decide: Welch's t on log values (%s)\n\n", analysis.WelchAssumption)
 	if len(c.Cells) == 0 {
 		ew.printf("no cell has completed runs on both %s and another target\n", c.Baseline)
 	} else {
@@ -121,7 +113,7 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, false)
-	if err := Methodology(ew, c.Warnings, false); err != nil {
+	if err := Methodology(ew, c.Warnings, comparisonGroups(c), false); err != nil {
 		return err
 	}
 	if opt.Results != "" {
@@ -170,18 +162,18 @@ func writeGeoMeans(ew *errWriter, c *analysis.Comparison, markdown bool) {
 			}
 			ew.printf("\n")
 		}
-		ew.printf("\nGeometric means, never arithmetic means of ratios: the geomean of the per-cell ratios equals the ratio of the geomeans.")
+		note := "Geometric means, never arithmetic means of ratios: the geomean of the per-cell ratios equals the ratio of the geomeans."
 		if lower {
-			ew.printf(" For a headline where lower is better (a time), a negative delta is the improvement.")
+			note += " For a headline where lower is better (a time), a negative delta is the improvement."
 		}
 		if prices {
 			if isTPS(h0) && !mixed {
-				ew.printf(" Transactions per dollar = median tps × 3600 / declared price_per_hour.")
+				note += " Transactions per dollar = median tps × 3600 / declared price_per_hour."
 			} else {
-				ew.printf(" Per dollar = median headline rate × seconds per hour / declared price_per_hour (none for a time).")
+				note += " Per dollar = median headline rate × seconds per hour / declared price_per_hour (none for a time)."
 			}
 		}
-		ew.printf("\n\n")
+		ew.printf("\n%s\n\n", wrap(note, lineWidth, ""))
 		return
 	}
 	ew.printf("\ngeometric mean over shared cells (never an arithmetic mean of ratios):\n")
@@ -225,9 +217,11 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		title = "fairbench comparison"
 	}
 	ew.printf("# %s\n\n", cell(title))
-	ew.printf("Baseline: **%s**. Each cell: median headline metric (or latency percentile from the merged histograms) with n, "+
+	ew.printf("%s\n\n", wrap(fmt.Sprintf("Baseline: **%s**. Each cell: median headline metric (or latency percentile from the merged histograms) with n, "+
 		"the change against the baseline with its confidence interval (%.0f %% where n allows, otherwise the level reached), "+
-		"and the verdict of a two-sided Mann–Whitney U test at α = %.2f on the per-run values.\n\n", cell(c.Baseline), c.Level*100, c.Alpha)
+		"and the verdict of a two-sided Mann–Whitney U test at α = %.2f on the per-run values. "+
+		"Where n is too small for Mann–Whitney to ever decide (3 against 3 never gets below p = 0.10): "+
+		"Welch's t-test on the logs of the per-run values (%s), with its interval.", cell(c.Baseline), c.Level*100, c.Alpha, analysis.WelchAssumption), lineWidth, ""))
 
 	type sec struct {
 		name  string
@@ -321,7 +315,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, true)
-	if err := Methodology(ew, c.Warnings, true); err != nil {
+	if err := Methodology(ew, c.Warnings, comparisonGroups(c), true); err != nil {
 		return err
 	}
 	if opt.Results != "" {
@@ -353,12 +347,15 @@ type jsonMetric struct {
 	P       *float64 `json:"p"`
 	MinP    *float64 `json:"min_p"`
 	Verdict string   `json:"verdict"`
+	Test    string   `json:"test,omitempty"`
+	Reason  string   `json:"reason,omitempty"`
+	NeedN   int      `json:"reps_needed,omitempty"`
 }
 
 func metricJSON(m analysis.Metric) jsonMetric {
 	return jsonMetric{Name: m.Name, Unit: m.Unit, Higher: m.HigherIsBetter, Base: num(m.Base), Value: num(m.Value), BaseN: m.BaseN, N: m.N,
 		BaseCI: ciJSON(m.BaseCI), CI: ciJSON(m.CI), Delta: num(m.Delta), DeltaCI: ciJSON(m.DeltaCI),
-		P: num(m.P), MinP: num(m.MinP), Verdict: string(m.Verdict)}
+		P: num(m.P), MinP: num(m.MinP), Verdict: string(m.Verdict), Test: m.Test, Reason: m.Reason, NeedN: m.NeedN}
 }
 
 // jsonPeak is a peak; "throughput" repeats "value" when the headline is
@@ -417,7 +414,11 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 		GeoMeans []*analysis.GeoMeanRow `json:"geomeans"`
 		Peaks    []jsonPeak             `json:"peaks,omitempty"`
 		Warnings []analysis.Warning     `json:"warnings"`
+		// The warnings again, grouped by kind, most affecting first.
+		WarningGroups []jsonWarningGroup `json:"warning_groups"`
 	}{Baseline: c.Baseline, Alpha: c.Alpha, Cells: []jcell{}, GeoMeans: c.GeoMeans, Warnings: c.Warnings}
+	gs := comparisonGroups(c)
+	doc.WarningGroups = warningGroupsJSON(analysis.GroupWarnings(c.Warnings, gs), newLabeler(gs))
 	for _, cc := range c.Cells {
 		j := jcell{Study: cc.Other.Study, Workload: cc.Other.Workload, Kind: cc.Other.Kind,
 			Params: cc.Other.ParamValues.JSONable(), Clients: cc.Other.Clients, Target: cc.Other.Target,
@@ -455,7 +456,7 @@ func CompareCSV(w io.Writer, c *analysis.Comparison) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"study", "workload", "params", "clients", "baseline", "target", "metric", "unit",
 		"baseline_value", "value", "baseline_n", "n", "delta_pct", "delta_ci_lo", "delta_ci_hi", "delta_ci_level",
-		"p", "min_p", "verdict", "baseline_per_dollar", "per_dollar", "higher_is_better"})
+		"p", "min_p", "verdict", "baseline_per_dollar", "per_dollar", "higher_is_better", "test", "reason", "reps_needed"})
 	for _, cc := range c.Cells {
 		for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
 			lo, hi, lvl := "", "", ""
@@ -473,7 +474,8 @@ func CompareCSV(w io.Writer, c *analysis.Comparison) error {
 			}
 			cw.Write([]string{cc.Other.Study, cc.Other.Workload, cc.Other.Params, strconv.Itoa(cc.Other.Clients),
 				c.Baseline, cc.Other.Target, m.Name, m.Unit, f64(m.Base), f64(m.Value), strconv.Itoa(m.BaseN), strconv.Itoa(m.N),
-				f64(m.Delta), lo, hi, lvl, f64(m.P), f64(m.MinP), string(m.Verdict), bpd, pd, strconv.FormatBool(m.HigherIsBetter)})
+				f64(m.Delta), lo, hi, lvl, f64(m.P), f64(m.MinP), string(m.Verdict), bpd, pd, strconv.FormatBool(m.HigherIsBetter),
+				m.Test, m.Reason, strconv.Itoa(m.NeedN)})
 		}
 	}
 	cw.Flush()
@@ -610,7 +612,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 			ew.printf("\n")
 		}
 	}
-	if err := Methodology(ew, ws, md); err != nil {
+	if err := Methodology(ew, ws, nil, md); err != nil {
 		return err
 	}
 	if opt.Results != "" {

@@ -106,9 +106,14 @@ func JSON(w io.Writer, groups []*analysis.Group, opt Options) error {
 	doc := struct {
 		Title    string             `json:"title,omitempty"`
 		Results  string             `json:"results,omitempty"`
+		Findings *jsonFindings      `json:"findings,omitempty"`
 		Cells    []jsonGroup        `json:"cells"`
 		Warnings []analysis.Warning `json:"warnings"`
-	}{Title: opt.Title, Results: opt.Results, Cells: []jsonGroup{}, Warnings: opt.Warnings}
+		// The warnings again, grouped by kind, most affecting first.
+		WarningGroups []jsonWarningGroup `json:"warning_groups"`
+	}{Title: opt.Title, Results: opt.Results, Cells: []jsonGroup{}, Warnings: opt.Warnings,
+		WarningGroups: warningGroupsJSON(analysis.GroupWarnings(opt.Warnings, groups), newLabeler(groups))}
+	doc.Findings = findingsJSON(summarise(groups, opt))
 	for _, g := range groups {
 		doc.Cells = append(doc.Cells, groupJSON(g))
 	}
@@ -118,6 +123,88 @@ func JSON(w io.Writer, groups []*analysis.Group, opt Options) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// jsonWarningGroup is one kind of warning: the cells it concerns and every
+// warning in full.
+type jsonWarningGroup struct {
+	Check    string             `json:"check"`
+	Info     bool               `json:"info,omitempty"`
+	Summary  string             `json:"summary"`
+	Cells    []string           `json:"cells"`
+	Warnings []analysis.Warning `json:"warnings"`
+}
+
+func warningGroupsJSON(wgs []analysis.WarningGroup, label labeler) []jsonWarningGroup {
+	out := []jsonWarningGroup{}
+	for _, wg := range wgs {
+		j := jsonWarningGroup{Check: wg.Check, Info: wg.Info, Summary: warningSummary(wg, label), Cells: []string{}, Warnings: wg.Warnings}
+		for _, g := range wg.Cells {
+			j.Cells = append(j.Cells, g.Target+" · "+joinComma(label.scenario(g), plural(g.Clients, "1 client", strconv.Itoa(g.Clients)+" clients")))
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+type jsonFinding struct {
+	Scenario   string          `json:"scenario"`
+	Study      string          `json:"study"`
+	Workload   string          `json:"workload"`
+	Kind       string          `json:"kind"`
+	Target     string          `json:"target"`
+	Baseline   string          `json:"baseline"`
+	Headline   result.Headline `json:"headline"`
+	Statement  string          `json:"statement"`
+	Cells      int             `json:"cells"`
+	GeoDelta   *float64        `json:"geomean_delta_pct"`
+	MinDelta   *float64        `json:"min_delta_pct"`
+	MaxDelta   *float64        `json:"max_delta_pct"`
+	Faster     int             `json:"faster"`
+	Slower     int             `json:"slower"`
+	Same       int             `json:"no_difference"`
+	Undecided  int             `json:"undecided"`
+	Tests      []string        `json:"tests"`
+	Why        []string        `json:"why_undecided,omitempty"`
+	RepsNeeded int             `json:"reps_needed,omitempty"`
+	Peak       *jsonPeak       `json:"peak,omitempty"`
+	BasePeak   *jsonPeak       `json:"baseline_peak,omitempty"`
+	Warnings   []string        `json:"warnings"` // the kinds that concern it, most affecting first
+}
+
+type jsonFindings struct {
+	Baseline string        `json:"baseline"`
+	Alpha    float64       `json:"alpha"`
+	Items    []jsonFinding `json:"items"`
+	Peaks    []jsonPeak    `json:"peaks"`
+}
+
+func findingsJSON(f *analysis.Findings) *jsonFindings {
+	if f == nil {
+		return nil
+	}
+	j := &jsonFindings{Baseline: f.Baseline, Alpha: f.Alpha, Items: []jsonFinding{}, Peaks: peaksJSON(f.Peaks)}
+	peak := func(p *analysis.Peak) *jsonPeak {
+		if p == nil {
+			return nil
+		}
+		return &peaksJSON([]*analysis.Peak{p})[0]
+	}
+	for _, it := range f.Items {
+		jf := jsonFinding{Scenario: it.Scenario, Study: it.Study, Workload: it.Workload, Kind: it.Kind, Target: it.Target,
+			Baseline: it.Baseline, Headline: it.Headline, Statement: findingStatement(it), Cells: len(it.Cells),
+			GeoDelta: num(it.GeoDelta), MinDelta: num(it.MinDelta), MaxDelta: num(it.MaxDelta),
+			Faster: it.Faster, Slower: it.Slower, Same: it.Same, Undecided: it.Undecided, Tests: it.Tests, Why: it.Why,
+			RepsNeeded: it.NeedN, Peak: peak(it.Peak), BasePeak: peak(it.BasePeak), Warnings: []string{}}
+		if jf.Tests == nil {
+			jf.Tests = []string{}
+		}
+		for _, wg := range it.Warnings {
+			jf.Warnings = append(jf.Warnings, wg.Check)
+		}
+		j.Items = append(j.Items, jf)
+	}
+	return j
 }
 
 func f64(f float64) string {

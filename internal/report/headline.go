@@ -154,7 +154,7 @@ func headlineList(groups []*analysis.Group) string {
 // p99 (merged histograms), and whether the headline counts it. full adds the
 // workload and params columns of the terminal's main table (and the study's
 // with multiStudy); the Markdown and HTML sections are per scenario already.
-func opTable(groups []*analysis.Group, full, multiStudy bool, vary map[string]map[string]bool) (table, bool) {
+func opTable(groups []*analysis.Group, full, multiStudy bool, label *labeler) (table, bool) {
 	t := table{Caption: "Per op type: successful requests per second (median of the completed repetitions) and p99 (ms, merged histograms); headline: whether the headline metric counts the op type:",
 		Header: []string{"target", "clients", "op", "ops/s", "p99 ms", "headline"}}
 	right := []bool{false, true, false, true, true, false}
@@ -183,7 +183,7 @@ func opTable(groups []*analysis.Group, full, multiStudy bool, vary map[string]ma
 			}
 			row := []string{g.Target, strconv.Itoa(g.Clients), o.Name, rate(o.Rate), p99, counted}
 			if full {
-				row = []string{g.Target, workloadName(g), shownParams(g, vary), strconv.Itoa(g.Clients), o.Name, rate(o.Rate), p99, counted}
+				row = []string{g.Target, workloadName(g), label.params(g), strconv.Itoa(g.Clients), o.Name, rate(o.Rate), p99, counted}
 				if multiStudy {
 					row = append([]string{g.Study}, row...)
 				}

@@ -38,17 +38,34 @@ type htmlSetting struct {
 }
 
 type htmlRun struct {
-	Label  string
-	Status string
-	Charts []template.HTML
+	Label   string
+	Status  string
+	Charts  []template.HTML
+	Numbers []table
+}
+
+// htmlFigure is a chart with the table of its numbers beside it.
+type htmlFigure struct {
+	SVG     template.HTML
+	Numbers *table
 }
 
 type htmlSection struct {
 	Heading string
 	Common  string // parameters every section of this workload shares, on its first section
-	Charts  []template.HTML
+	Figures []htmlFigure
+	OpTable *table  // per-op-type results, when the runs have several op types
 	Tables  []table // the extra sections the workload's kind registers
 	Runs    []htmlRun
+}
+
+type htmlFinding struct {
+	Scenario, Statement, Verdicts, Peaks, Class string
+}
+
+type htmlWarnGroup struct {
+	Check, Summary string
+	Details        []string
 }
 
 type htmlMetric struct {
@@ -74,8 +91,14 @@ type htmlPage struct {
 	CmpRows                        []htmlCmpRow
 	HeadlineCol                    string // the comparison's headline column: its name, "headline" when cells differ
 	HasCmp, Checked                bool
-	Warns, Infos                   []analysis.Warning
+	Warns, Infos                   []htmlWarnGroup
 	CheckedList                    []string
+	// The findings the page opens with.
+	HasFindings bool
+	FindIntro   string
+	Findings    []htmlFinding
+	TopWarnings []htmlWarnGroup
+	KeyTables   []table
 }
 
 // HTMLCharts returns the charts of every section (throughput and latency
@@ -112,9 +135,9 @@ func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
 	}
 	name := sectionHeading(groups[0], false, newLabeler(groups))
 	h := groups[0].Headline
-	yl := h.Unit + " (median; bars: CI or range of repetitions)"
+	yl := h.Unit + " (median)"
 	if !h.HigherIsBetter {
-		yl = h.Unit + " (median, lower is better; bars: CI or range of repetitions)"
+		yl = h.Unit + " (median, lower is better)"
 	}
 	// The id keeps its old name: --charts writes it as a file name.
 	tp := &lineChart{ID: fmt.Sprintf("s%d-throughput", idx+1), Title: capital(h.Name) + " · " + name, XLabel: "clients",
@@ -122,9 +145,21 @@ func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
 	var lat []*lineChart
 	for _, p := range []string{"p50", "p95", "p99"} {
 		lat = append(lat, &lineChart{ID: fmt.Sprintf("s%d-latency-%s", idx+1, p), Title: "Latency " + p + " · " + name,
-			XLabel: "clients", YLabel: p + " ms (bars: range of reps)", XTicks: xt, Width: 640, Height: 300})
+			XLabel: "clients", YLabel: p + " ms", XTicks: xt})
+	}
+	// The numbers beside each chart: targets as rows, clients as columns.
+	header := []string{"target"}
+	for _, l := range levels {
+		header = append(header, plural(l, "1 client", strconv.Itoa(l)+" clients"))
+	}
+	tp.Numbers = &table{Caption: headlineTitle(h) + ": median of the repetitions [95 % interval, or the range with the level it has] (n)",
+		Header: header, TextCols: 1}
+	for k, p := range []string{"p50", "p95", "p99"} {
+		lat[k].Numbers = &table{Caption: "Latency " + p + ", ms: merged histograms [range of the per-run " + p + "]", Header: header, TextCols: 1}
 	}
 	for ti, t := range targets {
+		trow := []string{t}
+		lrows := [][]string{{t}, {t}, {t}}
 		s := lineSeries{Name: t, Colour: colour(ti)}
 		ls := make([]lineSeries, 3)
 		for k := range ls {
@@ -134,32 +169,43 @@ func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
 			x := float64(i)
 			g := byCell[t+"\x00"+strconv.Itoa(l)]
 			y, lo, hi := math.NaN(), math.NaN(), math.NaN()
+			txt := none
 			if g != nil && g.N > 0 {
 				y = g.Median
+				txt = headlineValue(g.Headline, g.Median)
 				if g.N > 1 {
 					if ci := analysis.MedianCI(g.Values, 0.95); ci.OK() {
 						lo, hi = ci.Lo, ci.Hi
+						txt += " " + ciText(ci, 0.95, func(v float64) string { return headlineValue(g.Headline, v) })
 					}
 				}
+				txt += fmt.Sprintf(" (n=%d)", g.N)
 			}
+			trow = append(trow, txt)
 			s.X, s.Y, s.Lo, s.Hi = append(s.X, x), append(s.Y, y), append(s.Lo, lo), append(s.Hi, hi)
 			for k, q := range []float64{50, 95, 99} {
 				v, vlo, vhi := math.NaN(), math.NaN(), math.NaN()
+				ltxt := none
 				if g != nil && g.N > 0 && hasLatencies(g) {
 					v = []float64{g.P50, g.P95, g.P99}[k] / 1000
+					ltxt = ms(v * 1000)
 					// The point is the merged histograms' percentile; the bar is the
 					// spread of the same percentile over the repetitions.
 					if per := analysis.RunQuantiles(g, q); len(per) > 1 {
 						vlo, vhi = slices.Min(per)/1000, slices.Max(per)/1000
+						ltxt += " [" + ms(vlo*1000) + ", " + ms(vhi*1000) + "]"
 					}
 				}
+				lrows[k] = append(lrows[k], ltxt)
 				ls[k].X, ls[k].Y = append(ls[k].X, x), append(ls[k].Y, v)
 				ls[k].Lo, ls[k].Hi = append(ls[k].Lo, vlo), append(ls[k].Hi, vhi)
 			}
 		}
 		tp.Series = append(tp.Series, s)
+		tp.Numbers.Rows = append(tp.Numbers.Rows, trow)
 		for k := range lat {
 			lat[k].Series = append(lat[k].Series, ls[k])
+			lat[k].Numbers.Rows = append(lat[k].Numbers.Rows, lrows[k])
 		}
 	}
 	out := []*lineChart{tp}
@@ -177,8 +223,8 @@ func runCharts(r *result.Run) []*lineChart {
 		return nil
 	}
 	pts := downsample(r.Series, maxSeriesPoints)
-	tp := &lineChart{ID: fmt.Sprintf("run%d-tps", r.ID), Title: "tps per second", Small: true, Width: 320, Height: 130}
-	p99 := &lineChart{ID: fmt.Sprintf("run%d-p99", r.ID), Title: "p99 ms per second", Small: true, Width: 320, Height: 130}
+	tp := &lineChart{ID: fmt.Sprintf("run%d-tps", r.ID), Title: "requests/s, each second", Small: true, Width: 320, Height: 140}
+	p99 := &lineChart{ID: fmt.Sprintf("run%d-p99", r.ID), Title: "p99 ms, each second", Small: true, Width: 320, Height: 140}
 	a := lineSeries{Name: "tps", Colour: colour(0)}
 	b := lineSeries{Name: "p99", Colour: colour(3)}
 	for _, p := range pts {
@@ -190,6 +236,19 @@ func runCharts(r *result.Run) []*lineChart {
 		b.X, b.Y = append(b.X, float64(p.Second)), append(b.Y, v)
 	}
 	tp.Series, p99.Series = []lineSeries{a}, []lineSeries{b}
+	var rates, p99s []float64
+	for _, p := range r.Series {
+		rates = append(rates, p.Rate)
+		if p.P99 > 0 {
+			p99s = append(p99s, p.P99)
+		}
+	}
+	row := []string{strconv.Itoa(len(r.Series)), rate(slices.Min(rates)), rate(analysis.Median(rates)), rate(slices.Max(rates)), none}
+	if len(p99s) > 0 {
+		row[4] = ms(slices.Max(p99s))
+	}
+	tp.Numbers = &table{Caption: "Per second:", Header: []string{"seconds", "min /s", "median /s", "max /s", "max p99 ms"},
+		Rows: [][]string{row}, TextCols: 0}
 	out := []*lineChart{tp}
 	if p99.hasData() {
 		out = append(out, p99)
@@ -283,19 +342,49 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
+	f := summarise(groups, opt.Options)
+	if f != nil {
+		p.HasFindings = true
+		if len(f.Items) > 0 {
+			p.FindIntro = findingsIntro(f)
+		} else {
+			p.FindIntro = "One target (" + f.Baseline + "): no comparison."
+		}
+		for _, it := range f.Items {
+			class := "v-same"
+			switch {
+			case it.Slower > 0 && it.Faster == 0:
+				class = "v-slower"
+			case it.Faster > 0 && it.Slower == 0:
+				class = "v-faster"
+			case it.Undecided == len(it.Cells):
+				class = "v-few"
+			}
+			p.Findings = append(p.Findings, htmlFinding{Scenario: it.Scenario, Statement: findingStatement(it),
+				Verdicts: capital(findingVerdicts(it, f.Alpha)), Peaks: capital(findingPeaks(it)), Class: class})
+		}
+		for _, wg := range topWarnings(f) {
+			p.TopWarnings = append(p.TopWarnings, htmlWarning(wg, label))
+		}
+		p.KeyTables = keyTables(f, label)
+		if opt.Comparison == nil && len(f.Items) > 0 {
+			opt.Comparison = f.Comparison
+		}
+	}
 	commonShown := map[string]bool{}
 	for i, sec := range sections(groups) {
 		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy, label)}
 		if t, ok := opTable(sec.groups, false, false, nil); ok {
-			hs.Tables = append(hs.Tables, t)
+			t.Title = "Per op type"
+			hs.OpTable = &t
 		}
 		hs.Tables = append(hs.Tables, kindTables(sec, opt.Baseline)...)
 		if wk := workloadKey(sec.groups[0]); !commonShown[wk] {
 			commonShown[wk] = true
-			hs.Common = label.common(sec.groups[0])
+			hs.Common = commonLine(sec.groups[0], label.common(sec.groups[0]))
 		}
 		for _, c := range sectionCharts(i, sec.groups) {
-			hs.Charts = append(hs.Charts, template.HTML(c.svg()))
+			hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg()), Numbers: c.Numbers})
 		}
 		for _, g := range sec.groups {
 			for _, r := range g.Runs {
@@ -304,6 +393,9 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 					Status: string(r.Status)}
 				for _, c := range runCharts(r) {
 					hr.Charts = append(hr.Charts, template.HTML(c.svg()))
+					if c.Numbers != nil {
+						hr.Numbers = append(hr.Numbers, *c.Numbers)
+					}
 				}
 				hs.Runs = append(hs.Runs, hr)
 			}
@@ -336,17 +428,28 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 		}
 	}
 
-	for _, x := range opt.Warnings {
-		if x.Info {
-			p.Infos = append(p.Infos, x)
+	for _, wg := range analysis.GroupWarnings(opt.Warnings, groups) {
+		if wg.Info {
+			p.Infos = append(p.Infos, htmlWarning(wg, label))
 		} else {
-			p.Warns = append(p.Warns, x)
+			p.Warns = append(p.Warns, htmlWarning(wg, label))
 		}
 	}
 	for _, c := range analysis.CheckOrder() {
 		p.CheckedList = append(p.CheckedList, analysis.Checks[c])
 	}
 	return htmlTmpl.Execute(w, p)
+}
+
+// htmlWarning is one kind of warning: its line, and every warning in full.
+func htmlWarning(wg analysis.WarningGroup, label labeler) htmlWarnGroup {
+	h := htmlWarnGroup{Check: wg.Check, Summary: warningSummary(wg, label)}
+	if len(wg.Warnings) > 1 {
+		for _, w := range wg.Warnings {
+			h.Details = append(h.Details, w.Message)
+		}
+	}
+	return h
 }
 
 // differingSettings lists the database version and settings whose values
@@ -372,7 +475,7 @@ func differingSettings(targets []string, envOf map[string]map[string]any) []html
 		} else if v, ok := db["version"]; ok {
 			add("version", v)
 		}
-		if s, ok := db["settings"].(map[string]any); ok {
+		if s, ok := analysis.SettingsMap(db["settings"]); ok {
 			for k, v := range s {
 				add(k, v)
 			}
@@ -412,7 +515,13 @@ func orNone(s string) string {
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct": func(f float64) string { return fmt.Sprintf("%.0f", f*100) },
 	"num": func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) },
-}).Parse(`<!DOCTYPE html>
+}).Parse(`{{define "table"}}{{if .Title}}<h3>{{.Title}}</h3>
+{{end}}{{if .Caption}}<p class="caption">{{.Caption}}</p>
+{{end}}<table class="data"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .HTMLRows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{if .Note}}<p>{{.Note}}</p>
+{{end}}{{end}}{{define "warn"}}{{if .Details}}<details><summary><strong>{{.Check}}</strong>: {{.Summary}}</summary><ul>{{range .Details}}<li>{{.}}</li>{{end}}</ul></details>{{else}}<p><strong>{{.Check}}</strong>: {{.Summary}}</p>{{end}}{{end}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -420,26 +529,43 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 <title>{{.Title}}</title>
 <style>
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:1rem;color:#222;line-height:1.45}
-h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ddd}
+h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ddd}h3{font-size:1.05rem}
 .meta{color:#555}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:.8rem}
-.charts svg,.runcharts svg{width:100%;height:auto;max-width:100%;border:1px solid #eee}
-.runcharts{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:.5rem}
+#findings h2{margin-top:.8rem}#findings li{margin:.3rem 0}#findings .f-scn{font-weight:600}
+.keytables{display:flex;flex-wrap:wrap;gap:0 1.5rem}
+.figure{display:flex;flex-wrap:wrap;gap:.8rem;align-items:flex-start;margin:.8rem 0}
+.figure svg,.runcharts svg{max-width:100%;height:auto;border:1px solid #eee}
+.figure .numbers{flex:1 1 280px;min-width:0}
+.runcharts{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-start}
 details{margin:.3rem 0}summary{cursor:pointer}
 pre{overflow:auto;background:#f7f7f7;padding:.5rem;font-size:.8rem}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem;display:block;overflow-x:auto}
+p.caption{margin:.3rem 0;font-size:.9rem;color:#444}
 th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3}table.sortable th{cursor:pointer}
 .diff td{background:#fff4d6}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .v-faster{background:#dff3e3}.v-slower{background:#fbe0dc}.v-same{background:#f2f2f2}.v-few{background:#fff}
+li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside}
 .warn{color:#8a4b00}
-@media print{body{max-width:none;padding:0}details{display:block}details>*{display:block}.charts{display:block}.charts svg{page-break-inside:avoid;max-height:9cm}table.sortable th{cursor:auto}}
+@media print{body{max-width:none;padding:0}details{display:block}details>*{display:block}.figure{display:block}.figure svg{page-break-inside:avoid;max-height:9cm}table.sortable th{cursor:auto}}
 </style>
 </head>
 <body>
 <header>
 <h1>{{.Title}}</h1>
 <p class="meta">{{if .Date}}Date: {{.Date}} · {{end}}{{if .Versions}}fairbench {{.Versions}}{{end}}</p>
+</header>
+<main>
+{{if .HasFindings}}<section id="findings">
+<h2>Findings</h2>
+<p>{{.FindIntro}}</p>
+{{if .Findings}}<ul>{{range .Findings}}<li class="finding {{.Class}}"><span class="f-scn">{{.Scenario}}</span>: {{.Statement}}. {{.Verdicts}}.{{if .Peaks}} {{.Peaks}}.{{end}}</li>
+{{end}}</ul>{{end}}
+{{if .TopWarnings}}<p>Warnings that most affect the comparison (all of them under <a href="#methodology">Methodology</a>):</p>
+{{range .TopWarnings}}{{template "warn" .}}
+{{end}}{{end}}<div class="keytables">{{range .KeyTables}}<div>{{template "table" .}}</div>{{end}}</div>
+</section>{{end}}
+<section id="targets">
 <h2>Targets</h2>
 {{range .Targets}}<details><summary><strong>{{.Name}}</strong>{{if .URL}} — <code>{{.URL}}</code>{{end}}</summary>{{if .Env}}<pre>{{.Env}}</pre>{{else}}<p>No environment recorded.</p>{{end}}</details>
 {{end}}
@@ -448,33 +574,28 @@ th{background:#f3f3f3}table.sortable th{cursor:pointer}
 {{range .Settings}}<tr class="diff"><td>{{.Name}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>{{end}}
 {{range .ConfigWarnings}}<p class="warn">{{.}}</p>{{end}}
-</header>
-<main>
-{{range .Sections}}<section>
-<h2>{{.Heading}}</h2>{{if .Common}}<p class="common">Parameters of every section of this workload: {{.Common}}</p>{{end}}
-<div class="charts">{{range .Charts}}{{.}}{{end}}</div>
-{{range .Tables}}{{if .Title}}<h3>{{.Title}}</h3>
-{{end}}{{if .Caption}}<p>{{.Caption}}</p>
-{{end}}<table class="data"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range .HTMLRows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody></table>
-{{if .Note}}<p>{{.Note}}</p>
-{{end}}{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
-{{range .Runs}}<details><summary>{{.Label}}</summary>{{if .Charts}}<div class="runcharts">{{range .Charts}}{{.}}{{end}}</div>{{else}}<p>No per-second series recorded.</p>{{end}}</details>
-{{end}}</details>
 </section>
-{{end}}
 {{if .HasCmp}}<section id="comparison">
 <h2>Comparison against {{.Baseline}}</h2>
-<p>Each cell: baseline → target value, the change with its confidence interval ({{pct .Level}} % where n allows, otherwise the level reached) and the verdict of a two-sided Mann–Whitney U test at α = {{num .Alpha}}. Green: better; red: worse; grey: no significant difference. Click a column to sort.</p>
+<p>Each cell: baseline → target value, the change with its confidence interval ({{pct .Level}} % where n allows, otherwise the level reached) and the verdict of a two-sided Mann–Whitney U test at α = {{num .Alpha}} (where n is too small for it ever to decide: Welch's t-test on log values, which assumes roughly log-normal values and independent repetitions). Green: better; red: worse; grey: no significant difference. Click a column to sort.</p>
 <table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>{{.HeadlineCol}}</th><th>p95</th><th>p99</th></tr></thead><tbody>
 {{range .CmpRows}}<tr class="cmp-row"><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.Clients}}</td>{{range .Metrics}}<td class="{{.Class}}" data-v="{{.Delta}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 </section>{{end}}
+{{range .Sections}}<section>
+<h2>{{.Heading}}</h2>{{if .Common}}<p class="common">{{.Common}}</p>{{end}}
+{{range .Figures}}<div class="figure">{{.SVG}}{{if .Numbers}}<div class="numbers">{{template "table" .Numbers}}</div>{{end}}</div>
+{{end}}{{with .OpTable}}{{template "table" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
+{{range .Runs}}<details><summary>{{.Label}}</summary>{{if .Charts}}<div class="runcharts">{{range .Charts}}{{.}}{{end}}{{range .Numbers}}<div class="numbers">{{template "table" .}}</div>{{end}}</div>{{else}}<p>No per-second series recorded.</p>{{end}}</details>
+{{end}}</details>
+</section>
+{{end}}
 {{if .Checked}}<section id="methodology">
 <h2>Methodology</h2>
-{{if .Warns}}<p>Warnings computed from the data:</p><ul>{{range .Warns}}<li><strong>{{.Check}}</strong>: {{.Message}}</li>{{end}}</ul>{{else}}<p>No methodology warnings.</p>{{end}}
-{{if .Infos}}<p>Context (not problems):</p><ul>{{range .Infos}}<li>{{.Check}}: {{.Message}}</li>{{end}}</ul>{{end}}
+{{if .Warns}}<p>Warnings computed from the data, by kind, the ones that most affect the comparison first (open one for every warning in full):</p>{{range .Warns}}{{template "warn" .}}
+{{end}}{{else}}<p>No methodology warnings.</p>{{end}}
+{{if .Infos}}<p>Context (not problems):</p>{{range .Infos}}{{template "warn" .}}
+{{end}}{{end}}
 <p>Checked: {{range $i, $c := .CheckedList}}{{if $i}}; {{end}}{{$c}}{{end}}.</p>
 </section>{{end}}
 </main>

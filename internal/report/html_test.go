@@ -171,10 +171,24 @@ func TestHTMLReport(t *testing.T) {
 	}
 }
 
-func TestHTMLWithoutBaselineHasNoComparison(t *testing.T) {
-	out, _ := renderHTML(t, synthRuns(t, 2, 1, []int{1, 2}, 1, 5), "")
+// Without --baseline the comparison is still part of the report, against
+// the first target; a single target has none.
+func TestHTMLComparesAgainstFirstTargetByDefault(t *testing.T) {
+	out, _ := renderHTML(t, synthRuns(t, 2, 1, []int{1, 2}, 3, 5), "")
+	if got := strings.Count(out, `class="cmp-row"`); got != 2 || !strings.Contains(out, "<h2>Comparison against t0</h2>") {
+		t.Errorf("%d comparison rows against t0, want 2", got)
+	}
+	if i, j := strings.Index(out, `<section id="findings">`), strings.Index(out, `<section id="targets">`); i < 0 || j < i {
+		t.Errorf("the findings do not open the page (%d, %d)", i, j)
+	}
+	for _, want := range []string{"t1 is ", "faster than t0", "Welch&#39;s t on log values", `<div class="figure"><svg`, `<div class="numbers">`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	out, _ = renderHTML(t, synthRuns(t, 1, 1, []int{1, 2}, 1, 5), "")
 	if strings.Contains(out, "cmp-row") {
-		t.Errorf("comparison rows without a baseline")
+		t.Errorf("comparison rows with a single target")
 	}
 }
 
@@ -243,5 +257,15 @@ func TestHTMLLargeStudyInBrowser(t *testing.T) {
 	if pc.LoadMillis < 0 || pc.LoadMillis >= 2000 {
 		t.Fatalf("the browser took %.0f ms to load the report (limit 2000)", pc.LoadMillis)
 	}
-	t.Logf("large report: %d bytes, %d charts, loaded in %.0f ms", len(out), pc.Charts, pc.LoadMillis)
+	// Chart text at least 11 px at 100 % zoom, every <details> opened
+	// (the per-run charts too), as the browser renders it.
+	if pc.ChartTexts == 0 || pc.ChartFontPx < 11 {
+		t.Errorf("smallest chart text %.1f px over %d texts, want ≥ 11 px", pc.ChartFontPx, pc.ChartTexts)
+	}
+	// The findings are on the first screen.
+	if pc.FindingsTop < 0 || pc.FindingsTop >= pc.ViewportHeight {
+		t.Errorf("findings at %.0f px, not within the first screen (%.0f px)", pc.FindingsTop, pc.ViewportHeight)
+	}
+	t.Logf("large report: %d bytes, %d charts, loaded in %.0f ms, smallest chart text %.1f px, findings at %.0f px",
+		len(out), pc.Charts, pc.LoadMillis, pc.ChartFontPx, pc.FindingsTop)
 }

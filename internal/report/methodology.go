@@ -9,28 +9,25 @@ import (
 )
 
 // Methodology writes the warnings section every report and comparison ends
-// with: each finding with the runs behind it, then what was checked, so that
-// a clean section says "checked, nothing found" rather than nothing.
-func Methodology(w io.Writer, ws []analysis.Warning, markdown bool) error {
+// with: the warnings grouped by kind, one line per kind naming the cells it
+// concerns (the kinds that most affect the comparison first), then what was
+// checked, so that a clean section says "checked, nothing found" rather
+// than nothing. groups name the cells (nil: the runs are counted instead);
+// the full text of every warning is in the HTML report and in JSON.
+func Methodology(w io.Writer, ws []analysis.Warning, groups []*analysis.Group, markdown bool) error {
 	ew := &errWriter{w: w}
 	if markdown {
 		ew.printf("## Methodology\n\n")
 	} else {
 		ew.printf("\nMethodology\n")
 	}
-	var warns, infos []analysis.Warning
-	for _, x := range ws {
-		if x.Info {
-			infos = append(infos, x)
+	label := newLabeler(groups)
+	var warns, infos []analysis.WarningGroup
+	for _, wg := range analysis.GroupWarnings(ws, groups) {
+		if wg.Info {
+			infos = append(infos, wg)
 		} else {
-			warns = append(warns, x)
-		}
-	}
-	item := func(x analysis.Warning) {
-		if markdown {
-			ew.printf("- **%s**: %s\n", x.Check, cell(x.Message))
-		} else {
-			ew.printf("  ! %s: %s\n", x.Check, x.Message)
+			warns = append(warns, wg)
 		}
 	}
 	if len(warns) == 0 {
@@ -41,22 +38,18 @@ func Methodology(w io.Writer, ws []analysis.Warning, markdown bool) error {
 		}
 	} else {
 		if markdown {
-			ew.printf("Warnings computed from the data:\n\n")
+			ew.printf("Warnings computed from the data, by kind, the ones that most affect the comparison first:\n\n")
 		}
-		for _, x := range warns {
-			item(x)
+		for _, wg := range warns {
+			writeWarningLine(ew, wg, label, markdown, "  ! ")
 		}
 	}
 	if len(infos) > 0 {
 		if markdown {
 			ew.printf("\nContext (not problems):\n\n")
-			for _, x := range infos {
-				ew.printf("- %s: %s\n", x.Check, cell(x.Message))
-			}
-		} else {
-			for _, x := range infos {
-				ew.printf("  · %s: %s\n", x.Check, x.Message)
-			}
+		}
+		for _, wg := range infos {
+			writeWarningLine(ew, wg, label, markdown, "  · ")
 		}
 	}
 	var checked []string
@@ -64,11 +57,56 @@ func Methodology(w io.Writer, ws []analysis.Warning, markdown bool) error {
 		checked = append(checked, analysis.Checks[c])
 	}
 	if markdown {
-		ew.printf("\nChecked: %s.\n\n", strings.Join(checked, "; "))
+		ew.printf("\n%s\n\n", wrap("Checked: "+strings.Join(checked, "; ")+".", lineWidth, ""))
 	} else {
-		ew.printf("  checked: %s\n", strings.Join(checked, "; "))
+		ew.printf("  %s\n", wrap("checked: "+strings.Join(checked, "; "), lineWidth, "    "))
 	}
 	return ew.err
+}
+
+// writeWarningLine writes one kind of warning as one item: the warning
+// itself when it is alone, else how many and the cells they concern.
+func writeWarningLine(ew *errWriter, wg analysis.WarningGroup, label labeler, markdown bool, bullet string) {
+	s := warningSummary(wg, label)
+	if markdown {
+		name := "**" + wg.Check + "**"
+		if wg.Info {
+			name = wg.Check
+		}
+		ew.printf("- %s\n", wrap(name+": "+cell(s), lineWidth, "  "))
+		return
+	}
+	ew.printf("%s%s\n", bullet, wrap(wg.Check+": "+s, lineWidth, "      "))
+}
+
+// maxNamedCells bounds the cells one warning line names.
+const maxNamedCells = 6
+
+// warningSummary is the text of one warning kind's line.
+func warningSummary(wg analysis.WarningGroup, label labeler) string {
+	if len(wg.Warnings) == 1 {
+		return wg.Warnings[0].Message
+	}
+	var names []string
+	for i, g := range wg.Cells {
+		if i == maxNamedCells {
+			names = append(names, fmt.Sprintf("and %d more", len(wg.Cells)-maxNamedCells))
+			break
+		}
+		names = append(names, g.Target+" · "+joinComma(label.scenario(g), plural(g.Clients, "1 client", fmt.Sprintf("%d clients", g.Clients))))
+	}
+	s := fmt.Sprintf("%d warnings", len(wg.Warnings))
+	if len(names) > 0 {
+		s += fmt.Sprintf(" in %d %s: %s", len(wg.Cells), plural(len(wg.Cells), "cell", "cells"), strings.Join(names, "; "))
+	}
+	return s
+}
+
+func joinComma(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ", " + b
 }
 
 // ciText renders an interval in the metric's own format, with its level when

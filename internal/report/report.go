@@ -23,7 +23,6 @@ import (
 	"github.com/fairbench/fairbench/internal/numfmt"
 
 	"github.com/fairbench/fairbench/internal/analysis"
-	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -57,7 +56,8 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		return ew.err
 	}
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
-	vary := varyingParams(groups)
+	label := newLabeler(groups)
+	writeFindingsText(ew, groups, summarise(groups, opt), label)
 
 	unit, sameUnit := sharedUnit(groups)
 	headCol := unit + " (median)"
@@ -70,7 +70,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	}
 	var rows [][]string
 	for _, g := range groups {
-		row := []string{g.Target, workloadName(g), shownParams(g, vary), strconv.Itoa(g.Clients), strconv.Itoa(g.N)}
+		row := []string{g.Target, workloadName(g), label.params(g), strconv.Itoa(g.Clients), strconv.Itoa(g.N)}
 		if g.N == 0 {
 			row = append(row, none, none, none, none, none, none)
 		} else {
@@ -90,7 +90,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		return err
 	}
 
-	if common := commonParams(groups, vary); len(common) > 0 {
+	if common := label.commonAll(groups); len(common) > 0 {
 		ew.printf("\nsame in every row of a workload: %s\n", strings.Join(common, "; "))
 	}
 	incomplete := 0
@@ -105,7 +105,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	} else {
 		ew.printf("\nheadline (%s): median of the completed repetitions; latency: percentiles of their merged histograms.\n", headlineList(groups))
 	}
-	if t, ok := opTable(groups, true, multiStudy, vary); ok {
+	if t, ok := opTable(groups, true, multiStudy, &label); ok {
 		ew.printf("\n")
 		if err := t.writeText(ew); err != nil {
 			return err
@@ -115,7 +115,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		return err
 	}
 	if opt.Checked {
-		if err := Methodology(ew, opt.Warnings, false); err != nil {
+		if err := Methodology(ew, opt.Warnings, groups, false); err != nil {
 			return err
 		}
 	}
@@ -136,10 +136,10 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		title = "fairbench results"
 	}
 	ew.printf("# %s\n\n", cell(title))
-	ew.printf("%s\n\n", howMeasured(groups, runs))
-
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
+	writeFindingsMarkdown(ew, summarise(groups, opt), label)
+	ew.printf("## How measured\n\n%s\n\n", wrap(howMeasured(groups, runs), lineWidth, ""))
 	commonShown := map[string]bool{}
 	for _, sec := range sections(groups) {
 		g0 := sec.groups[0]
@@ -147,14 +147,14 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		common := ""
 		if wk := workloadKey(g0); !commonShown[wk] {
 			commonShown[wk] = true
-			common = label.common(g0)
+			common = commonLine(g0, label.common(g0))
 		}
 		if multiStudy {
 			heading = g0.Study + " · " + heading
 		}
 		ew.printf("## %s\n\n", cell(heading))
 		if common != "" {
-			ew.printf("Parameters of every %s section: %s\n\n", cell(workloadName(g0)), cell(common))
+			ew.printf("%s\n\n", wrap(cell(common), lineWidth, ""))
 		}
 
 		levels := clientLevels(sec.groups)
@@ -225,7 +225,7 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	}
 
 	if opt.Checked {
-		if err := Methodology(ew, opt.Warnings, true); err != nil {
+		if err := Methodology(ew, opt.Warnings, groups, true); err != nil {
 			return err
 		}
 	}
@@ -262,7 +262,7 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 				}
 			}
 			ew.printf("| %d | %s | %s | %s | %d | %d | %s | %s | %s | %d |\n",
-				r.ID, cell(r.Target), cell(r.Workload), cell(params.Values(r.Params).Canonical()),
+				r.ID, cell(r.Target), cell(r.Workload), cell(orDash(label.names.VaryingRun(r).Canonical())),
 				r.Clients, r.Repetition, cell(status), tps, p99, max(r.TotalErrors(), r.Summary.Failed))
 		}
 	}
@@ -295,7 +295,7 @@ func howMeasured(groups []*analysis.Group, runs []*result.Run) string {
 	}
 	sort.Ints(reps)
 	var b strings.Builder
-	b.WriteString("How measured: ")
+	b.WriteString("")
 	switch {
 	case len(reps) == 0:
 		b.WriteString("no run completed")
@@ -413,92 +413,6 @@ func hasPartial(groups []*analysis.Group, maxN int) bool {
 	return false
 }
 
-// workloadKey identifies a workload across parameter sets.
-func workloadKey(g *analysis.Group) string { return g.Study + "\x00" + g.Workload + "\x00" + g.Kind }
-
-func workloadName(g *analysis.Group) string {
-	if g.Kind == "" || g.Kind == g.Workload {
-		return g.Workload
-	}
-	return g.Workload + " (" + g.Kind + ")"
-}
-
-// varyingParams returns, per workload, the parameter names whose value (or
-// presence) differs between its groups.
-func varyingParams(groups []*analysis.Group) map[string]map[string]bool {
-	values := map[string]map[string]map[string]bool{} // workload → param → formatted values
-	count := map[string]int{}                         // workload → groups
-	for _, g := range groups {
-		wk := workloadKey(g)
-		count[wk]++
-		if values[wk] == nil {
-			values[wk] = map[string]map[string]bool{}
-		}
-		for k, v := range g.ParamValues {
-			if values[wk][k] == nil {
-				values[wk][k] = map[string]bool{}
-			}
-			values[wk][k][params.Format(v)] = true
-		}
-	}
-	present := map[string]map[string]int{}
-	for _, g := range groups {
-		wk := workloadKey(g)
-		if present[wk] == nil {
-			present[wk] = map[string]int{}
-		}
-		for k := range g.ParamValues {
-			present[wk][k]++
-		}
-	}
-	out := map[string]map[string]bool{}
-	for wk, ps := range values {
-		out[wk] = map[string]bool{}
-		for k, vs := range ps {
-			if len(vs) > 1 || present[wk][k] != count[wk] {
-				out[wk][k] = true
-			}
-		}
-	}
-	return out
-}
-
-func shownParams(g *analysis.Group, vary map[string]map[string]bool) string {
-	v := params.Values{}
-	for k, x := range g.ParamValues {
-		if vary[workloadKey(g)][k] {
-			v[k] = x
-		}
-	}
-	if len(v) == 0 {
-		return "-"
-	}
-	return v.Canonical()
-}
-
-// commonParams lists, per workload in order of appearance, the parameters all its groups share.
-func commonParams(groups []*analysis.Group, vary map[string]map[string]bool) []string {
-	var out []string
-	done := map[string]bool{}
-	for _, g := range groups {
-		wk := workloadKey(g)
-		if done[wk] {
-			continue
-		}
-		done[wk] = true
-		v := params.Values{}
-		for k, x := range g.ParamValues {
-			if !vary[wk][k] {
-				v[k] = x
-			}
-		}
-		if len(v) > 0 {
-			out = append(out, workloadName(g)+" "+v.Canonical())
-		}
-	}
-	return out
-}
-
 func distinct(groups []*analysis.Group, f func(*analysis.Group) string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -523,6 +437,13 @@ func distinctStrings(runs []*result.Run, f func(*result.Run) string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // rate formats a throughput with one decimal and comma thousands separators,

@@ -107,12 +107,12 @@ func TestMarkdown(t *testing.T) {
 	if !strings.HasPrefix(md, "# CPU generations\n") {
 		t.Errorf("title missing:\n%s", md)
 	}
-	if !strings.Contains(md, "How measured: 2 completed repetitions per cell, measured for 60s; warm-up (10s) excluded") ||
+	if !strings.Contains(md, "## How measured\n\n2 completed repetitions per cell, measured for 60s; warm-up (10s) excluded") ||
 		!strings.Contains(md, "merged") {
 		t.Errorf("how-measured line wrong:\n%s", md)
 	}
 	// One scenario: the heading names the workload, its parameters follow once.
-	if !strings.Contains(md, "## tpcb\n\nParameters of every tpcb section: mode=select-only scale=10\n") {
+	if !strings.Contains(md, "## tpcb\n\nParameters of every tpcb section: mode=select-only scale=10 (others at their defaults).\n") {
 		t.Errorf("section heading missing:\n%s", md)
 	}
 
@@ -225,7 +225,19 @@ func TestTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	lines := strings.Split(out, "\n")
+	// The findings come first; the table of cells starts at its header.
+	all := strings.Split(out, "\n")
+	start := 0
+	for i, l := range all {
+		if strings.HasPrefix(l, "target  workload") {
+			start = i
+			break
+		}
+	}
+	lines := all[start:]
+	if !strings.HasPrefix(out, "Findings\n") {
+		t.Errorf("the report does not open with its findings:\n%s", out)
+	}
 	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "target workload params clients n tps (median) p50 ms p95 ms p99 ms max ms errors" {
 		t.Errorf("header %q", lines[0])
 	}
@@ -251,7 +263,7 @@ func TestTerminal(t *testing.T) {
 	if !strings.Contains(out, "1 interrupted or failed run excluded") {
 		t.Errorf("excluded-runs note missing:\n%s", out)
 	}
-	if strings.Count(out, "scale=100") != 2 {
+	if strings.Count(strings.Join(lines, "\n"), "scale=100") != 2 {
 		t.Errorf("want two scale=100 rows:\n%s", out)
 	}
 }

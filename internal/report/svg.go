@@ -42,6 +42,9 @@ type lineChart struct {
 	Series        []lineSeries
 	Width, Height float64
 	Small         bool // no legend, smaller type
+	// Numbers is the table of the numbers the chart draws, which the HTML
+	// report puts beside it.
+	Numbers *table
 }
 
 // Named is a chart rendered on its own, for --charts.
@@ -67,16 +70,19 @@ func (c *lineChart) hasData() bool {
 func (c *lineChart) svg() string {
 	w, h := c.Width, c.Height
 	if w == 0 {
-		w = 640
+		w = 520
 	}
 	if h == 0 {
-		h = 320
+		h = 300
 	}
-	fs := 12.0
-	left, right, top, bottom := 60.0, 16.0, 28.0, 40.0
+	// The chart is drawn at its natural size (width and height in px, scaled
+	// down only on a narrower screen), so that its text is fs px at 100 %
+	// zoom: at least 11 px, the smallest a reader takes in without zooming.
+	fs := 13.0
+	left, right, top, bottom := 62.0, 16.0, 30.0, 44.0
 	if c.Small {
-		fs = 10
-		left, right, top, bottom = 44, 8, 18, 20
+		fs = 11
+		left, right, top, bottom = 46, 8, 20, 22
 	}
 	// Legend rows below the plot.
 	type legendItem struct {
@@ -132,8 +138,8 @@ func (c *lineChart) svg() string {
 	py := func(y float64) float64 { return top + plotH - y/ytop*plotH }
 
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" data-chart="%s" role="img" aria-label="%s" font-family="system-ui, sans-serif" font-size="%s">`,
-		f1(w), f1(h), html.EscapeString(c.ID), html.EscapeString(c.Title), f1(fs))
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" data-chart="%s" role="img" aria-label="%s" font-family="system-ui, sans-serif" font-size="%s">`,
+		f1(w), f1(h), f1(w), f1(h), html.EscapeString(c.ID), html.EscapeString(c.Title), f1(fs))
 	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(c.Title))
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%s" height="%s" fill="#fff"/>`, f1(w), f1(h))
 	if c.Title != "" {

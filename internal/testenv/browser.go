@@ -23,7 +23,34 @@ type PageCheck struct {
 	Charts        int      // svg[data-chart] elements
 	EmptyCharts   int      // of those, the ones with no drawn data or no size
 	CmpRows       int      // .cmp-row elements
+	// ChartFontPx is the smallest rendered size, in CSS px at 100 % zoom, of
+	// any text of any chart (its computed font size times the chart's scale,
+	// rendered width over viewBox width), every <details> opened;
+	// ChartTexts how many text elements were measured.
+	ChartFontPx float64
+	ChartTexts  int
+	// FindingsTop is the top of #findings in px from the top of the page
+	// (-1 without one); ViewportHeight the window's inner height.
+	FindingsTop, ViewportHeight float64
 }
+
+// measureFonts is the script behind PageCheck.ChartFontPx.
+const measureFonts = `(() => {
+	let min = Infinity, n = 0;
+	for (const s of document.querySelectorAll('svg[data-chart]')) {
+		const r = s.getBoundingClientRect();
+		if (r.width === 0) continue;
+		const vb = s.viewBox && s.viewBox.baseVal;
+		const scale = vb && vb.width ? r.width / vb.width : 1;
+		for (const t of s.querySelectorAll('text')) {
+			if (!t.textContent.trim()) continue;
+			const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+			n++;
+			if (px < min) min = px;
+		}
+	}
+	return {Min: n ? min : 0, N: n};
+})()`
 
 // CheckPage opens a local HTML file in Debian's headless Chromium (the one
 // scripts/test-servers.sh installs) and reports what it saw; with screenshot
@@ -94,7 +121,11 @@ func CheckPage(t testing.TB, path, screenshot string) PageCheck {
 	})
 	var counts struct {
 		Charts, Empty, Rows int
-		Load                float64
+		Load, Top, Height   float64
+	}
+	var fonts struct {
+		Min float64
+		N   int
 	}
 	var png []byte
 	err = chromedp.Run(bctx,
@@ -110,9 +141,13 @@ func CheckPage(t testing.TB, path, screenshot string) PageCheck {
 				Empty: svgs.filter(s => !drawn(s) || s.getBoundingClientRect().width === 0).length,
 				Rows: document.querySelectorAll('.cmp-row').length,
 				Load: nav ? nav.loadEventEnd - nav.startTime : -1,
+				Top: (f => f ? f.getBoundingClientRect().top + window.scrollY : -1)(document.getElementById('findings')),
+				Height: window.innerHeight,
 			};
 		})()`, &counts),
 		chromedp.FullScreenshot(&png, 100), // 100 = PNG; lower values give JPEG
+		chromedp.Evaluate(`document.querySelectorAll('details').forEach(d => { d.open = true }); true`, nil),
+		chromedp.Evaluate(measureFonts, &fonts),
 	)
 	if err != nil {
 		t.Fatalf("chromium on %s: %v", page, err)
@@ -127,6 +162,8 @@ func CheckPage(t testing.TB, path, screenshot string) PageCheck {
 	mu.Lock()
 	defer mu.Unlock()
 	pc.Charts, pc.EmptyCharts, pc.CmpRows, pc.LoadMillis = counts.Charts, counts.Empty, counts.Rows, counts.Load
+	pc.FindingsTop, pc.ViewportHeight = counts.Top, counts.Height
+	pc.ChartFontPx, pc.ChartTexts = fonts.Min, fonts.N
 	return pc
 }
 

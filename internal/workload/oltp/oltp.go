@@ -76,7 +76,8 @@ func (Workload) Params() []params.Spec {
 		{Name: "rand_spec_pct", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "special: percent of the range holding the special values"},
 		{Name: "rand_spec_res", Kind: params.Int, Default: int64(75), Min: params.MinOf(0), Help: "special: percent of draws that hit the special values"},
 		{Name: "rand_pareto_h", Kind: params.Float, Default: 0.2, Help: "pareto: shape parameter h"},
-		{Name: "mysql_storage_engine", Kind: params.String, Default: "innodb", Help: "storage engine on MySQL/MariaDB"},
+		{Name: "mysql_storage_engine", Kind: params.String, Default: "innodb", Help: "storage engine on MySQL/MariaDB",
+			Engines: []string{"mysql", "mariadb"}},
 		{Name: "query_mode", Kind: params.String, Default: "prepared", Choices: []string{"simple", "extended", "prepared"},
 			Help: "prepared = server-side prepared statements, sysbench's default (--db-ps-mode=auto); simple = text with client-side parameters (--db-ps-mode=disable)"},
 	}
