@@ -7,6 +7,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"syscall"
 	"time"
@@ -153,4 +154,22 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// fillOutage adds the measured phase's outage accounting to the summary:
+// reconnects, dead seconds from the series, the first error text per class.
+func (m *executor) fillOutage() {
+	s := &m.run.Summary
+	s.ReconnectAttempts = m.reconnectAttempts.Load()
+	s.Reconnects = m.reconnects.Load()
+	// Quiet seconds are normal when operations take a second or more, or when
+	// a rate schedule below 5 per second leaves seconds without an arrival
+	// (e^-5 < 1 %): only seconds with errors and no completion count then.
+	quiet := s.P50 >= 1e6 || (s.TargetRate > 0 && s.TargetRate < 5)
+	s.DeadSpans, s.DeadSeconds = result.DeadSecondsOf(m.run.Series, quiet)
+	m.errMu.Lock()
+	if len(m.firstErrs) > 0 {
+		s.FirstErrors = maps.Clone(m.firstErrs)
+	}
+	m.errMu.Unlock()
 }
