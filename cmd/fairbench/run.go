@@ -146,7 +146,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		case r.Status == result.StatusInterrupted && len(r.Ops) == 0:
 			// Stopped before the measured phase: no numbers at all, rather
 			// than numbers over no time.
-			fmt.Fprintf(os.Stdout, "nothing was measured: %s\n", r.Error)
+			fmt.Fprintln(os.Stdout, r.Error) // says that nothing was measured
 		case r.Status != result.StatusFailed || len(r.Ops) > 0:
 			printSummary(os.Stdout, r, x.maxTries)
 		}
@@ -160,6 +160,9 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	if len(sink.unsaved) > 0 {
 		fmt.Fprintf(os.Stderr, "%d runs could not be stored there and were written to %s: store them with 'fairbench import --results %s %s'\n",
 			len(sink.unsaved), sink.fallback, x.results, sink.fallback)
+		if runErr == nil {
+			runErr = fmt.Errorf("%d runs are not in %s but in %s", len(sink.unsaved), x.results, sink.fallback)
+		}
 	}
 	return sink.runs, runErr
 }

@@ -288,7 +288,7 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	fail := func(err error) (*result.Run, error) {
 		if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
 			run.Status = result.StatusInterrupted
-			run.Error = "interrupted before the measured phase"
+			run.Error = "interrupted before the measured phase: nothing was measured"
 			run.EndedAt = time.Now()
 			return run, ErrInterrupted
 		}
