@@ -191,6 +191,9 @@ func outageWarning(r *result.Run, label string) (Warning, bool) {
 	}
 	if s.ReconnectAttempts > 0 {
 		parts = append(parts, fmt.Sprintf("%d lost connections replaced in %d attempts", s.Reconnects, s.ReconnectAttempts))
+		if s.ReconnectError != "" {
+			parts = append(parts, "reconnecting failed with: "+s.ReconnectError)
+		}
 	}
 	classes := make([]string, 0, len(s.FirstErrors))
 	for c := range s.FirstErrors {

@@ -117,6 +117,10 @@ type Summary struct {
 	// class (the server's message), secrets scrubbed and capped at
 	// MaxErrorText bytes: what a reader needs to see why operations failed.
 	FirstErrors map[ErrorClass]string `json:"first_errors,omitempty"`
+	// ReconnectError is the first error of a failed reconnect attempt (a
+	// refused dial, a server still starting), scrubbed and capped: often
+	// clearer than the driver's error for the operation that lost its connection.
+	ReconnectError string `json:"reconnect_error,omitempty"`
 	// Metric is the run's headline number as its workload defines it (NOPM for
 	// TPC-C, documents/s for bulk indexing, ...). Nil for runs stored before
 	// headline metrics existed: Run.Headline then falls back to Throughput.

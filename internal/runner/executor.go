@@ -56,6 +56,7 @@ type executor struct {
 	reconnectAttempts, reconnects atomic.Int64
 	errMu                         sync.Mutex
 	firstErrs                     map[result.ErrorClass]string
+	reconnectErr                  string
 }
 
 // noteError keeps the first error text of each class, scrubbed of secrets and
@@ -80,7 +81,7 @@ func (m *executor) resetOutage() {
 	m.reconnectAttempts.Store(0)
 	m.reconnects.Store(0)
 	m.errMu.Lock()
-	m.firstErrs = nil
+	m.firstErrs, m.reconnectErr = nil, ""
 	m.errMu.Unlock()
 }
 
@@ -410,7 +411,11 @@ func (m *executor) reconnect(ctx context.Context, w *worker) {
 			conn.Close(ctx)
 		}
 		if err != nil && !m.stop.Load() {
-			m.noteError(result.ErrConnection, err)
+			m.errMu.Lock()
+			if m.reconnectErr == "" {
+				m.reconnectErr = result.CapText(envinfo.Scrub(err.Error()), result.MaxErrorText)
+			}
+			m.errMu.Unlock()
 		}
 		m.sleep(w, 100*time.Millisecond)
 	}

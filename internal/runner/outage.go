@@ -81,7 +81,7 @@ func OutageText(r *result.Run) string {
 	}
 	var parts []string
 	if s.ReconnectAttempts > 0 {
-		parts = append(parts, fmt.Sprintf("%d reconnects (%d attempts)", s.Reconnects, s.ReconnectAttempts))
+		parts = append(parts, fmt.Sprintf("%d reconnects (%d attempts)", s.Reconnects, s.ReconnectAttempts)+reconnectErrorText(s))
 	}
 	if s.DeadSeconds > 0 {
 		parts = append(parts, fmt.Sprintf("%d dead seconds of %d (%s)", s.DeadSeconds, len(r.Series), result.SpansText(s.DeadSpans)))
@@ -93,7 +93,14 @@ func reconnectsText(s result.Summary) string {
 	if s.ReconnectAttempts == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d reconnects in %d attempts", s.Reconnects, s.ReconnectAttempts)
+	return fmt.Sprintf("; %d reconnects in %d attempts", s.Reconnects, s.ReconnectAttempts) + reconnectErrorText(s)
+}
+
+func reconnectErrorText(s result.Summary) string {
+	if s.ReconnectError == "" {
+		return ""
+	}
+	return "; reconnecting failed with: " + s.ReconnectError
 }
 
 // FirstErrorsText names the first error of each class: "; first connection

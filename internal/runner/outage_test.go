@@ -70,6 +70,9 @@ func TestOutageCountsReconnectsAndDeadSeconds(t *testing.T) {
 			if !strings.Contains(s.FirstErrors[result.ErrConnection], "connection") {
 				t.Errorf("first connection error not kept: %v", s.FirstErrors)
 			}
+			if !strings.Contains(s.ReconnectError, "connection refused") {
+				t.Errorf("the failed reconnect's error not kept: %q", s.ReconnectError)
+			}
 			if tc.wantFail {
 				if err == nil || run.Status != result.StatusFailed || !strings.Contains(run.Error, "max_dead_ratio") {
 					t.Fatalf("status %s, error %q: want failed past max_dead_ratio", run.Status, run.Error)

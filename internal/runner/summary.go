@@ -171,5 +171,6 @@ func (m *executor) fillOutage() {
 	if len(m.firstErrs) > 0 {
 		s.FirstErrors = maps.Clone(m.firstErrs)
 	}
+	s.ReconnectError = m.reconnectErr
 	m.errMu.Unlock()
 }
