@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/testenv/faultproxy"
@@ -228,5 +229,40 @@ func TestFaultPartitionUntilTheEnd(t *testing.T) {
 				t.Fatalf("exit %d, status %s, %d dead seconds: %q\n%s", code, r.Status, r.Summary.DeadSeconds, r.Error, p.errText())
 			}
 		})
+	}
+}
+
+// A run whose every operation fails (here a trigger refuses every update of
+// pgbench_accounts): exit 1, stored as failed with its failed operations, and
+// the server's own error text on the screen and in the results file.
+func TestEveryOperationFailedShowsTheServerError(t *testing.T) {
+	dir := t.TempDir()
+	target := testenv.FreshPostgres(t)
+	if o := fairbench(t, dir, "load", "--target", target, "--workload", "tpcb", "--scale", "1"); o.code != 0 {
+		t.Fatalf("load: %s", o.stderr)
+	}
+	conn := testenv.Connect(t, target, driver.Options{})
+	sqlc := conn.(driver.SQL)
+	for _, q := range []string{
+		`CREATE FUNCTION fb_refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'fault test: updates of accounts refused'; END $$ LANGUAGE plpgsql`,
+		`CREATE TRIGGER fb_refuse BEFORE UPDATE ON pgbench_accounts FOR EACH ROW EXECUTE FUNCTION fb_refuse()`,
+	} {
+		if err := sqlc.Exec(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := fairbench(t, dir, "run", "--target", target, "--workload", "tpcb", "-c", "2", "-T", "2s", "-R", "50")
+	if o.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	t.Logf("stdout:\n%s\nstderr:\n%s", o.stdout, o.stderr)
+	const text = "fault test: updates of accounts refused"
+	if !strings.Contains(o.stderr, "every operation failed") || !strings.Contains(o.stderr, text) || !strings.Contains(o.stdout, text) {
+		t.Fatalf("the server's error text is not shown:\n%s\n%s", o.stdout, o.stderr)
+	}
+	runs := storedRuns(t, dir)
+	if len(runs) != 1 || runs[0].Status != result.StatusFailed || runs[0].Summary.Failed == 0 || runs[0].Summary.Transactions != 0 ||
+		!strings.Contains(runs[0].Summary.FirstErrors[result.ErrOther], text) {
+		t.Fatalf("want one failed run keeping its failures and the text, got %+v", runs)
 	}
 }
