@@ -185,6 +185,29 @@ func TestFaultConnectionResetMidRun(t *testing.T) {
 	}
 }
 
+// Every reply cut after a few bytes, once per connection (the server dies
+// mid-reply): the driver sees a torn message; it must count as a connection
+// error and the client must reconnect, not go on with a broken session.
+func TestFaultReplyCutMidway(t *testing.T) {
+	for engine, fresh := range engines {
+		t.Run(engine, func(t *testing.T) {
+			dir := t.TempDir()
+			proxy, target := behindProxy(t, dir, fresh)
+			code, p, r := faultRun(t, dir, target, func() { proxy.CutReplies(3) })
+			s := r.Summary
+			if code != 0 || r.Status != result.StatusOK {
+				t.Fatalf("exit %d, status %s %q\n%s", code, r.Status, r.Error, p.errText())
+			}
+			if s.Reconnects != 2 {
+				t.Errorf("reconnects %d in %d attempts, want 2", s.Reconnects, s.ReconnectAttempts)
+			}
+			if conn, other := connectionErrors(r); conn < 1 || conn > 2 || other != 0 {
+				t.Errorf("errors: %d connection, %d other (%v); want 1–2 connection errors", conn, other, s.FirstErrors)
+			}
+		})
+	}
+}
+
 // A latency spike (250 ms added to every chunk each way for 2 s): no error,
 // no reconnect, no dead second; the spike shows in the latency from each
 // operation's intended start (rate mode: no coordinated omission).

@@ -27,6 +27,8 @@ type Proxy struct {
 	stalled bool // forward nothing, like a partition
 
 	latency  atomic.Int64 // nanoseconds added before each forwarded chunk
+	cutGen   atomic.Int64 // raised by CutReplies: connections older than it cut their next reply
+	cutN     atomic.Int64 // bytes of the cut reply that still arrive
 	accepted atomic.Int64
 	resets   atomic.Int64
 }
@@ -83,8 +85,8 @@ func (p *Proxy) forward(c net.Conn) {
 	p.mu.Unlock()
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); p.copy(s, c) }()
-	go func() { defer wg.Done(); p.copy(c, s) }()
+	go func() { defer wg.Done(); p.copy(s, c, false) }()
+	go func() { defer wg.Done(); p.copy(c, s, true) }()
 	wg.Wait()
 	p.mu.Lock()
 	delete(p.conns, pr)
@@ -92,13 +94,23 @@ func (p *Proxy) forward(c net.Conn) {
 }
 
 // copy forwards src to dst chunk by chunk, each after the current latency,
-// and holds chunks while the proxy is stalled.
-func (p *Proxy) copy(dst, src net.Conn) {
+// and holds chunks while the proxy is stalled. From the server, a reply may
+// be cut (CutReplies): part of it is forwarded and the connection reset.
+func (p *Proxy) copy(dst, src net.Conn, fromServer bool) {
 	defer dst.Close()
 	defer src.Close()
 	buf := make([]byte, 32<<10)
+	gen := p.cutGen.Load() // a connection made after CutReplies is spared
 	for {
 		n, err := src.Read(buf)
+		if fromServer && n > 0 && p.cutGen.Load() != gen {
+			// The torn reply ends with a FIN, not a reset: the client reads
+			// part of a message and then the end of the stream.
+			dst.Write(buf[:min(int(p.cutN.Load()), n)]) //nolint:errcheck // closed next anyway
+			dst.Close()
+			src.Close()
+			return
+		}
 		if n > 0 {
 			if d := time.Duration(p.latency.Load()); d > 0 {
 				time.Sleep(d)
@@ -198,6 +210,15 @@ func (p *Proxy) Stall(on bool) {
 	p.mu.Lock()
 	p.stalled = on
 	p.mu.Unlock()
+}
+
+// CutReplies cuts the next reply on every connection open now: n bytes of it
+// arrive, then the connection is closed (FIN), as when a server process
+// dies mid-reply.
+// Connections made later are spared.
+func (p *Proxy) CutReplies(n int) {
+	p.cutN.Store(int64(n))
+	p.cutGen.Add(1)
 }
 
 // SetLatency delays every forwarded chunk by d (0: none).

@@ -85,3 +85,32 @@ func TestForwardResetDownLatency(t *testing.T) {
 		t.Fatalf("round trip took %v, want ≥ 300 ms (150 ms each way)", el)
 	}
 }
+
+func TestCutReplies(t *testing.T) {
+	p, err := Start(echo(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got, err := roundTrip(c, "whole"); err != nil || got != "whole\n" {
+		t.Fatalf("%q %v", got, err)
+	}
+	p.CutReplies(3)
+	got, err := roundTrip(c, "abcdef")
+	if got != "abc" || err == nil {
+		t.Fatalf("cut reply: %q %v, want \"abc\" and an error", got, err)
+	}
+	later, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Close()
+	if got, err := roundTrip(later, "spared"); err != nil || got != "spared\n" {
+		t.Fatalf("a later connection must be spared: %q %v", got, err)
+	}
+}
