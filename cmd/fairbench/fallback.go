@@ -29,7 +29,15 @@ type fallbackFile struct {
 	Version int           `json:"version"`
 	Results string        `json:"results"` // the results file the runs were meant for
 	Reason  string        `json:"reason"`  // why it refused the first of them
+	Study   *savedStudy   `json:"study,omitempty"`
 	Runs    []*result.Run `json:"runs"`
+}
+
+// savedStudy is the study file the runs came from (secrets already redacted),
+// for a results file that does not hold it yet.
+type savedStudy struct {
+	Hash, Name, File string
+	Content          []byte
 }
 
 // saveFallback adds r to this process's fallback file, beside the results
@@ -39,7 +47,7 @@ type fallbackFile struct {
 func (c *collectingSink) saveFallback(r *result.Run, cause error) (string, error) {
 	c.unsaved = append(c.unsaved, r)
 	f := fallbackFile{Format: fallbackFormat, Version: 1, Results: c.results,
-		Reason: envinfo.Scrub(cause.Error()), Runs: c.unsaved}
+		Reason: envinfo.Scrub(cause.Error()), Runs: c.unsaved, Study: c.study}
 	data, err := json.MarshalIndent(f, "", " ")
 	if err != nil {
 		c.unsaved = c.unsaved[:len(c.unsaved)-1]
@@ -152,6 +160,11 @@ func importFallbacks(cmd *cobra.Command, results string, args []string) (handled
 	}
 	stored, skipped := 0, 0
 	for i, f := range files {
+		if st := f.Study; st != nil && st.Hash != "" {
+			if err := s.SaveStudy(st.Hash, st.Name, st.File, st.Content); err != nil {
+				return true, err
+			}
+		}
 		for _, r := range f.Runs {
 			if seen[key(r)] {
 				skipped++

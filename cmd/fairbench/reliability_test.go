@@ -313,3 +313,61 @@ func TestCorruptRowDoesNotBreakReport(t *testing.T) {
 		t.Fatalf("no warning naming run 1:\n%s", o.stderr)
 	}
 }
+
+// In a study, a run the locked results file refuses goes to the fallback file
+// and the study goes on; once the lock is gone the later runs are stored as
+// usual. Importing the fallback file completes the study in the results file
+// (--resume then has nothing left to run), and into a new results file it
+// brings its study along.
+func TestStudyGoesOnPastARefusedRunAndImportCompletesIt(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "fairbench.db")
+	os.WriteFile(filepath.Join(dir, "s.toml"), []byte(sqliteStudy), 0o644)
+	p := startUntil(t, dir, "[2/6]", "run", "s.toml")
+	db, err := sql.Open("sqlite", "file:"+results+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	for l := range p.lines { // the run of cell 2 is refused
+		if strings.Contains(l, "the run is written to") {
+			break
+		}
+	}
+	conn.ExecContext(t.Context(), "ROLLBACK")
+	conn.Close()
+	code, _ := p.stop(t, nil)
+	stderr := p.errText()
+	if code != 1 || !strings.Contains(stderr, "5 runs stored in fairbench.db") || !strings.Contains(stderr, "1 runs could not be stored there") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "fairbench.db.unsaved-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("fallback files: %v", files)
+	}
+	if o := fairbench(t, dir, "import", files[0]); o.code != 0 {
+		t.Fatalf("import: %s", o.stderr)
+	}
+	if runs := storedRuns(t, dir); len(runs) != 6 {
+		t.Fatalf("%d runs after the import, want 6", len(runs))
+	}
+	if o := fairbench(t, dir, "run", "s.toml", "--resume"); o.code != 0 || strings.Count(o.stderr, "already done, skipped") != 6 {
+		t.Fatalf("resume after the import must find every cell done: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := fairbench(t, dir, "import", "--results", "other.db", files[0]); o.code != 0 {
+		t.Fatalf("import into a new file: %s", o.stderr)
+	}
+	if o := fairbench(t, dir, "report", "--results", "other.db", "--format", "md", "-o", "other.md"); o.code != 0 {
+		t.Fatalf("report of the new file: %s", o.stderr)
+	}
+	if md := readAll(t, dir, "other.md"); !strings.Contains(md, "kill-test") {
+		t.Fatalf("the study did not come along:\n%.600s", md)
+	}
+}

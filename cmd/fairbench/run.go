@@ -135,6 +135,9 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		}
 	}
 	sink := &collectingSink{store: s, results: x.results}
+	if st.Hash != "" {
+		sink.study = &savedStudy{Hash: st.Hash, Name: st.Name, File: st.File, Content: st.Source}
+	}
 	opt.Sink = sink
 	r := runner.New(st, opt)
 	if err := r.Preflight(ctx, cells); err != nil {
@@ -275,6 +278,7 @@ type collectingSink struct {
 	runs     []*result.Run
 	unsaved  []*result.Run // runs only in the fallback file
 	fallback string
+	study    *savedStudy // the study, stored with the runs of a fallback file
 }
 
 func (c *collectingSink) AppendRun(r *result.Run) (int64, error) {
