@@ -126,6 +126,14 @@ func (m *executor) fill(total []*hist.Stats, connectTime time.Duration, cpu floa
 	s.Metric = &result.Metric{Headline: h, Value: h.Measure(m.run.Ops, m.run.Duration, func(i int) float64 { return total[i].SumUs })}
 }
 
+// quietSeconds reports whether seconds without a completed operation are
+// normal for a run: when its operations take a second or more, or when a rate
+// schedule below 5 per second leaves seconds without an arrival (e^-5 < 1 %).
+// Only seconds with errors and no completion are dead then.
+func quietSeconds(s result.Summary) bool {
+	return s.P50 >= 1e6 || (s.TargetRate > 0 && s.TargetRate < 5)
+}
+
 // counts snapshots a workload's own counters (workload.Counter), if it keeps any.
 func counts(inst workload.Instance) map[string]int64 {
 	if c, ok := inst.(workload.Counter); ok {
@@ -162,11 +170,7 @@ func (m *executor) fillOutage() {
 	s := &m.run.Summary
 	s.ReconnectAttempts = m.reconnectAttempts.Load()
 	s.Reconnects = m.reconnects.Load()
-	// Quiet seconds are normal when operations take a second or more, or when
-	// a rate schedule below 5 per second leaves seconds without an arrival
-	// (e^-5 < 1 %): only seconds with errors and no completion count then.
-	quiet := s.P50 >= 1e6 || (s.TargetRate > 0 && s.TargetRate < 5)
-	s.DeadSpans, s.DeadSeconds = result.DeadSecondsOf(m.run.Series, quiet)
+	s.DeadSpans, s.DeadSeconds = result.DeadSecondsOf(m.run.Series, quietSeconds(*s))
 	m.errMu.Lock()
 	if len(m.firstErrs) > 0 {
 		s.FirstErrors = maps.Clone(m.firstErrs)
