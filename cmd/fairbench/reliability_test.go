@@ -371,3 +371,50 @@ func TestStudyGoesOnPastARefusedRunAndImportCompletesIt(t *testing.T) {
 		t.Fatalf("the study did not come along:\n%.600s", md)
 	}
 }
+
+// Ctrl-C or SIGTERM while the finished run is being stored (here: waiting for
+// a results file another process holds locked): the store is not abandoned;
+// the run is stored whole once the lock is released, and as the signal came
+// after the last cell, the command ends normally.
+func TestSignalWhileStoringKeepsTheRun(t *testing.T) {
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			results := filepath.Join(dir, "fairbench.db")
+			p := startUntil(t, dir, "progress: 1.0 s", "run", "--target", "sqlite:s.db", "--workload", "tpcb",
+				"--mode", "select-only", "-c", "1", "-T", "2s", "-P", "1")
+			db, err := sql.Open("sqlite", "file:"+results+"?_pragma=busy_timeout(10000)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			conn, err := db.Conn(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
+				t.Fatal(err)
+			}
+			for l := range p.lines { // the measured phase is over: storing now
+				if strings.Contains(l, "progress: 2.0 s") {
+					break
+				}
+			}
+			time.Sleep(500 * time.Millisecond)
+			p.cmd.Process.Signal(sig)
+			time.Sleep(time.Second)
+			conn.ExecContext(t.Context(), "ROLLBACK")
+			conn.Close()
+			code, _ := p.stop(t, nil)
+			// Nothing was left undone when the signal came: the run finishes
+			// storing and the command ends as it would have, with exit 0.
+			if code != 0 || !strings.Contains(p.errText(), "1 runs stored in fairbench.db") {
+				t.Fatalf("exit %d\n%s", code, p.errText())
+			}
+			runs := storedRuns(t, dir)
+			if len(runs) != 1 || runs[0].Status != result.StatusOK || runs[0].Summary.Transactions == 0 || len(runs[0].Series) == 0 {
+				t.Fatalf("want the finished run stored whole, got %d runs\n%s", len(runs), p.errText())
+			}
+		})
+	}
+}
