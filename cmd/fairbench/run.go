@@ -333,7 +333,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		start := time.Now()
 		if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
 			if cmd.Context().Err() != nil {
-				return &interruptedError{msg: fmt.Sprintf("load interrupted after %.1f s: the data is incomplete and recorded as such; the next load or run of the same workload rebuilds it", time.Since(start).Seconds())}
+				return &interruptedError{msg: fmt.Sprintf("load interrupted after %.1f s: data it had begun to load is recorded as incomplete, and the next load or run of the same workload rebuilds it", time.Since(start).Seconds())}
 			}
 			return err
 		}
