@@ -17,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/testenv"
 )
 
 // started is a fairbench process whose standard error is read line by line.
@@ -144,44 +146,55 @@ func TestSIGTERMDuringMeasurementKeepsTheRun(t *testing.T) {
 }
 
 // markerState reads the state fairbench recorded for its tpcb dataset.
-func markerState(t *testing.T, path string) string {
+func markerState(t *testing.T, target string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
+	c := testenv.Connect(t, target, driver.Options{}).(driver.SQL)
+	defer c.Close(t.Context())
+	for _, st := range []string{"loading", "ready"} {
+		n, err := c.QueryInt64(t.Context(), "SELECT count(*) FROM fairbench_datasets WHERE state = '"+st+"'")
+		if err != nil {
+			t.Fatalf("reading the dataset marker: %v", err)
+		}
+		if n > 0 {
+			return st
+		}
 	}
-	defer db.Close()
-	var state string
-	if err := db.QueryRow("SELECT state FROM fairbench_datasets").Scan(&state); err != nil {
-		t.Fatalf("reading the dataset marker: %v", err)
-	}
-	return state
+	return "none"
 }
 
 // Ctrl-C during load: a clean stop with a message (no "unexpected EOF"),
-// exit 130, the dataset recorded as loading; the next load rebuilds it.
+// exit 130, the dataset recorded as loading; the next load rebuilds it. On
+// SQLite, and on PostgreSQL (COPY … FREEZE interrupted).
 func TestSignalDuringLoadStopsCleanlyAndTheNextLoadRebuilds(t *testing.T) {
-	dir := t.TempDir()
-	args := []string{"load", "--target", "sqlite:l.db", "--workload", "tpcb", "--scale", "15"}
-	p := startUntil(t, dir, "rows into pgbench_tellers", args...)
-	code, took := p.stop(t, os.Interrupt)
-	if code != exitInterrupted || took > 3*time.Second {
-		t.Fatalf("exit %d after %v, want %d within 3 s\n%s", code, took, exitInterrupted, p.errText())
-	}
-	stderr := p.errText()
-	if !strings.Contains(stderr, "fairbench: load interrupted") || !strings.Contains(stderr, "the next load or run of the same workload rebuilds it") ||
-		strings.Contains(stderr, "EOF") {
-		t.Fatalf("want a clean interruption message:\n%s", stderr)
-	}
-	if st := markerState(t, filepath.Join(dir, "l.db")); st != "loading" {
-		t.Fatalf("marker %q after an interrupted load, want loading", st)
-	}
-	o := fairbench(t, dir, args...)
-	if o.code != 0 || !strings.Contains(o.stderr, "loaded scale 15") {
-		t.Fatalf("the next load must rebuild the data: exit %d\n%s", o.code, o.stderr)
-	}
-	if st := markerState(t, filepath.Join(dir, "l.db")); st != "ready" {
-		t.Fatalf("marker %q after the rebuild, want ready", st)
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			dir := t.TempDir()
+			target, scale := "sqlite:"+filepath.Join(dir, "l.db"), "15"
+			if engine == "postgres" {
+				target, scale = testenv.FreshPostgres(t), "10"
+			}
+			args := []string{"load", "--target", target, "--workload", "tpcb", "--scale", scale}
+			p := startUntil(t, dir, "rows into pgbench_tellers", args...)
+			code, took := p.stop(t, os.Interrupt)
+			if code != exitInterrupted || took > 3*time.Second {
+				t.Fatalf("exit %d after %v, want %d within 3 s\n%s", code, took, exitInterrupted, p.errText())
+			}
+			stderr := p.errText()
+			if !strings.Contains(stderr, "fairbench: load interrupted") || !strings.Contains(stderr, "the next load or run of the same workload rebuilds it") ||
+				strings.Contains(stderr, "EOF") {
+				t.Fatalf("want a clean interruption message:\n%s", stderr)
+			}
+			if st := markerState(t, target); st != "loading" {
+				t.Fatalf("marker %q after an interrupted load, want loading", st)
+			}
+			o := fairbench(t, dir, args...)
+			if o.code != 0 || !strings.Contains(o.stderr, "loaded scale "+scale) {
+				t.Fatalf("the next load must rebuild the data: exit %d\n%s", o.code, o.stderr)
+			}
+			if st := markerState(t, target); st != "ready" {
+				t.Fatalf("marker %q after the rebuild, want ready", st)
+			}
+		})
 	}
 }
 
