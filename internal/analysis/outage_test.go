@@ -39,6 +39,11 @@ func TestDeadSecondsOf(t *testing.T) {
 	if n != 4 || result.SpansText(spans) != "s 2–3, s 5–6" {
 		t.Fatalf("got %d dead seconds %v", n, spans)
 	}
+	// A remainder after the last full tick (same second) is not a dead second.
+	tail := append(append([]result.SeriesPoint{}, pts[:4]...), result.SeriesPoint{Second: 4, Errors: 3})
+	if spans, n := result.DeadSecondsOf(tail, false); n != 2 || result.SpansText(spans) != "s 2–3" {
+		t.Fatalf("with a short remainder: got %d dead seconds %v", n, spans)
+	}
 	// Slow operations (or a low rate): only seconds with errors count.
 	spans, n = result.DeadSecondsOf(pts, true)
 	if n != 2 || result.SpansText(spans) != "s 3, s 5" {

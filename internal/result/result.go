@@ -298,7 +298,14 @@ func CapText(s string, n int) string {
 // errorsOnly, only seconds that saw errors and no completion count: for runs
 // whose operations normally take longer than a second (analytic queries) or
 // whose schedule leaves seconds empty (a low rate), a quiet second is normal.
+//
+// The final point is left out when it has the second of the point before it:
+// it is the remainder of the measured phase after the last full tick (under
+// half a second), too short to say the target was not serving.
 func DeadSecondsOf(series []SeriesPoint, errorsOnly bool) (spans [][2]int, n int) {
+	if k := len(series); k >= 2 && series[k-1].Second == series[k-2].Second {
+		series = series[:k-1]
+	}
 	for _, p := range series {
 		if p.Ops > 0 || (errorsOnly && p.Errors == 0) {
 			continue

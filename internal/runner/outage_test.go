@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -105,5 +106,28 @@ func TestInterruptDuringWarmupMeasuresNothing(t *testing.T) {
 	}
 	if run.Summary.Transactions != 0 || run.Summary.Throughput != 0 || len(run.Ops) != 0 || len(run.Series) != 0 || run.Duration != 0 {
 		t.Fatalf("numbers from a run that measured nothing: %+v, %d ops, %v", run.Summary, len(run.Ops), run.Duration)
+	}
+}
+
+// Past max_error_ratio a run is failed, naming the share and the threshold;
+// the --max-error-ratio option overrides the study.
+func TestErrorShareThreshold(t *testing.T) {
+	var n atomic.Int64
+	op := func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
+		time.Sleep(200 * time.Microsecond)
+		if n.Add(1)%5 != 0 { // 4 of 5 fail
+			return 0, classErr{result.ErrConstraint}
+		}
+		return 0, nil
+	}
+	run, err := runOne(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}}, 0, 300*time.Millisecond)
+	if err == nil || run.Status != result.StatusFailed || !strings.Contains(run.Error, "> max_error_ratio 50.0 %") {
+		t.Fatalf("status %s, error %q: want failed past the default max_error_ratio", run.Status, run.Error)
+	}
+	lenient := 0.9
+	run, err = runOneWith(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}}, 0, 300*time.Millisecond,
+		func(st *study.Study) { st.MaxErrorRatio = &lenient })
+	if err != nil || run.Status != result.StatusOK {
+		t.Fatalf("status %s, err %v (%s): want ok at max_error_ratio 0.9", run.Status, err, run.Error)
 	}
 }
