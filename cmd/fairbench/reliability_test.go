@@ -431,3 +431,15 @@ func TestSignalWhileStoringKeepsTheRun(t *testing.T) {
 		})
 	}
 }
+
+// The outage thresholds are shares: anything else is refused before a run.
+func TestOutageThresholdFlagsAreShares(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []string{"--max-dead-ratio=1.5", "--max-error-ratio=-1", "--max-error-ratio=NaN"} {
+		o := fairbench(t, dir, "run", "--target", "sqlite:x.db", "-T", "1s", bad)
+		assertOneLineError(t, o, strings.SplitN(strings.TrimPrefix(bad, "--"), "=", 2)[0], "share between 0 and 1")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.db")); err == nil {
+		t.Fatal("a refused flag must not touch the target")
+	}
+}
