@@ -51,11 +51,16 @@ a flag that contradicts the output is an error.
 Formats read: ` + adapter.Supported(),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runImport(cmd, f, args)
+			return untilInterrupted(cmd.Context(), "import interrupted: no run is stored partially; runs stored before the signal are kept", func() error {
+				if done, err := importFallbacks(cmd, f.results, args); done {
+					return err // fallback files of unsaved runs (fallback.go)
+				}
+				return runImport(cmd, f, args)
+			})
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.target, "target", "", "target name the runs belong to (required), e.g. the environment they ran on")
+	fl.StringVar(&f.target, "target", "", "target name the runs belong to (required, except for fairbench's own fallback files), e.g. the environment they ran on")
 	fl.StringVar(&f.study, "study", "import", "study name to store the runs under")
 	fl.StringVar(&f.results, "results", defaultResults, "results file (SQLite)")
 	fl.IntVarP(&f.clients, "clients", "c", 0, "number of clients, where the output does not say")
@@ -66,7 +71,6 @@ Formats read: ` + adapter.Supported(),
 	fl.IntVarP(&f.pipeline, "pipeline", "P", 0, "pipeline depth: requests per round trip")
 	fl.IntVarP(&f.dataSiz, "data-size", "d", 0, "value size in bytes")
 	fl.StringArrayVar(&f.set, "set", nil, "any other parameter as key=value (repeatable)")
-	_ = cmd.MarkFlagRequired("target")
 	return cmd
 }
 

@@ -41,7 +41,11 @@ func main() {
 		return
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
-		fmt.Fprintln(os.Stderr, "fairbench: interrupted; every finished run is stored, the interrupted one is marked (resume with --resume)")
+		msg := "interrupted; every finished run is stored, the interrupted one is marked (resume with --resume)"
+		if err != runner.ErrInterrupted {
+			msg = err.Error() // a command's own account of what the interruption left
+		}
+		fmt.Fprintln(os.Stderr, "fairbench: "+envinfo.Scrub(msg))
 		os.Exit(exitInterrupted)
 	}
 	fmt.Fprintln(os.Stderr, "fairbench: "+envinfo.Scrub(err.Error()))

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
@@ -30,6 +31,7 @@ func newRun() *cobra.Command {
 		results                string
 		resume, replace, check bool
 		a                      adhoc
+		maxErr, maxDead        float64
 	)
 	cmd := &cobra.Command{
 		Use:   "run [study.toml]",
@@ -49,6 +51,8 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
 		f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
 		f.BoolVar(&check, "check", false, "run the workload's consistency check after each run")
+		f.Float64Var(&maxErr, "max-error-ratio", runner.DefaultMaxErrorRatio, "a run whose share of failed operations exceeds this is stored as failed and the command exits 1 (overrides the study's max_error_ratio)")
+		f.Float64Var(&maxDead, "max-dead-ratio", runner.DefaultMaxDeadRatio, "a run with no completed operation in more than this share of its measured seconds is stored as failed and the command exits 1 (overrides the study's max_dead_ratio)")
 		f.StringVar(&a.target, "target", "", "ad hoc: target URL (postgres://…, mysql://…, sqlite:FILE)")
 		f.StringVar(&a.workload, "workload", workload.Default(), "ad hoc: workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
 		f.StringVar(&a.warmup, "warmup", "0s", "ad hoc: warm-up before measuring, excluded from every number")
@@ -61,6 +65,19 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 			return err
 		}
 		x := execution{results: results, resume: resume, replace: replace, check: check}
+		for name, v := range map[string]float64{"max-error-ratio": maxErr, "max-dead-ratio": maxDead} {
+			if !cmd.Flags().Changed(name) {
+				continue
+			}
+			if !(v >= 0 && v <= 1) {
+				return fmt.Errorf("--%s %v: give a share between 0 and 1", name, v)
+			}
+			if name == "max-error-ratio" {
+				x.maxErrorRatio = &maxErr
+			} else {
+				x.maxDeadRatio = &maxDead
+			}
+		}
 		if adHoc {
 			x.adHoc, x.maxTries, x.progressEvery = true, c.maxTries, c.progress
 		}
@@ -77,6 +94,8 @@ type execution struct {
 	adHoc                  bool
 	maxTries               int
 	progressEvery          int // ad hoc: -P seconds; 0 = no per-second progress
+	// outage thresholds from the flags; nil: the study's or the defaults
+	maxErrorRatio, maxDeadRatio *float64
 }
 
 func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, error) {
@@ -104,7 +123,8 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			fmt.Fprintf(os.Stderr, "note: %d cells of this study are already in %s; new runs are added (use --resume to skip them)\n", len(done), x.results)
 		}
 	}
-	opt := runner.Options{Progress: os.Stderr, Every: time.Second, Replace: x.replace, Skip: skip, Check: x.check}
+	opt := runner.Options{Progress: os.Stderr, Every: time.Second, Replace: x.replace, Skip: skip, Check: x.check,
+		MaxErrorRatio: x.maxErrorRatio, MaxDeadRatio: x.maxDeadRatio}
 	if x.adHoc {
 		// Like pgbench: per-second lines only with -P, and no cell headers for one cell.
 		opt.NoCellHeaders = true
@@ -114,22 +134,39 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			opt.NoTickLines = true
 		}
 	}
-	sink := &collectingSink{store: s}
+	sink := &collectingSink{store: s, results: x.results}
+	if st.Hash != "" {
+		sink.study = &savedStudy{Hash: st.Hash, Name: st.Name, File: st.File, Content: st.Source}
+	}
 	opt.Sink = sink
 	r := runner.New(st, opt)
 	if err := r.Preflight(ctx, cells); err != nil {
 		return nil, err
 	}
 	runErr := r.Run(ctx, cells)
-	if x.adHoc && len(sink.runs) == 1 && sink.runs[0].Status != result.StatusFailed {
-		printSummary(os.Stdout, sink.runs[0], x.maxTries)
+	if x.adHoc && len(sink.runs) == 1 {
+		switch r := sink.runs[0]; {
+		case r.Status == result.StatusInterrupted && len(r.Ops) == 0:
+			// Stopped before the measured phase: no numbers at all, rather
+			// than numbers over no time.
+			fmt.Fprintln(os.Stdout, r.Error) // says that nothing was measured
+		case r.Status != result.StatusFailed || len(r.Ops) > 0:
+			printSummary(os.Stdout, r, x.maxTries)
+		}
 	}
 	if !x.adHoc && len(sink.runs) > 0 && !errors.Is(runErr, runner.ErrInterrupted) {
 		if err := printStudyTable(s, st.Hash); err != nil {
 			return sink.runs, err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%d runs stored in %s\n", len(sink.runs), x.results)
+	fmt.Fprintf(os.Stderr, "%d runs stored in %s\n", len(sink.runs)-len(sink.unsaved), x.results)
+	if len(sink.unsaved) > 0 {
+		fmt.Fprintf(os.Stderr, "%d runs could not be stored there and were written to %s: store them with 'fairbench import --results %s %s'\n",
+			len(sink.unsaved), sink.fallback, x.results, sink.fallback)
+		if runErr == nil {
+			runErr = fmt.Errorf("%d runs are not in %s but in %s", len(sink.unsaved), x.results, sink.fallback)
+		}
+	}
 	return sink.runs, runErr
 }
 
@@ -196,6 +233,7 @@ func printSummary(w io.Writer, r *result.Run, maxTries int) {
 		shown.Env = map[string]any{}
 	}
 	shown.Env[kinds.MaxTriesKey] = maxTries
+	defer printOutcome(w, r)
 	if f, ok := kinds.Summary(r.Kind); ok {
 		f(w, &shown)
 		return
@@ -214,21 +252,48 @@ func printSummary(w io.Writer, r *result.Run, maxTries int) {
 	}
 }
 
+// printOutcome follows a summary with what the kind's printer does not say:
+// the outage (reconnects, dead seconds, first errors) and why a run failed.
+func printOutcome(w io.Writer, r *result.Run) {
+	if line := runner.OutageText(r); line != "" {
+		fmt.Fprintf(w, "outage: %s\n", line)
+	}
+	if r.Status == result.StatusFailed && r.Error != "" {
+		fmt.Fprintf(w, "run failed: %s\n", r.Error)
+	} else if len(r.Summary.FirstErrors) > 0 {
+		fmt.Fprintf(w, "errors:%s\n", strings.TrimPrefix(runner.FirstErrorsText(r.Summary.FirstErrors), ";"))
+	}
+}
+
 // targetName is a readable name for an ad-hoc target: its redacted URL.
 func targetName(raw string) string { return driver.Redacted(raw) }
 
-// collectingSink stores runs and keeps them for the final summary.
+// collectingSink stores runs and keeps them for the final summary. A run the
+// results file refuses (read-only, locked past the busy timeout, disk full)
+// is written to a fallback file beside it instead (fallback.go): a finished
+// run is never lost.
 type collectingSink struct {
-	store *store.Store
-	runs  []*result.Run
+	store    *store.Store
+	results  string
+	runs     []*result.Run
+	unsaved  []*result.Run // runs only in the fallback file
+	fallback string
+	study    *savedStudy // the study, stored with the runs of a fallback file
 }
 
 func (c *collectingSink) AppendRun(r *result.Run) (int64, error) {
 	id, err := c.store.AppendRun(r)
 	if err == nil {
 		c.runs = append(c.runs, r)
+		return id, nil
 	}
-	return id, err
+	path, ferr := c.saveFallback(r, err)
+	if ferr != nil {
+		return 0, fmt.Errorf("%w; writing it to a fallback file failed too: %v", err, ferr)
+	}
+	fmt.Fprintf(os.Stderr, "results file %s: %s; the run is written to %s instead\n", c.results, envinfo.Scrub(err.Error()), path)
+	c.runs = append(c.runs, r)
+	return 0, nil
 }
 
 func newLoad() *cobra.Command {
@@ -267,6 +332,9 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace})
 		start := time.Now()
 		if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
+			if cmd.Context().Err() != nil {
+				return &interruptedError{msg: fmt.Sprintf("load interrupted after %.1f s: data it had begun to load is recorded as incomplete, and the next load or run of the same workload rebuilds it", time.Since(start).Seconds())}
+			}
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "done in %.2f s\n", time.Since(start).Seconds())
@@ -281,28 +349,33 @@ func newValidate() *cobra.Command {
 		Short: "Check a study file and print its plan: cells, order, estimated duration",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := study.Load(args[0], workload.Catalog{})
-			if err != nil {
-				return err
-			}
-			cells, err := st.Plan(workload.Catalog{})
-			if err != nil {
-				return err
-			}
-			for _, t := range st.Targets {
-				if _, err := driver.ForURL(t.URL); err != nil {
-					return fmt.Errorf("%s:%d: target %q: %v", st.File, t.Line, t.Name, err)
-				}
-			}
-			for _, c := range cells {
-				if w, err := workload.Get(c.Workload.Kind); err == nil {
-					if _, err := w.New(c.Params); err != nil {
-						return fmt.Errorf("%s:%d: workload %q: %v", st.File, c.Workload.Line, c.Workload.Name, err)
-					}
-				}
-			}
-			study.WritePlan(os.Stdout, st, cells)
-			return nil
+			return untilInterrupted(cmd.Context(), "validate interrupted: nothing was checked to the end", func() error { return validate(args) })
 		},
 	}
+}
+
+// validate checks a study file and prints its plan.
+func validate(args []string) error {
+	st, err := study.Load(args[0], workload.Catalog{})
+	if err != nil {
+		return err
+	}
+	cells, err := st.Plan(workload.Catalog{})
+	if err != nil {
+		return err
+	}
+	for _, t := range st.Targets {
+		if _, err := driver.ForURL(t.URL); err != nil {
+			return fmt.Errorf("%s:%d: target %q: %v", st.File, t.Line, t.Name, err)
+		}
+	}
+	for _, c := range cells {
+		if w, err := workload.Get(c.Workload.Kind); err == nil {
+			if _, err := w.New(c.Params); err != nil {
+				return fmt.Errorf("%s:%d: workload %q: %v", st.File, c.Workload.Line, c.Workload.Name, err)
+			}
+		}
+	}
+	study.WritePlan(os.Stdout, st, cells)
+	return nil
 }

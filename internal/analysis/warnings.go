@@ -44,12 +44,13 @@ const (
 	CheckConfig      = "configuration"
 	CheckWorkingSet  = "working-set"
 	CheckErrors      = "errors"
+	CheckOutage      = "outage"
 	CheckSameHost    = "same-host"
 	CheckPeakEdge    = "peak-edge"
 )
 
 var checkOrder = []string{CheckDrift, CheckSaturation, CheckRepetitions, CheckSingleRun, CheckWarmup,
-	CheckConfig, CheckWorkingSet, CheckErrors, CheckSameHost, CheckPeakEdge}
+	CheckConfig, CheckWorkingSet, CheckErrors, CheckOutage, CheckSameHost, CheckPeakEdge}
 
 // Checks describes every check for a report's Methodology section, so that a
 // reader sees what was checked even when nothing was raised.
@@ -62,6 +63,7 @@ var Checks = map[string]string{
 	CheckConfig:      "database versions and settings that differ between compared targets",
 	CheckWorkingSet:  "working set against memory (data size vs shared_buffers and RAM)",
 	CheckErrors:      "errors above 0.1 % of operations",
+	CheckOutage:      "outages: seconds of the measured phase without a completed operation, lost connections and reconnects",
 	CheckSameHost:    "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)",
 	CheckPeakEdge:    "a peak of the headline metric at the edge of the clients sweep (knee not found)",
 }
@@ -171,7 +173,41 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 				r.ID, label, errs, total, share*100, MaxErrorShare*100, errorClasses(r))})
 		}
 	}
+	if w, ok := outageWarning(r, label); ok {
+		ws = append(ws, w)
+	}
 	return ws
+}
+
+// outageWarning names the seconds of a run without a completed operation,
+// its reconnects and the first error of each class (the server's own text).
+func outageWarning(r *result.Run, label string) (Warning, bool) {
+	s := r.Summary
+	if s.DeadSeconds == 0 && s.ReconnectAttempts == 0 {
+		return Warning{}, false
+	}
+	var parts []string
+	if s.DeadSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("no operation completed in %d of %d s (%s)",
+			s.DeadSeconds, len(r.Series), result.SpansText(s.DeadSpans)))
+	}
+	if s.ReconnectAttempts > 0 {
+		parts = append(parts, fmt.Sprintf("%d lost connections replaced in %d attempts", s.Reconnects, s.ReconnectAttempts))
+		if s.ReconnectError != "" {
+			parts = append(parts, "reconnecting failed with: "+s.ReconnectError)
+		}
+	}
+	classes := make([]string, 0, len(s.FirstErrors))
+	for c := range s.FirstErrors {
+		classes = append(classes, string(c))
+	}
+	sort.Strings(classes)
+	for _, c := range classes {
+		parts = append(parts, fmt.Sprintf("first %s error: %s", c, s.FirstErrors[result.ErrorClass(c)]))
+	}
+	return Warning{Check: CheckOutage, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+		"run %d (%s): %s (the target did not serve for part of the measured phase)",
+		r.ID, label, strings.Join(parts, "; "))}, true
 }
 
 // warmupShift compares the first w seconds (10 % of the series, 2 to 10

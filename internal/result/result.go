@@ -3,7 +3,11 @@
 // import other tools' outputs produce the same shape, and analysis and reports read it.
 package result
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Status of a run.
 type Status string
@@ -99,6 +103,24 @@ type Summary struct {
 	// Extra holds workload-specific counts over the measured phase, e.g. sysbench's
 	// queries by class ("queries_read", "queries_write", "queries_other").
 	Extra map[string]float64 `json:"extra,omitempty"`
+	// Outage accounting (README, "Reliability"): connections lost during the
+	// measured phase and how long the clients were without a completed
+	// operation. ReconnectAttempts counts every try to replace a lost
+	// connection, Reconnects the tries that succeeded. DeadSeconds counts the
+	// seconds of the per-second series with no completed operation
+	// (DeadSecondsOf); DeadSpans lists them as [first, last] second ranges.
+	ReconnectAttempts int64    `json:"reconnect_attempts,omitempty"`
+	Reconnects        int64    `json:"reconnects,omitempty"`
+	DeadSeconds       int      `json:"dead_seconds,omitempty"`
+	DeadSpans         [][2]int `json:"dead_spans,omitempty"`
+	// FirstErrors keeps, per error class, the text of the first error of that
+	// class (the server's message), secrets scrubbed and capped at
+	// MaxErrorText bytes: what a reader needs to see why operations failed.
+	FirstErrors map[ErrorClass]string `json:"first_errors,omitempty"`
+	// ReconnectError is the first error of a failed reconnect attempt (a
+	// refused dial, a server still starting), scrubbed and capped: often
+	// clearer than the driver's error for the operation that lost its connection.
+	ReconnectError string `json:"reconnect_error,omitempty"`
 	// Metric is the run's headline number as its workload defines it (NOPM for
 	// TPC-C, documents/s for bulk indexing, ...). Nil for runs stored before
 	// headline metrics existed: Run.Headline then falls back to Throughput.
@@ -254,4 +276,64 @@ func (r *Run) TotalErrors() int64 {
 		}
 	}
 	return n
+}
+
+// MaxErrorText caps each error text a run keeps (Summary.FirstErrors, Run.Error).
+const MaxErrorText = 512
+
+// CapText shortens s to at most n bytes on a rune boundary, marking the cut.
+func CapText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes cut)", len(s)-cut)
+}
+
+// DeadSecondsOf returns the seconds of a measured phase in which no operation
+// completed, as [first, last] spans of series seconds, and their count. With
+// errorsOnly, only seconds that saw errors and no completion count: for runs
+// whose operations normally take longer than a second (analytic queries) or
+// whose schedule leaves seconds empty (a low rate), a quiet second is normal.
+//
+// The final point is left out when it has the second of the point before it:
+// it is the remainder of the measured phase after the last full tick (under
+// half a second), too short to say the target was not serving.
+func DeadSecondsOf(series []SeriesPoint, errorsOnly bool) (spans [][2]int, n int) {
+	if k := len(series); k >= 2 && series[k-1].Second == series[k-2].Second {
+		series = series[:k-1]
+	}
+	for _, p := range series {
+		if p.Ops > 0 || (errorsOnly && p.Errors == 0) {
+			continue
+		}
+		n++
+		if k := len(spans); k > 0 && spans[k-1][1] >= p.Second-1 {
+			spans[k-1][1] = p.Second
+			continue
+		}
+		spans = append(spans, [2]int{p.Second, p.Second})
+	}
+	return spans, n
+}
+
+// SpansText writes second spans the way messages name them: "s 3–9, s 12".
+func SpansText(spans [][2]int) string {
+	const shown = 8
+	parts := make([]string, 0, min(len(spans), shown+1))
+	for i, s := range spans {
+		if i == shown {
+			parts = append(parts, fmt.Sprintf("and %d more", len(spans)-shown))
+			break
+		}
+		if s[0] == s[1] {
+			parts = append(parts, fmt.Sprintf("s %d", s[0]))
+		} else {
+			parts = append(parts, fmt.Sprintf("s %d–%d", s[0], s[1]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -51,6 +51,38 @@ type executor struct {
 	// interrupts the connections instead.
 	detached bool
 	server   *nodeexp.Sampler // the target's node_exporter, nil when it names none
+
+	// Outage accounting for the measured phase (reset when it starts).
+	reconnectAttempts, reconnects atomic.Int64
+	errMu                         sync.Mutex
+	firstErrs                     map[result.ErrorClass]string
+	reconnectErr                  string
+}
+
+// noteError keeps the first error text of each class, scrubbed of secrets and
+// capped: the server's own message is what tells a reader why operations failed.
+func (m *executor) noteError(class result.ErrorClass, err error) {
+	if err == nil {
+		return
+	}
+	m.errMu.Lock()
+	defer m.errMu.Unlock()
+	if _, ok := m.firstErrs[class]; ok {
+		return
+	}
+	if m.firstErrs == nil {
+		m.firstErrs = map[result.ErrorClass]string{}
+	}
+	m.firstErrs[class] = result.CapText(envinfo.Scrub(err.Error()), result.MaxErrorText)
+}
+
+// resetOutage starts the measured phase's outage accounting afresh.
+func (m *executor) resetOutage() {
+	m.reconnectAttempts.Store(0)
+	m.reconnects.Store(0)
+	m.errMu.Lock()
+	m.firstErrs, m.reconnectErr = nil, ""
+	m.errMu.Unlock()
 }
 
 type worker struct {
@@ -242,13 +274,20 @@ func (m *executor) execute(ctx context.Context) error {
 	// Warm-up: run, show progress, then discard everything recorded.
 	if c.Warmup > 0 {
 		if m.phase(ctx, col, "warm-up", runStart, c.Warmup, nil) {
-			interrupted = true
+			// Nothing of the measured phase ran: no numbers, rather than
+			// numbers over the instant between the warm-up and the stop.
+			stopWorkers()
+			m.run.StartedAt, m.run.EndedAt = time.Now(), time.Now()
+			m.run.Status = result.StatusInterrupted
+			m.run.Error = "interrupted during the warm-up: nothing was measured"
+			return ErrInterrupted
 		}
 	}
 	// The workload's own counters are read right before the histograms restart,
 	// so both describe (within microseconds) the same measured phase.
 	counts0 := counts(m.inst)
 	col.Reset()
+	m.resetOutage()
 	if m.server != nil {
 		m.server.Take() // the warm-up's share is not measured
 	}
@@ -271,6 +310,7 @@ func (m *executor) execute(ctx context.Context) error {
 	m.run.Series = series
 	m.fill(col.Total(), connectTime, cpu)
 	m.run.Summary.Extra = countsSince(m.inst, counts0)
+	m.fillOutage()
 	if interrupted {
 		m.run.Status = result.StatusInterrupted
 		m.run.Error = fmt.Sprintf("interrupted after %.1f s of the measured phase", m.run.Duration.Seconds())
@@ -352,6 +392,7 @@ func (w *worker) interrupt() {
 func (m *executor) reconnect(ctx context.Context, w *worker) {
 	w.conn.Close(ctx)
 	for !m.stop.Load() {
+		m.reconnectAttempts.Add(1)
 		conn, err := m.r.connect(ctx, m.client, m.cell.Target)
 		if err == nil {
 			op, err := m.inst.NewWorker(ctx, conn)
@@ -364,9 +405,17 @@ func (m *executor) reconnect(ctx context.Context, w *worker) {
 				w.mu.Lock()
 				w.conn, w.op = conn, op
 				w.mu.Unlock()
+				m.reconnects.Add(1)
 				return
 			}
 			conn.Close(ctx)
+		}
+		if err != nil && !m.stop.Load() {
+			m.errMu.Lock()
+			if m.reconnectErr == "" {
+				m.reconnectErr = result.CapText(envinfo.Scrub(err.Error()), result.MaxErrorText)
+			}
+			m.errMu.Unlock()
 		}
 		m.sleep(w, 100*time.Millisecond)
 	}

@@ -101,6 +101,19 @@ func MergeRuns(parts []*result.Run) (*result.Run, error) {
 		s.ConnectTimeMean += ps.ConnectTimeMean / float64(len(parts))
 		s.TargetRate += ps.TargetRate
 		s.ClientCPU += ps.ClientCPU
+		s.ReconnectAttempts += ps.ReconnectAttempts
+		s.Reconnects += ps.Reconnects
+		for c, text := range ps.FirstErrors {
+			if s.FirstErrors == nil {
+				s.FirstErrors = map[result.ErrorClass]string{}
+			}
+			if _, ok := s.FirstErrors[c]; !ok {
+				s.FirstErrors[c] = text
+			}
+		}
+		if s.ReconnectError == "" {
+			s.ReconnectError = ps.ReconnectError
+		}
 		for k, v := range ps.Extra {
 			if s.Extra == nil {
 				s.Extra = map[string]float64{}
@@ -148,5 +161,7 @@ func MergeRuns(parts []*result.Run) (*result.Run, error) {
 		return nil, fmt.Errorf("merging runs: %w", err)
 	}
 	out.Series = merged
+	// Dead seconds are those in which no generator completed anything.
+	s.DeadSpans, s.DeadSeconds = result.DeadSecondsOf(merged, quietSeconds(*s))
 	return &out, nil
 }

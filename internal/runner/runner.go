@@ -61,6 +61,9 @@ type Options struct {
 	// NoTickLines drops the per-tick progress lines (the series is still kept);
 	// NoCellHeaders drops the "[i/n] target=…" line before each cell.
 	NoTickLines, NoCellHeaders bool
+	// MaxErrorRatio and MaxDeadRatio override the study's outage thresholds
+	// (nil: the study's, else DefaultMaxErrorRatio and DefaultMaxDeadRatio).
+	MaxErrorRatio, MaxDeadRatio *float64
 }
 
 // ErrInterrupted is returned when the context was cancelled (Ctrl-C) during a study.
@@ -226,6 +229,9 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 			}
 		}
 		if errors.Is(err, ErrInterrupted) {
+			if run != nil && run.Error != "" {
+				fmt.Fprintf(r.opt.Progress, "  %s\n", run.Error)
+			}
 			return ErrInterrupted
 		}
 		if err != nil {
@@ -282,7 +288,7 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	fail := func(err error) (*result.Run, error) {
 		if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
 			run.Status = result.StatusInterrupted
-			run.Error = "interrupted before the measured phase"
+			run.Error = "interrupted before the measured phase: nothing was measured"
 			run.EndedAt = time.Now()
 			return run, ErrInterrupted
 		}
@@ -374,6 +380,16 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	err = m.execute(ctx)
 	if err != nil && run.Status == "" {
 		return fail(err)
+	}
+	if line := OutageText(run); line != "" {
+		fmt.Fprintf(r.opt.Progress, "  outage: %s\n", line)
+	}
+	if run.Status == result.StatusOK {
+		if why := r.limits().Judge(run); why != "" {
+			run.Status = result.StatusFailed
+			run.Error = result.CapText(why, 4*result.MaxErrorText)
+			return run, errors.New(run.Error)
+		}
 	}
 	if r.opt.Check && run.Status == result.StatusOK {
 		if ch, ok := inst.(workload.Checker); ok {

@@ -25,8 +25,16 @@ type fakeDriver struct{}
 
 func (fakeDriver) Name() string { return "fake" }
 func (fakeDriver) Open(ctx context.Context, t driver.Target, o driver.Options) (driver.Client, error) {
-	return driver.NewConnClient(func(context.Context) (driver.Conn, error) { return fakeConn{}, nil }, false), nil
+	return driver.NewConnClient(func(context.Context) (driver.Conn, error) {
+		if fakeDown.Load() {
+			return nil, errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+		}
+		return fakeConn{}, nil
+	}, false), nil
 }
+
+// fakeDown makes new sessions fail, as a server that is down refuses them.
+var fakeDown atomic.Bool
 
 type fakeConn struct{}
 
@@ -78,6 +86,12 @@ func init() {
 // runOne runs a one-cell study of the fake workload and returns its run.
 func runOne(t *testing.T, ctx context.Context, op behaviour, w study.Workload, warmup, duration time.Duration) (*result.Run, error) {
 	t.Helper()
+	return runOneWith(t, ctx, op, w, warmup, duration, nil)
+}
+
+// runOneWith is runOne with the study adjusted by edit first.
+func runOneWith(t *testing.T, ctx context.Context, op behaviour, w study.Workload, warmup, duration time.Duration, edit func(*study.Study)) (*result.Run, error) {
+	t.Helper()
 	behaveMu.Lock()
 	behave = op
 	behaveMu.Unlock()
@@ -87,6 +101,9 @@ func runOne(t *testing.T, ctx context.Context, op behaviour, w study.Workload, w
 	}
 	st := &study.Study{Name: "t", Warmup: warmup, Duration: duration, Seed: 7,
 		Targets: []*study.Target{{Name: "f", URL: "fake://x"}}, Workloads: []*study.Workload{&w}}
+	if edit != nil {
+		edit(st)
+	}
 	cells, err := st.Plan(workload.Catalog{})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +165,9 @@ func TestRateModeHasNoCoordinatedOmission(t *testing.T) {
 		}
 		return 0, nil
 	}
-	run, err := runOne(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}, Rate: 500}, 0, 1200*time.Millisecond)
+	// The stall is a quarter of the run's 100 ms ticks: dead time far past the
+	// default max_dead_ratio, which is not what this test is about.
+	run, err := runOneWith(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}, Rate: 500}, 0, 1200*time.Millisecond, anyDeadTime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +183,12 @@ func TestRateModeHasNoCoordinatedOmission(t *testing.T) {
 	if run.Summary.TargetRate != 500 {
 		t.Fatalf("target rate not recorded: %v", run.Summary.TargetRate)
 	}
+}
+
+// anyDeadTime lets a run stall as long as it likes without being failed.
+func anyDeadTime(st *study.Study) {
+	all := 1.0
+	st.MaxDeadRatio = &all
 }
 
 // countBelow counts recorded values below us microseconds.
@@ -185,7 +210,7 @@ func TestLatencyLimitSkipsLateStarts(t *testing.T) {
 		}
 		return 0, nil
 	}
-	run, err := runOne(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}, Rate: 500, LatencyLimit: 20 * time.Millisecond}, 0, time.Second)
+	run, err := runOneWith(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}, Rate: 500, LatencyLimit: 20 * time.Millisecond}, 0, time.Second, anyDeadTime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +268,11 @@ func TestErrorsAreCountedByClassAfterTries(t *testing.T) {
 		}
 		return 0, nil
 	}
-	run, err := runOne(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}}, 0, 200*time.Millisecond)
+	// Half the operations fail: at the default max_error_ratio (0.5) the run
+	// might count as failed, which is not what this test is about.
+	all := 1.0
+	run, err := runOneWith(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}}, 0, 200*time.Millisecond,
+		func(st *study.Study) { st.MaxErrorRatio = &all })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,6 +119,9 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 		if !recorded {
 			w.rec.RecordError(op, class)
 		}
+		if !m.stop.Load() {
+			m.noteError(class, err)
+		}
 		if try > 1 {
 			w.rec.RecordRetries(op, try)
 		}

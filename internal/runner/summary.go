@@ -7,6 +7,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"syscall"
 	"time"
@@ -125,6 +126,14 @@ func (m *executor) fill(total []*hist.Stats, connectTime time.Duration, cpu floa
 	s.Metric = &result.Metric{Headline: h, Value: h.Measure(m.run.Ops, m.run.Duration, func(i int) float64 { return total[i].SumUs })}
 }
 
+// quietSeconds reports whether seconds without a completed operation are
+// normal for a run: when its operations take a second or more, or when a rate
+// schedule below 5 per second leaves seconds without an arrival (e^-5 < 1 %).
+// Only seconds with errors and no completion are dead then.
+func quietSeconds(s result.Summary) bool {
+	return s.P50 >= 1e6 || (s.TargetRate > 0 && s.TargetRate < 5)
+}
+
 // counts snapshots a workload's own counters (workload.Counter), if it keeps any.
 func counts(inst workload.Instance) map[string]int64 {
 	if c, ok := inst.(workload.Counter); ok {
@@ -153,4 +162,19 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// fillOutage adds the measured phase's outage accounting to the summary:
+// reconnects, dead seconds from the series, the first error text per class.
+func (m *executor) fillOutage() {
+	s := &m.run.Summary
+	s.ReconnectAttempts = m.reconnectAttempts.Load()
+	s.Reconnects = m.reconnects.Load()
+	s.DeadSpans, s.DeadSeconds = result.DeadSecondsOf(m.run.Series, quietSeconds(*s))
+	m.errMu.Lock()
+	if len(m.firstErrs) > 0 {
+		s.FirstErrors = maps.Clone(m.firstErrs)
+	}
+	s.ReconnectError = m.reconnectErr
+	m.errMu.Unlock()
 }

@@ -15,8 +15,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -133,6 +135,16 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 type Store struct {
 	db   *sql.DB
 	path string
+	warn io.Writer // where Runs says which unreadable runs it skipped
+}
+
+// SetWarnings sets where Runs reports the runs it skips because their rows do
+// not decode (default: standard error); nil discards the warnings.
+func (s *Store) SetWarnings(w io.Writer) {
+	if w == nil {
+		w = io.Discard
+	}
+	s.warn = w
 }
 
 // Open opens the results file at path, creating it if needed, and migrates it
@@ -160,7 +172,7 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, warn: os.Stderr}
 	if err := s.init(); err != nil {
 		db.Close()
 		return nil, err
@@ -506,11 +518,19 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	}
 	var runs []*result.Run
 	byID := map[int64]*result.Run{}
+	// One corrupt row must not hide every other run: a run whose row, ops or
+	// series do not decode is skipped with a warning naming it.
+	bad := map[int64]string{}
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			rows.Close()
-			return nil, err
+			var br *badRunError
+			if !errors.As(err, &br) {
+				rows.Close()
+				return nil, err
+			}
+			s.skipped(br.label, br.err)
+			continue
 		}
 		runs = append(runs, r)
 		byID[r.ID] = r
@@ -531,14 +551,26 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	for rows.Next() {
 		var id int64
 		var op result.Op
-		var errs string
-		if err := rows.Scan(&id, &op.Name, &op.Count, &op.Items, &op.Bytes, &errs, &op.Histogram); err != nil {
+		var count, items, bytes, errs, h any
+		if err := rows.Scan(&id, &op.Name, &count, &items, &bytes, &errs, &h); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading operations: %w", err)
 		}
-		if err := json.Unmarshal([]byte(errs), &op.Errors); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("run %d: operation %s: errors: %w", id, op.Name, err)
+		var err error
+		if op.Count, err = asInt(count); err == nil {
+			if op.Items, err = asInt(items); err == nil {
+				op.Bytes, err = asInt(bytes)
+			}
+		}
+		if err == nil {
+			err = json.Unmarshal(asBytes(errs), &op.Errors)
+		}
+		op.Histogram = asBytes(h)
+		if err != nil {
+			if _, ok := bad[id]; !ok {
+				bad[id] = fmt.Sprintf("operation %s: %v", op.Name, err)
+			}
+			continue
 		}
 		if r := byID[id]; r != nil {
 			r.Ops = append(r.Ops, op)
@@ -567,7 +599,10 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 		}
 		if hists.Valid {
 			if err := json.Unmarshal([]byte(hists.String), &p.Hists); err != nil {
-				return nil, fmt.Errorf("run %d: series second %d: interval histograms: %w", id, p.Second, err)
+				if _, ok := bad[id]; !ok {
+					bad[id] = fmt.Sprintf("series second %d: interval histograms: %v", p.Second, err)
+				}
+				continue
 			}
 			if p.Hists == nil {
 				p.Hists = []result.IntervalOp{}
@@ -583,39 +618,129 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("reading series: %w", err)
 	}
-	return runs, nil
+	if len(bad) == 0 {
+		return runs, nil
+	}
+	kept := runs[:0]
+	for _, r := range runs {
+		if why, ok := bad[r.ID]; ok {
+			s.skipped(runName(r), errors.New(why))
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept, nil
+}
+
+// skipped warns that a run is left out because its rows do not decode.
+func (s *Store) skipped(label string, err error) {
+	fmt.Fprintf(s.warn, "warning: results file %s: %s skipped, its stored data does not decode: %v\n", s.path, label, err)
+}
+
+// badRunError is a run row that does not decode; label names the run.
+type badRunError struct {
+	label string
+	err   error
+}
+
+func (e *badRunError) Error() string { return e.label + ": " + e.err.Error() }
+
+// runName names a run in warnings: its id, target, workload and clients.
+func runName(r *result.Run) string {
+	if r.Clients == 0 {
+		return fmt.Sprintf("run %d (target %s, workload %s)", r.ID, r.Target, r.Workload)
+	}
+	return fmt.Sprintf("run %d (target %s, workload %s, clients %d)", r.ID, r.Target, r.Workload, r.Clients)
+}
+
+// asInt reads an integer column whatever SQLite stored in it.
+func asInt(v any) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case nil:
+		return 0, nil
+	case float64:
+		if x == math.Trunc(x) {
+			return int64(x), nil
+		}
+	case string:
+		return strconv.ParseInt(x, 10, 64)
+	case []byte:
+		return strconv.ParseInt(string(x), 10, 64)
+	}
+	return 0, fmt.Errorf("not an integer: %v", v)
+}
+
+// asBytes reads a text or blob column.
+func asBytes(v any) []byte {
+	switch x := v.(type) {
+	case []byte:
+		return x
+	case string:
+		return []byte(x)
+	case nil:
+		return nil
+	}
+	return []byte(fmt.Sprint(v))
 }
 
 func scanRun(rows *sql.Rows) (*result.Run, error) {
 	var r result.Run
-	var status, p, env, dev, sum string
-	var started, ended sql.NullString
-	var warmup, duration int64
-	err := rows.Scan(&r.ID, &r.Source, &r.StudyName, &r.StudyHash, &r.CellKey, &r.CellIndex,
-		&r.Target, &r.TargetURL, &r.Workload, &r.Kind, &p, &r.Clients, &r.Repetition, &status, &r.Error,
-		&started, &ended, &warmup, &duration, &r.ToolVersion, &env, &dev, &sum)
+	var id, cellIndex, clients, rep, warmup, duration any
+	var source, studyName, studyHash, cellKey, target, targetURL, wl, kind, p, status, errText sql.NullString
+	var started, ended, toolVersion, env, dev, sum sql.NullString
+	err := rows.Scan(&id, &source, &studyName, &studyHash, &cellKey, &cellIndex,
+		&target, &targetURL, &wl, &kind, &p, &clients, &rep, &status, &errText,
+		&started, &ended, &warmup, &duration, &toolVersion, &env, &dev, &sum)
 	if err != nil {
 		return nil, fmt.Errorf("reading runs: %w", err)
 	}
-	r.Status = result.Status(status)
-	r.Warmup, r.Duration = time.Duration(warmup), time.Duration(duration)
+	r.ID, err = asInt(id)
+	if err != nil {
+		return nil, &badRunError{label: fmt.Sprintf("a run with id %v", id), err: err}
+	}
+	r.Source, r.StudyName, r.StudyHash, r.CellKey = source.String, studyName.String, studyHash.String, cellKey.String
+	r.Target, r.TargetURL, r.Workload, r.Kind = target.String, targetURL.String, wl.String, kind.String
+	r.Status, r.Error, r.ToolVersion = result.Status(status.String), errText.String, toolVersion.String
+	bad := func(what string, err error) (*result.Run, error) {
+		return nil, &badRunError{label: runName(&r), err: fmt.Errorf("%s: %w", what, err)}
+	}
+	ints := []struct {
+		name string
+		v    any
+		to   func(int64)
+	}{
+		{"cell_index", cellIndex, func(n int64) { r.CellIndex = int(n) }},
+		{"clients", clients, func(n int64) { r.Clients = int(n) }},
+		{"repetition", rep, func(n int64) { r.Repetition = int(n) }},
+		{"warmup_ns", warmup, func(n int64) { r.Warmup = time.Duration(n) }},
+		{"duration_ns", duration, func(n int64) { r.Duration = time.Duration(n) }},
+	}
+	for _, f := range ints {
+		n, err := asInt(f.v)
+		if err != nil {
+			return bad(f.name, err)
+		}
+		f.to(n)
+	}
 	if r.StartedAt, err = parseTime(started); err != nil {
-		return nil, fmt.Errorf("run %d: started_at: %w", r.ID, err)
+		return bad("started_at", err)
 	}
 	if r.EndedAt, err = parseTime(ended); err != nil {
-		return nil, fmt.Errorf("run %d: ended_at: %w", r.ID, err)
+		return bad("ended_at", err)
 	}
-	if r.Params, err = decodeMap(p); err != nil {
-		return nil, fmt.Errorf("run %d: params: %w", r.ID, err)
+	if r.Params, err = decodeMap(p.String); err != nil {
+		return bad("params", err)
 	}
-	if r.Env, err = decodeMap(env); err != nil {
-		return nil, fmt.Errorf("run %d: environment: %w", r.ID, err)
+	if r.Env, err = decodeMap(env.String); err != nil {
+		return bad("environment", err)
 	}
-	if err := json.Unmarshal([]byte(dev), &r.Deviations); err != nil {
-		return nil, fmt.Errorf("run %d: deviations: %w", r.ID, err)
+	if err := json.Unmarshal([]byte(dev.String), &r.Deviations); err != nil {
+		return bad("deviations", err)
 	}
-	if err := json.Unmarshal([]byte(sum), &r.Summary); err != nil {
-		return nil, fmt.Errorf("run %d: summary: %w", r.ID, err)
+	if err := json.Unmarshal([]byte(sum.String), &r.Summary); err != nil {
+		return bad("summary", err)
 	}
 	return &r, nil
 }

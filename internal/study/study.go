@@ -48,6 +48,11 @@ type Study struct {
 	Seed        uint64        // default 1
 	Targets     []*Target
 	Workloads   []*Workload
+
+	// MaxErrorRatio and MaxDeadRatio are the outage thresholds past which a
+	// run is stored as failed (keys max_error_ratio, max_dead_ratio); nil =
+	// the runner's defaults.
+	MaxErrorRatio, MaxDeadRatio *float64
 }
 
 // Target is one database endpoint under test.
@@ -353,7 +358,7 @@ func (p *parser) tables(doc map[string]any, name string) []map[string]any {
 	return nil
 }
 
-var studyKeys = []string{"name", "repetitions", "warmup", "duration", "cooldown", "order", "seed"}
+var studyKeys = []string{"name", "repetitions", "warmup", "duration", "cooldown", "order", "seed", "max_error_ratio", "max_dead_ratio"}
 
 func (p *parser) study(s *Study, v any) {
 	const where = "study"
@@ -401,6 +406,16 @@ func (p *parser) study(s *Study, v any) {
 		case "seed":
 			if n, ok := p.integer(path, where, k, x, 0); ok {
 				s.Seed = uint64(n)
+			}
+		case "max_error_ratio", "max_dead_ratio":
+			if f, ok := p.number(path, where, k, x); ok {
+				if f > 1 || f != f {
+					p.errorf(path, where, "%s is a share between 0 and 1, got %v", k, f)
+				} else if k == "max_error_ratio" {
+					s.MaxErrorRatio = &f
+				} else {
+					s.MaxDeadRatio = &f
+				}
 			}
 		default:
 			p.errorf(path, where, "unknown key %q (known keys: %s)", k, strings.Join(studyKeys, ", "))

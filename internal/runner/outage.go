@@ -1,0 +1,119 @@
+package runner
+
+// Outages: what a run says about the time its target was not answering, and
+// the thresholds past which a run is stored as failed (README, "Reliability").
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Default thresholds: a run is failed when more than this share of its
+// operations failed, or when the clients completed nothing for more than this
+// share of its measured seconds. Set them with the study keys max_error_ratio
+// and max_dead_ratio, or run's --max-error-ratio and --max-dead-ratio.
+const (
+	DefaultMaxErrorRatio = 0.5
+	DefaultMaxDeadRatio  = 0.1
+)
+
+// Limits are the outage thresholds a run is judged by.
+type Limits struct {
+	MaxErrorRatio float64 // failed operations / all operations
+	MaxDeadRatio  float64 // dead seconds / measured seconds
+}
+
+// limits resolves the thresholds: options, else the study's, else the defaults.
+func (r *Runner) limits() Limits {
+	l := Limits{MaxErrorRatio: DefaultMaxErrorRatio, MaxDeadRatio: DefaultMaxDeadRatio}
+	if v := r.st.MaxErrorRatio; v != nil {
+		l.MaxErrorRatio = *v
+	}
+	if v := r.st.MaxDeadRatio; v != nil {
+		l.MaxDeadRatio = *v
+	}
+	if v := r.opt.MaxErrorRatio; v != nil {
+		l.MaxErrorRatio = *v
+	}
+	if v := r.opt.MaxDeadRatio; v != nil {
+		l.MaxDeadRatio = *v
+	}
+	return l
+}
+
+// Judge returns why a measured run must count as failed: every operation
+// failed, or its failed-operation or dead-time share passed the limits; ""
+// when the run stands.
+func (l Limits) Judge(r *result.Run) string {
+	s := r.Summary
+	ops := s.Transactions + s.Failed
+	if ops > 0 && s.Transactions == 0 {
+		return fmt.Sprintf("every operation failed (%d)%s", s.Failed, FirstErrorsText(s.FirstErrors))
+	}
+	if ops > 0 {
+		if share := float64(s.Failed) / float64(ops); share > l.MaxErrorRatio {
+			return fmt.Sprintf("%d of %d operations failed (%.1f %% > max_error_ratio %.1f %%)%s",
+				s.Failed, ops, share*100, l.MaxErrorRatio*100, FirstErrorsText(s.FirstErrors))
+		}
+	}
+	if n := len(r.Series); n > 0 && s.DeadSeconds > 0 {
+		if share := float64(s.DeadSeconds) / float64(n); share > l.MaxDeadRatio {
+			return fmt.Sprintf("no operation completed in %d of %d s (%s; %.0f %% > max_dead_ratio %.0f %%)%s%s",
+				s.DeadSeconds, n, result.SpansText(s.DeadSpans), share*100, l.MaxDeadRatio*100,
+				reconnectsText(s), FirstErrorsText(s.FirstErrors))
+		}
+	}
+	if ops == 0 && len(r.Series) > 0 {
+		return "no operation completed or failed during the measured phase" + reconnectsText(s) + FirstErrorsText(s.FirstErrors)
+	}
+	return ""
+}
+
+// OutageText is the one line a run's summary prints about an outage: its
+// reconnects, dead seconds and first errors; "" when there was none.
+func OutageText(r *result.Run) string {
+	s := r.Summary
+	if s.ReconnectAttempts == 0 && s.DeadSeconds == 0 {
+		return ""
+	}
+	var parts []string
+	if s.ReconnectAttempts > 0 {
+		parts = append(parts, fmt.Sprintf("%d reconnects (%d attempts)", s.Reconnects, s.ReconnectAttempts)+reconnectErrorText(s))
+	}
+	if s.DeadSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("%d dead seconds of %d (%s)", s.DeadSeconds, len(r.Series), result.SpansText(s.DeadSpans)))
+	}
+	return strings.Join(parts, ", ") + FirstErrorsText(s.FirstErrors)
+}
+
+func reconnectsText(s result.Summary) string {
+	if s.ReconnectAttempts == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d reconnects in %d attempts", s.Reconnects, s.ReconnectAttempts) + reconnectErrorText(s)
+}
+
+func reconnectErrorText(s result.Summary) string {
+	if s.ReconnectError == "" {
+		return ""
+	}
+	return "; reconnecting failed with: " + s.ReconnectError
+}
+
+// FirstErrorsText names the first error of each class: "; first connection
+// error: …".
+func FirstErrorsText(m map[result.ErrorClass]string) string {
+	classes := make([]string, 0, len(m))
+	for c := range m {
+		classes = append(classes, string(c))
+	}
+	sort.Strings(classes)
+	var b strings.Builder
+	for _, c := range classes {
+		fmt.Fprintf(&b, "; first %s error: %s", c, m[result.ErrorClass(c)])
+	}
+	return b.String()
+}
