@@ -217,11 +217,11 @@ type WarningGroup struct {
 
 // impactOrder ranks the checks by how much they can change what a
 // comparison says: a difference of configuration or of where the data
-// lives changes what is compared; a saturated load generator or errors
-// change the numbers themselves; drift, scattered repetitions and warm-up
+// lives changes what is compared; a saturated load generator, errors or an
+// outage change the numbers themselves; drift, scattered repetitions and warm-up
 // widen them; single runs, a peak at the edge and a shared host are
 // limits of the design worth knowing.
-var impactOrder = []string{CheckConfig, CheckWorkingSet, CheckSaturation, CheckErrors, CheckDrift,
+var impactOrder = []string{CheckConfig, CheckWorkingSet, CheckSaturation, CheckErrors, CheckOutage, CheckDrift,
 	CheckRepetitions, CheckWarmup, CheckSingleRun, CheckPeakEdge, CheckSameHost}
 
 // GroupWarnings groups warnings by kind, most affecting first (impactOrder,

@@ -121,3 +121,17 @@ func TestGroupWarningsByImpact(t *testing.T) {
 		t.Errorf("drift group %+v", d)
 	}
 }
+
+// Every check has a place in the impact order: a check missing from it would
+// rank with the configuration difference, first.
+func TestEveryCheckIsRanked(t *testing.T) {
+	ranked := map[string]bool{}
+	for _, c := range impactOrder {
+		ranked[c] = true
+	}
+	for _, c := range CheckOrder() {
+		if !ranked[c] {
+			t.Errorf("check %q has no place in impactOrder", c)
+		}
+	}
+}
