@@ -34,6 +34,7 @@ var fioTool = &Tool{
 	Build:      buildFio,
 	Install:    "apt-get install fio",
 	Detect:     detectFio,
+	Once:       regexp.MustCompile(`"fio version"\s*:`),
 	Parse:      parseFio,
 	IsLog:      isFioLog,
 	AttachLogs: attachFioLogs,

@@ -20,6 +20,7 @@ var ycsbTool = &Tool{
 	Name:    "ycsb",
 	Kind:    "ycsb",
 	Detect:  func(text string) bool { return detectYcsb(text) || detectYcsbJava(text) },
+	Once:    regexp.MustCompile(`(?m)^(Run finished, takes |\[OVERALL\], RunTime\(ms\), )`),
 	Parse:   parseYcsbAny,
 	Binary:  "go-ycsb",
 	Build:   buildYcsb,
@@ -52,7 +53,12 @@ var ycsbParams = []string{"recordcount", "readproportion", "updateproportion", "
 	"readmodifywriteproportion", "requestdistribution", "fieldcount", "fieldlength", "readallfields"}
 
 func parseYcsb(name, text string) ([]*result.Run, error) {
-	l := newLines(name, text)
+	return checked(newLines(name, text), parseYcsbLines)
+}
+
+func parseYcsbLines(l *lines) ([]*result.Run, error) {
+	name, text := l.file, l.text
+	_, _ = name, text
 	r := &result.Run{Workload: "ycsb", Kind: "ycsb", Params: map[string]any{}}
 	props := map[string]string{}
 	finished := false

@@ -101,7 +101,12 @@ type yjChunk struct {
 }
 
 func parseYcsbJava(name, text string) ([]*result.Run, error) {
-	l := newLines(name, text)
+	return checked(newLines(name, text), parseYcsbJavaLines)
+}
+
+func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
+	name, text := l.file, l.text
+	_, _ = name, text
 	var (
 		cmdline   string
 		version   string
