@@ -117,6 +117,19 @@ ALTER TABLE run_ops ADD COLUMN items INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE run_ops ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE run_series ADD COLUMN hists TEXT;
 `,
+	// 4: the files import stored, by the SHA-256 of their content, so that
+	// importing the same output again is skipped unless asked for. The runs
+	// of a file and its row here are written in one transaction.
+	`
+CREATE TABLE imported_files (
+	hash        TEXT PRIMARY KEY,
+	name        TEXT NOT NULL,
+	study_name  TEXT NOT NULL,
+	target      TEXT NOT NULL,
+	runs        INTEGER NOT NULL,
+	imported_at TEXT NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema version this binary writes.
