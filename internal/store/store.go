@@ -341,6 +341,78 @@ func (s *Store) SaveStudy(hash, name, file string, content []byte) error {
 // transaction and sets r.ID. It is called as each run ends, and the run is on
 // disk when it returns: a crash later in the study loses nothing already measured.
 func (s *Store) AppendRun(r *result.Run) (int64, error) {
+	if err := s.AppendRuns([]*result.Run{r}, nil); err != nil {
+		return 0, err
+	}
+	return r.ID, nil
+}
+
+// ImportedFile is a file import stored, identified by its content hash.
+type ImportedFile struct {
+	Hash       string // hex SHA-256 of the file's content
+	Name       string
+	StudyName  string
+	Target     string
+	Runs       int
+	ImportedAt time.Time
+}
+
+// AppendRuns writes runs in a single transaction, all or none, and sets
+// their IDs. With file set, the file is recorded as imported in the same
+// transaction: a process killed during the import leaves neither runs nor
+// the record behind.
+func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("appending runs: %w", err)
+	}
+	defer tx.Rollback()
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		if ids[i], err = appendRun(tx, r); err != nil {
+			return err
+		}
+	}
+	if file != nil {
+		if file.ImportedAt.IsZero() {
+			file.ImportedAt = time.Now()
+		}
+		_, err := tx.Exec("INSERT INTO imported_files (hash, name, study_name, target, runs, imported_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET name = excluded.name, study_name = excluded.study_name, target = excluded.target, runs = excluded.runs, imported_at = excluded.imported_at",
+			file.Hash, file.Name, file.StudyName, file.Target, file.Runs, formatTime(file.ImportedAt))
+		if err != nil {
+			return fmt.Errorf("recording imported file %s: %w", file.Name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("appending runs: %w", err)
+	}
+	for i, r := range runs {
+		r.ID = ids[i]
+	}
+	return nil
+}
+
+// Imported returns the record of the file whose content has hash, if an
+// import stored it.
+func (s *Store) Imported(hash string) (*ImportedFile, bool, error) {
+	f := &ImportedFile{Hash: hash}
+	var at sql.NullString
+	err := s.db.QueryRow("SELECT name, study_name, target, runs, imported_at FROM imported_files WHERE hash = ?", hash).
+		Scan(&f.Name, &f.StudyName, &f.Target, &f.Runs, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("results file %s: imported files: %w", s.path, err)
+	}
+	if f.ImportedAt, err = parseTime(at); err != nil {
+		return nil, false, err
+	}
+	return f, true, nil
+}
+
+// appendRun writes one run with its operations and series inside tx.
+func appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 	enc := func(what string, v any) (string, error) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -379,11 +451,6 @@ func (s *Store) AppendRun(r *result.Run) (int64, error) {
 		}
 	}
 
-	tx, err := s.db.Begin()
-	if err != nil {
-		return 0, fmt.Errorf("appending run: %w", err)
-	}
-	defer tx.Rollback()
 	res, err := tx.Exec(`INSERT INTO runs (source, study_name, study_hash, cell_key, cell_index, target, target_url,
 		workload, kind, params, clients, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
 		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -433,10 +500,6 @@ func (s *Store) AppendRun(r *result.Run) (int64, error) {
 			}
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("appending run: %w", err)
-	}
-	r.ID = id
 	return id, nil
 }
 
