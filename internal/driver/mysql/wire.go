@@ -344,7 +344,7 @@ func parseColumn(p []byte) (column, []byte, error) {
 	var name []byte
 	for i := range 6 {
 		n, size, ok := lenenc(p[pos:])
-		if !ok || pos+size+int(n) > len(p) {
+		if !ok || n > uint64(len(p)) || pos+size+int(n) > len(p) {
 			return column{}, nil, errors.New("malformed column definition")
 		}
 		if i == 4 {
@@ -626,7 +626,7 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 		return int64(f), nil
 	case typeDecimal, typeNewDecimal, typeVarchar, typeVarString, typeString, 0xfc, 0xfb, 0xfa, 0xf9:
 		n, size, ok := lenenc(v)
-		if !ok || len(v) < size+int(n) {
+		if !ok || n > uint64(len(v)) || len(v) < size+int(n) {
 			return 0, errMalformedRow
 		}
 		s := string(v[size : size+int(n)])
