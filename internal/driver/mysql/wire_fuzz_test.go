@@ -32,7 +32,7 @@ func frame(payloads ...[]byte) []byte {
 func FuzzWireDecode(f *testing.F) {
 	def := []byte("\x03def\x00\x00\x00\x01n\x00\x0c\x3f\x00\x0b\x00\x00\x00\x08\x00\x00\x00\x00\x00")
 	f.Add(frame([]byte{0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00}))                                        // OK
-	f.Add(frame([]byte("\xff\x26\x04#42000You have an error")))                                            // ERR
+	f.Add(frame([]byte("\xff\x26\x04#42000You have an error")))                                           // ERR
 	f.Add(frame([]byte{0x01}, def, []byte{0xfe, 0, 0, 2, 0}, []byte{0x00, 0x00, 42, 0, 0, 0, 0, 0, 0, 0}, // one BIGINT row
 		[]byte{0xfe, 0, 0, 2, 0}))
 	f.Add(frame([]byte{0x01}, def, []byte{0x00, 0x04, 7}, []byte{0xfe, 0, 0, 0x0a, 0})) // NULL row, more results
