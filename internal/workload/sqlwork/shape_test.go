@@ -16,7 +16,9 @@ func TestNeedsLoadChecksColumns(t *testing.T) {
 	want := sqlwork.Cols("id int", "k int", "c char(120)", "pad char(60)")
 	d := sqlwork.Dataset{Name: "demo", Params: "size=1", Tables: []string{"sb1"}, Tool: "sysbench", Wanted: "1 table",
 		Columns: func(string) ([]sqlwork.Column, bool) { return want, true },
-		Inspect: func(context.Context) (sqlwork.Inspection, error) { return sqlwork.Inspection{Usable: true, Holds: "1 table"}, nil }}
+		Inspect: func(context.Context) (sqlwork.Inspection, error) {
+			return sqlwork.Inspection{Usable: true, Holds: "1 table"}, nil
+		}}
 	quiet := func(string, ...any) {}
 	for _, tc := range []struct{ ddl, diff string }{
 		{"CREATE TABLE sb1 (id INTEGER, k INTEGER, c CHAR(120), pad CHAR(60))", ""},
