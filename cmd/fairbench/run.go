@@ -117,6 +117,9 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	sink := &collectingSink{store: s}
 	opt.Sink = sink
 	r := runner.New(st, opt)
+	if err := checkClientLimits(ctx, cells, skip); err != nil {
+		return nil, err
+	}
 	if err := r.Preflight(ctx, cells); err != nil {
 		return nil, err
 	}
@@ -305,4 +308,28 @@ func newValidate() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// checkClientLimits refuses, before anything runs, a study whose client
+// counts a target cannot take: above its server's connection limit or this
+// process's open-file limit (driver.CheckClients). Each target is asked once,
+// for the most clients a cell of fairbench's own gives it.
+func checkClientLimits(ctx context.Context, cells []study.Cell, skip map[string]bool) error {
+	most := map[string]int{}
+	var order []*study.Target
+	for _, c := range cells {
+		if c.Workload.Tool != "" || skip[c.Key()] {
+			continue
+		}
+		if _, ok := most[c.Target.Name]; !ok {
+			order = append(order, c.Target)
+		}
+		most[c.Target.Name] = max(most[c.Target.Name], c.Clients)
+	}
+	for _, t := range order {
+		if err := driver.CheckClients(ctx, driver.Target{Name: t.Name, URL: t.URL}, most[t.Name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
