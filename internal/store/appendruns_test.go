@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/result"
@@ -36,5 +37,24 @@ func TestAppendRunsAllOrNothing(t *testing.T) {
 	}
 	if runs, _ := s.Runs(Filter{}); len(runs) != 2 {
 		t.Fatalf("%d runs, want 2", len(runs))
+	}
+}
+
+// A run's error text is stored up to MaxErrorText bytes, saying what was cut.
+func TestErrorTextIsCapped(t *testing.T) {
+	s := openTemp(t)
+	r := sampleRun(t, 1)
+	r.Status = result.StatusFailed
+	r.Error = strings.Repeat("dial tcp 127.0.0.1:5432: connect: connection refused\n", 400000) // 21 MB
+	if _, err := s.AppendRun(r); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs(Filter{})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("%d runs, %v", len(runs), err)
+	}
+	got := runs[0].Error
+	if len(got) > MaxErrorText+100 || !strings.HasPrefix(got, "dial tcp") || !strings.Contains(got, "more bytes of error text not stored") {
+		t.Fatalf("stored error text of %d bytes: ...%s", len(got), got[max(0, len(got)-80):])
 	}
 }

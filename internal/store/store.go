@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -411,6 +412,24 @@ func (s *Store) Imported(hash string) (*ImportedFile, bool, error) {
 	return f, true, nil
 }
 
+// MaxErrorText bounds the error text stored with a run: a failure of many
+// clients at once can join thousands of messages (22 MB for 100 000 clients
+// refused), which no reader wants and every report would load.
+const MaxErrorText = 8 << 10
+
+// capError keeps the first MaxErrorText bytes of an error text (cut at a
+// character boundary) and says how much was left out.
+func capError(s string) string {
+	if len(s) <= MaxErrorText {
+		return s
+	}
+	cut := MaxErrorText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes of error text not stored)", len(s)-cut)
+}
+
 // appendRun writes one run with its operations and series inside tx.
 func appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 	enc := func(what string, v any) (string, error) {
@@ -455,7 +474,7 @@ func appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 		workload, kind, params, clients, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
 		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
-		r.Workload, r.Kind, p, r.Clients, r.Repetition, string(r.Status), r.Error,
+		r.Workload, r.Kind, p, r.Clients, r.Repetition, string(r.Status), capError(r.Error),
 		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
 		r.ToolVersion, env, dev, sum)
 	if err != nil {
