@@ -145,3 +145,8 @@ func TestImpossibleValuesRefused(t *testing.T) {
 	fio := fixture(t, "fio/fio333-randrw-8k-json.txt")
 	wantRefused(t, "fio.json", regexp.MustCompile(`"iops" : [\d.]+`).ReplaceAllString(fio, `"iops" : -5.0`), "out of range")
 }
+
+func TestYCSBThreadcountInDomain(t *testing.T) {
+	y := fixture(t, "ycsb/go-ycsb101-redis-workloada.txt")
+	wantRefused(t, "y.txt", strings.Replace(y, `"threadcount"="4"`, `"threadcount"="-2"`, 1), "y.txt:10: threadcount -2 is out of range")
+}

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -145,6 +146,9 @@ func parseYcsbLines(l *lines) ([]*result.Run, error) {
 	if err != nil {
 		return nil, l.missing("threadcount property")
 	}
+	if n <= 0 || n > maxClients {
+		return nil, &ParseError{File: name, Line: propLine(text, "threadcount"), Msg: fmt.Sprintf("threadcount %d is out of range (1 to %d)", n, maxClients)}
+	}
 	r.Clients = n
 	for _, k := range ycsbParams {
 		if v, ok := props[k]; ok {
@@ -189,4 +193,14 @@ func ycsbParamValue(v string) any {
 		return f
 	}
 	return v
+}
+
+// propLine is the line of the first "key=" or "key:" in text, 0 when none.
+func propLine(text, key string) int {
+	for i, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "\""+key+"\"=") || strings.HasPrefix(line, key+"=") {
+			return i + 1
+		}
+	}
+	return 0
 }
