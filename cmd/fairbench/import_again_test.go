@@ -94,19 +94,3 @@ func TestSIGKILLDuringImportLeavesNothingPartial(t *testing.T) {
 		t.Fatalf("import after the kill: %d %s", o.code, o.stderr)
 	}
 }
-
-// clients=100000 on SQLite is refused before anything runs (no load, no run
-// stored), naming the target, the number and the open-file limit.
-func TestTooManyClientsRefusedBeforeAnythingRuns(t *testing.T) {
-	dir := t.TempDir()
-	o := fairbench(t, dir, "run", "--target", "sqlite:x.db", "-c", "100000", "-T", "1s")
-	if o.code != 1 || !strings.Contains(o.stderr, "100000 clients") || !strings.Contains(o.stderr, "open-file limit") {
-		t.Fatalf("exit %d: %s", o.code, o.stderr)
-	}
-	if o.took > 10*time.Second {
-		t.Fatalf("took %v to refuse", o.took)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "x.db")); err == nil {
-		t.Fatal("the target was touched (x.db created)")
-	}
-}

@@ -117,10 +117,15 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	sink := &collectingSink{store: s}
 	opt.Sink = sink
 	r := runner.New(st, opt)
-	if err := checkClientLimits(ctx, cells, skip); err != nil {
+	// Client counts against the open-file limit before anything connects,
+	// against the servers' limits once Preflight has reached them.
+	if err := checkClientLimits(cells, skip, func(t driver.Target, n int) error { return driver.CheckOpenFiles(t, n) }); err != nil {
 		return nil, err
 	}
 	if err := r.Preflight(ctx, cells); err != nil {
+		return nil, err
+	}
+	if err := checkClientLimits(cells, skip, func(t driver.Target, n int) error { return driver.CheckConnections(ctx, t, n) }); err != nil {
 		return nil, err
 	}
 	runErr := r.Run(ctx, cells)
@@ -311,10 +316,10 @@ func newValidate() *cobra.Command {
 }
 
 // checkClientLimits refuses, before anything runs, a study whose client
-// counts a target cannot take: above its server's connection limit or this
-// process's open-file limit (driver.CheckClients). Each target is asked once,
-// for the most clients a cell of fairbench's own gives it.
-func checkClientLimits(ctx context.Context, cells []study.Cell, skip map[string]bool) error {
+// counts a target cannot take (driver.CheckOpenFiles, CheckConnections).
+// Each target is checked once, for the most clients a cell of fairbench's
+// own gives it.
+func checkClientLimits(cells []study.Cell, skip map[string]bool, check func(driver.Target, int) error) error {
 	most := map[string]int{}
 	var order []*study.Target
 	for _, c := range cells {
@@ -327,7 +332,7 @@ func checkClientLimits(ctx context.Context, cells []study.Cell, skip map[string]
 		most[c.Target.Name] = max(most[c.Target.Name], c.Clients)
 	}
 	for _, t := range order {
-		if err := driver.CheckClients(ctx, driver.Target{Name: t.Name, URL: t.URL}, most[t.Name]); err != nil {
+		if err := check(driver.Target{Name: t.Name, URL: t.URL}, most[t.Name]); err != nil {
 			return err
 		}
 	}

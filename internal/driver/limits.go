@@ -29,15 +29,19 @@ func filesPerClient(rawURL string) int {
 const reservedFiles = 32
 
 // CheckClients says, before anything runs, whether clients connections to
-// target fit what the target allows (its server's connection limit, where
-// the driver can tell) and what this process may open (its open-file limit,
-// for every engine). The error names the target, the number asked and the
-// limit. A target that cannot be reached is left to the run to report.
+// target fit what the target allows: CheckOpenFiles, then CheckConnections.
 func CheckClients(ctx context.Context, t Target, clients int) error {
-	if clients <= 0 {
-		return nil
+	if err := CheckOpenFiles(t, clients); err != nil {
+		return err
 	}
-	if limit, ok := openFileLimit(); ok {
+	return CheckConnections(ctx, t, clients)
+}
+
+// CheckOpenFiles says whether clients connections to target fit this
+// process's open-file limit, for every engine, without connecting. The error
+// names the target, the number asked and the limit.
+func CheckOpenFiles(t Target, clients int) error {
+	if limit, ok := openFileLimit(); ok && clients > 0 {
 		need := clients*filesPerClient(t.URL) + reservedFiles
 		if uint64(need) > limit {
 			per := ""
@@ -47,6 +51,17 @@ func CheckClients(ctx context.Context, t Target, clients int) error {
 			return fmt.Errorf("target %q: %d clients need about %d open files%s, above this process's open-file limit of %d (ulimit -n): "+
 				"lower clients to at most %d, or raise the limit", t.Name, clients, need, per, limit, (int(limit)-reservedFiles)/filesPerClient(t.URL))
 		}
+	}
+	return nil
+}
+
+// CheckConnections says whether clients connections to target fit its
+// server's connection limit, where the driver can tell. The error names the
+// target, the number asked and the limit. A target that cannot be reached is
+// left to the caller's own connection to report.
+func CheckConnections(ctx context.Context, t Target, clients int) error {
+	if clients <= 0 {
+		return nil
 	}
 	d, err := ForURL(t.URL)
 	if err != nil {
