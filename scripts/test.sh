@@ -60,8 +60,8 @@ step "go test -race -short -count=1 ./..."
 CGO_ENABLED=1 go test -race -short -count=1 -timeout 20m ./... || fail "go test -race"
 
 # Every native fuzz target (func FuzzXxx) for FAIRBENCH_FUZZTIME each (10 s by
-# default: 12 targets, about 3 minutes with their builds; the 30 s
-# would add 4). A crasher is written under the package's testdata/fuzz/:
+# default: 14 targets, about 3½ minutes with their builds; the 30 s
+# each would add almost 5). A crasher is written under the package's testdata/fuzz/:
 # commit it, and it stays a regression case of the plain go test run.
 fuzztime=${FAIRBENCH_FUZZTIME:-10s}
 step "go test -fuzz, each target for $fuzztime"

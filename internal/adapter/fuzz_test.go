@@ -47,3 +47,38 @@ func FuzzFio(f *testing.F)            { fuzzTool(f, "fio", fioTool) }
 func FuzzRedisBenchmark(f *testing.F) { fuzzTool(f, "redis-benchmark", redisBenchmarkTool) }
 func FuzzYCSB(f *testing.F)           { fuzzTool(f, "ycsb", ycsbTool) }
 func FuzzMysqlslap(f *testing.F)      { fuzzTool(f, "mysqlslap", mysqlslapTool) }
+
+// fuzzLogs seeds f with the side logs of a real output (dir/main) and
+// attaches any text, as one of those logs, to the runs parsed from it.
+func fuzzLogs(f *testing.F, dir, main string) {
+	files, err := os.ReadDir(filepath.Join("testdata", dir))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range files {
+		if e.Name() == main || strings.HasSuffix(e.Name(), ".cmd") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", dir, e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(e.Name(), string(b))
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", dir, main))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name, text string) {
+		in, err := Group([]File{{Name: filepath.Join(dir, main), Text: string(b)}, {Name: filepath.Join(dir, filepath.Base(name)), Text: text}})
+		if err != nil {
+			return
+		}
+		for _, i := range in {
+			_, _, _ = ParseInput(i)
+		}
+	})
+}
+
+func FuzzPgbenchLogs(f *testing.F) { fuzzLogs(f, "pgbench/pg15-log", "summary.txt") }
+func FuzzFioLogs(f *testing.F)     { fuzzLogs(f, "fio/fio333-seqwrite-logs", "output.txt") }
