@@ -150,3 +150,13 @@ func TestYCSBThreadcountInDomain(t *testing.T) {
 	y := fixture(t, "ycsb/go-ycsb101-redis-workloada.txt")
 	wantRefused(t, "y.txt", strings.Replace(y, `"threadcount"="4"`, `"threadcount"="-2"`, 1), "y.txt:10: threadcount -2 is out of range")
 }
+
+func TestYCSBJavaValuesInDomain(t *testing.T) {
+	y := fixture(t, "ycsb/ycsb017-basicdb-load.txt")
+	re := regexp.MustCompile(`\[OVERALL\], Throughput\(ops/sec\), [\d.E]+`)
+	if !re.MatchString(y) {
+		t.Fatal("fixture lacks the OVERALL throughput")
+	}
+	wantRefused(t, "y.txt", re.ReplaceAllString(y, "[OVERALL], Throughput(ops/sec), 1e40"), "out of range")
+	wantRefused(t, "y.txt", re.ReplaceAllString(y, "[OVERALL], Throughput(ops/sec), -5"), "out of range")
+}
