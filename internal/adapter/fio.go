@@ -134,6 +134,16 @@ func parseFio(name, text string) ([]*result.Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A value out of its domain is located at its job's name.
+		var pe *ParseError
+		if err := validRun(name, r); errors.As(err, &pe) {
+			loc := regexp.MustCompile(`"jobname"\s*:\s*"` + regexp.QuoteMeta(jn) + `"`).FindStringIndex(text)
+			if loc != nil {
+				pe.Line = strings.Count(text[:loc[0]], "\n") + 1
+			}
+			pe.Msg = "fio job " + jn + ": " + pe.Msg
+			return nil, pe
+		}
 		runs = append(runs, r)
 	}
 	return runs, nil

@@ -143,7 +143,7 @@ func TestImpossibleValuesRefused(t *testing.T) {
 		wantRefused(t, "sb.txt", re.ReplaceAllString(sb, c.new), c.want)
 	}
 	fio := fixture(t, "fio/fio333-randrw-8k-json.txt")
-	wantRefused(t, "fio.json", regexp.MustCompile(`"iops" : [\d.]+`).ReplaceAllString(fio, `"iops" : -5.0`), "out of range")
+	wantRefused(t, "fio.json", regexp.MustCompile(`"iops" : [\d.]+`).ReplaceAllString(fio, `"iops" : -5.0`), "fio.json:8: fio job randrw: throughput -10 is out of range")
 }
 
 func TestYCSBThreadcountInDomain(t *testing.T) {
