@@ -162,12 +162,14 @@ func (w *wire) fill(need int) error {
 		w.rend = copy(w.rbuf, w.rbuf[w.rpos:w.rend])
 		w.rpos = 0
 	}
-	if need > len(w.rbuf) {
-		nb := make([]byte, max(need, 2*len(w.rbuf)))
-		copy(nb, w.rbuf[:w.rend])
-		w.rbuf = nb
-	}
 	for w.rend < need {
+		// Grow only as the bytes arrive (doubling, up to need): a frame
+		// header announcing 16 MB costs what was actually received.
+		if w.rend == len(w.rbuf) {
+			nb := make([]byte, min(need, max(2*len(w.rbuf), 4096)))
+			copy(nb, w.rbuf[:w.rend])
+			w.rbuf = nb
+		}
 		n, err := w.nc.Read(w.rbuf[w.rend:])
 		w.rend += n
 		if err != nil && w.rend < need {

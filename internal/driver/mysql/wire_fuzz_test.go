@@ -68,3 +68,16 @@ func FuzzWireDecode(f *testing.F) {
 		}
 	})
 }
+
+// A frame header announcing 16 MB followed by 10 bytes costs memory for what
+// arrived, not for what was announced.
+func TestReadPacketDoesNotTrustALength(t *testing.T) {
+	data := append([]byte{0xfe, 0xff, 0xff, 0}, make([]byte, 10)...)
+	w := &wire{nc: &byteConn{r: bytes.NewReader(data)}, rbuf: make([]byte, 64)}
+	if _, err := w.readPacket(); err == nil {
+		t.Fatal("a packet cut short was read")
+	}
+	if len(w.rbuf) > 1<<13 {
+		t.Fatalf("read buffer grew to %d bytes for 14 received", len(w.rbuf))
+	}
+}
