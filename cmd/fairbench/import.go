@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,6 +32,7 @@ type importFlags struct {
 	threads, pipeline, dataSiz int
 	mode, queryMode            string
 	set                        []string
+	again                      bool
 }
 
 func newImport() *cobra.Command {
@@ -44,6 +47,9 @@ files, are taken for notes and skipped); side logs a tool writes (per-transactio
 are attached to the one output of their tool in the same directory.
 
 Every file is parsed before anything is stored: one unreadable file stores nothing.
+Each file's runs are stored in one transaction, with the SHA-256 of its content
+(and of its side logs): a file already imported into the results file is skipped,
+unless --again is given.
 
 Flags fill in what an output does not say (the test a tool ran, its pipeline depth);
 a flag that contradicts the output is an error.
@@ -71,6 +77,7 @@ Formats read: ` + adapter.Supported(),
 	fl.IntVarP(&f.pipeline, "pipeline", "P", 0, "pipeline depth: requests per round trip")
 	fl.IntVarP(&f.dataSiz, "data-size", "d", 0, "value size in bytes")
 	fl.StringArrayVar(&f.set, "set", nil, "any other parameter as key=value (repeatable)")
+	fl.BoolVar(&f.again, "again", false, "import files whose content this results file already holds (as new repetitions)")
 	return cmd
 }
 
@@ -93,6 +100,7 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	// Parse everything first: a bad file must not leave the others half-imported.
 	type parsed struct {
 		file string
+		hash string
 		tool *adapter.Tool
 		runs []*result.Run
 	}
@@ -111,7 +119,7 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 			errs = append(errs, err)
 			continue
 		}
-		all = append(all, parsed{in.Main.Name, tool, runs})
+		all = append(all, parsed{in.Main.Name, inputHash(in), tool, runs})
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("nothing imported:\n  %w", errors.Join(errs...))
@@ -133,24 +141,66 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	}
 	out := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(out, "file\ttool\tworkload\tparams\tclients\trep\tthroughput")
-	n := 0
+	n, stored, skipped := 0, 0, 0
+	seen := map[string]string{} // hash → file, within this import
 	for _, p := range all {
+		if first, ok := seen[p.hash]; ok {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: skipped: the same content as %s\n", p.file, first)
+			skipped++
+			continue
+		}
+		seen[p.hash] = p.file
+		if !f.again {
+			prev, ok, err := s.Imported(p.hash)
+			if err != nil {
+				return err
+			}
+			if ok {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: skipped: already imported (as %s, study %q, target %q, %d runs, %s); --again imports it again\n",
+					p.file, prev.Name, prev.StudyName, prev.Target, prev.Runs, prev.ImportedAt.Local().Format("2006-01-02 15:04"))
+				skipped++
+				continue
+			}
+		}
+		// Repetitions are numbered on a copy, kept only once the file's
+		// transaction commits.
+		next := maps.Clone(reps)
 		for _, r := range p.runs {
 			k := cellKey(r)
-			reps[k]++
-			r.Repetition = reps[k]
+			next[k]++
+			r.Repetition = next[k]
 			r.CellKey = k + "|r=" + strconv.Itoa(r.Repetition)
-			if _, err := s.AppendRun(r); err != nil {
-				return fmt.Errorf("%s: storing: %w (%d runs stored before it)", p.file, err, n)
-			}
-			n++
+		}
+		rec := &store.ImportedFile{Hash: p.hash, Name: p.file, StudyName: f.study, Target: f.target, Runs: len(p.runs)}
+		if err := s.AppendRuns(p.runs, rec); err != nil {
+			return fmt.Errorf("%s: storing: %w (nothing of it stored; %d runs of %d files before it are)", p.file, err, n, stored)
+		}
+		reps = next
+		n += len(p.runs)
+		stored++
+		for _, r := range p.runs {
 			fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%d\t%d\t%.1f\n", p.file, p.tool.Name, r.Workload,
 				params.Values(r.Params).Canonical(), r.Clients, r.Repetition, r.Summary.Throughput)
 		}
 	}
 	out.Flush()
-	fmt.Fprintf(cmd.ErrOrStderr(), "%d runs imported into %s (study %q, target %q)\n", n, f.results, f.study, f.target)
+	msg := fmt.Sprintf("%d runs imported into %s (study %q, target %q)", n, f.results, f.study, f.target)
+	if skipped > 0 {
+		msg += fmt.Sprintf("; %d files skipped as already imported", skipped)
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), msg)
 	return nil
+}
+
+// inputHash identifies an output with its side logs by content, whatever
+// the files are named.
+func inputHash(in adapter.Input) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\n%s", len(in.Main.Text), in.Main.Text)
+	for _, l := range in.Logs {
+		fmt.Fprintf(h, "%d\n%s", len(l.Text), l.Text)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func cellKey(r *result.Run) string {

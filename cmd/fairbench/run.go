@@ -140,7 +140,15 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	}
 	opt.Sink = sink
 	r := runner.New(st, opt)
+	// Client counts against the open-file limit before anything connects,
+	// against the servers' limits once Preflight has reached them.
+	if err := checkClientLimits(cells, skip, func(t driver.Target, n int) error { return driver.CheckOpenFiles(t, n) }); err != nil {
+		return nil, err
+	}
 	if err := r.Preflight(ctx, cells); err != nil {
+		return nil, err
+	}
+	if err := checkClientLimits(cells, skip, func(t driver.Target, n int) error { return driver.CheckConnections(ctx, t, n) }); err != nil {
 		return nil, err
 	}
 	runErr := r.Run(ctx, cells)
@@ -377,5 +385,29 @@ func validate(args []string) error {
 		}
 	}
 	study.WritePlan(os.Stdout, st, cells)
+	return nil
+}
+
+// checkClientLimits refuses, before anything runs, a study whose client
+// counts a target cannot take (driver.CheckOpenFiles, CheckConnections).
+// Each target is checked once, for the most clients a cell of fairbench's
+// own gives it.
+func checkClientLimits(cells []study.Cell, skip map[string]bool, check func(driver.Target, int) error) error {
+	most := map[string]int{}
+	var order []*study.Target
+	for _, c := range cells {
+		if c.Workload.Tool != "" || skip[c.Key()] {
+			continue
+		}
+		if _, ok := most[c.Target.Name]; !ok {
+			order = append(order, c.Target)
+		}
+		most[c.Target.Name] = max(most[c.Target.Name], c.Clients)
+	}
+	for _, t := range order {
+		if err := check(driver.Target{Name: t.Name, URL: t.URL}, most[t.Name]); err != nil {
+			return err
+		}
+	}
 	return nil
 }

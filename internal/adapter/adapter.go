@@ -14,8 +14,10 @@
 package adapter
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -46,6 +48,10 @@ type Tool struct {
 	// import has added what its flags say: it names what the output cannot
 	// tell and the user must give (sysbench does not print its test).
 	Complete func(r *result.Run) error
+	// Once, when set, matches a line each output of the tool prints exactly
+	// once: a second match means two outputs were concatenated into one file,
+	// which is refused at that line rather than read as one run.
+	Once *regexp.Regexp
 	// Unsupported says why the tool is recognised but not read yet.
 	Unsupported string
 	// Build, when set, makes the command line a study cell runs the tool
@@ -149,7 +155,33 @@ func Parse(name, text string) (*Tool, []*result.Run, error) {
 	}
 	runs, err := t.Parse(name, text)
 	if err != nil {
+		// A parse that stopped on the last line of a file cut mid-line
+		// stopped because of the cut: say so.
+		var pe *ParseError
+		if cs := cutShort(name, text); cs != nil && t != fioTool && errors.As(err, &pe) &&
+			(pe.Line == 0 || pe.Line >= strings.Count(text, "\n")+1) {
+			if pe.Line == 0 {
+				return t, nil, cs
+			}
+			return t, nil, &ParseError{File: name, Line: pe.Line, Msg: pe.Msg + " (the line ends without a line break: the output is truncated)"}
+		}
 		return t, nil, err
+	}
+	if t != fioTool { // JSON: the decoder tells a cut document
+		if err := cutShort(name, text); err != nil {
+			return t, nil, err
+		}
+	}
+	if err := concatenated(t, name, text); err != nil {
+		return t, nil, err
+	}
+	for i, r := range runs {
+		if err := validRun(name, r); err != nil {
+			if len(runs) > 1 {
+				return t, nil, fmt.Errorf("run %d of %d: %w", i+1, len(runs), err)
+			}
+			return t, nil, err
+		}
 	}
 	for _, r := range runs {
 		r.Source = t.Name
@@ -234,4 +266,21 @@ func ParseInput(in Input) (*Tool, []*result.Run, error) {
 		}
 	}
 	return t, runs, nil
+}
+
+// concatenated refuses a file that holds two outputs of a tool whose output
+// is one run: the line where the second output starts is named. Tools whose
+// output is a list of runs (redis-benchmark's tests, mysqlslap's concurrency
+// levels) have no Once: each run of a concatenation is imported.
+func concatenated(t *Tool, name, text string) error {
+	if t.Once == nil {
+		return nil
+	}
+	locs := t.Once.FindAllStringIndex(text, 2)
+	if len(locs) < 2 {
+		return nil
+	}
+	first := strings.Count(text[:locs[0][0]], "\n") + 1
+	second := strings.Count(text[:locs[1][0]], "\n") + 1
+	return &ParseError{File: name, Line: second, Msg: fmt.Sprintf("a second %s output starts here (the first at line %d): two outputs concatenated into one file; put each in a file of its own", t.Name, first)}
 }

@@ -37,10 +37,27 @@ type lines struct {
 	ls   []string
 	no   []int // the file line each entry came from
 	i    int   // index of the next line
+	text string
+	// bad is the first number that did not parse or lay outside its domain,
+	// kept even where a parser reads on, so that checked refuses the file.
+	bad error
+}
+
+// checked runs a parser over l and refuses its result when any number it
+// read was unreadable or out of its domain.
+func checked(l *lines, parse func(*lines) ([]*result.Run, error)) ([]*result.Run, error) {
+	runs, err := parse(l)
+	if err != nil {
+		return nil, err
+	}
+	if l.bad != nil {
+		return nil, l.bad
+	}
+	return runs, nil
 }
 
 func newLines(file, text string) *lines {
-	l := &lines{file: file}
+	l := &lines{file: file, text: text}
 	for n, line := range strings.Split(text, "\n") {
 		for _, part := range strings.Split(line, "\r") {
 			l.ls = append(l.ls, part)
@@ -93,6 +110,16 @@ func (l *lines) errorf(format string, args ...any) error {
 	return &ParseError{File: l.file, Line: l.line(), Msg: fmt.Sprintf(format, args...)}
 }
 
+// badf is errorf for a value out of its domain: also kept in l.bad, so that
+// the file is refused even where a parser ignores the error and reads on.
+func (l *lines) badf(format string, args ...any) error {
+	err := l.errorf(format, args...)
+	if l.bad == nil {
+		l.bad = err
+	}
+	return err
+}
+
 // missing reports that the file ended (or stopped making sense) before
 // something required appeared; the line is the last one read.
 func (l *lines) missing(what string) error {
@@ -110,20 +137,46 @@ func (l *lines) missing(what string) error {
 	return &ParseError{File: l.file, Line: last, Msg: "no " + what + " before the end of the file: the output is truncated or incomplete"}
 }
 
-// num parses a float, with an error located at the current line.
+// maxPlausible bounds every number a tool prints: counts, rates, latencies,
+// sizes and durations all stay far below it (10^15 operations per second or
+// microseconds is 31 years), so a larger one is damage, not a measurement.
+const maxPlausible = 1e15
+
+// num parses a number of the tool's output: finite, not negative (counts,
+// rates, latencies, sizes and durations never are) and plausible, with an
+// error located at the current line.
 func (l *lines) num(s, what string) (float64, error) {
+	f, err := l.signed(s, what)
+	if err == nil && f < 0 {
+		return 0, l.badf("%s: %s is negative", what, strings.TrimSpace(s))
+	}
+	return f, err
+}
+
+// signed is num for the few values a tool may print below zero.
+func (l *lines) signed(s, what string) (float64, error) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, l.errorf("%s: %q is not a number", what, s)
+		return 0, l.badf("%s: %q is not a number", what, s)
+	}
+	if math.Abs(f) > maxPlausible {
+		return 0, l.badf("%s: %s is out of range (at most %g)", what, strings.TrimSpace(s), float64(maxPlausible))
 	}
 	return f, nil
 }
 
-// integer parses an integer, with an error located at the current line.
+// integer parses a count, not negative and plausible, with an error located
+// at the current line.
 func (l *lines) integer(s, what string) (int64, error) {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
-		return 0, l.errorf("%s: %q is not an integer", what, s)
+		return 0, l.badf("%s: %q is not an integer", what, s)
+	}
+	if n < 0 {
+		return 0, l.badf("%s: %d is negative", what, n)
+	}
+	if float64(n) > maxPlausible {
+		return 0, l.badf("%s: %d is out of range (at most %g)", what, n, float64(maxPlausible))
 	}
 	return n, nil
 }

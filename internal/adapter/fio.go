@@ -34,6 +34,7 @@ var fioTool = &Tool{
 	Build:      buildFio,
 	Install:    "apt-get install fio",
 	Detect:     detectFio,
+	Once:       regexp.MustCompile(`"fio version"\s*:`),
 	Parse:      parseFio,
 	IsLog:      isFioLog,
 	AttachLogs: attachFioLogs,
@@ -132,6 +133,16 @@ func parseFio(name, text string) ([]*result.Run, error) {
 		r, err := fioRun(name, out, byName[jn])
 		if err != nil {
 			return nil, err
+		}
+		// A value out of its domain is located at its job's name.
+		var pe *ParseError
+		if err := validRun(name, r); errors.As(err, &pe) {
+			loc := regexp.MustCompile(`"jobname"\s*:\s*"` + regexp.QuoteMeta(jn) + `"`).FindStringIndex(text)
+			if loc != nil {
+				pe.Line = strings.Count(text[:loc[0]], "\n") + 1
+			}
+			pe.Msg = "fio job " + jn + ": " + pe.Msg
+			return nil, pe
 		}
 		runs = append(runs, r)
 	}

@@ -27,7 +27,12 @@ var (
 func detectMysqlslap(text string) bool { return mysqlslapDetectRe.MatchString(head(text, 64<<10)) }
 
 func parseMysqlslap(name, text string) ([]*result.Run, error) {
-	l := newLines(name, text)
+	return checked(newLines(name, text), parseMysqlslapLines)
+}
+
+func parseMysqlslapLines(l *lines) ([]*result.Run, error) {
+	name, text := l.file, l.text
+	_, _ = name, text
 	var runs []*result.Run
 	var cur *result.Run
 	var seen map[string]float64

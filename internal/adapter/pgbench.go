@@ -52,6 +52,7 @@ var pgbenchTool = &Tool{
 	Build:        buildPgbench,
 	Install:      "apt-get install postgresql-contrib",
 	Detect:       detectPgbench,
+	Once:         regexp.MustCompile(`(?m)^transaction type: `),
 	Parse:        parsePgbench,
 	IsLog:        isPgbenchLog,
 	AttachLogs:   attachPgbenchLogs,
@@ -97,6 +98,14 @@ func head(text string, n int) string {
 	return text
 }
 
+// pgbenchBuiltinStatements is how many lines -r prints for a builtin script:
+// its \set commands and its SQL statements.
+var pgbenchBuiltinStatements = map[string]int{
+	"<builtin: TPC-B (sort of)>": 11,
+	"<builtin: simple update>":   9,
+	"<builtin: select only>":     2,
+}
+
 // pgbenchModes maps pgbench's builtin script names to tpcb's modes.
 var pgbenchModes = map[string]string{
 	"<builtin: TPC-B (sort of)>": "tpcb-like",
@@ -105,7 +114,12 @@ var pgbenchModes = map[string]string{
 }
 
 func parsePgbench(name, text string) ([]*result.Run, error) {
-	l := newLines(name, text)
+	return checked(newLines(name, text), parsePgbenchLines)
+}
+
+func parsePgbenchLines(l *lines) ([]*result.Run, error) {
+	name, text := l.file, l.text
+	_, _ = name, text
 	r := &result.Run{Workload: "pgbench", Kind: "tpcb", Params: map[string]any{}}
 	facts := map[string]any{}
 	tool := map[string]any{} // what the output says that is not a tpcb parameter
@@ -201,7 +215,7 @@ func parsePgbench(name, text string) ([]*result.Run, error) {
 				}
 				return nil, l.errorf("unreadable statement latency line")
 			}
-			lat, err := l.num(m[1], "statement latency")
+			lat, err := l.signed(m[1], "statement latency")
 			if err != nil {
 				return nil, err
 			}
@@ -324,6 +338,9 @@ func parsePgbench(name, text string) ([]*result.Run, error) {
 			if err != nil {
 				return nil, err
 			}
+			if n == 0 {
+				return nil, l.badf("duration 0 s: pgbench -T runs for at least a second")
+			}
 			r.Duration = time.Duration(n) * time.Second
 		case "number of transactions per client":
 			n, err := l.integer(val, key)
@@ -390,6 +407,11 @@ func parsePgbench(name, text string) ([]*result.Run, error) {
 	}
 	if txType == "" {
 		return nil, l.missing("transaction type")
+	}
+	// -r lists every statement of the script: a builtin script's list cut
+	// short is a truncated output.
+	if want, ok := pgbenchBuiltinStatements[txType]; ok && statements != nil && len(statements) != want {
+		return nil, l.missing(fmt.Sprintf("statement latencies of all %d statements of %s (%d read)", want, txType, len(statements)))
 	}
 	if _, ok := tool["max_tries"]; !ok {
 		tool["max_tries"] = int64(1)

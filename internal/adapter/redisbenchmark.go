@@ -45,7 +45,12 @@ func newRedisRun(test string) *result.Run {
 }
 
 func parseRedisBenchmark(name, text string) ([]*result.Run, error) {
-	l := newLines(name, text)
+	return checked(newLines(name, text), parseRedisBenchmarkLines)
+}
+
+func parseRedisBenchmarkLines(l *lines) ([]*result.Run, error) {
+	name, text := l.file, l.text
+	_, _ = name, text
 	var runs []*result.Run
 	var cur *result.Run
 	var pts []bucket

@@ -23,6 +23,7 @@ var sysbenchTool = &Tool{
 	Build:   buildSysbench,
 	Install: "apt-get install sysbench",
 	Detect:  detectSysbench,
+	Once:    regexp.MustCompile(`(?m)^SQL statistics:`),
 	Parse:   parseSysbench,
 	Complete: func(r *result.Run) error {
 		if _, ok := r.Params["mode"]; !ok {
@@ -46,7 +47,12 @@ func detectSysbench(text string) bool {
 }
 
 func parseSysbench(name, text string) ([]*result.Run, error) {
-	l := newLines(name, text)
+	return checked(newLines(name, text), parseSysbenchLines)
+}
+
+func parseSysbenchLines(l *lines) ([]*result.Run, error) {
+	name, text := l.file, l.text
+	_, _ = name, text
 	r := &result.Run{Workload: "sysbench", Kind: "oltp", Params: map[string]any{}}
 	s := &r.Summary
 	env := map[string]any{}
@@ -229,6 +235,7 @@ func parseSysbench(name, text string) ([]*result.Run, error) {
 				return nil, l.errorf("unreadable threads fairness line")
 			}
 			env["fairness "+key], _ = l.num(mm[2], key)
+			seen["fairness "+strings.Fields(key + " ")[0]] = true
 		default:
 			return nil, l.errorf("unexpected line outside any sysbench section")
 		}
@@ -239,7 +246,8 @@ func parseSysbench(name, text string) ([]*result.Run, error) {
 		}
 		return nil, l.missing("SQL statistics")
 	}
-	for _, need := range []string{"transactions", "total time", "avg", "Threads fairness"} {
+	// The two lines of Threads fairness end every sysbench output.
+	for _, need := range []string{"transactions", "total time", "avg", "Threads fairness", "fairness events", "fairness execution"} {
 		if !seen[need] {
 			return nil, l.missing("sysbench " + need)
 		}

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ var ycsbTool = &Tool{
 	Name:    "ycsb",
 	Kind:    "ycsb",
 	Detect:  func(text string) bool { return detectYcsb(text) || detectYcsbJava(text) },
+	Once:    regexp.MustCompile(`(?m)^(Run finished, takes |\[OVERALL\], RunTime\(ms\), )`),
 	Parse:   parseYcsbAny,
 	Binary:  "go-ycsb",
 	Build:   buildYcsb,
@@ -52,7 +54,12 @@ var ycsbParams = []string{"recordcount", "readproportion", "updateproportion", "
 	"readmodifywriteproportion", "requestdistribution", "fieldcount", "fieldlength", "readallfields"}
 
 func parseYcsb(name, text string) ([]*result.Run, error) {
-	l := newLines(name, text)
+	return checked(newLines(name, text), parseYcsbLines)
+}
+
+func parseYcsbLines(l *lines) ([]*result.Run, error) {
+	name, text := l.file, l.text
+	_, _ = name, text
 	r := &result.Run{Workload: "ycsb", Kind: "ycsb", Params: map[string]any{}}
 	props := map[string]string{}
 	finished := false
@@ -139,6 +146,9 @@ func parseYcsb(name, text string) ([]*result.Run, error) {
 	if err != nil {
 		return nil, l.missing("threadcount property")
 	}
+	if n <= 0 || n > maxClients {
+		return nil, &ParseError{File: name, Line: propLine(text, "threadcount"), Msg: fmt.Sprintf("threadcount %d is out of range (1 to %d)", n, maxClients)}
+	}
 	r.Clients = n
 	for _, k := range ycsbParams {
 		if v, ok := props[k]; ok {
@@ -183,4 +193,14 @@ func ycsbParamValue(v string) any {
 		return f
 	}
 	return v
+}
+
+// propLine is the line of the first "key=" or "key:" in text, 0 when none.
+func propLine(text, key string) int {
+	for i, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "\""+key+"\"=") || strings.HasPrefix(line, key+"=") {
+			return i + 1
+		}
+	}
+	return 0
 }

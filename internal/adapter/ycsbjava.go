@@ -76,8 +76,11 @@ func (b *yjBlock) num(l *lines, key string) (float64, bool, error) {
 		return 0, false, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, true, &ParseError{File: l.file, Line: b.line, Msg: "[" + b.name + "] " + key + ": " + strconv.Quote(s) + " is not a number"}
+	}
+	if f < 0 || (f > maxPlausible && f != math.MaxInt64) { // an empty HdrHistogram's minimum is Long.MAX_VALUE
+		return 0, true, &ParseError{File: l.file, Line: b.line, Msg: "[" + b.name + "] " + key + ": " + s + " is out of range (0 to 1e+15)"}
 	}
 	return f, true, nil
 }
@@ -101,7 +104,12 @@ type yjChunk struct {
 }
 
 func parseYcsbJava(name, text string) ([]*result.Run, error) {
-	l := newLines(name, text)
+	return checked(newLines(name, text), parseYcsbJavaLines)
+}
+
+func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
+	name, text := l.file, l.text
+	_, _ = name, text
 	var (
 		cmdline   string
 		version   string

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -118,6 +119,19 @@ ALTER TABLE run_series ADD COLUMN server_net_tx REAL;
 ALTER TABLE run_ops ADD COLUMN items INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE run_ops ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE run_series ADD COLUMN hists TEXT;
+`,
+	// 4: the files import stored, by the SHA-256 of their content, so that
+	// importing the same output again is skipped unless asked for. The runs
+	// of a file and its row here are written in one transaction.
+	`
+CREATE TABLE imported_files (
+	hash        TEXT PRIMARY KEY,
+	name        TEXT NOT NULL,
+	study_name  TEXT NOT NULL,
+	target      TEXT NOT NULL,
+	runs        INTEGER NOT NULL,
+	imported_at TEXT NOT NULL
+);
 `,
 }
 
@@ -340,6 +354,96 @@ func (s *Store) SaveStudy(hash, name, file string, content []byte) error {
 // transaction and sets r.ID. It is called as each run ends, and the run is on
 // disk when it returns: a crash later in the study loses nothing already measured.
 func (s *Store) AppendRun(r *result.Run) (int64, error) {
+	if err := s.AppendRuns([]*result.Run{r}, nil); err != nil {
+		return 0, err
+	}
+	return r.ID, nil
+}
+
+// ImportedFile is a file import stored, identified by its content hash.
+type ImportedFile struct {
+	Hash       string // hex SHA-256 of the file's content
+	Name       string
+	StudyName  string
+	Target     string
+	Runs       int
+	ImportedAt time.Time
+}
+
+// AppendRuns writes runs in a single transaction, all or none, and sets
+// their IDs. With file set, the file is recorded as imported in the same
+// transaction: a process killed during the import leaves neither runs nor
+// the record behind.
+func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("appending runs: %w", err)
+	}
+	defer tx.Rollback()
+	ids := make([]int64, len(runs))
+	for i, r := range runs {
+		if ids[i], err = appendRun(tx, r); err != nil {
+			return err
+		}
+	}
+	if file != nil {
+		if file.ImportedAt.IsZero() {
+			file.ImportedAt = time.Now()
+		}
+		_, err := tx.Exec("INSERT INTO imported_files (hash, name, study_name, target, runs, imported_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET name = excluded.name, study_name = excluded.study_name, target = excluded.target, runs = excluded.runs, imported_at = excluded.imported_at",
+			file.Hash, file.Name, file.StudyName, file.Target, file.Runs, formatTime(file.ImportedAt))
+		if err != nil {
+			return fmt.Errorf("recording imported file %s: %w", file.Name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("appending runs: %w", err)
+	}
+	for i, r := range runs {
+		r.ID = ids[i]
+	}
+	return nil
+}
+
+// Imported returns the record of the file whose content has hash, if an
+// import stored it.
+func (s *Store) Imported(hash string) (*ImportedFile, bool, error) {
+	f := &ImportedFile{Hash: hash}
+	var at sql.NullString
+	err := s.db.QueryRow("SELECT name, study_name, target, runs, imported_at FROM imported_files WHERE hash = ?", hash).
+		Scan(&f.Name, &f.StudyName, &f.Target, &f.Runs, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("results file %s: imported files: %w", s.path, err)
+	}
+	if f.ImportedAt, err = parseTime(at); err != nil {
+		return nil, false, err
+	}
+	return f, true, nil
+}
+
+// MaxErrorText bounds the error text stored with a run: a failure of many
+// clients at once can join thousands of messages (22 MB for 100 000 clients
+// refused), which no reader wants and every report would load.
+const MaxErrorText = 8 << 10
+
+// capError keeps the first MaxErrorText bytes of an error text (cut at a
+// character boundary) and says how much was left out.
+func capError(s string) string {
+	if len(s) <= MaxErrorText {
+		return s
+	}
+	cut := MaxErrorText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes of error text not stored)", len(s)-cut)
+}
+
+// appendRun writes one run with its operations and series inside tx.
+func appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 	enc := func(what string, v any) (string, error) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -378,16 +482,11 @@ func (s *Store) AppendRun(r *result.Run) (int64, error) {
 		}
 	}
 
-	tx, err := s.db.Begin()
-	if err != nil {
-		return 0, fmt.Errorf("appending run: %w", err)
-	}
-	defer tx.Rollback()
 	res, err := tx.Exec(`INSERT INTO runs (source, study_name, study_hash, cell_key, cell_index, target, target_url,
 		workload, kind, params, clients, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
 		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
-		r.Workload, r.Kind, p, r.Clients, r.Repetition, string(r.Status), r.Error,
+		r.Workload, r.Kind, p, r.Clients, r.Repetition, string(r.Status), capError(r.Error),
 		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
 		r.ToolVersion, env, dev, sum)
 	if err != nil {
@@ -432,10 +531,6 @@ func (s *Store) AppendRun(r *result.Run) (int64, error) {
 			}
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("appending run: %w", err)
-	}
-	r.ID = id
 	return id, nil
 }
 

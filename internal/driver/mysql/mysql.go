@@ -493,3 +493,35 @@ func (c *Conn) Classify(err error) result.ErrorClass {
 	}
 	return result.ErrOther
 }
+
+// ConnectionLimit implements driver.ConnectionLimiter: max_connections less
+// the connections open now other than this one, and at most
+// max_user_connections when that is set.
+func (c *Conn) ConnectionLimit(ctx context.Context) (int, string, error) {
+	maxConn, err := c.QueryInt64(ctx, "SELECT @@max_connections")
+	if err != nil {
+		return 0, "", err
+	}
+	// Threads_connected counts every client, whatever this user may see of
+	// the process list (MariaDB: information_schema; MySQL 8: performance_schema).
+	var open int64 = -1
+	for _, q := range []string{
+		"SELECT variable_value FROM information_schema.global_status WHERE variable_name = 'THREADS_CONNECTED'",
+		"SELECT variable_value FROM performance_schema.global_status WHERE variable_name = 'Threads_connected'",
+	} {
+		if n, err := c.QueryInt64(ctx, q); err == nil {
+			open = n
+			break
+		}
+	}
+	if open < 0 {
+		return 0, "", errors.New("Threads_connected is not readable")
+	}
+	avail := maxConn - (open - 1)
+	detail := fmt.Sprintf("max_connections %d − %d in use", maxConn, open-1)
+	if perUser, err := c.QueryInt64(ctx, "SELECT @@max_user_connections"); err == nil && perUser > 0 && perUser < avail {
+		avail = perUser
+		detail = fmt.Sprintf("max_user_connections %d", perUser)
+	}
+	return int(max(avail, 0)), detail, nil
+}

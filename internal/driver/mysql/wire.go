@@ -162,12 +162,14 @@ func (w *wire) fill(need int) error {
 		w.rend = copy(w.rbuf, w.rbuf[w.rpos:w.rend])
 		w.rpos = 0
 	}
-	if need > len(w.rbuf) {
-		nb := make([]byte, max(need, 2*len(w.rbuf)))
-		copy(nb, w.rbuf[:w.rend])
-		w.rbuf = nb
-	}
 	for w.rend < need {
+		// Grow only as the bytes arrive (doubling, up to need): a frame
+		// header announcing 16 MB costs what was actually received.
+		if w.rend == len(w.rbuf) {
+			nb := make([]byte, min(need, max(2*len(w.rbuf), 4096)))
+			copy(nb, w.rbuf[:w.rend])
+			w.rbuf = nb
+		}
 		n, err := w.nc.Read(w.rbuf[w.rend:])
 		w.rend += n
 		if err != nil && w.rend < need {
@@ -344,7 +346,7 @@ func parseColumn(p []byte) (column, []byte, error) {
 	var name []byte
 	for i := range 6 {
 		n, size, ok := lenenc(p[pos:])
-		if !ok || pos+size+int(n) > len(p) {
+		if !ok || n > uint64(len(p)) || pos+size+int(n) > len(p) {
 			return column{}, nil, errors.New("malformed column definition")
 		}
 		if i == 4 {
@@ -626,7 +628,7 @@ func firstColumn(p []byte, cols []column) (int64, error) {
 		return int64(f), nil
 	case typeDecimal, typeNewDecimal, typeVarchar, typeVarString, typeString, 0xfc, 0xfb, 0xfa, 0xf9:
 		n, size, ok := lenenc(v)
-		if !ok || len(v) < size+int(n) {
+		if !ok || n > uint64(len(v)) || len(v) < size+int(n) {
 			return 0, errMalformedRow
 		}
 		s := string(v[size : size+int(n)])

@@ -230,7 +230,7 @@ func binaryValue(b []byte, c column) (any, int, error) {
 	// Everything else is length-encoded bytes: DECIMAL in its exact text,
 	// strings, BLOBs, BIT, ENUM, SET, JSON, GEOMETRY.
 	n, size, ok := lenenc(b)
-	if !ok || len(b) < size+int(n) {
+	if !ok || n > uint64(len(b)) || len(b) < size+int(n) {
 		if len(b) > 0 && b[0] == 0xfb {
 			return nil, 1, nil
 		}

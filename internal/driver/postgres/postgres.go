@@ -630,3 +630,34 @@ func TLSState(nc net.Conn) map[string]any {
 		"cipher":  tls.CipherSuiteName(st.CipherSuite),
 	}
 }
+
+// ConnectionLimit implements driver.ConnectionLimiter: max_connections, less
+// the slots reserved for superusers (and, from PostgreSQL 16, for roles with
+// pg_use_reserved_connections) unless this user is one, less the client
+// connections open now other than this one.
+func (c *Conn) ConnectionLimit(ctx context.Context) (int, string, error) {
+	var vals [4]int64
+	for i, q := range []string{
+		"SELECT current_setting('max_connections')::bigint",
+		"SELECT CASE WHEN rolsuper THEN 0 ELSE current_setting('superuser_reserved_connections')::bigint END FROM pg_catalog.pg_roles WHERE rolname = current_user",
+		"SELECT CASE WHEN pg_has_role(current_user, 'pg_use_reserved_connections', 'MEMBER') OR rolsuper THEN 0 ELSE coalesce(nullif(current_setting('reserved_connections', true), '')::bigint, 0) END " +
+			"FROM pg_catalog.pg_roles WHERE rolname = current_user",
+		"SELECT count(*) - 1 FROM pg_catalog.pg_stat_activity WHERE backend_type = 'client backend'",
+	} {
+		v, err := c.QueryInt64(ctx, q)
+		if err != nil && i == 2 {
+			v, err = 0, nil // before PostgreSQL 16: no pg_use_reserved_connections
+		}
+		if err != nil {
+			return 0, "", err
+		}
+		vals[i] = v
+	}
+	avail := vals[0] - vals[1] - vals[2] - vals[3]
+	detail := fmt.Sprintf("max_connections %d", vals[0])
+	if r := vals[1] + vals[2]; r > 0 {
+		detail += fmt.Sprintf(" − %d reserved", r)
+	}
+	detail += fmt.Sprintf(" − %d in use", vals[3])
+	return int(max(avail, 0)), detail, nil
+}

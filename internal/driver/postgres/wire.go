@@ -198,13 +198,17 @@ type replies struct {
 	head, tail int // the unread bytes are buf[head:tail]
 }
 
+// maxMessage bounds a message's length: PostgreSQL sends no field above
+// 1 GB, so a longer length is a broken stream, not a reply.
+const maxMessage = 1<<30 + 1<<20
+
 // next returns the next message; its body is valid until the next call.
 func (rs *replies) next() (byte, []byte, error) {
 	for {
 		need := 5 // a message's type and length
 		if rs.tail-rs.head >= 5 {
 			size := int(binary.BigEndian.Uint32(rs.buf[rs.head+1:]))
-			if size < 4 {
+			if size < 4 || size > maxMessage {
 				return 0, nil, fmt.Errorf("invalid message from the server: type %q, length %d", rs.buf[rs.head], size)
 			}
 			if end := rs.head + 1 + size; end <= rs.tail {
@@ -217,8 +221,11 @@ func (rs *replies) next() (byte, []byte, error) {
 		if rs.head+need > len(rs.buf) {
 			rs.tail = copy(rs.buf, rs.buf[rs.head:rs.tail])
 			rs.head = 0
-			if need > len(rs.buf) {
-				rs.buf = append(rs.buf[:rs.tail], make([]byte, max(need, 2*len(rs.buf))-rs.tail)...)
+			// Grow only as the bytes arrive (doubling, up to the message's
+			// length): a length that lies costs no more memory than what
+			// was actually received.
+			if need > len(rs.buf) && rs.tail == len(rs.buf) {
+				rs.buf = append(rs.buf[:rs.tail], make([]byte, min(need, max(2*len(rs.buf), 64))-rs.tail)...)
 			}
 		}
 		n, err := rs.r.Read(rs.buf[rs.tail:])

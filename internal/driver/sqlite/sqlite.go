@@ -26,15 +26,69 @@ import (
 
 func init() { driver.Register(Driver{}, "sqlite:", "sqlite3:") }
 
-// pragmas users may set from the URL. An allowlist catches typos early and keeps
-// the URL from injecting arbitrary SQL into every connection.
-var pragmas = map[string]bool{
-	"journal_mode": true, "synchronous": true, "cache_size": true, "busy_timeout": true,
-	"mmap_size": true, "temp_store": true, "locking_mode": true, "page_size": true,
-	"wal_autocheckpoint": true, "foreign_keys": true, "cache_spill": true, "threads": true,
+// pragmas users may set from the URL, with the values SQLite accepts for each
+// (words case-insensitive). An allowlist catches typos early and keeps the URL
+// from injecting arbitrary SQL into every connection; checking values here
+// matters because SQLite ignores a value it does not know (journal_mode=NOPE
+// leaves the journal as it was, silently).
+var pragmas = map[string]pragmaDomain{
+	"journal_mode":       words("DELETE", "TRUNCATE", "PERSIST", "MEMORY", "WAL", "OFF"),
+	"synchronous":        words("OFF", "NORMAL", "FULL", "EXTRA", "0", "1", "2", "3"),
+	"cache_size":         integer(true, "pages, or -KiB when negative"),
+	"busy_timeout":       integer(false, "milliseconds"),
+	"mmap_size":          integer(false, "bytes"),
+	"temp_store":         words("DEFAULT", "FILE", "MEMORY", "0", "1", "2"),
+	"locking_mode":       words("NORMAL", "EXCLUSIVE"),
+	"page_size":          words("512", "1024", "2048", "4096", "8192", "16384", "32768", "65536"),
+	"wal_autocheckpoint": integer(true, "pages, 0 or less to disable"),
+	"foreign_keys":       words("ON", "OFF", "TRUE", "FALSE", "YES", "NO", "1", "0"),
+	"cache_spill":        integer(false, "pages, or ON/OFF", "ON", "OFF", "TRUE", "FALSE", "YES", "NO"),
+	"threads":            integer(false, "helper threads"),
 }
 
-var pragmaValue = regexp.MustCompile(`^[A-Za-z0-9_\-]+$`)
+// pragmaDomain is what a pragma accepts: one of a list of words, or an integer.
+type pragmaDomain struct {
+	words    []string
+	integer  bool
+	negative bool
+	unit     string
+}
+
+func words(w ...string) pragmaDomain { return pragmaDomain{words: w} }
+
+func integer(negative bool, unit string, w ...string) pragmaDomain {
+	return pragmaDomain{integer: true, negative: negative, unit: unit, words: w}
+}
+
+// check says whether v is in the domain.
+func (d pragmaDomain) check(v string) bool {
+	for _, w := range d.words {
+		if strings.EqualFold(v, w) {
+			return true
+		}
+	}
+	if !d.integer {
+		return false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return err == nil && (d.negative || n >= 0)
+}
+
+// allowed describes the domain for an error message.
+func (d pragmaDomain) allowed() string {
+	var parts []string
+	if d.integer {
+		kind := "a non-negative integer"
+		if d.negative {
+			kind = "an integer"
+		}
+		parts = append(parts, kind+" ("+d.unit+")")
+	}
+	if len(d.words) > 0 {
+		parts = append(parts, strings.Join(d.words, ", "))
+	}
+	return strings.Join(parts, " or ")
+}
 
 // Config is a parsed sqlite: URL.
 type Config struct {
@@ -44,6 +98,10 @@ type Config struct {
 
 // ParseURL parses sqlite:PATH?pragma=value&... (also sqlite://PATH and sqlite:///abs/PATH).
 func ParseURL(raw string) (Config, error) {
+	if i := strings.IndexByte(raw, 0); i >= 0 {
+		// SQLite's C API would end the file name at the NUL: a different file.
+		return Config{}, fmt.Errorf("sqlite URL %q has a NUL byte after it (offset %d): a file name cannot hold one", driver.Redacted(raw[:i]), i)
+	}
 	rest, ok := strings.CutPrefix(raw, "sqlite3:")
 	if !ok {
 		rest, ok = strings.CutPrefix(raw, "sqlite:")
@@ -72,12 +130,16 @@ func ParseURL(raw string) (Config, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		lk := strings.ToLower(k)
-		if !pragmas[lk] {
+		dom, ok := pragmas[lk]
+		if !ok {
 			return Config{}, fmt.Errorf("sqlite URL parameter %q is not a supported pragma (supported: %s)", k, strings.Join(pragmaNames(), ", "))
 		}
+		if len(q[k]) > 1 {
+			return Config{}, fmt.Errorf("sqlite URL parameter %s is given %d times: give it once", k, len(q[k]))
+		}
 		v := q.Get(k)
-		if !pragmaValue.MatchString(v) {
-			return Config{}, fmt.Errorf("sqlite URL parameter %s=%q: value must be a word or a number", k, v)
+		if !dom.check(v) {
+			return Config{}, fmt.Errorf("sqlite URL parameter %s=%q is not a value SQLite accepts for it: use %s", k, v, dom.allowed())
 		}
 		if lk == "busy_timeout" {
 			busy = v

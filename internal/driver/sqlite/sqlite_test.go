@@ -94,6 +94,18 @@ func TestParseURLRejects(t *testing.T) {
 		{"sqlite:", []string{"no database file"}},
 		{"sqlite:?journal_mode=WAL", []string{"no database file"}},
 		{"postgres://localhost/db", []string{"not a sqlite"}},
+		// Values SQLite would ignore silently are refused, naming the key and
+		// what it accepts.
+		{"sqlite:b.db?journal_mode=NOPE", []string{`journal_mode="NOPE"`, "DELETE, TRUNCATE, PERSIST, MEMORY, WAL, OFF"}},
+		{"sqlite:b.db?synchronous=sometimes", []string{"synchronous", "NORMAL"}},
+		{"sqlite:b.db?busy_timeout=-5", []string{"busy_timeout", "non-negative integer"}},
+		{"sqlite:b.db?page_size=1000", []string{"page_size", "4096"}},
+		{"sqlite:b.db?cache_size=lots", []string{"cache_size", "an integer"}},
+		{"sqlite:b.db?foreign_keys=maybe", []string{"foreign_keys", "ON"}},
+		{"sqlite:b.db?journal_mode=WAL&journal_mode=OFF", []string{"journal_mode", "2 times"}},
+		// A NUL byte would end the file name in SQLite's C API: another file.
+		{"sqlite:b.db\x00.other", []string{"NUL byte", `"sqlite:b.db"`}},
+		{"sqlite:b.db?journal_mode=WAL\x00", []string{"NUL byte"}},
 	} {
 		cfg, err := sqlite.ParseURL(tc.url)
 		if err == nil {

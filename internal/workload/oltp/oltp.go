@@ -209,6 +209,10 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	load, err := sqlwork.NeedsLoad(ctx, c, sqlwork.Dataset{
 		Name: dataset, Params: in.dataParams(), Tables: names, Tool: "sysbench",
 		Wanted: fmt.Sprintf("%d tables of %d rows", in.tables, in.loadedRows()),
+		// sysbench prepare's columns, which fairbench's load makes too.
+		Columns: func(string) ([]sqlwork.Column, bool) {
+			return sqlwork.Cols("id int", "k int", "c char(120)", "pad char(60)"), true
+		},
 		Inspect: func(ctx context.Context) (sqlwork.Inspection, error) {
 			counts := make([]int64, len(names))
 			for i, t := range names {

@@ -5,6 +5,7 @@ package sqlwork
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -243,6 +244,11 @@ type Dataset struct {
 	// before each run, and MySQL may count that as a new table); nil = Tables.
 	Lasting []string
 	Tool    string // the standard tool that makes the same tables ("pgbench"), for messages
+	// Columns, when set, gives the exact columns a table of the dataset has
+	// when fairbench or Tool made it (false: any). Tables with the dataset's
+	// names but other columns (made by hand, altered since) are never reused,
+	// and never modified without --replace.
+	Columns func(table string) ([]Column, bool)
 	Wanted  string // what the parameters ask for ("scale 3"), for messages
 	// Inspect looks at a complete set of tables fairbench did not create:
 	// whether they hold the wanted data, what they hold ("scale 2"), and how to
@@ -287,6 +293,14 @@ func NeedsLoad(ctx context.Context, c driver.SQL, d Dataset, replace bool, logf 
 	}
 	found, ours, err := ownership(ctx, c, d.Name, d.lasting())
 	if err != nil {
+		return false, err
+	}
+	if err := checkShape(ctx, c, d); err != nil {
+		var se *ShapeError
+		if replace && errors.As(err, &se) {
+			logf("%s: dropping table %s (%s), as --replace asks", d.Name, se.Table, se.Diff)
+			return true, nil
+		}
 		return false, err
 	}
 	if ours {

@@ -1,0 +1,95 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+)
+
+// ConnectionLimiter is implemented by sessions whose server caps its
+// connections: how many more this user may open now (the connection asking
+// counts as free: it closes before the clients connect), and how that number
+// was reached, for messages.
+type ConnectionLimiter interface {
+	ConnectionLimit(ctx context.Context) (available int, detail string, err error)
+}
+
+// filesPerClient is how many file descriptors one client holds in this
+// process: a socket, or for an engine in the process its database file, its
+// journal (WAL) and shared-memory index.
+func filesPerClient(rawURL string) int {
+	if EngineInProcess(rawURL) {
+		return 3
+	}
+	return 1
+}
+
+// reservedFiles are the descriptors fairbench keeps for itself beside its
+// clients: the results file and its journal, standard streams, a control
+// connection, the runtime's own.
+const reservedFiles = 32
+
+// CheckClients says, before anything runs, whether clients connections to
+// target fit what the target allows: CheckOpenFiles, then CheckConnections.
+func CheckClients(ctx context.Context, t Target, clients int) error {
+	if err := CheckOpenFiles(t, clients); err != nil {
+		return err
+	}
+	return CheckConnections(ctx, t, clients)
+}
+
+// CheckOpenFiles says whether clients connections to target fit this
+// process's open-file limit, for every engine, without connecting. The error
+// names the target, the number asked and the limit.
+func CheckOpenFiles(t Target, clients int) error {
+	if limit, ok := openFileLimit(); ok && clients > 0 {
+		need := clients*filesPerClient(t.URL) + reservedFiles
+		if uint64(need) > limit {
+			per := ""
+			if n := filesPerClient(t.URL); n > 1 {
+				per = fmt.Sprintf(" (%d files per client on this engine)", n)
+			}
+			return fmt.Errorf("target %q: %d clients need about %d open files%s, above this process's open-file limit of %d (ulimit -n): "+
+				"lower clients to at most %d, or raise the limit", t.Name, clients, need, per, limit, (int(limit)-reservedFiles)/filesPerClient(t.URL))
+		}
+	}
+	return nil
+}
+
+// CheckConnections says whether clients connections to target fit its
+// server's connection limit, where the driver can tell. The error names the
+// target, the number asked and the limit. A target that cannot be reached is
+// left to the caller's own connection to report.
+func CheckConnections(ctx context.Context, t Target, clients int) error {
+	if clients <= 0 {
+		return nil
+	}
+	d, err := ForURL(t.URL)
+	if err != nil {
+		return nil
+	}
+	cl, err := d.Open(ctx, t, Options{})
+	if err != nil {
+		return nil
+	}
+	defer cl.Close(ctx)
+	conn, err := cl.Session(ctx)
+	if err != nil {
+		return nil
+	}
+	defer conn.Close(ctx)
+	lim, ok := conn.(ConnectionLimiter)
+	if !ok {
+		return nil
+	}
+	avail, detail, err := lim.ConnectionLimit(ctx)
+	if err != nil {
+		return nil // not allowed to read the settings: the run will tell
+	}
+	// fairbench keeps one connection of its own open beside the clients
+	// (preparing data, reading the environment).
+	if clients+1 > avail {
+		return fmt.Errorf("target %q: %d clients (and fairbench's own connection) exceed the %d connections the server accepts now (%s): "+
+			"lower clients to at most %d, or raise the server's limit", t.Name, clients, avail, detail, max(avail-1, 0))
+	}
+	return nil
+}

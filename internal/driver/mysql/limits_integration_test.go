@@ -1,0 +1,36 @@
+package mysql_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/testenv"
+)
+
+// More clients than MariaDB accepts are refused before anything runs.
+func TestCheckClientsAgainstMaxConnections(t *testing.T) {
+	url := testenv.MySQLURL(t)
+	ctx := context.Background()
+	c := testenv.Connect(t, url, driver.Options{})
+	maxConn, err := c.(driver.SQL).QueryInt64(ctx, "SELECT @@max_connections")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := driver.Target{Name: "maria", URL: url}
+	if err := driver.CheckClients(ctx, tg, 4); err != nil {
+		t.Fatalf("4 clients: %v", err)
+	}
+	asked := int(maxConn) + 1
+	err = driver.CheckClients(ctx, tg, asked)
+	if err == nil {
+		t.Fatalf("%d clients accepted with max_connections %d", asked, maxConn)
+	}
+	t.Log(err)
+	for _, want := range []string{`target "maria"`, " clients", "max_connections", "in use"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
