@@ -145,7 +145,7 @@ func (m *executor) execute(ctx context.Context) error {
 			}
 		}
 	}()
-	if err := errors.Join(errs...); err != nil {
+	if err := distinctErrors(errs); err != nil {
 		return err
 	}
 	m.detached = true
@@ -448,4 +448,39 @@ func attach(ctx context.Context, task *fastpath.Task, conn driver.Conn) error {
 		return err
 	}
 	return task.Attach(sock)
+}
+
+// distinctErrors joins the clients' connection errors with each distinct
+// message once, counted: 10 000 clients refused for the same reason make one
+// line, not 10 000 (the text is stored with the run and printed).
+func distinctErrors(errs []error) error {
+	var order []string
+	count := map[string]int{}
+	first := map[string]error{}
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		msg := err.Error()
+		if count[msg] == 0 {
+			order = append(order, msg)
+			first[msg] = err
+		}
+		count[msg]++
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	if len(order) == 1 && count[order[0]] == 1 {
+		return first[order[0]]
+	}
+	out := make([]error, 0, len(order))
+	for _, msg := range order {
+		if n := count[msg]; n > 1 {
+			out = append(out, fmt.Errorf("%d clients: %w", n, first[msg]))
+		} else {
+			out = append(out, first[msg])
+		}
+	}
+	return errors.Join(out...)
 }
