@@ -101,39 +101,30 @@ func regIncBeta(a, b, x float64) float64 {
 	return 1 - front*betaCF(b, a, 1-x)/b
 }
 
+// betaCF evaluates the continued fraction of the regularised incomplete beta
+// function by the modified Lentz method; each iteration takes an even and an
+// odd term.
 func betaCF(a, b, x float64) float64 {
 	const eps, tiny = 1e-15, 1e-300
 	qab, qap, qam := a+b, a+1, a-1
-	c, d := 1.0, 1-qab*x/qap
-	if math.Abs(d) < tiny {
-		d = tiny
+	nonzero := func(v float64) float64 {
+		if math.Abs(v) < tiny {
+			return tiny
+		}
+		return v
 	}
-	d = 1 / d
+	c, d := 1.0, 1/nonzero(1-qab*x/qap)
 	h := d
+	// step folds one term aa into the fraction and returns its factor.
+	step := func(aa float64) float64 {
+		d = 1 / nonzero(1+aa*d)
+		c = nonzero(1 + aa/c)
+		return d * c
+	}
 	for m := 1; m <= 300; m++ {
 		fm := float64(m)
-		aa := fm * (b - fm) * x / ((qam + 2*fm) * (a + 2*fm))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		aa = -(a + fm) * (qab + fm) * x / ((a + 2*fm) * (qap + 2*fm))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
+		h *= step(fm * (b - fm) * x / ((qam + 2*fm) * (a + 2*fm)))
+		del := step(-(a + fm) * (qab + fm) * x / ((a + 2*fm) * (qap + 2*fm)))
 		h *= del
 		if math.Abs(del-1) < eps {
 			break

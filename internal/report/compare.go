@@ -506,21 +506,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 	} else if opt.Title != "" {
 		ew.printf("%s\n\n", opt.Title)
 	}
-	var scen, targets []string
-	seenS, seenT := map[string]bool{}, map[string]bool{}
-	by := map[string]*analysis.Peak{}
-	for _, p := range peaks {
-		s := p.Scenario()
-		if !seenS[s] {
-			seenS[s] = true
-			scen = append(scen, s)
-		}
-		if !seenT[p.Target] {
-			seenT[p.Target] = true
-			targets = append(targets, p.Target)
-		}
-		by[p.Target+"\x00"+s] = p
-	}
+	scen, targets, by := indexPeaks(peaks, (*analysis.Peak).Scenario)
 	edge, single := false, false
 	h0 := result.Throughput
 	if len(peaks) > 0 {
@@ -619,4 +605,24 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		ew.printf("results: %s\n", opt.Results)
 	}
 	return ew.err
+}
+
+// indexPeaks lists the scenarios (as name gives them) and targets of peaks in
+// first-seen order, and maps target+"\x00"+scenario to its peak.
+func indexPeaks(peaks []*analysis.Peak, name func(*analysis.Peak) string) (scen, targets []string, by map[string]*analysis.Peak) {
+	seenS, seenT := map[string]bool{}, map[string]bool{}
+	by = map[string]*analysis.Peak{}
+	for _, p := range peaks {
+		s := name(p)
+		if !seenS[s] {
+			seenS[s] = true
+			scen = append(scen, s)
+		}
+		if !seenT[p.Target] {
+			seenT[p.Target] = true
+			targets = append(targets, p.Target)
+		}
+		by[p.Target+"\x00"+s] = p
+	}
+	return scen, targets, by
 }

@@ -270,9 +270,6 @@ func keyTables(f *analysis.Findings, label labeler) []table {
 	if f == nil || len(f.Peaks) == 0 {
 		return nil
 	}
-	var scen, targets []string
-	seenS, seenT := map[string]bool{}, map[string]bool{}
-	by := map[string]*analysis.Peak{}
 	name := map[string]string{}
 	for _, it := range f.Items {
 		name[strings.Join([]string{it.Study, it.Workload, it.Kind, it.Params}, "\x00")] = it.Scenario
@@ -283,18 +280,7 @@ func keyTables(f *analysis.Findings, label labeler) []table {
 		}
 		return p.Scenario()
 	}
-	for _, p := range f.Peaks {
-		s := scenName(p)
-		if !seenS[s] {
-			seenS[s] = true
-			scen = append(scen, s)
-		}
-		if !seenT[p.Target] {
-			seenT[p.Target] = true
-			targets = append(targets, p.Target)
-		}
-		by[p.Target+"\x00"+s] = p
-	}
+	scen, targets, by := indexPeaks(f.Peaks, scenName)
 	h0 := f.Peaks[0].Headline
 	mixed := false
 	for _, p := range f.Peaks {
