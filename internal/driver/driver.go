@@ -11,7 +11,10 @@
 // What a session can do beyond Close and Classify is expressed by capability
 // families discovered by type assertion: SQL (statements, prepared statements,
 // streamed result sets of typed columns through Rows), BulkLoader, Environment,
-// Interrupter and Path today; key-value, document, search and analytics later.
+// Interrupter and Path; and, in a first shape for the engines to come
+// (families.go), KV (pipelines with a latency per reply), Document, Search
+// (bulk requests with per-item errors) and Analytics (streamed rows and the
+// server's own elapsed time).
 // Workloads ask for a capability and never import a concrete driver. The
 // hand-written fast path (blocking sockets, event loops) is no part of this
 // package: its capabilities live in package fastpath.
