@@ -16,6 +16,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +57,10 @@ type executor struct {
 	reconnectAttempts, reconnects atomic.Int64
 	errMu                         sync.Mutex
 	firstErrs                     map[result.ErrorClass]string
-	reconnectErr                  string
+	// noted[i] is set once the first text of result.ErrorClasses[i] is kept:
+	// a failing operation then costs one atomic load, not the shared lock.
+	noted        [8]atomic.Bool
+	reconnectErr string
 }
 
 // noteError keeps the first error text of each class, scrubbed of secrets and
@@ -65,8 +69,15 @@ func (m *executor) noteError(class result.ErrorClass, err error) {
 	if err == nil {
 		return
 	}
+	i := slices.Index(result.ErrorClasses, class)
+	if i >= 0 && i < len(m.noted) && m.noted[i].Load() {
+		return
+	}
 	m.errMu.Lock()
 	defer m.errMu.Unlock()
+	if i >= 0 && i < len(m.noted) {
+		m.noted[i].Store(true)
+	}
 	if _, ok := m.firstErrs[class]; ok {
 		return
 	}
@@ -82,6 +93,9 @@ func (m *executor) resetOutage() {
 	m.reconnects.Store(0)
 	m.errMu.Lock()
 	m.firstErrs, m.reconnectErr = nil, ""
+	for i := range m.noted {
+		m.noted[i].Store(false)
+	}
 	m.errMu.Unlock()
 }
 
