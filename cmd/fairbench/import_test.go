@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -156,38 +157,7 @@ func TestImportSysbenchNeedsMode(t *testing.T) {
 // directory of its own, so its run has a latency distribution like the
 // native one; its warm-up's logs are discarded.
 func TestStudyRunsPgbenchBesideTpcb(t *testing.T) {
-	if _, err := exec.LookPath("pgbench"); err != nil {
-		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") != "" {
-			t.Fatal("pgbench not found: apt-get install postgresql-contrib")
-		}
-		t.Skip("pgbench not installed")
-	}
-	pg := testenv.FreshPostgres(t)
-	dir := t.TempDir()
-	st := `[study]
-name = "side by side"
-warmup = "1s"
-duration = "3s"
-
-[[target]]
-name = "pg"
-url = "` + pg + `"
-
-[[workload]]
-name = "pgbench"
-tool = "pgbench"
-mode = "select-only"
-clients = [2]
-
-[[workload]]
-name = "fairbench"
-kind = "tpcb"
-mode = "select-only"
-clients = [2]
-`
-	if err := os.WriteFile(filepath.Join(dir, "study.toml"), []byte(st), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	pg, dir := pgbenchBesideTpcb(t, "side by side", "1s", "3s", 2)
 	o := fairbench(t, dir, "run", "study.toml")
 	if o.code != 0 {
 		t.Fatalf("run: %s", o.stderr)
@@ -296,4 +266,45 @@ preset = "randrw"
 	if strings.Contains(string(out), "[1/1]") {
 		t.Fatalf("the study started:\n%s", out)
 	}
+}
+
+// pgbenchBesideTpcb writes study.toml into a new directory: pgbench as a tool
+// cell and fairbench's tpcb, select-only at the given clients, on a fresh
+// PostgreSQL database whose URL it returns. Without pgbench the test is
+// skipped, or fails where the servers are required.
+func pgbenchBesideTpcb(t *testing.T, name, warmup, duration string, clients int) (pg, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("pgbench"); err != nil {
+		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") != "" {
+			t.Fatal("pgbench not found: apt-get install postgresql-contrib")
+		}
+		t.Skip("pgbench not installed")
+	}
+	pg = testenv.FreshPostgres(t)
+	dir = t.TempDir()
+	st := fmt.Sprintf(`[study]
+name = %q
+warmup = %q
+duration = %q
+
+[[target]]
+name = "pg"
+url = %q
+
+[[workload]]
+name = "pgbench"
+tool = "pgbench"
+mode = "select-only"
+clients = [%d]
+
+[[workload]]
+name = "fairbench"
+kind = "tpcb"
+mode = "select-only"
+clients = [%d]
+`, name, warmup, duration, pg, clients, clients)
+	if err := os.WriteFile(filepath.Join(dir, "study.toml"), []byte(st), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return pg, dir
 }

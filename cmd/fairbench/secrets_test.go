@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,41 +13,10 @@ import (
 // the output of the study's native and tool cells, an import into the same
 // file, every report format and the comparison (issue 27, defect 1).
 func TestPasswordReachesNoByteOfStudyRunImportOrReport(t *testing.T) {
-	if _, err := exec.LookPath("pgbench"); err != nil {
-		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") != "" {
-			t.Fatal("pgbench not found: apt-get install postgresql-contrib")
-		}
-		t.Skip("pgbench not installed")
-	}
-	pg := testenv.FreshPostgres(t)
+	pg, dir := pgbenchBesideTpcb(t, "secrets", "0s", "1s", 1)
 	password := testenv.Password(t, pg)
 	if password == "" || !strings.Contains(pg, password) {
 		t.Fatalf("the test URL carries no password to look for")
-	}
-	dir := t.TempDir()
-	st := `[study]
-name = "secrets"
-warmup = "0s"
-duration = "1s"
-
-[[target]]
-name = "pg"
-url = "` + pg + `"
-
-[[workload]]
-name = "pgbench"
-tool = "pgbench"
-mode = "select-only"
-clients = [1]
-
-[[workload]]
-name = "fairbench"
-kind = "tpcb"
-mode = "select-only"
-clients = [1]
-`
-	if err := os.WriteFile(filepath.Join(dir, "study.toml"), []byte(st), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	outputs := map[string]string{}
 	o := fairbench(t, dir, "run", "study.toml")
