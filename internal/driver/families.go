@@ -43,6 +43,14 @@ type KVReply struct {
 	Latency time.Duration
 }
 
+// KVPrefixDeleter is the optional capability of KV sessions to delete every
+// key under a prefix (Redis and Valkey: SCAN MATCH prefix* and UNLINK, on
+// every node of a cluster; embedded engines: a range delete). Workloads use it
+// to clean up only what they created, never FLUSHDB.
+type KVPrefixDeleter interface {
+	DeletePrefix(ctx context.Context, prefix string) (deleted int64, err error)
+}
+
 // Doc is a document as workloads build and read it.
 type Doc = map[string]any
 
