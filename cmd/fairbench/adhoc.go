@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -221,6 +222,12 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		values[d.Param] = []any{cv}
 	}
 	var c cell
+	perThread := ""
+	for _, d := range a.defined {
+		if d.Field == workload.FieldClients && d.ClientsPerThread {
+			perThread = flagName(d.Flag)
+		}
+	}
 	name := func(f workload.Field) string {
 		if n, ok := given[f]; ok {
 			return n
@@ -273,6 +280,14 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		if err != nil {
 			return nil, cell{}, fmt.Errorf("%s: %v", name(f), err)
 		}
+	}
+	if perThread != "" && c.clients > 0 {
+		// memtier's -c counts connections per thread.
+		threads := c.threads
+		if threads <= 0 {
+			threads = runtime.NumCPU()
+		}
+		c.clients *= threads
 	}
 	return values, c, nil
 }

@@ -35,12 +35,17 @@ type KVCommand struct {
 
 // KVReply is the reply to one command of a pipeline.
 type KVReply struct {
-	Value   []byte // may alias a buffer the next Pipeline reuses
-	Miss    bool   // a nil reply (GET of a missing key)
-	Err     error  // the server's error reply, if any
-	Class   result.ErrorClass
-	Bytes   int64 // reply size on the wire
+	Value []byte // valid until the session's next Pipeline
+	Miss  bool   // a nil reply (GET of a missing key)
+	Err   error  // the server's error reply, if any
+	Class result.ErrorClass
+	// Bytes is the command's and the reply's size on the wire, sent and
+	// received together, as memtier_benchmark's KB/sec counts them.
+	Bytes   int64
 	Latency time.Duration
+	// Redirect is "moved" or "ask" when a cluster node redirected the
+	// command and another node answered it (the latency includes the detour).
+	Redirect string
 }
 
 // KVPrefixDeleter is the optional capability of KV sessions to delete every

@@ -132,7 +132,7 @@ func (m *executor) execute(ctx context.Context) error {
 				errs[i] = err
 				return
 			}
-			op, err := m.inst.NewWorker(ctx, conn)
+			op, err := workload.NewWorker(ctx, m.inst, conn, workload.ClientSlot{Index: i, Clients: c.Clients})
 			if err == nil {
 				err = onFastPath(ctx, conn)
 			}
@@ -409,7 +409,7 @@ func (m *executor) reconnect(ctx context.Context, w *worker) {
 		m.reconnectAttempts.Add(1)
 		conn, err := m.r.connect(ctx, m.client, m.cell.Target)
 		if err == nil {
-			op, err := m.inst.NewWorker(ctx, conn)
+			op, err := workload.NewWorker(ctx, m.inst, conn, workload.ClientSlot{Index: w.id, Clients: m.cell.Clients})
 			if err == nil && w.task != nil {
 				err = attach(ctx, w.task, conn)
 			} else if err == nil {

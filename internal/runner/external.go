@@ -76,7 +76,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		return fail(fmt.Errorf("fairbench cannot run tool %q", c.Workload.Tool))
 	}
 	if _, err := workload.Get(c.Workload.Kind); err == nil {
-		if err := r.Prepare(ctx, c); err != nil {
+		if err := r.prepare(ctx, c, false); err != nil {
 			return fail(err)
 		}
 	}

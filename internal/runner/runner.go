@@ -404,7 +404,11 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 }
 
 // Prepare loads (or verifies) the data of one cell without running it: `fairbench load`.
-func (r *Runner) Prepare(ctx context.Context, c study.Cell) error {
+func (r *Runner) Prepare(ctx context.Context, c study.Cell) error { return r.prepare(ctx, c, true) }
+
+// prepare readies a cell's data; load says the user asked for the data
+// itself (PrepareEnv.Load), not a run (a tool cell's).
+func (r *Runner) prepare(ctx context.Context, c study.Cell, load bool) error {
 	inst, err := bind(c)
 	if err != nil {
 		return err
@@ -424,6 +428,7 @@ func (r *Runner) Prepare(ctx context.Context, c study.Cell) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	err = inst.Prepare(ctx, workload.PrepareEnv{
+		Load:    load,
 		Conn:    conn,
 		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
 		Replace: r.opt.Replace,

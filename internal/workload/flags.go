@@ -61,6 +61,9 @@ type Flag struct {
 	Values map[string]string
 	// Usage is the help text; "" takes the parameter's own help.
 	Usage string
+	// ClientsPerThread, on a FieldClients flag, makes its value the clients
+	// of each thread (memtier's -c): the run has that many times the threads.
+	ClientsPerThread bool
 	// Default is the default shown in help; "" shows the parameter's default.
 	// For a Field it is also the value used when the flag is not given
 	// ("" leaves the command's: 1 client, 60 s, 1 try, the rest 0).

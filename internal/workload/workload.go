@@ -62,8 +62,35 @@ type Requests interface {
 	Failed(op int, class result.ErrorClass)
 }
 
+// ClientSlot is a client's place among a run's clients: workloads that split
+// the key space between clients (memtier's parallel key pattern) need it.
+type ClientSlot struct {
+	Index   int // 0-based
+	Clients int
+}
+
+// SlotWorkers is optional: a workload whose workers depend on their client's
+// place gets it through NewSlotWorker, which the runner then calls instead of
+// NewWorker.
+type SlotWorkers interface {
+	NewSlotWorker(ctx context.Context, conn driver.Conn, slot ClientSlot) (Op, error)
+}
+
+// NewWorker makes the worker of the client in slot, through NewSlotWorker
+// where the instance has it.
+func NewWorker(ctx context.Context, in Instance, conn driver.Conn, slot ClientSlot) (Op, error) {
+	if s, ok := in.(SlotWorkers); ok {
+		return s.NewSlotWorker(ctx, conn, slot)
+	}
+	return in.NewWorker(ctx, conn)
+}
+
 // PrepareEnv is what Prepare gets to work with.
 type PrepareEnv struct {
+	// Load is true when the user asked for the data itself (fairbench load)
+	// rather than for a run, which may find data optional (a kv run without
+	// prefill).
+	Load bool
 	Conn driver.Conn
 	// Open opens another connection to the same target, for parallel loading.
 	Open func(ctx context.Context) (driver.Conn, error)

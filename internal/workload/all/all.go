@@ -5,7 +5,9 @@ package all
 import (
 	_ "github.com/fairbench/fairbench/internal/driver/mysql"    // mysql:// targets (MySQL, MariaDB)
 	_ "github.com/fairbench/fairbench/internal/driver/postgres" // postgres:// targets
+	_ "github.com/fairbench/fairbench/internal/driver/redis"    // redis://, valkey:// targets (Redis, Valkey)
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"   // sqlite: targets (embedded default)
+	_ "github.com/fairbench/fairbench/internal/workload/kv"     // memtier-compatible key-value
 	_ "github.com/fairbench/fairbench/internal/workload/oltp"   // sysbench-compatible OLTP
 	_ "github.com/fairbench/fairbench/internal/workload/tpcb"   // pgbench-compatible TPC-B
 )

@@ -1,0 +1,125 @@
+// Package redis is fairbench's driver for Redis and Valkey (redis://,
+// rediss://, valkey://, valkeys://), standalone or in cluster mode.
+//
+// The measured commands run on fairbench's own RESP2 path (resp.go,
+// session.go): a pipeline is written with one call and each reply is timed
+// when it is decoded, from the pipeline's send, which is how
+// memtier_benchmark times requests inside a pipeline. The maintained clients
+// (go-redis, rueidis) return a pipeline's replies together, so every reply of
+// a 16-deep pipeline would carry the last one's latency; URL parameter
+// client=go-redis runs the measured commands through go-redis anyway, for
+// comparison (bench/kv.sh measures both). Everything that is not measured —
+// the server's description (INFO, CONFIG GET), the cluster's slot map
+// (CLUSTER SLOTS), cleanup (SCAN and UNLINK on every master) — goes through
+// go-redis.
+//
+// The socket of a standalone session is one of package fastpath when it is
+// enabled, so that the runner can drive many connections from a few event
+// loops, as memtier's threads drive theirs with libevent.
+package redis
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/fairbench/fairbench/internal/driver"
+)
+
+func init() { driver.Register(Driver{}, "redis://", "rediss://", "valkey://", "valkeys://") }
+
+// Driver opens Redis and Valkey clients.
+type Driver struct{}
+
+// Name implements driver.Driver.
+func (Driver) Name() string { return "redis" }
+
+// Open implements driver.Driver: it parses the URL, connects once to check
+// the server and the credentials (a clear error within the connect timeout),
+// and, in cluster mode, reads the slot map.
+func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driver.Client, error) {
+	cfg, err := ParseURL(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	probe, err := dialNode(ctx, cfg, cfg.Addr, false)
+	if err != nil {
+		return nil, scrub(err, cfg)
+	}
+	probe.close()
+	c := &Client{cfg: cfg}
+	tc, _ := cfg.tlsConfig()
+	if cfg.Cluster {
+		c.admin = goredis.NewClusterClient(&goredis.ClusterOptions{
+			Addrs: []string{cfg.Addr}, Username: cfg.User, Password: cfg.Password, TLSConfig: tc,
+			DialTimeout: cfg.Timeout, Protocol: 2, DisableIdentity: true, PoolSize: 2,
+		})
+		if err := c.loadSlots(ctx); err != nil {
+			c.admin.Close()
+			return nil, scrub(err, cfg)
+		}
+	} else {
+		c.admin = goredis.NewClient(&goredis.Options{
+			Addr: cfg.Addr, Username: cfg.User, Password: cfg.Password, DB: cfg.DB, TLSConfig: tc,
+			DialTimeout: cfg.Timeout, Protocol: 2, DisableIdentity: true, PoolSize: 2,
+		})
+	}
+	return c, nil
+}
+
+// scrub keeps the password out of an error, whatever a library put in it.
+func scrub(err error, cfg Config) error {
+	if err == nil || cfg.Password == "" || !strings.Contains(err.Error(), cfg.Password) {
+		return err
+	}
+	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), cfg.Password, "xxxxx"))
+}
+
+// Client is one target's shared state: its configuration, a go-redis client
+// for what is not measured, and in cluster mode the slot map every session
+// routes by.
+type Client struct {
+	cfg   Config
+	admin goredis.UniversalClient
+	slots atomic.Pointer[slotMap]
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Session implements driver.Client: a connection of its own (one per node in
+// cluster mode, dialled when first needed).
+func (c *Client) Session(ctx context.Context) (driver.Conn, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, driver.ErrClientClosed
+	}
+	switch {
+	case c.cfg.Library:
+		return newLibrarySession(c), nil
+	case c.cfg.Cluster:
+		return &ClusterSession{c: c, nodes: map[string]*node{}}, nil
+	}
+	n, err := dialNode(ctx, c.cfg, c.cfg.Addr, true)
+	if err != nil {
+		return nil, scrub(err, c.cfg)
+	}
+	return &Session{n: n, c: c, path: "wire (RESP2, each reply timed as it arrives)"}, nil
+}
+
+// Close implements driver.Client.
+func (c *Client) Close(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	return c.admin.Close()
+}

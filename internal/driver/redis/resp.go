@@ -1,0 +1,243 @@
+package redis
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// RESP2, the protocol every Redis and Valkey speaks without a HELLO: commands
+// go out as arrays of bulk strings, replies come back as simple strings,
+// errors, integers, bulk strings or arrays. The measured path encodes and
+// decodes it here, on the caller's goroutine, so that each reply of a
+// pipeline is timed when it is read (go-redis and rueidis hand the replies of
+// a pipeline back together, when the last one has arrived).
+
+// appendCommand encodes one command and returns the buffer and the command's
+// size on the wire.
+func appendCommand(b []byte, c *driver.KVCommand) ([]byte, int) {
+	start := len(b)
+	n := 1 + len(c.Args)
+	if c.Key != nil {
+		n++
+	}
+	if c.Value != nil {
+		n++
+	}
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, '\r', '\n')
+	b = appendBulkString(b, c.Name)
+	if c.Key != nil {
+		b = appendBulk(b, c.Key)
+	}
+	if c.Value != nil {
+		b = appendBulk(b, c.Value)
+	}
+	for _, a := range c.Args {
+		b = appendBulk(b, a)
+	}
+	return b, len(b) - start
+}
+
+func appendBulk(b, v []byte) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(v)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, v...)
+	return append(b, '\r', '\n')
+}
+
+func appendBulkString(b []byte, v string) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(v)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, v...)
+	return append(b, '\r', '\n')
+}
+
+// errProtocol marks a reply that is not RESP: the peer is not a Redis server
+// (or the stream is out of step), and the connection cannot be used.
+var errProtocol = errors.New("protocol error")
+
+// ServerError is an error reply ("-ERR ...", "-OOM ...", "-MOVED 3999 host:port").
+type ServerError struct{ Msg string }
+
+func (e *ServerError) Error() string { return e.Msg }
+
+// Prefix is the error's first word ("ERR", "OOM", "MOVED", "WRONGPASS").
+func (e *ServerError) Prefix() string {
+	p, _, _ := bytes.Cut([]byte(e.Msg), []byte(" "))
+	return string(p)
+}
+
+// classOf maps an error reply to an error class: a server out of memory
+// (maxmemory with noeviction) refuses writes, which is throttling, not a
+// crash; a loading or busy server is busy.
+func classOf(e *ServerError) result.ErrorClass {
+	switch e.Prefix() {
+	case "OOM":
+		return result.ErrThrottled
+	case "BUSY", "LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN":
+		return result.ErrBusy
+	}
+	return result.ErrOther
+}
+
+// reader decodes replies from a connection with a buffer of its own, so that
+// a pipeline's replies that arrive in one read are decoded without another
+// system call.
+type reader struct {
+	rd   io.Reader
+	buf  []byte
+	r, w int
+	// arena holds the values of the current pipeline's replies: a reply's
+	// Value stays valid until the next pipeline, whatever later reads do to
+	// buf.
+	arena []byte
+}
+
+func newReader(rd io.Reader) *reader { return &reader{rd: rd, buf: make([]byte, 16<<10)} }
+
+// fill reads more bytes, keeping the unread ones.
+func (r *reader) fill() error {
+	if r.r > 0 {
+		copy(r.buf, r.buf[r.r:r.w])
+		r.w -= r.r
+		r.r = 0
+	}
+	if r.w == len(r.buf) {
+		nb := make([]byte, 2*len(r.buf))
+		copy(nb, r.buf[:r.w])
+		r.buf = nb
+	}
+	n, err := r.rd.Read(r.buf[r.w:])
+	r.w += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// line returns the next line without its CRLF.
+func (r *reader) line() ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(r.buf[r.r:r.w], '\n'); i >= 0 {
+			l := r.buf[r.r : r.r+i+1]
+			r.r += i + 1
+			if len(l) < 2 || l[len(l)-2] != '\r' {
+				return nil, fmt.Errorf("%w: line without CRLF", errProtocol)
+			}
+			return l[:len(l)-2], nil
+		}
+		if r.w-r.r > 64<<10 {
+			return nil, fmt.Errorf("%w: no line end in 64 KiB", errProtocol)
+		}
+		if err := r.fill(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// take returns the next n bytes.
+func (r *reader) take(n int) ([]byte, error) {
+	for r.w-r.r < n {
+		if n > len(r.buf) {
+			nb := make([]byte, n+4096)
+			copy(nb, r.buf[r.r:r.w])
+			r.w -= r.r
+			r.r = 0
+			r.buf = nb
+		}
+		if err := r.fill(); err != nil {
+			return nil, err
+		}
+	}
+	b := r.buf[r.r : r.r+n]
+	r.r += n
+	return b, nil
+}
+
+func parseLen(b []byte) (int, error) {
+	n, err := strconv.Atoi(string(b))
+	if err != nil || n < -1 {
+		return 0, fmt.Errorf("%w: bad length %q", errProtocol, b)
+	}
+	return n, nil
+}
+
+// resetArena starts a new pipeline's values.
+func (r *reader) resetArena() { r.arena = r.arena[:0] }
+
+// keep copies v into the arena.
+func (r *reader) keep(v []byte) []byte {
+	s := len(r.arena)
+	r.arena = append(r.arena, v...)
+	return r.arena[s:len(r.arena):len(r.arena)]
+}
+
+// reply decodes one reply into rep (Value, Miss, Err) and returns its size on
+// the wire. An error return means the stream is unusable.
+func (r *reader) reply(rep *driver.KVReply) (int, error) {
+	l, err := r.line()
+	if err != nil {
+		return 0, err
+	}
+	size := len(l) + 2
+	if len(l) == 0 {
+		return size, fmt.Errorf("%w: empty line", errProtocol)
+	}
+	switch l[0] {
+	case '+', ':':
+		rep.Value = r.keep(l[1:])
+	case '-':
+		e := &ServerError{Msg: string(l[1:])}
+		rep.Err, rep.Class = e, classOf(e)
+	case '$':
+		n, err := parseLen(l[1:])
+		if err != nil {
+			return size, err
+		}
+		if n < 0 {
+			rep.Miss = true
+			return size, nil
+		}
+		b, err := r.take(n + 2)
+		if err != nil {
+			return size, err
+		}
+		rep.Value = r.keep(b[:n])
+		size += n + 2
+	case '*':
+		n, err := parseLen(l[1:])
+		if err != nil {
+			return size, err
+		}
+		if n < 0 {
+			rep.Miss = true
+			return size, nil
+		}
+		// Elements are read and counted, not kept: the workloads ask for
+		// sizes and hits, and an arbitrary command's array (LRANGE) is
+		// measured like memtier measures it.
+		for range n {
+			var el driver.KVReply
+			m, err := r.reply(&el)
+			size += m
+			if err != nil {
+				return size, err
+			}
+		}
+	default:
+		return size, fmt.Errorf("%w: unexpected reply type %q (is this a Redis server?)", errProtocol, l[0])
+	}
+	return size, nil
+}

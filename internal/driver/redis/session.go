@@ -1,0 +1,253 @@
+package redis
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/fastpath"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// node is one connection to one server, on fairbench's RESP path: a pipeline
+// is encoded into one buffer, written with one call, and its replies are read
+// one by one and timed as each is decoded.
+type node struct {
+	addr string
+	nc   net.Conn        // the TLS connection, or the socket itself
+	sock *fastpath.Conn  // the socket when it blocks its thread (fastpath.Enabled)
+	rd   *reader
+	out  []byte
+	size []int // each command's size on the wire, for the current pipeline
+	// broken is the I/O or protocol error after which the stream is out of
+	// step; every later call fails with it.
+	broken error
+}
+
+// dialNode connects to addr and authenticates: AUTH, then SELECT. It never
+// returns the password in an error.
+func dialNode(ctx context.Context, cfg Config, addr string, fast bool) (*node, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	var (
+		nc   net.Conn
+		sock *fastpath.Conn
+		err  error
+	)
+	if fast && fastpath.Enabled() {
+		nc, err = fastpath.Dial(ctx, "tcp", addr)
+		if err == nil {
+			sock, _ = nc.(*fastpath.Conn)
+		}
+	} else {
+		var d net.Dialer
+		nc, err = d.DialContext(ctx, "tcp", addr)
+	}
+	if err != nil {
+		return nil, dialError(cfg, addr, err)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = nc.SetDeadline(dl)
+	}
+	if tc, err := cfg.tlsConfig(); err != nil {
+		nc.Close()
+		return nil, err
+	} else if tc != nil {
+		if h, _, err := net.SplitHostPort(addr); err == nil && tc.ServerName != h {
+			// A cluster node other than the seed: verify its own name.
+			tc = tc.Clone()
+			tc.ServerName = h
+		}
+		t := tls.Client(nc, tc)
+		if err := t.HandshakeContext(ctx); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("TLS handshake with %s failed: %v (is TLS enabled on this port? a plain server needs redis://)", addr, err)
+		}
+		nc = t
+	}
+	n := &node{addr: addr, nc: nc, sock: sock, rd: newReader(nc)}
+	var hello []driver.KVCommand
+	if cfg.Password != "" {
+		c := driver.KVCommand{Name: "AUTH", Key: []byte(cfg.Password)}
+		if cfg.User != "" {
+			c.Key, c.Value = []byte(cfg.User), []byte(cfg.Password)
+		}
+		hello = append(hello, c)
+	}
+	if cfg.DB != 0 {
+		hello = append(hello, driver.KVCommand{Name: "SELECT", Key: []byte(strconv.Itoa(cfg.DB))})
+	}
+	// PING last: whatever the handshake, the server proves it speaks RESP.
+	hello = append(hello, driver.KVCommand{Name: "PING"})
+	replies := make([]driver.KVReply, len(hello))
+	if err := n.pipeline(hello, replies); err != nil {
+		n.nc.Close()
+		return nil, handshakeError(cfg, addr, err)
+	}
+	for i, r := range replies {
+		if r.Err != nil {
+			n.nc.Close()
+			what := strings.ToLower(hello[i].Name)
+			if what == "auth" {
+				return nil, fmt.Errorf("Redis server %s refused the credentials: %v", addr, r.Err)
+			}
+			if what == "ping" && strings.HasPrefix(r.Err.Error(), "NOAUTH") {
+				return nil, fmt.Errorf("Redis server %s requires a password: write redis://[user]:password@host or set REDISCLI_AUTH", addr)
+			}
+			return nil, fmt.Errorf("Redis server %s refused %s: %v", addr, what, r.Err)
+		}
+	}
+	_ = nc.SetDeadline(time.Time{})
+	return n, nil
+}
+
+func dialError(cfg Config, addr string, err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("timed out connecting to Redis server %s after %v", addr, cfg.Timeout)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("Redis server %s refused the connection (nothing listens there?)", addr)
+	}
+	return fmt.Errorf("connecting to Redis server %s: %v", addr, err)
+}
+
+// handshakeError explains a handshake that did not get RESP back.
+func handshakeError(cfg Config, addr string, err error) error {
+	var ne net.Error
+	switch {
+	case errors.Is(err, errProtocol):
+		return fmt.Errorf("%s does not answer like a Redis server: %v", addr, err)
+	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
+		if !cfg.TLS {
+			return fmt.Errorf("%s closed the connection without a Redis reply (a TLS-only server? use rediss://)", addr)
+		}
+		return fmt.Errorf("%s closed the connection without a Redis reply", addr)
+	case errors.As(err, &ne) && ne.Timeout():
+		return fmt.Errorf("%s sent no Redis reply within %v (is this a Redis server?)", addr, cfg.Timeout)
+	}
+	return fmt.Errorf("talking to %s: %v", addr, err)
+}
+
+// pipeline sends cmds in one write and reads their replies, each timed from
+// the write to its decoding. A returned error means the connection is broken.
+func (n *node) pipeline(cmds []driver.KVCommand, replies []driver.KVReply) error {
+	if n.broken != nil {
+		return n.broken
+	}
+	start, err := n.send(cmds)
+	if err != nil {
+		return err
+	}
+	return n.receive(cmds, replies, start)
+}
+
+// send encodes and writes cmds.
+func (n *node) send(cmds []driver.KVCommand) (time.Time, error) {
+	n.out = n.out[:0]
+	n.size = n.size[:0]
+	for i := range cmds {
+		var s int
+		n.out, s = appendCommand(n.out, &cmds[i])
+		n.size = append(n.size, s)
+	}
+	n.rd.resetArena()
+	start := time.Now()
+	if _, err := n.nc.Write(n.out); err != nil {
+		n.broken = err
+		return start, err
+	}
+	return start, nil
+}
+
+// receive reads the replies to the commands send wrote.
+func (n *node) receive(cmds []driver.KVCommand, replies []driver.KVReply, start time.Time) error {
+	for i := range cmds {
+		r := &replies[i]
+		*r = driver.KVReply{}
+		m, err := n.rd.reply(r)
+		if err != nil {
+			n.broken = err
+			return err
+		}
+		r.Latency = time.Since(start)
+		r.Bytes = int64(m + n.size[i])
+	}
+	return nil
+}
+
+func (n *node) close() error { return n.nc.Close() }
+
+// interrupt makes a read blocked on the connection return at once.
+func (n *node) interrupt() {
+	if n.sock != nil {
+		_ = n.sock.SetDeadline(time.Unix(1, 0))
+	}
+	_ = n.nc.Close()
+}
+
+// classify maps a session's error to an error class.
+func classify(err error) result.ErrorClass {
+	var se *ServerError
+	if errors.As(err, &se) {
+		return classOf(se)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return result.ErrTimeout
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return result.ErrTimeout
+	}
+	return result.ErrConnection
+}
+
+// Session is one worker's connection to a standalone server.
+type Session struct {
+	n    *node
+	c    *Client
+	path string
+}
+
+// DeletePrefix implements driver.KVPrefixDeleter.
+func (s *Session) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
+	return s.c.DeletePrefix(ctx, prefix)
+}
+
+// Pipeline implements driver.KV.
+func (s *Session) Pipeline(_ context.Context, cmds []driver.KVCommand, replies []driver.KVReply) error {
+	return s.n.pipeline(cmds, replies)
+}
+
+// Close implements driver.Conn.
+func (s *Session) Close(context.Context) error { return s.n.close() }
+
+// Classify implements driver.Conn.
+func (s *Session) Classify(err error) result.ErrorClass { return classify(err) }
+
+// Interrupt implements driver.Interrupter.
+func (s *Session) Interrupt() { s.n.interrupt() }
+
+// ClientPath implements driver.Path.
+func (s *Session) ClientPath() string { return s.path }
+
+// BlocksThread implements fastpath.ThreadPerClient.
+func (s *Session) BlocksThread() bool { return s.n.sock != nil }
+
+// Multiplex implements fastpath.Multiplexer: the RESP path reads and writes
+// only on the caller's goroutine (TLS included: crypto/tls reads the socket on
+// the caller's goroutine too), so the socket can go on a loop as it is,
+// several connections per thread, as memtier's threads drive theirs.
+func (s *Session) Multiplex(context.Context) (*fastpath.Conn, error) {
+	if s.n.sock == nil {
+		return nil, errors.New("this connection does not use fairbench's sockets (FAIRBENCH_NET=netpoll)")
+	}
+	return s.n.sock, nil
+}

@@ -1,0 +1,465 @@
+// Package kv is the memtier_benchmark-compatible key-value workload: SETs and
+// GETs in memtier's SET:GET ratio, or one arbitrary command ("INCR __key__"),
+// sent in pipelines, over keys drawn by memtier's key patterns, against any
+// target whose sessions speak the driver.KV capability (Redis, Valkey, the
+// embedded KV engines). Each request of a pipeline is recorded with its own
+// latency, from the pipeline's send to its reply, as memtier records it; hits
+// and misses of GETs are counted as memtier counts them.
+//
+// Decisions where memtier leaves room: clients get distinct random seeds
+// unless distinct_client_seed = false (memtier's default shares one seed, so
+// every connection sends the same key sequence); the read-modify-write
+// profile (rmw), which memtier lacks, is a GET and then a SET of the same key,
+// recorded as one request timed from the GET's send to the SET's reply.
+package kv
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+func init() {
+	workload.Register(Workload{})
+	kinds.Register(kinds.Info{
+		Kind:       "kv",
+		Headline:   result.Headline{Name: "throughput", Unit: "ops/s", HigherIsBetter: true, Field: result.FieldRequests},
+		WorkingSet: workingSet,
+	})
+}
+
+// Workload is the kv workload kind.
+type Workload struct{}
+
+// Kind implements workload.Workload.
+func (Workload) Kind() string { return "kv" }
+
+// Description implements workload.Workload.
+func (Workload) Description() string {
+	return "memtier_benchmark-compatible key-value load (SET:GET ratio, pipelines, key patterns, arbitrary commands) on Redis, Valkey and embedded KV engines"
+}
+
+// Profiles are the seed studies' shapes, by name.
+var profiles = map[string]string{
+	"get-heavy": "ratio 1:10",
+	"set-only":  "ratio 1:0",
+	"get-only":  "ratio 0:1",
+	"incr-only": "command INCR __key__",
+	"rmw":       "GET then SET of the same key, one request",
+}
+
+// Params implements workload.Workload: memtier's options and defaults,
+// snake_case.
+func (Workload) Params() []params.Spec {
+	return []params.Spec{
+		{Name: "profile", Kind: params.String, Default: "", Choices: []string{"", "get-heavy", "set-only", "get-only", "incr-only", "rmw"},
+			Help: "a named shape instead of ratio/command: get-heavy (1:10), set-only (1:0), get-only (0:1), incr-only (INCR __key__), rmw (GET then SET of one key, one request)"},
+		{Name: "ratio", Kind: params.String, Default: "1:10", Help: "SET:GET ratio (memtier --ratio): SETs and GETs in turn, in these numbers"},
+		{Name: "pipeline", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Help: "requests sent together on a connection (memtier --pipeline)"},
+		{Name: "data_size", Kind: params.Int, Default: int64(32), Min: params.MinOf(1), Help: "value size in bytes (memtier --data-size)"},
+		{Name: "data_size_range", Kind: params.String, Default: "", Help: "MIN-MAX: value sizes drawn uniformly in this range instead of data_size (memtier --data-size-range)"},
+		{Name: "key_pattern", Kind: params.String, Default: "R:R", Help: "SET:GET key patterns: R random, S sequential, G Gaussian, Z Zipf, P parallel (memtier --key-pattern)"},
+		{Name: "key_minimum", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Help: "lowest key index (memtier --key-minimum)"},
+		{Name: "key_maximum", Kind: params.Int, Default: int64(10000000), Min: params.MinOf(0), Help: "highest key index (memtier --key-maximum)"},
+		{Name: "key_prefix", Kind: params.String, Default: "memtier-", Help: "prefix of every key (memtier --key-prefix); cleanup deletes only keys under it"},
+		{Name: "key_stddev", Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Help: "G pattern's standard deviation (0: (max − min) / 6, memtier's default)"},
+		{Name: "key_median", Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Help: "G pattern's median (0: middle of the range)"},
+		{Name: "key_zipf_exp", Kind: params.Float, Default: 1.0, Min: params.MinOf(0), Help: "Z pattern's exponent, in (0, 5) (memtier --key-zipf-exp)"},
+		{Name: "command", Kind: params.String, Default: "", Help: "one arbitrary command run instead of SET/GET, with __key__ and __data__ placeholders (memtier --command), e.g. \"INCR __key__\""},
+		{Name: "command_key_pattern", Kind: params.String, Default: "R", Help: "the command's key pattern: R, S, G, Z or P (memtier --command-key-pattern)"},
+		{Name: "distinct_client_seed", Kind: params.Bool, Default: true, Help: "each client its own random seed (false: memtier's default, one sequence of keys for every connection)"},
+		{Name: "prefill", Kind: params.Bool, Default: false, Help: "before running, SET every key of the range once (fairbench load always does); reused while the marker key says the range is complete"},
+	}
+}
+
+// ratio is memtier's SET:GET.
+type ratio struct{ set, get int }
+
+func parseRatio(s string) (ratio, error) {
+	a, b, ok := strings.Cut(s, ":")
+	x, err1 := strconv.Atoi(strings.TrimSpace(a))
+	y, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || x < 0 || y < 0 || x+y == 0 {
+		return ratio{}, fmt.Errorf("ratio %q: write SET:GET with whole numbers, not both 0 (memtier --ratio, e.g. 1:10)", s)
+	}
+	return ratio{x, y}, nil
+}
+
+// Op types: SET and GET (memtier's Sets and Gets), an arbitrary command's
+// name, or rmw.
+const (
+	opSet = iota
+	opGet
+)
+
+type instance struct {
+	p        params.Values
+	ratio    ratio
+	setPat   byte
+	getPat   byte
+	command  []string // the arbitrary command's words, nil for SET/GET
+	cmdPat   byte
+	rmw      bool
+	ops      []string
+	keys     keySpace
+	prefix   string
+	size     int
+	sizeMin  int
+	sizeMax  int
+	pipeline int
+	value    []byte // data_size (or the range's maximum) bytes of 'x', as memtier's values
+	// counts of every worker, summed by Counts
+	stats atomic.Pointer[[]*counts]
+}
+
+type counts struct{ hits, misses, moved, ask atomic.Int64 }
+
+// New implements workload.Workload.
+func (Workload) New(p params.Values) (workload.Instance, error) {
+	in := &instance{p: p, prefix: p.String("key_prefix"), pipeline: int(p.Int("pipeline")), size: int(p.Int("data_size"))}
+	in.stats.Store(&[]*counts{})
+	var err error
+	rs := p.String("ratio")
+	cmd := p.String("command")
+	switch p.String("profile") {
+	case "get-heavy":
+		rs = "1:10"
+	case "set-only":
+		rs = "1:0"
+	case "get-only":
+		rs = "0:1"
+	case "incr-only":
+		cmd = "INCR __key__"
+	case "rmw":
+		in.rmw = true
+	}
+	if in.ratio, err = parseRatio(rs); err != nil {
+		return nil, err
+	}
+	if in.setPat, in.getPat, err = parsePattern(p.String("key_pattern")); err != nil {
+		return nil, err
+	}
+	lo, hi := p.Int("key_minimum"), p.Int("key_maximum")
+	if hi < lo {
+		return nil, fmt.Errorf("key_maximum %d is below key_minimum %d", hi, lo)
+	}
+	in.keys = keySpace{min: uint64(lo), max: uint64(hi), stddev: p.Float("key_stddev"), median: p.Float("key_median"), zipfExp: p.Float("key_zipf_exp")}
+	if z := in.keys.zipfExp; z <= 0 || z >= 5 {
+		return nil, fmt.Errorf("key_zipf_exp %v must be within (0, 5), as memtier requires", z)
+	}
+	if in.prefix == "" {
+		return nil, fmt.Errorf("key_prefix must not be empty: cleanup deletes the keys under it, and only them")
+	}
+	in.sizeMin, in.sizeMax = in.size, in.size
+	if r := p.String("data_size_range"); r != "" {
+		a, b, ok := strings.Cut(r, "-")
+		x, err1 := strconv.Atoi(a)
+		y, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || x < 1 || y < x {
+			return nil, fmt.Errorf("data_size_range %q: write MIN-MAX in bytes, 1 ≤ MIN ≤ MAX (memtier --data-size-range)", r)
+		}
+		in.sizeMin, in.sizeMax = x, y
+	}
+	in.value = []byte(strings.Repeat("x", in.sizeMax))
+	switch {
+	case cmd != "":
+		in.command = strings.Fields(cmd)
+		if len(in.command) == 0 {
+			return nil, fmt.Errorf("command %q is empty", cmd)
+		}
+		if !strings.Contains(cmd, "__key__") {
+			return nil, fmt.Errorf("command %q has no __key__: the key is what routes and counts it", cmd)
+		}
+		pat := strings.ToUpper(p.String("command_key_pattern"))
+		if len(pat) != 1 || !strings.Contains("RSGZP", pat) {
+			return nil, fmt.Errorf("command_key_pattern %q: use R, S, G, Z or P", pat)
+		}
+		in.cmdPat = pat[0]
+		in.ops = []string{strings.ToLower(in.command[0])}
+	case in.rmw:
+		in.ops = []string{"rmw"}
+	default:
+		in.ops = []string{"set", "get"}
+	}
+	return in, nil
+}
+
+// Ops implements workload.Instance.
+func (in *instance) Ops() []string { return in.ops }
+
+// Counts implements workload.Counter: hits and misses of GETs and of the
+// arbitrary command (a nil reply is a miss, as memtier counts it), and the
+// cluster redirections followed.
+func (in *instance) Counts() map[string]int64 {
+	out := map[string]int64{"hits": 0, "misses": 0, "moved": 0, "ask": 0}
+	for _, c := range *in.stats.Load() {
+		out["hits"] += c.hits.Load()
+		out["misses"] += c.misses.Load()
+		out["moved"] += c.moved.Load()
+		out["ask"] += c.ask.Load()
+	}
+	return out
+}
+
+func (in *instance) newCounts() *counts {
+	c := &counts{}
+	for {
+		old := in.stats.Load()
+		next := append(append([]*counts(nil), *old...), c)
+		if in.stats.CompareAndSwap(old, &next) {
+			return c
+		}
+	}
+}
+
+// KV asserts the KV capability, with an error naming the workload.
+func kvConn(c driver.Conn) (driver.KV, error) {
+	k, ok := c.(driver.KV)
+	if !ok {
+		return nil, fmt.Errorf("workload kv needs a key-value target (redis://, valkey://, bbolt:, pebble:); this target does not speak it")
+	}
+	return k, nil
+}
+
+// NewWorker implements workload.Instance, for a client whose place among the
+// run's clients is unknown (the parallel pattern then takes the whole range).
+func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op, error) {
+	return in.NewSlotWorker(ctx, conn, workload.ClientSlot{Index: 0, Clients: 1})
+}
+
+// worker is one client's state: its key generators, the ratio's turn, and
+// the pipeline it reuses.
+type worker struct {
+	in       *instance
+	kv       driver.KV
+	c        *counts
+	own      *rand.Rand // memtier's shared seed when distinct_client_seed = false
+	setKeys  keyGen
+	getKeys  keyGen
+	cmdKeys  keyGen
+	turn     int // position in the SET:GET cycle
+	cmds     []driver.KVCommand
+	kinds    []int
+	replies  []driver.KVReply
+	keyBuf   []byte
+	setCmds  []driver.KVCommand // rmw's second round
+	setReply []driver.KVReply
+}
+
+// NewSlotWorker implements workload.SlotWorkers.
+func (in *instance) NewSlotWorker(_ context.Context, conn driver.Conn, slot workload.ClientSlot) (workload.Op, error) {
+	kv, err := kvConn(conn)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{in: in, kv: kv, c: in.newCounts()}
+	if !in.p.Bool("distinct_client_seed") {
+		w.own = rand.New(rand.NewPCG(0x6d656d74, 0x69657221)) // one sequence for every client
+	}
+	if w.setKeys, err = in.keys.newKeyGen(in.setPat, slot.Index, slot.Clients); err != nil {
+		return nil, err
+	}
+	if w.getKeys, err = in.keys.newKeyGen(in.getPat, slot.Index, slot.Clients); err != nil {
+		return nil, err
+	}
+	if in.command != nil {
+		if w.cmdKeys, err = in.keys.newKeyGen(in.cmdPat, slot.Index, slot.Clients); err != nil {
+			return nil, err
+		}
+	}
+	n := in.pipeline
+	w.cmds = make([]driver.KVCommand, n)
+	w.kinds = make([]int, n)
+	w.replies = make([]driver.KVReply, n)
+	w.keyBuf = make([]byte, 0, n*(len(in.prefix)+20))
+	if in.rmw {
+		w.setCmds = make([]driver.KVCommand, n)
+		w.setReply = make([]driver.KVReply, n)
+	}
+	return w.op, nil
+}
+
+// key appends the key of index k to the worker's key buffer and returns it.
+// The buffer is sized for a full pipeline, so earlier keys stay valid.
+func (w *worker) key(k uint64) []byte {
+	s := len(w.keyBuf)
+	w.keyBuf = append(w.keyBuf, w.in.prefix...)
+	w.keyBuf = strconv.AppendUint(w.keyBuf, k, 10)
+	return w.keyBuf[s:len(w.keyBuf):len(w.keyBuf)]
+}
+
+func (w *worker) valueFor(rng *rand.Rand) []byte {
+	in := w.in
+	if in.sizeMin == in.sizeMax {
+		return in.value[:in.sizeMax]
+	}
+	return in.value[:in.sizeMin+rng.IntN(in.sizeMax-in.sizeMin+1)]
+}
+
+// next fills cmds[i] with the next command of the SET:GET cycle (memtier
+// sends ratio.set SETs, then ratio.get GETs, and starts over) or the
+// arbitrary command, and returns its op type.
+func (w *worker) next(rng *rand.Rand, c *driver.KVCommand) int {
+	in := w.in
+	*c = driver.KVCommand{}
+	if in.command != nil {
+		k := w.key(w.cmdKeys.next(rng))
+		c.Name = in.command[0]
+		for _, word := range in.command[1:] {
+			switch word {
+			case "__key__":
+				if c.Key == nil {
+					c.Key = k
+					continue
+				}
+				c.Args = append(c.Args, k)
+			case "__data__":
+				c.Args = append(c.Args, w.valueFor(rng))
+			default:
+				c.Args = append(c.Args, []byte(word))
+			}
+		}
+		return 0
+	}
+	if in.rmw {
+		c.Name, c.Key = "GET", w.key(w.getKeys.next(rng))
+		return 0
+	}
+	if w.turn >= in.ratio.set+in.ratio.get {
+		w.turn = 0
+	}
+	w.turn++
+	if w.turn <= in.ratio.set {
+		c.Name, c.Key, c.Value = "SET", w.key(w.setKeys.next(rng)), w.valueFor(rng)
+		return opSet
+	}
+	c.Name, c.Key = "GET", w.key(w.getKeys.next(rng))
+	return opGet
+}
+
+// op sends one pipeline and records each reply as a request.
+func (w *worker) op(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
+	if w.own != nil {
+		rng = w.own
+	}
+	w.keyBuf = w.keyBuf[:0]
+	for i := range w.cmds {
+		w.kinds[i] = w.next(rng, &w.cmds[i])
+	}
+	if err := w.kv.Pipeline(ctx, w.cmds, w.replies); err != nil {
+		return 0, err
+	}
+	if w.in.rmw {
+		return w.modify(ctx, rng, req)
+	}
+	for i := range w.replies {
+		w.record(req, w.kinds[i], &w.replies[i], w.cmds[i].Name == "GET")
+	}
+	return 0, nil
+}
+
+// record counts one reply: a server error is a failed request of its class;
+// a nil reply to a read is a miss, any other a hit.
+func (w *worker) record(req workload.Requests, op int, r *driver.KVReply, read bool) {
+	switch r.Redirect {
+	case "moved":
+		w.c.moved.Add(1)
+	case "ask":
+		w.c.ask.Add(1)
+	}
+	if r.Err != nil {
+		req.Failed(op, r.Class)
+		return
+	}
+	if read {
+		if r.Miss {
+			w.c.misses.Add(1)
+		} else {
+			w.c.hits.Add(1)
+		}
+	}
+	req.Request(op, r.Latency, 1, r.Bytes)
+}
+
+// modify is rmw's second round: a SET of each key the GETs read, timed on
+// from the GETs' send.
+func (w *worker) modify(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
+	var gets time.Duration
+	for i := range w.replies {
+		gets = max(gets, w.replies[i].Latency)
+		w.setCmds[i] = driver.KVCommand{Name: "SET", Key: w.cmds[i].Key, Value: w.valueFor(rng)}
+	}
+	if err := w.kv.Pipeline(ctx, w.setCmds, w.setReply); err != nil {
+		return 0, err
+	}
+	for i := range w.setReply {
+		g, s := &w.replies[i], &w.setReply[i]
+		if g.Err != nil {
+			w.record(req, 0, g, true)
+			continue
+		}
+		if g.Miss {
+			w.c.misses.Add(1)
+		} else {
+			w.c.hits.Add(1)
+		}
+		if s.Err != nil {
+			req.Failed(0, s.Class)
+			continue
+		}
+		req.Request(0, gets+s.Latency, 1, g.Bytes+s.Bytes)
+	}
+	return 0, nil
+}
+
+// workingSet is the key range times the key and value sizes.
+func workingSet(p map[string]any) (int64, string, bool) {
+	lo, ok1 := p["key_minimum"].(int64)
+	hi, ok2 := p["key_maximum"].(int64)
+	size, ok3 := p["data_size"].(int64)
+	if !ok1 || !ok2 || !ok3 || hi < lo {
+		return 0, "", false
+	}
+	n := hi - lo + 1
+	// A Redis key-value pair costs about 60 bytes besides its key and value
+	// (dictEntry, robj, SDS headers, allocator rounding).
+	per := size + 20 + 60
+	return n * per, fmt.Sprintf("%d keys × (%d-byte values + ~80 bytes of key and overhead)", n, size), true
+}
+
+// Describe implements workload.Describer: the facts memtier prints in its
+// header, and where this run differs from memtier's defaults in a way a
+// reader comparing with memtier must know.
+func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []string) {
+	what := fmt.Sprintf("SET:GET %d:%d", in.ratio.set, in.ratio.get)
+	switch {
+	case in.command != nil:
+		what = "command " + strings.Join(in.command, " ")
+	case in.rmw:
+		what = "rmw (GET then SET of one key)"
+	}
+	if p := in.p.String("profile"); p != "" {
+		what = p + ": " + what
+	}
+	facts = [][2]string{
+		{"profile", what},
+		{"pipeline", strconv.Itoa(in.pipeline)},
+		{"key range", fmt.Sprintf("%s%d … %s%d", in.prefix, in.keys.min, in.prefix, in.keys.max)},
+		{"data size", sizeText(in.sizeMin, in.sizeMax)},
+		{"key pattern", in.p.String("key_pattern")},
+	}
+	if !in.p.Bool("distinct_client_seed") {
+		deviations = append(deviations, "every client draws the same key sequence (distinct_client_seed = false, memtier's default)")
+	}
+	return facts, deviations
+}

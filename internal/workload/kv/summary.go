@@ -1,0 +1,118 @@
+package kv
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+func init() { kinds.RegisterSummary(Workload{}.Kind(), PeerSummary) }
+
+// PeerSummary prints a run as memtier_benchmark prints its ALL STATS table
+// (Sets, Gets or the command's row, Waits, Totals: ops/sec, hits/sec,
+// misses/sec, average, p50, p99 and p99.9 latency in ms, KB/sec), from the
+// run's own histograms, so that the two tools' outputs read side by side.
+// Unlike memtier's JSON Totals, the average is not truncated to whole
+// milliseconds.
+func PeerSummary(w io.Writer, r *result.Run) {
+	secs := r.Duration.Seconds()
+	if secs <= 0 {
+		secs = 1
+	}
+	facts, _ := r.Env["workload"].(map[string]any)
+	for _, k := range []string{"profile", "pipeline", "key range", "data size", "key pattern"} {
+		if v, ok := facts[k]; ok {
+			fmt.Fprintf(w, "%s: %v\n", k, v)
+		}
+	}
+	fmt.Fprintf(w, "connections: %d, %.0f seconds\n\n", r.Clients, r.Duration.Seconds())
+	hits, misses := r.Summary.Extra["hits"], r.Summary.Extra["misses"]
+	line := strings.Repeat("=", 128)
+	fmt.Fprintln(w, "ALL STATS")
+	fmt.Fprintln(w, line)
+	fmt.Fprintf(w, "%-12s %12s %12s %12s %15s %15s %15s %15s %12s\n", "Type", "Ops/sec", "Hits/sec", "Misses/sec",
+		"Avg. Latency", "p50 Latency", "p99 Latency", "p99.9 Latency", "KB/sec")
+	fmt.Fprintln(w, strings.Repeat("-", 128))
+	total := hist.New()
+	var count, bytes int64
+	var sum float64
+	row := func(name string, n int64, h *hdr.Histogram, mean float64, b int64, hitsCol, missCol string) {
+		lat := func(q float64) string {
+			if h == nil || h.TotalCount() == 0 {
+				return "---"
+			}
+			return fmt.Sprintf("%.5f", float64(h.ValueAtQuantile(q))/1000)
+		}
+		avg := "---"
+		if n > 0 {
+			avg = fmt.Sprintf("%.5f", mean/1000)
+		}
+		fmt.Fprintf(w, "%-12s %12.2f %12s %12s %15s %15s %15s %15s %12.2f\n", name, float64(n)/secs, hitsCol, missCol,
+			avg, lat(50), lat(99), lat(99.9), float64(b)/1024/secs)
+	}
+	perSec := func(x float64) string { return fmt.Sprintf("%.2f", x/secs) }
+	for _, op := range r.Ops {
+		h, err := hist.Decode(op.Histogram)
+		if err != nil || h == nil {
+			h = nil
+		}
+		mean := 0.0
+		if h != nil {
+			mean = h.Mean()
+			total.Merge(h)
+			sum += h.Mean() * float64(h.TotalCount())
+		}
+		count += op.Count
+		bytes += op.Bytes
+		hc, mc := "---", "---"
+		if op.Name == "get" || op.Name == "rmw" {
+			hc, mc = perSec(hits), perSec(misses)
+		}
+		name := strings.ToUpper(op.Name[:1]) + op.Name[1:] + "s"
+		if op.Name == "rmw" {
+			name = "RMWs"
+		}
+		row(name, op.Count, h, mean, op.Bytes, hc, mc)
+	}
+	fmt.Fprintf(w, "%-12s %12.2f %12s %12s %15s %15s %15s %15s %12s\n", "Waits", 0.0, "---", "---", "---", "---", "---", "---", "---")
+	mean := 0.0
+	if total.TotalCount() > 0 {
+		mean = sum / float64(total.TotalCount())
+	}
+	row("Totals", count, total, mean, bytes, perSec(hits), perSec(misses))
+	var failed int64
+	for _, op := range r.Ops {
+		for _, n := range op.Errors {
+			failed += n
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(w, "\nfailed requests: %d", failed)
+		for _, op := range r.Ops {
+			for c, n := range op.Errors {
+				fmt.Fprintf(w, " (%s %s: %d)", op.Name, c, n)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if m, a := r.Summary.Extra["moved"], r.Summary.Extra["ask"]; m+a > 0 {
+		fmt.Fprintf(w, "cluster redirections: MOVED %.0f, ASK %.0f\n", m, a)
+	}
+	fmt.Fprintf(w, "client CPU: %.2f s (%.2f µs per request)\n", r.Summary.ClientCPU, perRequest(r.Summary.ClientCPU, count))
+	for _, d := range r.Deviations {
+		fmt.Fprintf(w, "deviation: %s\n", d)
+	}
+}
+
+func perRequest(cpu float64, n int64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return cpu * 1e6 / float64(n)
+}
