@@ -69,6 +69,9 @@ func dialNode(ctx context.Context, cfg Config, addr string, fast bool) (*node, e
 		t := tls.Client(nc, tc)
 		if err := t.HandshakeContext(ctx); err != nil {
 			nc.Close()
+			if strings.Contains(err.Error(), "x509:") {
+				return nil, fmt.Errorf("TLS handshake with %s failed: %v (give the CA with ?ca=FILE, or skip_verify=true)", addr, err)
+			}
 			return nil, fmt.Errorf("TLS handshake with %s failed: %v (is TLS enabled on this port? a plain server needs redis://)", addr, err)
 		}
 		nc = t
@@ -127,9 +130,9 @@ func handshakeError(cfg Config, addr string, err error) error {
 		return fmt.Errorf("%s does not answer like a Redis server: %v", addr, err)
 	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
 		if !cfg.TLS {
-			return fmt.Errorf("%s closed the connection without a Redis reply (a TLS-only server? use rediss://)", addr)
+			return fmt.Errorf("%s closed the connection without a Redis reply: not a Redis server, or a TLS-only one (then use rediss://)", addr)
 		}
-		return fmt.Errorf("%s closed the connection without a Redis reply", addr)
+		return fmt.Errorf("%s closed the connection without a Redis reply: not a Redis server?", addr)
 	case errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("%s sent no Redis reply within %v (is this a Redis server?)", addr, cfg.Timeout)
 	}
