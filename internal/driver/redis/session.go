@@ -22,8 +22,8 @@ import (
 // one by one and timed as each is decoded.
 type node struct {
 	addr string
-	nc   net.Conn        // the TLS connection, or the socket itself
-	sock *fastpath.Conn  // the socket when it blocks its thread (fastpath.Enabled)
+	nc   net.Conn       // the TLS connection, or the socket itself
+	sock *fastpath.Conn // the socket when it blocks its thread (fastpath.Enabled)
 	rd   *reader
 	out  []byte
 	size []int // each command's size on the wire, for the current pipeline
