@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# bench/kv.sh — fairbench's kv workload against memtier_benchmark 2.3.0 and
+# redis-benchmark on the same Redis and the same Valkey, in one run.
+#
+#   bench/kv.sh                          # local test servers (scripts/test-servers.sh)
+#   DURATION=5 REPS=2 bench/kv.sh        # short run
+#
+# Cells: server (Redis 7, Valkey 9.1) × command (GET, SET) × pipeline (1, 16)
+# at CONNS connections on THREADS threads (memtier -c CONNS/THREADS -t
+# THREADS, fairbench the same flags, redis-benchmark -c CONNS --threads
+# THREADS). The key range (KEYS keys of 32 bytes, memtier's default size) is
+# written once with `fairbench load --workload kv`, so GETs hit. Per cell, REPS
+# repetitions, the tools' order rotating; each tool's own Totals ops/sec and
+# its CPU seconds (user+sys, bash's `time`, start-up included) are captured.
+# Printed per cell: median ops/s per tool, and the paired ratios
+# fairbench/memtier of ops/s and of client CPU per operation (geometric mean
+# and 95 % interval, bench/ratio.awk), and fairbench/redis-benchmark of ops/s.
+# Rows in bench/out/kv-<stamp>.csv.
+#
+# Environment (defaults in brackets): DURATION [10] s, REPS [3], CONNS [50],
+# THREADS [2], KEYS [100000], PIPELINES ["1 16"], COMMANDS ["get set"],
+# SERVERS ["redis valkey"], FB_CLIENT [wire]: go-redis measures the library path.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+DURATION=${DURATION:-10}; REPS=${REPS:-3}; CONNS=${CONNS:-50}; THREADS=${THREADS:-2}; KEYS=${KEYS:-100000}
+PIPELINES=${PIPELINES:-1 16}; COMMANDS=${COMMANDS:-get set}; SERVERS=${SERVERS:-redis valkey}; FB_CLIENT=${FB_CLIENT:-wire}
+require_positive DURATION REPS CONNS THREADS KEYS
+[ $((CONNS % THREADS)) -eq 0 ] || die "CONNS ($CONNS) must be a multiple of THREADS ($THREADS)"
+start_test_servers
+MEMTIER=${MEMTIER:-$(bash scripts/install-memtier.sh "$ROOT/.bin")} || die "memtier_benchmark could not be built"
+command -v redis-benchmark >/dev/null || die "redis-benchmark missing (Debian: apt-get install redis-tools)"
+bash scripts/build.sh >/dev/null || die "scripts/build.sh failed"
+mkdir -p bench/out
+STAMP=$(date -u +%Y%m%d-%H%M%S)
+CSV=$ROOT/bench/out/kv-$STAMP.csv
+DB=$ROOT/bench/out/kv-$STAMP.db
+PER=$((CONNS / THREADS))
+
+url_of() { case $1 in redis) test_env FAIRBENCH_TEST_REDIS ;; valkey) test_env FAIRBENCH_TEST_VALKEY ;; esac; }
+ratio_of() { case $1 in get) echo 0:1 ;; set) echo 1:0 ;; esac; }
+
+# run TOOL URL CMD PIPELINE → "ops/s cpu-seconds"
+run() {
+    local tool=$1 url=$2 cmd=$3 pipe=$4 hostport host port out
+    hostport=${url#*://}; hostport=${hostport%%/*}; host=${hostport%:*}; port=${hostport##*:}
+    out=$( { TIMEFORMAT='%U %S'; time {
+        case $tool in
+        memtier) "$MEMTIER" -s "$host" -p "$port" --protocol=redis -c "$PER" -t "$THREADS" --ratio="$(ratio_of "$cmd")" \
+            --pipeline="$pipe" --key-maximum=$((KEYS - 1)) --key-pattern=R:R --distinct-client-seed \
+            --test-time="$DURATION" --hide-histogram 2>/dev/null | awk '/^Totals/ {print $2}' ;;
+        fairbench) "$ROOT/fairbench" run --results "$DB" --target "$url?client=$FB_CLIENT" --workload kv \
+            --ratio "$(ratio_of "$cmd")" --pipeline "$pipe" -c "$PER" -t "$THREADS" --key-maximum $((KEYS - 1)) \
+            --test-time "${DURATION}s" --warmup 0s 2>/dev/null | awk '/^Totals/ {print $2}' ;;
+        redis-benchmark) redis-benchmark -h "$host" -p "$port" -c "$CONNS" --threads "$THREADS" -P "$pipe" \
+            -r "$KEYS" -t "$cmd" -n $((DURATION * 40000 * pipe)) --csv 2>/dev/null | awk -F'"' 'NR > 1 {print $4}' ;;
+        esac
+    }; } 2>&1)
+    # the ops/s line, then bash's "user sys" line
+    awk 'NR == 1 {ops = $1} NR == 2 {cpu = $1 + $2} END {print ops, cpu}' <<<"$out"
+}
+
+for s in $SERVERS; do
+    "$ROOT/fairbench" load --target "$(url_of "$s")" --workload kv --key-maximum $((KEYS - 1)) >/dev/null 2>&1 \
+        || die "prefilling $s failed"
+done
+TOOLS=(memtier fairbench redis-benchmark)
+printf 'kv.sh: %s × %s × pipelines %s, %d connections on %d threads, %d s × %d reps\n' \
+    "$SERVERS" "$COMMANDS" "$PIPELINES" "$CONNS" "$THREADS" "$DURATION" "$REPS"
+for s in $SERVERS; do
+    url=$(url_of "$s")
+    for c in $COMMANDS; do
+        for p in $PIPELINES; do
+            key="$s $c P$p"
+            for r in $(seq 1 "$REPS"); do
+                for j in 0 1 2; do
+                    tool=${TOOLS[$(((r + j) % 3))]}
+                    read -r ops cpu < <(run "$tool" "$url" "$c" "$p")
+                    [ -n "$ops" ] || die "$tool printed no ops/s ($key, rep $r)"
+                    echo "$key,$tool,$r,$ops,$cpu" >>"$CSV"
+                done
+                printf '.'
+            done
+        done
+    done
+done
+echo
+# CPU per operation: cpu / (ops/s × duration)
+awk -F, -v d="$DURATION" '{print $1 "," $2 "," $3 "," ($4 > 0 ? $5 / ($4 * d) * 1e6 : "")}' "$CSV" >"$CSV.cpu"
+printf '%-16s %12s %12s %12s   %-26s %-26s %-26s\n' cell memtier fairbench redis-bench "ops/s fb/memtier [95% CI]" "CPU/op fb/memtier" "ops/s fb/redis-bench"
+for key in $(cut -d, -f1 "$CSV" | sort -u | tr ' ' '_'); do
+    k=${key//_/ }
+    med() { grep "^$k,$1," "$CSV" | cut -d, -f4 | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+    r1=$(grep "^$k," "$CSV" | awk -F, -v ref=memtier -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5)
+    r2=$(grep "^$k," "$CSV.cpu" | awk -F, -v ref=memtier -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5)
+    r3=$(grep "^$k," "$CSV" | awk -F, -v ref=redis-benchmark -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5)
+    printf '%-16s %12s %12s %12s   %-26s %-26s %-26s\n' "$k" "$(med memtier)" "$(med fairbench)" "$(med redis-benchmark)" "$r1" "$r2" "$r3"
+done
+echo "rows: $CSV"
