@@ -13,35 +13,49 @@ import (
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
-const (
-	demoStudyFile = "fairbench-demo.toml"
-	demoDataDir   = "fairbench-demo-data"
-	demoReport    = "fairbench-demo.md"
-	demoHTML      = "fairbench-demo.html"
+const demoDataDir = "fairbench-demo-data"
+
+// demoFiles are what one demo writes: its study file, Markdown and HTML reports.
+type demoFiles struct{ example, study, report, html string }
+
+var (
+	sqlDemo = demoFiles{"demo.toml", "fairbench-demo.toml", "fairbench-demo.md", "fairbench-demo.html"}
+	kvDemo  = demoFiles{"demo-kv.toml", "fairbench-demo-kv.toml", "fairbench-demo-kv.md", "fairbench-demo-kv.html"}
 )
 
 func newDemo() *cobra.Command {
-	var results string
+	var (
+		results string
+		kv      bool
+	)
 	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Run a quick study on the embedded SQLite default (no server needed) and write a report",
+		Use:   "demo [--kv]",
+		Short: "Run a quick study on embedded engines (no server needed) and write a report",
 		Long: `Compares two SQLite configurations (WAL + synchronous=NORMAL against DELETE + synchronous=FULL)
 on pgbench's select-only and TPC-B-like scripts at 1, 2 and 4 clients, 2 repetitions each.
-Leaves in the current directory: the study file (` + demoStudyFile + `), the databases (` + demoDataDir + `/),
-the results (` + defaultResults + `), a Markdown report (` + demoReport + `) and an HTML one with charts (` + demoHTML + `).`,
+Leaves in the current directory: the study file (` + sqlDemo.study + `), the databases (` + demoDataDir + `/),
+the results (` + defaultResults + `), a Markdown report (` + sqlDemo.report + `) and an HTML one with charts (` + sqlDemo.html + `).
+
+With --kv, compares two embedded key-value engines of different designs — bbolt (a B+tree in
+the LMDB tradition) and Pebble (an LSM tree) — on memtier-style GET-heavy and SET-only
+profiles at pipelines 1 and 16 (` + kvDemo.study + `, ` + kvDemo.report + `, ` + kvDemo.html + `).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, err := examples.Files.ReadFile("demo.toml")
+			d := sqlDemo
+			if kv {
+				d = kvDemo
+			}
+			src, err := examples.Files.ReadFile(d.example)
 			if err != nil {
 				return err
 			}
-			if err := writeDemoStudy(src); err != nil {
+			if err := writeDemoStudy(d.study, src); err != nil {
 				return err
 			}
 			if err := os.MkdirAll(demoDataDir, 0o755); err != nil {
 				return err
 			}
-			st, err := study.Parse(demoStudyFile, src, workload.Catalog{})
+			st, err := study.Parse(d.study, src, workload.Catalog{})
 			if err != nil {
 				return err
 			}
@@ -54,31 +68,32 @@ the results (` + defaultResults + `), a Markdown report (` + demoReport + `) and
 				return err
 			}
 			defer s.Close()
-			if err := writeReport(s, store.Filter{StudyHash: st.Hash}, "md", demoReport); err != nil {
+			if err := writeReport(s, store.Filter{StudyHash: st.Hash}, "md", d.report); err != nil {
 				return err
 			}
 			// The HTML report compares the second configuration against the first.
 			html := reportExtras{baseline: st.Targets[0].Name}
-			if err := writeReportWith(s, store.Filter{StudyHash: st.Hash}, "html", demoHTML, html); err != nil {
+			if err := writeReportWith(s, store.Filter{StudyHash: st.Hash}, "html", d.html, html); err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "report written to %s and %s; study file %s; results in %s (try: fairbench report --format md)\n", demoReport, demoHTML, demoStudyFile, results)
+			fmt.Fprintf(os.Stderr, "report written to %s and %s; study file %s; results in %s (try: fairbench report --format md)\n", d.report, d.html, d.study, results)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&results, "results", defaultResults, "results file")
+	cmd.Flags().BoolVar(&kv, "kv", false, "the key-value demo: bbolt against Pebble, embedded")
 	return cmd
 }
 
 // writeDemoStudy leaves the demo's study file next to its results so the user can
 // edit and rerun it; a different file of that name is left alone.
-func writeDemoStudy(src []byte) error {
-	old, err := os.ReadFile(demoStudyFile)
+func writeDemoStudy(name string, src []byte) error {
+	old, err := os.ReadFile(name)
 	if err == nil {
 		if !bytes.Equal(old, src) {
-			fmt.Fprintf(os.Stderr, "note: %s exists and differs from the demo study; leaving it as it is and running the built-in demo\n", demoStudyFile)
+			fmt.Fprintf(os.Stderr, "note: %s exists and differs from the demo study; leaving it as it is and running the built-in demo\n", name)
 		}
 		return nil
 	}
-	return os.WriteFile(demoStudyFile, src, 0o644)
+	return os.WriteFile(name, src, 0o644)
 }
