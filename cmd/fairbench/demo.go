@@ -29,14 +29,14 @@ func newDemo() *cobra.Command {
 		kv      bool
 	)
 	cmd := &cobra.Command{
-		Use:   "demo [--kv]",
+		Use:   "demo [--key-value]",
 		Short: "Run a quick study on embedded engines (no server needed) and write a report",
 		Long: `Compares two SQLite configurations (WAL + synchronous=NORMAL against DELETE + synchronous=FULL)
 on pgbench's select-only and TPC-B-like scripts at 1, 2 and 4 clients, 2 repetitions each.
 Leaves in the current directory: the study file (` + sqlDemo.study + `), the databases (` + demoDataDir + `/),
 the results (` + defaultResults + `), a Markdown report (` + sqlDemo.report + `) and an HTML one with charts (` + sqlDemo.html + `).
 
-With --kv, compares two embedded key-value engines of different designs — bbolt (a B+tree in
+With --key-value, compares two embedded key-value engines of different designs — bbolt (a B+tree in
 the LMDB tradition) and Pebble (an LSM tree) — on memtier-style GET-heavy and SET-only
 profiles at pipelines 1 and 16 (` + kvDemo.study + `, ` + kvDemo.report + `, ` + kvDemo.html + `).`,
 		Args: cobra.NoArgs,
@@ -81,7 +81,7 @@ profiles at pipelines 1 and 16 (` + kvDemo.study + `, ` + kvDemo.report + `, ` +
 		},
 	}
 	cmd.Flags().StringVar(&results, "results", defaultResults, "results file")
-	cmd.Flags().BoolVar(&kv, "kv", false, "the key-value demo: bbolt against Pebble, embedded")
+	cmd.Flags().BoolVar(&kv, "key-value", false, "the key-value demo: bbolt against Pebble, embedded")
 	return cmd
 }
 
