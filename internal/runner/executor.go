@@ -61,6 +61,18 @@ type executor struct {
 	// a failing operation then costs one atomic load, not the shared lock.
 	noted        [8]atomic.Bool
 	reconnectErr string
+
+	// Clients that finished their requests (workload.ErrClientDone): when
+	// all have, allDone closes and the phase in progress ends.
+	doneClients atomic.Int64
+	allDone     chan struct{}
+}
+
+// clientDone counts a client that has sent all its requests.
+func (m *executor) clientDone() {
+	if m.doneClients.Add(1) == int64(len(m.workers)) {
+		close(m.allDone)
+	}
 }
 
 // noteError keeps the first error text of each class, scrubbed of secrets and
@@ -112,12 +124,16 @@ type worker struct {
 	// has a goroutine of its own.
 	task *fastpath.Task
 	req  requests
+	// done: the workload said the client has sent all its requests
+	// (workload.ErrClientDone); only the worker's own goroutine touches it.
+	done bool
 }
 
 func (m *executor) execute(ctx context.Context) error {
 	c := m.cell
 	m.run.Env["host"] = envinfo.Host()
 	nops := len(m.inst.Ops())
+	m.allDone = make(chan struct{})
 	// Connect all clients; pgbench's "initial connection time" is the time this takes.
 	connStart := time.Now()
 	m.workers = make([]*worker, c.Clients)

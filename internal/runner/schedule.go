@@ -7,10 +7,12 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // requests is a worker's workload.Requests. What an operation records itself
@@ -43,7 +45,7 @@ func (m *executor) loop(ctx context.Context, w *worker, start time.Time) {
 	if m.detached {
 		opCtx = context.WithoutCancel(ctx)
 	}
-	for !m.stop.Load() {
+	for !m.stop.Load() && !w.done {
 		var intended time.Time
 		if rate > 0 {
 			// Poisson arrivals like pgbench -R; latency counts from the intended start,
@@ -98,6 +100,11 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 	for try := 1; ; try++ {
 		w.req.buf = w.req.buf[:0]
 		op, err := w.op(opCtx, w.rng, &w.req)
+		if errors.Is(err, workload.ErrClientDone) {
+			w.done = true
+			m.clientDone()
+			return
+		}
 		recorded := len(w.req.buf) > 0
 		if recorded {
 			w.rec.RecordRequests(w.req.buf)

@@ -34,6 +34,8 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 			return true
 		case <-deadline.C:
 			return false
+		case <-m.allDone:
+			return false
 		case now := <-ticker.C:
 			stats := col.Tick()
 			window := now.Sub(prev)

@@ -6,6 +6,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -50,6 +51,11 @@ type Instance interface {
 // records each through req instead; the runner then records nothing more for
 // it, and uses op and err only for retries and reconnects.
 type Op func(ctx context.Context, rng *rand.Rand, req Requests) (op int, err error)
+
+// ErrClientDone, returned by an Op that did nothing, says that its client has
+// sent all the requests it was to send (memtier's --requests): the client
+// stops, and the run ends when every client has, or at its duration.
+var ErrClientDone = errors.New("the client has sent all its requests")
 
 // Requests records the requests of one operation (see Op). Latencies are
 // measured by the workload from each request's send to its reply; the runner

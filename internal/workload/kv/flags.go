@@ -29,6 +29,7 @@ func (Workload) Flags() []workload.Flag {
 		{Name: "command-key-pattern", Param: "command_key_pattern"},
 		{Name: "distinct-client-seed", Param: "distinct_client_seed",
 			Usage: "each connection its own random seed (fairbench's default; --distinct-client-seed=false gives memtier's shared seed)"},
+		{Name: "requests", Shorthand: "n", Param: "requests"},
 		{Name: "profile", Param: "profile"},
 		{Name: "prefill", Param: "prefill"},
 	}

@@ -78,6 +78,8 @@ func (Workload) Params() []params.Spec {
 		{Name: "command", Kind: params.String, Default: "", Help: "one arbitrary command run instead of SET/GET, with __key__ and __data__ placeholders (memtier --command), e.g. \"INCR __key__\""},
 		{Name: "command_key_pattern", Kind: params.String, Default: "R", Help: "the command's key pattern: R, S, G, Z or P (memtier --command-key-pattern)"},
 		{Name: "distinct_client_seed", Kind: params.Bool, Default: true, Help: "each client its own random seed (false: memtier's default, one sequence of keys for every connection)"},
+		{Name: "requests", Kind: params.Int, Default: int64(0), Min: params.MinOf(0),
+			Help: "requests each connection sends, then stops (memtier --requests); the run ends when every connection has, or at its duration; 0: run for the duration"},
 		{Name: "prefill", Kind: params.Bool, Default: false, Help: "before running, SET every key of the range once (fairbench load always does); reused while the marker key says the range is complete"},
 	}
 }
@@ -254,6 +256,7 @@ type worker struct {
 	keyBuf   []byte
 	setCmds  []driver.KVCommand // rmw's second round
 	setReply []driver.KVReply
+	left     int64 // requests still to send, with requests > 0
 }
 
 // NewSlotWorker implements workload.SlotWorkers.
@@ -277,6 +280,7 @@ func (in *instance) NewSlotWorker(_ context.Context, conn driver.Conn, slot work
 			return nil, err
 		}
 	}
+	w.left = in.p.Int("requests")
 	n := in.pipeline
 	w.cmds = make([]driver.KVCommand, n)
 	w.kinds = make([]int, n)
@@ -352,18 +356,28 @@ func (w *worker) op(ctx context.Context, rng *rand.Rand, req workload.Requests) 
 	if w.own != nil {
 		rng = w.own
 	}
+	cmds, replies := w.cmds, w.replies
+	if w.in.p.Int("requests") > 0 {
+		if w.left <= 0 {
+			return 0, workload.ErrClientDone
+		}
+		// The last pipeline is as deep as the requests left.
+		n := min(int64(len(cmds)), w.left)
+		w.left -= n
+		cmds, replies = cmds[:n], replies[:n]
+	}
 	w.keyBuf = w.keyBuf[:0]
-	for i := range w.cmds {
+	for i := range cmds {
 		w.kinds[i] = w.next(rng, &w.cmds[i])
 	}
-	if err := w.kv.Pipeline(ctx, w.cmds, w.replies); err != nil {
+	if err := w.kv.Pipeline(ctx, cmds, replies); err != nil {
 		return 0, err
 	}
 	if w.in.rmw {
-		return w.modify(ctx, rng, req)
+		return w.modify(ctx, rng, req, cmds, replies)
 	}
-	for i := range w.replies {
-		w.record(req, w.kinds[i], &w.replies[i], w.cmds[i].Name == "GET")
+	for i := range replies {
+		w.record(req, w.kinds[i], &replies[i], cmds[i].Name == "GET")
 	}
 	return 0, nil
 }
@@ -393,17 +407,18 @@ func (w *worker) record(req workload.Requests, op int, r *driver.KVReply, read b
 
 // modify is rmw's second round: a SET of each key the GETs read, timed on
 // from the GETs' send.
-func (w *worker) modify(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
+func (w *worker) modify(ctx context.Context, rng *rand.Rand, req workload.Requests, cmds []driver.KVCommand, replies []driver.KVReply) (int, error) {
 	var gets time.Duration
-	for i := range w.replies {
-		gets = max(gets, w.replies[i].Latency)
-		w.setCmds[i] = driver.KVCommand{Name: "SET", Key: w.cmds[i].Key, Value: w.valueFor(rng)}
+	sets, setReplies := w.setCmds[:len(cmds)], w.setReply[:len(cmds)]
+	for i := range replies {
+		gets = max(gets, replies[i].Latency)
+		sets[i] = driver.KVCommand{Name: "SET", Key: cmds[i].Key, Value: w.valueFor(rng)}
 	}
-	if err := w.kv.Pipeline(ctx, w.setCmds, w.setReply); err != nil {
+	if err := w.kv.Pipeline(ctx, sets, setReplies); err != nil {
 		return 0, err
 	}
-	for i := range w.setReply {
-		g, s := &w.replies[i], &w.setReply[i]
+	for i := range setReplies {
+		g, s := &replies[i], &setReplies[i]
 		if g.Err != nil {
 			w.record(req, 0, g, true)
 			continue

@@ -125,3 +125,39 @@ data_size = 100
 		})
 	}
 }
+
+// memtier's --requests: each connection sends exactly that many requests,
+// the last pipeline cut short, and the run ends when all have.
+func TestRequestsPerConnection(t *testing.T) {
+	url := testenv.ValkeyURL(t)
+	p := testenv.RedisKeyPrefix(t)
+	kv := testenv.Connect(t, url, driver.Options{}).(driver.KV)
+	before := serverStats(t, kv)
+	run := runStudy(t, fmt.Sprintf(`
+[study]
+name = "kv requests"
+warmup = "0s"
+duration = "60s"
+[[target]]
+name = "valkey"
+url = "%s"
+[[workload]]
+kind = "kv"
+clients = [5]
+pipeline = 8
+requests = 1003
+key_prefix = "%s"
+`, url, p))
+	after := serverStats(t, kv)
+	var n int64
+	for _, op := range run.Ops {
+		n += op.Count
+	}
+	server := after["set"] + after["get"] - before["set"] - before["get"]
+	if n != 5*1003 || server != 5*1003 {
+		t.Fatalf("fairbench recorded %d requests, the server counted %d; want 5 × 1003", n, server)
+	}
+	if run.Duration.Seconds() > 30 {
+		t.Fatalf("the run lasted %v: it did not end when the connections were done", run.Duration)
+	}
+}

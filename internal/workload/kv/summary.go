@@ -31,7 +31,7 @@ func PeerSummary(w io.Writer, r *result.Run) {
 			fmt.Fprintf(w, "%s: %v\n", k, v)
 		}
 	}
-	fmt.Fprintf(w, "connections: %d, %.0f seconds\n\n", r.Clients, r.Duration.Seconds())
+	fmt.Fprintf(w, "connections: %d, %.2f seconds\n\n", r.Clients, r.Duration.Seconds())
 	hits, misses := r.Summary.Extra["hits"], r.Summary.Extra["misses"]
 	line := strings.Repeat("=", 128)
 	fmt.Fprintln(w, "ALL STATS")
