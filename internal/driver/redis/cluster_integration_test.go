@@ -4,7 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/testenv"
@@ -104,5 +109,139 @@ func TestClusterFollowsMOVED(t *testing.T) {
 	// The next pipeline goes straight to the right node.
 	if err := s.(driver.KV).Pipeline(context.Background(), []driver.KVCommand{{Name: "GET", Key: key}}, replies[:1]); err != nil || replies[0].Redirect != "" {
 		t.Fatalf("after the map was repaired: %+v %v", replies[0], err)
+	}
+}
+
+// moveSlot migrates slot from one master to another as redis-cli --cluster
+// reshard does: IMPORTING on the target, MIGRATING on the source, MIGRATE of
+// its keys, then the new owner announced to every master.
+func reshard(t *testing.T, nodes map[string]*goredis.Client, ids map[string]string, slot int, from, to string) {
+	t.Helper()
+	ctx := context.Background()
+	host, port, _ := strings.Cut(to, ":")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("resharding slot %d from %s to %s: %v", slot, from, to, err)
+		}
+	}
+	must(nodes[to].Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", ids[from]).Err())
+	must(nodes[from].Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", ids[to]).Err())
+	for {
+		keys, err := nodes[from].ClusterGetKeysInSlot(ctx, slot, 100).Result()
+		must(err)
+		if len(keys) == 0 {
+			break
+		}
+		args := []any{"MIGRATE", host, port, "", 0, 5000, "KEYS"}
+		for _, k := range keys {
+			args = append(args, k)
+		}
+		must(nodes[from].Do(ctx, args...).Err())
+	}
+	for _, a := range []string{to, from} {
+		must(nodes[a].Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", ids[to]).Err())
+	}
+	for a, n := range nodes {
+		if a != to && a != from {
+			must(n.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", ids[to]).Err())
+		}
+	}
+}
+
+// A resharding while clients write and read the slot: the clients follow
+// ASK during the migration and MOVED after it, count both, see no error, and
+// the shared slot map ends up naming the new owner.
+func TestClusterFollowsAReshardingMidRun(t *testing.T) {
+	c := openCluster(t)
+	ctx := context.Background()
+	nodes, ids := map[string]*goredis.Client{}, map[string]string{}
+	for _, a := range testenv.RedisCluster(t) {
+		n := goredis.NewClient(&goredis.Options{Addr: a, Protocol: 2, DisableIdentity: true})
+		t.Cleanup(func() { n.Close() })
+		id, err := n.Do(ctx, "CLUSTER", "MYID").Text()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes[a], ids[a] = n, id
+	}
+	p := testenv.RedisKeyPrefix(t)
+	tag := p + "reshard"
+	slot := keySlot([]byte(tag))
+	from := c.slots.Load()[slot]
+	var to string
+	for a := range nodes {
+		if a != from {
+			to = a
+			break
+		}
+	}
+	if _, ok := nodes[from]; !ok {
+		t.Fatalf("slot %d's owner %s is not one of the test nodes", slot, from)
+	}
+	t.Cleanup(func() { reshard(t, nodes, ids, slot, to, from) })
+
+	var moved, ask, failed, ok atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := c.Session(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer s.Close(ctx)
+			cmds := make([]driver.KVCommand, 8)
+			replies := make([]driver.KVReply, 8)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for j := range cmds {
+					key := fmt.Appendf(nil, "{%s}%d-%d", tag, w, (i*8+j)%500)
+					if j%2 == 0 {
+						cmds[j] = driver.KVCommand{Name: "SET", Key: key, Value: []byte("v")}
+					} else {
+						cmds[j] = driver.KVCommand{Name: "GET", Key: key}
+					}
+				}
+				if err := s.(driver.KV).Pipeline(ctx, cmds, replies); err != nil {
+					t.Error(err)
+					return
+				}
+				for _, r := range replies {
+					switch {
+					case r.Err != nil:
+						failed.Add(1)
+						t.Logf("error reply: %v", r.Err)
+					default:
+						ok.Add(1)
+					}
+					switch r.Redirect {
+					case "moved":
+						moved.Add(1)
+					case "ask":
+						ask.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	reshard(t, nodes, ids, slot, from, to)
+	time.Sleep(200 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	t.Logf("slot %d %s → %s: %d replies, %d MOVED, %d ASK, %d errors", slot, from, to, ok.Load(), moved.Load(), ask.Load(), failed.Load())
+	if failed.Load() != 0 || moved.Load() == 0 || ok.Load() == 0 {
+		t.Fatalf("%d errors, %d MOVED followed: want none and some", failed.Load(), moved.Load())
+	}
+	if got := c.slots.Load()[slot]; got != to {
+		t.Fatalf("the slot map names %s for slot %d, want %s", got, slot, to)
 	}
 }
