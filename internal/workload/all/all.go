@@ -3,7 +3,9 @@
 package all
 
 import (
+	_ "github.com/fairbench/fairbench/internal/driver/bbolt"    // bbolt: targets (embedded KV, B+tree)
 	_ "github.com/fairbench/fairbench/internal/driver/mysql"    // mysql:// targets (MySQL, MariaDB)
+	_ "github.com/fairbench/fairbench/internal/driver/pebble"   // pebble: targets (embedded KV, LSM tree)
 	_ "github.com/fairbench/fairbench/internal/driver/postgres" // postgres:// targets
 	_ "github.com/fairbench/fairbench/internal/driver/redis"    // redis://, valkey:// targets (Redis, Valkey)
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"   // sqlite: targets (embedded default)

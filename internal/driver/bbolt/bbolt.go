@@ -1,0 +1,332 @@
+// Package bbolt is an embedded key-value target: go.etcd.io/bbolt, a
+// copy-on-write B+tree in one memory-mapped file (the LMDB design, in pure
+// Go), answering the KV capability with Redis's semantics so that the kv
+// workload can compare it with the pebble target (an LSM tree) or with a
+// Redis server, with no server to run. A URL such as
+// bbolt:bench.bbolt?nosync=true names the file and bbolt's options.
+//
+// One file has one owner: the client opens the database once and its
+// sessions share the handle (clients of the same file in this process share
+// it too, with a reference count), as bbolt allows one writer process.
+//
+// How a pipeline maps onto transactions decides what a comparison measures.
+// A pipeline is N independent commands sent together; a Redis server runs
+// them one by one and answers each. Here each maximal run of consecutive
+// writes (SET, INCR, DEL) is one read-write transaction, so one commit and its
+// fsyncs serve the run — the way a server with group commit would amortise
+// them, and the natural fast path of a B+tree whose commits cost a page write
+// each — and each run of consecutive GETs is one read-only transaction, which
+// runs beside the writer without waiting (MVCC). Runs execute in the
+// pipeline's order, so a GET after a SET of the same pipeline sees it. Every
+// write of a run is answered when its commit returns: that is when it is
+// durable and visible. A command's error reply (INCR of a non-integer) does
+// not abort the others in its transaction; a failed commit fails every write
+// of its run.
+//
+// bbolt has one writer at a time, so INCR (read, add, write in one
+// transaction) is atomic across sessions with no lock of ours; the price is
+// that concurrent sessions' commits queue on that writer, each with its own
+// fsync (bbolt's DB.Batch would coalesce them but waits up to 10 ms to fill a
+// batch, so it is not used).
+//
+// Defaults are bbolt's, durable at each commit, but for the lock timeout
+// (2 s instead of forever). Each reply's Latency runs from the pipeline's
+// start to that command's completion; Bytes counts the command's key, value
+// and arguments plus the reply's value ("OK", the count, the number), with no
+// protocol framing since none crosses a wire. Keys live in one bucket,
+// "fairbench"; bbolt refuses an empty key, so SET "" is an error reply here.
+package bbolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/envinfo"
+)
+
+func init() { driver.Register(Driver{}, "bbolt:") }
+
+// bucket holds every key the driver writes.
+var bucket = []byte("fairbench")
+
+const module = "go.etcd.io/bbolt"
+
+// Driver opens bbolt databases.
+type Driver struct{}
+
+// Name implements driver.Driver.
+func (Driver) Name() string { return "bbolt" }
+
+// InProcess implements driver.InProcess: bbolt runs in fairbench's process.
+func (Driver) InProcess() bool { return true }
+
+// Open implements driver.Driver: it opens the file (or shares this process's
+// handle on it) and checks that it is a bbolt database.
+func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {
+	cfg, err := ParseURL(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	h, err := acquire(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{h: h}, nil
+}
+
+// Version is bbolt's module version in this binary ("1.5.0"), or "unknown"
+// when the binary carries no module information (test binaries).
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, m := range bi.Deps {
+		if m.Path == module {
+			if m.Replace != nil {
+				m = m.Replace
+			}
+			return strings.TrimPrefix(m.Version, "v")
+		}
+	}
+	return "unknown"
+}
+
+// handle is one open database, shared by every client of its file in this
+// process: a second bolt.Open of the same file would wait on bbolt's own
+// file lock.
+type handle struct {
+	key  string // the file's absolute path, the registry's key
+	cfg  Config
+	db   *bolt.DB
+	refs int // guarded by registryMu
+}
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]*handle{}
+)
+
+// acquire returns the handle on cfg's file, opening it if this process has
+// not already.
+func acquire(cfg Config) (*handle, error) {
+	abs, err := filepath.Abs(cfg.Path)
+	if err != nil {
+		return nil, fmt.Errorf("bbolt database %s: %w", cfg.Path, err)
+	}
+	dir := filepath.Dir(abs)
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("bbolt database %s: directory %s does not exist (fairbench creates the file, not its directory)", cfg.Path, dir)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		abs = filepath.Join(real, filepath.Base(abs))
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if h := registry[abs]; h != nil {
+		a, b := h.cfg, cfg
+		a.Path, b.Path = "", ""
+		if a != b {
+			return nil, fmt.Errorf("bbolt database %s is already open in this process with other options (%v): one file has one set of options at a time", cfg.Path, h.cfg.settings())
+		}
+		h.refs++
+		return h, nil
+	}
+	if err := check(abs, cfg.Path); err != nil {
+		return nil, err
+	}
+	db, err := bolt.Open(abs, 0o600, &bolt.Options{
+		Timeout:         cfg.Timeout,
+		NoGrowSync:      cfg.NoGrowSync,
+		NoFreelistSync:  cfg.NoFreelistSync,
+		FreelistType:    bolt.FreelistType(cfg.FreelistType),
+		PageSize:        cfg.PageSize,
+		InitialMmapSize: cfg.InitialMmapSize,
+		NoSync:          cfg.NoSync,
+	})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("bbolt database %s: another process holds its lock (waited %s; see the timeout option)", cfg.Path, cfg.Timeout)
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
+		return nil, fmt.Errorf("bbolt database %s is not a usable bbolt database: %w", cfg.Path, err)
+	case err != nil:
+		return nil, fmt.Errorf("opening bbolt database %s: %w", cfg.Path, err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucket)
+		return err
+	}); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bbolt database %s: creating bucket %s: %w", cfg.Path, bucket, err)
+	}
+	h := &handle{key: abs, cfg: cfg, db: db, refs: 1}
+	registry[abs] = h
+	return h, nil
+}
+
+// release drops one reference and closes the database with the last.
+func (h *handle) release() error {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	h.refs--
+	if h.refs > 0 {
+		return nil
+	}
+	delete(registry, h.key)
+	return h.db.Close()
+}
+
+// sqliteHeader starts every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// check refuses a path that exists and is not a bbolt database, before bbolt
+// opens it read-write: the tool never writes into a file it did not create
+// (an empty file holds nothing to lose, so it counts as new).
+func check(abs, name string) error {
+	st, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("bbolt database %s: %w", name, err)
+	}
+	if st.IsDir() {
+		return fmt.Errorf("bbolt database %s is a directory: bbolt keeps a database in one file, so name a file (pebble: takes a directory)", name)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("bbolt database %s is not a regular file (%s)", name, st.Mode().Type())
+	}
+	if st.Size() == 0 {
+		return nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return fmt.Errorf("bbolt database %s: %w", name, err)
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10+32)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("bbolt database %s: reading its header: %w", name, err)
+	}
+	head = head[:n]
+	if hasMagic(head) {
+		return nil
+	}
+	what := "it has no bbolt meta page"
+	if bytes.HasPrefix(head, sqliteHeader) {
+		what = "it is a SQLite database"
+	}
+	return fmt.Errorf("bbolt database %s exists and is not a bbolt database (%s): fairbench will not write into it; name a new file", name, what)
+}
+
+// magic marks bbolt's meta pages, right after the 16-byte page header;
+// bbolt writes it in the machine's byte order.
+const magic = 0xED0CDAED
+
+// hasMagic reports whether either meta page carries bbolt's magic: the first
+// at offset 0, the second one page further, at a page size bbolt may use.
+func hasMagic(head []byte) bool {
+	at := func(off int) bool {
+		return len(head) >= off+20 && binary.NativeEndian.Uint32(head[off+16:]) == magic
+	}
+	if at(0) {
+		return true
+	}
+	for ps := 1024; ps <= 64<<10; ps *= 2 {
+		if at(ps) {
+			return true
+		}
+	}
+	return false
+}
+
+// Client is one target's client: its sessions share the handle.
+type Client struct {
+	h *handle
+
+	mu     sync.Mutex
+	closed bool
+	open   int // sessions not yet closed
+}
+
+// Session implements driver.Client: a lightweight session on the shared handle.
+func (c *Client) Session(context.Context) (driver.Conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, driver.ErrClientClosed
+	}
+	c.open++
+	return &Conn{c: c, db: c.h.db, buf: make([]byte, 0, 4096)}, nil
+}
+
+// Close implements driver.Client. The database closes once the client's last
+// session has closed too (and no other client of the file holds it).
+func (c *Client) Close(context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	last := c.open == 0
+	c.mu.Unlock()
+	if last {
+		return c.h.release()
+	}
+	return nil
+}
+
+// sessionClosed is a session's Close: the last one after the client's
+// releases the handle.
+func (c *Client) sessionClosed() error {
+	c.mu.Lock()
+	c.open--
+	last := c.closed && c.open == 0
+	c.mu.Unlock()
+	if last {
+		return c.h.release()
+	}
+	return nil
+}
+
+// InProcess implements driver.InProcess.
+func (c *Client) InProcess() bool { return true }
+
+// Environment implements driver.Environment: engine, library version, the
+// options in effect, the file and the file system it is on.
+func (c *Client) Environment(context.Context) (map[string]any, error) {
+	settings := c.h.cfg.settings()
+	settings["pagesize"] = strconv.Itoa(c.h.db.Info().PageSize) // the file's, whatever was asked
+	env := map[string]any{
+		"engine":   "bbolt",
+		"version":  Version(),
+		"driver":   module + " (pure Go, in-process B+tree)",
+		"file":     c.h.key,
+		"settings": settings,
+		"tls":      map[string]any{"enabled": false},
+	}
+	if st, err := os.Stat(c.h.key); err == nil {
+		env["database_size"] = strconv.FormatInt(st.Size(), 10) + " bytes"
+	}
+	if d := envinfo.Disk(filepath.Dir(c.h.key)); d != nil {
+		env["disk"] = d
+	}
+	return env, nil
+}

@@ -1,0 +1,17 @@
+package pebble_test
+
+import (
+	"testing"
+
+	"github.com/fairbench/fairbench/internal/driver/kvtest"
+	_ "github.com/fairbench/fairbench/internal/driver/pebble"
+)
+
+func TestConformance(t *testing.T) {
+	kvtest.Conformance(t, kvtest.Engine{
+		Scheme:   "pebble",
+		NoSync:   "sync=false",
+		ValidKey: "mem_table_size",
+		BadValue: "cache_size=lots",
+	})
+}

@@ -1,0 +1,367 @@
+// Package pebble is an embedded key-value target: CockroachDB's pebble (v2),
+// a log-structured merge tree in pure Go (the RocksDB design), answering the
+// KV capability with Redis's semantics so that the kv workload can compare it
+// with the bbolt target (a B+tree) or with a Redis server, with no server to
+// run. A URL such as pebble:bench.pebble?sync=false names the database's
+// directory and pebble's options.
+//
+// One directory has one owner: the client opens the database once and its
+// sessions share the handle (clients of the same directory in this process
+// share it too, with a reference count), as pebble locks its directory.
+//
+// How a pipeline maps onto the engine decides what a comparison measures, and
+// it is the same as bbolt's: a pipeline is N independent commands sent
+// together, and each maximal run of consecutive writes (SET, INCR, DEL) is
+// one batch, committed once — one WAL write and, with sync (the default),
+// one fsync, shared with other sessions' batches by pebble's group commit —
+// while each GET reads the latest committed state on its own. Runs execute in
+// the pipeline's order, so a GET after a SET of the same pipeline sees it.
+// Every write of a run is answered when its batch is durable (or, with
+// sync=false, applied); each GET when it has read. A command's error reply
+// (INCR of a non-integer) leaves the rest of its batch alone.
+//
+// INCR is a read-modify-write, and pebble has no transactions, so the driver
+// serialises writes per key: each write run locks the stripes (one mutex of
+// 4096, by key hash) of every key it writes, in stripe order so that runs
+// cannot deadlock, reads what INCR and DEL need through an indexed batch,
+// applies the batch, and unlocks once pebble has made it visible — before
+// waiting for its fsync (ApplyNoSyncWait; the WAL orders the batches, so a
+// later one cannot be durable before one it read from). Locking SET and DEL
+// too keeps a SET from landing between an INCR's read and write. Pebble's
+// Merge operator would make INCR atomic without a lock but cannot answer the
+// new value, which INCR must. The locks make INCR exact across sessions at
+// the cost of serialising writers of the same stripe for a memtable insert
+// each, not an fsync; a Redis server serialises every command.
+//
+// Defaults are pebble's, with the newest on-disk format for a new database,
+// and sync=true (durable at each commit, as bbolt's default). Each reply's
+// Latency runs from the pipeline's start to that command's completion; Bytes
+// counts the command's key, value and arguments plus the reply's value
+// ("OK", the count, the number), with no protocol framing since none crosses
+// a wire. DeletePrefix counts the keys under the prefix, then deletes the
+// range [prefix, its successor) with one range tombstone.
+package pebble
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"log"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/envinfo"
+)
+
+func init() { driver.Register(Driver{}, "pebble:") }
+
+const module = "github.com/cockroachdb/pebble/v2"
+
+// Driver opens pebble databases.
+type Driver struct{}
+
+// Name implements driver.Driver.
+func (Driver) Name() string { return "pebble" }
+
+// InProcess implements driver.InProcess: pebble runs in fairbench's process.
+func (Driver) InProcess() bool { return true }
+
+// Open implements driver.Driver: it opens the directory's database (or
+// shares this process's handle on it), creating it in a new or empty
+// directory.
+func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {
+	cfg, err := ParseURL(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	h, err := acquire(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{h: h}, nil
+}
+
+// Version is pebble's module version in this binary ("2.1.7"), or "unknown"
+// when the binary carries no module information (test binaries).
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, m := range bi.Deps {
+		if m.Path == module {
+			if m.Replace != nil {
+				m = m.Replace
+			}
+			return strings.TrimPrefix(m.Version, "v")
+		}
+	}
+	return "unknown"
+}
+
+// stripes is how many locks serialise writes by key hash: enough that
+// random keys of a few hundred sessions' pipelines rarely share one.
+const stripes = 4096
+
+// handle is one open database, shared by every client of its directory in
+// this process: a second pebble.Open of it would fail on pebble's lock.
+type handle struct {
+	key      string // the directory's absolute path, the registry's key
+	cfg      Config
+	db       *pebble.DB
+	wo       *pebble.WriteOptions
+	settings map[string]string // the options in effect, defaults filled in
+	refs     int               // guarded by registryMu
+
+	seed  maphash.Seed
+	locks [stripes]sync.Mutex
+}
+
+func (h *handle) stripe(key []byte) uint16 {
+	return uint16(maphash.Bytes(h.seed, key) % stripes)
+}
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]*handle{}
+)
+
+// acquire returns the handle on cfg's directory, opening the database if
+// this process has not already.
+func acquire(cfg Config) (*handle, error) {
+	abs, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("pebble database %s: %w", cfg.Dir, err)
+	}
+	parent := filepath.Dir(abs)
+	st, err := os.Stat(parent)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("pebble database %s: directory %s does not exist (fairbench creates the database's directory, not its parent)", cfg.Dir, parent)
+	}
+	if real, err := filepath.EvalSymlinks(parent); err == nil {
+		abs = filepath.Join(real, filepath.Base(abs))
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if h := registry[abs]; h != nil {
+		a, b := h.cfg, cfg
+		a.Dir, b.Dir = "", ""
+		if a != b {
+			return nil, fmt.Errorf("pebble database %s is already open in this process with other options (%v): one database has one set of options at a time", cfg.Dir, h.settings)
+		}
+		h.refs++
+		return h, nil
+	}
+	exists, err := check(abs, cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opts := &pebble.Options{
+		CacheSize:             cfg.CacheSize,
+		MemTableSize:          uint64(cfg.MemTableSize),
+		DisableWAL:            cfg.DisableWAL,
+		BytesPerSync:          int(cfg.BytesPerSync),
+		L0CompactionThreshold: cfg.L0CompactionThreshold,
+		Logger:                quietLogger{},
+	}
+	if n := cfg.MaxConcurrentCompactions; n > 0 {
+		opts.CompactionConcurrencyRange = func() (int, int) { return 1, n }
+	}
+	if !exists {
+		// A new database takes the newest format; an existing one keeps its
+		// own, since moving it up cannot be undone.
+		opts.FormatMajorVersion = pebble.FormatNewest
+	}
+	eff := opts.Clone()
+	eff.EnsureDefaults()
+	db, err := pebble.Open(abs, opts)
+	if err != nil {
+		return nil, fmt.Errorf("opening pebble database %s: %w", cfg.Dir, err)
+	}
+	h := &handle{key: abs, cfg: cfg, db: db, wo: pebble.NoSync, seed: maphash.MakeSeed(), refs: 1}
+	if cfg.Sync {
+		h.wo = pebble.Sync
+	}
+	_, maxCompactions := eff.CompactionConcurrencyRange()
+	h.settings = map[string]string{
+		"sync":                       strconv.FormatBool(cfg.Sync),
+		"disable_wal":                strconv.FormatBool(cfg.DisableWAL),
+		"cache_size":                 strconv.FormatInt(eff.CacheSize, 10),
+		"mem_table_size":             strconv.FormatUint(eff.MemTableSize, 10),
+		"bytes_per_sync":             strconv.Itoa(eff.BytesPerSync),
+		"l0_compaction_threshold":    strconv.Itoa(eff.L0CompactionThreshold),
+		"max_concurrent_compactions": strconv.Itoa(maxCompactions),
+	}
+	registry[abs] = h
+	return h, nil
+}
+
+// release drops one reference and closes the database with the last.
+func (h *handle) release() error {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	h.refs--
+	if h.refs > 0 {
+		return nil
+	}
+	delete(registry, h.key)
+	return h.db.Close()
+}
+
+// sqliteHeader starts every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// check refuses a path that exists and is not a pebble database: a file, or
+// a directory holding other files. Pebble would write its own files beside
+// them and delete those whose names it takes for its own obsolete ones
+// (000001.log), so the tool opens only a new or empty directory or an
+// existing pebble database. exists says which.
+func check(abs, name string) (exists bool, err error) {
+	st, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("pebble database %s: %w", name, err)
+	}
+	if !st.IsDir() {
+		what := ""
+		if head, err := readHead(abs, len(sqliteHeader)); err == nil && bytes.Equal(head, sqliteHeader) {
+			what = " (it is a SQLite database)"
+		}
+		return false, fmt.Errorf("pebble database %s is a file, not a directory%s: pebble keeps a database in a directory, so name a new one (bbolt: takes a file)", name, what)
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		return false, fmt.Errorf("pebble database %s: %w", name, err)
+	}
+	if len(ents) == 0 {
+		return false, nil
+	}
+	desc, err := pebble.Peek(abs, vfs.Default)
+	if err == nil && desc.Exists {
+		return true, nil
+	}
+	var found []string
+	for _, e := range ents {
+		if len(found) == 3 {
+			found = append(found, "…")
+			break
+		}
+		found = append(found, e.Name())
+	}
+	why := "it holds files and no pebble database"
+	switch {
+	case err != nil:
+		why = "pebble cannot read it as a database: " + err.Error()
+	case slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == "CURRENT" }):
+		why = "it holds a pebble database in a format older than pebble v2 reads"
+	}
+	return false, fmt.Errorf("pebble database %s is a directory that fairbench will not use: %s (%s); name a new or empty directory", name, why, strings.Join(found, ", "))
+}
+
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	m, err := f.Read(b)
+	return b[:m], err
+}
+
+// quietLogger drops pebble's informational lines, which would interleave
+// with a run's progress, and keeps its errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)           {}
+func (quietLogger) Errorf(format string, a ...any) { log.Printf("pebble: "+format, a...) }
+func (quietLogger) Fatalf(format string, a ...any) { log.Fatalf("pebble: "+format, a...) }
+
+// Client is one target's client: its sessions share the handle.
+type Client struct {
+	h *handle
+
+	mu     sync.Mutex
+	closed bool
+	open   int // sessions not yet closed
+}
+
+// Session implements driver.Client: a lightweight session on the shared handle.
+func (c *Client) Session(context.Context) (driver.Conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, driver.ErrClientClosed
+	}
+	c.open++
+	return &Conn{c: c, h: c.h, buf: make([]byte, 0, 4096)}, nil
+}
+
+// Close implements driver.Client. The database closes once the client's last
+// session has closed too (and no other client of it holds it).
+func (c *Client) Close(context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	last := c.open == 0
+	c.mu.Unlock()
+	if last {
+		return c.h.release()
+	}
+	return nil
+}
+
+// sessionClosed is a session's Close: the last one after the client's
+// releases the handle.
+func (c *Client) sessionClosed() error {
+	c.mu.Lock()
+	c.open--
+	last := c.closed && c.open == 0
+	c.mu.Unlock()
+	if last {
+		return c.h.release()
+	}
+	return nil
+}
+
+// InProcess implements driver.InProcess.
+func (c *Client) InProcess() bool { return true }
+
+// Environment implements driver.Environment: engine, library version, the
+// options in effect, the directory and the file system it is on.
+func (c *Client) Environment(context.Context) (map[string]any, error) {
+	settings := make(map[string]string, len(c.h.settings)+1)
+	for k, v := range c.h.settings {
+		settings[k] = v
+	}
+	settings["format_major_version"] = c.h.db.FormatMajorVersion().String()
+	env := map[string]any{
+		"engine":        "pebble",
+		"version":       Version(),
+		"driver":        module + " (pure Go, in-process LSM tree)",
+		"directory":     c.h.key,
+		"settings":      settings,
+		"database_size": strconv.FormatUint(c.h.db.Metrics().DiskSpaceUsage(), 10) + " bytes",
+		"tls":           map[string]any{"enabled": false},
+	}
+	if d := envinfo.Disk(c.h.key); d != nil {
+		env["disk"] = d
+	}
+	return env, nil
+}
