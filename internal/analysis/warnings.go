@@ -289,6 +289,7 @@ var ignoredSettings = map[string]bool{
 func configWarnings(groups []*Group, baseline string) []Warning {
 	type facts struct {
 		run      int64
+		engine   string
 		version  string
 		settings map[string]string
 	}
@@ -312,6 +313,7 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 			continue
 		}
 		f := &facts{run: r.ID, settings: map[string]string{}}
+		f.engine, _ = db["engine"].(string)
 		if v, ok := db["server_version"].(string); ok && v != "" {
 			f.version = v
 		} else if v, ok := db["version"].(string); ok {
@@ -343,6 +345,15 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 				continue
 			}
 			f := studies[st][t]
+			if f.engine != "" && rf.engine != "" && f.engine != rf.engine {
+				// Two engines (bbolt against Pebble, Redis against Valkey)
+				// have settings of their own names: listing each as "not
+				// reported" on the other side would hide the one fact.
+				ws = append(ws, Warning{Check: CheckConfig, Runs: []int64{f.run, rf.run}, Message: fmt.Sprintf(
+					"%s and %s are different engines (runs %d, %d): %s %s vs %s %s; their settings are not compared",
+					t, ref, f.run, rf.run, f.engine, f.version, rf.engine, rf.version)})
+				continue
+			}
 			var diffs []string
 			if f.version != rf.version {
 				diffs = append(diffs, fmt.Sprintf("version %q vs %q", f.version, rf.version))

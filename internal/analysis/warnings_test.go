@@ -171,6 +171,15 @@ func TestConfigWarning(t *testing.T) {
 	if w := checks(Warnings(group(t, a, b), "base"), CheckConfig); len(w) != 0 {
 		t.Errorf("config raised for equal settings: %+v", w)
 	}
+	// Two engines: one line naming them, not every setting of each as
+	// "not reported" on the other side.
+	a.Env = map[string]any{"database": map[string]any{"engine": "bbolt", "version": "1.5.0", "settings": map[string]any{"nosync": "false"}}}
+	b.Env = map[string]any{"database": map[string]any{"engine": "pebble", "version": "2.1.7", "settings": map[string]any{"sync": "true"}}}
+	w = checks(Warnings(group(t, a, b), "base"), CheckConfig)
+	if len(w) != 1 || !strings.Contains(w[0].Message, "different engines") || !strings.Contains(w[0].Message, "pebble 2.1.7 vs bbolt 1.5.0") ||
+		strings.Contains(w[0].Message, "not reported") {
+		t.Errorf("engines that differ: %+v", w)
+	}
 }
 
 // estimatedKind registers a kind whose working set is 15 MiB per scale unit
