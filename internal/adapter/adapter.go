@@ -1,16 +1,16 @@
 // Package adapter reads the outputs of the standard benchmark tools — pgbench,
-// sysbench, fio, redis-benchmark, YCSB (go-ycsb and Java), mysqlslap — into
-// fairbench's result model, and builds their command lines from a study cell,
-// so that runs made by those tools sit in the same results file, reports and
-// comparisons as native runs.
+// sysbench, fio, redis-benchmark, memtier_benchmark, YCSB (go-ycsb and Java),
+// mysqlslap — into fairbench's result model, and builds their command lines
+// from a study cell, so that runs made by those tools sit in the same results
+// file, reports and comparisons as native runs.
 //
 // One file per tool. Each tool has Detect(text) (does this text come from the
 // tool?) and Parse(name, text) (the runs it holds). Parsers are strict: a line
 // they expect but cannot read stops the parse with the file name and line
 // number, because a half-read result stored as if complete is worse than none.
-// Tools whose outputs could not be captured from a real run here (memtier_benchmark,
-// HammerDB) are recognised but refused as not supported yet, rather than parsed
-// on the strength of guessed formats.
+// A tool no real output of which has been captured to test a parser against
+// (HammerDB) is recognised but refused as not supported yet, rather than parsed
+// on the strength of a guessed format.
 package adapter
 
 import (
@@ -129,7 +129,7 @@ func Supported() string {
 	return "pgbench 11–18 text output (with -P, -r, --max-tries, -R/-L; -l log files alongside), " +
 		"sysbench 1.0 oltp_* (with --report-interval and --histogram), " +
 		"fio --output-format=json or json+ (bw/lat/iops logs alongside), " +
-		"redis-benchmark (default, -q, --csv), go-ycsb run and load output, " +
+		"redis-benchmark (default, -q, --csv), memtier_benchmark 2.3 text and --json-out-file, go-ycsb run and load output, " +
 		"Java YCSB 0.17 text report (hdrhistogram, histogram or timeseries measurements; with stderr's Command line and -s status lines when saved along), mysqlslap"
 }
 

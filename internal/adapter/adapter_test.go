@@ -321,9 +321,9 @@ func TestUnknownFormatListsSupported(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "notes.txt") || !strings.Contains(err.Error(), "sysbench") {
 		t.Fatalf("err = %v", err)
 	}
-	_, _, err = Parse("memtier.txt", "ALL STATS\n====\n")
+	_, _, err = Parse("hammerdb.txt", "Vuser 1:TEST RESULT : System achieved 100 NOPM from 200 PostgreSQL TPM\n")
 	if err == nil || !strings.Contains(err.Error(), "not supported yet") {
-		t.Fatalf("memtier: err = %v", err)
+		t.Fatalf("hammerdb: err = %v", err)
 	}
 }
 

@@ -2,7 +2,12 @@ package adapter
 
 import (
 	"fmt"
+	"math"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -44,11 +49,36 @@ var toolKindParams = map[string][]params.Spec{
 		{Name: "direct", Kind: params.Bool, Default: true, Help: "O_DIRECT, bypassing the page cache"},
 		{Name: "ioengine", Kind: params.String, Default: "libaio", Help: "fio --ioengine"},
 	},
-	"kv": {
-		{Name: "command", Kind: params.String, Default: "GET", Help: "redis-benchmark test (-t): GET, SET, INCR, ..."},
-		{Name: "pipeline", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Help: "requests per round trip (-P)"},
-		{Name: "data_size", Kind: params.Int, Default: int64(3), Min: params.MinOf(1), Help: "value size in bytes (-d)"},
-	},
+	"kv": kvParams,
+}
+
+// kvProfiles are the kv workload's named mixes; "" takes ratio (or command).
+var kvProfiles = []string{"", "get-heavy", "set-only", "get-only", "incr-only", "rmw"}
+
+// kvParams are the parameters of kind kv as the native kv workload names
+// them (memtier_benchmark's options in snake case), so that a tool cell and a
+// native cell with the same parameters are the same measurement. Once that
+// workload is registered its own specs take precedence (study.WithTools);
+// these let tool cells validate until then.
+var kvParams = []params.Spec{
+	{Name: "profile", Kind: params.String, Default: "", Choices: kvProfiles,
+		Help: "named mix: get-heavy (ratio 1:10), set-only (1:0), get-only (0:1), incr-only (INCR __key__), rmw (read-modify-write); \"\" uses ratio or command"},
+	{Name: "ratio", Kind: params.String, Default: "1:10", Help: "SET:GET ratio (memtier --ratio)"},
+	{Name: "pipeline", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Help: "requests per round trip (memtier --pipeline, redis-benchmark -P)"},
+	{Name: "data_size", Kind: params.Int, Default: int64(32), Min: params.MinOf(1), Help: "value size in bytes (-d)"},
+	{Name: "data_size_range", Kind: params.String, Default: "", Help: "min-max: value sizes drawn in that range instead of data_size (memtier --data-size-range)"},
+	{Name: "key_pattern", Kind: params.String, Default: "R:R", Help: "SET:GET key patterns: R random, S sequential, G Gaussian, Z Zipf, P parallel (memtier --key-pattern)"},
+	{Name: "key_minimum", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Help: "lowest key number (memtier --key-minimum)"},
+	{Name: "key_maximum", Kind: params.Int, Default: int64(10000000), Min: params.MinOf(0), Help: "highest key number (memtier --key-maximum; redis-benchmark -r)"},
+	{Name: "key_prefix", Kind: params.String, Default: "memtier-", Help: "key name prefix (memtier --key-prefix)"},
+	{Name: "key_stddev", Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Help: "standard deviation of the G pattern; 0 = memtier's default (key range / 6)"},
+	{Name: "key_median", Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Help: "median of the G pattern; 0 = memtier's default (the middle of the key range)"},
+	{Name: "key_zipf_exp", Kind: params.Float, Default: 1.0, Min: params.MinOf(0), Help: "exponent of the Z pattern, in (0, 5) (memtier --key-zipf-exp)"},
+	{Name: "command", Kind: params.StringList, Help: "commands instead of the SET/GET mix, with __key__ and __data__ placeholders (memtier --command, repeatable)"},
+	{Name: "command_ratio", Kind: params.StringList, Help: "one integer per command: their relative frequencies (memtier --command-ratio)"},
+	{Name: "command_key_pattern", Kind: params.StringList, Help: "one key pattern (R, S, G, Z or P) per command (memtier --command-key-pattern)"},
+	{Name: "distinct_client_seed", Kind: params.Bool, Default: true, Help: "a random seed per connection; memtier otherwise gives every connection the same key sequence"},
+	{Name: "requests", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Help: "requests per connection (memtier --requests); 0 = run for the cell's duration"},
 }
 
 // KindParams returns the parameters of a kind only tools run (fio, kv).
@@ -205,10 +235,50 @@ func buildFio(inv Invocation) (Command, error) {
 	return Command{Argv: a}, nil
 }
 
+// redisBenchmarkTest is the one test (-t) redis-benchmark runs for a kv
+// cell: it runs one command per test, so only the single-command mixes map.
+func redisBenchmarkTest(p params.Values) (string, error) {
+	if len(kvList(p, "command")) > 0 {
+		return "", fmt.Errorf("redis-benchmark cannot run the kv parameter command (memtier's --command): use tool = \"memtier_benchmark\"")
+	}
+	switch prof := p.String("profile"); prof {
+	case "set-only":
+		return "set", nil
+	case "get-only":
+		return "get", nil
+	case "incr-only":
+		return "incr", nil
+	case "":
+		switch r := p.String("ratio"); r {
+		case "1:0":
+			return "set", nil
+		case "0:1":
+			return "get", nil
+		default:
+			return "", fmt.Errorf("redis-benchmark runs one command per test, not a mix: ratio %q mixes SET and GET; use ratio 1:0 or 0:1, or profile set-only, get-only or incr-only (memtier_benchmark runs mixes)", r)
+		}
+	default:
+		return "", fmt.Errorf("redis-benchmark runs one command per test: profile %q is a mix it cannot run; use set-only, get-only or incr-only (memtier_benchmark runs get-heavy)", prof)
+	}
+}
+
 func buildRedisBenchmark(inv Invocation) (Command, error) {
 	u, err := url.Parse(inv.URL)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
 		return Command{}, fmt.Errorf("redis-benchmark needs a redis:// target")
+	}
+	p := inv.Params
+	test, err := redisBenchmarkTest(p)
+	if err != nil {
+		return Command{}, err
+	}
+	switch {
+	case p.String("data_size_range") != "":
+		return Command{}, fmt.Errorf("redis-benchmark has one value size (-d): data_size_range is memtier's; use data_size")
+	case p.String("key_pattern") != "" && p.String("key_pattern") != "R:R":
+		return Command{}, fmt.Errorf("redis-benchmark draws keys uniformly at random (-r): key_pattern %q needs memtier_benchmark", p.String("key_pattern"))
+	case p.Int("key_minimum") > 0:
+		return Command{}, fmt.Errorf("redis-benchmark's keys start at 0 (-r): key_minimum %d needs memtier_benchmark", p.Int("key_minimum"))
 	}
 	var c Command
 	a := []string{"redis-benchmark"}
@@ -230,14 +300,320 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 	if u.Scheme == "rediss" {
 		a = append(a, "--tls")
 	}
-	p := inv.Params
 	// redis-benchmark stops after a number of requests, not after a time:
 	// the cell's duration becomes duration × 20 000 × pipeline requests, and
-	// the run records how long they really took.
-	n := int64(inv.Duration.Seconds() * 20000 * float64(p.Int("pipeline")))
-	a = append(a, "-c", strconv.Itoa(inv.Clients), "-n", strconv.FormatInt(max(n, 1000), 10),
-		"-P", strconv.FormatInt(p.Int("pipeline"), 10), "-d", strconv.FormatInt(p.Int("data_size"), 10),
-		"-t", strings.ToLower(p.String("command")))
-	c.Argv = a
+	// the run records how long they really took. requests, memtier's count
+	// per connection, becomes the same total.
+	pipe := max(p.Int("pipeline"), 1)
+	n := max(int64(inv.Duration.Seconds()*20000*float64(pipe)), 1000)
+	if r := p.Int("requests"); r > 0 {
+		n = r * int64(max(inv.Clients, 1))
+	}
+	a = append(a, "-c", strconv.Itoa(inv.Clients), "-n", strconv.FormatInt(n, 10),
+		"-P", strconv.FormatInt(pipe, 10), "-d", strconv.FormatInt(max(p.Int("data_size"), 1), 10))
+	if k := p.Int("key_maximum"); k > 0 {
+		// -r draws keys in [0, k): the kv key range, under redis-benchmark's
+		// own key names (key:000000001234), not key_prefix.
+		a = append(a, "-r", strconv.FormatInt(k, 10))
+	}
+	c.Argv = append(a, "-t", test)
 	return c, nil
+}
+
+// kvList is a StringList parameter; nil when not given.
+func kvList(p params.Values, name string) []string {
+	switch v := p[name].(type) {
+	case []string:
+		return v
+	case []any: // read back from JSON
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			out = append(out, fmt.Sprint(e))
+		}
+		return out
+	case string:
+		if v != "" {
+			return []string{v}
+		}
+	}
+	return nil
+}
+
+// memtierURLKeys are the query parameters of a redis:// target memtier
+// understands, named as fairbench's Redis driver names them.
+var memtierURLKeys = map[string]string{
+	"cluster":     "true: --cluster-mode",
+	"ca":          "CA certificate file: --cacert (rediss://)",
+	"skip_verify": "true: --tls-skip-verify (rediss://)",
+	"timeout":     "connect timeout: --connection-timeout (whole seconds)",
+	"client":      "fairbench's own client path; memtier has its own",
+}
+
+// buildMemtier runs memtier_benchmark for a kv cell.
+//
+// Target: redis:// or rediss:// (valkey://, valkeys://) host and port (-s,
+// -p), the database from the path (--select-db), and the query keys of
+// fairbench's Redis driver: cluster=true (--cluster-mode), ca=FILE (--cacert)
+// and skip_verify=true (--tls-skip-verify) with rediss://, timeout
+// (--connection-timeout). A password is refused: memtier 2.3.0 takes it only
+// as -a/--authenticate or inside --uri, both on its command line (stored with
+// the run and visible in ps), reads no environment variable or file for it,
+// and writes it into its JSON; use a password-less target (a loopback or
+// ACL-free server) for tool cells, or run memtier yourself and import its
+// output.
+//
+// Clients: memtier opens -c connections in each of -t threads, so Clients
+// connections are -t Threads (1 when not set) × -c Clients/Threads. Duration
+// is --test-time, unless requests (per connection) is set. The run keeps
+// memtier's histogram and also writes --json-out-file into Invocation.LogDir,
+// which attachMemtierLogDir reads for exact counts, memtier's HdrHistograms
+// and the per-second series.
+func buildMemtier(inv Invocation) (Command, error) {
+	u, err := url.Parse(inv.URL)
+	if err != nil {
+		return Command{}, fmt.Errorf("memtier_benchmark needs a redis:// target (redis://host:port/db)")
+	}
+	tls := false
+	switch strings.ToLower(u.Scheme) {
+	case "redis", "valkey":
+	case "rediss", "valkeys":
+		tls = true
+	default:
+		return Command{}, fmt.Errorf("memtier_benchmark needs a redis:// or rediss:// target, not %s://", u.Scheme)
+	}
+	if u.User != nil {
+		return Command{}, fmt.Errorf("memtier_benchmark 2.3.0 takes a password only on its command line (-a, --uri), which fairbench stores with the run, and writes it into its JSON: remove the credentials from the target URL (a password-less server, e.g. on loopback), or run memtier_benchmark yourself and import its output")
+	}
+	if os.Getenv("REDISCLI_AUTH") != "" {
+		return Command{}, fmt.Errorf("REDISCLI_AUTH is set, but memtier_benchmark 2.3.0 reads no password from the environment and would connect unauthenticated: unset it for memtier cells, and use a password-less target")
+	}
+	a := []string{"memtier_benchmark", "--protocol=redis"}
+	if h := u.Hostname(); h != "" {
+		a = append(a, "-s", h)
+	}
+	if port := u.Port(); port != "" {
+		a = append(a, "-p", port)
+	}
+	q := u.Query()
+	for k := range q {
+		if _, ok := memtierURLKeys[k]; !ok {
+			keys := make([]string, 0, len(memtierURLKeys))
+			for k := range memtierURLKeys {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return Command{}, fmt.Errorf("target URL parameter %q: memtier_benchmark cells understand %s", k, strings.Join(keys, ", "))
+		}
+	}
+	flag := func(k string) (bool, error) {
+		switch strings.ToLower(q.Get(k)) {
+		case "", "false", "0", "no":
+			return false, nil
+		case "true", "1", "yes":
+			return true, nil
+		}
+		return false, fmt.Errorf("target URL: %s=%s: use true or false", k, q.Get(k))
+	}
+	cluster, err := flag("cluster")
+	if err != nil {
+		return Command{}, err
+	}
+	skip, err := flag("skip_verify")
+	if err != nil {
+		return Command{}, err
+	}
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		n, err := strconv.Atoi(db)
+		if err != nil || n < 0 {
+			return Command{}, fmt.Errorf("target URL: the path names the database by number (redis://host:6379/0), not %q", db)
+		}
+		if n > 0 && cluster {
+			return Command{}, fmt.Errorf("target URL: a cluster has only database 0 (the URL names %d)", n)
+		}
+		if n > 0 {
+			a = append(a, "--select-db="+strconv.Itoa(n))
+		}
+	}
+	if cluster {
+		a = append(a, "--cluster-mode")
+	}
+	if ca := q.Get("ca"); (ca != "" || skip) && !tls {
+		return Command{}, fmt.Errorf("target URL: ca and skip_verify need TLS: write rediss://")
+	}
+	if tls {
+		a = append(a, "--tls")
+		if ca := q.Get("ca"); ca != "" {
+			a = append(a, "--cacert="+ca)
+		}
+		if skip {
+			a = append(a, "--tls-skip-verify")
+		}
+	}
+	if t := q.Get("timeout"); t != "" {
+		d, err := params.ParseDuration(t)
+		if err != nil || d <= 0 {
+			return Command{}, fmt.Errorf("target URL: timeout=%s: use a duration (\"5s\") or seconds", t)
+		}
+		a = append(a, "--connection-timeout="+strconv.Itoa(int(math.Ceil(d.Seconds()))))
+	}
+
+	threads := 1
+	if inv.Threads > 0 {
+		threads = inv.Threads
+	}
+	if inv.Clients < 1 || inv.Clients%threads != 0 {
+		return Command{}, fmt.Errorf("memtier_benchmark opens the same number of connections (-c) in each of its threads (-t): clients = %d is not a multiple of threads = %d; choose clients that threads divides", inv.Clients, threads)
+	}
+	a = append(a, "-t", strconv.Itoa(threads), "-c", strconv.Itoa(inv.Clients/threads))
+	if inv.LatencyLimit > 0 {
+		return Command{}, fmt.Errorf("memtier_benchmark has no latency limit (pgbench's -L): remove latency_limit from memtier cells")
+	}
+	if inv.MaxTries > 1 {
+		return Command{}, fmt.Errorf("memtier_benchmark does not retry failed requests: remove max_tries from memtier cells")
+	}
+	if inv.Rate > 0 {
+		// --rate-limiting is per connection, in whole requests per second.
+		per := inv.Rate / float64(inv.Clients)
+		if per < 1 || per != math.Trunc(per) {
+			return Command{}, fmt.Errorf("memtier_benchmark limits the rate per connection in whole requests per second (--rate-limiting): rate %g over %d clients is %g each; choose a rate that is a multiple of clients", inv.Rate, inv.Clients, per)
+		}
+		a = append(a, "--rate-limiting="+strconv.FormatInt(int64(per), 10))
+	}
+	mix, err := memtierMix(inv.Params)
+	if err != nil {
+		return Command{}, err
+	}
+	a = append(a, mix...)
+	p := inv.Params
+	if r := p.String("data_size_range"); r != "" {
+		lo, hi, ok := strings.Cut(r, "-")
+		x, e1 := strconv.ParseUint(lo, 10, 32)
+		y, e2 := strconv.ParseUint(hi, 10, 32)
+		if !ok || e1 != nil || e2 != nil || x < 1 || y < x {
+			return Command{}, fmt.Errorf("data_size_range %q: write min-max in bytes, e.g. 32-1024", r)
+		}
+		a = append(a, "--data-size-range="+r)
+	} else {
+		a = append(a, "-d", strconv.FormatInt(max(p.Int("data_size"), 1), 10))
+	}
+	a = append(a, "--pipeline="+strconv.FormatInt(max(p.Int("pipeline"), 1), 10))
+	pattern := p.String("key_pattern")
+	if pattern == "" {
+		pattern = "R:R"
+	}
+	a = append(a, "--key-pattern="+pattern)
+	// memtier refuses --key-minimum=0 and --key-maximum=0, although 0 is its
+	// default minimum: given only above 0.
+	if k := p.Int("key_minimum"); k > 0 {
+		a = append(a, "--key-minimum="+strconv.FormatInt(k, 10))
+	}
+	if k := p.Int("key_maximum"); k > 0 {
+		a = append(a, "--key-maximum="+strconv.FormatInt(k, 10))
+	}
+	if v, ok := p["key_prefix"].(string); ok {
+		a = append(a, "--key-prefix="+v)
+	}
+	// The distribution options memtier refuses at 0 (0 = its default) and
+	// the Zipf exponent it refuses outside (0, 5): given only when they apply.
+	if v := p.Float("key_stddev"); v > 0 {
+		a = append(a, "--key-stddev="+strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	if v := p.Float("key_median"); v > 0 {
+		a = append(a, "--key-median="+strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	if strings.Contains(pattern, "Z") || slices.Contains(kvList(p, "command_key_pattern"), "Z") {
+		z := p.Float("key_zipf_exp")
+		if z <= 0 || z >= 5 {
+			return Command{}, fmt.Errorf("key_zipf_exp = %g: memtier takes an exponent in (0, 5)", z)
+		}
+		a = append(a, "--key-zipf-exp="+strconv.FormatFloat(z, 'g', -1, 64))
+	}
+	if v, ok := p["distinct_client_seed"].(bool); !ok || v {
+		// Without it every connection replays the same key sequence.
+		a = append(a, "--distinct-client-seed")
+	}
+	if r := p.Int("requests"); r > 0 {
+		a = append(a, "--requests="+strconv.FormatInt(r, 10))
+	} else {
+		a = append(a, "--test-time="+secs(inv.Duration))
+	}
+	// p95 too: memtier prints p50, p99 and p99.9 by default.
+	a = append(a, "--print-percentiles=50,95,99,99.9")
+	if inv.LogDir != "" {
+		a = append(a, "--json-out-file="+filepath.Join(inv.LogDir, memtierJSONFile))
+	}
+	return Command{Argv: a}, nil
+}
+
+// memtierMix is the SET/GET ratio or the commands of a kv cell.
+func memtierMix(p params.Values) ([]string, error) {
+	cmds := kvList(p, "command")
+	ratios, patterns := kvList(p, "command_ratio"), kvList(p, "command_key_pattern")
+	prof := p.String("profile")
+	if len(cmds) > 0 && prof != "" {
+		return nil, fmt.Errorf("profile %q and command both set: give one of them", prof)
+	}
+	if len(cmds) == 0 && (len(ratios) > 0 || len(patterns) > 0) {
+		return nil, fmt.Errorf("command_ratio and command_key_pattern apply to command, which is not set")
+	}
+	switch prof {
+	case "get-heavy":
+		return []string{"--ratio=1:10"}, nil
+	case "set-only":
+		return []string{"--ratio=1:0"}, nil
+	case "get-only":
+		return []string{"--ratio=0:1"}, nil
+	case "incr-only":
+		cmds = []string{"INCR __key__"}
+	case "rmw":
+		return nil, fmt.Errorf("profile rmw (read, modify, write back the same key) has no memtier_benchmark equivalent: memtier sends independent commands; use the native kv workload for rmw")
+	case "":
+	default:
+		return nil, fmt.Errorf("profile %q: memtier_benchmark cells know %s", prof, strings.Join(kvProfiles[1:], ", "))
+	}
+	if len(cmds) == 0 {
+		r := p.String("ratio")
+		if r == "" {
+			r = "1:10"
+		}
+		x, y, ok := strings.Cut(r, ":")
+		if _, e1 := strconv.ParseUint(x, 10, 32); !ok || e1 != nil {
+			return nil, fmt.Errorf("ratio %q: write SET:GET, e.g. 1:10", r)
+		}
+		if _, e2 := strconv.ParseUint(y, 10, 32); e2 != nil {
+			return nil, fmt.Errorf("ratio %q: write SET:GET, e.g. 1:10", r)
+		}
+		return []string{"--ratio=" + r}, nil
+	}
+	for _, list := range []struct {
+		name string
+		v    []string
+	}{{"command_ratio", ratios}, {"command_key_pattern", patterns}} {
+		if len(list.v) > 0 && len(list.v) != len(cmds) {
+			return nil, fmt.Errorf("%s has %d entries for %d commands: give one per command, in the same order", list.name, len(list.v), len(cmds))
+		}
+	}
+	var out []string
+	for i, c := range cmds {
+		if strings.TrimSpace(c) == "" {
+			return nil, fmt.Errorf("command %d is empty", i+1)
+		}
+		// One argv element per option: no shell splits or expands it.
+		out = append(out, "--command="+c)
+		if len(ratios) > 0 {
+			if n, err := strconv.ParseUint(ratios[i], 10, 32); err != nil || n == 0 {
+				return nil, fmt.Errorf("command_ratio %q: a whole number above 0", ratios[i])
+			}
+			out = append(out, "--command-ratio="+ratios[i])
+		}
+		if len(patterns) > 0 {
+			switch patterns[i] {
+			case "R", "S", "G", "Z", "P":
+			default:
+				return nil, fmt.Errorf("command_key_pattern %q: one of R, S, G, Z, P", patterns[i])
+			}
+			out = append(out, "--command-key-pattern="+patterns[i])
+		}
+	}
+	return out, nil
 }

@@ -47,6 +47,7 @@ func FuzzFio(f *testing.F)            { fuzzTool(f, "fio", fioTool) }
 func FuzzRedisBenchmark(f *testing.F) { fuzzTool(f, "redis-benchmark", redisBenchmarkTool) }
 func FuzzYCSB(f *testing.F)           { fuzzTool(f, "ycsb", ycsbTool) }
 func FuzzMysqlslap(f *testing.F)      { fuzzTool(f, "mysqlslap", mysqlslapTool) }
+func FuzzMemtier(f *testing.F)        { fuzzTool(f, "memtier_benchmark", memtierTool) }
 
 // fuzzLogs seeds f with the side logs of a real output (dir/main) and
 // attaches any text, as one of those logs, to the runs parsed from it.

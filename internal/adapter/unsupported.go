@@ -7,17 +7,9 @@ import (
 )
 
 // Tools whose output is recognised but not parsed: no real output of them
-// could be captured on the project's machines (see ENGINES.md), and parsers
-// are only written against real outputs. Recognising them lets import say
-// exactly that instead of "unknown format".
-
-var memtierTool = &Tool{
-	Name:        "memtier_benchmark",
-	Kind:        "kv",
-	Detect:      regexp.MustCompile(`(?m)(^ALL STATS$|^\[RUN #\d+\]|"ALL STATS"\s*:)`).MatchString,
-	Parse:       func(string, string) ([]*result.Run, error) { return nil, nil },
-	Unsupported: "memtier_benchmark is not obtainable on the project's machines, so no real output could be captured to test a parser against",
-}
+// has been captured to write a parser against (parsers are only written
+// against real outputs). Recognising them lets import say exactly that
+// instead of "unknown format".
 
 var hammerdbTool = &Tool{
 	Name:        "hammerdb",

@@ -1,0 +1,3 @@
+# version: memtier_benchmark v=2.3.0 sha=00000000:0 bits=64 libevent=2.1.12-stable openssl=OpenSSL 3.0.19 27 Jan 2026; server Redis 7.0.15 on 127.0.0.1:6391 (private, empty before the run unless said)
+# captured: 2026-11-25T14:33:05Z on x86_64, 2 cores, client and server on one host; mt23-run-count-2.txt = stdout and stderr together (2>&1); the JSON file is mt23-run-count-2.json
+memtier_benchmark -s 127.0.0.1 -p 6391 --protocol=redis -c 2 -t 2 --test-time=2 --run-count=2 --json-out-file=mt23-run-count-2.json
