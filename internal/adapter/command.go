@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/kvparams"
 )
 
 // Invocation is what a command builder needs from a study cell. It is a
@@ -49,36 +50,7 @@ var toolKindParams = map[string][]params.Spec{
 		{Name: "direct", Kind: params.Bool, Default: true, Help: "O_DIRECT, bypassing the page cache"},
 		{Name: "ioengine", Kind: params.String, Default: "libaio", Help: "fio --ioengine"},
 	},
-	"kv": kvParams,
-}
-
-// kvProfiles are the kv workload's named mixes; "" takes ratio (or command).
-var kvProfiles = []string{"", "get-heavy", "set-only", "get-only", "incr-only", "rmw"}
-
-// kvParams are the parameters of kind kv as the native kv workload names
-// them (memtier_benchmark's options in snake case), so that a tool cell and a
-// native cell with the same parameters are the same measurement. Once that
-// workload is registered its own specs take precedence (study.WithTools);
-// these let tool cells validate until then.
-var kvParams = []params.Spec{
-	{Name: "profile", Kind: params.String, Default: "", Choices: kvProfiles,
-		Help: "named mix: get-heavy (ratio 1:10), set-only (1:0), get-only (0:1), incr-only (INCR __key__), rmw (read-modify-write); \"\" uses ratio or command"},
-	{Name: "ratio", Kind: params.String, Default: "1:10", Help: "SET:GET ratio (memtier --ratio)"},
-	{Name: "pipeline", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Help: "requests per round trip (memtier --pipeline, redis-benchmark -P)"},
-	{Name: "data_size", Kind: params.Int, Default: int64(32), Min: params.MinOf(1), Help: "value size in bytes (-d)"},
-	{Name: "data_size_range", Kind: params.String, Default: "", Help: "min-max: value sizes drawn in that range instead of data_size (memtier --data-size-range)"},
-	{Name: "key_pattern", Kind: params.String, Default: "R:R", Help: "SET:GET key patterns: R random, S sequential, G Gaussian, Z Zipf, P parallel (memtier --key-pattern)"},
-	{Name: "key_minimum", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Help: "lowest key number (memtier --key-minimum)"},
-	{Name: "key_maximum", Kind: params.Int, Default: int64(10000000), Min: params.MinOf(0), Help: "highest key number (memtier --key-maximum; redis-benchmark -r)"},
-	{Name: "key_prefix", Kind: params.String, Default: "memtier-", Help: "key name prefix (memtier --key-prefix)"},
-	{Name: "key_stddev", Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Help: "standard deviation of the G pattern; 0 = memtier's default (key range / 6)"},
-	{Name: "key_median", Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Help: "median of the G pattern; 0 = memtier's default (the middle of the key range)"},
-	{Name: "key_zipf_exp", Kind: params.Float, Default: 1.0, Min: params.MinOf(0), Help: "exponent of the Z pattern, in (0, 5) (memtier --key-zipf-exp)"},
-	{Name: "command", Kind: params.StringList, Help: "commands instead of the SET/GET mix, with __key__ and __data__ placeholders (memtier --command, repeatable)"},
-	{Name: "command_ratio", Kind: params.StringList, Help: "one integer per command: their relative frequencies (memtier --command-ratio)"},
-	{Name: "command_key_pattern", Kind: params.StringList, Help: "one key pattern (R, S, G, Z or P) per command (memtier --command-key-pattern)"},
-	{Name: "distinct_client_seed", Kind: params.Bool, Default: true, Help: "a random seed per connection; memtier otherwise gives every connection the same key sequence"},
-	{Name: "requests", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Help: "requests per connection (memtier --requests); 0 = run for the cell's duration"},
+	"kv": kvparams.Specs(),
 }
 
 // KindParams returns the parameters of a kind only tools run (fio, kv).
@@ -569,7 +541,7 @@ func memtierMix(p params.Values) ([]string, error) {
 		return nil, fmt.Errorf("profile rmw (read, modify, write back the same key) has no memtier_benchmark equivalent: memtier sends independent commands; use the native kv workload for rmw")
 	case "":
 	default:
-		return nil, fmt.Errorf("profile %q: memtier_benchmark cells know %s", prof, strings.Join(kvProfiles[1:], ", "))
+		return nil, fmt.Errorf("profile %q: memtier_benchmark cells know %s", prof, strings.Join(kvparams.Profiles[1:], ", "))
 	}
 	if len(cmds) == 0 {
 		r := p.String("ratio")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/kvparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -525,7 +526,7 @@ func kvValues(t *testing.T, set map[string]any) params.Values {
 	t.Helper()
 	v := params.Values{}
 	for k, x := range set {
-		spec, ok := params.Find(kvParams, k)
+		spec, ok := params.Find(kvparams.Specs(), k)
 		if !ok {
 			t.Fatalf("no kv parameter %s", k)
 		}
@@ -535,7 +536,7 @@ func kvValues(t *testing.T, set map[string]any) params.Values {
 		}
 		v[k] = c
 	}
-	return params.WithDefaults(kvParams, v)
+	return params.WithDefaults(kvparams.Specs(), v)
 }
 
 func TestBuildMemtier(t *testing.T) {
@@ -661,5 +662,5 @@ func TestMemtierCatalog(t *testing.T) {
 	for _, s := range specs {
 		names = append(names, s.Name)
 	}
-	eq(t, "kv parameters", strings.Join(names, ","), "profile,ratio,pipeline,data_size,data_size_range,key_pattern,key_minimum,key_maximum,key_prefix,key_stddev,key_median,key_zipf_exp,command,command_ratio,command_key_pattern,distinct_client_seed,requests")
+	eq(t, "kv parameters", strings.Join(names, ","), "profile,ratio,pipeline,data_size,data_size_range,key_pattern,key_minimum,key_maximum,key_prefix,key_stddev,key_median,key_zipf_exp,command,command_ratio,command_key_pattern,distinct_client_seed,requests,prefill")
 }

@@ -26,6 +26,7 @@ func (Workload) Flags() []workload.Flag {
 		{Name: "key-median", Param: "key_median"},
 		{Name: "key-zipf-exp", Param: "key_zipf_exp"},
 		{Name: "command", Param: "command"},
+		{Name: "command-ratio", Param: "command_ratio"},
 		{Name: "command-key-pattern", Param: "command_key_pattern"},
 		{Name: "distinct-client-seed", Param: "distinct_client_seed",
 			Usage: "each connection its own random seed (fairbench's default; --distinct-client-seed=false gives memtier's shared seed)"},

@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/kvparams"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -49,40 +51,9 @@ func (Workload) Description() string {
 	return "memtier_benchmark-compatible key-value load (SET:GET ratio, pipelines, key patterns, arbitrary commands) on Redis, Valkey and embedded KV engines"
 }
 
-// Profiles are the seed studies' shapes, by name.
-var profiles = map[string]string{
-	"get-heavy": "ratio 1:10",
-	"set-only":  "ratio 1:0",
-	"get-only":  "ratio 0:1",
-	"incr-only": "command INCR __key__",
-	"rmw":       "GET then SET of the same key, one request",
-}
-
 // Params implements workload.Workload: memtier's options and defaults,
-// snake_case.
-func (Workload) Params() []params.Spec {
-	return []params.Spec{
-		{Name: "profile", Kind: params.String, Default: "", Choices: []string{"", "get-heavy", "set-only", "get-only", "incr-only", "rmw"},
-			Help: "a named shape instead of ratio/command: get-heavy (1:10), set-only (1:0), get-only (0:1), incr-only (INCR __key__), rmw (GET then SET of one key, one request)"},
-		{Name: "ratio", Kind: params.String, Default: "1:10", Help: "SET:GET ratio (memtier --ratio): SETs and GETs in turn, in these numbers"},
-		{Name: "pipeline", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Help: "requests sent together on a connection (memtier --pipeline)"},
-		{Name: "data_size", Kind: params.Int, Default: int64(32), Min: params.MinOf(1), Help: "value size in bytes (memtier --data-size)"},
-		{Name: "data_size_range", Kind: params.String, Default: "", Help: "MIN-MAX: value sizes drawn uniformly in this range instead of data_size (memtier --data-size-range)"},
-		{Name: "key_pattern", Kind: params.String, Default: "R:R", Help: "SET:GET key patterns: R random, S sequential, G Gaussian, Z Zipf, P parallel (memtier --key-pattern)"},
-		{Name: "key_minimum", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Help: "lowest key index (memtier --key-minimum)"},
-		{Name: "key_maximum", Kind: params.Int, Default: int64(10000000), Min: params.MinOf(0), Help: "highest key index (memtier --key-maximum)"},
-		{Name: "key_prefix", Kind: params.String, Default: "memtier-", Help: "prefix of every key (memtier --key-prefix); cleanup deletes only keys under it"},
-		{Name: "key_stddev", Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Help: "G pattern's standard deviation (0: (max − min) / 6, memtier's default)"},
-		{Name: "key_median", Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Help: "G pattern's median (0: middle of the range)"},
-		{Name: "key_zipf_exp", Kind: params.Float, Default: 1.0, Min: params.MinOf(0), Help: "Z pattern's exponent, in (0, 5) (memtier --key-zipf-exp)"},
-		{Name: "command", Kind: params.String, Default: "", Help: "one arbitrary command run instead of SET/GET, with __key__ and __data__ placeholders (memtier --command), e.g. \"INCR __key__\""},
-		{Name: "command_key_pattern", Kind: params.String, Default: "R", Help: "the command's key pattern: R, S, G, Z or P (memtier --command-key-pattern)"},
-		{Name: "distinct_client_seed", Kind: params.Bool, Default: true, Help: "each client its own random seed (false: memtier's default, one sequence of keys for every connection)"},
-		{Name: "requests", Kind: params.Int, Default: int64(0), Min: params.MinOf(0),
-			Help: "requests each connection sends, then stops (memtier --requests); the run ends when every connection has, or at its duration; 0: run for the duration"},
-		{Name: "prefill", Kind: params.Bool, Default: false, Help: "before running, SET every key of the range once (fairbench load always does); reused while the marker key says the range is complete"},
-	}
-}
+// snake_case, declared once for this workload and the tool cells.
+func (Workload) Params() []params.Spec { return kvparams.Specs() }
 
 // ratio is memtier's SET:GET.
 type ratio struct{ set, get int }
@@ -109,8 +80,7 @@ type instance struct {
 	ratio    ratio
 	setPat   byte
 	getPat   byte
-	command  []string // the arbitrary command's words, nil for SET/GET
-	cmdPat   byte
+	commands []command // arbitrary commands, nil for SET/GET
 	rmw      bool
 	ops      []string
 	keys     keySpace
@@ -126,13 +96,24 @@ type instance struct {
 
 type counts struct{ hits, misses, moved, ask atomic.Int64 }
 
+// command is one arbitrary command (memtier --command), run ratio times in
+// turn with the others, its keys drawn by its own pattern.
+type command struct {
+	words   []string
+	ratio   int
+	pattern byte
+}
+
 // New implements workload.Workload.
 func (Workload) New(p params.Values) (workload.Instance, error) {
 	in := &instance{p: p, prefix: p.String("key_prefix"), pipeline: int(p.Int("pipeline")), size: int(p.Int("data_size"))}
 	in.stats.Store(&[]*counts{})
 	var err error
 	rs := p.String("ratio")
-	cmd := p.String("command")
+	cmds := list(p["command"])
+	if len(cmds) > 0 && p.String("profile") != "" {
+		return nil, fmt.Errorf("profile %q and command both set: give one of them", p.String("profile"))
+	}
 	switch p.String("profile") {
 	case "get-heavy":
 		rs = "1:10"
@@ -141,7 +122,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	case "get-only":
 		rs = "0:1"
 	case "incr-only":
-		cmd = "INCR __key__"
+		cmds = []string{"INCR __key__"}
 	case "rmw":
 		in.rmw = true
 	}
@@ -173,21 +154,48 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		in.sizeMin, in.sizeMax = x, y
 	}
 	in.value = []byte(strings.Repeat("x", in.sizeMax))
+	ratios, patterns := list(p["command_ratio"]), list(p["command_key_pattern"])
+	if len(cmds) == 0 && len(ratios)+len(patterns) > 0 {
+		return nil, fmt.Errorf("command_ratio and command_key_pattern apply to command, which is not set")
+	}
+	for name, l := range map[string][]string{"command_ratio": ratios, "command_key_pattern": patterns} {
+		if len(l) > 0 && len(l) != len(cmds) {
+			return nil, fmt.Errorf("%s has %d entries for %d commands: give one per command, in the same order", name, len(l), len(cmds))
+		}
+	}
+	seen := map[string]int{}
+	for i, text := range cmds {
+		c := command{words: strings.Fields(text), ratio: 1, pattern: 'R'}
+		if len(c.words) == 0 {
+			return nil, fmt.Errorf("command %d is empty", i+1)
+		}
+		if !slices.Contains(c.words, "__key__") {
+			return nil, fmt.Errorf("command %q has no __key__: the key is what routes and counts it", text)
+		}
+		if len(ratios) > 0 {
+			r, err := strconv.Atoi(ratios[i])
+			if err != nil || r < 1 {
+				return nil, fmt.Errorf("command_ratio %q for %q: a whole number ≥ 1", ratios[i], text)
+			}
+			c.ratio = r
+		}
+		if len(patterns) > 0 {
+			pat := strings.ToUpper(patterns[i])
+			if len(pat) != 1 || !strings.Contains("RSGZP", pat) {
+				return nil, fmt.Errorf("command_key_pattern %q for %q: use R, S, G, Z or P", patterns[i], text)
+			}
+			c.pattern = pat[0]
+		}
+		in.commands = append(in.commands, c)
+		// Op types are the commands' names, numbered when one repeats.
+		name := strings.ToLower(c.words[0])
+		if seen[name]++; seen[name] > 1 {
+			name += strconv.Itoa(seen[name])
+		}
+		in.ops = append(in.ops, name)
+	}
 	switch {
-	case cmd != "":
-		in.command = strings.Fields(cmd)
-		if len(in.command) == 0 {
-			return nil, fmt.Errorf("command %q is empty", cmd)
-		}
-		if !strings.Contains(cmd, "__key__") {
-			return nil, fmt.Errorf("command %q has no __key__: the key is what routes and counts it", cmd)
-		}
-		pat := strings.ToUpper(p.String("command_key_pattern"))
-		if len(pat) != 1 || !strings.Contains("RSGZP", pat) {
-			return nil, fmt.Errorf("command_key_pattern %q: use R, S, G, Z or P", pat)
-		}
-		in.cmdPat = pat[0]
-		in.ops = []string{strings.ToLower(in.command[0])}
+	case in.commands != nil:
 	case in.rmw:
 		in.ops = []string{"rmw"}
 	default:
@@ -248,8 +256,9 @@ type worker struct {
 	own      *rand.Rand // memtier's shared seed when distinct_client_seed = false
 	setKeys  keyGen
 	getKeys  keyGen
-	cmdKeys  keyGen
-	turn     int // position in the SET:GET cycle
+	cmdKeys  []keyGen // per arbitrary command
+	cmdAt    int      // the command whose turn it is
+	turn     int      // position in the SET:GET cycle
 	cmds     []driver.KVCommand
 	kinds    []int
 	replies  []driver.KVReply
@@ -275,10 +284,12 @@ func (in *instance) NewSlotWorker(_ context.Context, conn driver.Conn, slot work
 	if w.getKeys, err = in.keys.newKeyGen(in.getPat, slot.Index, slot.Clients); err != nil {
 		return nil, err
 	}
-	if in.command != nil {
-		if w.cmdKeys, err = in.keys.newKeyGen(in.cmdPat, slot.Index, slot.Clients); err != nil {
+	for _, c := range in.commands {
+		g, err := in.keys.newKeyGen(c.pattern, slot.Index, slot.Clients)
+		if err != nil {
 			return nil, err
 		}
+		w.cmdKeys = append(w.cmdKeys, g)
 	}
 	w.left = in.p.Int("requests")
 	n := in.pipeline
@@ -316,10 +327,17 @@ func (w *worker) valueFor(rng *rand.Rand) []byte {
 func (w *worker) next(rng *rand.Rand, c *driver.KVCommand) int {
 	in := w.in
 	*c = driver.KVCommand{}
-	if in.command != nil {
-		k := w.key(w.cmdKeys.next(rng))
-		c.Name = in.command[0]
-		for _, word := range in.command[1:] {
+	if in.commands != nil {
+		// memtier's turn: each command ratio times, then the next.
+		if w.turn >= in.commands[w.cmdAt].ratio {
+			w.turn, w.cmdAt = 0, (w.cmdAt+1)%len(in.commands)
+		}
+		w.turn++
+		i := w.cmdAt
+		k := w.key(w.cmdKeys[i].next(rng))
+		words := in.commands[i].words
+		c.Name = words[0]
+		for _, word := range words[1:] {
 			switch word {
 			case "__key__":
 				if c.Key == nil {
@@ -333,7 +351,7 @@ func (w *worker) next(rng *rand.Rand, c *driver.KVCommand) int {
 				c.Args = append(c.Args, []byte(word))
 			}
 		}
-		return 0
+		return i
 	}
 	if in.rmw {
 		c.Name, c.Key = "GET", w.key(w.getKeys.next(rng))
@@ -458,8 +476,12 @@ func workingSet(p map[string]any) (int64, string, bool) {
 func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []string) {
 	what := fmt.Sprintf("SET:GET %d:%d", in.ratio.set, in.ratio.get)
 	switch {
-	case in.command != nil:
-		what = "command " + strings.Join(in.command, " ")
+	case in.commands != nil:
+		var parts []string
+		for _, c := range in.commands {
+			parts = append(parts, fmt.Sprintf("%s ×%d", strings.Join(c.words, " "), c.ratio))
+		}
+		what = "commands " + strings.Join(parts, ", ")
 	case in.rmw:
 		what = "rmw (GET then SET of one key)"
 	}
@@ -477,4 +499,19 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 		deviations = append(deviations, "every client draws the same key sequence (distinct_client_seed = false, memtier's default)")
 	}
 	return facts, deviations
+}
+
+// list reads a StringList parameter (nil when not given).
+func list(v any) []string {
+	switch x := v.(type) {
+	case []string:
+		return x
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			out = append(out, fmt.Sprint(e))
+		}
+		return out
+	}
+	return nil
 }

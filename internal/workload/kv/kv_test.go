@@ -92,6 +92,24 @@ func TestProfilesAndCommands(t *testing.T) {
 	if f.sent[0].Name != "INCR" || len(f.sent[0].Key) == 0 || len(rec.ops) != 2 {
 		t.Fatalf("sent %+v", f.sent)
 	}
+	// Two commands in memtier's turn: 2 INCRs, 1 GET, and again.
+	in = instanceOf(t, params.Values{"command": []string{"INCR __key__", "GET __key__"}, "command_ratio": []string{"2", "1"}, "pipeline": int64(6)})
+	if ops := in.Ops(); len(ops) != 2 || ops[0] != "incr" || ops[1] != "get" {
+		t.Fatalf("ops %v", ops)
+	}
+	f = &fakeKV{}
+	op, _ = in.NewWorker(context.Background(), f)
+	rec = &recorded{}
+	if _, err := op(context.Background(), rand.New(rand.NewPCG(1, 1)), rec); err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for _, c := range f.sent {
+		got += c.Name[:1]
+	}
+	if got != "IIGIIG" || rec.ops[2] != 1 || rec.ops[0] != 0 {
+		t.Fatalf("sent %s, recorded %v; want IIGIIG", got, rec.ops)
+	}
 	// rmw: the GETs, then SETs of the same keys, one request each.
 	in = instanceOf(t, params.Values{"profile": "rmw", "pipeline": int64(3)})
 	f = &fakeKV{}
@@ -104,7 +122,7 @@ func TestProfilesAndCommands(t *testing.T) {
 		t.Fatalf("rmw sent %+v, recorded %v", f.sent, rec.ops)
 	}
 	for _, bad := range []params.Values{
-		{"command": "INCR counter"}, {"ratio": "0:0"}, {"key_minimum": int64(5), "key_maximum": int64(4)},
+		{"command": []string{"INCR counter"}}, {"command_ratio": []string{"2"}}, {"command": []string{"INCR __key__", "GET __key__"}, "command_ratio": []string{"1"}}, {"ratio": "0:0"}, {"key_minimum": int64(5), "key_maximum": int64(4)},
 		{"data_size_range": "10-5"}, {"key_zipf_exp": 5.0}, {"key_prefix": ""}, {"key_pattern": "P:R"},
 	} {
 		if _, err := (Workload{}).New(params.WithDefaults(Workload{}.Params(), bad)); err == nil {
