@@ -1,18 +1,15 @@
 package testenv
 
 import (
-	"bufio"
-	"crypto/tls"
+	"context"
 	"crypto/x509"
 	"fmt"
-	"io"
-	"net"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // RedisURL returns the URL of the test Redis 7 without a password
@@ -63,7 +60,7 @@ func Memtier(t testing.TB) string {
 
 // RedisKeyPrefix returns a key prefix of the test's own, "fbtest-<12 hex>-",
 // so that tests sharing a test server never touch each other's keys. When the
-// test ends, the keys under it are deleted (SCAN MATCH and DEL, never a flush)
+// test ends, the keys under it are deleted (SCAN MATCH and UNLINK, never a flush)
 // on every test Redis, Valkey and cluster node the environment names; a
 // server that cannot be reached then is only logged.
 func RedisKeyPrefix(t testing.TB) string {
@@ -103,198 +100,90 @@ func redisTestServers() []redisServer {
 	return out
 }
 
-// deleteRedisKeys deletes the keys starting with prefix (which must hold no
-// glob characters) on one server; a cluster node deletes only its own keys,
-// which are the ones its SCAN returns.
-func deleteRedisKeys(s redisServer, prefix string) (int, error) {
-	var c *respConn
-	var err error
+// deleteRedisKeys deletes the keys starting with prefix on one server; a
+// cluster node deletes only its own keys, which are the ones its SCAN returns.
+func deleteRedisKeys(s redisServer, prefix string) (int64, error) {
+	o := redisOptions(&goredis.Options{Addr: s.addr})
 	if s.url != "" {
-		c, err = dialRedisURL(s.url, s.ca)
-	} else {
-		c, err = dialResp(s.addr, nil)
+		var err error
+		if o, err = redisURLOptions(s.url, s.ca); err != nil {
+			return 0, err
+		}
 	}
-	if err != nil {
-		return 0, err
-	}
+	c := goredis.NewClient(o)
 	defer c.Close()
-	n, cursor := 0, "0"
+	ctx := context.Background() // each command has the options' time limits
+	var n int64
+	var cursor uint64
 	for {
-		v, err := c.Do("SCAN", cursor, "MATCH", prefix+"*", "COUNT", "1000")
+		keys, next, err := c.Scan(ctx, cursor, globEscape(prefix)+"*", 1000).Result()
 		if err != nil {
 			return n, err
 		}
-		page, ok := v.([]any)
-		if !ok || len(page) != 2 {
-			return n, fmt.Errorf("SCAN answered %v", v)
-		}
-		keys, _ := page[1].([]any)
-		for _, k := range keys {
-			key, _ := k.(string)
-			if _, err := c.Do("DEL", key); err != nil {
+		if len(keys) > 0 {
+			// One UNLINK per key, pipelined: a cluster node refuses a
+			// multi-key command over keys of different slots (CROSSSLOT).
+			cmds, err := c.Pipelined(ctx, func(p goredis.Pipeliner) error {
+				for _, k := range keys {
+					p.Unlink(ctx, k)
+				}
+				return nil
+			})
+			for _, cmd := range cmds {
+				if ic, ok := cmd.(*goredis.IntCmd); ok {
+					n += ic.Val()
+				}
+			}
+			if err != nil {
 				return n, err
 			}
-			n++
 		}
-		if cursor, _ = page[0].(string); cursor == "0" || cursor == "" {
+		if next == 0 {
 			return n, nil
 		}
+		cursor = next
 	}
 }
 
-// respConn is a minimal RESP2 client, enough for the key cleanup and for the
-// tests of the test servers themselves, without a Redis library.
-type respConn struct {
-	conn net.Conn
-	r    *bufio.Reader
-}
-
-// respError is an error reply of the server ("WRONGPASS ...", "MOVED ...").
-type respError string
-
-func (e respError) Error() string { return string(e) }
-
-// dialResp connects to addr, over TLS when tlsConf is not nil.
-func dialResp(addr string, tlsConf *tls.Config) (*respConn, error) {
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	var conn net.Conn
-	var err error
-	if tlsConf != nil {
-		conn, err = tls.DialWithDialer(d, "tcp", addr, tlsConf)
-	} else {
-		conn, err = d.Dial("tcp", addr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &respConn{conn: conn, r: bufio.NewReader(conn)}, nil
-}
-
-// redisTLSConfig trusts only the CA in caFile and checks the certificate
-// against host.
-func redisTLSConfig(host, caFile string) (*tls.Config, error) {
-	pem, err := os.ReadFile(caFile)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("%s: no PEM certificate", caFile)
-	}
-	return &tls.Config{RootCAs: pool, ServerName: host, MinVersion: tls.VersionTLS12}, nil
-}
-
-// dialRedisURL connects to a redis:// or rediss:// URL: TLS checked against
-// caFile for rediss, AUTH with the URL's credentials, SELECT of its database.
-func dialRedisURL(raw, caFile string) (*respConn, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, err
-	}
-	var tlsConf *tls.Config
-	switch u.Scheme {
-	case "redis":
-	case "rediss":
-		if tlsConf, err = redisTLSConfig(u.Hostname(), caFile); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("%s: not a redis:// or rediss:// URL", u.Redacted())
-	}
-	addr := u.Host
-	if u.Port() == "" {
-		addr = net.JoinHostPort(u.Hostname(), "6379")
-	}
-	c, err := dialResp(addr, tlsConf)
-	if err != nil {
-		return nil, err
-	}
-	if u.User != nil {
-		auth := []string{"AUTH"}
-		if name := u.User.Username(); name != "" {
-			auth = append(auth, name)
-		}
-		pw, _ := u.User.Password()
-		if _, err := c.Do(append(auth, pw)...); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("AUTH on %s: %w", u.Redacted(), err)
-		}
-	}
-	if db := strings.TrimPrefix(u.Path, "/"); db != "" && db != "0" {
-		if _, err := c.Do("SELECT", db); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("SELECT %s on %s: %w", db, u.Redacted(), err)
-		}
-	}
-	return c, nil
-}
-
-func (c *respConn) Close() error { return c.conn.Close() }
-
-// Do sends one command and reads its reply: a string (simple or bulk), an
-// int64, nil (a null), or a []any of those; an error reply is returned as a
-// respError.
-func (c *respConn) Do(args ...string) (any, error) {
-	if err := c.conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
-		return nil, err
-	}
+// globEscape quotes SCAN MATCH's pattern characters in a literal prefix.
+func globEscape(s string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
 	}
-	if _, err := io.WriteString(c.conn, b.String()); err != nil {
-		return nil, err
-	}
-	v, err := c.read()
-	if err != nil {
-		return nil, err
-	}
-	if e, ok := v.(respError); ok {
-		return nil, e
-	}
-	return v, nil
+	return b.String()
 }
 
-// read reads one reply; error replies are values here (an array may hold them).
-func (c *respConn) read() (any, error) {
-	line, err := c.r.ReadString('\n')
+// redisOptions sets what every go-redis client of the test environment
+// shares: RESP2 without CLIENT SETINFO, one attempt to connect and none to
+// retry a command, 5 s to connect and 10 s per command.
+func redisOptions(o *goredis.Options) *goredis.Options {
+	o.Protocol, o.DisableIdentity, o.DialerRetries, o.MaxRetries = 2, true, 1, -1
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = 5*time.Second, 10*time.Second, 10*time.Second
+	return o
+}
+
+// redisURLOptions are the client options for a redis:// or rediss:// URL
+// (user, password and database from the URL); for rediss, the server
+// certificate must be signed by the CA in caFile and name the URL's host.
+func redisURLOptions(raw, caFile string) (*goredis.Options, error) {
+	o, err := goredis.ParseURL(raw)
 	if err != nil {
 		return nil, err
 	}
-	if len(line) < 3 || line[len(line)-2] != '\r' {
-		return nil, fmt.Errorf("malformed RESP line %q", line)
-	}
-	kind, rest := line[0], line[1:len(line)-2]
-	switch kind {
-	case '+':
-		return rest, nil
-	case '-':
-		return respError(rest), nil
-	case ':':
-		return strconv.ParseInt(rest, 10, 64)
-	case '$':
-		n, err := strconv.Atoi(rest)
-		if err != nil || n < 0 {
-			return nil, err // $-1 is a null
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(c.r, buf); err != nil {
+	if o.TLSConfig != nil {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
 			return nil, err
 		}
-		return string(buf[:n]), nil
-	case '*':
-		n, err := strconv.Atoi(rest)
-		if err != nil || n < 0 {
-			return nil, err // *-1 is a null
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%s: no PEM certificate", caFile)
 		}
-		out := make([]any, n)
-		for i := range out {
-			if out[i], err = c.read(); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
+		o.TLSConfig.RootCAs = pool
 	}
-	return nil, fmt.Errorf("unknown RESP reply type %q", line)
+	return redisOptions(o), nil
 }
