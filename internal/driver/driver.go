@@ -370,3 +370,23 @@ func Schemes() []string {
 	sort.Strings(out)
 	return out
 }
+
+// CheckParams refuses a URL query that names a parameter not in known (name
+// → what it takes) or gives one twice, so that a typo never silently changes
+// a benchmark. The error lists the supported names.
+func CheckParams(q url.Values, known map[string]string) error {
+	for k, vs := range q {
+		if _, ok := known[k]; !ok {
+			names := make([]string, 0, len(known))
+			for n := range known {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("unsupported parameter %q (supported: %s)", k, strings.Join(names, ", "))
+		}
+		if len(vs) != 1 {
+			return fmt.Errorf("parameter %q given %d times", k, len(vs))
+		}
+	}
+	return nil
+}

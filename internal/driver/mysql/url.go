@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -41,15 +40,6 @@ var urlParams = map[string]string{
 	"tls-ciphers": "comma-separated IANA cipher suite names",
 	"autocommit":  "0 or 1",
 	"timeout":     "connect timeout (\"5s\" or seconds)",
-}
-
-func paramNames() string {
-	names := make([]string, 0, len(urlParams))
-	for k := range urlParams {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }
 
 // ParseURL parses mysql://user:pass@host:port/db?tls=...; errors name the URL
@@ -87,13 +77,8 @@ func ParseURL(raw string) (Config, error) {
 		cfg.Password = os.Getenv("MYSQL_PWD")
 	}
 	q := u.Query()
-	for k, vs := range q {
-		if _, ok := urlParams[k]; !ok {
-			return bad("unsupported parameter %q (supported: %s)", k, paramNames())
-		}
-		if len(vs) != 1 {
-			return bad("parameter %q given %d times", k, len(vs))
-		}
+	if err := driver.CheckParams(q, urlParams); err != nil {
+		return bad("%v", err)
 	}
 	cfg.TLSMode = "false"
 	switch v := strings.ToLower(q.Get("tls")); v {

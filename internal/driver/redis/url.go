@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -43,15 +42,6 @@ var urlParams = map[string]string{
 	"skip_verify": "true|false: accept any server certificate (rediss://)",
 	"timeout":     "connect timeout (\"5s\" or seconds)",
 	"client":      "wire (default: fairbench's RESP path, each reply timed as it arrives) or go-redis (the library's pipeline)",
-}
-
-func paramNames() string {
-	names := make([]string, 0, len(urlParams))
-	for k := range urlParams {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }
 
 // ParseURL parses redis://[user[:password]@]host[:port][/db][?params]. The
@@ -104,13 +94,8 @@ func ParseURL(raw string) (Config, error) {
 		cfg.Password = os.Getenv("REDISCLI_AUTH")
 	}
 	q := u.Query()
-	for k, vs := range q {
-		if _, ok := urlParams[k]; !ok {
-			return bad("unsupported parameter %q (supported: %s)", k, paramNames())
-		}
-		if len(vs) != 1 {
-			return bad("parameter %q given %d times", k, len(vs))
-		}
+	if err := driver.CheckParams(q, urlParams); err != nil {
+		return bad("%v", err)
 	}
 	boolParam := func(k string) (bool, error) {
 		switch strings.ToLower(q.Get(k)) {
