@@ -201,29 +201,22 @@ func (r *reader) reply(rep *driver.KVReply) (int, error) {
 	case '-':
 		e := &ServerError{Msg: string(l[1:])}
 		rep.Err, rep.Class = e, classOf(e)
-	case '$':
+	case '$', '*':
 		n, err := parseLen(l[1:])
 		if err != nil {
 			return size, err
 		}
-		if n < 0 {
+		if n < 0 { // a nil bulk string or array
 			rep.Miss = true
 			return size, nil
 		}
-		b, err := r.take(n + 2)
-		if err != nil {
-			return size, err
-		}
-		rep.Value = r.keep(b[:n])
-		size += n + 2
-	case '*':
-		n, err := parseLen(l[1:])
-		if err != nil {
-			return size, err
-		}
-		if n < 0 {
-			rep.Miss = true
-			return size, nil
+		if l[0] == '$' {
+			b, err := r.take(n + 2)
+			if err != nil {
+				return size, err
+			}
+			rep.Value = r.keep(b[:n])
+			return size + n + 2, nil
 		}
 		// Elements are read and counted, not kept: the workloads ask for
 		// sizes and hits, and an arbitrary command's array (LRANGE) is
