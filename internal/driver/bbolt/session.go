@@ -14,6 +14,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/driver/embedkv"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -29,9 +30,9 @@ type Conn struct {
 	mu     sync.Mutex
 	closed atomic.Bool
 
-	buf  []byte   // reply values; reset by each Pipeline (KVReply.Value may alias it)
-	ops  []op     // the pipeline's decoded commands
-	keys [][]byte // DeletePrefix's keys of one transaction, copied into kbuf
+	buf  []byte       // reply values; reset by each Pipeline (KVReply.Value may alias it)
+	ops  []embedkv.Op // the pipeline's decoded commands
+	keys [][]byte     // DeletePrefix's keys of one transaction, copied into kbuf
 	kbuf []byte
 }
 
@@ -62,7 +63,7 @@ func (s *Conn) ClientPath() string {
 // Classify implements driver.Conn. A closed session or database is a lost
 // connection, so that the runner takes a new session.
 func (s *Conn) Classify(err error) result.ErrorClass {
-	var re replyError
+	var re embedkv.ReplyError
 	switch {
 	case errors.As(err, &re):
 		return result.ErrOther
@@ -116,26 +117,26 @@ func (s *Conn) Pipeline(ctx context.Context, cmds []driver.KVCommand, replies []
 	s.buf = s.buf[:0]
 	s.ops = s.ops[:0]
 	for i := range cmds {
-		o, err := decode(&cmds[i])
+		o, err := embedkv.Decode(&cmds[i])
 		s.ops = append(s.ops, o)
-		replies[i] = driver.KVReply{Bytes: bytesIn(&cmds[i])}
+		replies[i] = driver.KVReply{Bytes: embedkv.BytesIn(&cmds[i])}
 		if err != nil {
 			replies[i].Err, replies[i].Class = err, result.ErrOther
 		}
 	}
 	for i := 0; i < len(cmds); {
 		o := s.ops[i]
-		if o == opBad {
+		if o == embedkv.OpBad {
 			replies[i].Latency = since(start)
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(cmds) && s.ops[j] != opBad && s.ops[j].writes() == o.writes() {
+		for j < len(cmds) && s.ops[j] != embedkv.OpBad && s.ops[j].Writes() == o.Writes() {
 			j++
 		}
 		var err error
-		if o.writes() {
+		if o.Writes() {
 			err = s.writeRun(cmds[i:j], s.ops[i:j], replies[i:j], start)
 		} else {
 			err = s.readRun(cmds[i:j], replies[i:j], start)
@@ -146,7 +147,7 @@ func (s *Conn) Pipeline(ctx context.Context, cmds []driver.KVCommand, replies []
 			}
 			t := since(start)
 			for k := i; k < j; k++ {
-				replies[k] = driver.KVReply{Err: err, Class: s.Classify(err), Bytes: bytesIn(&cmds[k]), Latency: t}
+				replies[k] = driver.KVReply{Err: err, Class: s.Classify(err), Bytes: embedkv.BytesIn(&cmds[k]), Latency: t}
 			}
 		}
 		i = j
@@ -175,14 +176,14 @@ func (s *Conn) readRun(cmds []driver.KVCommand, replies []driver.KVReply, start 
 
 // writeRun runs consecutive writes in one read-write transaction; all are
 // answered when it has committed.
-func (s *Conn) writeRun(cmds []driver.KVCommand, ops []op, replies []driver.KVReply, start time.Time) error {
+func (s *Conn) writeRun(cmds []driver.KVCommand, ops []embedkv.Op, replies []driver.KVReply, start time.Time) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucket)
 		for i := range cmds {
 			if err := s.write(b, &cmds[i], ops[i], &replies[i]); err != nil {
 				// bbolt checks a key before changing anything: the
 				// transaction goes on without this command.
-				replies[i].Err, replies[i].Class = engineError(err), result.ErrOther
+				replies[i].Err, replies[i].Class = embedkv.EngineError("bbolt", err), result.ErrOther
 				replies[i].Value = nil
 			}
 		}
@@ -196,19 +197,10 @@ func (s *Conn) writeRun(cmds []driver.KVCommand, ops []op, replies []driver.KVRe
 	return err
 }
 
-// engineError words an error bbolt returned for one command as an error reply.
-func engineError(err error) error {
-	var re replyError
-	if errors.As(err, &re) {
-		return err
-	}
-	return fmt.Errorf("ERR bbolt: %w", err)
-}
-
-func (s *Conn) write(b *bolt.Bucket, c *driver.KVCommand, o op, r *driver.KVReply) error {
+func (s *Conn) write(b *bolt.Bucket, c *driver.KVCommand, o embedkv.Op, r *driver.KVReply) error {
 	switch o {
-	case opSet:
-		v := arg(c, 1)
+	case embedkv.OpSet:
+		v := embedkv.Arg(c, 1)
 		if v == nil {
 			v = []byte{} // bbolt answers a nil value as absent: keep "" a value
 		}
@@ -216,9 +208,9 @@ func (s *Conn) write(b *bolt.Bucket, c *driver.KVCommand, o op, r *driver.KVRepl
 			return err
 		}
 		r.Value = s.keep(ok)
-	case opIncr:
+	case embedkv.OpIncr:
 		old := b.Get(c.Key)
-		n, err := incr(old, old != nil)
+		n, err := embedkv.Incr(old, old != nil)
 		if err != nil {
 			return err
 		}
@@ -227,10 +219,10 @@ func (s *Conn) write(b *bolt.Bucket, c *driver.KVCommand, o op, r *driver.KVRepl
 			return err
 		}
 		r.Value = v
-	case opDel:
+	case embedkv.OpDel:
 		var n int64
-		for i := range nargs(c) {
-			k := arg(c, i)
+		for i := range embedkv.NArgs(c) {
+			k := embedkv.Arg(c, i)
 			if b.Get(k) == nil {
 				continue
 			}

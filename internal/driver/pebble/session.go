@@ -14,6 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/driver/embedkv"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -30,9 +31,9 @@ type Conn struct {
 	mu     sync.Mutex
 	closed atomic.Bool
 
-	buf     []byte   // reply values; reset by each Pipeline (KVReply.Value may alias it)
-	ops     []op     // the pipeline's decoded commands
-	stripes []uint16 // the locks one write run holds
+	buf     []byte       // reply values; reset by each Pipeline (KVReply.Value may alias it)
+	ops     []embedkv.Op // the pipeline's decoded commands
+	stripes []uint16     // the locks one write run holds
 }
 
 var (
@@ -62,7 +63,7 @@ func (s *Conn) ClientPath() string {
 // Classify implements driver.Conn. A closed session is a lost connection,
 // so that the runner takes a new session.
 func (s *Conn) Classify(err error) result.ErrorClass {
-	var re replyError
+	var re embedkv.ReplyError
 	switch {
 	case errors.As(err, &re):
 		return result.ErrOther
@@ -116,33 +117,33 @@ func (s *Conn) Pipeline(ctx context.Context, cmds []driver.KVCommand, replies []
 	s.buf = s.buf[:0]
 	s.ops = s.ops[:0]
 	for i := range cmds {
-		o, err := decode(&cmds[i])
+		o, err := embedkv.Decode(&cmds[i])
 		s.ops = append(s.ops, o)
-		replies[i] = driver.KVReply{Bytes: bytesIn(&cmds[i])}
+		replies[i] = driver.KVReply{Bytes: embedkv.BytesIn(&cmds[i])}
 		if err != nil {
 			replies[i].Err, replies[i].Class = err, result.ErrOther
 		}
 	}
 	for i := 0; i < len(cmds); {
 		o := s.ops[i]
-		if o == opBad {
+		if o == embedkv.OpBad {
 			replies[i].Latency = since(start)
 			i++
 			continue
 		}
-		if !o.writes() {
+		if !o.Writes() {
 			s.read(&cmds[i], &replies[i], start)
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(cmds) && s.ops[j].writes() {
+		for j < len(cmds) && s.ops[j].Writes() {
 			j++
 		}
 		if err := s.writeRun(cmds[i:j], s.ops[i:j], replies[i:j], start); err != nil {
 			t := since(start)
 			for k := i; k < j; k++ {
-				replies[k] = driver.KVReply{Err: err, Class: s.Classify(err), Bytes: bytesIn(&cmds[k]), Latency: t}
+				replies[k] = driver.KVReply{Err: err, Class: s.Classify(err), Bytes: embedkv.BytesIn(&cmds[k]), Latency: t}
 			}
 		}
 		i = j
@@ -157,7 +158,7 @@ func (s *Conn) read(c *driver.KVCommand, r *driver.KVReply, start time.Time) {
 	case errors.Is(err, pebble.ErrNotFound):
 		r.Miss = true
 	case err != nil:
-		r.Err, r.Class = engineError(err), s.Classify(err)
+		r.Err, r.Class = embedkv.EngineError("pebble", err), s.Classify(err)
 	default:
 		r.Value = s.keep(v)
 		r.Bytes += int64(len(v))
@@ -168,22 +169,22 @@ func (s *Conn) read(c *driver.KVCommand, r *driver.KVReply, start time.Time) {
 
 // writeRun commits consecutive writes as one batch under the stripe locks of
 // their keys; all are answered when it is durable (applied, without sync).
-func (s *Conn) writeRun(cmds []driver.KVCommand, ops []op, replies []driver.KVReply, start time.Time) error {
+func (s *Conn) writeRun(cmds []driver.KVCommand, ops []embedkv.Op, replies []driver.KVReply, start time.Time) error {
 	h := s.h
 	s.stripes = s.stripes[:0]
 	indexed := false // INCR and DEL read through the batch
 	for i := range cmds {
 		c := &cmds[i]
 		switch ops[i] {
-		case opSet:
+		case embedkv.OpSet:
 			s.stripes = append(s.stripes, h.stripe(c.Key))
-		case opIncr:
+		case embedkv.OpIncr:
 			indexed = true
 			s.stripes = append(s.stripes, h.stripe(c.Key))
-		case opDel:
+		case embedkv.OpDel:
 			indexed = true
-			for k := range nargs(c) {
-				s.stripes = append(s.stripes, h.stripe(arg(c, k)))
+			for k := range embedkv.NArgs(c) {
+				s.stripes = append(s.stripes, h.stripe(embedkv.Arg(c, k)))
 			}
 		}
 	}
@@ -205,7 +206,7 @@ func (s *Conn) writeRun(cmds []driver.KVCommand, ops []op, replies []driver.KVRe
 	}
 	for i := range cmds {
 		if err := s.write(b, &cmds[i], ops[i], &replies[i]); err != nil {
-			replies[i].Err, replies[i].Class, replies[i].Value = engineError(err), s.Classify(err), nil
+			replies[i].Err, replies[i].Class, replies[i].Value = embedkv.EngineError("pebble", err), s.Classify(err), nil
 		}
 	}
 	var err error
@@ -231,15 +232,6 @@ func (s *Conn) writeRun(cmds []driver.KVCommand, ops []op, replies []driver.KVRe
 	return err
 }
 
-// engineError words an error pebble returned for one command as an error reply.
-func engineError(err error) error {
-	var re replyError
-	if errors.As(err, &re) {
-		return err
-	}
-	return fmt.Errorf("ERR pebble: %w", err)
-}
-
 // lookup reads key through the batch: its own earlier writes, then the
 // database.
 func lookup(b *pebble.Batch, key []byte, each func(v []byte) error) (found bool, err error) {
@@ -257,34 +249,34 @@ func lookup(b *pebble.Batch, key []byte, each func(v []byte) error) (found bool,
 	return true, nil
 }
 
-func (s *Conn) write(b *pebble.Batch, c *driver.KVCommand, o op, r *driver.KVReply) error {
+func (s *Conn) write(b *pebble.Batch, c *driver.KVCommand, o embedkv.Op, r *driver.KVReply) error {
 	switch o {
-	case opSet:
-		if err := b.Set(c.Key, arg(c, 1), nil); err != nil {
+	case embedkv.OpSet:
+		if err := b.Set(c.Key, embedkv.Arg(c, 1), nil); err != nil {
 			return err
 		}
 		r.Value = s.keep(ok)
-	case opIncr:
+	case embedkv.OpIncr:
 		var n int64
 		found, err := lookup(b, c.Key, func(v []byte) (err error) {
-			n, err = incr(v, true)
+			n, err = embedkv.Incr(v, true)
 			return err
 		})
 		if err != nil {
 			return err
 		}
 		if !found {
-			n, _ = incr(nil, false)
+			n, _ = embedkv.Incr(nil, false)
 		}
 		v := s.keepInt(n)
 		if err := b.Set(c.Key, v, nil); err != nil {
 			return err
 		}
 		r.Value = v
-	case opDel:
+	case embedkv.OpDel:
 		var n int64
-		for i := range nargs(c) {
-			k := arg(c, i)
+		for i := range embedkv.NArgs(c) {
+			k := embedkv.Arg(c, i)
 			found, err := lookup(b, k, nil)
 			if err != nil {
 				return err
