@@ -29,23 +29,23 @@ const (
 // Writes reports whether the command changes the database.
 func (o Op) Writes() bool { return o >= OpSet }
 
-// ReplyError is an error reply, in Redis's words, so that a study comparing
+// replyError is an error reply, in Redis's words, so that a study comparing
 // an embedded engine with a Redis server reads the same error texts.
-type ReplyError string
+type replyError string
 
-func (e ReplyError) Error() string { return string(e) }
+func (e replyError) Error() string { return string(e) }
 
 const (
-	errNotInteger ReplyError = "ERR value is not an integer or out of range"
-	errOverflow   ReplyError = "ERR increment or decrement would overflow"
-	errSetOptions ReplyError = "ERR syntax error: SET options (EX, PX, NX, XX, ...) are not supported by this embedded engine"
+	errNotInteger replyError = "ERR value is not an integer or out of range"
+	errOverflow   replyError = "ERR increment or decrement would overflow"
+	errSetOptions replyError = "ERR syntax error: SET options (EX, PX, NX, XX, ...) are not supported by this embedded engine"
 )
 
-// EngineError words an error the engine returned for one command as an
+// engineError words an error the engine returned for one command as an
 // error reply: "ERR bbolt: ..." (an error reply already in Redis's words
 // stays as it is).
-func EngineError(engine string, err error) error {
-	var re ReplyError
+func engineError(engine string, err error) error {
+	var re replyError
 	if errors.As(err, &re) {
 		return err
 	}
@@ -53,14 +53,14 @@ func EngineError(engine string, err error) error {
 }
 
 func wrongArity(name string) error {
-	return ReplyError("ERR wrong number of arguments for '" + strings.ToLower(name) + "' command")
+	return replyError("ERR wrong number of arguments for '" + strings.ToLower(name) + "' command")
 }
 
 func unknownCommand(name string) error {
 	if len(name) > 128 {
 		name = name[:128]
 	}
-	return ReplyError("ERR unknown command '" + name + "': this embedded engine answers GET, SET, INCR and DEL")
+	return replyError("ERR unknown command '" + name + "': this embedded engine answers GET, SET, INCR and DEL")
 }
 
 // NArgs is how many arguments follow the command's name, as a Redis client
@@ -88,9 +88,9 @@ func Arg(c *driver.KVCommand, i int) []byte {
 	return c.Args[i-1]
 }
 
-// Decode names the command's kind, or the error reply Redis would give
+// decode names the command's kind, or the error reply Redis would give
 // before executing it. Names are case-insensitive, as in Redis.
-func Decode(c *driver.KVCommand) (Op, error) {
+func decode(c *driver.KVCommand) (Op, error) {
 	n := NArgs(c)
 	switch {
 	case strings.EqualFold(c.Name, "GET"):
@@ -117,10 +117,10 @@ func Decode(c *driver.KVCommand) (Op, error) {
 	return OpBad, unknownCommand(c.Name)
 }
 
-// BytesIn is what the command carries: its key, value and further arguments
+// bytesIn is what the command carries: its key, value and further arguments
 // (a Redis client would add the name and RESP framing, which no embedded
 // engine sees).
-func BytesIn(c *driver.KVCommand) int64 {
+func bytesIn(c *driver.KVCommand) int64 {
 	n := len(c.Key) + len(c.Value)
 	for _, a := range c.Args {
 		n += len(a)

@@ -80,19 +80,19 @@ func TestDecode(t *testing.T) {
 		{kv("FLUSHALL", "k", nil), OpBad, "ERR unknown command 'FLUSHALL': this embedded engine answers GET, SET, INCR and DEL"},
 		{kv(long, "k", nil), OpBad, "ERR unknown command '" + long[:128] + "': "},
 	} {
-		o, err := Decode(tc.c)
+		o, err := decode(tc.c)
 		if o != tc.want {
-			t.Errorf("Decode(%s %q %q %q) = %d, want %d", tc.c.Name, tc.c.Key, tc.c.Value, tc.c.Args, o, tc.want)
+			t.Errorf("decode(%s %q %q %q) = %d, want %d", tc.c.Name, tc.c.Key, tc.c.Value, tc.c.Args, o, tc.want)
 		}
 		if tc.errText == "" {
 			if err != nil {
-				t.Errorf("Decode(%s %q): %v", tc.c.Name, tc.c.Key, err)
+				t.Errorf("decode(%s %q): %v", tc.c.Name, tc.c.Key, err)
 			}
 			continue
 		}
-		var re ReplyError
+		var re replyError
 		if !errors.As(err, &re) || !strings.HasPrefix(err.Error(), tc.errText) {
-			t.Errorf("Decode(%s %q) error %v, want a reply error starting %q", tc.c.Name[:min(len(tc.c.Name), 20)], tc.c.Key, err, tc.errText)
+			t.Errorf("decode(%s %q) error %v, want a reply error starting %q", tc.c.Name[:min(len(tc.c.Name), 20)], tc.c.Key, err, tc.errText)
 		}
 	}
 	if OpGet.Writes() || OpBad.Writes() || !OpSet.Writes() || !OpIncr.Writes() || !OpDel.Writes() {
@@ -114,18 +114,18 @@ func TestArgs(t *testing.T) {
 		if strings.Join(got, " ") != "a b c" {
 			t.Errorf("arguments of %q %q %q = %q, want a b c", c.Key, c.Value, c.Args, got)
 		}
-		if n := BytesIn(c); n != 3 {
-			t.Errorf("BytesIn = %d, want 3", n)
+		if n := bytesIn(c); n != 3 {
+			t.Errorf("bytesIn = %d, want 3", n)
 		}
 	}
 }
 
 func TestEngineError(t *testing.T) {
-	if err := EngineError("bbolt", errNotInteger); err != errNotInteger {
+	if err := engineError("bbolt", errNotInteger); err != errNotInteger {
 		t.Errorf("EngineError of a reply error = %v, want it unchanged", err)
 	}
 	base := errors.New("key required")
-	err := EngineError("bbolt", base)
+	err := engineError("bbolt", base)
 	if err.Error() != "ERR bbolt: key required" || !errors.Is(err, base) {
 		t.Errorf("EngineError = %q, want ERR bbolt: key required, wrapping the engine's error", err)
 	}
