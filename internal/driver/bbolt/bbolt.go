@@ -38,24 +38,19 @@
 package bbolt
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
-	"strings"
-	"sync"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/driver/embedkv"
 )
 
 func init() { driver.Register(Driver{}, "bbolt:") }
@@ -63,13 +58,28 @@ func init() { driver.Register(Driver{}, "bbolt:") }
 // bucket holds every key the driver writes.
 var bucket = []byte("fairbench")
 
-const module = "go.etcd.io/bbolt"
+var engine = embedkv.Engine{
+	Name:     "bbolt",
+	Module:   "go.etcd.io/bbolt",
+	Design:   "B+tree",
+	Lost:     []error{berrors.ErrDatabaseNotOpen},
+	Timeouts: []error{berrors.ErrTimeout},
+}
+
+// databases are the files open in this process: a second bolt.Open of the
+// same file would wait on bbolt's own file lock.
+var databases = embedkv.Registry[Config, *bolt.DB]{
+	Engine:  &engine,
+	Path:    func(c *Config) *string { return &c.Path },
+	Unit:    "file",
+	Creates: "the file, not its directory",
+}
 
 // Driver opens bbolt databases.
 type Driver struct{}
 
 // Name implements driver.Driver.
-func (Driver) Name() string { return "bbolt" }
+func (Driver) Name() string { return engine.Name }
 
 // InProcess implements driver.InProcess: bbolt runs in fairbench's process.
 func (Driver) InProcess() bool { return true }
@@ -81,74 +91,17 @@ func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (d
 	if err != nil {
 		return nil, err
 	}
-	h, err := acquire(cfg)
+	h, err := databases.Acquire(cfg, open)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{h: h}, nil
+	return &Client{embedkv.Client[Config, *bolt.DB]{H: h}}, nil
 }
 
-// Version is bbolt's module version in this binary ("1.5.0"), or "unknown"
-// when the binary carries no module information (test binaries).
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	for _, m := range bi.Deps {
-		if m.Path == module {
-			if m.Replace != nil {
-				m = m.Replace
-			}
-			return strings.TrimPrefix(m.Version, "v")
-		}
-	}
-	return "unknown"
-}
-
-// handle is one open database, shared by every client of its file in this
-// process: a second bolt.Open of the same file would wait on bbolt's own
-// file lock.
-type handle struct {
-	key  string // the file's absolute path, the registry's key
-	cfg  Config
-	db   *bolt.DB
-	refs int // guarded by registryMu
-}
-
-var (
-	registryMu sync.Mutex
-	registry   = map[string]*handle{}
-)
-
-// acquire returns the handle on cfg's file, opening it if this process has
-// not already.
-func acquire(cfg Config) (*handle, error) {
-	abs, err := filepath.Abs(cfg.Path)
-	if err != nil {
-		return nil, fmt.Errorf("bbolt database %s: %w", cfg.Path, err)
-	}
-	dir := filepath.Dir(abs)
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("bbolt database %s: directory %s does not exist (fairbench creates the file, not its directory)", cfg.Path, dir)
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		abs = filepath.Join(real, filepath.Base(abs))
-	}
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if h := registry[abs]; h != nil {
-		a, b := h.cfg, cfg
-		a.Path, b.Path = "", ""
-		if a != b {
-			return nil, fmt.Errorf("bbolt database %s is already open in this process with other options (%v): one file has one set of options at a time", cfg.Path, h.cfg.settings())
-		}
-		h.refs++
-		return h, nil
-	}
+// open opens the file at abs, not open in this process, after check.
+func open(abs string, cfg Config) (*bolt.DB, map[string]string, error) {
 	if err := check(abs, cfg.Path); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	db, err := bolt.Open(abs, 0o600, &bolt.Options{
 		Timeout:         cfg.Timeout,
@@ -161,38 +114,21 @@ func acquire(cfg Config) (*handle, error) {
 	})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		return nil, fmt.Errorf("bbolt database %s: another process holds its lock (waited %s; see the timeout option)", cfg.Path, cfg.Timeout)
+		return nil, nil, fmt.Errorf("bbolt database %s: another process holds its lock (waited %s; see the timeout option)", cfg.Path, cfg.Timeout)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
-		return nil, fmt.Errorf("bbolt database %s is not a usable bbolt database: %w", cfg.Path, err)
+		return nil, nil, fmt.Errorf("bbolt database %s is not a usable bbolt database: %w", cfg.Path, err)
 	case err != nil:
-		return nil, fmt.Errorf("opening bbolt database %s: %w", cfg.Path, err)
+		return nil, nil, fmt.Errorf("opening bbolt database %s: %w", cfg.Path, err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucket)
 		return err
 	}); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("bbolt database %s: creating bucket %s: %w", cfg.Path, bucket, err)
+		return nil, nil, fmt.Errorf("bbolt database %s: creating bucket %s: %w", cfg.Path, bucket, err)
 	}
-	h := &handle{key: abs, cfg: cfg, db: db, refs: 1}
-	registry[abs] = h
-	return h, nil
+	return db, cfg.settings(), nil
 }
-
-// release drops one reference and closes the database with the last.
-func (h *handle) release() error {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	h.refs--
-	if h.refs > 0 {
-		return nil
-	}
-	delete(registry, h.key)
-	return h.db.Close()
-}
-
-// sqliteHeader starts every SQLite database file.
-var sqliteHeader = []byte("SQLite format 3\x00")
 
 // check refuses a path that exists and is not a bbolt database, before bbolt
 // opens it read-write: the tool never writes into a file it did not create
@@ -214,22 +150,15 @@ func check(abs, name string) error {
 	if st.Size() == 0 {
 		return nil
 	}
-	f, err := os.Open(abs)
+	head, err := embedkv.ReadHead(abs, 64<<10+32)
 	if err != nil {
 		return fmt.Errorf("bbolt database %s: %w", name, err)
 	}
-	defer f.Close()
-	head := make([]byte, 64<<10+32)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("bbolt database %s: reading its header: %w", name, err)
-	}
-	head = head[:n]
 	if hasMagic(head) {
 		return nil
 	}
 	what := "it has no bbolt meta page"
-	if bytes.HasPrefix(head, sqliteHeader) {
+	if embedkv.IsSQLite(head) {
 		what = "it is a SQLite database"
 	}
 	return fmt.Errorf("bbolt database %s exists and is not a bbolt database (%s): fairbench will not write into it; name a new file", name, what)
@@ -258,75 +187,26 @@ func hasMagic(head []byte) bool {
 
 // Client is one target's client: its sessions share the handle.
 type Client struct {
-	h *handle
-
-	mu     sync.Mutex
-	closed bool
-	open   int // sessions not yet closed
+	embedkv.Client[Config, *bolt.DB]
 }
 
 // Session implements driver.Client: a lightweight session on the shared handle.
 func (c *Client) Session(context.Context) (driver.Conn, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, driver.ErrClientClosed
+	s, err := c.NewSession(&store{db: c.H.DB})
+	if err != nil {
+		return nil, err
 	}
-	c.open++
-	return &Conn{c: c, db: c.h.db, buf: make([]byte, 0, 4096)}, nil
+	return s, nil
 }
-
-// Close implements driver.Client. The database closes once the client's last
-// session has closed too (and no other client of the file holds it).
-func (c *Client) Close(context.Context) error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil
-	}
-	c.closed = true
-	last := c.open == 0
-	c.mu.Unlock()
-	if last {
-		return c.h.release()
-	}
-	return nil
-}
-
-// sessionClosed is a session's Close: the last one after the client's
-// releases the handle.
-func (c *Client) sessionClosed() error {
-	c.mu.Lock()
-	c.open--
-	last := c.closed && c.open == 0
-	c.mu.Unlock()
-	if last {
-		return c.h.release()
-	}
-	return nil
-}
-
-// InProcess implements driver.InProcess.
-func (c *Client) InProcess() bool { return true }
 
 // Environment implements driver.Environment: engine, library version, the
 // options in effect, the file and the file system it is on.
 func (c *Client) Environment(context.Context) (map[string]any, error) {
-	settings := c.h.cfg.settings()
-	settings["pagesize"] = strconv.Itoa(c.h.db.Info().PageSize) // the file's, whatever was asked
-	env := map[string]any{
-		"engine":   "bbolt",
-		"version":  Version(),
-		"driver":   module + " (pure Go, in-process B+tree)",
-		"file":     c.h.key,
-		"settings": settings,
-		"tls":      map[string]any{"enabled": false},
-	}
-	if st, err := os.Stat(c.h.key); err == nil {
+	env, settings := c.Env(filepath.Dir(c.H.Path))
+	settings["pagesize"] = strconv.Itoa(c.H.DB.Info().PageSize) // the file's, whatever was asked
+	env["file"] = c.H.Path
+	if st, err := os.Stat(c.H.Path); err == nil {
 		env["database_size"] = strconv.FormatInt(st.Size(), 10) + " bytes"
-	}
-	if d := envinfo.Disk(filepath.Dir(c.h.key)); d != nil {
-		env["disk"] = d
 	}
 	return env, nil
 }

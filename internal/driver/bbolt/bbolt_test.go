@@ -75,19 +75,6 @@ func TestParseURLRejects(t *testing.T) {
 	}
 }
 
-func TestRedisIntegers(t *testing.T) {
-	for s, want := range map[string]int64{"0": 0, "1": 1, "-1": -1, "9223372036854775807": 1<<63 - 1, "-9223372036854775808": -1 << 63, "42": 42} {
-		if n, ok := parseInt([]byte(s)); !ok || n != want {
-			t.Errorf("parseInt(%q) = %d, %v; want %d", s, n, ok, want)
-		}
-	}
-	for _, s := range []string{"", "-", "+1", "01", "-0", "00", " 1", "1 ", "1.0", "9223372036854775808", "-9223372036854775809", "99999999999999999999", "0x10", "１"} {
-		if n, ok := parseInt([]byte(s)); ok {
-			t.Errorf("parseInt(%q) = %d: Redis refuses it", s, n)
-		}
-	}
-}
-
 func openClient(t *testing.T, url string) *Client {
 	t.Helper()
 	cl, err := Driver{}.Open(context.Background(), driver.Target{Name: "t", URL: url}, driver.Options{})

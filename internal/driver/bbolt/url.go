@@ -1,14 +1,11 @@
 package bbolt
 
 import (
-	"fmt"
-	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/driver/embedkv"
 )
 
 // Config is a parsed bbolt: URL.
@@ -37,134 +34,47 @@ type Config struct {
 // another process holds should fail the preflight, not hang it.
 const defaultTimeout = 2 * time.Second
 
-// option is one URL query key.
-type option struct {
-	name  string // canonical: bbolt's Options field, lower-cased
-	wants string // what it accepts, for errors
-	set   func(c *Config, v string) bool
-}
-
 // options are the URL's query keys. They keep the names of bbolt's Options
 // fields, lower-cased, so bbolt's documentation explains them; matching
 // ignores case, '_' and '-' (page_size is pagesize).
-var options = []option{
-	{"freelisttype", "array or hashmap", func(c *Config, v string) bool {
+var options = []embedkv.Option[Config]{
+	{Name: "freelisttype", Wants: "array or hashmap", Set: func(c *Config, v string) bool {
 		v = strings.ToLower(v)
 		c.FreelistType = v
 		return v == "array" || v == "hashmap"
 	}},
-	{"initialmmapsize", "a size in bytes (a number, or with KiB, MiB, GiB)", func(c *Config, v string) bool {
-		n, ok := parseSize(v)
+	{Name: "initialmmapsize", Wants: embedkv.SizeWords, Set: func(c *Config, v string) bool {
+		n, ok := embedkv.ParseSize(v)
 		c.InitialMmapSize = int(n)
 		return ok
 	}},
-	{"nofreelistsync", "true or false", func(c *Config, v string) bool { return parseBool(v, &c.NoFreelistSync) }},
-	{"nogrowsync", "true or false", func(c *Config, v string) bool { return parseBool(v, &c.NoGrowSync) }},
-	{"nosync", "true or false", func(c *Config, v string) bool { return parseBool(v, &c.NoSync) }},
-	{"pagesize", "a power of two from 1024 to 65536 (bytes)", func(c *Config, v string) bool {
+	{Name: "nofreelistsync", Wants: embedkv.BoolWords, Set: func(c *Config, v string) bool { return embedkv.ParseBool(v, &c.NoFreelistSync) }},
+	{Name: "nogrowsync", Wants: embedkv.BoolWords, Set: func(c *Config, v string) bool { return embedkv.ParseBool(v, &c.NoGrowSync) }},
+	{Name: "nosync", Wants: embedkv.BoolWords, Set: func(c *Config, v string) bool { return embedkv.ParseBool(v, &c.NoSync) }},
+	{Name: "pagesize", Wants: "a power of two from 1024 to 65536 (bytes)", Set: func(c *Config, v string) bool {
 		n, err := strconv.Atoi(v)
 		c.PageSize = n
 		return err == nil && n >= 1024 && n <= 65536 && n&(n-1) == 0
 	}},
-	{"timeout", "a duration such as 500ms or 10s (the wait for the file lock)", func(c *Config, v string) bool {
+	{Name: "timeout", Wants: "a duration such as 500ms or 10s (the wait for the file lock)", Set: func(c *Config, v string) bool {
 		d, err := time.ParseDuration(v)
 		c.Timeout = d
 		return err == nil && d > 0
 	}},
 }
 
-func optionNames() string {
-	names := make([]string, len(options))
-	for i, o := range options {
-		names[i] = o.name
-	}
-	return strings.Join(names, ", ")
-}
-
-func normalize(k string) string {
-	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
-}
-
-func parseBool(v string, dst *bool) bool {
-	switch strings.ToLower(v) {
-	case "true", "1", "yes", "on":
-		*dst = true
-	case "false", "0", "no", "off":
-		*dst = false
-	default:
-		return false
-	}
-	return true
-}
-
-// parseSize reads bytes: a non-negative integer, or one with a binary unit.
-func parseSize(v string) (int64, bool) {
-	mult := int64(1)
-	lv := strings.ToLower(v)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}} {
-		if s, ok := strings.CutSuffix(lv, u.suffix); ok {
-			lv, mult = s, u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(lv, 10, 64)
-	if err != nil || n < 0 || n > (1<<40)/mult {
-		return 0, false
-	}
-	return n * mult, true
-}
+var syntax = embedkv.URL[Config]{Scheme: "bbolt", Path: "database file", Example: "bench.bbolt", Options: options}
 
 // ParseURL parses bbolt:PATH[?option=value&...] (also bbolt://PATH and
 // bbolt:///abs/PATH). The path is one file, relative to the working
 // directory unless absolute.
 func ParseURL(raw string) (Config, error) {
-	if i := strings.IndexByte(raw, 0); i >= 0 {
-		return Config{}, fmt.Errorf("bbolt URL %q has a NUL byte after it (offset %d): a file name cannot hold one", driver.Redacted(raw[:i]), i)
-	}
-	const scheme = "bbolt:"
-	if len(raw) < len(scheme) || !strings.EqualFold(raw[:len(scheme)], scheme) {
-		return Config{}, fmt.Errorf("%q is not a bbolt: URL", driver.Redacted(raw))
-	}
-	rest := strings.TrimPrefix(raw[len(scheme):], "//")
-	path, query, _ := strings.Cut(rest, "?")
-	if path == "" {
-		return Config{}, fmt.Errorf("%q names no database file: use e.g. bbolt:bench.bbolt", raw)
-	}
-	q, err := url.ParseQuery(query)
+	cfg := Config{FreelistType: "array", Timeout: defaultTimeout}
+	path, _, err := syntax.Parse(raw, &cfg)
 	if err != nil {
-		return Config{}, fmt.Errorf("%q: bad query string: %v", raw, err)
+		return Config{}, err
 	}
-	cfg := Config{Path: path, FreelistType: "array", Timeout: defaultTimeout}
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	seen := map[string]string{}
-	for _, k := range keys {
-		var opt *option
-		for i := range options {
-			if options[i].name == normalize(k) {
-				opt = &options[i]
-			}
-		}
-		if opt == nil {
-			return Config{}, fmt.Errorf("bbolt URL parameter %q is not an option (valid: %s)", k, optionNames())
-		}
-		if prev, dup := seen[opt.name]; dup || len(q[k]) > 1 {
-			if !dup {
-				prev = k
-			}
-			return Config{}, fmt.Errorf("bbolt URL parameter %s is given more than once (as %s and %s): give it once", opt.name, prev, k)
-		}
-		seen[opt.name] = k
-		if v := q.Get(k); !opt.set(&cfg, v) {
-			return Config{}, fmt.Errorf("bbolt URL parameter %s=%q is not a valid value: use %s", k, v, opt.wants)
-		}
-	}
+	cfg.Path = path
 	return cfg, nil
 }
 

@@ -43,15 +43,12 @@
 package pebble
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"log"
 	"os"
-	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,18 +58,32 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/driver/embedkv"
 )
 
 func init() { driver.Register(Driver{}, "pebble:") }
 
-const module = "github.com/cockroachdb/pebble/v2"
+var engine = embedkv.Engine{
+	Name:   "pebble",
+	Module: "github.com/cockroachdb/pebble/v2",
+	Design: "LSM tree",
+	Lost:   []error{pebble.ErrClosed},
+}
+
+// databases are the directories open in this process: a second pebble.Open
+// of one would fail on pebble's lock.
+var databases = embedkv.Registry[Config, *database]{
+	Engine:  &engine,
+	Path:    func(c *Config) *string { return &c.Dir },
+	Unit:    "database",
+	Creates: "the database's directory, not its parent",
+}
 
 // Driver opens pebble databases.
 type Driver struct{}
 
 // Name implements driver.Driver.
-func (Driver) Name() string { return "pebble" }
+func (Driver) Name() string { return engine.Name }
 
 // InProcess implements driver.InProcess: pebble runs in fairbench's process.
 func (Driver) InProcess() bool { return true }
@@ -85,87 +96,39 @@ func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (d
 	if err != nil {
 		return nil, err
 	}
-	h, err := acquire(cfg)
+	h, err := databases.Acquire(cfg, open)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{h: h}, nil
-}
-
-// Version is pebble's module version in this binary ("2.1.7"), or "unknown"
-// when the binary carries no module information (test binaries).
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	for _, m := range bi.Deps {
-		if m.Path == module {
-			if m.Replace != nil {
-				m = m.Replace
-			}
-			return strings.TrimPrefix(m.Version, "v")
-		}
-	}
-	return "unknown"
+	return &Client{embedkv.Client[Config, *database]{H: h}}, nil
 }
 
 // stripes is how many locks serialise writes by key hash: enough that
 // random keys of a few hundred sessions' pipelines rarely share one.
 const stripes = 4096
 
-// handle is one open database, shared by every client of its directory in
-// this process: a second pebble.Open of it would fail on pebble's lock.
-type handle struct {
-	key      string // the directory's absolute path, the registry's key
-	cfg      Config
-	db       *pebble.DB
-	wo       *pebble.WriteOptions
-	settings map[string]string // the options in effect, defaults filled in
-	refs     int               // guarded by registryMu
+// database is one open database with what its sessions share beside it.
+type database struct {
+	db *pebble.DB
+	wo *pebble.WriteOptions
 
 	seed  maphash.Seed
 	locks [stripes]sync.Mutex
 }
 
-func (h *handle) stripe(key []byte) uint16 {
-	return uint16(maphash.Bytes(h.seed, key) % stripes)
+func (d *database) stripe(key []byte) uint16 {
+	return uint16(maphash.Bytes(d.seed, key) % stripes)
 }
 
-var (
-	registryMu sync.Mutex
-	registry   = map[string]*handle{}
-)
+// Close implements io.Closer, for the registry.
+func (d *database) Close() error { return d.db.Close() }
 
-// acquire returns the handle on cfg's directory, opening the database if
-// this process has not already.
-func acquire(cfg Config) (*handle, error) {
-	abs, err := filepath.Abs(cfg.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("pebble database %s: %w", cfg.Dir, err)
-	}
-	parent := filepath.Dir(abs)
-	st, err := os.Stat(parent)
-	if err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("pebble database %s: directory %s does not exist (fairbench creates the database's directory, not its parent)", cfg.Dir, parent)
-	}
-	if real, err := filepath.EvalSymlinks(parent); err == nil {
-		abs = filepath.Join(real, filepath.Base(abs))
-	}
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if h := registry[abs]; h != nil {
-		a, b := h.cfg, cfg
-		a.Dir, b.Dir = "", ""
-		if a != b {
-			return nil, fmt.Errorf("pebble database %s is already open in this process with other options (%v): one database has one set of options at a time", cfg.Dir, h.settings)
-		}
-		h.refs++
-		return h, nil
-	}
+// open opens the database at abs, not open in this process, after check, and
+// says the options in effect, pebble's defaults filled in.
+func open(abs string, cfg Config) (*database, map[string]string, error) {
 	exists, err := check(abs, cfg.Dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	opts := &pebble.Options{
 		CacheSize:             cfg.CacheSize,
@@ -187,14 +150,14 @@ func acquire(cfg Config) (*handle, error) {
 	eff.EnsureDefaults()
 	db, err := pebble.Open(abs, opts)
 	if err != nil {
-		return nil, fmt.Errorf("opening pebble database %s: %w", cfg.Dir, err)
+		return nil, nil, fmt.Errorf("opening pebble database %s: %w", cfg.Dir, err)
 	}
-	h := &handle{key: abs, cfg: cfg, db: db, wo: pebble.NoSync, seed: maphash.MakeSeed(), refs: 1}
+	d := &database{db: db, wo: pebble.NoSync, seed: maphash.MakeSeed()}
 	if cfg.Sync {
-		h.wo = pebble.Sync
+		d.wo = pebble.Sync
 	}
 	_, maxCompactions := eff.CompactionConcurrencyRange()
-	h.settings = map[string]string{
+	settings := map[string]string{
 		"sync":                       strconv.FormatBool(cfg.Sync),
 		"disable_wal":                strconv.FormatBool(cfg.DisableWAL),
 		"cache_size":                 strconv.FormatInt(eff.CacheSize, 10),
@@ -203,24 +166,8 @@ func acquire(cfg Config) (*handle, error) {
 		"l0_compaction_threshold":    strconv.Itoa(eff.L0CompactionThreshold),
 		"max_concurrent_compactions": strconv.Itoa(maxCompactions),
 	}
-	registry[abs] = h
-	return h, nil
+	return d, settings, nil
 }
-
-// release drops one reference and closes the database with the last.
-func (h *handle) release() error {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	h.refs--
-	if h.refs > 0 {
-		return nil
-	}
-	delete(registry, h.key)
-	return h.db.Close()
-}
-
-// sqliteHeader starts every SQLite database file.
-var sqliteHeader = []byte("SQLite format 3\x00")
 
 // check refuses a path that exists and is not a pebble database: a file, or
 // a directory holding other files. Pebble would write its own files beside
@@ -237,7 +184,7 @@ func check(abs, name string) (exists bool, err error) {
 	}
 	if !st.IsDir() {
 		what := ""
-		if head, err := readHead(abs, len(sqliteHeader)); err == nil && bytes.Equal(head, sqliteHeader) {
+		if head, err := embedkv.ReadHead(abs, 16); err == nil && embedkv.IsSQLite(head) { // 16: SQLite's magic
 			what = " (it is a SQLite database)"
 		}
 		return false, fmt.Errorf("pebble database %s is a file, not a directory%s: pebble keeps a database in a directory, so name a new one (bbolt: takes a file)", name, what)
@@ -271,17 +218,6 @@ func check(abs, name string) (exists bool, err error) {
 	return false, fmt.Errorf("pebble database %s is a directory that fairbench will not use: %s (%s); name a new or empty directory", name, why, strings.Join(found, ", "))
 }
 
-func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	m, err := f.Read(b)
-	return b[:m], err
-}
-
 // quietLogger drops pebble's informational lines, which would interleave
 // with a run's progress, and keeps its errors.
 type quietLogger struct{}
@@ -292,76 +228,25 @@ func (quietLogger) Fatalf(format string, a ...any) { log.Fatalf("pebble: "+forma
 
 // Client is one target's client: its sessions share the handle.
 type Client struct {
-	h *handle
-
-	mu     sync.Mutex
-	closed bool
-	open   int // sessions not yet closed
+	embedkv.Client[Config, *database]
 }
 
 // Session implements driver.Client: a lightweight session on the shared handle.
 func (c *Client) Session(context.Context) (driver.Conn, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, driver.ErrClientClosed
+	s, err := c.NewSession(&store{d: c.H.DB})
+	if err != nil {
+		return nil, err
 	}
-	c.open++
-	return &Conn{c: c, h: c.h, buf: make([]byte, 0, 4096)}, nil
+	return s, nil
 }
-
-// Close implements driver.Client. The database closes once the client's last
-// session has closed too (and no other client of it holds it).
-func (c *Client) Close(context.Context) error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil
-	}
-	c.closed = true
-	last := c.open == 0
-	c.mu.Unlock()
-	if last {
-		return c.h.release()
-	}
-	return nil
-}
-
-// sessionClosed is a session's Close: the last one after the client's
-// releases the handle.
-func (c *Client) sessionClosed() error {
-	c.mu.Lock()
-	c.open--
-	last := c.closed && c.open == 0
-	c.mu.Unlock()
-	if last {
-		return c.h.release()
-	}
-	return nil
-}
-
-// InProcess implements driver.InProcess.
-func (c *Client) InProcess() bool { return true }
 
 // Environment implements driver.Environment: engine, library version, the
 // options in effect, the directory and the file system it is on.
 func (c *Client) Environment(context.Context) (map[string]any, error) {
-	settings := make(map[string]string, len(c.h.settings)+1)
-	for k, v := range c.h.settings {
-		settings[k] = v
-	}
-	settings["format_major_version"] = c.h.db.FormatMajorVersion().String()
-	env := map[string]any{
-		"engine":        "pebble",
-		"version":       Version(),
-		"driver":        module + " (pure Go, in-process LSM tree)",
-		"directory":     c.h.key,
-		"settings":      settings,
-		"database_size": strconv.FormatUint(c.h.db.Metrics().DiskSpaceUsage(), 10) + " bytes",
-		"tls":           map[string]any{"enabled": false},
-	}
-	if d := envinfo.Disk(c.h.key); d != nil {
-		env["disk"] = d
-	}
+	db := c.H.DB.db
+	env, settings := c.Env(c.H.Path)
+	settings["format_major_version"] = db.FormatMajorVersion().String()
+	env["directory"] = c.H.Path
+	env["database_size"] = strconv.FormatUint(db.Metrics().DiskSpaceUsage(), 10) + " bytes"
 	return env, nil
 }

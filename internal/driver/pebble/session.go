@@ -4,186 +4,60 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
-	"strconv"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/driver/embedkv"
 )
 
-// errSessionClosed is Pipeline's answer on a closed session.
-var errSessionClosed = errors.New("pebble: the session is closed")
+// store is a session's side of pebble: embedkv.Session runs the pipeline and
+// hands it the runs, under the session's lock.
+type store struct {
+	d *database
 
-// Conn is one session: a worker's share of the client's handle.
-type Conn struct {
-	c *Client
-	h *handle
-
-	// mu keeps Close from releasing the database under a running Pipeline
-	// (pebble panics on a closed database).
-	mu     sync.Mutex
-	closed atomic.Bool
-
-	buf     []byte   // reply values; reset by each Pipeline (KVReply.Value may alias it)
-	ops     []op     // the pipeline's decoded commands
 	stripes []uint16 // the locks one write run holds
 }
 
-var (
-	_ driver.KV              = (*Conn)(nil)
-	_ driver.KVPrefixDeleter = (*Conn)(nil)
-	_ driver.Path            = (*Conn)(nil)
-)
-
-// Close implements driver.Conn.
-func (s *Conn) Close(context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed.Swap(true) {
-		return nil
-	}
-	return s.c.sessionClosed()
-}
-
-// ClientPath implements driver.Path.
-func (s *Conn) ClientPath() string {
-	if v := Version(); v != "unknown" {
-		return "pebble " + v
-	}
-	return "pebble"
-}
-
-// Classify implements driver.Conn. A closed session is a lost connection,
-// so that the runner takes a new session.
-func (s *Conn) Classify(err error) result.ErrorClass {
-	var re replyError
-	switch {
-	case errors.As(err, &re):
-		return result.ErrOther
-	case errors.Is(err, errSessionClosed), errors.Is(err, pebble.ErrClosed), errors.Is(err, driver.ErrClientClosed):
-		return result.ErrConnection
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return result.ErrTimeout
-	}
-	return result.ErrOther
-}
-
-// since is a reply's latency. The monotonic clock never goes back; the floor
-// of 1 ns keeps "answered" distinguishable from "not measured" on a clock
-// too coarse to see a cached read.
-func since(start time.Time) time.Duration {
-	return max(time.Since(start), 1)
-}
-
-// keep copies b into the reply buffer: pebble's slices are valid only until
-// their closer is closed.
-func (s *Conn) keep(b []byte) []byte {
-	n := len(s.buf)
-	s.buf = append(s.buf, b...)
-	return s.buf[n:len(s.buf):len(s.buf)]
-}
-
-func (s *Conn) keepInt(v int64) []byte {
-	n := len(s.buf)
-	s.buf = strconv.AppendInt(s.buf, v, 10)
-	return s.buf[n:len(s.buf):len(s.buf)]
-}
-
-var ok = []byte("OK")
-
-// Pipeline implements driver.KV; the package comment says how commands map
-// onto batches. It returns an error only for a closed session, a cancelled
-// context (nothing ran) or replies too short for cmds.
-func (s *Conn) Pipeline(ctx context.Context, cmds []driver.KVCommand, replies []driver.KVReply) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return errSessionClosed
-	}
-	if len(replies) < len(cmds) {
-		return fmt.Errorf("pebble: %d replies for %d commands", len(replies), len(cmds))
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	start := time.Now()
-	s.buf = s.buf[:0]
-	s.ops = s.ops[:0]
+// ReadRun implements embedkv.Store: each GET reads the latest committed
+// state on its own.
+func (s *store) ReadRun(a *embedkv.Answers, cmds []driver.KVCommand, replies []driver.KVReply) error {
 	for i := range cmds {
-		o, err := decode(&cmds[i])
-		s.ops = append(s.ops, o)
-		replies[i] = driver.KVReply{Bytes: bytesIn(&cmds[i])}
-		if err != nil {
-			replies[i].Err, replies[i].Class = err, result.ErrOther
+		r := &replies[i]
+		v, closer, err := s.d.db.Get(cmds[i].Key)
+		switch {
+		case errors.Is(err, pebble.ErrNotFound):
+			r.Miss = true
+		case err != nil:
+			a.Fail(r, err)
+		default:
+			r.Value = a.Keep(v) // pebble's slices are valid only until their closer is closed
+			closer.Close()
 		}
-	}
-	for i := 0; i < len(cmds); {
-		o := s.ops[i]
-		if o == opBad {
-			replies[i].Latency = since(start)
-			i++
-			continue
-		}
-		if !o.writes() {
-			s.read(&cmds[i], &replies[i], start)
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(cmds) && s.ops[j].writes() {
-			j++
-		}
-		if err := s.writeRun(cmds[i:j], s.ops[i:j], replies[i:j], start); err != nil {
-			t := since(start)
-			for k := i; k < j; k++ {
-				replies[k] = driver.KVReply{Err: err, Class: s.Classify(err), Bytes: bytesIn(&cmds[k]), Latency: t}
-			}
-		}
-		i = j
+		r.Latency = a.Latency()
 	}
 	return nil
 }
 
-// read answers one GET from the latest committed state.
-func (s *Conn) read(c *driver.KVCommand, r *driver.KVReply, start time.Time) {
-	v, closer, err := s.h.db.Get(c.Key)
-	switch {
-	case errors.Is(err, pebble.ErrNotFound):
-		r.Miss = true
-	case err != nil:
-		r.Err, r.Class = engineError(err), s.Classify(err)
-	default:
-		r.Value = s.keep(v)
-		r.Bytes += int64(len(v))
-		closer.Close()
-	}
-	r.Latency = since(start)
-}
-
-// writeRun commits consecutive writes as one batch under the stripe locks of
-// their keys; all are answered when it is durable (applied, without sync).
-func (s *Conn) writeRun(cmds []driver.KVCommand, ops []op, replies []driver.KVReply, start time.Time) error {
-	h := s.h
+// WriteRun implements embedkv.Store: consecutive writes commit as one batch
+// under the stripe locks of their keys.
+func (s *store) WriteRun(a *embedkv.Answers, cmds []driver.KVCommand, ops []embedkv.Op, replies []driver.KVReply) error {
+	d := s.d
 	s.stripes = s.stripes[:0]
 	indexed := false // INCR and DEL read through the batch
 	for i := range cmds {
 		c := &cmds[i]
 		switch ops[i] {
-		case opSet:
-			s.stripes = append(s.stripes, h.stripe(c.Key))
-		case opIncr:
+		case embedkv.OpSet:
+			s.stripes = append(s.stripes, d.stripe(c.Key))
+		case embedkv.OpIncr:
 			indexed = true
-			s.stripes = append(s.stripes, h.stripe(c.Key))
-		case opDel:
+			s.stripes = append(s.stripes, d.stripe(c.Key))
+		case embedkv.OpDel:
 			indexed = true
-			for k := range nargs(c) {
-				s.stripes = append(s.stripes, h.stripe(arg(c, k)))
+			for k := range embedkv.NArgs(c) {
+				s.stripes = append(s.stripes, d.stripe(embedkv.Arg(c, k)))
 			}
 		}
 	}
@@ -191,53 +65,39 @@ func (s *Conn) writeRun(cmds []driver.KVCommand, ops []op, replies []driver.KVRe
 	s.stripes = slices.Compact(s.stripes)
 	var b *pebble.Batch
 	if indexed {
-		b = h.db.NewIndexedBatch()
+		b = d.db.NewIndexedBatch()
 	} else {
-		b = h.db.NewBatch()
+		b = d.db.NewBatch()
 	}
 	for _, st := range s.stripes {
-		h.locks[st].Lock()
+		d.locks[st].Lock()
 	}
 	unlock := func() {
 		for _, st := range s.stripes {
-			h.locks[st].Unlock()
+			d.locks[st].Unlock()
 		}
 	}
 	for i := range cmds {
-		if err := s.write(b, &cmds[i], ops[i], &replies[i]); err != nil {
-			replies[i].Err, replies[i].Class, replies[i].Value = engineError(err), s.Classify(err), nil
+		if err := write(a, b, &cmds[i], ops[i], &replies[i]); err != nil {
+			a.Fail(&replies[i], err)
 		}
 	}
 	var err error
 	switch {
 	case b.Empty(): // every command failed: nothing to commit
 		unlock()
-	case h.wo.Sync:
-		err = h.db.ApplyNoSyncWait(b, h.wo)
+	case d.wo.Sync:
+		err = d.db.ApplyNoSyncWait(b, d.wo)
 		unlock() // visible now: the next INCR of these keys may read them
 		if err == nil {
 			err = b.SyncWait()
 		}
 	default:
-		err = h.db.Apply(b, h.wo)
+		err = d.db.Apply(b, d.wo)
 		unlock()
 	}
 	b.Close()
-	t := since(start)
-	for i := range replies {
-		replies[i].Latency = t
-		replies[i].Bytes += int64(len(replies[i].Value))
-	}
 	return err
-}
-
-// engineError words an error pebble returned for one command as an error reply.
-func engineError(err error) error {
-	var re replyError
-	if errors.As(err, &re) {
-		return err
-	}
-	return fmt.Errorf("ERR pebble: %w", err)
 }
 
 // lookup reads key through the batch: its own earlier writes, then the
@@ -257,34 +117,34 @@ func lookup(b *pebble.Batch, key []byte, each func(v []byte) error) (found bool,
 	return true, nil
 }
 
-func (s *Conn) write(b *pebble.Batch, c *driver.KVCommand, o op, r *driver.KVReply) error {
+func write(a *embedkv.Answers, b *pebble.Batch, c *driver.KVCommand, o embedkv.Op, r *driver.KVReply) error {
 	switch o {
-	case opSet:
-		if err := b.Set(c.Key, arg(c, 1), nil); err != nil {
+	case embedkv.OpSet:
+		if err := b.Set(c.Key, embedkv.Arg(c, 1), nil); err != nil {
 			return err
 		}
-		r.Value = s.keep(ok)
-	case opIncr:
+		r.Value = a.OK()
+	case embedkv.OpIncr:
 		var n int64
 		found, err := lookup(b, c.Key, func(v []byte) (err error) {
-			n, err = incr(v, true)
+			n, err = embedkv.Incr(v, true)
 			return err
 		})
 		if err != nil {
 			return err
 		}
 		if !found {
-			n, _ = incr(nil, false)
+			n, _ = embedkv.Incr(nil, false)
 		}
-		v := s.keepInt(n)
+		v := a.KeepInt(n)
 		if err := b.Set(c.Key, v, nil); err != nil {
 			return err
 		}
 		r.Value = v
-	case opDel:
+	case embedkv.OpDel:
 		var n int64
-		for i := range nargs(c) {
-			k := arg(c, i)
+		for i := range embedkv.NArgs(c) {
+			k := embedkv.Arg(c, i)
 			found, err := lookup(b, k, nil)
 			if err != nil {
 				return err
@@ -297,7 +157,7 @@ func (s *Conn) write(b *pebble.Batch, c *driver.KVCommand, o op, r *driver.KVRep
 			}
 			n++
 		}
-		r.Value = s.keepInt(n)
+		r.Value = a.KeepInt(n)
 	}
 	return nil
 }
@@ -315,26 +175,13 @@ func successor(prefix []byte) []byte {
 	return nil
 }
 
-// DeletePrefix implements driver.KVPrefixDeleter: it counts the keys under
-// the prefix, then deletes [prefix, successor) with one range tombstone
-// (for a prefix of 0xff bytes, which has no successor, key by key). It takes
-// no stripe lock: a write racing with it may survive or be deleted
-// uncounted, which a workload cleaning up after itself does not meet. An
-// empty prefix would delete every key and is refused.
-func (s *Conn) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return 0, errSessionClosed
-	}
-	if prefix == "" {
-		return 0, errors.New("pebble: DeletePrefix of an empty prefix would delete every key: refused")
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	db := s.h.db
-	lo := []byte(prefix)
+// DeletePrefix implements embedkv.Store: it counts the keys under the
+// prefix, then deletes [prefix, successor) with one range tombstone (for a
+// prefix of 0xff bytes, which has no successor, key by key). It takes no
+// stripe lock: a write racing with it may survive or be deleted uncounted,
+// which a workload cleaning up after itself does not meet.
+func (s *store) DeletePrefix(ctx context.Context, lo []byte) (int64, error) {
+	db := s.d.db
 	hi := successor(lo)
 	it, err := db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
@@ -360,9 +207,9 @@ func (s *Conn) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
 		return 0, nil
 	}
 	if hi != nil {
-		err = db.DeleteRange(lo, hi, s.h.wo)
+		err = db.DeleteRange(lo, hi, s.d.wo)
 	} else {
-		err = db.Apply(b, s.h.wo)
+		err = db.Apply(b, s.d.wo)
 	}
 	if err != nil {
 		return 0, err

@@ -1,31 +1,36 @@
-package bbolt
+package embedkv
 
-// The Redis semantics this engine answers with. The pebble driver has the
-// same rules in its own redis.go: both are checked by one conformance test
-// (internal/driver/kvtest), which is what keeps the two copies alike.
+// The Redis semantics the embedded engines answer with, so that a study
+// comparing one with a Redis server runs the same commands and reads the same
+// replies and error texts. The conformance test (internal/driver/kvtest)
+// checks them through each driver.
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/driver"
 )
 
-// op is a decoded command.
-type op uint8
+// Op is a decoded command.
+type Op uint8
 
+// The commands the engines answer.
 const (
-	opBad op = iota // answered without the engine: unknown command, wrong arity
-	opGet           // reads
-	opSet           // writes, from here on
-	opIncr
-	opDel
+	OpBad Op = iota // answered without the engine: unknown command, wrong arity
+	OpGet           // reads
+	OpSet           // writes, from here on
+	OpIncr
+	OpDel
 )
 
-func (o op) writes() bool { return o >= opSet }
+// Writes reports whether the command changes the database.
+func (o Op) Writes() bool { return o >= OpSet }
 
 // replyError is an error reply, in Redis's words, so that a study comparing
-// this engine with a Redis server reads the same error texts.
+// an embedded engine with a Redis server reads the same error texts.
 type replyError string
 
 func (e replyError) Error() string { return string(e) }
@@ -35,6 +40,17 @@ const (
 	errOverflow   replyError = "ERR increment or decrement would overflow"
 	errSetOptions replyError = "ERR syntax error: SET options (EX, PX, NX, XX, ...) are not supported by this embedded engine"
 )
+
+// engineError words an error the engine returned for one command as an
+// error reply: "ERR bbolt: ..." (an error reply already in Redis's words
+// stays as it is).
+func engineError(engine string, err error) error {
+	var re replyError
+	if errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("ERR %s: %w", engine, err)
+}
 
 func wrongArity(name string) error {
 	return replyError("ERR wrong number of arguments for '" + strings.ToLower(name) + "' command")
@@ -47,10 +63,10 @@ func unknownCommand(name string) error {
 	return replyError("ERR unknown command '" + name + "': this embedded engine answers GET, SET, INCR and DEL")
 }
 
-// nargs is how many arguments follow the command's name, as a Redis client
+// NArgs is how many arguments follow the command's name, as a Redis client
 // sends them: the key, the value when it is not nil, then Args. DEL k1 k2 may
 // thus carry k2 as Value or as Args[0].
-func nargs(c *driver.KVCommand) int {
+func NArgs(c *driver.KVCommand) int {
 	n := 1 + len(c.Args)
 	if c.Value != nil {
 		n++
@@ -58,8 +74,8 @@ func nargs(c *driver.KVCommand) int {
 	return n
 }
 
-// arg returns argument i, 0 being the key.
-func arg(c *driver.KVCommand, i int) []byte {
+// Arg returns argument i, 0 being the key.
+func Arg(c *driver.KVCommand, i int) []byte {
 	if i == 0 {
 		return c.Key
 	}
@@ -74,31 +90,31 @@ func arg(c *driver.KVCommand, i int) []byte {
 
 // decode names the command's kind, or the error reply Redis would give
 // before executing it. Names are case-insensitive, as in Redis.
-func decode(c *driver.KVCommand) (op, error) {
-	n := nargs(c)
+func decode(c *driver.KVCommand) (Op, error) {
+	n := NArgs(c)
 	switch {
 	case strings.EqualFold(c.Name, "GET"):
 		if n != 1 {
-			return opBad, wrongArity(c.Name)
+			return OpBad, wrongArity(c.Name)
 		}
-		return opGet, nil
+		return OpGet, nil
 	case strings.EqualFold(c.Name, "SET"):
 		if n < 2 {
-			return opBad, wrongArity(c.Name)
+			return OpBad, wrongArity(c.Name)
 		}
 		if n > 2 {
-			return opBad, errSetOptions
+			return OpBad, errSetOptions
 		}
-		return opSet, nil
+		return OpSet, nil
 	case strings.EqualFold(c.Name, "INCR"):
 		if n != 1 {
-			return opBad, wrongArity(c.Name)
+			return OpBad, wrongArity(c.Name)
 		}
-		return opIncr, nil
+		return OpIncr, nil
 	case strings.EqualFold(c.Name, "DEL"):
-		return opDel, nil
+		return OpDel, nil
 	}
-	return opBad, unknownCommand(c.Name)
+	return OpBad, unknownCommand(c.Name)
 }
 
 // bytesIn is what the command carries: its key, value and further arguments
@@ -112,9 +128,9 @@ func bytesIn(c *driver.KVCommand) int64 {
 	return int64(n)
 }
 
-// incr is INCR's arithmetic on the stored value (present false: absent, which
+// Incr is INCR's arithmetic on the stored value (present false: absent, which
 // counts as 0).
-func incr(old []byte, present bool) (int64, error) {
+func Incr(old []byte, present bool) (int64, error) {
 	if !present {
 		return 1, nil
 	}
