@@ -13,10 +13,21 @@ type ConnectionLimiter interface {
 	ConnectionLimit(ctx context.Context) (available int, detail string, err error)
 }
 
-// filesPerClient is how many file descriptors one client holds in this
-// process: a socket, or for an engine in the process its database file, its
-// journal (WAL) and shared-memory index.
+// FilesPerClienter is the optional capability of drivers whose clients hold
+// another number of file descriptors than the default (a socket, or for an
+// engine in the process 3: SQLite's database file, journal and shared-memory
+// index); embedded key-value engines share one handle: 0.
+type FilesPerClienter interface {
+	FilesPerClient() int
+}
+
+// filesPerClient is how many file descriptors one client holds in this process.
 func filesPerClient(rawURL string) int {
+	if d, err := ForURL(rawURL); err == nil {
+		if f, ok := d.(FilesPerClienter); ok {
+			return f.FilesPerClient()
+		}
+	}
 	if EngineInProcess(rawURL) {
 		return 3
 	}

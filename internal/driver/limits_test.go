@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	_ "github.com/fairbench/fairbench/internal/driver/bbolt"
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"
 )
 
@@ -35,5 +36,18 @@ func TestCheckClientsAgainstTheOpenFileLimit(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
+	}
+}
+
+// An embedded key-value engine's clients share one handle: as many clients
+// as the open-file limit are no reason to refuse.
+func TestSharedHandleEnginesNeedNoFilesPerClient(t *testing.T) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		t.Fatal(err)
+	}
+	tg := driver.Target{Name: "kv", URL: "bbolt:" + filepath.Join(t.TempDir(), "x.bbolt")}
+	if err := driver.CheckOpenFiles(tg, int(r.Cur)); err != nil {
+		t.Fatalf("%d bbolt clients: %v", r.Cur, err)
 	}
 }

@@ -84,6 +84,10 @@ func (Driver) Name() string { return engine.Name }
 // InProcess implements driver.InProcess: bbolt runs in fairbench's process.
 func (Driver) InProcess() bool { return true }
 
+// FilesPerClient implements driver.FilesPerClienter: every client shares the
+// process's one handle on the database.
+func (Driver) FilesPerClient() int { return 0 }
+
 // Open implements driver.Driver: it opens the file (or shares this process's
 // handle on it) and checks that it is a bbolt database.
 func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {

@@ -88,6 +88,10 @@ func (Driver) Name() string { return engine.Name }
 // InProcess implements driver.InProcess: pebble runs in fairbench's process.
 func (Driver) InProcess() bool { return true }
 
+// FilesPerClient implements driver.FilesPerClienter: every client shares the
+// process's one handle on the database.
+func (Driver) FilesPerClient() int { return 0 }
+
 // Open implements driver.Driver: it opens the directory's database (or
 // shares this process's handle on it), creating it in a new or empty
 // directory.
