@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -35,5 +36,34 @@ func TestKVWrongPasswordIsOneLine(t *testing.T) {
 	assertOneLineError(t, o, "refused the credentials")
 	if strings.Contains(o.stdout+o.stderr, "Sekrit-9931") {
 		t.Fatalf("the password is in the output:\n%s\n%s", o.stdout, o.stderr)
+	}
+}
+
+// load writes the range with its marker; load --clean deletes exactly the
+// keys under the prefix, and refuses a prefix fairbench did not mark.
+func TestKVLoadAndClean(t *testing.T) {
+	url := testenv.ValkeyURL(t)
+	prefix := testenv.RedisKeyPrefix(t)
+	dir := t.TempDir()
+	args := []string{"load", "--target", url, "--workload", "kv", "--key-maximum", "999", "--data-size", "16", "--key-prefix", prefix}
+	if o := fairbench(t, dir, args...); o.code != 0 || !strings.Contains(o.stderr, "prefilling 1000 keys") {
+		t.Fatalf("load: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := fairbench(t, dir, args...); o.code != 0 || !strings.Contains(o.stderr, "reused") {
+		t.Fatalf("second load: exit %d\n%s", o.code, o.stderr)
+	}
+	if o := fairbench(t, dir, append(args, "--clean")...); o.code != 0 {
+		t.Fatalf("clean: exit %d\n%s", o.code, o.stderr)
+	}
+	// Gone: a GET-only run over the range misses every time.
+	o := fairbench(t, dir, "run", "--target", url, "--workload", "kv", "--ratio", "0:1", "--key-maximum", "999",
+		"--key-prefix", prefix, "-c", "1", "-t", "1", "--requests", "200", "--warmup", "0s", "--results", "r.db")
+	if o.code != 0 || !regexp.MustCompile(`(?m)^Gets\s+\S+\s+0\.00\s`).MatchString(o.stdout) {
+		t.Fatalf("after clean, GETs still hit:\n%s\n%s", o.stdout, o.stderr)
+	}
+	// Not fairbench's: no marker, nothing deleted.
+	o = fairbench(t, dir, "load", "--target", url, "--workload", "kv", "--key-prefix", prefix+"other-", "--clean")
+	if o.code == 0 || !strings.Contains(o.stderr, "left alone") {
+		t.Fatalf("clean without a marker: exit %d\n%s", o.code, o.stderr)
 	}
 }

@@ -308,17 +308,19 @@ func newLoad() *cobra.Command {
 	var (
 		a       adhoc
 		replace bool
+		clean   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "load --target URL [--workload KIND] [flags]",
+		Use:   "load --target URL [--workload KIND] [--clean] [flags]",
 		Short: "Load (or verify) a workload's data without running it, like its peer tool's prepare step",
 		Long: `Load (or verify) a workload's data without running it. The workload's parameter
 flags are those of 'fairbench run'; 'fairbench load --workload KIND --help' lists them.
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
 	define := func(f *pflag.FlagSet, kind string) error {
-		a, replace = adhoc{}, false
+		a, replace, clean = adhoc{}, false, false
 		f.StringVar(&a.target, "target", "", "target URL (required)")
+		f.BoolVar(&clean, "clean", false, "delete this workload's data from the target instead, and only what fairbench's marker says it created")
 		f.StringVar(&a.workload, "workload", workload.Default(), "workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
 		f.BoolVar(&replace, "replace", false, "allow dropping and reloading tables that fairbench did not create")
 		f.StringArrayVar(&a.set, "set", nil, "any workload parameter as key=value (repeatable)")
@@ -339,6 +341,13 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		}
 		r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace})
 		start := time.Now()
+		if clean {
+			if err := r.Clean(cmd.Context(), cells[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "cleaned up in %.2f s\n", time.Since(start).Seconds())
+			return nil
+		}
 		if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
 			if cmd.Context().Err() != nil {
 				return &interruptedError{msg: fmt.Sprintf("load interrupted after %.1f s: data it had begun to load is recorded as incomplete, and the next load or run of the same workload rebuilds it", time.Since(start).Seconds())}

@@ -440,5 +440,37 @@ func (r *Runner) prepare(ctx context.Context, c study.Cell, load bool) error {
 	return nil
 }
 
+// Clean deletes the data of one cell's workload from its target, only what
+// the workload's own marker says fairbench created (workload.Cleaner):
+// `fairbench load --clean`.
+func (r *Runner) Clean(ctx context.Context, c study.Cell) error {
+	inst, err := bind(c)
+	if err != nil {
+		return err
+	}
+	cl, ok := inst.(workload.Cleaner)
+	if !ok {
+		return fmt.Errorf("workload %s keeps no data of its own to clean up", c.Workload.Kind)
+	}
+	var copts driver.Options
+	if co, ok := inst.(workload.ConnOptioner); ok {
+		copts = co.ConnOptions()
+	}
+	client, err := r.open(ctx, c.Target, copts)
+	if err != nil {
+		return err
+	}
+	defer client.Close(context.WithoutCancel(ctx))
+	conn, err := r.connect(ctx, client, c.Target)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := cl.Cleanup(ctx, conn); err != nil {
+		return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
+	}
+	return nil
+}
+
 // Environments returns the database facts Preflight captured, per target name.
 func (r *Runner) Environments() map[string]map[string]any { return r.envs }
