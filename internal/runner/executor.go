@@ -260,6 +260,10 @@ func (m *executor) execute(ctx context.Context) error {
 		})()
 	}
 	var done sync.WaitGroup
+	// Without a warm-up the measured phase starts with the workers: nothing
+	// they do may fall between their start and the phase's (memtier's
+	// --requests counts every request).
+	counts0, cpu0 := counts(m.inst), cpuSeconds()
 	runStart := time.Now()
 	if m.loops != nil {
 		for _, w := range m.workers {
@@ -313,16 +317,19 @@ func (m *executor) execute(ctx context.Context) error {
 			return ErrInterrupted
 		}
 	}
-	// The workload's own counters are read right before the histograms restart,
-	// so both describe (within microseconds) the same measured phase.
-	counts0 := counts(m.inst)
-	col.Reset()
-	m.resetOutage()
-	if m.server != nil {
-		m.server.Take() // the warm-up's share is not measured
+	measureStart := runStart
+	if c.Warmup > 0 {
+		// The workload's own counters are read right before the histograms
+		// restart, so both describe (within microseconds) the same measured phase.
+		counts0 = counts(m.inst)
+		col.Reset()
+		m.resetOutage()
+		if m.server != nil {
+			m.server.Take() // the warm-up's share is not measured
+		}
+		cpu0 = cpuSeconds()
+		measureStart = time.Now()
 	}
-	cpu0 := cpuSeconds()
-	measureStart := time.Now()
 	m.run.StartedAt = measureStart
 	var series []result.SeriesPoint
 	if !interrupted {
