@@ -142,13 +142,13 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	r := runner.New(st, opt)
 	// Client counts against the open-file limit before anything connects,
 	// against the servers' limits once Preflight has reached them.
-	if err := checkClientLimits(cells, skip, func(t driver.Target, n int) error { return driver.CheckOpenFiles(t, n) }); err != nil {
+	if err := checkClientLimits(cells, skip, false, func(t driver.Target, n int) error { return driver.CheckOpenFiles(t, n) }); err != nil {
 		return nil, err
 	}
 	if err := r.Preflight(ctx, cells); err != nil {
 		return nil, err
 	}
-	if err := checkClientLimits(cells, skip, func(t driver.Target, n int) error { return driver.CheckConnections(ctx, t, n) }); err != nil {
+	if err := checkClientLimits(cells, skip, true, func(t driver.Target, n int) error { return driver.CheckConnections(ctx, t, n) }); err != nil {
 		return nil, err
 	}
 	runErr := r.Run(ctx, cells)
@@ -399,13 +399,14 @@ func validate(args []string) error {
 
 // checkClientLimits refuses, before anything runs, a study whose client
 // counts a target cannot take (driver.CheckOpenFiles, CheckConnections).
-// Each target is checked once, for the most clients a cell of fairbench's
-// own gives it.
-func checkClientLimits(cells []study.Cell, skip map[string]bool, check func(driver.Target, int) error) error {
+// Each target is checked once, for the most clients a cell gives it; tool
+// cells count with tools (the server's connection limit binds a peer tool's
+// connections too, while this process's open files do not).
+func checkClientLimits(cells []study.Cell, skip map[string]bool, tools bool, check func(driver.Target, int) error) error {
 	most := map[string]int{}
 	var order []*study.Target
 	for _, c := range cells {
-		if c.Workload.Tool != "" || skip[c.Key()] {
+		if (c.Workload.Tool != "" && !tools) || skip[c.Key()] {
 			continue
 		}
 		if _, ok := most[c.Target.Name]; !ok {
