@@ -10,7 +10,9 @@ import (
 	"database/sql"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -441,5 +443,64 @@ func TestOutageThresholdFlagsAreShares(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.db")); err == nil {
 		t.Fatal("a refused flag must not touch the target")
+	}
+}
+
+// A read-only results file (here: owned by root, mode 0444, fairbench run as
+// nobody, since root writes any file): the measured run is printed, goes to
+// the fallback file beside it, named on standard error, and the command
+// exits 1; import stores it back.
+func TestReadOnlyResultsFileWritesAFallback(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run fairbench as another user")
+	}
+	nobody, err := user.Lookup("nobody")
+	if err != nil {
+		t.Skip("no user nobody")
+	}
+	uid, _ := strconv.Atoi(nobody.Uid)
+	gid, _ := strconv.Atoi(nobody.Gid)
+	dir := t.TempDir()
+	// nobody must reach the folder and run a copy of the binary from it.
+	for d := dir; d != filepath.Clean(os.TempDir()) && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := filepath.Join(dir, "fb")
+	if err := os.WriteFile(fb, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if o := fairbench(t, dir, "run", "--target", "sqlite:a.db", "--workload", "tpcb", "--mode", "select-only", "-c", "1", "-T", "1s"); o.code != 0 {
+		t.Fatalf("first run: %s", o.stderr)
+	}
+	if err := os.Chmod(filepath.Join(dir, "fairbench.db"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(fb, "run", "--target", "sqlite:b.db", "--workload", "tpcb", "--mode", "select-only", "-c", "1", "-T", "1s")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1\n%s", err, se.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "fairbench.db.unsaved-*.json"))
+	if len(files) != 1 || !strings.Contains(se.String(), filepath.Base(files[0])) || !strings.Contains(so.String(), "tps = ") {
+		t.Fatalf("fallback files %v; stderr must name it and stdout show the run:\n%s\n%s", files, so.String(), se.String())
+	}
+	if err := os.Chmod(filepath.Join(dir, "fairbench.db"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := fairbench(t, dir, "import", files[0]); o.code != 0 {
+		t.Fatalf("import: %s", o.stderr)
+	}
+	if runs := storedRuns(t, dir); len(runs) != 2 {
+		t.Fatalf("%d runs stored after the import, want 2", len(runs))
 	}
 }
