@@ -147,14 +147,19 @@ func (r *reader) line() ([]byte, error) {
 	}
 }
 
-// take returns the next n bytes.
+// take returns the next n bytes. The buffer grows as the bytes arrive, not
+// by the length a reply announces, so that a peer announcing a huge bulk
+// string and sending nothing costs nothing.
 func (r *reader) take(n int) ([]byte, error) {
 	for r.w-r.r < n {
-		if n > len(r.buf) {
-			nb := make([]byte, n+4096)
-			copy(nb, r.buf[r.r:r.w])
+		if r.r > 0 {
+			copy(r.buf, r.buf[r.r:r.w])
 			r.w -= r.r
 			r.r = 0
+		}
+		if r.w == len(r.buf) {
+			nb := make([]byte, min(2*len(r.buf), n+2))
+			copy(nb, r.buf[:r.w])
 			r.buf = nb
 		}
 		if err := r.fill(); err != nil {
@@ -166,9 +171,13 @@ func (r *reader) take(n int) ([]byte, error) {
 	return b, nil
 }
 
+// maxBulk is Redis's own limit on a bulk string (proto-max-bulk-len's
+// default): a longer announced length is not a Redis reply.
+const maxBulk = 512 << 20
+
 func parseLen(b []byte) (int, error) {
 	n, err := strconv.Atoi(string(b))
-	if err != nil || n < -1 {
+	if err != nil || n < -1 || n > maxBulk {
 		return 0, fmt.Errorf("%w: bad length %q", errProtocol, b)
 	}
 	return n, nil
@@ -186,7 +195,15 @@ func (r *reader) keep(v []byte) []byte {
 
 // reply decodes one reply into rep (Value, Miss, Err) and returns its size on
 // the wire. An error return means the stream is unusable.
-func (r *reader) reply(rep *driver.KVReply) (int, error) {
+func (r *reader) reply(rep *driver.KVReply) (int, error) { return r.nested(rep, 0) }
+
+// maxDepth bounds arrays in arrays: Redis's deepest replies nest a few levels.
+const maxDepth = 32
+
+func (r *reader) nested(rep *driver.KVReply, depth int) (int, error) {
+	if depth > maxDepth {
+		return 0, fmt.Errorf("%w: arrays nested more than %d deep", errProtocol, maxDepth)
+	}
 	l, err := r.line()
 	if err != nil {
 		return 0, err
@@ -223,7 +240,7 @@ func (r *reader) reply(rep *driver.KVReply) (int, error) {
 		// measured like memtier measures it.
 		for range n {
 			var el driver.KVReply
-			m, err := r.reply(&el)
+			m, err := r.nested(&el, depth+1)
 			size += m
 			if err != nil {
 				return size, err
