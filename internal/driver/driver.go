@@ -265,8 +265,9 @@ func Local(rawURL string) bool {
 // keywordSecret finds secrets in libpq keyword/value strings ("host=x password=y").
 var keywordSecret = regexp.MustCompile(`(?i)\b((?:ssl)?password|token|secret)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)`)
 
-// userinfoSecret finds user:password@ in strings net/url cannot parse.
-var userinfoSecret = regexp.MustCompile(`(://[^:/@\s]*):([^@\s]*)@`)
+// userinfoSecret finds user:password@ in strings net/url cannot parse, or
+// parses without a scheme ("//user:password@host").
+var userinfoSecret = regexp.MustCompile(`(//[^:/@\s]*):([^@\s]*)@`)
 
 // Redacted returns the URL with any password replaced, for storage and display.
 // Strings that are not URLs (libpq keyword/value, unparseable hosts) are redacted too.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/driver"
@@ -35,6 +37,30 @@ func FuzzRESPReply(f *testing.F) {
 					t.Fatalf("unexpected error %v", err)
 				}
 				return
+			}
+		}
+	})
+}
+
+// ParseURL takes any target a user may write without panicking, and its
+// errors never show the URL's password.
+func FuzzParseURL(f *testing.F) {
+	for _, s := range []string{
+		"redis://127.0.0.1:6379/0", "rediss://u:s3cret-password@h:6380/2?skip_verify=true",
+		"valkey://:pw-0123456789@h?cluster=true", "redis://h/x", "redis://u:pw-0123456789@h:99999",
+		"redis://h?timeout=-1s", "redis://h?client=jedis&client=wire",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		_, err := ParseURL(raw)
+		if err == nil {
+			return
+		}
+		if u, perr := url.Parse(raw); perr == nil && u.User != nil {
+			if pw, ok := u.User.Password(); ok && len(pw) >= 10 && !strings.Contains(strings.Replace(raw, pw, "", 1), pw) &&
+				strings.Contains(err.Error(), pw) {
+				t.Fatalf("ParseURL(%q): the error shows the password: %v", raw, err)
 			}
 		}
 	})
