@@ -409,48 +409,37 @@ func (r *Runner) Prepare(ctx context.Context, c study.Cell) error { return r.pre
 // prepare readies a cell's data; load says the user asked for the data
 // itself (PrepareEnv.Load), not a run (a tool cell's).
 func (r *Runner) prepare(ctx context.Context, c study.Cell, load bool) error {
-	inst, err := bind(c)
-	if err != nil {
-		return err
-	}
-	var copts driver.Options
-	if co, ok := inst.(workload.ConnOptioner); ok {
-		copts = co.ConnOptions()
-	}
-	client, err := r.open(ctx, c.Target, copts)
-	if err != nil {
-		return err
-	}
-	defer client.Close(context.WithoutCancel(ctx))
-	conn, err := r.connect(ctx, client, c.Target)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	err = inst.Prepare(ctx, workload.PrepareEnv{
-		Load:    load,
-		Conn:    conn,
-		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
-		Replace: r.opt.Replace,
-		Logf:    func(format string, args ...any) { fmt.Fprintf(r.opt.Progress, format+"\n", args...) },
+	return r.withSession(ctx, c, func(inst workload.Instance, client driver.Client, conn driver.Conn) error {
+		return inst.Prepare(ctx, workload.PrepareEnv{
+			Load:    load,
+			Conn:    conn,
+			Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
+			Replace: r.opt.Replace,
+			Logf:    func(format string, args ...any) { fmt.Fprintf(r.opt.Progress, format+"\n", args...) },
+		})
 	})
-	if err != nil {
-		return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
-	}
-	return nil
 }
 
 // Clean deletes the data of one cell's workload from its target, only what
 // the workload's own marker says fairbench created (workload.Cleaner):
 // `fairbench load --clean`.
 func (r *Runner) Clean(ctx context.Context, c study.Cell) error {
+	return r.withSession(ctx, c, func(inst workload.Instance, _ driver.Client, conn driver.Conn) error {
+		cl, ok := inst.(workload.Cleaner)
+		if !ok {
+			return fmt.Errorf("workload %s keeps no data of its own to clean up", c.Workload.Kind)
+		}
+		return cl.Cleanup(ctx, conn)
+	})
+}
+
+// withSession binds the cell's workload, opens its target's client and one
+// session with the workload's connection options, and runs f on them; f's
+// error is the target's.
+func (r *Runner) withSession(ctx context.Context, c study.Cell, f func(workload.Instance, driver.Client, driver.Conn) error) error {
 	inst, err := bind(c)
 	if err != nil {
 		return err
-	}
-	cl, ok := inst.(workload.Cleaner)
-	if !ok {
-		return fmt.Errorf("workload %s keeps no data of its own to clean up", c.Workload.Kind)
 	}
 	var copts driver.Options
 	if co, ok := inst.(workload.ConnOptioner); ok {
@@ -466,7 +455,7 @@ func (r *Runner) Clean(ctx context.Context, c study.Cell) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if err := cl.Cleanup(ctx, conn); err != nil {
+	if err := f(inst, client, conn); err != nil {
 		return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
 	}
 	return nil
