@@ -273,7 +273,7 @@ var userinfoSecret = regexp.MustCompile(`(//[^:/@\s]*):([^@\s]*)@`)
 // Strings that are not URLs (libpq keyword/value, unparseable hosts) are redacted too.
 func Redacted(rawURL string) string {
 	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme == "" {
+	if err != nil || (u.Scheme == "" && u.User == nil) {
 		s := userinfoSecret.ReplaceAllString(rawURL, "$1:xxxxx@")
 		return keywordSecret.ReplaceAllString(s, "$1=xxxxx")
 	}
@@ -301,7 +301,7 @@ func Redacted(rawURL string) string {
 // they can be scrubbed from every message.
 func Secrets(raw string) []string {
 	var out []string
-	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
+	if u, err := url.Parse(raw); err == nil && (u.Scheme != "" || u.User != nil) {
 		if u.User != nil {
 			if p, ok := u.User.Password(); ok {
 				out = append(out, p, url.QueryEscape(p), url.PathEscape(p))
