@@ -265,7 +265,8 @@ type worker struct {
 	keyBuf   []byte
 	setCmds  []driver.KVCommand // rmw's second round
 	setReply []driver.KVReply
-	left     int64 // requests still to send, with requests > 0
+	counted  bool  // requests > 0: the client stops after that many
+	left     int64 // requests still to send, when counted
 }
 
 // NewSlotWorker implements workload.SlotWorkers.
@@ -292,6 +293,7 @@ func (in *instance) NewSlotWorker(_ context.Context, conn driver.Conn, slot work
 		w.cmdKeys = append(w.cmdKeys, g)
 	}
 	w.left = in.p.Int("requests")
+	w.counted = w.left > 0
 	n := in.pipeline
 	w.cmds = make([]driver.KVCommand, n)
 	w.kinds = make([]int, n)
@@ -375,7 +377,7 @@ func (w *worker) op(ctx context.Context, rng *rand.Rand, req workload.Requests) 
 		rng = w.own
 	}
 	cmds, replies := w.cmds, w.replies
-	if w.in.p.Int("requests") > 0 {
+	if w.counted { // read once, not a map lookup per pipeline
 		if w.left <= 0 {
 			return 0, workload.ErrClientDone
 		}
