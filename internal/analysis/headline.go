@@ -14,7 +14,8 @@ import (
 //  1. the metric the run stored (Summary.Metric: native runs record their
 //     workload's headline);
 //  2. else the headline its kind declares (kinds.Headline), measured from the
-//     run's per-op results, when the run has an op type that headline counts;
+//     run's per-op results, when the run has an op type that headline counts,
+//     or from its counters, when it has the counter a FieldCounter headline counts;
 //  3. else throughput, Summary.Throughput, which every run carries, old
 //     result files and imported runs included. A kind whose headline is
 //     throughput under its own name (tpcb's tps) keeps that name, with the
@@ -29,7 +30,7 @@ func Headline(r *result.Run) result.Metric {
 	}
 	for _, op := range r.Ops {
 		if h.Counts(op.Name) {
-			return result.Metric{Headline: h, Value: h.Measure(r.Ops, r.Duration, opSumUs(r))}
+			return result.Metric{Headline: h, Value: h.Measure(r.Ops, r.Summary.Extra, r.Duration, opSumUs(r))}
 		}
 	}
 	return result.Metric{Headline: result.Throughput, Value: r.Summary.Throughput}

@@ -134,6 +134,10 @@ const (
 	FieldRequests Field = "requests" // successful requests of the counted op types, per Per
 	FieldItems    Field = "items"    // items (documents, rows) of the counted op types, per Per
 	FieldSeconds  Field = "seconds"  // total latency of the counted op types, in seconds (a time, not a rate)
+	// FieldCounter is the growth of one of the run's Summary.Extra counters
+	// (Headline.Counter), per Per: a figure the database itself keeps, such as
+	// HammerDB's NOPM from the districts' next order ids.
+	FieldCounter Field = "counter"
 )
 
 // Headline declares the one number a reader of a workload's results looks at
@@ -147,6 +151,8 @@ type Headline struct {
 	Ops            []string `json:"ops,omitempty"` // op types counted; empty: all of them
 	// Per is the rate's time base in seconds (60 for per-minute figures); 0 means 1.
 	Per float64 `json:"per,omitempty"`
+	// Counter names the Summary.Extra counter a FieldCounter headline counts.
+	Counter string `json:"counter,omitempty"`
 }
 
 // Throughput is the headline of workloads that declare none: successful
@@ -172,13 +178,18 @@ func (h Headline) Counts(name string) bool {
 	return false
 }
 
-// Measure computes the headline's value from a run's op results and measured
-// duration. sumUs gives an op's exact latency sum in µs (for FieldSeconds);
-// nil means not known, and FieldSeconds then yields 0.
-func (h Headline) Measure(ops []Op, duration time.Duration, sumUs func(i int) float64) float64 {
+// Measure computes the headline's value from a run's op results, its
+// counters (Summary.Extra) and its measured duration. sumUs gives an op's
+// exact latency sum in µs (for FieldSeconds); nil means not known, and
+// FieldSeconds then yields 0. A FieldCounter headline whose counter the run
+// lacks yields 0.
+func (h Headline) Measure(ops []Op, extra map[string]float64, duration time.Duration, sumUs func(i int) float64) float64 {
 	var n float64
+	if h.Field == FieldCounter {
+		n = extra[h.Counter]
+	}
 	for i, op := range ops {
-		if !h.Counts(op.Name) {
+		if h.Field == FieldCounter || !h.Counts(op.Name) {
 			continue
 		}
 		switch h.Field {

@@ -263,7 +263,15 @@ func (m *executor) execute(ctx context.Context) error {
 	// Without a warm-up the measured phase starts with the workers: nothing
 	// they do may fall between their start and the phase's (memtier's
 	// --requests counts every request).
+	sc, err := m.openServerCounts(ctx)
+	if err != nil {
+		return err
+	}
+	defer sc.close(ctx)
 	counts0, cpu0 := counts(m.inst), cpuSeconds()
+	if err := sc.snapshot(ctx); err != nil {
+		return err
+	}
 	runStart := time.Now()
 	if m.loops != nil {
 		for _, w := range m.workers {
@@ -322,6 +330,10 @@ func (m *executor) execute(ctx context.Context) error {
 		// The workload's own counters are read right before the histograms
 		// restart, so both describe (within microseconds) the same measured phase.
 		counts0 = counts(m.inst)
+		if err := sc.snapshot(ctx); err != nil {
+			stopWorkers()
+			return err
+		}
 		col.Reset()
 		m.resetOutage()
 		if m.server != nil {
@@ -345,8 +357,11 @@ func (m *executor) execute(ctx context.Context) error {
 	m.run.EndedAt = end
 	m.run.Duration = end.Sub(measureStart)
 	m.run.Series = series
-	m.fill(col.Total(), connectTime, cpu)
 	m.run.Summary.Extra = countsSince(m.inst, counts0)
+	if err := sc.growth(ctx, &m.run.Summary.Extra); err != nil && !interrupted {
+		m.run.Deviations = append(m.run.Deviations, err.Error())
+	}
+	m.fill(col.Total(), connectTime, cpu)
 	m.fillOutage()
 	if interrupted {
 		m.run.Status = result.StatusInterrupted

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
@@ -125,7 +126,7 @@ func (m *executor) fill(total []*hist.Stats, connectTime time.Duration, cpu floa
 		m.run.Ops = append(m.run.Ops, result.Op{Name: names[i], Count: st.Count, Items: st.Items, Bytes: st.Bytes, Errors: st.ErrorMap(), Histogram: enc})
 	}
 	h := kinds.Headline(m.cell.Workload.Kind)
-	s.Metric = &result.Metric{Headline: h, Value: h.Measure(m.run.Ops, m.run.Duration, func(i int) float64 { return total[i].SumUs })}
+	s.Metric = &result.Metric{Headline: h, Value: h.Measure(m.run.Ops, m.run.Summary.Extra, m.run.Duration, func(i int) float64 { return total[i].SumUs })}
 }
 
 // quietSeconds reports whether seconds without a completed operation are
@@ -179,4 +180,62 @@ func (m *executor) fillOutage() {
 	}
 	s.ReconnectError = m.reconnectErr
 	m.errMu.Unlock()
+}
+
+// serverCounts reads a workload's server-side counters (workload.ServerCounter)
+// on a session of its own, so that reading them never waits behind a client's
+// transaction. The zero value, for workloads without such counters, does nothing.
+type serverCounts struct {
+	sc     workload.ServerCounter
+	conn   driver.Conn
+	before map[string]int64
+}
+
+func (m *executor) openServerCounts(ctx context.Context) (*serverCounts, error) {
+	sc, ok := m.inst.(workload.ServerCounter)
+	if !ok {
+		return &serverCounts{}, nil
+	}
+	conn, err := m.r.connect(ctx, m.client, m.cell.Target)
+	if err != nil {
+		return nil, fmt.Errorf("the session that reads the database's own counters: %w", err)
+	}
+	return &serverCounts{sc: sc, conn: conn}, nil
+}
+
+// snapshot takes the counters at the start of the measured phase.
+func (s *serverCounts) snapshot(ctx context.Context) error {
+	if s.sc == nil {
+		return nil
+	}
+	v, err := s.sc.ServerCounts(ctx, s.conn)
+	if err != nil {
+		return fmt.Errorf("reading the database's own counters before the measured phase: %w", err)
+	}
+	s.before = v
+	return nil
+}
+
+// growth adds the counters' growth since the snapshot to extra.
+func (s *serverCounts) growth(ctx context.Context, extra *map[string]float64) error {
+	if s.sc == nil || s.before == nil {
+		return nil
+	}
+	now, err := s.sc.ServerCounts(context.WithoutCancel(ctx), s.conn)
+	if err != nil {
+		return fmt.Errorf("the database's own counters could not be read after the measured phase (%v): the figures built on them are missing", err)
+	}
+	if *extra == nil {
+		*extra = make(map[string]float64, len(now))
+	}
+	for k, v := range now {
+		(*extra)[k] = float64(v - s.before[k])
+	}
+	return nil
+}
+
+func (s *serverCounts) close(ctx context.Context) {
+	if s.conn != nil {
+		s.conn.Close(context.WithoutCancel(ctx))
+	}
 }

@@ -130,6 +130,16 @@ type Counter interface {
 	Counts() map[string]int64
 }
 
+// ServerCounter is optional: counts the database itself keeps (TPC-C's sum
+// of the districts' next order ids, the server's commits and rollbacks). The
+// runner reads them on a session of their own right before the measured phase
+// starts and right after it ends, as HammerDB snapshots them at the end of its
+// ramp-up and of its run, and stores their growth in Summary.Extra beside
+// Counter's.
+type ServerCounter interface {
+	ServerCounts(ctx context.Context, conn driver.Conn) (map[string]int64, error)
+}
+
 // ConnOptioner is optional: connection options the parameters ask for (query mode).
 type ConnOptioner interface {
 	ConnOptions() driver.Options
