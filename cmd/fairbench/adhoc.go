@@ -68,7 +68,7 @@ func fieldType(f workload.Field) string {
 	switch f {
 	case workload.FieldRate, workload.FieldLatencyLimit:
 		return "float"
-	case workload.FieldDuration:
+	case workload.FieldDuration, workload.FieldWarmup:
 		return "duration"
 	}
 	return "int"
@@ -154,6 +154,7 @@ func flagName(f workload.Flag) string {
 type cell struct {
 	clients, threads, progress, maxTries int
 	duration                             time.Duration
+	warmup                               string // a workload's own warm-up flag (tpcc's --rampup); "" = --warmup
 	rate, latencyLimitMS                 float64
 }
 
@@ -243,6 +244,9 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		switch f {
 		case workload.FieldDuration:
 			c.duration, err = params.ParseDuration(v)
+		case workload.FieldWarmup:
+			_, err = params.ParseDuration(v)
+			c.warmup = v
 		case workload.FieldRate, workload.FieldLatencyLimit:
 			var x float64
 			if x, err = strconv.ParseFloat(v, 64); err == nil && x < 0 {

@@ -204,7 +204,11 @@ func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
 	if err != nil {
 		return nil, cell{}, err
 	}
-	warm, err := params.ParseDuration(a.warmup)
+	warmup := a.warmup
+	if c.warmup != "" && !fs.Changed("warmup") {
+		warmup = c.warmup
+	}
+	warm, err := params.ParseDuration(warmup)
 	if err != nil {
 		return nil, cell{}, fmt.Errorf("--warmup: %v", err)
 	}

@@ -23,6 +23,9 @@ const (
 	FieldThreads Field = "threads"
 	// FieldDuration is the measured duration ("30s", "2m" or seconds).
 	FieldDuration Field = "duration"
+	// FieldWarmup is the warm-up (HammerDB's ramp-up) before the measured
+	// phase ("30s", "2m" or seconds); it replaces the generic --warmup.
+	FieldWarmup Field = "warmup"
 	// FieldProgress is the interval of progress lines in seconds (integer; 0 = none).
 	FieldProgress Field = "progress"
 	// FieldRate is the target rate in operations per second over all clients
@@ -38,7 +41,7 @@ const (
 
 // Fields lists every Field, in the order help texts show them.
 func Fields() []Field {
-	return []Field{FieldClients, FieldThreads, FieldDuration, FieldProgress, FieldRate, FieldLatencyLimit, FieldMaxTries}
+	return []Field{FieldClients, FieldThreads, FieldDuration, FieldWarmup, FieldProgress, FieldRate, FieldLatencyLimit, FieldMaxTries}
 }
 
 // Flag is one ad-hoc command-line flag of a workload. It sets either the

@@ -12,4 +12,5 @@ import (
 	_ "github.com/fairbench/fairbench/internal/workload/kv"     // memtier-compatible key-value
 	_ "github.com/fairbench/fairbench/internal/workload/oltp"   // sysbench-compatible OLTP
 	_ "github.com/fairbench/fairbench/internal/workload/tpcb"   // pgbench-compatible TPC-B
+	_ "github.com/fairbench/fairbench/internal/workload/tpcc"   // HammerDB-comparable TPC-C
 )

@@ -43,6 +43,14 @@ func MarkerMatches(ctx context.Context, c driver.SQL, dataset, params string) (b
 	return n > 0, err
 }
 
+// MarkerLoading reports whether fairbench's load of the dataset with exactly
+// params started and did not finish: a workload whose load can resume (tpcc)
+// picks it up instead of starting over.
+func MarkerLoading(ctx context.Context, c driver.SQL, dataset, params string) (bool, error) {
+	n, err := countRows(ctx, c, MarkerTable, "dataset = $1 AND params = $2 AND state = $3", dataset, params, Loading)
+	return n > 0, err
+}
+
 // Owns reports whether the dataset's tables are fairbench's own: its marker is
 // there, and either the load is unfinished (the tables are fairbench's to
 // replace) or each of tables that exists now is the very table the finished

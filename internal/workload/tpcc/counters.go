@@ -1,0 +1,101 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params/tpccparams"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// ServerCounts implements workload.ServerCounter with HammerDB's two
+// snapshots: the sum of the districts' next order ids (NOPM) and the
+// server's commits plus rollbacks (TPM). PostgreSQL's are every database's,
+// as HammerDB reads them, so other work on the server counts in TPM too;
+// backends publish them at most once a second, which blurs TPM by up to a
+// second of each user's transactions at either end of the phase.
+func (in *instance) ServerCounts(ctx context.Context, conn driver.Conn) (map[string]int64, error) {
+	c, err := workload.SQLConn("tpcc", conn)
+	if err != nil {
+		return nil, err
+	}
+	orders, err := c.QueryInt64(ctx, "SELECT sum(d_next_o_id) FROM district")
+	if err != nil {
+		return nil, fmt.Errorf("summing the districts' next order ids: %w", err)
+	}
+	out := map[string]int64{tpccparams.NewOrders: orders}
+	switch c.Dialect() {
+	case "postgres":
+		n, err := c.QueryInt64(ctx, "SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database")
+		if err != nil {
+			return nil, fmt.Errorf("reading pg_stat_database: %w", err)
+		}
+		out[tpccparams.ServerTransactions] = n
+	case "mysql":
+		rows, err := c.Query(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
+		if err != nil {
+			return nil, fmt.Errorf("reading Com_commit and Com_rollback: %w", err)
+		}
+		var sum int64
+		for rows.Next() {
+			var name string
+			var v int64
+			if err := rows.Scan(&name, &v); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			sum += v
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		out[tpccparams.ServerTransactions] = sum
+	}
+	return out, nil
+}
+
+// bytesPerWarehouse is the size of one warehouse's tables and indexes,
+// about 100 MB on PostgreSQL and InnoDB (HammerDB sizes its schemas the
+// same way), for the working-set warning.
+const bytesPerWarehouse = 100 << 20
+
+func workingSet(p map[string]any) (int64, string, bool) {
+	var w int64
+	switch x := p["warehouses"].(type) {
+	case int64:
+		w = x
+	case int:
+		w = int64(x)
+	case float64:
+		w = int64(x)
+	}
+	if w <= 0 {
+		return 0, "", false
+	}
+	return w * bytesPerWarehouse, fmt.Sprintf("%d warehouse(s) × ~100 MB", w), true
+}
+
+// procedureNames are the stored routines installProcedures creates.
+var procedureNames = []string{"fairbench_tpcc_new_order", "fairbench_tpcc_payment", "fairbench_tpcc_order_status",
+	"fairbench_tpcc_delivery", "fairbench_tpcc_stock_level"}
+
+// dropProcedures removes fairbench's stored routines, if any.
+func dropProcedures(ctx context.Context, c driver.SQL) error {
+	for _, p := range procedureNames {
+		var q string
+		switch c.Dialect() {
+		case "postgres":
+			q = "DROP FUNCTION IF EXISTS " + p
+		case "mysql":
+			q = "DROP PROCEDURE IF EXISTS " + p
+		default:
+			return nil
+		}
+		if err := c.Exec(ctx, q); err != nil && !strings.Contains(err.Error(), "not unique") {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
