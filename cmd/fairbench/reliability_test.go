@@ -182,7 +182,7 @@ func TestSignalDuringLoadStopsCleanlyAndTheNextLoadRebuilds(t *testing.T) {
 				t.Fatalf("exit %d after %v, want %d within 3 s\n%s", code, took, exitInterrupted, p.errText())
 			}
 			stderr := p.errText()
-			if !strings.Contains(stderr, "fairbench: load interrupted") || !strings.Contains(stderr, "the next load or run of the same workload rebuilds it") ||
+			if !strings.Contains(stderr, "fairbench: load interrupted") || !strings.Contains(stderr, "the next load or run of the same workload resumes or rebuilds it") ||
 				strings.Contains(stderr, "EOF") {
 				t.Fatalf("want a clean interruption message:\n%s", stderr)
 			}

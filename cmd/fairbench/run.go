@@ -313,6 +313,7 @@ func newLoad() *cobra.Command {
 		a       adhoc
 		replace bool
 		clean   bool
+		check   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "load --target URL [--workload KIND] [--clean] [flags]",
@@ -322,8 +323,9 @@ flags are those of 'fairbench run'; 'fairbench load --workload KIND --help' list
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
 	define := func(f *pflag.FlagSet, kind string) error {
-		a, replace, clean = adhoc{}, false, false
+		a, replace, clean, check = adhoc{}, false, false, false
 		f.StringVar(&a.target, "target", "", "target URL (required)")
+		f.BoolVar(&check, "check", false, "run the workload's consistency check on the loaded data")
 		f.BoolVar(&clean, "clean", false, "delete this workload's data from the target instead, and only what fairbench's marker says it created")
 		f.StringVar(&a.workload, "workload", workload.Default(), "workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
 		f.BoolVar(&replace, "replace", false, "allow dropping and reloading tables that fairbench did not create")
@@ -343,7 +345,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		if err != nil {
 			return err
 		}
-		r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace})
+		r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace, Check: check})
 		start := time.Now()
 		if clean {
 			if err := r.Clean(cmd.Context(), cells[0]); err != nil {
@@ -354,7 +356,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		}
 		if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
 			if cmd.Context().Err() != nil {
-				return &interruptedError{msg: fmt.Sprintf("load interrupted after %.1f s: data it had begun to load is recorded as incomplete, and the next load or run of the same workload rebuilds it", time.Since(start).Seconds())}
+				return &interruptedError{msg: fmt.Sprintf("load interrupted after %.1f s: data it had begun to load is recorded as incomplete, and the next load or run of the same workload resumes or rebuilds it", time.Since(start).Seconds())}
 			}
 			return err
 		}

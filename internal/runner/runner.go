@@ -410,13 +410,21 @@ func (r *Runner) Prepare(ctx context.Context, c study.Cell) error { return r.pre
 // itself (PrepareEnv.Load), not a run (a tool cell's).
 func (r *Runner) prepare(ctx context.Context, c study.Cell, load bool) error {
 	return r.withSession(ctx, c, func(inst workload.Instance, client driver.Client, conn driver.Conn) error {
-		return inst.Prepare(ctx, workload.PrepareEnv{
+		err := inst.Prepare(ctx, workload.PrepareEnv{
 			Load:    load,
 			Conn:    conn,
 			Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
 			Replace: r.opt.Replace,
 			Logf:    func(format string, args ...any) { fmt.Fprintf(r.opt.Progress, format+"\n", args...) },
 		})
+		// fairbench load --check: the data as loaded must pass the workload's own check.
+		if ch, ok := inst.(workload.Checker); ok && err == nil && load && r.opt.Check {
+			if err = ch.Check(ctx, conn); err != nil {
+				return fmt.Errorf("consistency check after the load failed: %w", err)
+			}
+			fmt.Fprintf(r.opt.Progress, "consistency check passed\n")
+		}
+		return err
 	})
 }
 
