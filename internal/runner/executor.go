@@ -41,6 +41,9 @@ type executor struct {
 	out   io.Writer
 	// client is the cell's client; every worker takes its session from it.
 	client driver.Client
+	// admin is fairbench's own session beside the clients', idle while they
+	// run: it reads the database's counters (workload.ServerCounter).
+	admin driver.Conn
 
 	stop    atomic.Bool
 	workers []*worker

@@ -375,7 +375,7 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	}
 
 	m := &executor{
-		r: r, cell: c, inst: inst, copts: copts, run: run, out: r.opt.Progress, client: client,
+		r: r, cell: c, inst: inst, copts: copts, run: run, out: r.opt.Progress, client: client, admin: admin,
 	}
 	err = m.execute(ctx)
 	if err != nil && run.Status == "" {

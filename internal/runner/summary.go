@@ -183,11 +183,14 @@ func (m *executor) fillOutage() {
 }
 
 // serverCounts reads a workload's server-side counters (workload.ServerCounter)
-// on a session of its own, so that reading them never waits behind a client's
-// transaction. The zero value, for workloads without such counters, does nothing.
+// on fairbench's own session, not a client's, so that reading them never waits
+// behind a client's transaction and needs no connection beyond those the
+// client limit check counts. The zero value, for workloads without such
+// counters, does nothing.
 type serverCounts struct {
 	sc     workload.ServerCounter
 	conn   driver.Conn
+	owned  bool // conn was opened for the counters and is closed with them
 	before map[string]int64
 }
 
@@ -196,11 +199,14 @@ func (m *executor) openServerCounts(ctx context.Context) (*serverCounts, error) 
 	if !ok {
 		return &serverCounts{}, nil
 	}
+	if m.admin != nil {
+		return &serverCounts{sc: sc, conn: m.admin}, nil
+	}
 	conn, err := m.r.connect(ctx, m.client, m.cell.Target)
 	if err != nil {
 		return nil, fmt.Errorf("the session that reads the database's own counters: %w", err)
 	}
-	return &serverCounts{sc: sc, conn: conn}, nil
+	return &serverCounts{sc: sc, conn: conn, owned: true}, nil
 }
 
 // snapshot takes the counters at the start of the measured phase.
@@ -235,7 +241,7 @@ func (s *serverCounts) growth(ctx context.Context, extra *map[string]float64) er
 }
 
 func (s *serverCounts) close(ctx context.Context) {
-	if s.conn != nil {
+	if s.owned {
 		s.conn.Close(context.WithoutCancel(ctx))
 	}
 }
