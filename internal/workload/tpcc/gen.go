@@ -108,6 +108,6 @@ func money(cents int64) string {
 
 // rate formats ten-thousandths as a decimal with four places (w_tax, d_tax, c_discount).
 func rate(tenThousandths int64) string {
-	s := strconv.FormatInt(10000+tenThousandths, 10)
-	return s[:1][:0] + "0." + s[1:]
+	s := strconv.FormatInt(10000+tenThousandths, 10) // "10500" for 500: the digits after the point
+	return "0." + s[1:]
 }
