@@ -40,7 +40,7 @@ const (
 // database's own district counters over the measured phase, not from the
 // client's count (that is tpmC, which must agree with it).
 var Headline = result.Headline{Name: "NOPM", Unit: "NOPM", HigherIsBetter: true,
-	Field: result.FieldCounter, Counter: NewOrders, Per: 60}
+	Field: result.FieldCounter, Counter: NewOrders, Ops: []string{NewOrder}, Per: 60}
 
 // Implementations of the five transactions.
 const (
