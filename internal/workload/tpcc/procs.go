@@ -1,9 +1,11 @@
 package tpcc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,7 +52,7 @@ var procNames = []string{"fairbench_tpcc_new_order", "fairbench_tpcc_payment", "
 
 const procPGNewOrder = `CREATE OR REPLACE FUNCTION fairbench_tpcc_new_order(
 	p_w_id int, p_d_id int, p_c_id int, p_all_local int,
-	p_items int[], p_supply_w_ids int[], p_quantities int[]) RETURNS numeric
+	p_numbers int[], p_items int[], p_supply_w_ids int[], p_quantities int[]) RETURNS numeric
 LANGUAGE plpgsql AS $fb$
 DECLARE
 	v_ol_cnt int := cardinality(p_items);
@@ -97,7 +99,7 @@ BEGIN
 		v_amount := p_quantities[i] * v_price;
 		INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
 			ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-		VALUES (v_o_id, p_d_id, p_w_id, i, p_items[i], p_supply_w_ids[i], NULL, p_quantities[i], v_amount, v_dist_info);
+		VALUES (v_o_id, p_d_id, p_w_id, p_numbers[i], p_items[i], p_supply_w_ids[i], NULL, p_quantities[i], v_amount, v_dist_info);
 		v_total := v_total + v_amount;
 	END LOOP;
 	-- The total the terminal displays (clause 2.4.3.3).
@@ -138,13 +140,13 @@ BEGIN
 	END IF;
 
 	-- A bad-credit customer's c_data gets the payment's ids and amount at
-	-- its left, cut to its 500 characters.
+	-- its left (as client.go writes them), cut to its 500 characters.
 	UPDATE customer SET
 		c_balance = c_balance - p_amount,
 		c_ytd_payment = c_ytd_payment + p_amount,
 		c_payment_cnt = c_payment_cnt + 1,
 		c_data = CASE WHEN c_credit = 'BC' THEN left(v_c_id || ' ' || p_c_d_id || ' ' || p_c_w_id || ' ' ||
-			p_d_id || ' ' || p_w_id || ' ' || p_amount || ' ' || c_data, 500) ELSE c_data END
+			p_d_id || ' ' || p_w_id || ' ' || p_amount || ' | ' || c_data, 500) ELSE c_data END
 	WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = v_c_id
 	RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since,
 		c_credit, c_credit_lim, c_discount, c_balance, CASE WHEN c_credit = 'BC' THEN left(c_data, 200) END
@@ -257,16 +259,16 @@ $fb$`
 
 const procMyRollback = `DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;`
 
-// procMyNewOrder takes the lines as three comma-separated lists, which it
+// procMyNewOrder takes the lines as four comma-separated lists, which it
 // consumes from the left, one number per line.
 const procMyNewOrder = `CREATE PROCEDURE fairbench_tpcc_new_order(
 	p_w_id INT, p_d_id INT, p_c_id INT, p_all_local INT, p_ol_cnt INT,
-	p_items VARCHAR(2000), p_supply_w_ids VARCHAR(2000), p_quantities VARCHAR(2000))
+	p_numbers VARCHAR(2000), p_items VARCHAR(2000), p_supply_w_ids VARCHAR(2000), p_quantities VARCHAR(2000))
 BEGIN
 	DECLARE v_discount, v_w_tax, v_d_tax DECIMAL(4,4);
 	DECLARE v_last VARCHAR(16);
 	DECLARE v_credit CHAR(2);
-	DECLARE v_o_id, v_i_id, v_supply_w_id, v_quantity, v_s_quantity INT;
+	DECLARE v_o_id, v_number, v_i_id, v_supply_w_id, v_quantity, v_s_quantity INT;
 	DECLARE v_i INT DEFAULT 1;
 	DECLARE v_price DECIMAL(5,2);
 	DECLARE v_i_name VARCHAR(24);
@@ -293,7 +295,9 @@ BEGIN
 	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d_id, p_w_id);
 
 	WHILE v_i <= p_ol_cnt DO
-		SET v_i_id = CAST(SUBSTRING_INDEX(p_items, ',', 1) AS SIGNED),
+		SET v_number = CAST(SUBSTRING_INDEX(p_numbers, ',', 1) AS SIGNED),
+			p_numbers = SUBSTRING(p_numbers, LOCATE(',', p_numbers) + 1),
+			v_i_id = CAST(SUBSTRING_INDEX(p_items, ',', 1) AS SIGNED),
 			p_items = SUBSTRING(p_items, LOCATE(',', p_items) + 1),
 			v_supply_w_id = CAST(SUBSTRING_INDEX(p_supply_w_ids, ',', 1) AS SIGNED),
 			p_supply_w_ids = SUBSTRING(p_supply_w_ids, LOCATE(',', p_supply_w_ids) + 1),
@@ -328,7 +332,7 @@ BEGIN
 		SET v_amount = v_quantity * v_price;
 		INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
 			ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-		VALUES (v_o_id, p_d_id, p_w_id, v_i, v_i_id, v_supply_w_id, NULL, v_quantity, v_amount, v_dist_info);
+		VALUES (v_o_id, p_d_id, p_w_id, v_number, v_i_id, v_supply_w_id, NULL, v_quantity, v_amount, v_dist_info);
 		SET v_total = v_total + v_amount, v_i = v_i + 1;
 	END WHILE;
 	-- The total the terminal displays (clause 2.4.3.3).
@@ -385,12 +389,13 @@ BEGIN
 	FROM customer WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = p_c_id FOR UPDATE;
 
 	IF v_credit = 'BC' THEN
-		-- The payment's ids and amount at the left of c_data, cut to its 500 characters.
+		-- The payment's ids and amount at the left of c_data (as client.go
+		-- writes them), cut to its 500 characters.
 		UPDATE customer SET
 			c_balance = c_balance - p_amount,
 			c_ytd_payment = c_ytd_payment + p_amount,
 			c_payment_cnt = c_payment_cnt + 1,
-			c_data = LEFT(CONCAT_WS(' ', p_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_amount, c_data), 500)
+			c_data = LEFT(CONCAT_WS(' ', p_c_id, p_c_d_id, p_c_w_id, p_d_id, p_w_id, p_amount, '|', c_data), 500)
 		WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_id = p_c_id;
 	ELSE
 		UPDATE customer SET
@@ -532,20 +537,21 @@ func installProcedures(ctx context.Context, c driver.SQL) error {
 }
 
 // procCalls are the calls of the routines per dialect, in procNames' order.
-// PostgreSQL gets New-Order's lines as array literals ('{1,2,3}') and
+// PostgreSQL gets New-Order's lines (line numbers, items, supplying
+// warehouses, quantities) as array literals ('{1,2,3}') and
 // Payment's amount as text, cast in the statement: text parameters read alike
 // in every query mode. MySQL's CALL takes the lines as comma-separated lists
 // and the amount as text that the DECIMAL parameter converts exactly.
 var procCalls = map[string][]string{
 	"postgres": {
-		"SELECT fairbench_tpcc_new_order($1, $2, $3, $4, $5::int[], $6::int[], $7::int[])",
+		"SELECT fairbench_tpcc_new_order($1, $2, $3, $4, $5::int[], $6::int[], $7::int[], $8::int[])",
 		"SELECT fairbench_tpcc_payment($1, $2, $3, $4, $5, $6, $7::numeric)",
 		"SELECT * FROM fairbench_tpcc_order_status($1, $2, $3, $4)",
 		"SELECT fairbench_tpcc_delivery($1, $2)",
 		"SELECT fairbench_tpcc_stock_level($1, $2, $3)",
 	},
 	"mysql": {
-		"CALL fairbench_tpcc_new_order($1, $2, $3, $4, $5, $6, $7, $8)",
+		"CALL fairbench_tpcc_new_order($1, $2, $3, $4, $5, $6, $7, $8, $9)",
 		"CALL fairbench_tpcc_payment($1, $2, $3, $4, $5, $6, $7)",
 		"CALL fairbench_tpcc_order_status($1, $2, $3, $4)",
 		"CALL fairbench_tpcc_delivery($1, $2)",
@@ -558,7 +564,8 @@ type procTxns struct {
 	mysql  bool
 	stmts  [5]driver.Stmt // in procNames' order
 	buf    []byte         // New-Order's lists, reused
-	values [3]string
+	order  []int
+	values [4]string
 }
 
 var _ txns = (*procTxns)(nil)
@@ -584,24 +591,43 @@ func newProcTxns(ctx context.Context, c driver.SQL) (*procTxns, error) {
 	return p, nil
 }
 
-// lists renders New-Order's item ids, supplying warehouses and quantities:
-// '{1,2,3}' array literals for PostgreSQL, '1,2,3' for MySQL.
-func (p *procTxns) lists(lines []orderLine) [3]string {
-	for k := range 3 {
+// lists renders New-Order's lines as four lists, in the order of their
+// stock rows (supplying warehouse, then item), each with its line number:
+// '{1,2,3}' array literals for PostgreSQL, '1,2,3' for MySQL. The routine
+// thus locks the stock rows in one order in every transaction, as the
+// client implementation's single SELECT … FOR UPDATE of them all does,
+// rather than deadlock on the lines' random order; each line keeps its
+// number, so the order written is the same.
+func (p *procTxns) lists(lines []orderLine) [4]string {
+	p.order = p.order[:0]
+	for i := range lines {
+		p.order = append(p.order, i)
+	}
+	slices.SortStableFunc(p.order, func(a, b int) int {
+		if c := cmp.Compare(lines[a].supplyWID, lines[b].supplyWID); c != 0 {
+			return c
+		}
+		return cmp.Compare(lines[a].itemID, lines[b].itemID)
+	})
+	for k := range 4 {
 		b := p.buf[:0]
 		if !p.mysql {
 			b = append(b, '{')
 		}
-		for i, l := range lines {
-			if i > 0 {
+		for n, i := range p.order {
+			if n > 0 {
 				b = append(b, ',')
 			}
-			v := l.itemID
+			var v int64
 			switch k {
+			case 0:
+				v = int64(i + 1)
 			case 1:
-				v = l.supplyWID
+				v = lines[i].itemID
 			case 2:
-				v = l.quantity
+				v = lines[i].supplyWID
+			case 3:
+				v = lines[i].quantity
 			}
 			b = strconv.AppendInt(b, v, 10)
 		}
@@ -622,9 +648,9 @@ func (p *procTxns) newOrder(ctx context.Context, in *newOrderIn) error {
 	l := p.lists(in.lines)
 	var err error
 	if p.mysql {
-		err = p.stmts[0].Exec(ctx, in.wID, in.dID, in.cID, allLocal, int64(len(in.lines)), l[0], l[1], l[2])
+		err = p.stmts[0].Exec(ctx, in.wID, in.dID, in.cID, allLocal, int64(len(in.lines)), l[0], l[1], l[2], l[3])
 	} else {
-		err = p.stmts[0].Exec(ctx, in.wID, in.dID, in.cID, allLocal, l[0], l[1], l[2])
+		err = p.stmts[0].Exec(ctx, in.wID, in.dID, in.cID, allLocal, l[0], l[1], l[2], l[3])
 	}
 	if err != nil && strings.Contains(err.Error(), invalidItemMessage) {
 		// The routine raised it after (PostgreSQL: by) rolling back.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	_ "github.com/fairbench/fairbench/internal/driver/mysql"
@@ -98,11 +99,12 @@ func testProcedures(t *testing.T, url string, opts driver.Options, otherURL stri
 		t.Fatal(err)
 	}
 
-	// New-Order in district 1 for customer 1: items 1 and 2 from the home
-	// warehouse, item 1 again from warehouse 2 (remote).
+	// New-Order in district 1 for customer 1: item 1 from warehouse 2
+	// (remote), items 2 and 1 from the home warehouse; the routine takes the
+	// stock rows in order, each line keeps its number.
 	stockBefore := f.stock()
 	if err := p.newOrder(ctx, &newOrderIn{wID: 1, dID: 1, cID: 1,
-		lines: []orderLine{{1, 1, 3}, {2, 1, 5}, {1, 2, 2}}}); err != nil {
+		lines: []orderLine{{1, 2, 2}, {2, 1, 5}, {1, 1, 3}}}); err != nil {
 		t.Fatalf("new-order: %v", err)
 	}
 	f.unlocked()
@@ -114,7 +116,7 @@ func testProcedures(t *testing.T, url string, opts driver.Options, otherURL stri
 	f.eq("its lines", "SELECT count(*) FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 4 AND ol_delivery_d IS NULL", 3)
 	for _, l := range []struct {
 		n, item, supply, qty, cents int64
-	}{{1, 1, 1, 3, 3 * 1000}, {2, 2, 1, 5, 5 * 250}, {3, 1, 2, 2, 2 * 1000}} {
+	}{{1, 1, 2, 2, 2 * 1000}, {2, 2, 1, 5, 5 * 250}, {3, 1, 1, 3, 3 * 1000}} {
 		where := fmt.Sprintf("FROM order_line WHERE ol_w_id = 1 AND ol_d_id = 1 AND ol_o_id = 4 AND ol_number = %d", l.n)
 		f.eq(fmt.Sprintf("line %d", l.n), fmt.Sprintf("SELECT count(*) %s AND ol_i_id = %d AND ol_supply_w_id = %d AND ol_quantity = %d "+
 			"AND ol_dist_info = 'w%d i%d d01'", where, l.item, l.supply, l.qty, l.supply, l.item), 1)
@@ -169,7 +171,7 @@ func testProcedures(t *testing.T, url string, opts driver.Options, otherURL stri
 	// A bad-credit customer's c_data gets the ids and amount at its left,
 	// and stays 500 characters.
 	f.payment(p, &paymentIn{wID: 1, dID: 2, cWID: 1, cDID: 1, cID: 1, amount: "12.00"}, 1, 1, 1200)
-	prefix := "1 1 1 2 1 12.00 "
+	prefix := "1 1 1 2 1 12.00 | "
 	old := strings.Repeat("b", 500)
 	f.eq("c_data of the BC customer", "SELECT count(*) FROM customer WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 1 AND c_data = '"+
 		(prefix + old)[:500]+"'", 1)
@@ -269,11 +271,12 @@ func testProcedures(t *testing.T, url string, opts driver.Options, otherURL stri
 }
 
 // concurrent runs the five transactions from several sessions at once on
-// the few rows of the data set, the items of each New-Order in random order
-// so that they deadlock: every failure must be one the runner retries
-// (deadlock, serialization, lock wait), no session may be left in a
-// transaction, and the specification's consistency conditions that the data
-// set meets must still hold.
+// the few rows of the data set, the items of each New-Order in random order:
+// every failure must be one the runner retries (deadlock, serialization,
+// lock wait), no session may be left in a transaction, and the
+// specification's consistency conditions that the data set meets must still
+// hold. Then a deadlock on purpose: the New-Order that loses it returns the
+// database's deadlock error, classified as such, and leaves nothing behind.
 func (f *procFixture) concurrent(url string, opts driver.Options) {
 	t, ctx := f.t, f.ctx
 	money := func() int64 { // what payments move from balances to ytd, and deliveries add
@@ -364,6 +367,55 @@ func (f *procFixture) concurrent(url string, opts driver.Options) {
 	f.eq("w_ytd grew as the districts' d_ytd (3.3.2.1)", f.cents("w_ytd - 300000", "FROM warehouse"),
 		f.centsOf("sum(d_ytd) - 60000", "FROM district"))
 	f.eq("and as the history", f.cents("w_ytd - 300000", "FROM warehouse"), f.centsOf("sum(h_amount)", "FROM history"))
+
+	// The other transaction holds stock row (1, 2) and asks for district 1
+	// once the New-Order, holding district 1, waits for (1, 2). It has
+	// written more (InnoDB rolls back the smaller transaction) and waits
+	// last (PostgreSQL's waiter that reaches deadlock_timeout first fails).
+	c := testenv.Connect(t, url, opts).(driver.SQL)
+	p, err := newProcTxns(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := testenv.Connect(t, url, driver.Options{}).(driver.SQL)
+	f.exec("CREATE TABLE fb_scratch (n int)")
+	for _, q := range []string{"BEGIN", "INSERT INTO fb_scratch SELECT s_quantity FROM stock", "INSERT INTO fb_scratch SELECT n FROM fb_scratch",
+		"INSERT INTO fb_scratch SELECT n FROM fb_scratch", "SELECT s_quantity FROM stock WHERE s_w_id = 1 AND s_i_id = 2 FOR UPDATE"} {
+		if err := x.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	before = f.snapshotOf()
+	done := make(chan error, 1)
+	go func() {
+		done <- p.newOrder(ctx, &newOrderIn{wID: 1, dID: 1, cID: 1, allLocal: true, lines: []orderLine{{2, 1, 1}, {1, 1, 1}}})
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if err := x.Exec(ctx, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 1 FOR UPDATE"); err != nil {
+		t.Fatalf("the other transaction lost the deadlock: %v", err)
+	}
+	err = <-done
+	if cl := c.Classify(err); cl != result.ErrDeadlock {
+		t.Fatalf("new-order in a deadlock: %v (%s), want a deadlock", err, cl)
+	}
+	if err := x.Exec(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	f.unlocked()
+	if after := f.snapshotOf(); after != before {
+		t.Fatalf("the new-order that lost a deadlock changed the database:\nbefore %d\nafter  %d", before, after)
+	}
+}
+
+// snapshotOf is snapshot as a number.
+func (f *procFixture) snapshotOf() int64 {
+	f.t.Helper()
+	v, err := f.other.QueryInt64(f.ctx, "SELECT (SELECT sum(d_next_o_id) FROM district) + (SELECT count(*) FROM orders) + "+
+		"(SELECT count(*) FROM order_line) + (SELECT sum(s_quantity) FROM stock)")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return v
 }
 
 // load creates the nine tables and fills them with: warehouse 1 with
