@@ -27,7 +27,7 @@ type clientTxns struct {
 	beginRead driver.Stmt
 
 	custWarehouse, districtNext, districtSetNext, insertOrder, insertNewOrder, updateStock driver.Stmt
-	items, stock, orderLines                                                           map[int]driver.Stmt
+	items, stock, orderLines                                                               map[int]driver.Stmt
 
 	warehouseYTD, warehouseAddr, districtYTD, districtAddr, customerIDs, customerPay, customerData,
 	customerPayBC, customerPayGC, insertHistory driver.Stmt
@@ -159,7 +159,9 @@ func placeholders(first, n, size int) string {
 	return b.String()
 }
 
-func (t *clientTxns) fail(ctx context.Context, err error) error { return sqlwork.Rollback(ctx, t.c, err) }
+func (t *clientTxns) fail(ctx context.Context, err error) error {
+	return sqlwork.Rollback(ctx, t.c, err)
+}
 
 func (t *clientTxns) newOrder(ctx context.Context, in *newOrderIn) error {
 	n := len(in.lines)

@@ -3,7 +3,6 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params/tpccparams"
@@ -77,24 +76,28 @@ func workingSet(p map[string]any) (int64, string, bool) {
 	return w * bytesPerWarehouse, fmt.Sprintf("%d warehouse(s) × ~100 MB", w), true
 }
 
-// procedureNames are the stored routines installProcedures creates.
-var procedureNames = []string{"fairbench_tpcc_new_order", "fairbench_tpcc_payment", "fairbench_tpcc_order_status",
-	"fairbench_tpcc_delivery", "fairbench_tpcc_stock_level"}
-
-// dropProcedures removes fairbench's stored routines, if any.
+// dropProcedures removes fairbench's stored routines, if any: on PostgreSQL
+// every overload of each name in the current schema.
 func dropProcedures(ctx context.Context, c driver.SQL) error {
-	for _, p := range procedureNames {
-		var q string
-		switch c.Dialect() {
-		case "postgres":
-			q = "DROP FUNCTION IF EXISTS " + p
-		case "mysql":
-			q = "DROP PROCEDURE IF EXISTS " + p
-		default:
-			return nil
+	var stmts []string
+	switch c.Dialect() {
+	case "postgres":
+		stmts = []string{`DO $$
+DECLARE r record;
+BEGIN
+	FOR r IN SELECT p.oid::regprocedure AS sig FROM pg_catalog.pg_proc p
+		WHERE p.pronamespace = current_schema()::regnamespace AND p.proname LIKE 'fairbench\_tpcc\_%' LOOP
+		EXECUTE 'DROP FUNCTION ' || r.sig;
+	END LOOP;
+END $$`}
+	case "mysql":
+		for _, p := range procNames {
+			stmts = append(stmts, "DROP PROCEDURE IF EXISTS "+p)
 		}
-		if err := c.Exec(ctx, q); err != nil && !strings.Contains(err.Error(), "not unique") {
-			return fmt.Errorf("%s: %w", q, err)
+	}
+	for _, q := range stmts {
+		if err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("dropping fairbench's TPC-C procedures: %w", err)
 		}
 	}
 	return nil

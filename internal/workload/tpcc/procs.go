@@ -521,6 +521,11 @@ func installProcedures(ctx context.Context, c driver.SQL) error {
 		}
 		return fmt.Errorf("stored procedures: dialect %s is not supported", c.Dialect())
 	}
+	// Every earlier version goes first: PostgreSQL's CREATE OR REPLACE adds
+	// an overload when the arguments change instead of replacing.
+	if err := dropProcedures(ctx, c); err != nil {
+		return err
+	}
 	for i, stmt := range ddl {
 		if c.Dialect() == "mysql" {
 			// MySQL and MariaDB 10.11 have no CREATE OR REPLACE PROCEDURE

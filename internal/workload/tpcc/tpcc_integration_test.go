@@ -77,14 +77,27 @@ func TestTPCCRunsOnEveryEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs TPC-C for 20 s per engine")
 	}
-	for name, fresh := range engines(t) {
-		t.Run(name, func(t *testing.T) {
+	type variant struct{ engine, impl string }
+	var variants []variant
+	for name := range engines(t) {
+		variants = append(variants, variant{name, tpccparams.Client})
+		if name != "sqlite" {
+			variants = append(variants, variant{name, tpccparams.Procedures})
+		}
+	}
+	for _, v := range variants {
+		name, fresh := v.engine, engines(t)[v.engine]
+		t.Run(name+"/"+v.impl, func(t *testing.T) {
 			url := fresh(t)
 			clients := 4
 			if name == "sqlite" {
 				clients = 1 // one writer at a time: more users only queue
 			}
-			run := runTPCC(t, url, map[string][]any{"warehouses": {int64(1)}}, clients, 20*time.Second)
+			run := runTPCC(t, url, map[string][]any{"warehouses": {int64(1)}, "implementation": {v.impl}}, clients, 15*time.Second)
+			facts, _ := run.Env["workload"].(map[string]any)
+			if impl := fmt.Sprint(facts["implementation"]); (v.impl == tpccparams.Procedures) != strings.Contains(impl, "stored procedures") {
+				t.Errorf("the run records implementation %q for %s", impl, v.impl)
+			}
 			f := tpcc.FiguresOf(run)
 			newOrders := run.Summary.Extra[tpccparams.NewOrders]
 			if !f.HasNOPM || newOrders < 300 {
