@@ -77,11 +77,13 @@ func (t *Tool) Executable() string {
 // DataLoad is how a tool loads its data set into a target.
 type DataLoad struct {
 	Command Command
-	// Table is the one table Command (re)creates, dropping it first, on a SQL
-	// target; "" when the target has no tables (Redis). The runner lets the
-	// load replace only a table fairbench made, as recorded under Dataset
-	// in fairbench's dataset markers, with Params describing the data.
-	Table, Dataset, Params string
+	// Tables are the tables Command (re)creates, dropping them first, on a
+	// SQL target (go-ycsb's one, go-tpc's nine); none when the target has no
+	// tables (Redis). The runner lets the load replace only tables fairbench
+	// made, as recorded under Dataset in fairbench's dataset markers, with
+	// Params describing the data.
+	Tables          []string
+	Dataset, Params string
 	// Check reads the load's output and says whether every record went in.
 	Check func(out string) error
 }
