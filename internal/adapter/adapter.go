@@ -98,7 +98,7 @@ type File struct {
 // that a loose detector never claims another tool's output.
 var tools = []*Tool{
 	pgbenchTool, sysbenchTool, fioTool, redisBenchmarkTool, ycsbTool,
-	mysqlslapTool, memtierTool, hammerdbTool,
+	mysqlslapTool, memtierTool, goTPCTool, hammerdbTool,
 }
 
 // Tools returns the known tools.
