@@ -132,7 +132,8 @@ func Supported() string {
 		"sysbench 1.0 oltp_* (with --report-interval and --histogram), " +
 		"fio --output-format=json or json+ (bw/lat/iops logs alongside), " +
 		"redis-benchmark (default, -q, --csv), memtier_benchmark 2.3 text and --json-out-file, go-ycsb run and load output, " +
-		"Java YCSB 0.17 text report (hdrhistogram, histogram or timeseries measurements; with stderr's Command line and -s status lines when saved along), mysqlslap"
+		"Java YCSB 0.17 text report (hdrhistogram, histogram or timeseries measurements; with stderr's Command line and -s status lines when saved along), mysqlslap, " +
+		"go-tpc v1.0 tpcc run output (plain)"
 }
 
 // Detect returns the tool that produced text, or nil.

@@ -49,6 +49,9 @@ var goTPCTool = &Tool{
 	Detect:  detectGoTPC,
 	Once:    regexp.MustCompile(`(?m)^Finished\r?$`),
 	Parse:   parseGoTPC,
+	Build:   buildGoTPC,
+	Load:    loadGoTPC,
+	Install: goTPCInstall,
 }
 
 // tpccKind is the kind of the runs of TPC-C tools (go-tpc, HammerDB).

@@ -119,6 +119,20 @@ func TestGoTPCPrepareRefused(t *testing.T) {
 	if tool == nil || tool.Name != "go-tpc" || err == nil || !strings.Contains(err.Error(), "prepare, check or cleanup output") {
 		t.Fatalf("tool %v err %v", tool, err)
 	}
+	if err := checkGoTPCPrepare(text, 1); err != nil {
+		t.Errorf("the real prepare output fails its check: %v", err)
+	}
+	if err := checkGoTPCPrepare(text, 2); err == nil || !strings.Contains(err.Error(), "warehouse 2 of 2") {
+		t.Errorf("a prepare of 1 warehouse passes as 2: %v", err)
+	}
+	failed := strings.Replace(text, "Finished\n", "check prepare failed, err district 3 d_next_o_id mismatch\nFinished\n", 1)
+	if err := checkGoTPCPrepare(failed, 1); err == nil || !strings.Contains(err.Error(), "check prepare failed") {
+		t.Errorf("a failed check passes: %v", err)
+	}
+	cut := text[:strings.Index(text, "load to stock in warehouse 1")]
+	if err := checkGoTPCPrepare(cut, 1); err == nil {
+		t.Error("a prepare cut before the stock of warehouse 1 passes")
+	}
 }
 
 func TestGoTPCRefusesDamage(t *testing.T) {
