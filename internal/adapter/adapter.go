@@ -1,6 +1,6 @@
 // Package adapter reads the outputs of the standard benchmark tools — pgbench,
 // sysbench, fio, redis-benchmark, memtier_benchmark, YCSB (go-ycsb and Java),
-// mysqlslap — into fairbench's result model, and builds their command lines
+// mysqlslap, go-tpc, HammerDB — into fairbench's result model, and builds their command lines
 // from a study cell, so that runs made by those tools sit in the same results
 // file, reports and comparisons as native runs.
 //
@@ -8,9 +8,8 @@
 // tool?) and Parse(name, text) (the runs it holds). Parsers are strict: a line
 // they expect but cannot read stops the parse with the file name and line
 // number, because a half-read result stored as if complete is worse than none.
-// A tool no real output of which has been captured to test a parser against
-// (HammerDB) is recognised but refused as not supported yet, rather than parsed
-// on the strength of a guessed format.
+// Parsers are written against real outputs only (testdata/, each with the
+// command that made it).
 package adapter
 
 import (
@@ -133,7 +132,7 @@ func Supported() string {
 		"fio --output-format=json or json+ (bw/lat/iops logs alongside), " +
 		"redis-benchmark (default, -q, --csv), memtier_benchmark 2.3 text and --json-out-file, go-ycsb run and load output, " +
 		"Java YCSB 0.17 text report (hdrhistogram, histogram or timeseries measurements; with stderr's Command line and -s status lines when saved along), mysqlslap, " +
-		"go-tpc v1.0 tpcc run output (plain)"
+		"go-tpc v1.0 tpcc run output (plain), HammerDB 4.12 hammerdbcli timed-run output (hdbxtprofile.log alongside)"
 }
 
 // Detect returns the tool that produced text, or nil.

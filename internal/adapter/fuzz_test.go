@@ -85,3 +85,6 @@ func FuzzPgbenchLogs(f *testing.F) { fuzzLogs(f, "pgbench/pg15-log", "summary.tx
 func FuzzFioLogs(f *testing.F)     { fuzzLogs(f, "fio/fio333-seqwrite-logs", "output.txt") }
 
 func FuzzGoTPC(f *testing.F) { fuzzTool(f, "go-tpc", goTPCTool) }
+
+func FuzzHammerDB(f *testing.F)     { fuzzTool(f, "hammerdb", hammerdbTool) }
+func FuzzHammerDBLogs(f *testing.F) { fuzzLogs(f, "hammerdb/pg15-3vu", "pg_run.out") }
