@@ -206,3 +206,37 @@ func TestGoTPCWarehousesFromEfficiency(t *testing.T) {
 		}
 	}
 }
+
+func TestGoTPCMariaDB(t *testing.T) {
+	r := one(t, "go-tpc/my-w1-t4.txt")
+	// tpmC: 5625.9, tpmTotal: 12644.6, efficiency: 43747.4%
+	near(t, "NOPM", r.Summary.Metric.Value, 5625.9, 1e-9)
+	near(t, "throughput", r.Summary.Throughput, 12644.6/60, 1e-9)
+	eq(t, "warehouses", r.Params["warehouses"], any(int64(1)))
+	// 219 + 2808 + 270 + 2743 + 270; PAYMENT's Takes(s) 30.0 is the longest
+	eq(t, "transactions", r.Summary.Transactions, int64(6310))
+	near(t, "duration", r.Duration.Seconds(), 30.0, 1e-9)
+	// NEW_ORDER 99th(ms): 109.1, Max(ms): 285.2
+	h := decodeHist(t, goTPCOp(t, r, tpccparams.NewOrder))
+	near(t, "new_order p99", float64(h.ValueAtQuantile(99)), 109100, 109.1)
+	near(t, "new_order max", float64(h.Max()), 285200, 285.2)
+
+	r = one(t, "go-tpc/my-w1-t16.txt")
+	near(t, "NOPM at 16 threads", r.Summary.Metric.Value, 5026.0, 1e-9)
+	eq(t, "new_order count", goTPCOp(t, r, tpccparams.NewOrder).Count, int64(2514))
+}
+
+// The --no-check prepare of 4 warehouses on MariaDB passes the load's check;
+// asking it for 5 does not.
+func TestGoTPCPrepareNoCheck(t *testing.T) {
+	text := readFixture(t, "go-tpc/refused/my-w4-prepare-nocheck.txt")
+	if err := checkGoTPCPrepare(text, 4); err != nil {
+		t.Errorf("4 warehouses: %v", err)
+	}
+	if err := checkGoTPCPrepare(text, 5); err == nil || !strings.Contains(err.Error(), "warehouse 5 of 5") {
+		t.Errorf("5 warehouses: %v", err)
+	}
+	if _, _, err := Parse("prepare.txt", text); err == nil || !strings.Contains(err.Error(), "no measured run") {
+		t.Errorf("a prepare parsed as a run: %v", err)
+	}
+}
