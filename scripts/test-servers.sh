@@ -694,6 +694,22 @@ install_go_ycsb() {
     ENV_LINES+=("FAIRBENCH_TEST_GO_YCSB=$bin")
 }
 
+# -------------------------------------------------------------------- go-tpc
+
+# install_go_tpc — the pinned go-tpc that `tool = "go-tpc"` cells run, for
+# their integration tests: built once into .bin/ (ignored by git) and reused
+# while its version matches (scripts/install-go-tpc.sh).
+install_go_tpc() {
+    local script=$REPO_ROOT/scripts/install-go-tpc.sh bin
+    if [ ! -f "$script" ]; then
+        log "go-tpc skipped: $script does not exist yet (FAIRBENCH_TEST_GOTPC stays unset)"
+        return 0
+    fi
+    bin=$(bash "$script" "$REPO_ROOT/.bin") || die "building go-tpc failed"
+    [ -x "$bin" ] || die "install-go-tpc.sh printed '$bin', which is not an executable"
+    ENV_LINES+=("FAIRBENCH_TEST_GOTPC=$bin")
+}
+
 # ---------------------------------------------------------------------- main
 
 write_env() {
@@ -741,6 +757,7 @@ main() {
     install_go_ycsb
     install_cc
     install_memtier
+    install_go_tpc
     write_env
 }
 

@@ -1,6 +1,6 @@
 // Package adapter reads the outputs of the standard benchmark tools — pgbench,
 // sysbench, fio, redis-benchmark, memtier_benchmark, YCSB (go-ycsb and Java),
-// mysqlslap — into fairbench's result model, and builds their command lines
+// mysqlslap, go-tpc, HammerDB — into fairbench's result model, and builds their command lines
 // from a study cell, so that runs made by those tools sit in the same results
 // file, reports and comparisons as native runs.
 //
@@ -8,9 +8,8 @@
 // tool?) and Parse(name, text) (the runs it holds). Parsers are strict: a line
 // they expect but cannot read stops the parse with the file name and line
 // number, because a half-read result stored as if complete is worse than none.
-// A tool no real output of which has been captured to test a parser against
-// (HammerDB) is recognised but refused as not supported yet, rather than parsed
-// on the strength of a guessed format.
+// Parsers are written against real outputs only (testdata/, each with the
+// command that made it).
 package adapter
 
 import (
@@ -77,11 +76,13 @@ func (t *Tool) Executable() string {
 // DataLoad is how a tool loads its data set into a target.
 type DataLoad struct {
 	Command Command
-	// Table is the one table Command (re)creates, dropping it first, on a SQL
-	// target; "" when the target has no tables (Redis). The runner lets the
-	// load replace only a table fairbench made, as recorded under Dataset
-	// in fairbench's dataset markers, with Params describing the data.
-	Table, Dataset, Params string
+	// Tables are the tables Command (re)creates, dropping them first, on a
+	// SQL target (go-ycsb's one, go-tpc's nine); none when the target has no
+	// tables (Redis). The runner lets the load replace only tables fairbench
+	// made, as recorded under Dataset in fairbench's dataset markers, with
+	// Params describing the data.
+	Tables          []string
+	Dataset, Params string
 	// Check reads the load's output and says whether every record went in.
 	Check func(out string) error
 }
@@ -96,7 +97,7 @@ type File struct {
 // that a loose detector never claims another tool's output.
 var tools = []*Tool{
 	pgbenchTool, sysbenchTool, fioTool, redisBenchmarkTool, ycsbTool,
-	mysqlslapTool, memtierTool, hammerdbTool,
+	mysqlslapTool, memtierTool, goTPCTool, hammerdbTool,
 }
 
 // Tools returns the known tools.
@@ -130,7 +131,8 @@ func Supported() string {
 		"sysbench 1.0 oltp_* (with --report-interval and --histogram), " +
 		"fio --output-format=json or json+ (bw/lat/iops logs alongside), " +
 		"redis-benchmark (default, -q, --csv), memtier_benchmark 2.3 text and --json-out-file, go-ycsb run and load output, " +
-		"Java YCSB 0.17 text report (hdrhistogram, histogram or timeseries measurements; with stderr's Command line and -s status lines when saved along), mysqlslap"
+		"Java YCSB 0.17 text report (hdrhistogram, histogram or timeseries measurements; with stderr's Command line and -s status lines when saved along), mysqlslap, " +
+		"go-tpc v1.0 tpcc run output (plain), HammerDB 4.12 hammerdbcli timed-run output (hdbxtprofile.log alongside)"
 }
 
 // Detect returns the tool that produced text, or nil.

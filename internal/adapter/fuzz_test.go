@@ -83,3 +83,8 @@ func fuzzLogs(f *testing.F, dir, main string) {
 
 func FuzzPgbenchLogs(f *testing.F) { fuzzLogs(f, "pgbench/pg15-log", "summary.txt") }
 func FuzzFioLogs(f *testing.F)     { fuzzLogs(f, "fio/fio333-seqwrite-logs", "output.txt") }
+
+func FuzzGoTPC(f *testing.F) { fuzzTool(f, "go-tpc", goTPCTool) }
+
+func FuzzHammerDB(f *testing.F)     { fuzzTool(f, "hammerdb", hammerdbTool) }
+func FuzzHammerDBLogs(f *testing.F) { fuzzLogs(f, "hammerdb/pg15-3vu", "pg_run.out") }

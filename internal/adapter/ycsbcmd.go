@@ -227,7 +227,7 @@ func loadYcsb(inv Invocation) (*DataLoad, error) {
 		Check:   func(out string) error { return checkYcsbLoad(out, n) },
 	}
 	if sql {
-		l.Table, l.Dataset = YcsbTable, "go-ycsb"
+		l.Tables, l.Dataset = []string{YcsbTable}, "go-ycsb"
 	}
 	return l, nil
 }

@@ -86,7 +86,7 @@ func TestBuildYcsbPostgres(t *testing.T) {
 	lp := props(t, l.Command.Argv)
 	eq(t, "dropdata", lp["dropdata"], "true")
 	eq(t, "load threads", lp["threadcount"], "4")
-	eq(t, "table", l.Table, YcsbTable)
+	eq(t, "tables", strings.Join(l.Tables, ","), YcsbTable)
 	eq(t, "dataset", l.Dataset, "go-ycsb")
 	eq(t, "params", l.Params, "recordcount=1000 fieldcount=10 fieldlength=100")
 	eq(t, "load env", strings.Join(l.Command.Env, " "), "PGPASSWORD=s3cret")
@@ -137,7 +137,7 @@ func TestBuildYcsbMySQLAndRedis(t *testing.T) {
 	eq(t, "redis db number", p["redis.db"], "2")
 	eq(t, "redis password", p["redis.password"], "${"+ycsbPasswordEnv+"}")
 	l, _ := loadYcsb(ycsbInv("redis://10.0.0.1", 4, nil))
-	if _, ok := props(t, l.Command.Argv)["dropdata"]; ok || l.Table != "" {
+	if _, ok := props(t, l.Command.Argv)["dropdata"]; ok || len(l.Tables) > 0 {
 		t.Fatal("dropdata on Redis would flush the whole database")
 	}
 

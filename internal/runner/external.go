@@ -75,7 +75,10 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	if t == nil || t.Build == nil {
 		return fail(fmt.Errorf("fairbench cannot run tool %q", c.Workload.Tool))
 	}
-	if _, err := workload.Get(c.Workload.Kind); err == nil {
+	// A tool that brings its own loader (go-tpc prepare) loads its own
+	// tables: the native workload of its kind (tpcc) does not load its own
+	// beside them.
+	if _, err := workload.Get(c.Workload.Kind); err == nil && t.Load == nil {
 		if err := r.prepare(ctx, c, false); err != nil {
 			return fail(err)
 		}

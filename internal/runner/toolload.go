@@ -34,10 +34,10 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 	}
 	var sq driver.SQL
 	var marks ownership.SQLTables
-	if l.Table != "" {
+	if len(l.Tables) > 0 {
 		var ok bool
 		if marks, ok = ownership.SQL(); !ok {
-			return targetErr(fmt.Errorf("%s loads a table, but this program has no dataset markers to check who made it (internal/ownership has none registered)", t.Name))
+			return targetErr(fmt.Errorf("%s loads tables, but this program has no dataset markers to check who made them (internal/ownership has none registered)", t.Name))
 		}
 		cl, err := r.open(ctx, c.Target, driver.Options{})
 		if err != nil {
@@ -51,19 +51,29 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		defer conn.Close(context.WithoutCancel(ctx))
 		s, ok := conn.(driver.SQL)
 		if !ok {
-			return targetErr(fmt.Errorf("%s loads a table, but the target's driver speaks no SQL", t.Name))
+			return targetErr(fmt.Errorf("%s loads tables, but the target's driver speaks no SQL", t.Name))
 		}
-		exists, err := marks.TableExists(ctx, s, l.Table)
-		if err != nil {
-			return targetErr(fmt.Errorf("looking for table %s: %w", l.Table, err))
+		var existing []string
+		for _, table := range l.Tables {
+			exists, err := marks.TableExists(ctx, s, table)
+			if err != nil {
+				return targetErr(fmt.Errorf("looking for table %s: %w", table, err))
+			}
+			if exists {
+				existing = append(existing, table)
+			}
 		}
-		ours, err := marks.Owns(ctx, s, l.Dataset, []string{l.Table})
+		ours, err := marks.Owns(ctx, s, l.Dataset, l.Tables)
 		if err != nil {
 			return targetErr(fmt.Errorf("reading fairbench's dataset markers: %w", err))
 		}
-		if exists && !ours && !r.opt.Replace {
-			return targetErr(fmt.Errorf("the database already holds a table %s that fairbench did not create, and %s's load would drop it; "+
-				"rerun with --replace to let it, or point the target at another database", l.Table, t.Name))
+		if len(existing) > 0 && !ours && !r.opt.Replace {
+			what := "a table " + existing[0]
+			if len(existing) > 1 {
+				what = "tables " + strings.Join(existing, ", ")
+			}
+			return targetErr(fmt.Errorf("the database already holds %s that fairbench did not create, and %s's load would drop them; "+
+				"rerun with --replace to let it, or point the target at another database", what, t.Name))
 		}
 		if err := marks.MarkLoading(ctx, s, l.Dataset, l.Params); err != nil {
 			return targetErr(fmt.Errorf("recording the %s load: %w", t.Name, err))
@@ -81,7 +91,7 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		}
 	}
 	if sq != nil {
-		if err := marks.MarkReady(ctx, sq, l.Dataset, l.Params, []string{l.Table}); err != nil {
+		if err := marks.MarkReady(ctx, sq, l.Dataset, l.Params, l.Tables); err != nil {
 			return targetErr(fmt.Errorf("recording the %s load: %w", t.Name, err))
 		}
 	}
