@@ -8,7 +8,8 @@
 # Two measurements per engine, each tool on a database of its own (the tables
 # have the same names):
 #   load: `fairbench load --workload tpcc --warehouses W --load-workers T` against
-#         `go-tpc tpcc prepare --warehouses W -T T`, each on a freshly created
+#         `go-tpc tpcc prepare --no-check --warehouses W -T T` (its load; its
+#         check of the data, which fairbench makes optional, is far slower), each on a freshly created
 #         database, for W in LOAD_WAREHOUSES; wall-clock seconds (target:
 #         fairbench ≤ 0.5 × go-tpc).
 #   run:  tpmC at 1 warehouse, THREADS users, no think time: `fairbench run
@@ -52,7 +53,7 @@ fresh_db() {
     read -r u p h port < <(url_parts "$(base_url "$1")")
     case $1 in
     postgres)
-        psql -q "$(base_url postgres)" -c "DROP DATABASE IF EXISTS $2 WITH (FORCE)" -c "CREATE DATABASE $2" >/dev/null ;;
+        PGOPTIONS="-c client_min_messages=warning" psql -q "$(base_url postgres)" -c "DROP DATABASE IF EXISTS $2 WITH (FORCE)" -c "CREATE DATABASE $2" >/dev/null ;;
     mariadb)
         MYSQL_PWD=$p mariadb -h "$h" -P "$port" -u "$u" -e "DROP DATABASE IF EXISTS $2; CREATE DATABASE $2" ;;
     esac || die "could not create database $2 on $1"
@@ -87,7 +88,7 @@ for e in $ENGINES; do
             --warehouses "$w" --load-workers "$LOAD_THREADS")
         echo "$e load W$w,fairbench,1,$secs," >>"$CSV"
         fresh_db "$e" "fbtest_tpcc_gotpc_$w"
-        read -r secs _ < <(timed gotpc "$e" "fbtest_tpcc_gotpc_$w" prepare --warehouses "$w" -T "$LOAD_THREADS")
+        read -r secs _ < <(timed gotpc "$e" "fbtest_tpcc_gotpc_$w" prepare --no-check --warehouses "$w" -T "$LOAD_THREADS")
         echo "$e load W$w,go-tpc,1,$secs," >>"$CSV"
         printf '%s: %d warehouse(s) loaded by both\n' "$e" "$w"
     done
@@ -96,7 +97,7 @@ for e in $ENGINES; do
     "$ROOT/fairbench" load --target "$(db_url "$e" fbtest_tpcc_fb_run)" --workload tpcc --warehouses 1 \
         --load-workers "$LOAD_THREADS" >/dev/null 2>&1 || die "fairbench load failed on $e"
     fresh_db "$e" fbtest_tpcc_gotpc_run
-    gotpc "$e" fbtest_tpcc_gotpc_run prepare --warehouses 1 -T "$LOAD_THREADS" >/dev/null 2>&1 || die "go-tpc prepare failed on $e"
+    gotpc "$e" fbtest_tpcc_gotpc_run prepare --no-check --warehouses 1 -T "$LOAD_THREADS" >/dev/null 2>&1 || die "go-tpc prepare failed on $e"
     for r in $(seq 1 "$REPS"); do
         for j in 0 1; do
             if [ $(((r + j) % 2)) -eq 0 ]; then

@@ -29,6 +29,9 @@ type Config struct {
 	Ciphers    []string
 	Autocommit string // "", "0" or "1"
 	Timeout    time.Duration
+	// Bulk is how data loads go: "load-data" (LOAD DATA LOCAL INFILE where the
+	// server allows it, the default) or "insert" (multi-row INSERTs always).
+	Bulk string
 }
 
 // params are the URL query parameters the driver understands; anything else is
@@ -40,6 +43,7 @@ var urlParams = map[string]string{
 	"tls-ciphers": "comma-separated IANA cipher suite names",
 	"autocommit":  "0 or 1",
 	"timeout":     "connect timeout (\"5s\" or seconds)",
+	"bulk":        "load-data (LOAD DATA LOCAL INFILE where the server allows it; default) or insert (multi-row INSERTs)",
 }
 
 // ParseURL parses mysql://user:pass@host:port/db?tls=...; errors name the URL
@@ -139,6 +143,14 @@ func ParseURL(raw string) (Config, error) {
 		cfg.Autocommit = "0"
 	default:
 		return bad("autocommit=%s: use 0 or 1", v)
+	}
+	switch v := q.Get("bulk"); v {
+	case "", "load-data":
+		cfg.Bulk = "load-data"
+	case "insert":
+		cfg.Bulk = v
+	default:
+		return bad("bulk=%s: use load-data or insert", v)
 	}
 	if v := q.Get("timeout"); v != "" {
 		d, err := time.ParseDuration(v)

@@ -467,7 +467,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, row
 	}
 	copySQL := fmt.Sprintf("COPY %s (%s) FROM STDIN", pgx.Identifier{table}.Sanitize(), quoteIdents(columns))
 	if !truncate {
-		tag, err := c.c.PgConn().CopyFrom(ctx, &copyReader{rows: rows}, copySQL)
+		tag, err := c.c.PgConn().CopyFrom(ctx, driver.NewTextRowReader(rows), copySQL)
 		return tag.RowsAffected(), err
 	}
 	tx, err := c.c.Begin(ctx)
@@ -478,7 +478,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, row
 	if _, err := tx.Exec(ctx, "TRUNCATE TABLE "+pgx.Identifier{table}.Sanitize(), pgx.QueryExecModeSimpleProtocol); err != nil {
 		return 0, err
 	}
-	tag, err := c.c.PgConn().CopyFrom(ctx, &copyReader{rows: rows}, copySQL+" WITH (FREEZE ON)")
+	tag, err := c.c.PgConn().CopyFrom(ctx, driver.NewTextRowReader(rows), copySQL+" WITH (FREEZE ON)")
 	if err != nil {
 		return 0, err
 	}
@@ -491,75 +491,6 @@ func quoteIdents(cols []string) string {
 		q[i] = pgx.Identifier{col}.Sanitize()
 	}
 	return strings.Join(q, ", ")
-}
-
-// copyReader renders rows as COPY text lines on demand, so a load of any size
-// needs only one buffer.
-type copyReader struct {
-	rows driver.RowSource
-	buf  []byte
-	off  int
-	done bool
-}
-
-func (r *copyReader) Read(p []byte) (int, error) {
-	// Fill up to what the caller asked for, but never past the 64 KiB the inner
-	// loop buffers: a larger read gets what is there, not an endless wait.
-	for len(r.buf)-r.off < len(p) && len(r.buf)-r.off < 64<<10 && !r.done {
-		if r.off > 0 {
-			r.buf = append(r.buf[:0], r.buf[r.off:]...)
-			r.off = 0
-		}
-		for i := 0; i < 256 && len(r.buf) < 64<<10; i++ {
-			if !r.rows.Next() {
-				r.done = true
-				break
-			}
-			r.buf = appendCopyRow(r.buf, r.rows.Values())
-		}
-	}
-	if r.off >= len(r.buf) {
-		return 0, io.EOF
-	}
-	n := copy(p, r.buf[r.off:])
-	r.off += n
-	return n, nil
-}
-
-func appendCopyRow(b []byte, vals []any) []byte {
-	for i, v := range vals {
-		if i > 0 {
-			b = append(b, '\t')
-		}
-		switch x := v.(type) {
-		case nil:
-			b = append(b, '\\', 'N')
-		case int64:
-			b = strconv.AppendInt(b, x, 10)
-		case int:
-			b = strconv.AppendInt(b, int64(x), 10)
-		case float64:
-			b = strconv.AppendFloat(b, x, 'g', -1, 64)
-		case string:
-			for j := 0; j < len(x); j++ {
-				switch ch := x[j]; ch {
-				case '\\':
-					b = append(b, '\\', '\\')
-				case '\t':
-					b = append(b, '\\', 't')
-				case '\n':
-					b = append(b, '\\', 'n')
-				case '\r':
-					b = append(b, '\\', 'r')
-				default:
-					b = append(b, ch)
-				}
-			}
-		default:
-			b = append(b, fmt.Sprint(x)...)
-		}
-	}
-	return append(b, '\n')
 }
 
 // alwaysReported are settings worth showing even at their defaults, because

@@ -1,4 +1,4 @@
-package postgres
+package driver
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-func TestAppendCopyRow(t *testing.T) {
+func TestAppendTextRow(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		vals []any
@@ -33,43 +33,14 @@ func TestAppendCopyRow(t *testing.T) {
 		{"empty row", []any{}, "\n"},
 		{"pgbench_accounts row", []any{int64(1), int64(1), int64(0), strings.Repeat(" ", 84)}, "1\t1\t0\t" + strings.Repeat(" ", 84) + "\n"},
 	} {
-		if got := string(appendCopyRow(nil, tc.vals)); got != tc.want {
-			t.Errorf("%s: appendCopyRow(%#v) = %q, want %q", tc.name, tc.vals, got, tc.want)
+		if got := string(AppendTextRow(nil, tc.vals)); got != tc.want {
+			t.Errorf("%s: AppendTextRow(%#v) = %q, want %q", tc.name, tc.vals, got, tc.want)
 		}
 	}
 	// It appends to what is already in the buffer.
-	b := appendCopyRow([]byte("1\tfirst\n"), []any{int64(2), "second"})
+	b := AppendTextRow([]byte("1\tfirst\n"), []any{int64(2), "second"})
 	if got, want := string(b), "1\tfirst\n2\tsecond\n"; got != want {
 		t.Errorf("appending to a buffer = %q, want %q", got, want)
-	}
-}
-
-func TestOneLine(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{
-			"failed to connect to `user=x database=y`:\n\t127.0.0.1:1 (127.0.0.1): dial error: refused\n\t127.0.0.1:1 (127.0.0.1): dial error: refused",
-			"failed to connect to `user=x database=y`: 127.0.0.1:1 (127.0.0.1): dial error: refused",
-		},
-		{
-			// Two addresses (IPv6 and IPv4) each tried twice (TLS, then plain).
-			"failed to connect to `user=x database=y`:\n\t[::1]:5432 (localhost): server error: FATAL: no pg_hba.conf entry\n" +
-				"\t127.0.0.1:5432 (localhost): server error: FATAL: no pg_hba.conf entry\n" +
-				"\t[::1]:5432 (localhost): server error: FATAL: no pg_hba.conf entry\n" +
-				"\t127.0.0.1:5432 (localhost): server error: FATAL: no pg_hba.conf entry\n",
-			"failed to connect to `user=x database=y`: [::1]:5432 (localhost): server error: FATAL: no pg_hba.conf entry: " +
-				"127.0.0.1:5432 (localhost): server error: FATAL: no pg_hba.conf entry",
-		},
-		{"already one line", "already one line"},
-		{"trailing colon:\n\n\n  reason  \n", "trailing colon: reason"},
-		{"", ""},
-	} {
-		got := oneLine(tc.in)
-		if got != tc.want {
-			t.Errorf("oneLine(%q) =\n  %q\nwant\n  %q", tc.in, got, tc.want)
-		}
-		if strings.ContainsAny(got, "\n\r") {
-			t.Errorf("oneLine(%q) = %q still spans lines", tc.in, got)
-		}
 	}
 }
 
@@ -122,7 +93,7 @@ func TestCopyReaderSmallBuffers(t *testing.T) {
 	// (a 64 KiB buffer minus the 5-byte message header).
 	for _, size := range []int{1, 7, 100, 4096, 65531} {
 		var out bytes.Buffer
-		written, err := io.CopyBuffer(writerOnly{&out}, &copyReader{rows: &seqRows{n: n}}, make([]byte, size))
+		written, err := io.CopyBuffer(writerOnly{&out}, NewTextRowReader(&seqRows{n: n}), make([]byte, size))
 		if err != nil {
 			t.Fatalf("buffer %d: %v", size, err)
 		}
@@ -133,13 +104,13 @@ func TestCopyReaderSmallBuffers(t *testing.T) {
 }
 
 func TestCopyReaderEOF(t *testing.T) {
-	r := &copyReader{rows: &seqRows{n: 0}}
+	r := NewTextRowReader(&seqRows{n: 0})
 	for i := 0; i < 2; i++ {
 		if n, err := r.Read(make([]byte, 16)); n != 0 || err != io.EOF {
 			t.Errorf("empty source, read %d: %d, %v; want 0, EOF", i, n, err)
 		}
 	}
-	r = &copyReader{rows: &seqRows{n: 1}}
+	r = NewTextRowReader(&seqRows{n: 1})
 	p := make([]byte, 64)
 	n, err := r.Read(p)
 	if want := "1\tname\\t1\\\\x\\ny\t1\n"; err != nil || string(p[:n]) != want {
@@ -156,7 +127,7 @@ func TestCopyReaderLargeBuffer(t *testing.T) {
 	got := make(chan string, 1)
 	go func() {
 		var out bytes.Buffer
-		_, _ = io.Copy(&out, &copyReader{rows: &seqRows{n: n}}) // bytes.Buffer.ReadFrom: ever larger reads
+		_, _ = io.Copy(&out, NewTextRowReader(&seqRows{n: n})) // bytes.Buffer.ReadFrom: ever larger reads
 		got <- out.String()
 	}()
 	select {
