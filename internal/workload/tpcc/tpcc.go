@@ -203,7 +203,7 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 			return err
 		}
 		l.at, done = loadTime(at), finished
-		env.Logf("tpcc: resuming the load of %d warehouse(s): %d already loaded", in.warehouses, countDone(finished))
+		env.Logf("tpcc: resuming the load of %d warehouse(s): %d of its %d parts already loaded", in.warehouses, len(finished), len(partsOf(in.warehouses)))
 		if err := dropIndexes(ctx, c); err != nil {
 			return err
 		}
@@ -230,22 +230,17 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 		}
 		l.at, done = loadTime(now), map[int64]bool{}
 	}
-	if !done[0] {
-		if err := l.items(ctx, env.Conn); err != nil {
-			return err
-		}
-		if err := markDone(ctx, c, 0); err != nil {
-			return err
-		}
-		env.Logf("tpcc: %d items loaded", itemsCount)
-	}
 	var todo []int64
-	for w := int64(1); w <= in.warehouses; w++ {
-		if !done[w] {
-			todo = append(todo, w)
+	for _, p := range partsOf(in.warehouses) {
+		if !done[p] {
+			todo = append(todo, p)
 		}
 	}
-	if err := l.loadWarehouses(ctx, env, todo, in.loadWorkers); err != nil {
+	workers := in.loadWorkers
+	if d == "sqlite" {
+		workers = 1 // one writer at a time: a second connection would only wait for the lock
+	}
+	if err := l.loadParts(ctx, env, todo, workers); err != nil {
 		return err
 	}
 	for _, q := range afterLoad(d) {
@@ -266,44 +261,40 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 	return nil
 }
 
-// warehouseColumn names each table's warehouse column, for deleting what a
-// cut-short load wrote of an unfinished warehouse.
-var warehouseColumn = map[string]string{
-	"warehouse": "w_id", "district": "d_w_id", "customer": "c_w_id", "history": "h_w_id", "new_order": "no_w_id",
-	"orders": "o_w_id", "order_line": "ol_w_id", "stock": "s_w_id",
+// partColumns names, per table, its warehouse and district columns, for
+// deleting what a cut-short load wrote of a part it had not finished.
+var partColumns = map[string][2]string{
+	"warehouse": {"w_id", ""}, "stock": {"s_w_id", ""},
+	"district": {"d_w_id", "d_id"}, "customer": {"c_w_id", "c_d_id"}, "history": {"h_w_id", "h_d_id"},
+	"new_order": {"no_w_id", "no_d_id"}, "orders": {"o_w_id", "o_d_id"}, "order_line": {"ol_w_id", "ol_d_id"},
 }
 
 func (in *instance) deletePartial(ctx context.Context, c driver.SQL, done map[int64]bool) error {
-	if !done[0] {
-		if err := c.Exec(ctx, "DELETE FROM item"); err != nil {
-			return err
-		}
-	}
-	for w := int64(1); w <= in.warehouses; w++ {
-		if done[w] {
+	for _, p := range partsOf(in.warehouses) {
+		if done[p] {
 			continue
 		}
-		for _, t := range tables {
-			col, ok := warehouseColumn[t]
-			if !ok {
-				continue
+		var stmts []string
+		w, d := partOf(p)
+		switch {
+		case p == itemsPart:
+			stmts = []string{"DELETE FROM item"}
+		case d == 0:
+			stmts = []string{fmt.Sprintf("DELETE FROM warehouse WHERE w_id = %d", w), fmt.Sprintf("DELETE FROM stock WHERE s_w_id = %d", w)}
+		default:
+			for _, t := range tables {
+				if cols, ok := partColumns[t]; ok && cols[1] != "" {
+					stmts = append(stmts, fmt.Sprintf("DELETE FROM %s WHERE %s = %d AND %s = %d", t, cols[0], w, cols[1], d))
+				}
 			}
-			if err := c.Exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s = %d", t, col, w)); err != nil {
-				return fmt.Errorf("removing what the interrupted load wrote of warehouse %d from %s: %w", w, t, err)
+		}
+		for _, q := range stmts {
+			if err := c.Exec(ctx, q); err != nil {
+				return fmt.Errorf("removing what the interrupted load wrote of %s: %w", partName(p), err)
 			}
 		}
 	}
 	return nil
-}
-
-func countDone(done map[int64]bool) int {
-	n := 0
-	for w, ok := range done {
-		if ok && w > 0 {
-			n++
-		}
-	}
-	return n
 }
 
 func startProgress(ctx context.Context, c driver.SQL, at int64) error {
