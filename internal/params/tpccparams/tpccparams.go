@@ -65,8 +65,8 @@ func Specs() []params.Spec {
 		{Name: "keying_thinking", Kind: params.Bool, Default: false,
 			Help: "the specification's keying and think times between transactions (HammerDB keyandthink); off gives HammerDB's timed driver without waits"},
 		{Name: "load_workers", Kind: params.Int, Default: int64(1), Min: params.MinOf(1),
-			Help: "connections loading warehouses in parallel (HammerDB num_vu during the build)"},
+			Help: "connections loading in parallel (HammerDB num_vu during the build): the items, each warehouse's stock and each district load as parts of their own"},
 		{Name: "seed", Kind: params.Int, Default: int64(0), Min: params.MinOf(0),
-			Help: "seed of the loaded data: the same seed loads the same rows, warehouse by warehouse"},
+			Help: "seed of the loaded data: the same seed loads the same rows, part by part"},
 	}
 }
