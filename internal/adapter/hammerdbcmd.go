@@ -220,11 +220,10 @@ func hdbBool(b bool) string {
 // wholeMinutes is d in whole minutes, or an error naming what.
 func wholeMinutes(d time.Duration, what string, zero bool) (int64, error) {
 	if d%time.Minute != 0 || d < 0 || (d == 0 && !zero) {
-		least := "at least 1 minute"
 		if zero {
-			least = "0 or more"
+			return 0, fmt.Errorf("%s %v: HammerDB ramps up for whole minutes only (hammerdbcli's wait for the end of a run does not work otherwise): set warmup = \"0s\", \"1m\", … in the study or the workload (the study's default is 5 s)", what, d)
 		}
-		return 0, fmt.Errorf("%s %v: HammerDB runs for whole minutes only (%s; hammerdbcli's wait for the end of a run does not work otherwise): use \"1m\", \"2m\", …", what, d, least)
+		return 0, fmt.Errorf("%s %v: HammerDB runs for whole minutes only, at least 1 (hammerdbcli's wait for the end of a run does not work otherwise): use \"1m\", \"2m\", …", what, d)
 	}
 	return int64(d / time.Minute), nil
 }
@@ -414,7 +413,9 @@ func loadHammerDB(inv Invocation) (*DataLoad, error) {
 
 var (
 	// hammerdbcli starts many lines with a carriage return.
-	hdbBuildDone   = regexp.MustCompile(`(?m)^\r?Vuser \d+:TPCC SCHEMA COMPLETE\r?$`)
+	// "Vuser 1:TPCC SCHEMA COMPLETE": the user's name in capitals on
+	// PostgreSQL, the database's on MySQL.
+	hdbBuildDone   = regexp.MustCompile(`(?m)^\r?Vuser \d+:\S+ SCHEMA COMPLETE\r?$`)
 	hdbBuildFailed = regexp.MustCompile(`(?m)^\r?(Vuser \d+:FINISHED FAILED.*|.*Error.*|.*exists but is not empty.*)$`)
 )
 
@@ -429,7 +430,7 @@ func checkHammerDBBuild(out string) error {
 		if len(tail) > 600 {
 			tail = "…" + tail[len(tail)-600:]
 		}
-		return fmt.Errorf("HammerDB's schema build did not complete (no \"TPCC SCHEMA COMPLETE\" line): %s", tail)
+		return fmt.Errorf("HammerDB's schema build did not complete (no \"… SCHEMA COMPLETE\" line): %s", tail)
 	}
 	return nil
 }

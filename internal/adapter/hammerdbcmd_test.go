@@ -236,6 +236,9 @@ func TestLoadHammerDB(t *testing.T) {
 	if err := l.Check(readFixture(t, "hammerdb/refused/pg_build.out")); err != nil {
 		t.Errorf("the real build output: %v", err)
 	}
+	if err := l.Check("Vuser 1:CREATING TPCC STORED PROCEDURES\n\rVuser 1:FBTEST_536D SCHEMA COMPLETE\nVuser 1:FINISHED SUCCESS\n"); err != nil {
+		t.Errorf("MariaDB's build output: %v", err)
+	}
 	for _, bad := range []string{
 		"Vuser 1:CREATING TPCC SCHEMA\nVuser 1:Error: Database bench exists but is not empty, specify a new or empty database name\nVuser 1:FINISHED FAILED\n",
 		"Vuser 1:CREATING TPCC SCHEMA\nVuser 1:Loading Item\n",
