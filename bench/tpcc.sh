@@ -23,7 +23,8 @@
 #
 # Environment (defaults in brackets): DURATION [30] s, REPS [3], THREADS [4],
 # LOAD_WAREHOUSES ["1 4"] ("" skips the load comparison), LOAD_THREADS [2],
-# ENGINES ["postgres mariadb"], IMPL [client] (fairbench's --implementation).
+# ENGINES ["postgres mariadb"], IMPL [client] (fairbench's --implementation);
+# HAMMERDB_DIR adds the HammerDB section below (HDB_VUS, HDB_REPS, HAMMERDB_ONLY).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DURATION=${DURATION:-30}; REPS=${REPS:-3}; THREADS=${THREADS:-4}; LOAD_THREADS=${LOAD_THREADS:-2}
 LOAD_WAREHOUSES=${LOAD_WAREHOUSES-1 4}; ENGINES=${ENGINES:-postgres mariadb}; IMPL=${IMPL:-client}
@@ -78,6 +79,83 @@ timed() {
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" -v c="$cpu" 'BEGIN {printf "%.2f %s\n", b - a, c}'
 }
+
+# --- HammerDB (only with HAMMERDB_DIR) ---------------------------------------
+# NOPM of fairbench's tpcc with --stored-procedures against HammerDB 4.12's
+# TPROC-C (its timed driver through hammerdbcli; HAMMERDB_DIR = the directory
+# scripts/install-hammerdb.sh prints) on the same server: 1 warehouse,
+# HDB_VUS [3] virtual users, no ramp-up, 1 minute measured (HammerDB's whole
+# minutes), no keying/think time, HDB_REPS [3] pairs, the tools' order
+# alternating, each tool on a database of its own loaded once (HammerDB's
+# buildschema, pg_storedprocs false = its functions, as fairbench's procedures
+# on PostgreSQL; time profile off, HammerDB's default). HAMMERDB_ONLY=1 stops
+# the script after this section. Rows in bench/out/tpcc-hammerdb-<stamp>.csv.
+if [ -n "${HAMMERDB_DIR:-}" ]; then
+    HDB_VUS=${HDB_VUS:-3}; HDB_REPS=${HDB_REPS:-3}
+    require_positive HDB_VUS HDB_REPS
+    [ -x "$HAMMERDB_DIR/hammerdbcli" ] || die "HAMMERDB_DIR=$HAMMERDB_DIR holds no hammerdbcli (scripts/install-hammerdb.sh DIR prints the directory)"
+    HCSV=$ROOT/bench/out/tpcc-hammerdb-$STAMP.csv
+    # HammerDB's TMP (its configuration and job databases) and its scripts,
+    # which hold the test servers' passwords: private, removed at the end.
+    hdb_tmp=$(mktemp -d)
+    trap 'rm -rf "$hdb_tmp"' EXIT
+    # hdb ENGINE NAME LINES... — hammerdbcli with a script: the connection to
+    # database NAME, then LINES, where @ stands for the engine's prefix (pg_, mysql_)
+    hdb() {
+        local engine=$1 name=$2 u p h port pre s=$hdb_tmp/script.tcl
+        shift 2
+        read -r u p h port < <(url_parts "$(base_url "$engine")")
+        case $engine in
+        postgres) pre=pg_; printf '%s\n' "dbset db pg" "dbset bm TPC-C" "diset connection pg_host $h" "diset connection pg_port $port" \
+            "diset connection pg_sslmode disable" "diset tpcc pg_superuser $u" "diset tpcc pg_superuserpass {$p}" \
+            "diset tpcc pg_defaultdbase $name" "diset tpcc pg_user $u" "diset tpcc pg_pass {$p}" "diset tpcc pg_dbase $name" \
+            "diset tpcc pg_storedprocs false" "diset tpcc pg_vacuum false" >"$s" ;;
+        mariadb) pre=mysql_; printf '%s\n' "dbset db mysql" "dbset bm TPC-C" "diset connection mysql_host $h" \
+            "diset connection mysql_port $port" "diset connection mysql_socket null" "diset tpcc mysql_user $u" \
+            "diset tpcc mysql_pass {$p}" "diset tpcc mysql_dbase $name" >"$s" ;;
+        esac
+        printf '%s\n' "diset tpcc @count_ware 1" "$@" | sed "s/@/$pre/g" >>"$s"
+        (cd "$HAMMERDB_DIR" && TMP=$hdb_tmp TCLLIBPATH=$HAMMERDB_DIR/lib ./hammerdbcli auto "$s" 2>&1)
+    }
+    printf 'tpcc.sh HammerDB: %s; 1 warehouse, %d VUs, 60 s measured × %d pairs\n' "$ENGINES" "$HDB_VUS" "$HDB_REPS"
+    for e in $ENGINES; do
+        fresh_db "$e" fbtest_tpcc_fb_hdb
+        "$ROOT/fairbench" load --target "$(db_url "$e" fbtest_tpcc_fb_hdb)" --workload tpcc --warehouses 1 \
+            --load-workers "$LOAD_THREADS" >/dev/null 2>&1 || die "fairbench load failed on $e"
+        fresh_db "$e" fbtest_tpcc_hdb
+        out=$(hdb "$e" fbtest_tpcc_hdb "diset tpcc @num_vu 1" buildschema)
+        grep -q ' SCHEMA COMPLETE' <<<"$out" || die "HammerDB's buildschema failed on $e: $(tail -5 <<<"$out")"
+        for r in $(seq 1 "$HDB_REPS"); do
+            for j in 0 1; do
+                if [ $(((r + j) % 2)) -eq 0 ]; then
+                    out=$("$ROOT/fairbench" run --results "$DB" --target "$(db_url "$e" fbtest_tpcc_fb_hdb)" --workload tpcc \
+                        --stored-procedures --warehouses 1 --vus "$HDB_VUS" --duration 60s 2>/dev/null)
+                    nopm=$(sed -n 's/^TEST RESULT : System achieved \([0-9]*\) NOPM.*/\1/p' <<<"$out")
+                    tool=fairbench
+                else
+                    out=$(hdb "$e" fbtest_tpcc_hdb "diset tpcc @driver timed" "diset tpcc @total_iterations 10000000" \
+                        "diset tpcc @rampup 0" "diset tpcc @duration 1" "diset tpcc @timeprofile false" \
+                        "diset tpcc @allwarehouse false" "diset tpcc @raiseerror false" "diset tpcc @keyandthink false" \
+                        loadscript "vuset vu $HDB_VUS" vucreate "vurun" "if {![vucomplete]} { _runtimer 120 }" vudestroy)
+                    nopm=$(sed -n 's/.*TEST RESULT : System achieved \([0-9]*\) NOPM.*/\1/p' <<<"$out" | tail -1)
+                    tool=hammerdb
+                fi
+                [ -n "$nopm" ] || die "$tool printed no NOPM on $e (rep $r): $(tail -5 <<<"$out")"
+                echo "$e NOPM,$tool,$r,$nopm" >>"$HCSV"
+                printf '.'
+            done
+        done
+        echo
+    done
+    printf '%-22s %12s %12s   %-28s\n' cell hammerdb fairbench "fairbench/hammerdb [95% CI]"
+    while IFS= read -r k; do
+        med() { grep "^$k,$1," "$HCSV" | cut -d, -f4 | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+        r1=$(grep "^$k," "$HCSV" | awk -F, -v ref=hammerdb -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5)
+        printf '%-22s %12s %12s   %-28s\n' "$k" "$(med hammerdb)" "$(med fairbench)" "$r1"
+    done < <(cut -d, -f1 "$HCSV" | awk '!seen[$0]++')
+    echo "NOPM, median of the pairs (higher is better); rows: $HCSV"
+    if [ "${HAMMERDB_ONLY:-0}" = 1 ]; then exit 0; fi
+fi
 
 printf 'tpcc.sh: %s; load %s warehouse(s) on %d connections; run 1 warehouse, %d users, %d s × %d reps\n' \
     "$ENGINES" "${LOAD_WAREHOUSES:-no}" "$LOAD_THREADS" "$THREADS" "$DURATION" "$REPS"

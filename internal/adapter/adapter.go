@@ -61,8 +61,13 @@ type Tool struct {
 	// tool (tool = "ycsb" runs go-ycsb); see Executable.
 	Binary string
 	// Load, when set, makes the command that loads the data set a cell's
-	// runs need (go-ycsb load), run before the cell's first run.
+	// runs need (go-ycsb load), run before the cell's first run. For a tool
+	// with AttachLogDir, the load too gets a private Invocation.LogDir.
 	Load func(Invocation) (*DataLoad, error)
+	// OwnWarmup says that Build puts the cell's warm-up (Invocation.Warmup)
+	// into the measured run itself (HammerDB's ramp-up): the runner runs no
+	// separate warm-up run.
+	OwnWarmup bool
 }
 
 // Executable is the program a study cell of the tool needs on the PATH.
@@ -85,6 +90,15 @@ type DataLoad struct {
 	Dataset, Params string
 	// Check reads the load's output and says whether every record went in.
 	Check func(out string) error
+	// WholeDatabase says that the load builds into an empty database and
+	// refuses any table in it (HammerDB's buildschema), fairbench's marker
+	// tables included: the runner lets it run on a database with no table,
+	// or on one whose only tables are Tables, which fairbench's marker of
+	// Dataset claims, and the marker tables; it then runs Clear (dialect →
+	// statements that remove what the previous load made), drops the
+	// marker tables, and writes the marker again after the load.
+	WholeDatabase bool
+	Clear         map[string][]string
 }
 
 // File is one input file: its name (for errors and log matching) and text.

@@ -30,8 +30,13 @@ type Invocation struct {
 	// Threads caps the tool's client threads (pgbench -j); 0 = one per client.
 	Threads int
 	// LogDir, for a tool with AttachLogDir, is an empty directory the tool
-	// writes its side logs into; "" for none.
+	// writes its side logs into; "" for none. The runner makes it private
+	// (mode 0700) and removes it after the run, so a tool's generated input
+	// files holding secrets can go there too (HammerDB's script).
 	LogDir string
+	// Warmup, for a tool with OwnWarmup, is the cell's warm-up, which the
+	// measured run starts with.
+	Warmup time.Duration
 }
 
 // Command is one tool execution. Secrets travel in Env (PGPASSWORD,
@@ -39,6 +44,8 @@ type Invocation struct {
 type Command struct {
 	Argv []string
 	Env  []string
+	// Dir is the working directory; "" for the runner's own.
+	Dir string
 }
 
 // tool-specific parameter specs for kinds fairbench has no native workload of.

@@ -29,8 +29,9 @@ import (
 //     time of R minutes" the warm-up, "Timing test period of D in minutes"
 //     the measured duration; the diset echoes ("Value … for tpcc:pg_count_ware
 //     …", "Changed tpcc:… from … to …") give warehouses, all_warehouses and
-//     keying_thinking. HammerDB runs every transaction as a stored procedure
-//     or function: implementation = procedures;
+//     keying_thinking (passwords, which diset echoes too, are not kept).
+//     HammerDB runs every transaction as a stored procedure or function:
+//     implementation = procedures, unless mysql_no_stored_procs is true;
 //   - with the time profile on (…_timeprofile true), the per-transaction
 //     figures come from hdbxtprofile.log saved beside the output (IsLog,
 //     AttachLogs): each virtual user's CALLS summed, and the summary's
@@ -164,11 +165,11 @@ func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 			continue
 		}
 		if m := match(hdbSame, t); m != nil {
-			settings[m[2]] = m[1]
+			settings[m[2]] = hdbSetting(m[2], m[1])
 			continue
 		}
 		if m := match(hdbChanged, t); m != nil {
-			settings[m[1]] = m[2]
+			settings[m[1]] = hdbSetting(m[1], m[2])
 			continue
 		}
 		if hdbJobTime.MatchString(t) {
@@ -203,6 +204,10 @@ func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 			r.Params["all_warehouses"] = v == "true"
 		case "keyandthink":
 			r.Params["keying_thinking"] = v == "true"
+		case "no_stored_procs":
+			if v == "true" {
+				r.Params["implementation"] = tpccparams.Client
+			}
 		}
 	}
 	mins := r.Duration.Minutes()
@@ -221,6 +226,15 @@ func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 		timing.apply(r, true)
 	}
 	return []*result.Run{r}, nil
+}
+
+// hdbSetting is a diset value as the run keeps it: passwords (pg_pass,
+// pg_superuserpass, mysql_pass, …), which hammerdbcli echoes, are not kept.
+func hdbSetting(key, value string) string {
+	if strings.Contains(key, "pass") {
+		return "(not kept)"
+	}
+	return value
 }
 
 // hdbProc is one procedure's time profile; times in ms.

@@ -22,6 +22,12 @@ type SQLTables interface {
 	MarkLoading(ctx context.Context, c driver.SQL, dataset, params string) error
 	// MarkReady records that the load finished and made tables.
 	MarkReady(ctx context.Context, c driver.SQL, dataset, params string, tables []string) error
+	// Tables lists every table of the current schema, the marker tables
+	// apart.
+	Tables(ctx context.Context, c driver.SQL) ([]string, error)
+	// DropMarkers drops the marker tables, for a load that refuses any
+	// table in its database (HammerDB's): MarkReady makes them again.
+	DropMarkers(ctx context.Context, c driver.SQL) error
 }
 
 var (

@@ -43,7 +43,7 @@ func invocation(c study.Cell, d time.Duration) adapter.Invocation {
 	return adapter.Invocation{
 		URL: c.Target.URL, Clients: c.Clients, Duration: d, Params: c.Params,
 		Rate: c.Workload.Rate, LatencyLimit: c.Workload.LatencyLimit, MaxTries: c.Workload.MaxTries,
-		Threads: c.Workload.Threads,
+		Threads: c.Workload.Threads, Warmup: c.Warmup,
 	}
 }
 
@@ -87,7 +87,9 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	if err := r.loadToolData(ctx, t, c); err != nil {
 		return fail(err)
 	}
-	if c.Warmup > 0 {
+	// A tool with OwnWarmup (HammerDB's ramp-up) warms up inside the
+	// measured run.
+	if c.Warmup > 0 && !t.OwnWarmup {
 		fmt.Fprintf(r.opt.Progress, "  warm-up: %s for %s (output discarded)\n", t.Name, c.Warmup)
 		logDir, err := toolLogDir(t)
 		if err != nil {

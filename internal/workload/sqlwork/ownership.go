@@ -2,6 +2,7 @@ package sqlwork
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	owned "github.com/fairbench/fairbench/internal/ownership"
@@ -32,4 +33,29 @@ func (Markers) MarkLoading(ctx context.Context, c driver.SQL, dataset, params st
 // MarkReady implements owned.SQLTables.
 func (Markers) MarkReady(ctx context.Context, c driver.SQL, dataset, params string, tables []string) error {
 	return WriteMarker(ctx, c, dataset, params, Ready, tables)
+}
+
+// Tables implements owned.SQLTables.
+func (Markers) Tables(ctx context.Context, c driver.SQL) ([]string, error) {
+	all, err := ListTables(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range all {
+		if t != MarkerTable && t != IdentityTable {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// DropMarkers implements owned.SQLTables.
+func (Markers) DropMarkers(ctx context.Context, c driver.SQL) error {
+	for _, t := range []string{IdentityTable, MarkerTable} {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return fmt.Errorf("dropping %s: %w", t, err)
+		}
+	}
+	return nil
 }

@@ -220,6 +220,35 @@ func TableExists(ctx context.Context, c driver.SQL, table string) (bool, error) 
 	return n > 0, err
 }
 
+// listTablesSQL per dialect: the tables of the connection's current schema.
+var listTablesSQL = map[string]string{
+	"postgres": "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
+	"sqlite":   "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+	"mysql":    "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name",
+}
+
+// ListTables lists the tables of the current schema.
+func ListTables(ctx context.Context, c driver.SQL) ([]string, error) {
+	q, ok := listTablesSQL[c.Dialect()]
+	if !ok {
+		return nil, fmt.Errorf("dialect %s is not supported", c.Dialect())
+	}
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}
+
 // Rollback ends a failed transaction so that the connection is usable again. It
 // returns the original error; a failing rollback (lost connection) adds nothing useful.
 func Rollback(ctx context.Context, c driver.SQL, err error) error {
