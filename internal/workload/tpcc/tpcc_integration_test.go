@@ -50,6 +50,11 @@ func runTPCC(t *testing.T, url string, p map[string][]any, clients int, duration
 	}
 	sink := &runner.MemorySink{}
 	r := runner.New(st, runner.Options{Sink: sink, Check: true, Progress: testWriter{t}})
+	// As `fairbench load --check`: the consistency conditions hold after the load…
+	if err := r.Prepare(context.Background(), cells[0]); err != nil {
+		t.Fatal(err)
+	}
+	// …and after the run (the runner fails the run otherwise).
 	if err := r.Run(context.Background(), cells); err != nil {
 		for _, run := range sink.Runs {
 			t.Logf("run: %s %s", run.Status, run.Error)
