@@ -1,0 +1,29 @@
+// Package ycsb is the foundation of fairbench's native YCSB workload: the
+// number generators, the key building and the workload properties exactly as
+// YCSB's CoreWorkload (site.ycsb.workloads.CoreWorkload, YCSB 0.18.0-SNAPSHOT
+// d9faaac8) defines them. The workload itself (operations, fields, the
+// registration as a fairbench workload) is built on top of this package.
+//
+// Every generator draws from a *rand.Rand (math/rand/v2) passed in by the
+// caller, so each client owns its random stream and no draw touches global
+// state. Generators that are shared between clients (the zipfian whose item
+// count grows, the counters) are safe for concurrent use without a lock on the
+// sampling path.
+//
+// Why our own code rather than github.com/pingcap/go-ycsb (v1.0.1)? Its
+// generators are close to YCSB's, but not the same where it matters for a
+// comparison with YCSB:
+//   - its util.Hash64 feeds the key number's bytes to FNV-1a most significant
+//     byte first, where YCSB's Utils.fnvhash64 takes the least significant byte
+//     first: for insertorder=hashed (YCSB's default) go-ycsb loads other keys
+//     than YCSB (only key 0 agrees; see testdata/ and TestHashedKeysYCSB), and
+//     the scrambled zipfian spreads its hot items differently;
+//   - its zipfian field-length and scan-length generators start at 1 instead of
+//     minfieldlength / minscanlength;
+//   - its Zipfian takes a spin lock whenever the item count differs from the
+//     count its zeta was computed for (every draw of "latest" while inserts
+//     run) and reads zetan/eta outside that lock, a data race; here the zeta
+//     state is an immutable snapshot behind an atomic pointer.
+//
+// The zipfian constant itself is YCSB's 0.99 in both.
+package ycsb

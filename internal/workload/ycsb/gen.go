@@ -1,0 +1,423 @@
+package ycsb
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+)
+
+// Generator draws integers, as YCSB's NumberGenerator. Next takes the caller's
+// random stream; Last is the last value drawn (or, for the counters, YCSB's
+// lastValue()).
+type Generator interface {
+	Next(r *rand.Rand) int64
+	Last() int64
+}
+
+// lastValue keeps the last value drawn; it is shared between clients, so it
+// is atomic (YCSB's NumberGenerator.lastVal is a plain field).
+type lastValue struct{ v atomic.Int64 }
+
+func (l *lastValue) set(v int64) { l.v.Store(v) }
+
+// Last returns the last value drawn.
+func (l *lastValue) Last() int64 { return l.v.Load() }
+
+// Constant always returns the same value (YCSB's ConstantIntegerGenerator).
+type Constant struct{ V int64 }
+
+// Next returns c.V.
+func (c Constant) Next(*rand.Rand) int64 { return c.V }
+
+// Last returns c.V.
+func (c Constant) Last() int64 { return c.V }
+
+// Uniform draws uniformly from lb..ub inclusive (YCSB's UniformLongGenerator).
+type Uniform struct {
+	lastValue
+	lb, interval int64
+}
+
+// NewUniform returns a uniform generator over lb..ub inclusive.
+func NewUniform(lb, ub int64) *Uniform {
+	return &Uniform{lb: lb, interval: ub - lb + 1}
+}
+
+// Next draws the next value.
+func (u *Uniform) Next(r *rand.Rand) int64 {
+	v := u.lb + r.Int64N(u.interval)
+	u.set(v)
+	return v
+}
+
+// Sequential returns countstart, countstart+1, …, countend and wraps around
+// (YCSB's SequentialGenerator).
+type Sequential struct {
+	lastValue
+	counter              atomic.Int64
+	countstart, interval int64
+}
+
+// NewSequential returns a sequential generator over countstart..countend.
+func NewSequential(countstart, countend int64) *Sequential {
+	return &Sequential{countstart: countstart, interval: countend - countstart + 1}
+}
+
+// Next returns the next value in sequence.
+func (s *Sequential) Next(*rand.Rand) int64 {
+	v := s.countstart + (s.counter.Add(1)-1)%s.interval
+	s.set(v)
+	return v
+}
+
+// Counter returns countstart, countstart+1, … (YCSB's CounterGenerator). Safe
+// for concurrent use.
+type Counter struct{ counter atomic.Int64 }
+
+// NewCounter returns a counter starting at countstart.
+func NewCounter(countstart int64) *Counter {
+	c := &Counter{}
+	c.counter.Store(countstart)
+	return c
+}
+
+// Next returns the next number.
+func (c *Counter) Next(*rand.Rand) int64 { return c.counter.Add(1) - 1 }
+
+// Last returns the last number handed out.
+func (c *Counter) Last() int64 { return c.counter.Load() - 1 }
+
+// AckWindowSize is the number of insert numbers that may be handed out but
+// not yet acknowledged (YCSB's AcknowledgedCounterGenerator.WINDOW_SIZE, 2^20).
+const AckWindowSize = 1 << 20
+
+const ackWindowMask = AckWindowSize - 1
+
+// ErrAckWindowFull is returned by Acknowledge when more than AckWindowSize
+// numbers are outstanding (YCSB throws "Too many unacknowledged insertion
+// keys.").
+var ErrAckWindowFull = errors.New("ycsb: too many unacknowledged insertion keys")
+
+// AckCounter is YCSB's AcknowledgedCounterGenerator: Next hands out insert
+// numbers like Counter, but Last (the limit the key choosers draw below) only
+// advances over numbers that have been acknowledged, in order, so that a
+// reader never picks a key whose insert has not completed. Safe for
+// concurrent use by many clients.
+type AckCounter struct {
+	Counter
+	mu     sync.Mutex
+	window []atomic.Bool
+	limit  atomic.Int64
+}
+
+// NewAckCounter returns an acknowledged counter starting at countstart; its
+// limit starts at countstart-1.
+func NewAckCounter(countstart int64) *AckCounter {
+	a := &AckCounter{window: make([]atomic.Bool, AckWindowSize)}
+	a.counter.Store(countstart)
+	a.limit.Store(countstart - 1)
+	return a
+}
+
+// Last returns the highest number below which all numbers are acknowledged.
+func (a *AckCounter) Last() int64 { return a.limit.Load() }
+
+// Acknowledge marks v (a number returned by Next) as inserted. As in YCSB,
+// the caller that gets the lock advances the limit over every acknowledged
+// number that follows it; a caller that does not get it leaves the work to
+// the next one.
+func (a *AckCounter) Acknowledge(v int64) error {
+	slot := v & ackWindowMask
+	if a.window[slot].Swap(true) {
+		return ErrAckWindowFull
+	}
+	if !a.mu.TryLock() {
+		return nil
+	}
+	defer a.mu.Unlock()
+	limit := a.limit.Load()
+	index := limit + 1
+	for n := 0; n < AckWindowSize; n++ {
+		s := index & ackWindowMask
+		if !a.window[s].Load() {
+			break
+		}
+		a.window[s].Store(false)
+		index++
+	}
+	a.limit.Store(index - 1)
+	return nil
+}
+
+// ZipfianConstant is YCSB's ZipfianGenerator.ZIPFIAN_CONSTANT.
+const ZipfianConstant = 0.99
+
+// Zeta returns ζ(n, θ) = Σ_{i=1..n} 1/i^θ (YCSB's zetastatic).
+func Zeta(n int64, theta float64) float64 { return zetaFrom(0, n, theta, 0) }
+
+// zetaFrom adds the terms st+1..n to initial (YCSB's incremental zeta).
+func zetaFrom(st, n int64, theta, initial float64) float64 {
+	sum := initial
+	for i := st; i < n; i++ {
+		sum += 1 / math.Pow(float64(i+1), theta)
+	}
+	return sum
+}
+
+// zipfState is what the item count changes: an immutable snapshot.
+type zipfState struct {
+	countforzeta int64
+	zetan, eta   float64
+}
+
+// Zipfian is YCSB's ZipfianGenerator: Gray et al.'s "Quickly generating
+// billion-record synthetic databases" (SIGMOD 1994) over base..base+items-1,
+// item 0 (base) the most popular. NextN draws over a grown item count,
+// extending ζ incrementally as YCSB does for "latest".
+type Zipfian struct {
+	lastValue
+	items, base            int64
+	theta, alpha, zeta2the float64
+	mu                     sync.Mutex
+	st                     atomic.Pointer[zipfState]
+}
+
+// NewZipfian returns a zipfian generator over min..max with YCSB's constant.
+func NewZipfian(min, max int64) *Zipfian {
+	return NewZipfianTheta(min, max, ZipfianConstant)
+}
+
+// NewZipfianTheta returns a zipfian generator over min..max with constant
+// theta; it computes ζ(max-min+1, θ), O(items).
+func NewZipfianTheta(min, max int64, theta float64) *Zipfian {
+	return newZipfianZetan(min, max, theta, Zeta(max-min+1, theta))
+}
+
+func newZipfianZetan(min, max int64, theta, zetan float64) *Zipfian {
+	z := &Zipfian{items: max - min + 1, base: min, theta: theta}
+	z.zeta2the = Zeta(2, theta)
+	z.alpha = 1 / (1 - theta)
+	z.st.Store(&zipfState{countforzeta: z.items, zetan: zetan, eta: z.eta(zetan)})
+	return z
+}
+
+// eta is YCSB's η; like YCSB it uses the item count the generator was built
+// with, also after ζ has been extended to a larger count.
+func (z *Zipfian) eta(zetan float64) float64 {
+	return (1 - math.Pow(2.0/float64(z.items), 1-z.theta)) / (1 - z.zeta2the/zetan)
+}
+
+// Items is the item count the generator was built with.
+func (z *Zipfian) Items() int64 { return z.items }
+
+// Next draws over the generator's own item count.
+func (z *Zipfian) Next(r *rand.Rand) int64 { return z.NextN(r, z.items) }
+
+// NextN draws over itemcount items (YCSB's nextLong(itemcount)). When
+// itemcount has grown, ζ is extended from the count it was computed for; a
+// smaller itemcount keeps the larger ζ (YCSB's allowitemcountdecrease is
+// false and cannot be set).
+func (z *Zipfian) NextN(r *rand.Rand, itemcount int64) int64 {
+	st := z.st.Load()
+	if itemcount > st.countforzeta {
+		z.mu.Lock()
+		st = z.st.Load()
+		if itemcount > st.countforzeta {
+			zetan := zetaFrom(st.countforzeta, itemcount, z.theta, st.zetan)
+			st = &zipfState{countforzeta: itemcount, zetan: zetan, eta: z.eta(zetan)}
+			z.st.Store(st)
+		}
+		z.mu.Unlock()
+	}
+	u := r.Float64()
+	uz := u * st.zetan
+	if uz < 1.0 {
+		return z.base
+	}
+	if uz < 1.0+math.Pow(0.5, z.theta) {
+		return z.base + 1
+	}
+	v := z.base + int64(float64(itemcount)*math.Pow(st.eta*u-st.eta+1, z.alpha))
+	z.set(v)
+	return v
+}
+
+// Scrambled-zipfian constants (YCSB's ScrambledZipfianGenerator).
+const (
+	ScrambledItemCount = 10_000_000_000
+	ScrambledZetan     = 26.46902820178302 // ζ(ScrambledItemCount, 0.99)
+)
+
+// ScrambledZipfian is YCSB's ScrambledZipfianGenerator: a zipfian draw over
+// 0..10^10 (with the precomputed ζ), FNV-hashed (Utils.fnvhash64) and taken
+// modulo the item count, so the popular items are spread over min..max.
+type ScrambledZipfian struct {
+	lastValue
+	gen            *Zipfian
+	min, itemcount int64
+}
+
+// NewScrambledZipfian returns a scrambled zipfian over min..max.
+func NewScrambledZipfian(min, max int64) *ScrambledZipfian {
+	return &ScrambledZipfian{
+		// YCSB builds ZipfianGenerator(0, ITEM_COUNT, …): ITEM_COUNT+1 items.
+		gen:       newZipfianZetan(0, ScrambledItemCount, ZipfianConstant, ScrambledZetan),
+		min:       min,
+		itemcount: max - min + 1,
+	}
+}
+
+// Next draws the next value.
+func (s *ScrambledZipfian) Next(r *rand.Rand) int64 {
+	v := s.min + FNVHash64(s.gen.Next(r))%s.itemcount
+	s.set(v)
+	return v
+}
+
+// SkewedLatest is YCSB's SkewedLatestGenerator: a zipfian draw subtracted
+// from the basis' Last, so the most recently inserted (acknowledged) items are
+// the most popular.
+type SkewedLatest struct {
+	lastValue
+	basis interface{ Last() int64 }
+	zipf  *Zipfian
+}
+
+// NewSkewedLatest returns a skewed-latest generator over basis (in
+// CoreWorkload the run's AckCounter). As YCSB, the zipfian is built for
+// basis.Last() items.
+func NewSkewedLatest(basis interface{ Last() int64 }) *SkewedLatest {
+	return &SkewedLatest{basis: basis, zipf: NewZipfian(0, basis.Last()-1)}
+}
+
+// Next draws the next value.
+func (s *SkewedLatest) Next(r *rand.Rand) int64 {
+	max := s.basis.Last()
+	v := max - s.zipf.NextN(r, max)
+	s.set(v)
+	return v
+}
+
+// Hotspot is YCSB's HotspotIntegerGenerator: a fraction hotOpn of the draws
+// fall uniformly in the first hotSet fraction of lb..ub, the rest uniformly
+// in the remainder.
+type Hotspot struct {
+	lastValue
+	lb, hotInterval, coldInterval int64
+	hotOpn                        float64
+}
+
+// NewHotspot returns a hotspot generator. Fractions outside [0, 1] are an
+// error (YCSB prints a warning and uses 0); lb > ub are swapped as in YCSB.
+func NewHotspot(lb, ub int64, hotSet, hotOpn float64) (*Hotspot, error) {
+	if hotSet < 0 || hotSet > 1 {
+		return nil, fmt.Errorf("ycsb: hotspotdatafraction %v not in [0, 1]", hotSet)
+	}
+	if hotOpn < 0 || hotOpn > 1 {
+		return nil, fmt.Errorf("ycsb: hotspotopnfraction %v not in [0, 1]", hotOpn)
+	}
+	if lb > ub {
+		lb, ub = ub, lb
+	}
+	interval := ub - lb + 1
+	hot := javaInt(float64(interval) * hotSet) // YCSB casts to int
+	return &Hotspot{lb: lb, hotInterval: hot, coldInterval: interval - hot, hotOpn: hotOpn}, nil
+}
+
+// Next draws the next value. YCSB divides by zero when the chosen set is
+// empty; here the draw goes to the other set.
+func (h *Hotspot) Next(r *rand.Rand) int64 {
+	var v int64
+	hot := r.Float64() < h.hotOpn
+	if (hot && h.hotInterval > 0) || h.coldInterval == 0 {
+		v = h.lb + r.Int64N(h.hotInterval)
+	} else {
+		v = h.lb + h.hotInterval + r.Int64N(h.coldInterval)
+	}
+	h.set(v)
+	return v
+}
+
+// Exponential defaults (YCSB's ExponentialGenerator).
+const (
+	ExponentialPercentileDefault = 95.0
+	ExponentialFracDefault       = 0.8571428571
+)
+
+// Exponential is YCSB's ExponentialGenerator: exponentially distributed with
+// percentile percent of the draws below rangeV. CoreWorkload uses
+// rangeV = recordcount·exponential.frac and draws keys as
+// Last() of the insert counter minus the value (see NextKeynum).
+type Exponential struct{ gamma float64 }
+
+// NewExponential returns the generator for (percentile, rangeV).
+func NewExponential(percentile, rangeV float64) *Exponential {
+	return &Exponential{gamma: -math.Log(1-percentile/100) / rangeV}
+}
+
+// Float draws the next value.
+func (e *Exponential) Float(r *rand.Rand) float64 {
+	return -math.Log(r.Float64()) / e.gamma
+}
+
+// Mean is 1/γ.
+func (e *Exponential) Mean() float64 { return 1 / e.gamma }
+
+// Next draws the next value truncated to an integer (as YCSB's intValue()).
+func (e *Exponential) Next(r *rand.Rand) int64 { return javaInt(e.Float(r)) }
+
+// Last is not tracked for the exponential.
+func (e *Exponential) Last() int64 { return 0 }
+
+// NextKeynum is CoreWorkload.nextKeynum: a key number drawn by chooser that
+// is not beyond the acknowledged inserts (limit is the AckCounter); for the
+// exponential the draw counts back from the limit.
+func NextKeynum(r *rand.Rand, chooser Generator, limit interface{ Last() int64 }) int64 {
+	if _, ok := chooser.(*Exponential); ok {
+		for {
+			k := limit.Last() - chooser.Next(r)
+			if k >= 0 {
+				return k
+			}
+		}
+	}
+	for {
+		k := int64(int32(chooser.Next(r)))
+		if k <= limit.Last() {
+			return k
+		}
+	}
+}
+
+// NewFieldLength returns CoreWorkload's field-length generator for
+// fieldlengthdistribution: constant (fieldlength), uniform or zipfian over
+// minfieldlength..fieldlength. YCSB's "histogram" (from a file) is not
+// supported.
+func NewFieldLength(dist string, minLen, maxLen int64) (Generator, error) {
+	switch dist {
+	case "constant":
+		return Constant{V: maxLen}, nil
+	case "uniform":
+		return NewUniform(minLen, maxLen), nil
+	case "zipfian":
+		return NewZipfian(minLen, maxLen), nil
+	}
+	return nil, fmt.Errorf("ycsb: unknown field length distribution %q", dist)
+}
+
+// javaInt is Java's (int) cast of a double: truncation, saturating at the
+// int range, NaN to 0.
+func javaInt(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	return int64(f)
+}
