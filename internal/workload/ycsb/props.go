@@ -1,0 +1,501 @@
+package ycsb
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Prop is one property value and where it came from: "FILE:LINE", "-p" or
+// "preset workloadX".
+type Prop struct {
+	Value, Source string
+}
+
+// Props is a set of YCSB properties, later settings replacing earlier ones
+// as in java.util.Properties.
+type Props map[string]Prop
+
+// Set sets name to value from source.
+func (p Props) Set(name, value, source string) { p[name] = Prop{value, source} }
+
+// ParseProperties reads r in java.util.Properties format: lines whose first
+// non-blank character is '#' or '!' are comments; a key ends at the first
+// unescaped '=', ':' or blank, followed by optional blanks, one optional '='
+// or ':' and blanks; a line ending in an odd number of backslashes continues
+// on the next (its leading blanks dropped); \t \n \r \f \uXXXX and \x escapes.
+// name is used for the sources ("name:LINE", LINE of the logical line's
+// first physical line).
+func ParseProperties(r io.Reader, name string, into Props) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	lineNo := 0
+	var logical strings.Builder
+	start := 0
+	for sc.Scan() {
+		lineNo++
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		cont := logical.Len() > 0 || start != 0
+		trimmed := strings.TrimLeft(line, " \t\f")
+		if !cont {
+			if trimmed == "" || trimmed[0] == '#' || trimmed[0] == '!' {
+				continue
+			}
+			start = lineNo
+		}
+		bs := 0
+		for i := len(trimmed) - 1; i >= 0 && trimmed[i] == '\\'; i-- {
+			bs++
+		}
+		if bs%2 == 1 {
+			logical.WriteString(trimmed[:len(trimmed)-1])
+			if start == 0 {
+				start = lineNo
+			}
+			continue
+		}
+		logical.WriteString(trimmed)
+		if err := parseLogical(logical.String(), fmt.Sprintf("%s:%d", name, start), into); err != nil {
+			return err
+		}
+		logical.Reset()
+		start = 0
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if logical.Len() > 0 {
+		return parseLogical(logical.String(), fmt.Sprintf("%s:%d", name, start), into)
+	}
+	return nil
+}
+
+func parseLogical(s, src string, into Props) error {
+	// key: up to the first unescaped separator
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c == '\\' {
+			i += 2
+			continue
+		}
+		if c == '=' || c == ':' || c == ' ' || c == '\t' || c == '\f' {
+			break
+		}
+		i++
+	}
+	rawKey := s[:min(i, len(s))]
+	rest := ""
+	if i < len(s) {
+		rest = strings.TrimLeft(s[i:], " \t\f")
+		if rest != "" && (rest[0] == '=' || rest[0] == ':') && (s[i] == ' ' || s[i] == '\t' || s[i] == '\f' || s[i] == rest[0]) {
+			rest = strings.TrimLeft(rest[1:], " \t\f")
+		}
+	}
+	key, err := unescape(rawKey)
+	if err != nil {
+		return fmt.Errorf("%s: %v", src, err)
+	}
+	val, err := unescape(rest)
+	if err != nil {
+		return fmt.Errorf("%s: %v", src, err)
+	}
+	into.Set(key, val, src)
+	return nil
+}
+
+func unescape(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			if i+5 > len(s) {
+				return "", fmt.Errorf("malformed \\uxxxx escape in %q", s)
+			}
+			n, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
+			if err != nil {
+				return "", fmt.Errorf("malformed \\uxxxx escape in %q", s)
+			}
+			b.WriteRune(rune(n))
+			i += 4
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String(), nil
+}
+
+// LoadFile adds the properties of a YCSB workload file (-P FILE).
+func LoadFile(path string, into Props) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return ParseProperties(f, path, into)
+}
+
+// SetFlag adds one "-p name=value" override.
+func SetFlag(arg string, into Props) error {
+	name, value, ok := strings.Cut(arg, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("-p %q: want name=value", arg)
+	}
+	into.Set(name, value, "-p")
+	return nil
+}
+
+// Kind says who a property is for.
+type Kind int
+
+// Property kinds.
+const (
+	Unknown  Kind = iota
+	Workload      // read by CoreWorkload (this package's Config)
+	Client        // YCSB's Client: threads, target, measurements… (the tool's)
+	Binding       // a database binding's (mongodb.url, redis.host…): the tool's
+)
+
+// workloadProps are the properties CoreWorkload reads (plus the Client
+// properties it reads: recordcount, operationcount, insertstart,
+// insertcount, and workload, which names it).
+var workloadProps = map[string]bool{
+	"table": true, "fieldcount": true, "fieldlengthdistribution": true, "fieldlength": true,
+	"minfieldlength": true, "fieldlengthhistogram": true, "readallfields": true,
+	"readallfieldsbyname": true, "writeallfields": true, "dataintegrity": true,
+	"readproportion": true, "updateproportion": true, "insertproportion": true,
+	"scanproportion": true, "readmodifywriteproportion": true, "requestdistribution": true,
+	"zeropadding": true, "minscanlength": true, "maxscanlength": true,
+	"scanlengthdistribution": true, "insertorder": true, "hotspotdatafraction": true,
+	"hotspotopnfraction": true, "core_workload_insertion_retry_limit": true,
+	"core_workload_insertion_retry_interval":      true,
+	"core_workload_insertion_keep_going_on_error": true, "fieldnameprefix": true,
+	"exponential.percentile": true, "exponential.frac": true,
+	"recordcount": true, "operationcount": true, "insertstart": true, "insertcount": true,
+	"workload": true,
+}
+
+// clientProps are YCSB Client / DBWrapper / measurement properties.
+var clientProps = map[string]bool{
+	"db": true, "threadcount": true, "target": true, "dotransactions": true,
+	"exporter": true, "exportfile": true, "label": true, "maxexecutiontime": true,
+	"measurementtype": true, "measurement.interval": true, "measurement.trackjvm": true,
+	"measurement.histogram.verbose": true, "measurement.raw.output_file": true,
+	"measurement.raw.no_summary": true, "hdrhistogram.percentiles": true,
+	"hdrhistogram.fileoutput": true, "hdrhistogram.output.path": true,
+	"histogram.buckets": true, "timeseries.granularity": true, "status": true,
+	"status.interval": true, "reportlatencyforeacherror": true,
+	"latencytrackederrors": true, "spin.sleep": true,
+}
+
+// ourPrefixes are the dotted prefixes of workload and client properties: a
+// misspelt exponential.frac is an error, not a binding's property.
+var ourPrefixes = []string{"exponential.", "measurement.", "hdrhistogram.", "histogram.", "timeseries.", "status."}
+
+// KindOf classifies a property name. Dotted names outside YCSB's own
+// prefixes (mongodb.url, redis.host, db.url, basicdb.verbose, htrace.*) are
+// a binding's.
+func KindOf(name string) Kind {
+	switch {
+	case workloadProps[name]:
+		return Workload
+	case clientProps[name]:
+		return Client
+	case strings.HasPrefix(name, "htrace."):
+		return Client
+	}
+	if strings.Contains(name, ".") {
+		for _, p := range ourPrefixes {
+			if strings.HasPrefix(name, p) {
+				return Unknown
+			}
+		}
+		return Binding
+	}
+	return Unknown
+}
+
+// Config is CoreWorkload's validated configuration.
+type Config struct {
+	Table                  string
+	RecordCount            int64
+	OperationCount         int64 // -1: not set
+	InsertStart            int64
+	InsertCount            int64
+	FieldCount             int64
+	FieldNamePrefix        string
+	FieldLength            int64
+	MinFieldLength         int64
+	FieldLengthDist        string // constant, uniform, zipfian
+	ReadAllFields          bool
+	ReadAllFieldsByName    bool
+	WriteAllFields         bool
+	DataIntegrity          bool
+	ReadProportion         float64
+	UpdateProportion       float64
+	InsertProportion       float64
+	ScanProportion         float64
+	ReadModifyWriteProp    float64
+	RequestDist            string // uniform, zipfian, latest, hotspot, exponential, sequential
+	ZeroPadding            int
+	MinScanLength          int64
+	MaxScanLength          int64
+	ScanLengthDist         string // uniform, zipfian
+	OrderedInserts         bool   // insertorder=ordered
+	HotspotDataFraction    float64
+	HotspotOpnFraction     float64
+	ExponentialPercentile  float64
+	ExponentialFrac        float64
+	InsertionRetryLimit    int
+	InsertionRetryInterval int // seconds
+	InsertionKeepGoing     bool
+
+	// Tool holds the properties that are for the tool, not the workload
+	// (YCSB Client's and bindings'), by name.
+	Tool map[string]Prop
+}
+
+// ParseConfig validates props into a Config: every property must be known
+// (an unknown one is an error naming it and its source; bindings' dotted
+// properties are accepted into Tool), values must parse, the five operation
+// proportions must sum to 1 (within 1e-9). Defaults are CoreWorkload's.
+func ParseConfig(props Props) (*Config, error) {
+	var errs []error
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	c := &Config{Tool: map[string]Prop{}}
+	for _, n := range names {
+		switch KindOf(n) {
+		case Unknown:
+			errs = append(errs, fmt.Errorf("%s: unknown property %q", props[n].Source, n))
+		case Client, Binding:
+			c.Tool[n] = props[n]
+		}
+	}
+	str := func(name, def string) string {
+		if p, ok := props[name]; ok {
+			return p.Value
+		}
+		return def
+	}
+	bad := func(name string, err error) {
+		errs = append(errs, fmt.Errorf("%s: %s=%q: %v", props[name].Source, name, props[name].Value, err))
+	}
+	i64 := func(name string, def int64) int64 {
+		p, ok := props[name]
+		if !ok {
+			return def
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64)
+		if err != nil {
+			bad(name, errors.New("not an integer"))
+		}
+		return v
+	}
+	f64 := func(name string, def float64) float64 {
+		p, ok := props[name]
+		if !ok {
+			return def
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(p.Value), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			bad(name, errors.New("not a number"))
+		}
+		return v
+	}
+	boolean := func(name string, def bool) bool {
+		p, ok := props[name]
+		if !ok {
+			return def
+		}
+		switch strings.ToLower(strings.TrimSpace(p.Value)) {
+		case "true":
+			return true
+		case "false":
+			return false
+		}
+		bad(name, errors.New("not true or false")) // YCSB: anything but "true" is false
+		return false
+	}
+	oneOf := func(name, def string, allowed ...string) string {
+		v := str(name, def)
+		for _, a := range allowed {
+			if v == a {
+				return v
+			}
+		}
+		bad(name, fmt.Errorf("not one of %s", strings.Join(allowed, ", ")))
+		return v
+	}
+
+	c.Table = str("table", "usertable")
+	c.FieldCount = i64("fieldcount", 10)
+	c.FieldNamePrefix = str("fieldnameprefix", "field")
+	c.FieldLength = i64("fieldlength", 100)
+	c.MinFieldLength = i64("minfieldlength", 1)
+	c.FieldLengthDist = oneOf("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian")
+	c.RecordCount = i64("recordcount", 0)
+	if c.RecordCount == 0 {
+		c.RecordCount = math.MaxInt32 // YCSB: 0 means Integer.MAX_VALUE
+	}
+	c.OperationCount = i64("operationcount", -1)
+	c.RequestDist = oneOf("requestdistribution", "uniform", "uniform", "zipfian", "latest", "hotspot", "exponential", "sequential")
+	c.MinScanLength = i64("minscanlength", 1)
+	c.MaxScanLength = i64("maxscanlength", 1000)
+	c.ScanLengthDist = oneOf("scanlengthdistribution", "uniform", "uniform", "zipfian")
+	c.InsertStart = i64("insertstart", 0)
+	c.InsertCount = i64("insertcount", c.RecordCount-c.InsertStart)
+	c.ZeroPadding = int(i64("zeropadding", 1))
+	c.ReadAllFields = boolean("readallfields", true)
+	c.ReadAllFieldsByName = boolean("readallfieldsbyname", false)
+	c.WriteAllFields = boolean("writeallfields", false)
+	c.DataIntegrity = boolean("dataintegrity", false)
+	c.OrderedInserts = oneOf("insertorder", "hashed", "hashed", "ordered") == "ordered"
+	c.HotspotDataFraction = f64("hotspotdatafraction", 0.2)
+	c.HotspotOpnFraction = f64("hotspotopnfraction", 0.8)
+	c.ExponentialPercentile = f64("exponential.percentile", ExponentialPercentileDefault)
+	c.ExponentialFrac = f64("exponential.frac", ExponentialFracDefault)
+	c.InsertionRetryLimit = int(i64("core_workload_insertion_retry_limit", 0))
+	c.InsertionRetryInterval = int(i64("core_workload_insertion_retry_interval", 3))
+	c.InsertionKeepGoing = boolean("core_workload_insertion_keep_going_on_error", false)
+	c.ReadProportion = f64("readproportion", 0.95)
+	c.UpdateProportion = f64("updateproportion", 0.05)
+	c.InsertProportion = f64("insertproportion", 0)
+	c.ScanProportion = f64("scanproportion", 0)
+	c.ReadModifyWriteProp = f64("readmodifywriteproportion", 0)
+	_ = str("workload", "")
+
+	if _, ok := props["fieldlengthhistogram"]; ok {
+		bad("fieldlengthhistogram", errors.New("fieldlengthdistribution=histogram is not supported"))
+	}
+	if c.RecordCount < c.InsertStart+c.InsertCount {
+		errs = append(errs, fmt.Errorf("recordcount %d < insertstart %d + insertcount %d", c.RecordCount, c.InsertStart, c.InsertCount))
+	}
+	if c.DataIntegrity && c.FieldLengthDist != "constant" {
+		errs = append(errs, errors.New("dataintegrity=true needs fieldlengthdistribution=constant"))
+	}
+	if c.RequestDist == "zipfian" && c.OperationCount < 0 {
+		errs = append(errs, errors.New("requestdistribution=zipfian needs operationcount (YCSB fails without it)"))
+	}
+	for _, f := range []struct {
+		n string
+		v float64
+	}{{"hotspotdatafraction", c.HotspotDataFraction}, {"hotspotopnfraction", c.HotspotOpnFraction}} {
+		if f.v < 0 || f.v > 1 {
+			bad(f.n, errors.New("not in [0, 1]"))
+		}
+	}
+	if c.FieldCount < 1 {
+		bad("fieldcount", errors.New("must be at least 1"))
+	}
+	if c.MinFieldLength > c.FieldLength && c.FieldLengthDist != "constant" {
+		errs = append(errs, fmt.Errorf("minfieldlength %d > fieldlength %d", c.MinFieldLength, c.FieldLength))
+	}
+	if c.MinScanLength > c.MaxScanLength {
+		errs = append(errs, fmt.Errorf("minscanlength %d > maxscanlength %d", c.MinScanLength, c.MaxScanLength))
+	}
+	prop := []struct {
+		n string
+		v float64
+	}{
+		{"readproportion", c.ReadProportion}, {"updateproportion", c.UpdateProportion},
+		{"insertproportion", c.InsertProportion}, {"scanproportion", c.ScanProportion},
+		{"readmodifywriteproportion", c.ReadModifyWriteProp},
+	}
+	sum := 0.0
+	var parts []string
+	for _, p := range prop {
+		if p.v < 0 {
+			bad(p.n, errors.New("negative"))
+		}
+		sum += p.v
+		src := "default"
+		if pp, ok := props[p.n]; ok {
+			src = pp.Source
+		}
+		parts = append(parts, fmt.Sprintf("%s=%v (%s)", p.n, p.v, src))
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		errs = append(errs, fmt.Errorf("proportions sum to %v, not 1: %s", sum, strings.Join(parts, ", ")))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// ExpectedNewKeys is CoreWorkload's allowance for the run's inserts in the
+// zipfian key range: (int)(operationcount·insertproportion·2.0).
+func (c *Config) ExpectedNewKeys() int64 {
+	return javaInt(float64(max(c.OperationCount, 0)) * c.InsertProportion * 2.0)
+}
+
+// NewKeyChooser builds CoreWorkload's key chooser for the run; inserts is
+// the run's AckCounter (NewAckCounter(RecordCount)), which "latest" follows
+// and NextKeynum bounds the draws with.
+func (c *Config) NewKeyChooser(inserts *AckCounter) (Generator, error) {
+	lo, hi := c.InsertStart, c.InsertStart+c.InsertCount-1
+	switch c.RequestDist {
+	case "uniform":
+		return NewUniform(lo, hi), nil
+	case "exponential":
+		return NewExponential(c.ExponentialPercentile, float64(c.RecordCount)*c.ExponentialFrac), nil
+	case "sequential":
+		return NewSequential(lo, hi), nil
+	case "zipfian":
+		return NewScrambledZipfian(lo, c.InsertStart+c.InsertCount+c.ExpectedNewKeys()), nil
+	case "latest":
+		return NewSkewedLatest(inserts), nil
+	case "hotspot":
+		return NewHotspot(lo, hi, c.HotspotDataFraction, c.HotspotOpnFraction)
+	}
+	return nil, fmt.Errorf("ycsb: unknown request distribution %q", c.RequestDist)
+}
+
+// NewScanLength builds CoreWorkload's scan-length generator.
+func (c *Config) NewScanLength() Generator {
+	if c.ScanLengthDist == "zipfian" {
+		return NewZipfian(c.MinScanLength, c.MaxScanLength)
+	}
+	return NewUniform(c.MinScanLength, c.MaxScanLength)
+}
+
+// NewFieldLength builds CoreWorkload's field-length generator.
+func (c *Config) NewFieldLength() (Generator, error) {
+	return NewFieldLength(c.FieldLengthDist, c.MinFieldLength, c.FieldLength)
+}
+
+// FieldNames are CoreWorkload's field names: prefix0 … prefix(fieldcount-1).
+func (c *Config) FieldNames() []string {
+	n := make([]string, c.FieldCount)
+	for i := range n {
+		n[i] = c.FieldNamePrefix + strconv.Itoa(i)
+	}
+	return n
+}
