@@ -18,12 +18,16 @@
 //     first: for insertorder=hashed (YCSB's default) go-ycsb loads other keys
 //     than YCSB (only key 0 agrees; see testdata/ and TestHashedKeysYCSB), and
 //     the scrambled zipfian spreads its hot items differently;
-//   - its zipfian field-length and scan-length generators start at 1 instead of
-//     minfieldlength / minscanlength;
-//   - its Zipfian takes a spin lock whenever the item count differs from the
-//     count its zeta was computed for (every draw of "latest" while inserts
-//     run) and reads zetan/eta outside that lock, a data race; here the zeta
-//     state is an immutable snapshot behind an atomic pointer.
+//   - it has no minfieldlength and no minscanlength: its uniform and zipfian
+//     field lengths and scan lengths always start at 1;
+//   - its Zipfian takes a spin lock when the item count has grown (in
+//     "latest", each time the inserts advanced) but reads zetan/eta outside that lock, and its acknowledged
+//     counter's window is a plain []bool written by many goroutines: data
+//     races under Go's memory model. Here the zeta state is an immutable
+//     snapshot behind an atomic pointer and the window is atomic.
 //
-// The zipfian constant itself is YCSB's 0.99 in both.
+// Its zipfian constant is YCSB's 0.99 (and it does not read a
+// "zipfianconstant" property either); it does not take a lock per sample.
+// Where this package deliberately differs from YCSB, the doc comment of the
+// function says so (AckCounter.Acknowledge, NewHotspot, ParseConfig).
 package ycsb

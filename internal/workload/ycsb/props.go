@@ -282,6 +282,13 @@ type Config struct {
 // (an unknown one is an error naming it and its source; bindings' dotted
 // properties are accepted into Tool), values must parse, the five operation
 // proportions must sum to 1 (within 1e-9). Defaults are CoreWorkload's.
+//
+// Stricter than YCSB, which silently ignores unknown names and takes many
+// bad values: booleans must be true or false (YCSB reads anything but "true"
+// as false), insertorder must be hashed or ordered (YCSB: anything but
+// "hashed" is ordered), hotspot fractions outside [0, 1] are errors (YCSB
+// warns and uses 0), requestdistribution=zipfian needs operationcount (YCSB
+// throws), and fieldlengthdistribution=histogram is not supported.
 func ParseConfig(props Props) (*Config, error) {
 	var errs []error
 	names := make([]string, 0, len(props))
