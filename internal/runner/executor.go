@@ -69,6 +69,8 @@ type executor struct {
 	// all have, allDone closes and the phase in progress ends.
 	doneClients atomic.Int64
 	allDone     chan struct{}
+
+	closeOnce sync.Once
 }
 
 // clientDone counts a client that has sent all its requests.
@@ -132,6 +134,17 @@ type worker struct {
 	done bool
 }
 
+// closeWorkers closes the clients' sessions, once.
+func (m *executor) closeWorkers(ctx context.Context) {
+	m.closeOnce.Do(func() {
+		for _, w := range m.workers {
+			if w != nil {
+				w.conn.Close(context.WithoutCancel(ctx))
+			}
+		}
+	})
+}
+
 func (m *executor) execute(ctx context.Context) error {
 	c := m.cell
 	m.run.Env["host"] = envinfo.Host()
@@ -171,13 +184,7 @@ func (m *executor) execute(ctx context.Context) error {
 	}
 	wg.Wait()
 	connectTime := time.Since(connStart)
-	defer func() {
-		for _, w := range m.workers {
-			if w != nil {
-				w.conn.Close(context.WithoutCancel(ctx))
-			}
-		}
-	}()
+	defer m.closeWorkers(ctx)
 	if err := distinctErrors(errs); err != nil {
 		return err
 	}
@@ -361,6 +368,12 @@ func (m *executor) execute(ctx context.Context) error {
 	m.run.Duration = end.Sub(measureStart)
 	m.run.Series = series
 	m.run.Summary.Extra = countsSince(m.inst, counts0)
+	if sc.sc != nil {
+		// Servers publish some counters when a session ends (PostgreSQL's
+		// backends flush their commit counts at most once a second, and at
+		// exit): the clients' sessions end before the counters are read.
+		m.closeWorkers(ctx)
+	}
 	if err := sc.growth(ctx, &m.run.Summary.Extra); err != nil && !interrupted {
 		m.run.Deviations = append(m.run.Deviations, err.Error())
 	}

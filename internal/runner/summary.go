@@ -214,7 +214,7 @@ func (s *serverCounts) snapshot(ctx context.Context) error {
 	if s.sc == nil {
 		return nil
 	}
-	v, err := s.sc.ServerCounts(ctx, s.conn)
+	v, err := s.sc.ServerCounts(ctx, s.conn, false)
 	if err != nil {
 		return fmt.Errorf("reading the database's own counters before the measured phase: %w", err)
 	}
@@ -227,7 +227,7 @@ func (s *serverCounts) growth(ctx context.Context, extra *map[string]float64) er
 	if s.sc == nil || s.before == nil {
 		return nil
 	}
-	now, err := s.sc.ServerCounts(context.WithoutCancel(ctx), s.conn)
+	now, err := s.sc.ServerCounts(context.WithoutCancel(ctx), s.conn, true)
 	if err != nil {
 		return fmt.Errorf("the database's own counters could not be read after the measured phase (%v): the figures built on them are missing", err)
 	}

@@ -135,9 +135,11 @@ type Counter interface {
 // runner reads them on a session of their own right before the measured phase
 // starts and right after it ends, as HammerDB snapshots them at the end of its
 // ramp-up and of its run, and stores their growth in Summary.Extra beside
-// Counter's.
+// Counter's. final is true for the read after the phase, when the clients'
+// sessions have been closed (a server may publish a session's counts only
+// when it ends).
 type ServerCounter interface {
-	ServerCounts(ctx context.Context, conn driver.Conn) (map[string]int64, error)
+	ServerCounts(ctx context.Context, conn driver.Conn, final bool) (map[string]int64, error)
 }
 
 // ConnOptioner is optional: connection options the parameters ask for (query mode).

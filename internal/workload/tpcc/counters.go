@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params/tpccparams"
@@ -12,13 +13,18 @@ import (
 // ServerCounts implements workload.ServerCounter with HammerDB's two
 // snapshots: the sum of the districts' next order ids (NOPM) and the
 // server's commits plus rollbacks (TPM). PostgreSQL's are every database's,
-// as HammerDB reads them, so other work on the server counts in TPM too;
-// backends publish them at most once a second, which blurs TPM by up to a
-// second of each user's transactions at either end of the phase.
-func (in *instance) ServerCounts(ctx context.Context, conn driver.Conn) (map[string]int64, error) {
+// as HammerDB reads them, so other work on the server counts in TPM too.
+// Backends publish them at most once a second, and when they exit: the final
+// read waits for the users' closed sessions to be gone, so it holds all of
+// the phase; the first may miss up to a second of the ramp-up's commits,
+// which then count in the phase (TPM errs high, never low).
+func (in *instance) ServerCounts(ctx context.Context, conn driver.Conn, final bool) (map[string]int64, error) {
 	c, err := workload.SQLConn("tpcc", conn)
 	if err != nil {
 		return nil, err
+	}
+	if final && c.Dialect() == "postgres" {
+		waitForClosedBackends(ctx, c)
 	}
 	orders, err := c.QueryInt64(ctx, "SELECT sum(d_next_o_id) FROM district")
 	if err != nil {
@@ -53,6 +59,23 @@ func (in *instance) ServerCounts(ctx context.Context, conn driver.Conn) (map[str
 		out[tpccparams.ServerTransactions] = sum
 	}
 	return out, nil
+}
+
+// waitForClosedBackends waits, for 2 s at most, until no other client
+// backend is connected to this database: the runner has closed the virtual
+// users' sessions, and a PostgreSQL backend publishes the commits it has not
+// yet reported (it reports at most once a second) when it exits, so the
+// final snapshot then holds every transaction of the phase.
+func waitForClosedBackends(ctx context.Context, c driver.SQL) {
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		n, err := c.QueryInt64(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "+
+			"AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
+		if err != nil || n == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // bytesPerWarehouse is the size of one warehouse's tables and indexes,
