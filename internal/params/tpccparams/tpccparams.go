@@ -30,7 +30,7 @@ const (
 	// (d_next_o_id): the New-Orders the database committed, HammerDB's basis of NOPM.
 	NewOrders = "new_orders"
 	// ServerTransactions is the growth of the server's commits plus rollbacks
-	// (pg_stat_database xact_commit + xact_rollback; MySQL Com_commit +
+	// (pg_stat_database xact_commit + xact_rollback of the database; MySQL Com_commit +
 	// Com_rollback), HammerDB's basis of TPM. Absent where the engine keeps no
 	// such counter (embedded SQLite).
 	ServerTransactions = "server_transactions"

@@ -12,8 +12,10 @@ import (
 
 // ServerCounts implements workload.ServerCounter with HammerDB's two
 // snapshots: the sum of the districts' next order ids (NOPM) and the
-// server's commits plus rollbacks (TPM). PostgreSQL's are every database's,
-// as HammerDB reads them, so other work on the server counts in TPM too.
+// server's commits plus rollbacks (TPM). PostgreSQL's are the benchmark
+// database's only, where HammerDB sums every database's: work in other
+// databases does not count in, and a database dropped during the run (its
+// counts leave the sum) cannot make TPM fall.
 // Backends publish them at most once a second, and when they exit: the final
 // read waits for the users' closed sessions to be gone, so it holds all of
 // the phase; the first may miss up to a second of the ramp-up's commits,
@@ -33,7 +35,7 @@ func (in *instance) ServerCounts(ctx context.Context, conn driver.Conn, final bo
 	out := map[string]int64{tpccparams.NewOrders: orders}
 	switch c.Dialect() {
 	case "postgres":
-		n, err := c.QueryInt64(ctx, "SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database")
+		n, err := c.QueryInt64(ctx, "SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()")
 		if err != nil {
 			return nil, fmt.Errorf("reading pg_stat_database: %w", err)
 		}
