@@ -38,9 +38,14 @@ type clientTxns struct {
 
 	districtNextRead, lowStock driver.Stmt
 
-	// New-Order scratch, reused.
-	args []any
-	rows map[stockKey]*stockRow
+	// New-Order scratch, reused so that a transaction allocates nothing of
+	// its own: stock rows live in stockBuf (capacity 15, the most lines an
+	// order has, so pointers into it stay valid), rows indexes them.
+	args     []any
+	itemIDs  []any
+	prices   map[int64]int64 // cents by item id; also the set of distinct items
+	stockBuf []stockRow
+	rows     map[stockKey]*stockRow
 }
 
 type stockKey struct{ w, i int64 }
@@ -53,7 +58,8 @@ type stockRow struct {
 
 func newClientTxns(ctx context.Context, c driver.SQL) (*clientTxns, error) {
 	t := &clientTxns{c: c, forUpdate: " FOR UPDATE", items: map[int]driver.Stmt{}, stock: map[int]driver.Stmt{},
-		orderLines: map[int]driver.Stmt{}, rows: map[stockKey]*stockRow{}}
+		orderLines: map[int]driver.Stmt{}, rows: map[stockKey]*stockRow{},
+		prices: map[int64]int64{}, stockBuf: make([]stockRow, 0, 15)}
 	begin := "BEGIN"
 	if c.Dialect() == "sqlite" {
 		// SQLite must take the write lock at BEGIN: two deferred transactions
@@ -119,12 +125,32 @@ func newClientTxns(ctx context.Context, c driver.SQL) (*clientTxns, error) {
 	return t, nil
 }
 
-// lazy prepares and caches the statement of key.
-func (t *clientTxns) lazy(ctx context.Context, cache map[int]driver.Stmt, key int, text func() string) (driver.Stmt, error) {
+// New-Order's statements whose text depends on the number of lines.
+const (
+	itemsStmt = iota
+	stockStmt
+	linesStmt
+)
+
+// newOrderStmt returns New-Order's statement of kind for n values (and, for
+// the stock, district dID's s_dist column), preparing it the first time.
+func (t *clientTxns) newOrderStmt(ctx context.Context, kind, n int, dID int64) (driver.Stmt, error) {
+	cache := [...]map[int]driver.Stmt{itemsStmt: t.items, stockStmt: t.stock, linesStmt: t.orderLines}[kind]
+	key := int(dID)<<8 | n
 	if s, ok := cache[key]; ok {
 		return s, nil
 	}
-	q := text()
+	var q string
+	switch kind {
+	case itemsStmt:
+		q = "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + placeholders(1, n, 1) + ")"
+	case stockStmt:
+		q = fmt.Sprintf("SELECT s_w_id, s_i_id, s_quantity, s_dist_%02d FROM stock WHERE (s_w_id, s_i_id) IN (%s)%s",
+			dID, placeholders(1, n, 2), t.forUpdate)
+	default:
+		q = "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " +
+			placeholders(1, n, 9)
+	}
 	s, err := t.c.Prepare(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("preparing %q: %w", q, err)
@@ -167,40 +193,31 @@ func (t *clientTxns) newOrder(ctx context.Context, in *newOrderIn) error {
 	n := len(in.lines)
 	// Distinct items and stock rows (an order may name an item twice).
 	clear(t.rows)
-	t.args = t.args[:0]
+	clear(t.prices)
+	t.args, t.itemIDs, t.stockBuf = t.args[:0], t.itemIDs[:0], t.stockBuf[:0]
 	for _, l := range in.lines {
 		k := stockKey{l.supplyWID, l.itemID}
 		if _, ok := t.rows[k]; !ok {
-			t.rows[k] = &stockRow{}
+			t.stockBuf = append(t.stockBuf, stockRow{})
+			t.rows[k] = &t.stockBuf[len(t.stockBuf)-1]
 			t.args = append(t.args, l.supplyWID, l.itemID)
+		}
+		if _, ok := t.prices[l.itemID]; !ok {
+			t.prices[l.itemID] = -1 // not read yet
+			t.itemIDs = append(t.itemIDs, l.itemID)
 		}
 	}
 	nstock := len(t.rows)
-	itemIDs := make([]any, 0, nstock)
-	seen := make(map[int64]bool, nstock)
-	for _, l := range in.lines {
-		if !seen[l.itemID] {
-			seen[l.itemID] = true
-			itemIDs = append(itemIDs, l.itemID)
-		}
-	}
-	items, err := t.lazy(ctx, t.items, len(itemIDs), func() string {
-		return "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + placeholders(1, len(itemIDs), 1) + ")"
-	})
+	itemIDs := t.itemIDs
+	items, err := t.newOrderStmt(ctx, itemsStmt, len(itemIDs), 0)
 	if err != nil {
 		return err
 	}
-	stock, err := t.lazy(ctx, t.stock, int(in.dID)<<8|nstock, func() string {
-		return fmt.Sprintf("SELECT s_w_id, s_i_id, s_quantity, s_dist_%02d FROM stock WHERE (s_w_id, s_i_id) IN (%s)%s",
-			in.dID, placeholders(1, nstock, 2), t.forUpdate)
-	})
+	stock, err := t.newOrderStmt(ctx, stockStmt, nstock, in.dID)
 	if err != nil {
 		return err
 	}
-	lines, err := t.lazy(ctx, t.orderLines, n, func() string {
-		return "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " +
-			placeholders(1, n, 9)
-	})
+	lines, err := t.newOrderStmt(ctx, linesStmt, n, 0)
 	if err != nil {
 		return err
 	}
@@ -228,7 +245,7 @@ func (t *clientTxns) newOrder(ctx context.Context, in *newOrderIn) error {
 	if err := t.insertNewOrder.Exec(ctx, next, in.dID, in.wID); err != nil {
 		return t.fail(ctx, err)
 	}
-	prices := make(map[int64]int64, len(itemIDs))
+	prices, found := t.prices, 0
 	rows, err := items.Query(ctx, itemIDs...)
 	if err != nil {
 		return t.fail(ctx, err)
@@ -240,12 +257,15 @@ func (t *clientTxns) newOrder(ctx context.Context, in *newOrderIn) error {
 			rows.Close()
 			return t.fail(ctx, err)
 		}
+		if prices[id] < 0 {
+			found++
+		}
 		prices[id] = cents(price)
 	}
 	if err := rows.Close(); err != nil {
 		return t.fail(ctx, err)
 	}
-	if len(prices) < len(itemIDs) {
+	if found < len(itemIDs) {
 		// Clause 2.4.2.3: an unused item number rolls the whole order back.
 		if err := t.c.Exec(ctx, "ROLLBACK"); err != nil {
 			return err
