@@ -374,15 +374,8 @@ func buildMemtier(inv Invocation) (Command, error) {
 		a = append(a, "-p", port)
 	}
 	q := u.Query()
-	for k := range q {
-		if _, ok := memtierURLKeys[k]; !ok {
-			keys := make([]string, 0, len(memtierURLKeys))
-			for k := range memtierURLKeys {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			return Command{}, fmt.Errorf("target URL parameter %q: memtier_benchmark cells understand %s", k, strings.Join(keys, ", "))
-		}
+	if err := cellURLParams("memtier_benchmark", q, memtierURLKeys); err != nil {
+		return Command{}, err
 	}
 	flag := func(k string) (bool, error) {
 		switch strings.ToLower(q.Get(k)) {
@@ -595,4 +588,20 @@ func memtierMix(p params.Values) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// cellURLParams refuses a target URL parameter a tool cell cannot pass on,
+// naming it and the ones the cell understands.
+func cellURLParams(tool string, q url.Values, known map[string]string) error {
+	for k := range q {
+		if _, ok := known[k]; !ok {
+			keys := make([]string, 0, len(known))
+			for k := range known {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return fmt.Errorf("target URL parameter %q: %s cells understand %s", k, tool, strings.Join(keys, ", "))
+		}
+	}
+	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -103,19 +102,7 @@ func goTPCTarget(raw string) (args, env []string, pwVar string, err error) {
 		}
 	}
 	q := u.Query()
-	unknown := func(known map[string]string) error {
-		for k := range q {
-			if _, ok := known[k]; !ok {
-				keys := make([]string, 0, len(known))
-				for k := range known {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				return fmt.Errorf("target URL parameter %q: go-tpc cells understand %s", k, strings.Join(keys, ", "))
-			}
-		}
-		return nil
-	}
+	unknown := func(known map[string]string) error { return cellURLParams("go-tpc", q, known) }
 	var conn []string
 	switch strings.ToLower(u.Scheme) {
 	case "postgres", "postgresql":
