@@ -73,6 +73,24 @@ type Document interface {
 	Scan(ctx context.Context, collection, startID string, n int, fields []string) (int, error)
 }
 
+// DocumentAdmin is the optional capability of document sessions to manage
+// collections of the session's database: what workloads need to find their
+// own data, clean it up and check it, and what tests compare with fairbench's
+// counts. Workloads mark the collections they create themselves (a marker
+// document), and drop only those.
+type DocumentAdmin interface {
+	// Collections lists the collections of the database.
+	Collections(ctx context.Context) ([]string, error)
+	// Count counts the documents of a collection (exactly, not an estimate).
+	Count(ctx context.Context, collection string) (int64, error)
+	// Drop drops a collection; dropping one that does not exist is no error.
+	Drop(ctx context.Context, collection string) error
+	// OpCounters returns the server's cumulative operation counters
+	// (MongoDB's serverStatus opcounters: insert, query, update, delete,
+	// getmore, command); ok is false where the server keeps none.
+	OpCounters(ctx context.Context) (counters map[string]int64, ok bool, err error)
+}
+
 // Search is the capability of search engines (OpenSearch, Elasticsearch).
 type Search interface {
 	Conn
