@@ -39,13 +39,21 @@ type definedFlag struct {
 // rawValue keeps a flag's text; it is checked against its parameter or field
 // after parsing, so that errors name the flag.
 type rawValue struct {
-	s   string
-	typ string
+	s      string
+	typ    string
+	repeat bool     // each Set adds to all
+	all    []string // the values of a repeated flag, in order
 }
 
-func (v *rawValue) String() string     { return v.s }
-func (v *rawValue) Set(s string) error { v.s = s; return nil }
-func (v *rawValue) Type() string       { return v.typ }
+func (v *rawValue) String() string { return v.s }
+func (v *rawValue) Set(s string) error {
+	v.s = s
+	if v.repeat {
+		v.all = append(v.all, s)
+	}
+	return nil
+}
+func (v *rawValue) Type() string { return v.typ }
 
 // genericFlags are the flags of a workload that declares none: the cell
 // fields under fairbench's own names; its parameters go through --set.
@@ -128,7 +136,7 @@ func (a *adhoc) defineWorkloadFlags(fs *pflag.FlagSet, kind string, withFields b
 			typ = "bool"
 			def = ""
 		}
-		d.value = &rawValue{typ: typ}
+		d.value = &rawValue{typ: typ, repeat: fl.Repeat}
 		pf := fs.VarPF(d.value, fl.Name, fl.Shorthand, usage)
 		pf.DefValue = def
 		if typ == "bool" {
@@ -216,7 +224,11 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 				v = "false"
 			}
 		}
-		cv, err := params.Coerce(d.spec, v)
+		var raw any = v
+		if d.Repeat {
+			raw = d.value.all // one element per use: a value may hold commas
+		}
+		cv, err := params.Coerce(d.spec, raw)
 		if err != nil {
 			return nil, cell{}, fmt.Errorf("%s: %v", flagName(d.Flag), err)
 		}

@@ -36,7 +36,12 @@ type KVCommand struct {
 // KVReply is the reply to one command of a pipeline.
 type KVReply struct {
 	Value []byte // valid until the session's next Pipeline
-	Miss  bool   // a nil reply (GET of a missing key)
+	// Elements are an array reply's elements that are strings or numbers
+	// (HGETALL's fields and values, ZRANGE's members), valid until the
+	// session's next Pipeline; nested arrays and nil elements are left out.
+	// Nil for a reply that is not an array, empty for an empty array.
+	Elements [][]byte
+	Miss     bool // a nil reply (GET of a missing key)
 	Err   error  // the server's error reply, if any
 	Class result.ErrorClass
 	// Bytes is the command's and the reply's size on the wire, sent and

@@ -8,6 +8,7 @@ package hist
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,7 +56,7 @@ func micros(d time.Duration) int64 {
 var classes = result.ErrorClasses
 
 // nclasses sizes Stats.Errors; init checks it against the list.
-const nclasses = 8
+const nclasses = 9
 
 func init() {
 	if len(classes) != nclasses {
@@ -69,8 +70,11 @@ func classIndex(c result.ErrorClass) int {
 			return i
 		}
 	}
-	return len(classes) - 1
+	return otherIndex
 }
+
+// otherIndex is where a class this list lacks is counted.
+var otherIndex = slices.Index(classes, result.ErrOther)
 
 // Stats are the exact moments next to a histogram: pgbench reports the exact
 // mean and standard deviation, which bucketed values would only approximate.

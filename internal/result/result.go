@@ -32,11 +32,14 @@ const (
 	// HTTP 429, Redis OOM/BUSY replies, write conflicts a store asks to retry later.
 	ErrThrottled ErrorClass = "throttled"
 	ErrOther     ErrorClass = "other"
+	// ErrNotFound is a read or update of a record that is not there (YCSB's
+	// Return=NOT_FOUND): the workload expected it, the database answered.
+	ErrNotFound ErrorClass = "not_found"
 )
 
 // ErrorClasses lists every class in a fixed order (hist counts by index).
 var ErrorClasses = []ErrorClass{
-	ErrSerialization, ErrDeadlock, ErrBusy, ErrTimeout, ErrConnection, ErrConstraint, ErrThrottled, ErrOther,
+	ErrSerialization, ErrDeadlock, ErrBusy, ErrTimeout, ErrConnection, ErrConstraint, ErrThrottled, ErrOther, ErrNotFound,
 }
 
 // Retryable reports whether pgbench's --max-tries would retry an error of this class.

@@ -64,6 +64,9 @@ type Flag struct {
 	Values map[string]string
 	// Usage is the help text; "" takes the parameter's own help.
 	Usage string
+	// Repeat makes each use of the flag add one element to the list
+	// parameter Param (YCSB's -p name=value, given once per property).
+	Repeat bool
 	// ClientsPerThread, on a FieldClients flag, makes its value the clients
 	// of each thread (memtier's -c): the run has that many times the threads.
 	ClientsPerThread bool

@@ -284,6 +284,8 @@ func (s *stmt) encode(args []any) bool {
 			s.buf = strconv.AppendInt(s.buf, int64(v), 10)
 		case string:
 			s.buf = append(s.buf, v...)
+		case []byte: // a text value's bytes (YCSB's fields), sent as they are
+			s.buf = append(s.buf, v...)
 		case float64:
 			s.buf = strconv.AppendFloat(s.buf, v, 'g', -1, 64)
 		case bool:

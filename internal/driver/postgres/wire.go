@@ -71,7 +71,12 @@ func (c *Conn) Multiplex(ctx context.Context) (*fastpath.Conn, error) {
 // and NULL only (what the workloads pass); pgx, which takes any type, no longer
 // owns the connection.
 func unsupportedArgs(args []any) error {
-	return fmt.Errorf("arguments %v are not supported on a connection on fairbench's wire path: only integers, floats, booleans, strings and NULL are", args)
+	types := make([]string, len(args))
+	for i, a := range args {
+		types[i] = fmt.Sprintf("%T", a) // the values may be long, or private
+	}
+	return fmt.Errorf("arguments of types %s are not supported on a connection on fairbench's wire path: only integers, floats, booleans, strings, byte strings (as text) and NULL are",
+		strings.Join(types, ", "))
 }
 
 // reply is what a statement's replies amount to for the callers.
@@ -338,6 +343,8 @@ func (w *wire) appendLiteral(b []byte, v any) ([]byte, error) {
 		b = append(b, '\'')
 		b = append(b, strings.ReplaceAll(x, "'", "''")...)
 		return append(b, '\''), nil
+	case []byte:
+		return w.appendLiteral(b, string(x))
 	case int64:
 		n = x
 	case int:

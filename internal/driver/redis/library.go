@@ -87,6 +87,17 @@ func (s *librarySession) Pipeline(ctx context.Context, cmds []driver.KVCommand, 
 				r.Value = []byte(x)
 			case int64:
 				r.Value = fmt.Appendf(nil, "%d", x)
+			case []any:
+				r.Elements = make([][]byte, 0, len(x))
+				for _, e := range x {
+					switch y := e.(type) {
+					case string:
+						r.Elements = append(r.Elements, []byte(y))
+						r.Bytes += int64(len(y)) + 8
+					case int64:
+						r.Elements = append(r.Elements, fmt.Appendf(nil, "%d", y))
+					}
+				}
 			}
 			r.Bytes += int64(len(r.Value)) + 8
 		}

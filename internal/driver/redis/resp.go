@@ -235,15 +235,20 @@ func (r *reader) nested(rep *driver.KVReply, depth int) (int, error) {
 			rep.Value = r.keep(b[:n])
 			return size + n + 2, nil
 		}
-		// Elements are read and counted, not kept: the workloads ask for
-		// sizes and hits, and an arbitrary command's array (LRANGE) is
-		// measured like memtier measures it.
+		// Elements stay in the arena, as values do: YCSB's scan reads the
+		// keys ZRANGEBYSCORE answers, and its reads check what HGETALL found.
+		if depth == 0 {
+			rep.Elements = make([][]byte, 0, min(n, 1024))
+		}
 		for range n {
 			var el driver.KVReply
 			m, err := r.nested(&el, depth+1)
 			size += m
 			if err != nil {
 				return size, err
+			}
+			if depth == 0 && el.Value != nil {
+				rep.Elements = append(rep.Elements, el.Value)
 			}
 		}
 	default:

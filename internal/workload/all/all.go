@@ -13,4 +13,5 @@ import (
 	_ "github.com/fairbench/fairbench/internal/workload/oltp"   // sysbench-compatible OLTP
 	_ "github.com/fairbench/fairbench/internal/workload/tpcb"   // pgbench-compatible TPC-B
 	_ "github.com/fairbench/fairbench/internal/workload/tpcc"   // HammerDB-comparable TPC-C
+	_ "github.com/fairbench/fairbench/internal/workload/ycsb"   // YCSB core workloads A–F
 )

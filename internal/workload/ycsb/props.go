@@ -173,10 +173,10 @@ type Kind int
 
 // Property kinds.
 const (
-	Unknown  Kind = iota
-	Workload      // read by CoreWorkload (this package's Config)
-	Client        // YCSB's Client: threads, target, measurements… (the tool's)
-	Binding       // a database binding's (mongodb.url, redis.host…): the tool's
+	PropUnknown  Kind = iota
+	PropWorkload      // read by CoreWorkload (this package's Config)
+	PropClient        // YCSB's Client: threads, target, measurements… (the tool's)
+	PropBinding       // a database binding's (mongodb.url, redis.host…): the tool's
 )
 
 // workloadProps are the properties CoreWorkload reads (plus the Client
@@ -221,21 +221,21 @@ var ourPrefixes = []string{"exponential.", "measurement.", "hdrhistogram.", "his
 func KindOf(name string) Kind {
 	switch {
 	case workloadProps[name]:
-		return Workload
+		return PropWorkload
 	case clientProps[name]:
-		return Client
+		return PropClient
 	case strings.HasPrefix(name, "htrace."):
-		return Client
+		return PropClient
 	}
 	if strings.Contains(name, ".") {
 		for _, p := range ourPrefixes {
 			if strings.HasPrefix(name, p) {
-				return Unknown
+				return PropUnknown
 			}
 		}
-		return Binding
+		return PropBinding
 	}
-	return Unknown
+	return PropUnknown
 }
 
 // Config is CoreWorkload's validated configuration.
@@ -299,9 +299,9 @@ func ParseConfig(props Props) (*Config, error) {
 	c := &Config{Tool: map[string]Prop{}}
 	for _, n := range names {
 		switch KindOf(n) {
-		case Unknown:
+		case PropUnknown:
 			errs = append(errs, fmt.Errorf("%s: unknown property %q", props[n].Source, n))
-		case Client, Binding:
+		case PropClient, PropBinding:
 			c.Tool[n] = props[n]
 		}
 	}

@@ -67,13 +67,13 @@ func TestUnknownPropertyNamesFileLine(t *testing.T) {
 		t.Errorf("binding property reported as unknown: %v", err)
 	}
 	for _, n := range []string{"exponential.frak", "measurement.intervl", "readallfield"} {
-		if KindOf(n) != Unknown {
+		if KindOf(n) != PropUnknown {
 			t.Errorf("%s accepted", n)
 		}
 	}
-	for n, k := range map[string]Kind{"mongodb.url": Binding, "redis.host": Binding, "db.url": Binding,
-		"threadcount": Client, "target": Client, "measurementtype": Client, "recordcount": Workload,
-		"exponential.frac": Workload, "zeropadding": Workload} {
+	for n, k := range map[string]Kind{"mongodb.url": PropBinding, "redis.host": PropBinding, "db.url": PropBinding,
+		"threadcount": PropClient, "target": PropClient, "measurementtype": PropClient, "recordcount": PropWorkload,
+		"exponential.frac": PropWorkload, "zeropadding": PropWorkload} {
 		if KindOf(n) != k {
 			t.Errorf("KindOf(%s) = %v, want %v", n, KindOf(n), k)
 		}

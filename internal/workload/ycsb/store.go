@@ -1,0 +1,264 @@
+package ycsb
+
+// How YCSB's records live on each kind of target, as YCSB's own bindings
+// store them: a table with YCSB_KEY and FIELD0..N on SQL engines (the JDBC
+// binding), a hash per record on Redis and Valkey (the redis binding), a
+// document per record with string _ids on MongoDB-compatible stores (the
+// mongodb binding), and the record encoded under its key on the embedded KV
+// engines, which have no hashes.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// layout is how records live on one kind of target: what Prepare, Cleanup
+// and the workers need from it.
+type layout interface {
+	// describe says where the records are ("table usertable", "hashes fb:ycsb:usertable:*").
+	describe() string
+	// deviations are the ways this layout differs from YCSB's binding.
+	deviations() []string
+	// state reads what is there and the ownership marker, against the
+	// wanted data parameters.
+	state(ctx context.Context, params string) (st dataState, err error)
+	// reset drops the data fairbench loaded (ours) or, with --replace, data of
+	// the workload's shape it did not load, and creates the empty container
+	// with a marker saying "loading".
+	reset(ctx context.Context, params string) error
+	// ready marks the load finished.
+	ready(ctx context.Context, params string) error
+	// records counts the records (for the next insert number), where the
+	// target can say; ok false otherwise.
+	records(ctx context.Context) (n int64, ok bool, err error)
+	// drop removes what fairbench loaded, marker included.
+	drop(ctx context.Context) error
+	// session binds a worker's connection.
+	session(ctx context.Context, conn driver.Conn) (session, error)
+}
+
+// dataState is what a layout found on the target.
+type dataState struct {
+	found   bool   // the table, collection or keys exist
+	ours    bool   // fairbench's marker says it loaded them
+	matches bool   // and finished loading them with the wanted parameters
+	holds   string // what is there, for messages ("a table usertable")
+}
+
+// session is one worker's access to the records. Each call is one YCSB
+// operation against the database (several requests for a Redis scan).
+type session interface {
+	// insert writes whole records (several at once while loading).
+	insert(ctx context.Context, keys []string, values [][][]byte) error
+	// read reads one record, the fields named (all when fields is nil).
+	read(ctx context.Context, key string, fields []int) (found bool, err error)
+	// update sets the named fields of one record.
+	update(ctx context.Context, key string, fields []int, values [][]byte) (found bool, err error)
+	// scan reads up to n records from key on, in the layout's order.
+	scan(ctx context.Context, key string, n int, fields []int) (int, error)
+}
+
+// errNotFound is a read or update of a record that is not there: YCSB's
+// Status.NOT_FOUND, counted in its own error class.
+var errNotFound = errors.New("ycsb: record not found")
+
+// layoutFor picks the layout for the target's capability. Document and SQL
+// are unambiguous; a KV target gets hashes when it answers HSET's family.
+func (in *instance) layoutFor(ctx context.Context, conn driver.Conn) (layout, error) {
+	switch c := conn.(type) {
+	case driver.Document:
+		return newDocLayout(in, c)
+	case driver.SQL:
+		return newSQLLayout(in, c)
+	case driver.KV:
+		return newKVLayout(ctx, in, c)
+	}
+	return nil, errors.New("workload ycsb needs an SQL, key-value or document target; this target speaks none of them")
+}
+
+// dataParams are the properties that shape the loaded data: a marker with
+// other ones means the data must be reloaded.
+func (in *instance) dataParams() string {
+	c := in.cfg
+	return fmt.Sprintf("recordcount=%d insertstart=%d insertcount=%d fieldcount=%d fieldlength=%d minfieldlength=%d fieldlengthdistribution=%s insertorder=%s zeropadding=%d fieldnameprefix=%s",
+		c.RecordCount, c.InsertStart, c.InsertCount, c.FieldCount, c.FieldLength, c.MinFieldLength, c.FieldLengthDist,
+		map[bool]string{true: "ordered", false: "hashed"}[c.OrderedInserts], c.ZeroPadding, c.FieldNamePrefix)
+}
+
+// Prepare implements workload.Instance: reuse what fairbench loaded with the
+// same properties, reload its own data otherwise, and refuse to touch data
+// of the same shape it did not load unless --replace.
+func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
+	l, err := in.layoutFor(ctx, env.Conn)
+	if err != nil {
+		return err
+	}
+	in.layout = l
+	if in.cfg.ScanProportion > 0 {
+		if _, ok := l.(*kvLayout); ok && !l.(*kvLayout).hashes {
+			return errors.New("ycsb: scanproportion > 0 needs range scans, which this key-value target cannot do (it has no sorted sets); use a workload without scans")
+		}
+	}
+	st, err := l.state(ctx, in.dataParams())
+	if err != nil {
+		return err
+	}
+	switch {
+	case st.found && st.ours && st.matches:
+		env.Logf("ycsb: reusing the records fairbench loaded earlier (%s)", l.describe())
+	case st.found && !st.ours && !env.Replace:
+		return fmt.Errorf("the target already holds %s that fairbench did not load; rerun with --replace to drop and reload it, or set the YCSB property table to another name", st.holds)
+	default:
+		if err := in.load(ctx, env, l); err != nil {
+			return err
+		}
+	}
+	return in.startInserts(ctx, l)
+}
+
+// startInserts sets the first number a run inserts: after the records that
+// are there, so that a run after a run with inserts does not insert the same
+// keys again (YCSB starts at recordcount every time).
+func (in *instance) startInserts(ctx context.Context, l layout) error {
+	if in.cfg.InsertProportion == 0 {
+		return nil
+	}
+	n, ok, err := l.records(ctx)
+	if err != nil {
+		return err
+	}
+	if ok && in.cfg.InsertStart+n > in.cfg.RecordCount {
+		in.inserts = NewAckCounter(in.cfg.InsertStart + n)
+		in.chooser, err = in.cfg.NewKeyChooser(in.inserts)
+	}
+	return err
+}
+
+// loadBatch is the records per insert request while loading.
+const loadBatch = 500
+
+// load writes records insertstart … insertstart+insertcount-1 on parallel
+// sessions, each a contiguous share, in batches.
+func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout) error {
+	start := time.Now()
+	if err := l.reset(ctx, in.dataParams()); err != nil {
+		return err
+	}
+	c := in.cfg
+	workers := min(4, runtime.NumCPU()*2)
+	if s, ok := env.Conn.(driver.SQL); ok && s.Dialect() == "sqlite" {
+		workers = 1 // one writer: SQLite serialises writes and would answer "busy"
+	}
+	per := (c.InsertCount + int64(workers) - 1) / int64(workers)
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := 0; w < workers; w++ {
+		lo := c.InsertStart + int64(w)*per
+		hi := min(lo+per, c.InsertStart+c.InsertCount)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(w int, lo, hi int64) {
+			defer wg.Done()
+			conn := env.Conn
+			if w > 0 || workers > 1 {
+				var err error
+				if conn, err = env.Open(ctx); err != nil {
+					errs[w] = err
+					return
+				}
+				defer conn.Close(context.WithoutCancel(ctx))
+			}
+			errs[w] = in.loadRange(ctx, l, conn, lo, hi, uint64(w))
+		}(w, lo, hi)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("loading YCSB records: %w", err)
+	}
+	if err := l.ready(ctx, in.dataParams()); err != nil {
+		return err
+	}
+	env.Logf("ycsb: loaded %d records into %s in %s", c.InsertCount, l.describe(), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func (in *instance) loadRange(ctx context.Context, l layout, conn driver.Conn, lo, hi int64, seed uint64) error {
+	s, err := l.session(ctx, conn)
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(lo)))
+	keys := make([]string, 0, loadBatch)
+	values := make([][][]byte, 0, loadBatch)
+	for k := lo; k < hi; {
+		keys, values = keys[:0], values[:0]
+		for ; k < hi && len(keys) < loadBatch; k++ {
+			keys = append(keys, BuildKeyName(k, in.cfg.ZeroPadding, in.cfg.OrderedInserts))
+			values = append(values, in.record(rng))
+		}
+		if err := s.insert(ctx, keys, values); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record builds a whole record's values (YCSB's buildValues).
+func (in *instance) record(rng *rand.Rand) [][]byte {
+	v := make([][]byte, len(in.fields))
+	for i := range v {
+		v[i] = randomValue(rng, in.fieldLen.Next(rng))
+	}
+	return v
+}
+
+// valueChars is a block of printable ASCII that field values are cut from:
+// YCSB's RandomByteIterator writes printable characters too, and SQL text
+// columns need valid text.
+var valueChars = func() []byte {
+	r := rand.New(rand.NewPCG(0x79637362, 1))
+	b := make([]byte, 1<<16)
+	for i := range b {
+		b[i] = byte(' ' + r.IntN(95))
+	}
+	return b
+}()
+
+// randomValue is n bytes of valueChars from a random place: no allocation.
+func randomValue(rng *rand.Rand, n int64) []byte {
+	if n > int64(len(valueChars)) {
+		out := make([]byte, n)
+		for i := range out {
+			out[i] = valueChars[rng.IntN(len(valueChars))]
+		}
+		return out
+	}
+	off := rng.Int64N(int64(len(valueChars)) - n + 1)
+	return valueChars[off : off+n : off+n]
+}
+
+// Cleanup implements workload.Cleaner: drops only what fairbench loaded.
+func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+	l, err := in.layoutFor(ctx, conn)
+	if err != nil {
+		return err
+	}
+	st, err := l.state(ctx, in.dataParams())
+	if err != nil || !st.found {
+		return err
+	}
+	if !st.ours {
+		return fmt.Errorf("%s was not loaded by fairbench: left as it is", st.holds)
+	}
+	return l.drop(ctx)
+}

@@ -1,0 +1,349 @@
+package ycsb
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/driver"
+)
+
+// kvLayout keeps records on key-value targets under fairbench's own key
+// prefix (fb:ycsb:<table>:), so that cleanup deletes exactly them. On Redis
+// and Valkey a record is a hash, and the sorted set <prefix>_indices scores
+// each key by Java's String.hashCode, as YCSB's redis binding does, for
+// scans; on the embedded engines, which answer GET, SET, INCR and DEL only,
+// a record is one value encoding its fields.
+type kvLayout struct {
+	in     *instance
+	kv     driver.KV
+	hashes bool
+	prefix string
+	index  []byte
+	marker []byte
+}
+
+func newKVLayout(ctx context.Context, in *instance, kv driver.KV) (*kvLayout, error) {
+	p := "fb:ycsb:" + in.cfg.Table + ":"
+	l := &kvLayout{in: in, kv: kv, prefix: p, index: []byte(p + "_indices"), marker: []byte(p + "_marker")}
+	// HLEN of a key nobody uses tells a server with hashes from an engine
+	// without them, which refuses the command.
+	r, err := l.do(ctx, driver.KVCommand{Name: "HLEN", Key: []byte(p + "_probe")})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case r.Err == nil:
+		l.hashes = true
+	case strings.Contains(strings.ToLower(r.Err.Error()), "unknown command"):
+	default:
+		return nil, fmt.Errorf("ycsb: probing the key-value target: %w", r.Err)
+	}
+	return l, nil
+}
+
+// do sends one command and returns its reply (valid until the next one).
+func (l *kvLayout) do(ctx context.Context, c driver.KVCommand) (driver.KVReply, error) {
+	replies := make([]driver.KVReply, 1)
+	if err := l.kv.Pipeline(ctx, []driver.KVCommand{c}, replies); err != nil {
+		return driver.KVReply{}, err
+	}
+	return replies[0], nil
+}
+
+func (l *kvLayout) describe() string {
+	if l.hashes {
+		return "hashes " + l.prefix + "user…, index " + string(l.index)
+	}
+	return "values " + l.prefix + "user… (fields encoded in one value)"
+}
+
+func (l *kvLayout) deviations() []string {
+	if l.hashes {
+		return []string{"a scan reads the records ZRANGEBYSCORE names in one pipeline (YCSB's redis binding reads them one by one)"}
+	}
+	return []string{"a record is one value (the engine has no hashes): an update reads it, changes the fields and writes it back"}
+}
+
+func (l *kvLayout) state(ctx context.Context, params string) (dataState, error) {
+	st := dataState{holds: "keys under " + l.prefix}
+	r, err := l.do(ctx, driver.KVCommand{Name: "GET", Key: l.marker})
+	if err != nil {
+		return st, err
+	}
+	if r.Err != nil {
+		return st, fmt.Errorf("reading fairbench's marker %s: %w", l.marker, r.Err)
+	}
+	if !r.Miss {
+		st.found, st.ours = true, true
+		st.matches = string(r.Value) == "ready "+params
+		return st, nil
+	}
+	if l.hashes {
+		// An index without fairbench's marker: YCSB-shaped data someone else wrote.
+		z, err := l.do(ctx, driver.KVCommand{Name: "ZCARD", Key: l.index})
+		if err != nil {
+			return st, err
+		}
+		st.found = z.Err == nil && string(z.Value) != "0"
+	}
+	return st, nil
+}
+
+func (l *kvLayout) deletePrefix(ctx context.Context) error {
+	d, ok := l.kv.(driver.KVPrefixDeleter)
+	if !ok {
+		return errors.New("ycsb: this key-value target cannot delete a key prefix, so fairbench cannot replace or clean up its records")
+	}
+	_, err := d.DeletePrefix(ctx, l.prefix)
+	return err
+}
+
+func (l *kvLayout) setMarker(ctx context.Context, v string) error {
+	r, err := l.do(ctx, driver.KVCommand{Name: "SET", Key: l.marker, Value: []byte(v)})
+	if err == nil && r.Err != nil {
+		err = r.Err
+	}
+	return err
+}
+
+func (l *kvLayout) reset(ctx context.Context, params string) error {
+	if err := l.deletePrefix(ctx); err != nil {
+		return err
+	}
+	return l.setMarker(ctx, "loading "+params)
+}
+
+func (l *kvLayout) ready(ctx context.Context, params string) error {
+	return l.setMarker(ctx, "ready "+params)
+}
+
+func (l *kvLayout) records(ctx context.Context) (int64, bool, error) {
+	if !l.hashes {
+		return 0, false, nil
+	}
+	r, err := l.do(ctx, driver.KVCommand{Name: "ZCARD", Key: l.index})
+	if err != nil {
+		return 0, false, err
+	}
+	if r.Err != nil {
+		return 0, false, r.Err
+	}
+	n, err := strconv.ParseInt(string(r.Value), 10, 64)
+	return n, err == nil, err
+}
+
+func (l *kvLayout) drop(ctx context.Context) error { return l.deletePrefix(ctx) }
+
+// kvSession is one worker's pipeline scratch.
+type kvSession struct {
+	l       *kvLayout
+	kv      driver.KV
+	cmds    []driver.KVCommand
+	replies []driver.KVReply
+	keyBuf  []byte
+	fields  [][]byte // field names as bytes
+	args    [][]byte
+	enc     []byte
+	decoded [][]byte
+}
+
+func (l *kvLayout) session(_ context.Context, conn driver.Conn) (session, error) {
+	kv, ok := conn.(driver.KV)
+	if !ok {
+		return nil, errors.New("ycsb: the session is not a key-value session")
+	}
+	s := &kvSession{l: l, kv: kv}
+	for _, f := range l.in.fields {
+		s.fields = append(s.fields, []byte(f))
+	}
+	return s, nil
+}
+
+// key returns prefix+key in the session's key buffer (valid until reset).
+func (s *kvSession) key(k string) []byte {
+	at := len(s.keyBuf)
+	s.keyBuf = append(s.keyBuf, s.l.prefix...)
+	s.keyBuf = append(s.keyBuf, k...)
+	return s.keyBuf[at:len(s.keyBuf):len(s.keyBuf)]
+}
+
+func (s *kvSession) reset(n int) {
+	if cap(s.cmds) < n {
+		s.cmds = make([]driver.KVCommand, n)
+		s.replies = make([]driver.KVReply, n)
+	}
+	s.cmds, s.replies = s.cmds[:n], s.replies[:n]
+	s.keyBuf = s.keyBuf[:0]
+	s.args = s.args[:0]
+}
+
+// send runs the pipeline; the first command the server refused is the error.
+func (s *kvSession) send(ctx context.Context) error {
+	if err := s.kv.Pipeline(ctx, s.cmds, s.replies); err != nil {
+		return err
+	}
+	for i := range s.replies {
+		if err := s.replies[i].Err; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// javaHashCode is Java's String.hashCode, YCSB's redis binding's index score.
+func javaHashCode(s string) int32 {
+	var h int32
+	for i := 0; i < len(s); i++ {
+		h = 31*h + int32(s[i])
+	}
+	return h
+}
+
+// pairs appends field name, value pairs for HSET to s.args and returns them.
+func (s *kvSession) pairs(fields []int, values [][]byte) [][]byte {
+	at := len(s.args)
+	for i, v := range values {
+		f := i
+		if fields != nil {
+			f = fields[i]
+		}
+		s.args = append(s.args, s.fields[f], v)
+	}
+	return s.args[at:len(s.args):len(s.args)]
+}
+
+func (s *kvSession) insert(ctx context.Context, keys []string, values [][][]byte) error {
+	if !s.l.hashes {
+		s.reset(len(keys))
+		s.enc = s.enc[:0]
+		for i, k := range keys {
+			at := len(s.enc)
+			s.enc = encodeRecord(s.enc, values[i])
+			s.cmds[i] = driver.KVCommand{Name: "SET", Key: s.key(k), Value: s.enc[at:len(s.enc):len(s.enc)]}
+		}
+		return s.send(ctx)
+	}
+	s.reset(2 * len(keys))
+	for i, k := range keys {
+		key := s.key(k)
+		s.cmds[2*i] = driver.KVCommand{Name: "HSET", Key: key, Args: s.pairs(nil, values[i])}
+		score := strconv.AppendInt(nil, int64(javaHashCode(k)), 10)
+		s.cmds[2*i+1] = driver.KVCommand{Name: "ZADD", Key: s.l.index, Args: [][]byte{score, key}}
+	}
+	return s.send(ctx)
+}
+
+// readCmd is HGETALL (all fields) or HMGET of the named fields.
+func (s *kvSession) readCmd(key []byte, fields []int) driver.KVCommand {
+	if fields == nil {
+		return driver.KVCommand{Name: "HGETALL", Key: key}
+	}
+	at := len(s.args)
+	for _, f := range fields {
+		s.args = append(s.args, s.fields[f])
+	}
+	return driver.KVCommand{Name: "HMGET", Key: key, Args: s.args[at:len(s.args):len(s.args)]}
+}
+
+func (s *kvSession) read(ctx context.Context, key string, fields []int) (bool, error) {
+	s.reset(1)
+	if !s.l.hashes {
+		s.cmds[0] = driver.KVCommand{Name: "GET", Key: s.key(key)}
+		if err := s.send(ctx); err != nil {
+			return false, err
+		}
+		return !s.replies[0].Miss, nil
+	}
+	s.cmds[0] = s.readCmd(s.key(key), fields)
+	if err := s.send(ctx); err != nil {
+		return false, err
+	}
+	// HGETALL of a missing key is an empty array; HMGET's, nils only.
+	return len(s.replies[0].Elements) > 0, nil
+}
+
+func (s *kvSession) update(ctx context.Context, key string, fields []int, values [][]byte) (bool, error) {
+	s.reset(1)
+	k := s.key(key)
+	if s.l.hashes {
+		s.cmds[0] = driver.KVCommand{Name: "HSET", Key: k, Args: s.pairs(fields, values)}
+		return true, s.send(ctx)
+	}
+	s.cmds[0] = driver.KVCommand{Name: "GET", Key: k}
+	if err := s.send(ctx); err != nil {
+		return false, err
+	}
+	if s.replies[0].Miss {
+		return false, nil
+	}
+	rec, err := decodeRecord(s.decoded[:0], s.replies[0].Value, len(s.fields))
+	if err != nil {
+		return false, fmt.Errorf("record %s: %w", key, err)
+	}
+	s.decoded = rec
+	for i, f := range fields {
+		rec[f] = values[i]
+	}
+	s.enc = encodeRecord(s.enc[:0], rec)
+	s.cmds[0] = driver.KVCommand{Name: "SET", Key: k, Value: s.enc}
+	return true, s.send(ctx)
+}
+
+func (s *kvSession) scan(ctx context.Context, key string, n int, fields []int) (int, error) {
+	s.reset(1)
+	score := strconv.AppendInt(nil, int64(javaHashCode(key)), 10)
+	s.cmds[0] = driver.KVCommand{Name: "ZRANGEBYSCORE", Key: s.l.index,
+		Args: [][]byte{score, []byte("+inf"), []byte("LIMIT"), []byte("0"), []byte(strconv.Itoa(n))}}
+	if err := s.send(ctx); err != nil {
+		return 0, err
+	}
+	members := s.replies[0].Elements
+	if len(members) == 0 {
+		return 0, nil
+	}
+	// The members live in the reply buffer, which the next pipeline reuses.
+	keys := make([][]byte, len(members))
+	for i, m := range members {
+		keys[i] = append([]byte(nil), m...)
+	}
+	s.reset(len(keys))
+	for i, k := range keys {
+		s.cmds[i] = s.readCmd(k, fields)
+	}
+	if err := s.send(ctx); err != nil {
+		return 0, err
+	}
+	got := 0
+	for i := range s.replies {
+		if len(s.replies[i].Elements) > 0 {
+			got++
+		}
+	}
+	return got, nil
+}
+
+// encodeRecord appends the fields as uvarint length, bytes.
+func encodeRecord(b []byte, values [][]byte) []byte {
+	for _, v := range values {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	return b
+}
+
+// decodeRecord reads n fields encoded by encodeRecord; they alias b.
+func decodeRecord(out [][]byte, b []byte, n int) ([][]byte, error) {
+	for range n {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			return nil, errors.New("not a record fairbench wrote")
+		}
+		out = append(out, b[k:k+int(l)])
+		b = b[k+int(l):]
+	}
+	return out, nil
+}
