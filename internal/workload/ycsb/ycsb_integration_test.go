@@ -1,0 +1,249 @@
+package ycsb_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params/ycsbparams"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/runner"
+	"github.com/fairbench/fairbench/internal/study"
+	"github.com/fairbench/fairbench/internal/testenv"
+	"github.com/fairbench/fairbench/internal/workload"
+	_ "github.com/fairbench/fairbench/internal/workload/all"
+)
+
+// target is one engine the workload runs on in these tests, with the
+// server's own counts of reads and updates where it keeps them.
+type target struct {
+	name string
+	url  string
+	// counts returns the server's reads and updates of the table so far.
+	counts func(t *testing.T) (reads, updates int64)
+}
+
+func targets(t *testing.T, table string) []target {
+	dir := t.TempDir()
+	ts := []target{
+		{name: "sqlite", url: "sqlite:" + filepath.Join(dir, "y.db")},
+		{name: "pebble", url: "pebble:" + filepath.Join(dir, "pebble")},
+		{name: "bbolt", url: "bbolt:" + filepath.Join(dir, "y.bolt")},
+	}
+	if os.Getenv("FAIRBENCH_TEST_PG") != "" || os.Getenv("FAIRBENCH_REQUIRE_SERVERS") == "1" {
+		pg := testenv.FreshPostgres(t)
+		ts = append(ts, target{name: "postgres", url: pg, counts: func(t *testing.T) (int64, int64) { return pgCounts(t, pg, table) }})
+		ts = append(ts, target{name: "mysql", url: testenv.FreshMySQL(t)})
+		valkey := testenv.ValkeyURL(t)
+		ts = append(ts, target{name: "valkey", url: valkey, counts: func(t *testing.T) (int64, int64) { return redisCounts(t, valkey) }})
+	}
+	if u := os.Getenv("FAIRBENCH_TEST_MONGODB"); u != "" {
+		ts = append(ts, target{name: "ferretdb", url: u, counts: func(t *testing.T) (int64, int64) { return mongoCounts(t, u) }})
+	}
+	return ts
+}
+
+// pgCounts reads pg_stat_user_tables: every read and every update of a row
+// by its key is one index scan, and each update one updated tuple. A
+// backend publishes its counts when its transaction ends, within a second
+// or at exit, so the counts are read until they stop moving.
+func pgCounts(t *testing.T, url, table string) (int64, int64) {
+	t.Helper()
+	c := testenv.Connect(t, url, driver.Options{}).(driver.SQL)
+	defer c.Close(context.Background())
+	var last [2]int64
+	for i := 0; i < 30; i++ {
+		scans, err := c.QueryInt64(context.Background(), "SELECT coalesce(sum(idx_scan), 0) FROM pg_stat_user_tables WHERE relname = $1", table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		upd, err := c.QueryInt64(context.Background(), "SELECT coalesce(sum(n_tup_upd), 0) FROM pg_stat_user_tables WHERE relname = $1", table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := [2]int64{scans - upd, upd}
+		if i > 0 && now == last {
+			break
+		}
+		last = now
+		time.Sleep(300 * time.Millisecond)
+	}
+	return last[0], last[1]
+}
+
+// redisCounts reads INFO commandstats: HGETALL is a read, HSET an update
+// (the loads' HSETs come before the first reading).
+func redisCounts(t *testing.T, url string) (int64, int64) {
+	t.Helper()
+	kv := testenv.Connect(t, url, driver.Options{}).(driver.KV)
+	defer kv.Close(context.Background())
+	r := make([]driver.KVReply, 1)
+	if err := kv.Pipeline(context.Background(), []driver.KVCommand{{Name: "INFO", Key: []byte("commandstats")}}, r); err != nil || r[0].Err != nil {
+		t.Fatalf("INFO commandstats: %v %v", err, r[0].Err)
+	}
+	calls := map[string]int64{}
+	for _, line := range strings.Split(string(r[0].Value), "\r\n") {
+		k, v, _ := strings.Cut(line, ":")
+		if name, ok := strings.CutPrefix(k, "cmdstat_"); ok {
+			n, _, _ := strings.Cut(strings.TrimPrefix(v, "calls="), ",")
+			calls[name], _ = strconv.ParseInt(n, 10, 64)
+		}
+	}
+	return calls["hgetall"], calls["hset"]
+}
+
+// mongoCounts reads serverStatus opcounters: a find by _id is a query, an
+// update one update.
+func mongoCounts(t *testing.T, url string) (int64, int64) {
+	t.Helper()
+	c := testenv.Connect(t, url, driver.Options{})
+	defer c.Close(context.Background())
+	a, ok := c.(driver.DocumentAdmin)
+	if !ok {
+		t.Fatal("the document session has no admin capability")
+	}
+	m, ok, err := a.OpCounters(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return -1, -1
+	}
+	return m["query"], m["update"]
+}
+
+func runCell(t *testing.T, url, workloadTable string, replace bool) (*result.Run, error) {
+	t.Helper()
+	st, err := study.Parse("ycsb.toml", []byte(workloadTable), workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Targets = []*study.Target{{Name: "t", URL: url}}
+	cells, err := st.Plan(workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &runner.MemorySink{}
+	err = runner.New(st, runner.Options{Sink: sink, Replace: replace}).Run(context.Background(), cells)
+	if len(sink.Runs) != 1 {
+		t.Fatalf("%d runs", len(sink.Runs))
+	}
+	return sink.Runs[0], err
+}
+
+func studyText(table, preset string, records, ops int, extra ...string) string {
+	props := []string{fmt.Sprintf("%q", "table="+table)}
+	for _, e := range extra {
+		props = append(props, fmt.Sprintf("%q", e))
+	}
+	return fmt.Sprintf(`
+[study]
+name = "ycsb"
+warmup = "0s"
+duration = "120s"
+
+[[target]]
+name = "t"
+url = "sqlite::memory:"
+
+[[workload]]
+kind = "ycsb"
+clients = [4]
+workload = %q
+recordcount = %d
+operationcount = %d
+properties = [%s]
+`, preset, records, ops, strings.Join(props, ", "))
+}
+
+func opCount(r *result.Run, name string) (ok, failed int64) {
+	for _, o := range r.Ops {
+		if o.Name == name {
+			for _, n := range o.Errors {
+				failed += n
+			}
+			return o.Count, failed
+		}
+	}
+	return 0, 0
+}
+
+// Workload A on every engine: operationcount bounds the run, so every
+// operation fairbench counts is in the measured phase; the server's own
+// counts of reads and updates agree with fairbench's exactly.
+func TestWorkloadAOnEveryEngine(t *testing.T) {
+	table := fmt.Sprintf("fbtest_ycsb_%x", rand.Uint32())
+	for _, tg := range targets(t, table) {
+		t.Run(tg.name, func(t *testing.T) {
+			text := studyText(table, "a", 2000, 3000)
+			first, err := runCell(t, tg.url, text, false) // loads
+			if err != nil || first.Status != result.StatusOK {
+				t.Fatalf("first run: %v %s", err, first.Error)
+			}
+			var r0, u0 int64
+			if tg.counts != nil {
+				r0, u0 = tg.counts(t)
+			}
+			run, err := runCell(t, tg.url, text, false) // reuses the records
+			if err != nil || run.Status != result.StatusOK {
+				t.Fatalf("second run: %v %s", err, run.Error)
+			}
+			t.Cleanup(func() { cleanup(t, tg.url, text) })
+			reads, rf := opCount(run, ycsbparams.Read)
+			updates, uf := opCount(run, ycsbparams.Update)
+			if rf+uf != 0 || reads+updates != 3000 || run.Summary.Extra[ycsbparams.Operations] != 3000 {
+				t.Fatalf("reads %d (%d failed), updates %d (%d failed), operations %v: want 3000 operations, none failed",
+					reads, rf, updates, uf, run.Summary.Extra[ycsbparams.Operations])
+			}
+			// 50/50 within 5 points: 3000 draws have a standard deviation of 0.9 points.
+			if share := float64(reads) / 3000; share < 0.45 || share > 0.55 {
+				t.Fatalf("reads are %.1f %% of the operations, not ~50 %%", 100*share)
+			}
+			m := run.Headline()
+			if want := 3000 / run.Duration.Seconds(); m.Name != "throughput" || m.Value < want*0.999 || m.Value > want*1.001 {
+				t.Fatalf("headline %+v, want %v ops/s", m, want)
+			}
+			if tg.counts == nil {
+				return
+			}
+			r1, u1 := tg.counts(t)
+			if r0 < 0 {
+				t.Logf("%s keeps no op counters", tg.name)
+				return
+			}
+			if r1-r0 != reads || u1-u0 != updates {
+				t.Fatalf("server counted %d reads and %d updates; fairbench %d and %d", r1-r0, u1-u0, reads, updates)
+			}
+		})
+	}
+}
+
+func cleanup(t *testing.T, url, text string) {
+	st, err := study.Parse("ycsb.toml", []byte(text), workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := st.Plan(workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cells[0]
+	c.Target = &study.Target{Name: "t", URL: url}
+	w, _ := workload.Get("ycsb")
+	in, err := w.New(c.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := testenv.Connect(t, url, driver.Options{})
+	defer conn.Close(context.Background())
+	if err := in.(workload.Cleaner).Cleanup(context.Background(), conn); err != nil {
+		t.Errorf("cleanup: %v", err)
+	}
+}
