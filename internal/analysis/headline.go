@@ -115,6 +115,9 @@ func (g *Group) opStats() error {
 		secs := r.Duration.Seconds()
 		seen := map[string]bool{}
 		for _, op := range r.Ops {
+			if op.Count == 0 && len(op.Errors) == 0 {
+				continue // a type the mix never drew (YCSB A's scans): nothing to show
+			}
 			i, ok := idx[op.Name]
 			if !ok {
 				i = len(g.Ops)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -13,6 +14,7 @@ import (
 // headline is a time.
 type Peak struct {
 	Study, Workload, Kind, Params string
+	ParamValues                   params.Values // Params, as values
 	Target                        string
 	Headline                      result.Headline
 	Clients                       int     // where the peak was reached
@@ -59,7 +61,7 @@ func Peaks(groups []*Group, baseline string) []*Peak {
 		k := key{g.Study, g.Workload, g.Kind, g.Params, g.Target}
 		p := peaks[k]
 		if p == nil {
-			p = &Peak{Study: g.Study, Workload: g.Workload, Kind: g.Kind, Params: g.Params, Target: g.Target,
+			p = &Peak{Study: g.Study, Workload: g.Workload, Kind: g.Kind, Params: g.Params, ParamValues: g.ParamValues, Target: g.Target,
 				Headline: g.Headline, Degradation: math.NaN()}
 			peaks[k] = p
 			order = append(order, k)

@@ -278,7 +278,8 @@ func keyTables(f *analysis.Findings, label labeler) []table {
 		if n, ok := name[strings.Join([]string{p.Study, p.Workload, p.Kind, p.Params}, "\x00")]; ok {
 			return n
 		}
-		return p.Scenario()
+		// No comparison named it: the workload and the parameters that vary.
+		return label.names.Scenario(&analysis.Group{Study: p.Study, Workload: p.Workload, Kind: p.Kind, ParamValues: p.ParamValues})
 	}
 	scen, targets, by := indexPeaks(f.Peaks, scenName)
 	h0 := f.Peaks[0].Headline
