@@ -41,9 +41,9 @@ type KVReply struct {
 	// session's next Pipeline; nested arrays and nil elements are left out.
 	// Nil for a reply that is not an array, empty for an empty array.
 	Elements [][]byte
-	Miss     bool // a nil reply (GET of a missing key)
-	Err   error  // the server's error reply, if any
-	Class result.ErrorClass
+	Miss     bool  // a nil reply (GET of a missing key)
+	Err      error // the server's error reply, if any
+	Class    result.ErrorClass
 	// Bytes is the command's and the reply's size on the wire, sent and
 	// received together, as memtier_benchmark's KB/sec counts them.
 	Bytes   int64

@@ -89,12 +89,12 @@ func (l *docLayout) drop(ctx context.Context) error { return l.admin.Drop(ctx, l
 
 // docSession is one worker's scratch.
 type docSession struct {
-	l      *docLayout
-	d      driver.Document
-	docs   []driver.Doc
-	names  []string
-	one    [1]string
-	set    driver.Doc
+	l     *docLayout
+	d     driver.Document
+	docs  []driver.Doc
+	names []string
+	one   [1]string
+	set   driver.Doc
 }
 
 func (l *docLayout) session(_ context.Context, conn driver.Conn) (session, error) {
