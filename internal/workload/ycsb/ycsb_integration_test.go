@@ -247,3 +247,109 @@ func cleanup(t *testing.T, url, text string) {
 		t.Errorf("cleanup: %v", err)
 	}
 }
+
+// Data of YCSB's shape that fairbench did not load (a usertable made for
+// Java YCSB's JDBC binding, a Redis index without fairbench's marker) is
+// never dropped without --replace, and cleanup leaves it alone.
+func TestForeignDataNeedsReplace(t *testing.T) {
+	table := fmt.Sprintf("fbtest_ycsb_%x", rand.Uint32())
+	cases := []struct {
+		name, url string
+		plant     func(t *testing.T, url string)
+		present   func(t *testing.T, url string) bool
+	}{
+		{name: "postgres", url: testenv.FreshPostgres(t),
+			plant: func(t *testing.T, url string) {
+				c := testenv.Connect(t, url, driver.Options{}).(driver.SQL)
+				defer c.Close(context.Background())
+				for _, q := range []string{"CREATE TABLE " + table + " (YCSB_KEY VARCHAR(255) PRIMARY KEY, FIELD0 TEXT)",
+					"INSERT INTO " + table + " VALUES ('someone', 'else')"} {
+					if err := c.Exec(context.Background(), q); err != nil {
+						t.Fatal(err)
+					}
+				}
+			},
+			present: func(t *testing.T, url string) bool {
+				c := testenv.Connect(t, url, driver.Options{}).(driver.SQL)
+				defer c.Close(context.Background())
+				n, err := c.QueryInt64(context.Background(), "SELECT count(*) FROM "+table+" WHERE ycsb_key = 'someone'")
+				return err == nil && n == 1
+			}},
+		{name: "valkey", url: testenv.ValkeyURL(t),
+			plant: func(t *testing.T, url string) {
+				kv := testenv.Connect(t, url, driver.Options{}).(driver.KV)
+				defer kv.Close(context.Background())
+				r := make([]driver.KVReply, 1)
+				if err := kv.Pipeline(context.Background(), []driver.KVCommand{{Name: "ZADD", Key: []byte("fb:ycsb:" + table + ":_indices"),
+					Args: [][]byte{[]byte("1"), []byte("someone")}}}, r); err != nil || r[0].Err != nil {
+					t.Fatal(err, r[0].Err)
+				}
+			},
+			present: func(t *testing.T, url string) bool {
+				kv := testenv.Connect(t, url, driver.Options{}).(driver.KV)
+				defer kv.Close(context.Background())
+				r := make([]driver.KVReply, 1)
+				err := kv.Pipeline(context.Background(), []driver.KVCommand{{Name: "ZCARD", Key: []byte("fb:ycsb:" + table + ":_indices")}}, r)
+				return err == nil && string(r[0].Value) == "1"
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.plant(t, c.url)
+			text := studyText(table, "c", 100, 200)
+			run, err := runCell(t, c.url, text, false)
+			if err == nil || run.Status != result.StatusFailed || !strings.Contains(run.Error, "--replace") || !strings.Contains(run.Error, "fairbench did not load") {
+				t.Fatalf("run on foreign data: %v, status %s, error %q", err, run.Status, run.Error)
+			}
+			if !c.present(t, c.url) {
+				t.Fatal("the foreign data is gone")
+			}
+			run, err = runCell(t, c.url, text, true)
+			if err != nil || run.Status != result.StatusOK {
+				t.Fatalf("with --replace: %v %s", err, run.Error)
+			}
+			if c.present(t, c.url) {
+				t.Fatal("--replace kept the foreign data")
+			}
+			cleanup(t, c.url, text) // now fairbench's: dropped
+			if c.present(t, c.url) {
+				t.Fatal("cleanup left fairbench's data")
+			}
+		})
+	}
+}
+
+// A run's inserts follow the records that are there: a second run of
+// workload D inserts new keys, not the first run's again.
+func TestInsertsContinueAfterAnEarlierRun(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "d.db")
+	text := studyText("usertable", "d", 1000, 2000)
+	var inserted int64
+	for i := 0; i < 2; i++ {
+		run, err := runCell(t, url, text, false)
+		if err != nil || run.Status != result.StatusOK {
+			t.Fatalf("run %d: %v %s", i, err, run.Error)
+		}
+		n, failed := opCount(run, ycsbparams.Insert)
+		if failed != 0 || n == 0 {
+			t.Fatalf("run %d: %d inserts, %d failed", i, n, failed)
+		}
+		inserted += n
+	}
+	c := testenv.Connect(t, url, driver.Options{}).(driver.SQL)
+	defer c.Close(context.Background())
+	n, err := c.QueryInt64(context.Background(), "SELECT count(*) FROM usertable")
+	if err != nil || n != 1000+inserted {
+		t.Fatalf("%d records (%v), want 1000 + %d inserted", n, err, inserted)
+	}
+}
+
+// Scans need an order: an embedded KV engine, which has no sorted sets, is
+// refused before anything is loaded.
+func TestScansNeedAnOrderedTarget(t *testing.T) {
+	url := "pebble:" + filepath.Join(t.TempDir(), "p")
+	run, err := runCell(t, url, studyText("usertable", "e", 100, 100), false)
+	if err == nil || !strings.Contains(run.Error, "scanproportion") {
+		t.Fatalf("workload E on pebble: %v %q", err, run.Error)
+	}
+}
