@@ -683,6 +683,118 @@ install_memtier() {
     ENV_LINES+=("FAIRBENCH_TEST_MEMTIER=$bin")
 }
 
+# ------------------------------------------------------------------ FerretDB
+
+# FerretDB v1 (scripts/install-ferretdb.sh builds it into .bin/) stands in
+# for MongoDB, which cannot be installed here: the mongodb:// driver's
+# integration tests run against it. Backend: the test PostgreSQL. Measured on
+# 2 cores with 10k YCSB-like documents (string _ids, 4 binary fields of 100
+# bytes; the driver's Go benchmarks): SQLite ~16 FindOne/s and ~8 UpdateOne/s
+# (every query scans the table: SQLite's plan is SCAN even where FerretDB
+# pushes the _id filter down), the same with ?_pragma=synchronous(OFF) (only
+# InsertOne gains, 1.25 -> 0.76 ms); PostgreSQL ~100 FindOne/s and ~92
+# UpdateOne/s. Range scans ({_id: {$gte}} sorted) scan the table on both.
+# The database and role are FerretDB's own, on the PostgreSQL that
+# start_postgres prepared; the mongodb:// URL needs no credentials (FerretDB
+# then uses those of its PostgreSQL URL, given in its environment so that
+# the password shows neither in ps nor in server.cmd).
+FERRET_HOST=127.0.0.1
+FERRET_PORT=27018
+# Not FerretDB's default 8088, which other tools here use.
+FERRET_DEBUG_ADDR=127.0.0.1:8089
+FERRET_ROLE=fbferret
+FERRET_PASSWORD=fairbench-ferret-pw
+FERRET_PG_DB=fbferret
+FERRET_DIR=$KV_STATE/ferretdb
+
+# ferret_http PATH — the HTTP status of FerretDB's debug listener for PATH
+# (bash only: no curl on a fresh Debian).
+ferret_http() {
+    local status
+    # shellcheck disable=SC2016 # the inner script expands its own arguments
+    status=$(timeout 5 bash -c 'exec 3<>"/dev/tcp/${1%:*}/${1##*:}" && printf "GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n" "$2" >&3 && head -n 1 <&3' _ "$FERRET_DEBUG_ADDR" "$1" 2>/dev/null) || return 1
+    awk '{print $2}' <<<"$status"
+}
+
+# ferret_ready — 0 when FerretDB accepts connections and its readiness probe
+# (a ping through the backend) passes.
+ferret_ready() { port_open "$FERRET_PORT" && [ "$(ferret_http /debug/readyz)" = 200 ]; }
+
+ferret_pid() {
+    local pid exe
+    pid=$(cat "$FERRET_DIR/server.pid" 2>/dev/null) || return 1
+    [[ $pid =~ ^[0-9]+$ ]] || return 1
+    exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+    [ "${exe% (deleted)}" = "$(readlink -f "$(cat "$FERRET_DIR/server.bin" 2>/dev/null)")" ] || return 1
+    echo "$pid"
+}
+
+ferret_stop() {
+    local pid i
+    pid=$(ferret_pid) || return 0
+    kill "$pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+        readlink "/proc/$pid/exe" >/dev/null 2>&1 || return 0
+        sleep 0.1
+    done
+    log "FerretDB (pid $pid) ignored SIGTERM for 10 s: killing it"
+    kill -9 "$pid" 2>/dev/null || true
+    sleep 0.2
+}
+
+start_ferretdb() {
+    local bin want pid i
+    bin=$(bash "$REPO_ROOT/scripts/install-ferretdb.sh" "$REPO_ROOT/.bin") \
+        || die "building FerretDB failed (scripts/install-ferretdb.sh; see its output above)"
+    [ -x "$bin" ] || die "install-ferretdb.sh printed '$bin', which is not an executable"
+
+    # Role and database on the test PostgreSQL (created only when missing).
+    if [ "$(psql_su "select count(*) from pg_roles where rolname = '$FERRET_ROLE'")" = 0 ]; then
+        log "creating PostgreSQL role $FERRET_ROLE for FerretDB"
+        psql_su "create role $FERRET_ROLE with login password '$FERRET_PASSWORD'" >/dev/null
+    fi
+    if [ -z "$(psql_su "select 1 from pg_database where datname = '$FERRET_PG_DB'")" ]; then
+        log "creating PostgreSQL database $FERRET_PG_DB owned by $FERRET_ROLE for FerretDB"
+        psql_su "create database $FERRET_PG_DB owner $FERRET_ROLE encoding 'UTF8' lc_collate 'C.UTF-8' lc_ctype 'C.UTF-8' template template0" >/dev/null
+    fi
+    if ! PGPASSWORD=$FERRET_PASSWORD PGCONNECT_TIMEOUT=5 psql -X -q -At -w \
+        "host=$PG_HOST port=$PG_PORT dbname=$FERRET_PG_DB user=$FERRET_ROLE sslmode=disable" -c 'select 1' >/dev/null 2>&1; then
+        log "setting the password of role $FERRET_ROLE"
+        psql_su "alter role $FERRET_ROLE with login password '$FERRET_PASSWORD'" >/dev/null
+    fi
+
+    local args=(--handler=postgresql --listen-addr="$FERRET_HOST:$FERRET_PORT" --debug-addr="$FERRET_DEBUG_ADDR"
+        --state-dir="$FERRET_DIR" --telemetry=disable --log-level=WARN)
+    want=$(printf '%q ' "$bin" "${args[@]}")
+    if pid=$(ferret_pid); then
+        if [ "$(cat "$FERRET_DIR/server.cmd" 2>/dev/null)" = "$want" ] && ferret_ready; then
+            log "FerretDB already running on $FERRET_HOST:$FERRET_PORT (pid $pid)"
+            ENV_LINES+=("FAIRBENCH_TEST_MONGODB=mongodb://$FERRET_HOST:$FERRET_PORT/fbtest")
+            return 0
+        fi
+        log "FerretDB (pid $pid) runs another build or settings, or is not ready: restarting it"
+        ferret_stop
+    fi
+    port_open "$FERRET_PORT" && die "$FERRET_HOST:$FERRET_PORT is taken by a process this script did not start (not the pid in $FERRET_DIR/server.pid); free the port"
+    mkdir -p "$FERRET_DIR" || die "cannot create $FERRET_DIR (run this script as root)"
+    printf '%s\n' "$bin" >"$FERRET_DIR/server.bin"
+    printf '%s\n' "$want" >"$FERRET_DIR/server.cmd"
+    log "starting FerretDB on $FERRET_HOST:$FERRET_PORT (PostgreSQL backend, database $FERRET_PG_DB)"
+    # FerretDB does not daemonize: nohup (which execs, so $! is FerretDB)
+    # keeps it running after this script and its terminal are gone.
+    FERRETDB_POSTGRESQL_URL="postgres://$FERRET_ROLE:$FERRET_PASSWORD@$PG_HOST:$PG_PORT/$FERRET_PG_DB" \
+        nohup "$bin" "${args[@]}" >>"$FERRET_DIR/server.log" 2>&1 </dev/null &
+    echo $! >"$FERRET_DIR/server.pid"
+    for ((i = 0; i < 300; i++)); do
+        ferret_ready && break
+        ferret_pid >/dev/null || { kv_log_tail "$FERRET_DIR/server.log"; die "FerretDB exited at start"; }
+        sleep 0.1
+    done
+    ferret_ready || { kv_log_tail "$FERRET_DIR/server.log"; die "FerretDB is not ready on $FERRET_HOST:$FERRET_PORT after 30 s"; }
+    ENV_LINES+=("FAIRBENCH_TEST_MONGODB=mongodb://$FERRET_HOST:$FERRET_PORT/fbtest")
+    log "FerretDB $("$bin" --version 2>/dev/null | sed -n 's/^version: *//p') ready on $FERRET_HOST:$FERRET_PORT (PostgreSQL backend)"
+}
+
 # ------------------------------------------------------------------- go-ycsb
 
 # install_go_ycsb — the pinned go-ycsb that `tool = "ycsb"` cells run, for
@@ -758,6 +870,7 @@ main() {
     install_cc
     install_memtier
     install_go_tpc
+    start_ferretdb
     write_env
 }
 

@@ -4,6 +4,7 @@ package all
 
 import (
 	_ "github.com/fairbench/fairbench/internal/driver/bbolt"    // bbolt: targets (embedded KV, B+tree)
+	_ "github.com/fairbench/fairbench/internal/driver/mongodb"  // mongodb:// targets (MongoDB, FerretDB)
 	_ "github.com/fairbench/fairbench/internal/driver/mysql"    // mysql:// targets (MySQL, MariaDB)
 	_ "github.com/fairbench/fairbench/internal/driver/pebble"   // pebble: targets (embedded KV, LSM tree)
 	_ "github.com/fairbench/fairbench/internal/driver/postgres" // postgres:// targets

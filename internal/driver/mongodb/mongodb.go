@@ -1,0 +1,128 @@
+// Package mongodb is fairbench's driver for MongoDB and servers of its wire
+// protocol (FerretDB), for mongodb:// and mongodb+srv:// targets, through
+// the official Go driver (go.mongodb.org/mongo-driver/v2).
+//
+// One *mongo.Client per target serves every session from its pool, the way
+// YCSB's mongodb binding shares one MongoClient between its threads; a
+// session is a light handle bound to the URL's database that keeps its own
+// scratch buffers, so that the measured calls (driver.Document) encode their
+// BSON without reflection and allocate little. Sessions also implement
+// driver.DocumentAdmin, and the client describes the server
+// (driver.Environment): MongoDB or FerretDB, version and storage engine.
+package mongodb
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+	"go.mongodb.org/mongo-driver/v2/version"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+func init() { driver.Register(Driver{}, "mongodb://", "mongodb+srv://") }
+
+// clientPath names the client code path every run records.
+var clientPath = "mongo-go-driver v" + version.Driver
+
+// Driver opens MongoDB clients.
+type Driver struct{}
+
+// Name implements driver.Driver.
+func (Driver) Name() string { return "mongodb" }
+
+// Open implements driver.Driver: it parses the URL, connects, and pings the
+// server, so that a wrong address, TLS setting or credential fails here,
+// within the server selection timeout, with the URL (redacted) in the message.
+func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driver.Client, error) {
+	cfg, err := parseURL(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := mongo.Connect(cfg.opts)
+	if err != nil {
+		return nil, fmt.Errorf("MongoDB URL %s: %w", cfg.redacted, cfg.scrubErr(err))
+	}
+	// Ping the primary: writes go there, and a secondary answering would
+	// hide a replica set without one.
+	if err := mc.Ping(ctx, readpref.Primary()); err != nil {
+		_ = mc.Disconnect(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("MongoDB server of %s does not answer: %w (is it running, and do the URL's host, port, tls and credentials match it?)",
+			cfg.redacted, cfg.scrubErr(err))
+	}
+	return &Client{cfg: cfg, mc: mc, db: mc.Database(cfg.database)}, nil
+}
+
+// Client is one target's shared *mongo.Client.
+type Client struct {
+	cfg config
+	mc  *mongo.Client
+	db  *mongo.Database
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Session implements driver.Client: a handle on the shared pool, bound to
+// the URL's database. It dials nothing itself; the pool opens a connection
+// when the session's first operation needs one.
+func (c *Client) Session(context.Context) (driver.Conn, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, driver.ErrClientClosed
+	}
+	return &Conn{c: c, colls: map[string]*mongo.Collection{}}, nil
+}
+
+// Close implements driver.Client: it disconnects the pool, which ends the
+// sessions still open.
+func (c *Client) Close(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	return c.cfg.scrubErr(c.mc.Disconnect(ctx))
+}
+
+// Conn is one worker's session. It is not safe for concurrent use (the
+// scratch buffers are its own), as a session belongs to one worker.
+type Conn struct {
+	c     *Client
+	colls map[string]*mongo.Collection
+	enc   encoder
+	// The projection and the options built from it for the last field list
+	// seen: workloads ask for the same fields call after call.
+	projFields []string
+	projAll    bool
+	proj       []byte
+	findOne    findOneOpts
+	finds      map[int]findOpts
+	failures   []driver.ItemError
+}
+
+func (s *Conn) coll(name string) *mongo.Collection {
+	if c, ok := s.colls[name]; ok {
+		return c
+	}
+	c := s.c.db.Collection(name)
+	s.colls[name] = c
+	return c
+}
+
+// Close implements driver.Conn. The connection goes back to the shared
+// pool; nothing is closed.
+func (s *Conn) Close(context.Context) error { return nil }
+
+// Classify implements driver.Conn.
+func (s *Conn) Classify(err error) result.ErrorClass { return classify(err) }
+
+// ClientPath implements driver.Path.
+func (s *Conn) ClientPath() string { return clientPath }
