@@ -770,6 +770,7 @@ start_ferretdb() {
         if [ "$(cat "$FERRET_DIR/server.cmd" 2>/dev/null)" = "$want" ] && ferret_ready; then
             log "FerretDB already running on $FERRET_HOST:$FERRET_PORT (pid $pid)"
             ENV_LINES+=("FAIRBENCH_TEST_MONGODB=mongodb://$FERRET_HOST:$FERRET_PORT/fbtest")
+            ENV_LINES+=("FAIRBENCH_TEST_FERRETDB_METRICS=http://$FERRET_DEBUG_ADDR/debug/metrics")
             return 0
         fi
         log "FerretDB (pid $pid) runs another build or settings, or is not ready: restarting it"
@@ -792,6 +793,7 @@ start_ferretdb() {
     done
     ferret_ready || { kv_log_tail "$FERRET_DIR/server.log"; die "FerretDB is not ready on $FERRET_HOST:$FERRET_PORT after 30 s"; }
     ENV_LINES+=("FAIRBENCH_TEST_MONGODB=mongodb://$FERRET_HOST:$FERRET_PORT/fbtest")
+    ENV_LINES+=("FAIRBENCH_TEST_FERRETDB_METRICS=http://$FERRET_DEBUG_ADDR/debug/metrics")
     log "FerretDB $("$bin" --version 2>/dev/null | sed -n 's/^version: *//p') ready on $FERRET_HOST:$FERRET_PORT (PostgreSQL backend)"
 }
 

@@ -83,3 +83,34 @@ tool = "ycsb"
 	}
 	t.Log(string(out))
 }
+
+// The native workload as a YCSB user types it: load with -p, run with
+// --preset, -p and --threads; YCSB's report shape on stdout; operationcount
+// ends the run; a typo in a property is an error naming it.
+func TestNativeYcsbCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	target := "sqlite:" + filepath.Join(dir, "y.db")
+	o := fairbench(t, dir, "load", "--target", target, "--workload", "ycsb", "-p", "recordcount=300", "-p", "fieldcount=4")
+	if o.code != 0 || !strings.Contains(o.stderr, "loaded 300 records") {
+		t.Fatalf("load: exit %d\n%s", o.code, o.stderr)
+	}
+	o = fairbench(t, dir, "run", "--target", target, "--workload", "ycsb", "--preset", "b", "-p", "recordcount=300",
+		"-p", "fieldcount=4", "-p", "operationcount=600", "--threads", "2", "--results", "r.db")
+	if o.code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if !strings.Contains(o.stderr, "reusing the records") {
+		t.Errorf("the run did not reuse the loaded records:\n%s", o.stderr)
+	}
+	for _, want := range []string{"[OVERALL], RunTime(ms), ", "[OVERALL], Throughput(ops/sec), ", "[READ], Operations, ", "[READ], 99thPercentileLatency(us), ", "[READ], Return=OK, "} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, o.stdout)
+		}
+	}
+	runs := runsIn(t, filepath.Join(dir, "r.db"))
+	if len(runs) != 1 || runs[0].Kind != "ycsb" || runs[0].Summary.Extra["operations"] != 600 {
+		t.Fatalf("stored runs %+v", runs)
+	}
+	o = fairbench(t, dir, "run", "--target", target, "--workload", "ycsb", "-p", "requestdistributon=uniform", "--results", "r.db")
+	assertOneLineError(t, o, `unknown property "requestdistributon"`)
+}
