@@ -3,17 +3,27 @@ package adapter
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
 // YCSB, in its two implementations. go-ycsb's output (v1.0, run or load): one
 // operation per YCSB operation type (READ, UPDATE, ...) with a histogram
 // reconstructed from the percentiles it prints, TOTAL as the run's summary,
-// and its periodic TOTAL lines as the series. Java YCSB's final report
+// and its periodic TOTAL lines as the series. Op types are named as Java YCSB
+// and ycsbparams name them (go-ycsb's READ_MODIFY_WRITE is READ-MODIFY-WRITE).
+//
+// go-ycsb's TOTAL counts the successful database calls, not the operations:
+// a read-modify-write is measured as READ_MODIFY_WRITE and its read and its
+// update again as READ and UPDATE, both in TOTAL (Java YCSB counts it once in
+// its throughput). The YCSB operations of a run, Summary.Extra
+// [ycsbparams.Operations], are TOTAL plus the failed calls (READ_ERROR, ...)
+// minus the read-modify-writes. Java YCSB's final report
 // ([OVERALL], [READ], ...): ycsbjava.go. A study cell with tool = "ycsb" runs
 // go-ycsb: ycsbcmd.go.
 
@@ -41,7 +51,9 @@ var (
 	ycsbProp     = regexp.MustCompile(`^"([^"]+)"="([^"]*)"$`)
 	ycsbFinished = regexp.MustCompile(`^Run finished, takes (\S+)$`)
 	ycsbSignal   = regexp.MustCompile(`^Got signal \[[a-z ]+\] to exit\.$`)
-	ycsbOp       = regexp.MustCompile(`^([A-Z_]+)\s+- Takes\(s\): ([\d.]+), Count: (\d+), OPS: ([\d.]+), Avg\(us\): (\d+), Min\(us\): (\d+), Max\(us\): (\d+), 50th\(us\): (\d+), 90th\(us\): (\d+), 95th\(us\): (\d+), 99th\(us\): (\d+), 99\.9th\(us\): (\d+), 99\.99th\(us\): (\d+)$`)
+	// What a binding prints on stdout between go-ycsb's own lines.
+	ycsbBindingLine = regexp.MustCompile(`^Connected to MongoDB!$`)
+	ycsbOp          = regexp.MustCompile(`^([A-Z_]+)\s+- Takes\(s\): ([\d.]+), Count: (\d+), OPS: ([\d.]+), Avg\(us\): (\d+), Min\(us\): (\d+), Max\(us\): (\d+), 50th\(us\): (\d+), 90th\(us\): (\d+), 95th\(us\): (\d+), 99th\(us\): (\d+), 99\.9th\(us\): (\d+), 99\.99th\(us\): (\d+)$`)
 )
 
 func detectYcsb(text string) bool { return ycsbDetectRe.MatchString(head(text, 256<<10)) }
@@ -80,6 +92,9 @@ func parseYcsbLines(l *lines) ([]*result.Run, error) {
 			}
 			continue
 		}
+		if ycsbBindingLine.MatchString(t) {
+			continue
+		}
 		if m := match(ycsbProp, t); m != nil {
 			props[m[1]] = m[2]
 			continue
@@ -111,7 +126,7 @@ func parseYcsbLines(l *lines) ([]*result.Run, error) {
 			continue
 		}
 		if strings.HasSuffix(m[1], "_ERROR") {
-			errs[strings.TrimSuffix(m[1], "_ERROR")] += n
+			errs[ycsbOpName(strings.TrimSuffix(m[1], "_ERROR"))] += n
 			continue
 		}
 		if m[1] == "TOTAL" {
@@ -130,15 +145,48 @@ func parseYcsbLines(l *lines) ([]*result.Run, error) {
 	if total == nil {
 		return nil, l.missing("TOTAL line")
 	}
+	var rmw int64
 	for i := range r.Ops {
 		if e := errs[r.Ops[i].Name]; e > 0 {
 			r.Ops[i].Errors = map[result.ErrorClass]int64{result.ErrOther: e}
 			r.Summary.Failed += e
 		}
+		if r.Ops[i].Name == ycsbparams.ReadModifyWrite {
+			rmw = r.Ops[i].Count
+		}
+	}
+	// An op type whose every call failed has no line of its own: it is an op
+	// with no successful operation, as in Java YCSB's report.
+	var failedOnly []string
+	for name := range errs {
+		if !slices.ContainsFunc(r.Ops, func(op result.Op) bool { return op.Name == name }) {
+			failedOnly = append(failedOnly, name)
+		}
+	}
+	slices.Sort(failedOnly)
+	for _, name := range failedOnly {
+		r.Ops = append(r.Ops, result.Op{Name: name, Errors: map[result.ErrorClass]int64{result.ErrOther: errs[name]}})
+		r.Summary.Failed += errs[name]
 	}
 	s := &r.Summary
-	s.Transactions, _ = strconv.ParseInt(total[3], 10, 64)
+	calls, _ := strconv.ParseInt(total[3], 10, 64)
 	s.Throughput, _ = strconv.ParseFloat(total[4], 64)
+	// The operations: every call, successful (TOTAL) or not (_ERROR), but a
+	// read-modify-write once, not as its read and its update.
+	ops := calls + s.Failed - rmw
+	s.Transactions = max(ops-s.Failed, 0)
+	if rmw > 0 {
+		if calls > 0 {
+			s.Throughput *= float64(s.Transactions) / float64(calls)
+		}
+		r.Deviations = append(r.Deviations, "throughput counts each READ-MODIFY-WRITE once: go-ycsb's TOTAL, "+
+			strconv.FormatInt(calls, 10)+" at "+total[4]+" ops/s, counts its read and its update as two")
+		if errs[ycsbparams.Read] > 0 {
+			r.Deviations = append(r.Deviations, "operations may be undercounted by up to "+strconv.FormatInt(errs[ycsbparams.Read], 10)+
+				": go-ycsb does not say which failed reads were a READ-MODIFY-WRITE's (whose update then never ran)")
+		}
+	}
+	s.Extra = map[string]float64{ycsbparams.Operations: float64(ops)}
 	v := func(i int) float64 { f, _ := strconv.ParseFloat(total[i], 64); return f }
 	s.LatencyMean, s.LatencyMin, s.Max = v(5), v(6), v(7)
 	s.P50, s.P95, s.P99 = v(8), v(10), v(11)
@@ -155,15 +203,18 @@ func parseYcsbLines(l *lines) ([]*result.Run, error) {
 			r.Params[k] = ycsbParamValue(v)
 		}
 	}
-	env := map[string]any{"properties": props}
-	if r.Env != nil {
-		env["stopped_by"] = r.Env["stopped_by"]
+	env := map[string]any{"properties": props, "total_calls": calls}
+	for k, v := range r.Env {
+		env[k] = v
 	}
 	if props["command"] == "load" || props["dotransactions"] == "false" {
 		r.Workload = "ycsb-load"
 	}
 	r.Env = map[string]any{"ycsb": env}
 	r.ToolVersion = "go-ycsb"
+	if r.Duration > 0 {
+		s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil)}
+	}
 	r.Deviations = append(r.Deviations, reconstructedNote+" (go-ycsb's per-operation percentiles)")
 	return []*result.Run{r}, nil
 }
@@ -181,7 +232,15 @@ func ycsbOpResult(l *lines, m []string) (result.Op, error) {
 	// f: avg min max p50 p90 p95 p99 p99.9 p99.99
 	qs := []quantile{{50, f[3]}, {90, f[4]}, {95, f[5]}, {99, f[6]}, {99.9, f[7]}, {99.99, f[8]}}
 	h := histFromPercentiles(qs, n, f[1], f[2])
-	return result.Op{Name: m[1], Count: n, Histogram: encode(h)}, nil
+	return result.Op{Name: ycsbOpName(m[1]), Count: n, Histogram: encode(h)}, nil
+}
+
+// ycsbOpName is an op type of go-ycsb's output under its ycsbparams name.
+func ycsbOpName(name string) string {
+	if name == "READ_MODIFY_WRITE" {
+		return ycsbparams.ReadModifyWrite
+	}
+	return name
 }
 
 // ycsbParamValue types a property's value: integer, number or string.

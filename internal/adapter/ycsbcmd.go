@@ -3,10 +3,12 @@ package adapter
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 )
 
 // A study cell with tool = "ycsb" runs go-ycsb v1.0.1: go-ycsb load into a
@@ -23,6 +25,16 @@ import (
 // (zipfian requests; workload E scans up to 100 records), passed as
 // properties: go-ycsb's own workload files differ (uniform requests, scans of
 // one record) and are not installed with the binary.
+//
+// The parameters property_files and properties go to go-ycsb as they are,
+// each file as -P (go-ycsb reads them in order) and each name=value as -p
+// after fairbench's own, so that they win. go-ycsb applies every -p after the
+// -P files, so a preset property that a file sets is left out, for the file
+// to win over the preset as the parameters say. The properties fairbench sets
+// from the cell (table, recordcount, operationcount, threadcount, target,
+// workload, dropdata and the connection's) are the cell's: a properties entry
+// setting one is refused, and a file's value of one is overridden. Both go to
+// the load too, so that a fieldcount or fieldlength shapes the data loaded.
 
 // ycsbVersion is the go-ycsb fairbench runs and was tested with.
 const ycsbVersion = "v1.0.1"
@@ -51,15 +63,13 @@ var ycsbWorkloads = map[string][][2]string{
 		{"requestdistribution", "zipfian"}},
 }
 
-// ycsbKindParams are the parameters of kind ycsb, which only the tool runs.
-var ycsbKindParams = []params.Spec{
-	{Name: "workload", Kind: params.String, Default: "a", Choices: []string{"a", "b", "c", "d", "e", "f"},
-		Help: "YCSB core workload: a 50/50 read/update, b 95/5 read/update, c read only, d read latest with 5% inserts, e short scans with 5% inserts, f 50/50 read/read-modify-write"},
-	{Name: "recordcount", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Help: "records loaded before the cell's first run (1 KB each: 10 fields of 100 bytes)"},
-	{Name: "operationcount", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Help: "stop after this many operations; 0: run for the cell's duration"},
+// The parameters of kind ycsb are ycsbparams', shared with the native
+// workload.
+func init() {
+	if _, ok := toolKindParams["ycsb"]; !ok {
+		toolKindParams["ycsb"] = ycsbparams.Specs()
+	}
 }
-
-func init() { toolKindParams["ycsb"] = ycsbKindParams }
 
 // ycsbPasswordEnv carries a MySQL or Redis password to go-ycsb: its
 // properties expand ${NAME} from the environment when read, and print
@@ -157,8 +167,11 @@ func ycsbData(p params.Values) [][2]string {
 		{"fieldcount", "10"}, {"fieldlength", "100"}}
 }
 
-func ycsbArgv(cmd, db string, props [][2]string, extra ...string) []string {
+func ycsbArgv(cmd, db string, files []string, props [][2]string, extra ...string) []string {
 	a := append([]string{"go-ycsb", cmd, db}, extra...)
+	for _, f := range files {
+		a = append(a, "-P", f)
+	}
 	for _, kv := range props {
 		a = append(a, "-p", kv[0]+"="+kv[1])
 	}
@@ -185,15 +198,20 @@ func buildYcsb(inv Invocation) (Command, error) {
 		}
 		ops = strconv.FormatInt(n, 10)
 	}
-	props := append(ycsbData(p), [2]string{"workload", "core"}, [2]string{"operationcount", ops},
-		[2]string{"threadcount", strconv.Itoa(inv.Clients)}, [2]string{"readallfields", "true"})
-	props = append(props, w...)
+	user, err := ycsbUserProps(p, conn)
+	if err != nil {
+		return Command{}, err
+	}
+	props := append(user.omit(ycsbData(p)), [2]string{"workload", "core"}, [2]string{"operationcount", ops},
+		[2]string{"threadcount", strconv.Itoa(inv.Clients)})
+	props = append(props, user.omit(append([][2]string{{"readallfields", "true"}}, w...))...)
 	if inv.Rate > 0 {
 		props = append(props, [2]string{"target", strconv.FormatInt(max(int64(inv.Rate+0.5), 1), 10)})
 	}
 	props = append(props, conn...)
+	props = append(props, user.props...)
 	// --interval 1: the cumulative TOTAL line every second, for the series.
-	run := ycsbArgv("run", db, props, "--interval", "1")
+	run := ycsbArgv("run", db, user.files, props, "--interval", "1")
 	// SIGINT at the end of the duration; killed if it has not stopped 30 s later.
 	// --foreground: the signal goes to go-ycsb alone. Without it timeout also
 	// signals its process group, go-ycsb sees SIGINT twice and exits at once
@@ -213,7 +231,11 @@ func loadYcsb(inv Invocation) (*DataLoad, error) {
 	}
 	p := inv.Params
 	n := p.Int("recordcount")
-	props := append(ycsbData(p), [2]string{"workload", "core"},
+	user, err := ycsbUserProps(p, conn)
+	if err != nil {
+		return nil, err
+	}
+	props := append(user.omit(ycsbData(p)), [2]string{"workload", "core"},
 		[2]string{"threadcount", strconv.FormatInt(min(ycsbLoadThreads, max(n, 1)), 10)})
 	if sql {
 		// Drops and recreates the table (go-ycsb honours dropdata when loading;
@@ -221,9 +243,16 @@ func loadYcsb(inv Invocation) (*DataLoad, error) {
 		props = append(props, [2]string{"dropdata", "true"})
 	}
 	props = append(props, conn...)
+	props = append(props, user.props...)
+	shape := fmt.Sprintf("recordcount=%d fieldcount=10 fieldlength=100", n)
+	if len(user.files) > 0 || len(user.props) > 0 {
+		// The files and properties may shape the data: another set, another load.
+		shape = fmt.Sprintf("recordcount=%d property_files=%s properties=%s", n,
+			strings.Join(user.files, ","), strings.Join(ycsbList(p, "properties"), ","))
+	}
 	l := &DataLoad{
-		Command: Command{Argv: ycsbArgv("load", db, props), Env: env},
-		Params:  fmt.Sprintf("recordcount=%d fieldcount=10 fieldlength=100", n),
+		Command: Command{Argv: ycsbArgv("load", db, user.files, props), Env: env},
+		Params:  shape,
 		Check:   func(out string) error { return checkYcsbLoad(out, n) },
 	}
 	if sql {
@@ -252,4 +281,96 @@ func checkYcsbLoad(out string, records int64) error {
 		return fmt.Errorf("go-ycsb load inserted %d records, not the %d asked for", inserted, records)
 	}
 	return nil
+}
+
+// ycsbReserved are the properties fairbench sets from the cell itself.
+var ycsbReserved = map[string]string{
+	"table": "fairbench's own table (" + YcsbTable + ")", "recordcount": "the recordcount parameter",
+	"operationcount": "the operationcount parameter", "threadcount": "the cell's clients", "target": "the cell's rate",
+	"workload": "go-ycsb's core workload (the parameter workload picks the preset)", "dropdata": "the cell's load",
+}
+
+// ycsbUser is what the parameters property_files and properties give go-ycsb.
+type ycsbUser struct {
+	files []string
+	props [][2]string
+	set   map[string]bool // keys the files or the properties set
+}
+
+// omit leaves out of props the keys the files or properties set.
+func (u ycsbUser) omit(props [][2]string) [][2]string {
+	var out [][2]string
+	for _, kv := range props {
+		if !u.set[kv[0]] || ycsbReserved[kv[0]] != "" {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func ycsbUserProps(p params.Values, conn [][2]string) (ycsbUser, error) {
+	u := ycsbUser{files: ycsbList(p, "property_files"), set: map[string]bool{}}
+	connKey := map[string]bool{}
+	for _, kv := range conn {
+		connKey[kv[0]] = true
+	}
+	for _, f := range u.files {
+		keys, err := ycsbPropertyKeys(f)
+		if err != nil {
+			return ycsbUser{}, fmt.Errorf("property_files: %w", err)
+		}
+		for _, k := range keys {
+			u.set[k] = true
+		}
+	}
+	for _, e := range ycsbList(p, "properties") {
+		k, v, ok := strings.Cut(e, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return ycsbUser{}, fmt.Errorf("properties: %q is not name=value", e)
+		}
+		if why := ycsbReserved[k]; why != "" {
+			return ycsbUser{}, fmt.Errorf("properties: %s is set by fairbench from %s", k, why)
+		}
+		if connKey[k] || strings.HasPrefix(k, "pg.") || strings.HasPrefix(k, "mysql.") || strings.HasPrefix(k, "redis.") {
+			return ycsbUser{}, fmt.Errorf("properties: %s is a connection property, which fairbench sets from the target URL", k)
+		}
+		u.props = append(u.props, [2]string{k, v})
+		u.set[k] = true
+	}
+	return u, nil
+}
+
+// ycsbPropertyKeys are the keys a Java properties file sets (the format
+// go-ycsb and Java YCSB read: key=value, key: value or key value; # and !
+// comments; a line ending in a backslash goes on).
+func ycsbPropertyKeys(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	cont := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimRight(line, "\r")
+		t := strings.TrimLeft(line, " \t\f")
+		wasCont := cont
+		comment := !wasCont && (t == "" || t[0] == '#' || t[0] == '!')
+		// An odd number of trailing backslashes continues the line (not a comment's).
+		cont = !comment && (len(line)-len(strings.TrimRight(line, "\\")))%2 == 1
+		if wasCont || comment {
+			continue
+		}
+		if i := strings.IndexAny(t, "=: \t\f"); i >= 0 {
+			t = t[:i]
+		}
+		keys = append(keys, t)
+	}
+	return keys, nil
+}
+
+// ycsbList is a list parameter's value (params.StringList).
+func ycsbList(p params.Values, name string) []string {
+	l, _ := p[name].([]string)
+	return l
 }

@@ -1,12 +1,15 @@
 package adapter
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 )
 
 func ycsbInv(url string, clients int, p params.Values) Invocation {
@@ -186,4 +189,92 @@ func TestGoYCSBLoadAndInterruptedRun(t *testing.T) {
 	}
 	eq(t, "s0", r.Series[0].Ops, int64(2803))
 	eq(t, "s1", r.Series[1].Ops, int64(5763-2803))
+}
+
+// property_files go to go-ycsb as -P (in order) and properties as -p after
+// fairbench's own; a preset property a file sets is left to the file; the
+// cell's own properties cannot be overridden; load and run get the same.
+func TestBuildYcsbPropertiesPassThrough(t *testing.T) {
+	dir := t.TempDir()
+	f1, f2 := filepath.Join(dir, "workloadx"), filepath.Join(dir, "more")
+	if err := os.WriteFile(f1, []byte("# a YCSB workload file\nrecordcount=77\nrequestdistribution=uniform\nreadproportion : 0.9\n! comment: updateproportion=1\nfieldlength 20\nscanproportion=0\\\n  insertproportion=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f2, []byte("zeropadding=3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pv := params.Values{"workload": "a", "property_files": []string{f1, f2}, "properties": []string{"fieldcount=5", "readallfields=false", "maxscanlength=7"}}
+	c, err := buildYcsb(ycsbInv("postgres://bench@h/bench", 4, pv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i, a := range c.Argv {
+		if a == "-P" {
+			files = append(files, c.Argv[i+1])
+		}
+	}
+	eq(t, "-P files", strings.Join(files, " "), f1+" "+f2)
+	eq(t, "db still at 8", c.Argv[8], "postgresql")
+	p := props(t, c.Argv)
+	// The file's values win over the preset: not passed as -p.
+	for _, k := range []string{"requestdistribution", "readproportion", "fieldlength", "scanproportion"} {
+		if v, ok := p[k]; ok {
+			t.Errorf("%s=%s passed as -p over the file's", k, v)
+		}
+	}
+	// The preset's others stay; the cell's own override the file's recordcount.
+	eq(t, "updateproportion (the comment line sets nothing)", p["updateproportion"], "0.5")
+	eq(t, "insertproportion (a continuation line sets nothing)", p["insertproportion"], "0")
+	eq(t, "recordcount", p["recordcount"], "1000")
+	eq(t, "table", p["table"], YcsbTable)
+	eq(t, "threadcount", p["threadcount"], "4")
+	// properties come last, as given.
+	n := len(c.Argv)
+	eq(t, "last -p", strings.Join(c.Argv[n-6:], " "), "-p fieldcount=5 -p readallfields=false -p maxscanlength=7")
+	eq(t, "fieldcount", p["fieldcount"], "5")
+	eq(t, "readallfields", p["readallfields"], "false")
+
+	l, err := loadYcsb(ycsbInv("postgres://bench@h/bench", 4, pv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := props(t, l.Command.Argv)
+	eq(t, "load fieldcount", lp["fieldcount"], "5")
+	if _, ok := lp["fieldlength"]; ok {
+		t.Error("load: fieldlength passed over the file's")
+	}
+	if !slices.Contains(l.Command.Argv, f1) || !strings.Contains(l.Params, "properties=fieldcount=5,readallfields=false,maxscanlength=7") {
+		t.Errorf("load argv %q, params %q", l.Command.Argv, l.Params)
+	}
+
+	for _, bad := range []struct {
+		pv   params.Values
+		want string
+	}{
+		{params.Values{"properties": []string{"recordcount=5"}}, "recordcount is set by fairbench from the recordcount parameter"},
+		{params.Values{"properties": []string{"threadcount=5"}}, "threadcount is set by fairbench"},
+		{params.Values{"properties": []string{"pg.host=x"}}, "connection property"},
+		{params.Values{"properties": []string{"fieldcount"}}, `"fieldcount" is not name=value`},
+		{params.Values{"property_files": []string{filepath.Join(dir, "none")}}, "property_files: open"},
+	} {
+		if _, err := buildYcsb(ycsbInv("postgres://bench@h/bench", 4, bad.pv)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%v: err = %v, want %q", bad.pv, err, bad.want)
+		}
+	}
+}
+
+// The tool cell's parameters are ycsbparams', as the native workload's.
+func TestYcsbKindParamsAreShared(t *testing.T) {
+	specs, ok := KindParams("ycsb")
+	if !ok {
+		t.Fatal("no ycsb kind parameters")
+	}
+	want := ycsbparams.Specs()
+	eq(t, "count", len(specs), len(want))
+	for _, w := range want {
+		if _, ok := params.Find(specs, w.Name); !ok {
+			t.Errorf("no %s", w.Name)
+		}
+	}
 }

@@ -10,10 +10,11 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// Java YCSB (0.17): the report its text exporter writes to stdout at the end —
+// Java YCSB (0.17 and 0.18): the report its text exporter writes to stdout at the end —
 // "[OVERALL], RunTime(ms), 5473", the JVM's GC counts, then one block per
 // measured operation ("[READ], Operations, 4942", ..., "[READ], Return=OK,
 // 4942") — and, when stderr was saved with it, the "Command line:" (threads,
@@ -26,7 +27,11 @@ import (
 // hdrhistogram+histogram (each operation twice, as HdrREAD and BucketREAD).
 // Failed operations are measured under READ-FAILED (or READ-<STATUS>) and
 // counted by status as "[READ], Return=ERROR, n". The fixtures under
-// testdata/ycsb/ycsb017-* are real outputs of YCSB 0.17.0's core.
+// testdata/ycsb/ycsb017-* are real outputs of YCSB 0.17.0's core, those under
+// testdata/ycsb/java-0.18-* of YCSB 0.18.0-SNAPSHOT (d9faaac8) with its redis,
+// jdbc (PostgreSQL) and mongodb (FerretDB) bindings, run through bin/ycsb.sh,
+// whose first line (the java command) comes before the Command line. 0.18's
+// default percentiles are the 50th, 95th and 99th (0.17's the 95th and 99th).
 
 var (
 	// The report's first line, or the client's banner on stderr (so that an
@@ -456,6 +461,12 @@ func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
 	}
 	s.Transactions = max(opcount-s.Failed, 0)
 	s.Throughput = thr
+	// The operations counter: YCSB's own count, failed operations included,
+	// a READ-MODIFY-WRITE once (its read and its update are in [READ] and
+	// [UPDATE] too); the headline, operations per second, is then [OVERALL]
+	// Throughput.
+	s.Extra = map[string]float64{ycsbparams.Operations: float64(opcount)}
+	s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil)}
 	if s.Failed > 0 {
 		s.Throughput = float64(s.Transactions) * 1000 / runtime
 		r.Deviations = append(r.Deviations, "throughput counts successful operations only; YCSB's [OVERALL] Throughput, "+

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# bench/ycsb.sh — fairbench's native ycsb workload against go-ycsb v1.0.1 and
+# Java YCSB 0.18.0-SNAPSHOT (d9faaac8) on the same Redis, PostgreSQL and
+# FerretDB, in one run.
+#
+#   bash bench/ycsb.sh                                   # all three engines, workloads A and C, 3 reps
+#   ENGINES=redis WORKLOADS=a REPS=5 bash bench/ycsb.sh
+#   FERRETDB=mongodb://127.0.0.1:27019/ycsb bash bench/ycsb.sh
+#
+# Per engine, each tool loads its own copy of the data once (RECORDS records
+# of 10 fields × 100 bytes, the load phase being the same for every core
+# workload): Redis in a database number of its own (Java 0, go-ycsb 1,
+# fairbench 2: Java's redis binding has no database option), PostgreSQL and
+# FerretDB in a table/collection of its own (Java's JDBC table created
+# beforehand). Then for each workload × repetition the three tools run back to
+# back, the order rotating, each OPS operations on THREADS threads with the
+# same workload file (Java YCSB's workloads/workload[ac]; go-ycsb with
+# -p workload=core; fairbench --preset):
+#   fairbench run --target URL --workload ycsb --preset a -p operationcount=M --threads T --duration Ds --warmup 0 --results F
+#   go-ycsb run redis|postgresql|mongodb -P workloads/workloada -p workload=core -p operationcount=M -p threadcount=T ...
+#   bin/ycsb.sh run redis|jdbc|mongodb -P workloads/workloada -p operationcount=M -threads T ...
+# Kept per run: throughput (Java's and fairbench's [OVERALL] Throughput, go-ycsb's
+# final TOTAL OPS), operations, and the client's CPU seconds (user + sys of the
+# tool's process tree from bash's `time`, start-up included: the JVM's counts).
+# Printed per cell (engine × workload): each tool's median throughput, the
+# paired ratios fairbench/go-ycsb and fairbench/Java (geometric mean over the
+# repetitions [min–max of the per-repetition ratios]) and each tool's median
+# client CPU µs per operation. A tool whose command fails is reported and
+# skipped, the others go on. Rows in bench/out/ycsb-<stamp>.csv, every output
+# in bench/out/ycsb-<stamp>/.
+#
+# Servers: Redis is a private redis-server on 127.0.0.1:REDIS_PORT started (and
+# stopped) by the script, since the tools' loads flush and Java writes bare
+# keys into database 0; PostgreSQL is the test server (scripts/test-servers.sh)
+# or PGURL, in a database ycsb_bench the script drops and creates (the role
+# needs CREATEDB); FerretDB (or any MongoDB) is FERRETDB, which the script
+# neither starts nor cleans: each run's collections carry the run's stamp
+# (usertable_<tool>_<stamp>) in go-ycsb's fixed database ycsb.
+#
+# Environment (defaults in brackets): REPS [3]; THREADS [4]; RECORDS [10000];
+# OPS [20000] operations per run; FERRET_RECORDS [1000] and FERRET_OPS [1000]
+# for FerretDB (its SQLite backend does tens of reads per second); WORKLOADS
+# ["a c"]; ENGINES ["redis postgres ferretdb"]; TOOLS ["fairbench go-ycsb java"];
+# FERRETDB [mongodb://127.0.0.1:27018/ycsb]; REDIS_PORT [6393]; PGURL [test
+# server]; DURATION [120] fairbench's --duration cap in seconds (the runs end
+# at OPS operations); OUT_DIR [bench/out].
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+REPS=${REPS:-3}; THREADS=${THREADS:-4}; RECORDS=${RECORDS:-10000}; OPS=${OPS:-20000}
+FERRET_RECORDS=${FERRET_RECORDS:-1000}; FERRET_OPS=${FERRET_OPS:-1000}
+WORKLOADS=${WORKLOADS:-a c}; ENGINES=${ENGINES:-redis postgres ferretdb}; TOOLS=${TOOLS:-fairbench go-ycsb java}
+FERRETDB=${FERRETDB:-mongodb://127.0.0.1:27018/ycsb}; REDIS_PORT=${REDIS_PORT:-6393}
+DURATION=${DURATION:-120}; DURATION=${DURATION%s}; OUT_DIR=${OUT_DIR:-$ROOT/bench/out}
+require_positive REPS THREADS RECORDS OPS FERRET_RECORDS FERRET_OPS REDIS_PORT DURATION
+for w in $WORKLOADS; do case $w in a | b | c | d | e | f) ;; *) die "WORKLOADS: unknown workload '$w' (a to f)" ;; esac; done
+for e in $ENGINES; do case $e in redis | postgres | ferretdb) ;; *) die "ENGINES: unknown engine '$e' (redis, postgres, ferretdb)" ;; esac; done
+for t in $TOOLS; do case $t in fairbench | go-ycsb | java) ;; *) die "TOOLS: unknown tool '$t' (fairbench, go-ycsb, java)" ;; esac; done
+
+STAMP=$(date -u +%Y%m%d-%H%M%S)
+OUT=$OUT_DIR/ycsb-$STAMP
+CSV=$OUT_DIR/ycsb-$STAMP.csv
+mkdir -p "$OUT"
+log() { printf '%s\n' "$*"; }
+
+# --- tools --------------------------------------------------------------------
+has_tool() { [[ " $TOOLS " == *" $1 "* ]]; }
+if has_tool fairbench; then
+    bash scripts/build.sh >/dev/null 2>&1 || die "scripts/build.sh failed"
+    FB=$ROOT/fairbench
+fi
+GOYCSB=${GOYCSB:-$(bash scripts/install-go-ycsb.sh "$ROOT/.bin")} || die "go-ycsb could not be built"
+YCSB_SH=${YCSB_SH:-$(bash scripts/install-ycsb-java.sh "$ROOT/.bin")} || die "Java YCSB could not be built (scripts/install-ycsb-java.sh)"
+JAVA_HOME_DIR=$(cd "$(dirname "$YCSB_SH")/.." && pwd)
+WL=$JAVA_HOME_DIR/workloads  # YCSB's workload files, for go-ycsb too
+# Secrets (the PostgreSQL password for Java's -P file) in a private folder.
+SECRETS=$(mktemp -d)
+REDIS_PID=
+cleanup() {
+    rm -rf "$SECRETS"
+    if [ -n "$REDIS_PID" ]; then kill "$REDIS_PID" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
+
+# --- servers ------------------------------------------------------------------
+has_engine() { [[ " $ENGINES " == *" $1 "* ]]; }
+if has_engine redis; then
+    command -v redis-server >/dev/null 2>&1 || apt_install redis-server
+    command -v redis-cli >/dev/null 2>&1 || apt_install redis-tools
+    if redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
+        die "something already listens on 127.0.0.1:$REDIS_PORT: set REDIS_PORT to a free port (the script starts its own Redis there)"
+    fi
+    mkdir -p "$OUT/redis"
+    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no --daemonize yes \
+        --pidfile "$OUT/redis/redis.pid" --dir "$OUT/redis" --logfile "$OUT/redis/redis.log" || die "redis-server did not start"
+    for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    REDIS_PID=$(cat "$OUT/redis/redis.pid")
+fi
+if has_engine postgres; then
+    if [ -z "${PGURL:-}" ]; then
+        start_test_servers
+        PGURL=$(test_env FAIRBENCH_TEST_PG)
+    fi
+    command -v psql >/dev/null 2>&1 || apt_install postgresql-client
+    psql "$PGURL" -XqAt -c 'select 1' >/dev/null || die "cannot connect to PGURL with psql"
+    PGOPTIONS="-c client_min_messages=warning" psql -Xq "$PGURL" -c "DROP DATABASE IF EXISTS ycsb_bench WITH (FORCE)" -c "CREATE DATABASE ycsb_bench" >/dev/null \
+        || die "could not create database ycsb_bench (the role needs CREATEDB)"
+    BENCH_PG=$(sed -E 's#/[^/?]*(\?|$)#/ycsb_bench\1#' <<<"$PGURL")
+    # host, port, user, password of PGURL
+    pg_rest=${PGURL#*://}; pg_cred=${pg_rest%%@*}; pg_rest=${pg_rest#*@}; pg_hp=${pg_rest%%/*}
+    PG_USER=${pg_cred%%:*}; PG_PASS=; [[ $pg_cred == *:* ]] && PG_PASS=${pg_cred#*:}
+    PG_HOST=${pg_hp%:*}; PG_PORT=5432; [[ $pg_hp == *:* ]] && PG_PORT=${pg_hp##*:}
+    printf 'db.passwd=%s\n' "$PG_PASS" >"$SECRETS/pg.properties"
+    psql -Xq "$BENCH_PG" -c "CREATE TABLE usertable (YCSB_KEY VARCHAR(255) PRIMARY KEY, FIELD0 TEXT, FIELD1 TEXT, FIELD2 TEXT, FIELD3 TEXT, FIELD4 TEXT, FIELD5 TEXT, FIELD6 TEXT, FIELD7 TEXT, FIELD8 TEXT, FIELD9 TEXT)" \
+        || die "could not create Java YCSB's usertable in ycsb_bench"
+fi
+if has_engine ferretdb; then
+    fhp=${FERRETDB#mongodb://}; fhp=${fhp%%/*}; fhp=${fhp##*@}
+    (exec 3<>"/dev/tcp/${fhp%:*}/${fhp##*:}") 2>/dev/null || die "FerretDB not reachable at $(redact "$FERRETDB") (set FERRETDB)"
+fi
+
+records() { if [ "$1" = ferretdb ]; then echo "$FERRET_RECORDS"; else echo "$RECORDS"; fi; }
+opcount() { if [ "$1" = ferretdb ]; then echo "$FERRET_OPS"; else echo "$OPS"; fi; }
+
+# fb_target ENGINE / fb_table ENGINE — fairbench's target and -p table options
+fb_target() {
+    case $1 in
+    redis) echo "redis://127.0.0.1:$REDIS_PORT/2" ;;
+    postgres) echo "$BENCH_PG" ;;
+    ferretdb) echo "$FERRETDB" ;;
+    esac
+}
+fb_table() { case $1 in redis) ;; postgres) echo "-p table=usertable_fairbench" ;; ferretdb) echo "-p table=usertable_fairbench_${STAMP//-/_}" ;; esac; }
+
+# goycsb ENGINE load|run WORKLOAD ARGS... — go-ycsb on the engine
+goycsb() {
+    local e=$1 cmd=$2 w=$3
+    shift 3
+    case $e in
+    redis) "$GOYCSB" "$cmd" redis -P "$WL/workload$w" -p workload=core -p redis.addr=127.0.0.1:"$REDIS_PORT" -p redis.db=1 "$@" ;;
+    postgres) PGPASSWORD=$PG_PASS "$GOYCSB" "$cmd" postgresql -P "$WL/workload$w" -p workload=core -p pg.host="$PG_HOST" -p pg.port="$PG_PORT" \
+        -p pg.user="$PG_USER" -p pg.db=ycsb_bench -p pg.sslmode=disable -p table=usertable_goycsb "$@" ;;
+    ferretdb) "$GOYCSB" "$cmd" mongodb -P "$WL/workload$w" -p workload=core -p mongodb.url="$FERRETDB" -p table="usertable_goycsb_${STAMP//-/_}" "$@" ;;
+    esac
+}
+# java ENGINE load|run WORKLOAD ARGS... — Java YCSB on the engine
+java_ycsb() {
+    local e=$1 cmd=$2 w=$3
+    shift 3
+    case $e in
+    redis) (cd "$JAVA_HOME_DIR" && bin/ycsb.sh "$cmd" redis -P "workloads/workload$w" -p redis.host=127.0.0.1 -p redis.port="$REDIS_PORT" "$@") ;;
+    postgres) (cd "$JAVA_HOME_DIR" && bin/ycsb.sh "$cmd" jdbc -P "workloads/workload$w" -P "$SECRETS/pg.properties" -p db.driver=org.postgresql.Driver \
+        -p db.url="jdbc:postgresql://$PG_HOST:$PG_PORT/ycsb_bench" -p db.user="$PG_USER" "$@") ;;
+    ferretdb) (cd "$JAVA_HOME_DIR" && bin/ycsb.sh "$cmd" mongodb -P "workloads/workload$w" -p mongodb.url="$FERRETDB" -p table="usertable_java_${STAMP//-/_}" "$@") ;;
+    esac
+}
+
+# Tools that failed on an engine are skipped there from then on.
+declare -A BROKEN=()
+broken() {
+    BROKEN[$1/$2]=1
+    printf '\n%s: %s skipped on %s: %s (output: %s)\n' "$BENCH_NAME" "$2" "$1" "$3" "$4" >&2
+}
+
+# --- load ---------------------------------------------------------------------
+log "ycsb.sh: engines [$ENGINES], workloads [$WORKLOADS], tools [$TOOLS], $THREADS threads, $REPS reps; records/ops $RECORDS/$OPS (FerretDB $FERRET_RECORDS/$FERRET_OPS)"
+log "nproc $(nproc); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); go-ycsb $(cat "$(dirname "$GOYCSB")/go-ycsb.version" 2>/dev/null); Java YCSB $(cat "$(dirname "$JAVA_HOME_DIR")/ycsb-java.version" 2>/dev/null); $(java -version 2>&1 | head -1)"
+[ -z "${PGURL:-}" ] || log "PostgreSQL: $(redact "$PGURL") (database ycsb_bench)"
+has_engine ferretdb && log "FerretDB: $(redact "$FERRETDB")"
+first=${WORKLOADS%% *}
+for e in $ENGINES; do
+    n=$(records "$e")
+    for t in $TOOLS; do
+        f=$OUT/$e-$t-load.txt
+        case $t in
+        fairbench)
+            # shellcheck disable=SC2046
+            "$FB" load --target "$(fb_target "$e")" --workload ycsb -p recordcount="$n" $(fb_table "$e") --replace >"$f" 2>&1 ;;
+        go-ycsb)
+            [ "$e" != redis ] || redis-cli -p "$REDIS_PORT" -n 1 flushdb >/dev/null
+            extra=(); [ "$e" != postgres ] || extra=(-p dropdata=true)
+            goycsb "$e" load "$first" -p recordcount="$n" -p threadcount="$THREADS" "${extra[@]}" >"$f" 2>&1 ;;
+        java)
+            extra=()
+            case $e in
+            redis) redis-cli -p "$REDIS_PORT" -n 0 flushdb >/dev/null ;;
+            postgres) psql -Xq "$BENCH_PG" -c "TRUNCATE usertable" && extra=(-p db.batchsize=1000 -p jdbc.autocommit=false) ;;
+            esac
+            java_ycsb "$e" load "$first" -p recordcount="$n" -threads "$THREADS" "${extra[@]}" >"$f" 2>&1 ;;
+        esac || { broken "$e" "$t" "its load failed" "$f"; continue; }
+        printf '%s: %s loaded %s records\n' "$e" "$t" "$n"
+    done
+done
+
+# --- runs ---------------------------------------------------------------------
+# run_tool ENGINE TOOL WORKLOAD REP — one run; appends a CSV row or marks the tool broken
+run_tool() {
+    local e=$1 t=$2 w=$3 r=$4 n m f out thr ops cpu
+    n=$(records "$e"); m=$(opcount "$e")
+    f=$OUT/$e-$w-$t-$r.txt
+    case $t in
+    fairbench)
+        # shellcheck disable=SC2046
+        out=$( { TIMEFORMAT='CPU %U %S'; time "$FB" run --target "$(fb_target "$e")" --workload ycsb --preset "$w" -p recordcount="$n" $(fb_table "$e") \
+            -p operationcount="$m" --threads "$THREADS" --duration "${DURATION}s" --warmup 0 --results "$OUT/fairbench-results.db" >"$f" 2>&1; } 2>&1) ;;
+    go-ycsb)
+        out=$( { TIMEFORMAT='CPU %U %S'; time goycsb "$e" run "$w" -p recordcount="$n" -p operationcount="$m" -p threadcount="$THREADS" >"$f" 2>&1; } 2>&1) ;;
+    java)
+        out=$( { TIMEFORMAT='CPU %U %S'; time java_ycsb "$e" run "$w" -p recordcount="$n" -p operationcount="$m" -threads "$THREADS" >"$f" 2>&1; } 2>&1) ;;
+    esac || { broken "$e" "$t" "its run of workload $w failed" "$f"; return; }
+    cpu=$(awk '/^CPU / {print $2 + $3}' <<<"$out")
+    case $t in
+    go-ycsb)
+        # the final TOTAL line (after "Run finished"): Count and OPS
+        read -r ops thr < <(sed -n '/^Run finished/,$ s/^TOTAL *- Takes(s): [0-9.]*, Count: \([0-9]*\), OPS: \([0-9.]*\),.*/\1 \2/p' "$f" | tail -1) || true ;;
+    *)
+        thr=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), \([0-9.eE+-]*\)$/\1/p' "$f" | tail -1)
+        ops=$(awk -F', ' -v thr="$thr" '$1 == "[OVERALL]" && $2 == "RunTime(ms)" {printf "%.0f", thr * $3 / 1000}' "$f") ;;
+    esac
+    if [ -z "${thr:-}" ] || [ -z "${ops:-}" ] || [ -z "$cpu" ]; then
+        broken "$e" "$t" "no throughput in its output of workload $w" "$f"
+        return
+    fi
+    echo "$e $w,$t,$r,$thr,$cpu,$ops" >>"$CSV"
+    printf '.'
+}
+
+for e in $ENGINES; do
+    for w in $WORKLOADS; do
+        printf '%s workload %s ' "$e" "$w"
+        read -r -a tools <<<"$TOOLS"
+        for r in $(seq 1 "$REPS"); do
+            k=${#tools[@]}
+            for i in $(seq 0 $((k - 1))); do
+                t=${tools[$(((i + r - 1) % k))]}
+                [ -z "${BROKEN[$e/$t]:-}" ] || continue
+                run_tool "$e" "$t" "$w" "$r"
+            done
+        done
+        echo
+    done
+done
+[ -s "$CSV" ] || die "no run succeeded"
+
+# --- summary ------------------------------------------------------------------
+# CPU µs per operation, and the paired ratios with their min–max.
+awk -F, '{print $1 "," $2 "," $3 "," ($6 > 0 ? $5 / $6 * 1e6 : "")}' "$CSV" >"$CSV.cpu"
+med() { grep "^$1,$2," "$3" | cut -d, -f4 | sort -g | awk '{a[NR]=$1} END {if (NR) printf "%.1f", a[int((NR+1)/2)]; else printf "-"}'; }
+# ratio CELL REF — fairbench/REF: geometric mean [min–max] over the repetitions both ran
+ratio() {
+    grep "^$1," "$CSV" | awk -F, -v ref="$2" '
+        {v[$3, $2] = $4; reps[$3] = 1}
+        END {
+            n = 0; s = 0; lo = ""; hi = ""
+            for (r in reps) {
+                if (!((r, "fairbench") in v) || !((r, ref) in v) || v[r, ref] <= 0) continue
+                x = v[r, "fairbench"] / v[r, ref]; n++; s += log(x)
+                if (lo == "" || x < lo) lo = x; if (hi == "" || x > hi) hi = x
+            }
+            if (n == 0) print "-"; else printf "%.2f [%.2f-%.2f]\n", exp(s / n), lo, hi
+        }'
+}
+{
+    printf '%-18s %11s %11s %11s   %-20s %-20s %9s %9s %9s\n' cell go-ycsb java fairbench "fb/go-ycsb [min-max]" "fb/java [min-max]" \
+        "cpu go" "cpu java" "cpu fb"
+    while IFS= read -r k; do
+        printf '%-18s %11s %11s %11s   %-20s %-20s %9s %9s %9s\n' "$k" "$(med "$k" go-ycsb "$CSV")" "$(med "$k" java "$CSV")" "$(med "$k" fairbench "$CSV")" \
+            "$(ratio "$k" go-ycsb)" "$(ratio "$k" java)" "$(med "$k" go-ycsb "$CSV.cpu")" "$(med "$k" java "$CSV.cpu")" "$(med "$k" fairbench "$CSV.cpu")"
+    done < <(cut -d, -f1 "$CSV" | awk '!seen[$0]++')
+    echo "throughput: operations/s, median of $REPS reps (higher is better); ratios: geometric mean of the per-rep ratios [their min-max];"
+    echo "cpu: client CPU µs (user+sys, start-up included) per operation, median; rows: $CSV (cell,tool,rep,ops/s,cpu s,operations)"
+    if [ ${#BROKEN[@]} -gt 0 ]; then echo "skipped (failed): ${!BROKEN[*]}"; fi
+} | tee "$OUT_DIR/ycsb-$STAMP-summary.txt"

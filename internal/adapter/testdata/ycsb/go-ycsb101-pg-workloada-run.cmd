@@ -1,0 +1,4 @@
+# version: go-ycsb v1.0.1 built from the module source of github.com/pingcap/go-ycsb@v1.0.1 (scripts/install-go-ycsb.sh); PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on 127.0.0.1:5432 (the shared test server), database ycsb_peers, table usertable_goycsb (go-ycsb creates it: CREATE TABLE IF NOT EXISTS); password from PGPASSWORD (go-ycsb's lib/pq reads it when pg.password is unset); workload files are Java YCSB's (YCSB d9faaac8 workloads/) with -p workload=core
+# run phase of workload A on the data go-ycsb101-pg-workloada-load loaded
+# captured: 2026-11-25T20:59:51Z on x86_64, 2 cores, client and server on one host; file = stdout and stderr together (2>&1)
+cd /tmp/ycsb-peers-bin/ycsb-java && /work/main/.bin/go-ycsb run postgresql -P workloads/workloada -p workload=core -p pg.host=127.0.0.1 -p pg.port=5432 -p pg.user=bench -p pg.db=ycsb_peers -p pg.sslmode=disable -p table=usertable_goycsb -p recordcount=10000 -p operationcount=20000 -p threadcount=4
