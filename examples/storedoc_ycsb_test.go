@@ -42,7 +42,7 @@ func TestStoredocYCSBExampleRuns(t *testing.T) {
 	w.Params["recordcount"] = []any{int64(300)}
 	w.Params["operationcount"] = []any{int64(200)}
 	w.Params["properties"] = []any{[]string{"table=" + table}}
-	w.Clients = []int{2, 4}
+	w.Clients = []study.ClientLevel{{N: 2}, {N: 4}}
 	cells, err := st.Plan(workload.Catalog{})
 	if err != nil {
 		t.Fatal(err)

@@ -183,3 +183,10 @@ func Connect(t testing.TB, url string, o driver.Options) driver.Conn {
 	t.Cleanup(func() { c.Close(context.Background()) })
 	return c
 }
+
+// MongoDBURL returns the URL of the test document store (FerretDB: no real
+// mongod can be installed on the test machines).
+func MongoDBURL(t testing.TB) string {
+	t.Helper()
+	return need(t, "FAIRBENCH_TEST_MONGODB")
+}
