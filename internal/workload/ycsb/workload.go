@@ -312,3 +312,8 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 	}
 	return facts, deviations
 }
+
+// ConnOptions implements workload.ConnOptioner: prepared statements, as
+// YCSB's JDBC binding and go-ycsb's PostgreSQL and MySQL bindings run them
+// (the server plans each statement once per session).
+func (in *instance) ConnOptions() driver.Options { return driver.Options{QueryMode: "prepared"} }
