@@ -39,7 +39,8 @@ type KVReply struct {
 	// Elements are an array reply's elements that are strings or numbers
 	// (HGETALL's fields and values, ZRANGE's members), valid until the
 	// session's next Pipeline; nested arrays and nil elements are left out.
-	// Nil for a reply that is not an array, empty for an empty array.
+	// Empty for an empty array and for a reply that is not an array. A
+	// session may reuse the slice a caller's reply already holds.
 	Elements [][]byte
 	Miss     bool  // a nil reply (GET of a missing key)
 	Err      error // the server's error reply, if any

@@ -238,7 +238,7 @@ func (r *reader) nested(rep *driver.KVReply, depth int) (int, error) {
 		// Elements stay in the arena, as values do: YCSB's scan reads the
 		// keys ZRANGEBYSCORE answers, and its reads check what HGETALL found.
 		if depth == 0 {
-			rep.Elements = make([][]byte, 0, min(n, 1024))
+			rep.Elements = rep.Elements[:0] // the caller's slice, reused from reply to reply
 		}
 		for range n {
 			var el driver.KVReply

@@ -174,7 +174,7 @@ func (n *node) send(cmds []driver.KVCommand) (time.Time, error) {
 func (n *node) receive(cmds []driver.KVCommand, replies []driver.KVReply, start time.Time) error {
 	for i := range cmds {
 		r := &replies[i]
-		*r = driver.KVReply{}
+		*r = driver.KVReply{Elements: r.Elements[:0]} // keeps the slice's room for the next array
 		m, err := n.rd.reply(r)
 		if err != nil {
 			n.broken = err
