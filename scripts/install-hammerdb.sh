@@ -57,24 +57,8 @@ if [ -x "$H/hammerdbcli" ] && [ "$(cat "$H/fairbench-install.version" 2>/dev/nul
     exit 0
 fi
 
-# find_tarball NAME SHA256 — the path of a checked source tarball, or die.
-find_tarball() {
-    local name=$1 sum=$2 candidates=() c got
-    if [ -n "${FAIRBENCH_PEERS:-}" ]; then
-        candidates=("$FAIRBENCH_PEERS/$name")
-    else
-        candidates=("$REPO_ROOT/third_party/peers/$name" "$REPO_ROOT/../shared/peers/$name")
-    fi
-    for c in "${candidates[@]}"; do
-        if [ -f "$c" ]; then
-            got=$(sha256sum "$c" | cut -d' ' -f1)
-            [ "$got" = "$sum" ] || die "$c: SHA-256 $got, expected $sum (not the source this script was checked with)"
-            echo "$c"
-            return
-        fi
-    done
-    die "$name not found (looked at: ${candidates[*]}); see third_party/peers/README.md, or set FAIRBENCH_PEERS to the directory that holds it"
-}
+# shellcheck source=scripts/peer-tarball.sh
+. "$REPO_ROOT/scripts/peer-tarball.sh"
 hdb_tar=$(find_tarball hammerdb-4.12-src.tar.gz 42c1f9a191ff902709b1501c202c2544acb4743ef30d4cdfd925e239e1e4e1b6)
 tc_tar=$(find_tarball ticklecharts-3.2.7-tcl.tar.gz d929684b69abd4ef20a3eb36f39c310881ee949733d8926f1d92758e65c7817e)
 pgtcl_tar=$(find_tarball pgtcl-3.1.0-src.tar.gz 3fec29cd7b2615222c3106be126d3ee11daca15b4d71a94e8ffaf32b62a16faf)

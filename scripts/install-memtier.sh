@@ -39,26 +39,9 @@ if [ -x "$dest/memtier_benchmark" ] && [ "$(cat "$dest/memtier_benchmark.version
     exit 0
 fi
 
-# find_tarball — the path of the source tarball, or die naming where it was looked for.
-find_tarball() {
-    local candidates=()
-    if [ -n "${FAIRBENCH_PEERS:-}" ]; then
-        candidates=("$FAIRBENCH_PEERS/$TARBALL")
-    else
-        candidates=("$REPO_ROOT/third_party/peers/$TARBALL" "$REPO_ROOT/../shared/peers/$TARBALL")
-    fi
-    local c
-    for c in "${candidates[@]}"; do
-        if [ -f "$c" ]; then
-            echo "$c"
-            return
-        fi
-    done
-    die "$TARBALL not found (looked at: ${candidates[*]}); it is the memtier_benchmark $VERSION source (github.com/RedisLabs/memtier_benchmark, tag $VERSION): put it there, or set FAIRBENCH_PEERS to the directory that holds it"
-}
-tarball=$(find_tarball)
-got=$(sha256sum "$tarball" | cut -d' ' -f1)
-[ "$got" = "$SHA256" ] || die "$tarball: SHA-256 $got, expected $SHA256 (not the memtier_benchmark $VERSION source this script was checked with)"
+# shellcheck source=scripts/peer-tarball.sh
+. "$REPO_ROOT/scripts/peer-tarball.sh"
+tarball=$(find_tarball "$TARBALL" "$SHA256")
 
 # Only the missing build dependencies are installed, so that a machine that
 # has them all needs no apt-get update (nor network).

@@ -58,25 +58,9 @@ if [ -x "$dest/ycsb-java/bin/ycsb.sh" ] && [ "$(cat "$dest/ycsb-java.version" 2>
     exit 0
 fi
 
-find_tarball() {
-    local candidates=()
-    if [ -n "${FAIRBENCH_PEERS:-}" ]; then
-        candidates=("$FAIRBENCH_PEERS/$TARBALL")
-    else
-        candidates=("$REPO_ROOT/third_party/peers/$TARBALL" "$REPO_ROOT/../shared/peers/$TARBALL")
-    fi
-    local c
-    for c in "${candidates[@]}"; do
-        if [ -f "$c" ]; then
-            echo "$c"
-            return
-        fi
-    done
-    die "$TARBALL not found (looked at: ${candidates[*]}); it is the YCSB source at commit d9faaac8 (git archive of github.com/brianfrankcooper/YCSB): put it there, or set FAIRBENCH_PEERS to the directory that holds it"
-}
-tarball=$(find_tarball)
-got=$(sha256sum "$tarball" | cut -d' ' -f1)
-[ "$got" = "$SHA256" ] || die "$tarball: SHA-256 $got, expected $SHA256 (not the YCSB source this script was checked with)"
+# shellcheck source=scripts/peer-tarball.sh
+. "$REPO_ROOT/scripts/peer-tarball.sh"
+tarball=$(find_tarball "$TARBALL" "$SHA256")
 
 # Java and Maven: only what is missing is installed (no apt-get update, nor
 # network, on a machine that has both).

@@ -276,6 +276,22 @@ func (v Values) Duration(name string) time.Duration {
 	return d
 }
 
+// Strings reads a StringList value: nil when not given. A value read back
+// from a results file ([]any of strings) reads the same as a coerced one.
+func (v Values) Strings(name string) []string {
+	switch x := v[name].(type) {
+	case []string:
+		return x
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			out = append(out, fmt.Sprint(e))
+		}
+		return out
+	}
+	return nil
+}
+
 // Canonical renders the values as "k=v k=v" in key order: the identity of a
 // parameter combination in plans, resumes and reports.
 func (v Values) Canonical() string {

@@ -110,7 +110,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	in.stats.Store(&[]*counts{})
 	var err error
 	rs := p.String("ratio")
-	cmds := list(p["command"])
+	cmds := p.Strings("command")
 	if len(cmds) > 0 && p.String("profile") != "" {
 		return nil, fmt.Errorf("profile %q and command both set: give one of them", p.String("profile"))
 	}
@@ -154,7 +154,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		in.sizeMin, in.sizeMax = x, y
 	}
 	in.value = []byte(strings.Repeat("x", in.sizeMax))
-	ratios, patterns := list(p["command_ratio"]), list(p["command_key_pattern"])
+	ratios, patterns := p.Strings("command_ratio"), p.Strings("command_key_pattern")
 	if len(cmds) == 0 && len(ratios)+len(patterns) > 0 {
 		return nil, fmt.Errorf("command_ratio and command_key_pattern apply to command, which is not set")
 	}
@@ -501,19 +501,4 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 		deviations = append(deviations, "every client draws the same key sequence (distinct_client_seed = false, memtier's default)")
 	}
 	return facts, deviations
-}
-
-// list reads a StringList parameter (nil when not given).
-func list(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			out = append(out, fmt.Sprint(e))
-		}
-		return out
-	}
-	return nil
 }

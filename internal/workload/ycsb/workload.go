@@ -91,12 +91,12 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	}
 	props.Set("recordcount", strconv.FormatInt(p.Int("recordcount"), 10), "parameter recordcount")
 	props.Set("operationcount", strconv.FormatInt(p.Int("operationcount"), 10), "parameter operationcount")
-	for _, f := range stringList(p["property_files"]) {
+	for _, f := range p.Strings("property_files") {
 		if err := LoadFile(f, props); err != nil {
 			return nil, err
 		}
 	}
-	for _, kv := range stringList(p["properties"]) {
+	for _, kv := range p.Strings("properties") {
 		if err := SetFlag(kv, props); err != nil {
 			return nil, err
 		}
@@ -155,20 +155,6 @@ func toolProperties(cfg *Config) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func stringList(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			out = append(out, fmt.Sprint(e))
-		}
-		return out
-	}
-	return nil
 }
 
 // Op type indexes, in ycsbparams.Ops order.
@@ -267,7 +253,7 @@ func workingSet(p map[string]any) (int64, string, bool) {
 		return 0, "", false
 	}
 	fields, length := int64(10), int64(100)
-	for _, kv := range stringList(p["properties"]) {
+	for _, kv := range params.Values(p).Strings("properties") {
 		k, v, _ := strings.Cut(kv, "=")
 		x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
