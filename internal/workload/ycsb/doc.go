@@ -1,8 +1,10 @@
-// Package ycsb is the foundation of fairbench's native YCSB workload: the
-// number generators, the key building and the workload properties exactly as
-// YCSB's CoreWorkload (site.ycsb.workloads.CoreWorkload, YCSB 0.18.0-SNAPSHOT
-// d9faaac8) defines them. The workload itself (operations, fields, the
-// registration as a fairbench workload) is built on top of this package.
+// Package ycsb is fairbench's native YCSB workload (kind "ycsb"): YCSB's
+// CoreWorkload (site.ycsb.workloads.CoreWorkload, YCSB 0.18.0-SNAPSHOT
+// d9faaac8) — its number generators, key building and properties exactly as
+// YCSB defines them (gen.go, keys.go, props.go, presets.go) — run by
+// fairbench's clients on SQL tables, Redis/Valkey hashes, embedded KV values
+// and document collections, each kept as YCSB's binding for that engine keeps
+// it (store*.go), and reported in YCSB's shape (summary.go).
 //
 // Every generator draws from a *rand.Rand (math/rand/v2) passed in by the
 // caller, so each client owns its random stream and no draw touches global
