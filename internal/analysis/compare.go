@@ -72,6 +72,10 @@ type CellComparison struct {
 	Base, Other *Group
 	Headline    Metric // the groups' headline metric, with its direction
 	P95, P99    Metric
+	// Ops compares each op type's p99 ("READ p99"), in the other group's
+	// order, for cells whose op types the reports show (Group.PerOpShown)
+	// and that both sides measured.
+	Ops []Metric
 	// PerDollar is headline units per dollar of the target's declared
 	// price_per_hour (for tps: median tps × 3600 / price, transactions per
 	// dollar), 0 when no price is declared or the headline is a time.
@@ -141,12 +145,57 @@ func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, erro
 		op95, op99 := runPercentiles(g)
 		cc.P95 = compareMetric("p95", "µs", false, bp95, op95, b.P95, g.P95, alpha)
 		cc.P99 = compareMetric("p99", "µs", false, bp99, op99, b.P99, g.P99, alpha)
+		cc.Ops = compareOps(b, g, alpha)
 		cc.BasePerDollar, cc.PerDollar = perDollar(b), perDollar(g)
 		c.Cells = append(c.Cells, cc)
 	}
 	c.GeoMeans = geoMeans(c.Cells)
 	c.Warnings = Warnings(groups, baseline)
 	return c, nil
+}
+
+// Metrics are the cell's metrics in the order reports list them: the
+// headline, p95, p99, then each op type's p99.
+func (cc *CellComparison) Metrics() []Metric {
+	return append([]Metric{cc.Headline, cc.P95, cc.P99}, cc.Ops...)
+}
+
+// compareOps compares the p99 of each op type both groups measured: what a
+// reader of a YCSB comparison looks at (READ p99 against UPDATE p99).
+func compareOps(b, g *Group, alpha float64) []Metric {
+	if !g.PerOpShown() || !b.PerOpShown() {
+		return nil
+	}
+	base := map[string]OpStat{}
+	for _, o := range b.Ops {
+		base[o.Name] = o
+	}
+	var out []Metric
+	for _, o := range g.Ops {
+		bo, ok := base[o.Name]
+		if !ok || !o.HasLatency || !bo.HasLatency {
+			continue
+		}
+		out = append(out, compareMetric(o.Name+" p99", "µs", false, runOpQuantiles(b, o.Name, 99), runOpQuantiles(g, o.Name, 99), bo.P99, o.P99, alpha))
+	}
+	return out
+}
+
+// runOpQuantiles returns each completed run's quantile q of one op type's
+// latency, from that op type's histogram; runs without it are left out.
+func runOpQuantiles(g *Group, op string, q float64) []float64 {
+	var out []float64
+	for _, r := range g.Runs {
+		for _, o := range r.Ops {
+			if o.Name != op || len(o.Histogram) == 0 {
+				continue
+			}
+			if h, err := hist.Decode(o.Histogram); err == nil && h.TotalCount() > 0 {
+				out = append(out, float64(h.ValueAtQuantile(q)))
+			}
+		}
+	}
+	return out
 }
 
 // perDollar is the group's median headline rate as units per dollar of its

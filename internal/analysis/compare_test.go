@@ -186,3 +186,47 @@ func TestGeoMeanRowAndPrice(t *testing.T) {
 		t.Error("an unknown baseline must be an error")
 	}
 }
+
+// Cells with several op types compare each type's p99 too, from each run's
+// histogram of that type: a target whose reads got slower and updates
+// faster says both, where the merged p99 would hide one.
+func TestCompareEachOpTypesP99(t *testing.T) {
+	mk := func(id int64, target string, read, update int64) *result.Run {
+		r := okRun(id, target, 4, 1000)
+		r.Repetition = int(id % 10)
+		r.Ops = []result.Op{
+			{Name: "READ", Count: 1000, Histogram: encode(t, map[int64]int64{read: 1000})},
+			{Name: "UPDATE", Count: 1000, Histogram: encode(t, map[int64]int64{update: 1000})},
+			{Name: "SCAN", Count: 0},
+		}
+		return r
+	}
+	var runs []*result.Run
+	for i := int64(1); i <= 4; i++ {
+		runs = append(runs, mk(i, "base", 100+i, 5000+i), mk(10+i, "other", 200+i, 2000+i))
+	}
+	gs, err := GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp, err := Compare(gs, "base", DefaultAlpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Cells) != 1 {
+		t.Fatalf("%d cells", len(cmp.Cells))
+	}
+	ops := cmp.Cells[0].Ops
+	if len(ops) != 2 || ops[0].Name != "READ p99" || ops[1].Name != "UPDATE p99" {
+		t.Fatalf("op metrics %+v, want READ p99 and UPDATE p99 (SCAN never ran)", ops)
+	}
+	if ops[0].Verdict != Slower || ops[1].Verdict != Faster || ops[0].N != 4 || ops[0].BaseN != 4 {
+		t.Fatalf("READ %s (n %d/%d), UPDATE %s: want slower and faster over 4 runs each", ops[0].Verdict, ops[0].BaseN, ops[0].N, ops[1].Verdict)
+	}
+	if d := ops[1].Delta; d > -55 || d < -65 {
+		t.Fatalf("UPDATE p99 delta %.1f %%, want about -60 %%", d)
+	}
+	if got := len(cmp.Cells[0].Metrics()); got != 5 {
+		t.Fatalf("%d metrics, want headline, p95, p99 and two op types", got)
+	}
+}

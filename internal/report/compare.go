@@ -103,7 +103,7 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 		fmt.Fprintf(tw, "target\tscenario\tclients\tmetric\t%s\tvalue\tn\tdelta [CI]\tverdict\n", c.Baseline)
 		names := newLabeler(comparisonGroups(c))
 		for _, cc := range c.Cells {
-			for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
+			for _, m := range cc.Metrics() {
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cc.Other.Target, names.scenario(cc.Other), cc.Other.Clients,
 					metricLabel(m), metricValue(m, m.Base), metricValue(m, m.Value), m.BaseN, m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
 			}
@@ -403,6 +403,8 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 		Throughput *jsonMetric    `json:"throughput,omitempty"` // the headline again when it is throughput in tps (the key before headline metrics)
 		P95        jsonMetric     `json:"p95"`
 		P99        jsonMetric     `json:"p99"`
+		// Ops are each op type's p99 ("READ p99"), where the cell has several.
+		Ops []jsonMetric `json:"ops,omitempty"`
 		// Headline units per dollar; for tps, transactions per dollar (hence the keys).
 		TxPerDol   *float64 `json:"tx_per_dollar,omitempty"`
 		BaseTxPerD *float64 `json:"baseline_tx_per_dollar,omitempty"`
@@ -423,6 +425,9 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 		j := jcell{Study: cc.Other.Study, Workload: cc.Other.Workload, Kind: cc.Other.Kind,
 			Params: cc.Other.ParamValues.JSONable(), Clients: cc.Other.Clients, Target: cc.Other.Target,
 			Headline: metricJSON(cc.Headline), P95: metricJSON(cc.P95), P99: metricJSON(cc.P99)}
+		for _, m := range cc.Ops {
+			j.Ops = append(j.Ops, metricJSON(m))
+		}
 		if isTPS(cc.Other.Headline) {
 			t := j.Headline
 			j.Throughput = &t
@@ -458,7 +463,7 @@ func CompareCSV(w io.Writer, c *analysis.Comparison) error {
 		"baseline_value", "value", "baseline_n", "n", "delta_pct", "delta_ci_lo", "delta_ci_hi", "delta_ci_level",
 		"p", "min_p", "verdict", "baseline_per_dollar", "per_dollar", "higher_is_better", "test", "reason", "reps_needed"})
 	for _, cc := range c.Cells {
-		for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
+		for _, m := range cc.Metrics() {
 			lo, hi, lvl := "", "", ""
 			if m.DeltaCI.OK() {
 				lo, hi, lvl = f64(m.DeltaCI.Lo), f64(m.DeltaCI.Hi), f64(m.DeltaCI.Level)

@@ -79,6 +79,13 @@ type htmlCmpRow struct {
 	Metrics          []htmlMetric
 }
 
+// htmlCmpOpRow is one op type's p99 in a compared cell.
+type htmlCmpOpRow struct {
+	Scenario, Target, Op string
+	Clients              int
+	Metric               htmlMetric
+}
+
 type htmlPage struct {
 	Title, Date, Versions, Results string
 	Targets                        []htmlTarget
@@ -89,6 +96,7 @@ type htmlPage struct {
 	Baseline                       string
 	Alpha, Level                   float64
 	CmpRows                        []htmlCmpRow
+	CmpOpRows                      []htmlCmpOpRow
 	HeadlineCol                    string // the comparison's headline column: its name, "headline" when cells differ
 	HasCmp, Checked                bool
 	Warns, Infos                   []htmlWarnGroup
@@ -415,16 +423,23 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 		}
 		for _, cc := range c.Cells {
 			row := htmlCmpRow{Scenario: label.scenario(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients}
-			for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
+			cell := func(m analysis.Metric) htmlMetric {
 				d := m.Delta
 				if math.IsNaN(d) {
 					d = 0
 				}
-				row.Metrics = append(row.Metrics, htmlMetric{
+				return htmlMetric{
 					Text:  fmt.Sprintf("%s → %s%s: %s, %s", metricValue(m, m.Base), metricValue(m, m.Value), unitSuffix(m), deltaText(m, c.Level), verdictText(m, c.Alpha)),
-					Class: verdictClass(m.Verdict), Delta: d})
+					Class: verdictClass(m.Verdict), Delta: d}
+			}
+			for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
+				row.Metrics = append(row.Metrics, cell(m))
 			}
 			p.CmpRows = append(p.CmpRows, row)
+			for _, m := range cc.Ops {
+				p.CmpOpRows = append(p.CmpOpRows, htmlCmpOpRow{Scenario: row.Scenario, Target: row.Target, Clients: row.Clients,
+					Op: strings.TrimSuffix(m.Name, " p99"), Metric: cell(m)})
+			}
 		}
 	}
 
@@ -581,6 +596,10 @@ li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside
 <table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>{{.HeadlineCol}}</th><th>p95</th><th>p99</th></tr></thead><tbody>
 {{range .CmpRows}}<tr class="cmp-row"><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.Clients}}</td>{{range .Metrics}}<td class="{{.Class}}" data-v="{{.Delta}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
+{{if .CmpOpRows}}<h3>p99 per op type</h3>
+<table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>op</th><th>p99</th></tr></thead><tbody>
+{{range .CmpOpRows}}<tr><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.Clients}}</td><td>{{.Op}}</td><td class="{{.Metric.Class}}" data-v="{{.Metric.Delta}}">{{.Metric.Text}}</td></tr>
+{{end}}</tbody></table>{{end}}
 </section>{{end}}
 {{range .Sections}}<section>
 <h2>{{.Heading}}</h2>{{if .Common}}<p class="common">{{.Common}}</p>{{end}}
