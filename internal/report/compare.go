@@ -267,23 +267,44 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 			head += " " + plural(l, "1 client", strconv.Itoa(l)+" clients") + " |"
 			rule += "--:|"
 		}
-		for _, metric := range []string{"headline", "p95", "p99"} {
-			pick := func(cc *analysis.CellComparison) analysis.Metric {
-				switch metric {
-				case "p95":
-					return cc.P95
-				case "p99":
-					return cc.P99
+		metrics := []string{"headline", "p95", "p99"}
+		seenOp := map[string]bool{}
+		for _, cc := range s.cells {
+			for _, m := range cc.Ops {
+				if !seenOp[m.Name] {
+					seenOp[m.Name] = true
+					metrics = append(metrics, m.Name)
 				}
-				return cc.Headline
+			}
+		}
+		for _, metric := range metrics {
+			pick := func(cc *analysis.CellComparison) (analysis.Metric, bool) {
+				switch metric {
+				case "headline":
+					return cc.Headline, true
+				case "p95":
+					return cc.P95, true
+				case "p99":
+					return cc.P99, true
+				}
+				for _, m := range cc.Ops {
+					if m.Name == metric {
+						return m, true
+					}
+				}
+				return analysis.Metric{}, false
 			}
 			h := s.cells[0].Other.Headline
 			caption := headlineTitle(h) + " (median):"
 			if !h.HigherIsBetter {
 				caption = headlineTitle(h) + " (median; lower is better):"
 			}
-			if metric != "headline" {
+			switch {
+			case metric == "p95" || metric == "p99":
 				caption = "Latency " + metric + ", ms (merged histograms; test on per-run " + metric + "):"
+			case metric != "headline":
+				op := strings.TrimSuffix(metric, " p99")
+				caption = op + " latency p99, ms (" + op + "'s merged histograms; test on per-run p99):"
 			}
 			ew.printf("%s\n\n%s\n%s\n", caption, head, rule)
 			ew.printf("| %s (baseline) |", cell(c.Baseline))
@@ -291,9 +312,10 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 				v := ""
 				for _, t := range targets {
 					if cc := byCell[t+"\x00"+strconv.Itoa(l)]; cc != nil {
-						m := pick(cc)
-						v = metricValue(m, m.Base) + fmt.Sprintf(" (n=%d)", m.BaseN)
-						break
+						if m, ok := pick(cc); ok {
+							v = metricValue(m, m.Base) + fmt.Sprintf(" (n=%d)", m.BaseN)
+							break
+						}
 					}
 				}
 				ew.printf(" %s |", v)
@@ -304,8 +326,9 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 				for _, l := range levels {
 					v := ""
 					if cc := byCell[t+"\x00"+strconv.Itoa(l)]; cc != nil {
-						m := pick(cc)
-						v = fmt.Sprintf("%s (n=%d) %s, %s", metricValue(m, m.Value), m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
+						if m, ok := pick(cc); ok {
+							v = fmt.Sprintf("%s (n=%d) %s, %s", metricValue(m, m.Value), m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
+						}
 					}
 					ew.printf(" %s |", cell(v))
 				}

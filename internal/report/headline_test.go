@@ -182,3 +182,40 @@ func TestLowerIsBetterInReports(t *testing.T) {
 		t.Errorf("verdict %v", cmp.Cells[0].Headline.Verdict)
 	}
 }
+
+// The comparison lists each op type's p99 in every format: a row per op
+// type in text and CSV, a table per op type in Markdown, "ops" in JSON and a
+// table in HTML.
+func TestCompareShowsEachOpTypesP99(t *testing.T) {
+	groups, _ := orderRuns(t)
+	cmp, err := analysis.Compare(groups, "a", analysis.DefaultAlpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, md, js, csvOut bytes.Buffer
+	if err := CompareTerminal(&text, cmp, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := CompareMarkdown(&md, cmp, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := CompareJSON(&js, cmp, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := CompareCSV(&csvOut, cmp); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{
+		"text":     {"new_order p99 ms", "payment p99 ms"},
+		"markdown": {"new_order latency p99, ms", "payment latency p99, ms"},
+		"json":     {`"name": "new_order p99"`, `"name": "payment p99"`},
+		"csv":      {",new_order p99,µs,", ",payment p99,µs,"},
+	} {
+		out := map[string]string{"text": text.String(), "markdown": md.String(), "json": js.String(), "csv": csvOut.String()}[name]
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s comparison lacks %q:\n%s", name, w, out)
+			}
+		}
+	}
+}
