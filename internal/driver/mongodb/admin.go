@@ -193,3 +193,34 @@ func classifyCode(code int) result.ErrorClass {
 	}
 	return result.ErrOther
 }
+
+// errNoConnectionCount is a serverStatus without connections.available
+// (FerretDB v1): the limit is unknown, and CheckConnections lets the run go.
+var errNoConnectionCount = errors.New("serverStatus has no connections.available")
+
+// ConnectionLimit implements driver.ConnectionLimiter from serverStatus's
+// connections.available: the connections the server accepts beyond those
+// open now (net.maxIncomingConnections, or the process's file limit, minus
+// the current ones). The asking session's own connection is already counted
+// as current, and it closes before the clients connect, so it is added back.
+func (s *Conn) ConnectionLimit(ctx context.Context) (int, string, error) {
+	raw, err := s.c.db.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+	if err != nil {
+		return 0, "", s.c.cfg.scrubErr(fmt.Errorf("serverStatus: %w", err))
+	}
+	avail, err := bsoncore.Document(raw).LookupErr("connections", "available")
+	if err != nil {
+		return 0, "", errNoConnectionCount
+	}
+	n, ok := asInt64(avail)
+	if !ok {
+		return 0, "", errNoConnectionCount
+	}
+	detail := fmt.Sprintf("serverStatus connections.available %d", n)
+	if cur, err := bsoncore.Document(raw).LookupErr("connections", "current"); err == nil {
+		if c, ok := asInt64(cur); ok {
+			detail += fmt.Sprintf(", %d open now", c)
+		}
+	}
+	return int(n) + 1, detail, nil
+}

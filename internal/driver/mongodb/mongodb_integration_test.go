@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -30,10 +31,7 @@ func mongoURL(t testing.TB) string {
 	t.Helper()
 	v := os.Getenv("FAIRBENCH_TEST_MONGODB")
 	if v == "" {
-		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") == "1" {
-			t.Fatal("FAIRBENCH_TEST_MONGODB is not set; run the tests through ./scripts/test.sh")
-		}
-		t.Skip("FAIRBENCH_TEST_MONGODB not set: integration test skipped (./scripts/test.sh starts the servers)")
+		return testenv.MongoDBURL(t) // skips, or fails under FAIRBENCH_REQUIRE_SERVERS=1
 	}
 	return v
 }
@@ -517,5 +515,29 @@ func TestClosedClient(t *testing.T) {
 	_, _, err = s.(*Conn).Get(context.Background(), "c", "x", nil)
 	if err == nil || s.Classify(err) != result.ErrConnection {
 		t.Errorf("get on a closed client: %v (%q)", err, s.Classify(err))
+	}
+}
+
+// The server's connection limit, where its serverStatus says it: more
+// clients than connections.available are refused before anything runs.
+// FerretDB v1 reports no connections section: the limit is unknown and the
+// check lets any number through.
+func TestConnectionLimit(t *testing.T) {
+	raw := mongoURL(t)
+	s := session(t, raw)
+	avail, detail, err := s.ConnectionLimit(context.Background())
+	tg := driver.Target{Name: "m", URL: raw}
+	if errors.Is(err, errNoConnectionCount) {
+		t.Logf("the server keeps no connection count (%v): unchecked", err)
+		if err := driver.CheckConnections(context.Background(), tg, 1_000_000); err != nil {
+			t.Fatalf("an unknown limit refused clients: %v", err)
+		}
+		return
+	}
+	if err != nil || avail < 2 || !strings.Contains(detail, "connections.available") {
+		t.Fatalf("limit %d (%s), %v", avail, detail, err)
+	}
+	if err := driver.CheckConnections(context.Background(), tg, avail+10); err == nil || !strings.Contains(err.Error(), "exceed") {
+		t.Fatalf("%d clients over a limit of %d: %v", avail+10, avail, err)
 	}
 }
