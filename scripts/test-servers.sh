@@ -700,6 +700,7 @@ install_memtier() {
 # the password shows neither in ps nor in server.cmd).
 FERRET_HOST=127.0.0.1
 FERRET_PORT=27018
+FERRET_TLS_PORT=27019
 # Not FerretDB's default 8088, which other tools here use.
 FERRET_DEBUG_ADDR=127.0.0.1:8089
 FERRET_ROLE=fbferret
@@ -763,7 +764,12 @@ start_ferretdb() {
         psql_su "alter role $FERRET_ROLE with login password '$FERRET_PASSWORD'" >/dev/null
     fi
 
+    # A TLS listener beside the plain one, with the test CA's server
+    # certificate (the Redis TLS instance's), for the mongodb driver's TLS.
+    ensure_redis_tls
     local args=(--handler=postgresql --listen-addr="$FERRET_HOST:$FERRET_PORT" --debug-addr="$FERRET_DEBUG_ADDR"
+        --listen-tls="$FERRET_HOST:$FERRET_TLS_PORT" --listen-tls-cert-file="$REDIS_TLS_DIR/server.crt"
+        --listen-tls-key-file="$REDIS_TLS_DIR/server.key"
         --state-dir="$FERRET_DIR" --telemetry=disable --log-level=WARN)
     want=$(printf '%q ' "$bin" "${args[@]}")
     if pid=$(ferret_pid); then
@@ -771,6 +777,7 @@ start_ferretdb() {
             log "FerretDB already running on $FERRET_HOST:$FERRET_PORT (pid $pid)"
             ENV_LINES+=("FAIRBENCH_TEST_MONGODB=mongodb://$FERRET_HOST:$FERRET_PORT/fbtest")
             ENV_LINES+=("FAIRBENCH_TEST_FERRETDB_METRICS=http://$FERRET_DEBUG_ADDR/debug/metrics")
+            ENV_LINES+=("FAIRBENCH_TEST_MONGODB_TLS='mongodb://$FERRET_HOST:$FERRET_TLS_PORT/fbtest?tls=true&tlsCAFile=$REDIS_TLS_DIR/ca.crt'")  # quoted: the & would end a shell command
             return 0
         fi
         log "FerretDB (pid $pid) runs another build or settings, or is not ready: restarting it"
@@ -794,6 +801,7 @@ start_ferretdb() {
     ferret_ready || { kv_log_tail "$FERRET_DIR/server.log"; die "FerretDB is not ready on $FERRET_HOST:$FERRET_PORT after 30 s"; }
     ENV_LINES+=("FAIRBENCH_TEST_MONGODB=mongodb://$FERRET_HOST:$FERRET_PORT/fbtest")
     ENV_LINES+=("FAIRBENCH_TEST_FERRETDB_METRICS=http://$FERRET_DEBUG_ADDR/debug/metrics")
+    ENV_LINES+=("FAIRBENCH_TEST_MONGODB_TLS='mongodb://$FERRET_HOST:$FERRET_TLS_PORT/fbtest?tls=true&tlsCAFile=$REDIS_TLS_DIR/ca.crt'")  # quoted: the & would end a shell command
     log "FerretDB $("$bin" --version 2>/dev/null | sed -n 's/^version: *//p') ready on $FERRET_HOST:$FERRET_PORT (PostgreSQL backend)"
 }
 

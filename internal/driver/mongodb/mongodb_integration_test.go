@@ -541,3 +541,41 @@ func TestConnectionLimit(t *testing.T) {
 		t.Fatalf("%d clients over a limit of %d: %v", avail+10, avail, err)
 	}
 }
+
+// TLS from the URL: with the test CA the session works (an insert and a
+// read over the TLS listener); without it, the server's certificate is
+// refused with an error that says so.
+func TestTLSFromTheURL(t *testing.T) {
+	raw := os.Getenv("FAIRBENCH_TEST_MONGODB_TLS")
+	if raw == "" {
+		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") == "1" {
+			t.Fatal("FAIRBENCH_TEST_MONGODB_TLS is not set; run the tests through ./scripts/test.sh")
+		}
+		t.Skip("FAIRBENCH_TEST_MONGODB_TLS not set")
+	}
+	s := session(t, raw)
+	coll := fmt.Sprintf("fbtest_tls_%d", time.Now().UnixNano())
+	t.Cleanup(func() { s.Drop(context.Background(), coll) })
+	if _, err := s.Insert(context.Background(), coll, []driver.Doc{{"_id": "k", "f": []byte("v")}}); err != nil {
+		t.Fatalf("insert over TLS: %v", err)
+	}
+	if d, ok, err := s.Get(context.Background(), coll, "k", nil); err != nil || !ok || string(d["f"].([]byte)) != "v" {
+		t.Fatalf("read over TLS: %v %v %v", d, ok, err)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Del("tlsCAFile")
+	q.Set("serverSelectionTimeoutMS", "2000")
+	u.RawQuery = q.Encode()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if cl, err := (Driver{}).Open(ctx, driver.Target{URL: u.String()}, driver.Options{}); err == nil {
+		cl.Close(ctx)
+		t.Fatal("a server certificate from an unknown CA was accepted")
+	} else if !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("error without the reason: %v", err)
+	}
+}
