@@ -113,4 +113,9 @@ func TestNativeYcsbCommandLine(t *testing.T) {
 	}
 	o = fairbench(t, dir, "run", "--target", target, "--workload", "ycsb", "-p", "requestdistributon=uniform", "--results", "r.db")
 	assertOneLineError(t, o, `unknown property "requestdistributon"`)
+	// A run without the load's recordcount reloads fairbench's records, and says so.
+	o = fairbench(t, dir, "run", "--target", target, "--workload", "ycsb", "-p", "fieldcount=4", "-p", "operationcount=10", "--results", "r.db")
+	if o.code != 0 || !strings.Contains(o.stderr, "loaded with other properties") || !strings.Contains(o.stderr, "reloading them with recordcount=10000") {
+		t.Fatalf("run with another recordcount: exit %d\n%s", o.code, o.stderr)
+	}
 }

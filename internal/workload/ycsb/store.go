@@ -116,6 +116,16 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 		env.Logf("ycsb: reusing the records fairbench loaded earlier (%s)", l.describe())
 	case st.found && !st.ours && !env.Replace:
 		return fmt.Errorf("the target already holds %s that fairbench did not load; rerun with --replace to drop and reload it, or set the YCSB property table to another name", st.holds)
+	case st.found && st.ours:
+		// fairbench's own records with other properties, or a load cut
+		// short: replaced, as every workload replaces its own data. Said
+		// loudly: a run that forgot -p recordcount=N would otherwise drop a
+		// large load without a word.
+		env.Logf("ycsb: %s holds records fairbench loaded with other properties (or a load that did not finish): reloading them with %s",
+			l.describe(), in.dataParams())
+		if err := in.load(ctx, env, l); err != nil {
+			return err
+		}
 	default:
 		if err := in.load(ctx, env, l); err != nil {
 			return err
