@@ -119,8 +119,9 @@ func New(sf float64, seed uint64) *Generator {
 // Counts returns the generator's row counts.
 func (g *Generator) Counts() Counts { return g.counts }
 
-// Keys returns the number of keys of a table: rows, except for lineorder,
-// whose keys are orders (order indexes 1…Orders, each with 1–7 lines).
+// Keys returns the number of keys of a table: rows, except for lineorder and
+// lineorder_flat, whose keys are orders (order indexes 1…Orders, each with
+// 1–7 lines).
 func (g *Generator) Keys(table string) int64 {
 	switch table {
 	case Customer:
@@ -131,7 +132,7 @@ func (g *Generator) Keys(table string) int64 {
 		return g.counts.Part
 	case Date:
 		return g.counts.Date
-	case Lineorder:
+	case Lineorder, Flat:
 		return g.counts.Orders
 	}
 	return 0
