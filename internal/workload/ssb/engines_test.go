@@ -187,3 +187,20 @@ func TestQueriesSQLite(t *testing.T) {
 	load(t, c)
 	runAll(t, c)
 }
+
+// TestQueriesPostgres runs the queries on PostgreSQL and checks each one's
+// result equals SQLite's (issue 25's acceptance: equal checksums across
+// engines).
+func TestQueriesPostgres(t *testing.T) {
+	pg := testenv.Connect(t, testenv.FreshPostgres(t), driver.Options{}).(driver.SQL)
+	load(t, pg)
+	pgSums := runAll(t, pg)
+	lite := testenv.Connect(t, "sqlite:"+filepath.Join(t.TempDir(), "ssb.db"), driver.Options{}).(driver.SQL)
+	load(t, lite)
+	liteSums := runAll(t, lite)
+	for _, q := range ssb.Queries {
+		if pgSums[q.Name] != liteSums[q.Name] {
+			t.Errorf("%s: PostgreSQL %s, SQLite %s", q.Name, pgSums[q.Name], liteSums[q.Name])
+		}
+	}
+}

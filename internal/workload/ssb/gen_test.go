@@ -226,3 +226,48 @@ func TestWorkersSameRows(t *testing.T) {
 		t.Error("seeds 42 and 43 give the same lineorder")
 	}
 }
+
+func TestStatementsEveryDialect(t *testing.T) {
+	if len(Queries) != 13 || Queries[0].Name != "Q1.1" || Queries[12].Name != "Q4.3" {
+		t.Fatalf("queries %v", Queries)
+	}
+	for _, d := range Dialects {
+		for _, table := range append(append([]string(nil), Tables...), Flat) {
+			ddl, err := CreateTable(d, table)
+			if err != nil || !strings.HasPrefix(ddl, "CREATE TABLE "+table+" (") {
+				t.Errorf("%s %s: %q %v", d, table, ddl, err)
+			}
+			if strings.Contains(ddl, "LowCardinality") != (d == ClickHouse) {
+				t.Errorf("%s %s: %s", d, table, ddl)
+			}
+		}
+		if (FlatFromJoin(d) == "") != (d == ClickHouse18) {
+			t.Errorf("%s: flat by join %q", d, FlatFromJoin(d))
+		}
+		for _, q := range Queries {
+			if q.Flat[d] == "" || strings.Contains(q.Flat[d], "{") || (q.Join[d] == "") != (d == ClickHouse18) {
+				t.Errorf("%s %s: join %q flat %q", d, q.Name, q.Join[d], q.Flat[d])
+			}
+			if q.Name != "Q1.3" && strings.Contains(q.Flat[d], "intDiv") != (d == ClickHouse || d == ClickHouse18) {
+				t.Errorf("%s %s: %s", d, q.Name, q.Flat[d])
+			}
+		}
+	}
+	if _, err := CreateTable("oracle", Part); err == nil {
+		t.Error("unknown dialect accepted")
+	}
+}
+
+func BenchmarkLineorder(b *testing.B) {
+	g := New(1, 1)
+	b.ReportAllocs()
+	n := 0
+	src := g.All(Lineorder)
+	for b.Loop() {
+		if !src.Next() {
+			src = g.All(Lineorder)
+			src.Next()
+		}
+		n++
+	}
+}
