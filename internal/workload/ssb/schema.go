@@ -64,7 +64,8 @@ var schemas = map[string][]column{
 		ints("d_holidayfl", "UInt8"), ints("d_weekdayfl", "UInt8"),
 	},
 	Lineorder: {
-		ints("lo_orderkey", "UInt32"), ints("lo_linenumber", "UInt8"), ints("lo_custkey", "UInt32"),
+		// Sparse order keys reach 4×orders: past INTEGER at SF 358.
+		column{"lo_orderkey", "INTEGER", "BIGINT", "UInt32", false}, ints("lo_linenumber", "UInt8"), ints("lo_custkey", "UInt32"),
 		ints("lo_partkey", "UInt32"), ints("lo_suppkey", "UInt32"), ints("lo_orderdate", "UInt32"),
 		str("lo_orderpriority", 15, true), ints("lo_shippriority", "UInt8"), ints("lo_quantity", "UInt8"),
 		money("lo_extendedprice"), money("lo_ordtotalprice"), ints("lo_discount", "UInt8"),
