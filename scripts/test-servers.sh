@@ -824,6 +824,20 @@ install_go_tpc() {
     ENV_LINES+=("FAIRBENCH_TEST_GOTPC=$bin")
 }
 
+# ---------------------------------------------------------------- ClickHouse
+
+# start_clickhouse — Debian's ClickHouse 18.16.1 for the clickhouse://
+# driver's tests, on 127.0.0.1:9001 (native) and 8124 (HTTP), data under
+# $KV_STATE/clickhouse (scripts/install-clickhouse.sh installs, starts or
+# reuses it and prints its URL).
+start_clickhouse() {
+    local url
+    url=$(CH_DIR="$KV_STATE/clickhouse" bash "$REPO_ROOT/scripts/install-clickhouse.sh") \
+        || die "starting ClickHouse failed (scripts/install-clickhouse.sh; see its output above)"
+    [[ $url == clickhouse://* ]] || die "install-clickhouse.sh printed '$url', which is not a clickhouse:// URL"
+    ENV_LINES+=("FAIRBENCH_TEST_CLICKHOUSE=$url")
+}
+
 # ---------------------------------------------------------------------- main
 
 write_env() {
@@ -873,6 +887,7 @@ main() {
     install_memtier
     install_go_tpc
     start_ferretdb
+    start_clickhouse
     write_env
 }
 
