@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/install-clickhouse.sh — the test ClickHouse for the clickhouse://
 # driver's integration tests: installed if missing, started on loopback if
-# not running, idempotently. Prints the server's clickhouse:// URL on stdout;
-# progress and errors go to stderr. Run as root on Debian 12.
+# not running, idempotently. Prints two clickhouse:// URLs on stdout, the
+# default user's and one with a password (fbuser); progress and errors go to stderr. Run as root on Debian 12.
 #
 # Debian's clickhouse-server 18.16.1 is the only ClickHouse obtainable here.
 # Its package's postinst would enable a service on 8123/9000, so the server
@@ -25,6 +25,10 @@ CH_HTTP_PORT=${CH_HTTP_PORT:-8124}
 CH_INTERSERVER_PORT=${CH_INTERSERVER_PORT:-9010}
 CH_DIR=${CH_DIR:-/var/lib/fairbench-test/clickhouse}
 CH_BIN=$CH_DIR/root/usr/sbin/clickhouse-server
+# A user with a password, for the tests that check it never leaks (18.16 has
+# no CREATE USER: users live in users.xml).
+CH_AUTH_USER=fbuser
+CH_AUTH_PASSWORD=fairbench-test-pw
 
 # ch_port_open PORT — bash only: no curl or nc on a fresh Debian.
 ch_port_open() { (exec 3<>"/dev/tcp/$CH_HOST/$1") 2>/dev/null; }
@@ -72,7 +76,12 @@ install_files() {
 write_config() {
     local src=$CH_DIR/root/etc/clickhouse-server tmp
     mkdir -p "$CH_DIR/data" "$CH_DIR/log" || die "cannot create $CH_DIR/data"
-    cp "$src/users.xml" "$CH_DIR/users.xml"
+    tmp=$(mktemp "$CH_DIR/users.xml.XXXXXX")
+    sed -e "0,/<users>/s##<users><$CH_AUTH_USER><password>$CH_AUTH_PASSWORD</password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></$CH_AUTH_USER>#" \
+        "$src/users.xml" >"$tmp"
+    grep -q "<$CH_AUTH_USER>" "$tmp" || die "the packaged users.xml has no <users> section for $CH_AUTH_USER"
+    # A running server rereads users.xml by itself.
+    mv "$tmp" "$CH_DIR/users.xml"
     tmp=$(mktemp "$CH_DIR/config.xml.XXXXXX")
     # Loopback only (the default config also listens on ::1), our ports,
     # paths under CH_DIR.
@@ -103,18 +112,19 @@ ch_stop() {
 
 main() {
     local pid i url=clickhouse://default@$CH_HOST:$CH_PORT/default
+    local auth_url=clickhouse://$CH_AUTH_USER:$CH_AUTH_PASSWORD@$CH_HOST:$CH_PORT/default
     install_files
+    write_config
     if pid=$(ch_pid); then
         if ch_ready; then
             log "ClickHouse already running on $CH_HOST:$CH_PORT (pid $pid)"
-            echo "$url"
+            printf '%s\n' "$url" "$auth_url"
             return 0
         fi
         log "ClickHouse (pid $pid) does not answer: restarting it"
         ch_stop
     fi
     ch_port_open "$CH_PORT" && die "$CH_HOST:$CH_PORT is taken by a process this script did not start (not the pid in $CH_DIR/server.pid); free the port"
-    write_config
     log "starting ClickHouse $(dpkg-deb -f "$CH_DIR"/debs/clickhouse-server_*.deb Version 2>/dev/null) on $CH_HOST:$CH_PORT (native), $CH_HTTP_PORT (HTTP)"
     # The server does not daemonize without --daemon and a pid file of the
     # packaged layout; nohup (which execs, so $! is the server) keeps it
@@ -128,7 +138,7 @@ main() {
     done
     ch_ready || { ch_log_tail; die "ClickHouse does not answer on $CH_HOST:$CH_PORT after 30 s"; }
     log "ClickHouse $(clickhouse-client --host "$CH_HOST" --port "$CH_PORT" -q 'SELECT version()') ready on $CH_HOST:$CH_PORT"
-    echo "$url"
+    printf '%s\n' "$url" "$auth_url"
 }
 
 main "$@"

@@ -116,9 +116,10 @@ func (s *Conn) Environment(ctx context.Context) (map[string]any, error) { return
 //
 // What the server reports depends on its version. Progress packets carry
 // rows and bytes read as increments, summed here into RowsRead and
-// BytesRead; 18.16 sends them (for a query that reads a table) but without
-// the elapsed time, which servers of protocol revision 54460 (22.x) and
-// later add: ServerElapsed stays 0 against 18.16. Profile info packets
+// BytesRead; 18.16 (protocol revision 54412) sends them but without the
+// elapsed time, which servers of revision 54460 (22.x) and later add:
+// ServerElapsed stays 0 against 18.16. Rows read count whole blocks
+// (numbers(3000000) reads 3014656). Profile info packets
 // carry the result's rows and bytes as the server produced them; 18.16
 // sends one per query, and its bytes are the result's Bytes (the client's
 // decoded columns have no wire size). Profile events packets (per-query

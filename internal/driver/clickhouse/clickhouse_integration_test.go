@@ -178,3 +178,30 @@ func TestClickHouseErrors(t *testing.T) {
 	}
 	t.Logf("wrong password: %v", err)
 }
+
+// TestClickHousePasswordHidden: what a session with a password reports and
+// fails with never carries the password.
+func TestClickHousePasswordHidden(t *testing.T) {
+	raw := testenv.ClickHouseAuthURL(t)
+	pw := testenv.Password(t, raw)
+	s := open(t, raw)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	env, err := s.Environment(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(fmt.Sprint(env), pw) {
+		t.Errorf("environment shows the password: %v", env)
+	}
+	_, err = s.Analyze(ctx, "SELECT * FROM no_such_table", nil)
+	if err == nil || strings.Contains(err.Error(), pw) {
+		t.Errorf("query error: %v", err)
+	}
+	u, _ := url.Parse(raw)
+	u.Path = "/no_such_db"
+	_, err = Driver{}.Open(ctx, driver.Target{URL: u.String()}, driver.Options{})
+	if err == nil || strings.Contains(err.Error(), pw) || !strings.Contains(err.Error(), "xxxxx") {
+		t.Errorf("open of a missing database: %v", err)
+	}
+}
