@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
@@ -140,6 +142,22 @@ func TestClickHouse(t *testing.T) {
 
 func TestClickHouseErrors(t *testing.T) {
 	base := testenv.ClickHouseURL(t)
+	s := open(t, base)
+	qctx, qcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer qcancel()
+	// Code 159 TIMEOUT_EXCEEDED.
+	q := "SELECT count() FROM system.numbers WHERE sleep(0.1) = 0 SETTINGS max_execution_time = 1, max_block_size = 1"
+	if _, err := s.Analyze(qctx, q, nil); err == nil || s.Classify(err) != result.ErrTimeout {
+		t.Errorf("%s: %v, class %s", q, err, s.Classify(err))
+	}
+	// Code 241 MEMORY_LIMIT_EXCEEDED. 18.16 ignores max_memory_usage in a
+	// query's SETTINGS clause; the client sends it with the query instead.
+	q = "SELECT groupArray(number) FROM numbers(10000000)"
+	mctx := ch.Context(qctx, ch.WithSettings(ch.Settings{"max_memory_usage": 1000000}))
+	if _, err := s.Analyze(mctx, q, nil); err == nil || s.Classify(err) != result.ErrThrottled {
+		t.Errorf("%s: %v, class %s", q, err, s.Classify(err))
+	}
+
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
