@@ -832,6 +832,24 @@ install_go_tpc() {
     ENV_LINES+=("FAIRBENCH_TEST_GOTPC=$bin")
 }
 
+# ---------------------------------------------------------------- ClickHouse
+
+# start_clickhouse — Debian's ClickHouse 18.16.1 for the clickhouse://
+# driver's tests, on 127.0.0.1:9001 (native) and 8124 (HTTP), data under
+# $KV_STATE/clickhouse (scripts/install-clickhouse.sh installs, starts or
+# reuses it and prints its URLs: the default user's, and fbuser's with a
+# password).
+start_clickhouse() {
+    local out url auth_url
+    out=$(CH_DIR="$KV_STATE/clickhouse" bash "$REPO_ROOT/scripts/install-clickhouse.sh") \
+        || die "starting ClickHouse failed (scripts/install-clickhouse.sh; see its output above)"
+    { read -r url && read -r auth_url; } <<<"$out" || true
+    [[ $url == clickhouse://* && $auth_url == clickhouse://* ]] \
+        || die "install-clickhouse.sh printed '$out', not two clickhouse:// URLs"
+    ENV_LINES+=("FAIRBENCH_TEST_CLICKHOUSE=$url")
+    ENV_LINES+=("FAIRBENCH_TEST_CLICKHOUSE_AUTH=$auth_url")
+}
+
 # ---------------------------------------------------------------------- main
 
 write_env() {
@@ -881,6 +899,7 @@ main() {
     install_memtier
     install_go_tpc
     start_ferretdb
+    start_clickhouse
     write_env
 }
 

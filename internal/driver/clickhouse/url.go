@@ -1,0 +1,192 @@
+package clickhouse
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+
+	"github.com/fairbench/fairbench/internal/driver"
+)
+
+// defaultPort is ClickHouse's native protocol port (not HTTP's 8123: the
+// driver's HTTP mode fails against the 18.16 server tests run on).
+const (
+	defaultPort        = "9000"
+	defaultDialTimeout = 5 * time.Second
+	// maxConns bounds the shared pool. Sessions take a connection per
+	// statement; a cap below the number of workers would make a run measure
+	// the pool's queue, so it is far above any client count fairbench runs.
+	maxConns = 1024
+)
+
+var params = map[string]string{
+	"secure":       "true|false: TLS (clickhouses:// implies true)",
+	"skip_verify":  "true|false: accept any server certificate",
+	"ca_file":      "PEM file of the CA that signed the server's certificate",
+	"dial_timeout": "Go duration, e.g. 5s",
+	"read_timeout": "Go duration, e.g. 300s",
+}
+
+// config is a parsed clickhouse:// URL.
+type config struct {
+	redacted string
+	secrets  []string
+	database string
+	tls      bool
+	insecure bool
+	opts     *ch.Options
+}
+
+// parseURL reads clickhouse://[user[:password]@]host[:port]/DATABASE[?...].
+func parseURL(raw string) (config, error) {
+	cfg := config{redacted: driver.Redacted(raw)}
+	for _, s := range driver.Secrets(raw) {
+		if s != "" {
+			cfg.secrets = append(cfg.secrets, s)
+		}
+	}
+	bad := func(format string, args ...any) (config, error) {
+		return config{}, fmt.Errorf("ClickHouse URL %s: %s", cfg.redacted, cfg.scrub(fmt.Sprintf(format, args...)))
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return bad("not a URL; write clickhouse://[user[:password]@]host[:9000]/DATABASE")
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "clickhouse":
+	case "clickhouses":
+		cfg.tls = true
+	default:
+		return bad("scheme must be clickhouse:// or clickhouses://")
+	}
+	q := u.Query()
+	if err := driver.CheckParams(q, params); err != nil {
+		return bad("%v", err)
+	}
+	host := u.Hostname()
+	if host == "" {
+		return bad("no host: write clickhouse://host[:9000]/DATABASE")
+	}
+	port := u.Port()
+	if port == "" {
+		port = defaultPort
+	} else if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return bad("port %q is not a TCP port", port)
+	}
+	db := strings.TrimPrefix(u.Path, "/")
+	if db == "" {
+		return bad("no database: name it in the path (clickhouse://host:9000/DATABASE; the server's own is \"default\")")
+	}
+	if strings.ContainsAny(db, "/ `\"'\\") {
+		return bad("database name %q may not contain / space quotes or backslash", db)
+	}
+	cfg.database = db
+	boolParam := func(name string) (bool, error) {
+		v := q.Get(name)
+		if v == "" {
+			return false, nil
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return false, fmt.Errorf("%s=%q: use true or false", name, v)
+		}
+		return b, nil
+	}
+	durParam := func(name string, def time.Duration) (time.Duration, error) {
+		v := q.Get(name)
+		if v == "" {
+			return def, nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("%s=%q: use a positive Go duration such as 5s", name, v)
+		}
+		return d, nil
+	}
+	if q.Has("secure") {
+		s, err := boolParam("secure")
+		if err != nil {
+			return bad("%v", err)
+		}
+		cfg.tls = s
+	}
+	if cfg.insecure, err = boolParam("skip_verify"); err != nil {
+		return bad("%v", err)
+	}
+	if (cfg.insecure || q.Get("ca_file") != "") && !cfg.tls {
+		return bad("skip_verify and ca_file need TLS: add secure=true or use clickhouses://")
+	}
+	opts := &ch.Options{
+		Addr:     []string{net.JoinHostPort(host, port)},
+		Protocol: ch.Native,
+		Auth:     ch.Auth{Database: db, Username: "default"},
+		// The server's query log then says who sent the load.
+		ClientInfo:   ch.ClientInfo{Products: []struct{ Name, Version string }{{Name: "fairbench", Version: ""}}},
+		MaxOpenConns: maxConns,
+		MaxIdleConns: maxConns,
+	}
+	if u.User != nil {
+		opts.Auth.Username = u.User.Username()
+		opts.Auth.Password, _ = u.User.Password()
+	}
+	if opts.DialTimeout, err = durParam("dial_timeout", defaultDialTimeout); err != nil {
+		return bad("%v", err)
+	}
+	if opts.ReadTimeout, err = durParam("read_timeout", 0); err != nil {
+		return bad("%v", err)
+	}
+	if cfg.tls {
+		tc := &tls.Config{ServerName: host, InsecureSkipVerify: cfg.insecure} //nolint:gosec // only when the URL asks
+		if f := q.Get("ca_file"); f != "" {
+			pem, err := os.ReadFile(f)
+			if err != nil {
+				return bad("ca_file: %v", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return bad("ca_file %s holds no PEM certificate", f)
+			}
+			tc.RootCAs = pool
+		}
+		opts.TLS = tc
+	}
+	cfg.opts = opts
+	return cfg, nil
+}
+
+// scrub replaces every secret of the URL in s, whatever a library put there.
+func (cfg config) scrub(s string) string {
+	for _, sec := range cfg.secrets {
+		s = strings.ReplaceAll(s, sec, "xxxxx")
+	}
+	return s
+}
+
+// scrubErr is scrub for errors; it keeps the chain when nothing had to be
+// replaced, so that classify still sees the driver's error types.
+func (cfg config) scrubErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if clean := cfg.scrub(msg); clean != msg {
+		return &scrubbedError{msg: clean, err: err}
+	}
+	return err
+}
+
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
