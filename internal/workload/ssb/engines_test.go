@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/testenv"
@@ -70,7 +72,7 @@ func result(t *testing.T, c driver.SQL, q string) []string {
 	for rows.Next() {
 		var a, b, c3, d any
 		dest := []any{&a, &b, &c3, &d}
-		n := strings.Count(strings.SplitN(strings.SplitN(q, " FROM ", 2)[0], "SELECT ", 2)[1], ", ") + 1
+		n := selectColumns(q)
 		if err := rows.Scan(dest[:n]...); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -85,6 +87,26 @@ func result(t *testing.T, c driver.SQL, q string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// selectColumns counts the columns of q's select list: its commas outside
+// parentheses (intDiv(lo_orderdate, 10000) is one column), plus one.
+func selectColumns(q string) int {
+	list := strings.SplitN(strings.SplitN(q, " FROM ", 2)[0], "SELECT ", 2)[1]
+	n, depth := 1, 0
+	for _, r := range list {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // render prints a value the same way whatever Go type the engine's driver
@@ -201,6 +223,46 @@ func TestQueriesPostgres(t *testing.T) {
 	for _, q := range ssb.Queries {
 		if pgSums[q.Name] != liteSums[q.Name] {
 			t.Errorf("%s: PostgreSQL %s, SQLite %s", q.Name, pgSums[q.Name], liteSums[q.Name])
+		}
+	}
+}
+
+// TestQueriesClickHouse18 loads lineorder_flat into the test ClickHouse
+// (18.16, which runs no join of several tables: the flat form only) and
+// checks each query's result equals SQLite's.
+func TestQueriesClickHouse18(t *testing.T) {
+	base := testenv.ClickHouseURL(t)
+	ctx := context.Background()
+	admin := testenv.Connect(t, base, driver.Options{}).(driver.SQL)
+	db := fmt.Sprintf("fbtest_ssb_%d", time.Now().UnixNano())
+	if err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + db
+	ch := testenv.Connect(t, u.String(), driver.Options{}).(driver.SQL)
+	ddl, err := ssb.CreateTable(ssb.ClickHouse18, ssb.Flat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Exec(ctx, ddl); err != nil {
+		t.Fatalf("%s: %v", ddl, err)
+	}
+	g := ssb.New(testSF, testSeed)
+	if _, err := ch.(driver.BulkLoader).BulkLoad(ctx, ssb.Flat, ssb.FlatColumns(), g.FlatRows(ssb.Chunk{Lo: 1, Hi: g.Counts().Orders}), false); err != nil {
+		t.Fatal(err)
+	}
+	lite := testenv.Connect(t, "sqlite:"+filepath.Join(t.TempDir(), "ssb.db"), driver.Options{}).(driver.SQL)
+	load(t, lite)
+	for _, q := range ssb.Queries {
+		got := result(t, ch, q.Flat[ssb.ClickHouse18])
+		want := result(t, lite, q.Flat[ssb.SQLite])
+		if checksum(got) != checksum(want) {
+			t.Errorf("%s: ClickHouse 18.16 %v, SQLite %v", q.Name, got, want)
 		}
 	}
 }
