@@ -77,6 +77,11 @@ func (in *instance) layoutFor(ctx context.Context, conn driver.Conn) (layout, er
 	case driver.Document:
 		return newDocLayout(in, c)
 	case driver.SQL:
+		if c.Dialect() == "clickhouse" {
+			// No row updates (only asynchronous ALTER … UPDATE mutations),
+			// no primary-key point lookups: not what YCSB measures.
+			return nil, errors.New("workload ycsb needs an engine with row updates and key lookups; ClickHouse, an analytical engine, has neither")
+		}
 		return newSQLLayout(in, c)
 	case driver.KV:
 		return newKVLayout(ctx, in, c)
