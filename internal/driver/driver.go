@@ -391,3 +391,42 @@ func CheckParams(q url.Values, known map[string]string) error {
 	}
 	return nil
 }
+
+// SecretList is what must never appear in a message about a target: its
+// password, in each spelling a library may print it (raw, query- or
+// path-escaped). Drivers keep them beside the parsed URL and pass every
+// error of their library through ScrubErr.
+type SecretList []string
+
+// Scrub replaces every secret in s, whatever a library put there.
+func (sec SecretList) Scrub(s string) string {
+	for _, x := range sec {
+		if x != "" {
+			s = strings.ReplaceAll(s, x, "xxxxx")
+		}
+	}
+	return s
+}
+
+// ScrubErr is Scrub for errors. It keeps the error chain (for errors.As,
+// which Classify needs) when nothing had to be replaced, and otherwise
+// returns an error with the cleaned message that still unwraps to the
+// original: nothing in fairbench prints an unwrapped error.
+func (sec SecretList) ScrubErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if clean := sec.Scrub(msg); clean != msg {
+		return &scrubbedError{msg: clean, err: err}
+	}
+	return err
+}
+
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }

@@ -54,12 +54,12 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 	}
 	conn, err := ch.Open(cfg.opts)
 	if err != nil {
-		return nil, fmt.Errorf("ClickHouse URL %s: %w", cfg.redacted, cfg.scrubErr(err))
+		return nil, fmt.Errorf("ClickHouse URL %s: %w", cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
 	if err := conn.Ping(ctx); err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("ClickHouse server of %s does not answer: %w (is it running, and do the URL's host, native port (9000 by default, not HTTP's 8123), TLS setting and credentials match it?)",
-			cfg.redacted, cfg.scrubErr(err))
+			cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
 	return &Client{cfg: cfg, conn: conn}, nil
 }
@@ -92,7 +92,7 @@ func (c *Client) Close(context.Context) error {
 		return nil
 	}
 	c.closed = true
-	return c.cfg.scrubErr(c.conn.Close())
+	return c.cfg.secrets.ScrubErr(c.conn.Close())
 }
 
 // Conn is one worker's session on the shared pool.
@@ -146,7 +146,7 @@ func (s *Conn) Analyze(ctx context.Context, query string, each func(values []any
 	)
 	rows, err := s.c.conn.Query(qctx, query)
 	if err != nil {
-		return driver.QueryStats{}, s.c.cfg.scrubErr(err)
+		return driver.QueryStats{}, s.c.cfg.secrets.ScrubErr(err)
 	}
 	defer rows.Close()
 	var dest, values []any
@@ -161,7 +161,7 @@ func (s *Conn) Analyze(ctx context.Context, query string, each func(values []any
 			continue
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return driver.QueryStats{}, s.c.cfg.scrubErr(err)
+			return driver.QueryStats{}, s.c.cfg.secrets.ScrubErr(err)
 		}
 		for i, d := range dest {
 			values[i] = reflect.ValueOf(d).Elem().Interface()
@@ -171,10 +171,10 @@ func (s *Conn) Analyze(ctx context.Context, query string, each func(values []any
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return driver.QueryStats{}, s.c.cfg.scrubErr(err)
+		return driver.QueryStats{}, s.c.cfg.secrets.ScrubErr(err)
 	}
 	if err := rows.Close(); err != nil {
-		return driver.QueryStats{}, s.c.cfg.scrubErr(err)
+		return driver.QueryStats{}, s.c.cfg.secrets.ScrubErr(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -22,12 +22,12 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 	env := map[string]any{"engine": "clickhouse", "driver": clientPath, "tls": c.cfg.tls}
 	var version string
 	if err := c.conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
-		return nil, c.cfg.scrubErr(err)
+		return nil, c.cfg.secrets.ScrubErr(err)
 	}
 	env["version"] = version
 	rows, err := c.conn.Query(ctx, "SELECT name, value, changed FROM system.settings WHERE changed OR name IN ('max_threads', 'max_memory_usage')")
 	if err != nil {
-		return nil, c.cfg.scrubErr(err)
+		return nil, c.cfg.secrets.ScrubErr(err)
 	}
 	defer rows.Close()
 	changed := map[string]any{}
@@ -35,7 +35,7 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		var name, value string
 		var ch uint8
 		if err := rows.Scan(&name, &value, &ch); err != nil {
-			return nil, c.cfg.scrubErr(err)
+			return nil, c.cfg.secrets.ScrubErr(err)
 		}
 		if name == "max_threads" || name == "max_memory_usage" {
 			env[name] = value
@@ -45,7 +45,7 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, c.cfg.scrubErr(err)
+		return nil, c.cfg.secrets.ScrubErr(err)
 	}
 	// The client sends max_execution_time from the context's deadline: a
 	// setting of this query, not of the server.
@@ -68,7 +68,7 @@ func (s *Conn) Dialect() string { return "clickhouse" }
 // Exec implements driver.SQL. INSERT ... VALUES with inline values hangs
 // against 18.16 through this client: load rows with BulkLoad.
 func (s *Conn) Exec(ctx context.Context, sql string) error {
-	return s.c.cfg.scrubErr(s.c.conn.Exec(ctx, sql))
+	return s.c.cfg.secrets.ScrubErr(s.c.conn.Exec(ctx, sql))
 }
 
 // QueryInt64 implements driver.SQL.
@@ -101,7 +101,7 @@ func (s *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, 
 func (s *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows, error) {
 	r, err := s.c.conn.Query(ctx, placeholders(sql), args...)
 	if err != nil {
-		return nil, s.c.cfg.scrubErr(err)
+		return nil, s.c.cfg.secrets.ScrubErr(err)
 	}
 	types := r.ColumnTypes()
 	return &rows{s: s, r: r, dest: scanDest(types), names: r.Columns()}, nil
@@ -120,7 +120,7 @@ type stmt struct {
 }
 
 func (t *stmt) Exec(ctx context.Context, args ...any) error {
-	return t.s.c.cfg.scrubErr(t.s.c.conn.Exec(ctx, t.sql, args...))
+	return t.s.c.cfg.secrets.ScrubErr(t.s.c.conn.Exec(ctx, t.sql, args...))
 }
 
 func (t *stmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
@@ -179,7 +179,7 @@ func (r *rows) Scan(dest ...any) error {
 		return fmt.Errorf("scan of %d columns into %d destinations", len(r.dest), len(dest))
 	}
 	if err := r.r.Scan(r.dest...); err != nil {
-		return r.s.c.cfg.scrubErr(err)
+		return r.s.c.cfg.secrets.ScrubErr(err)
 	}
 	for i, d := range r.dest {
 		if err := driver.Assign(dest[i], normalize(reflect.ValueOf(d).Elem().Interface()), r.names[i]); err != nil {
@@ -193,10 +193,10 @@ func (r *rows) Err() error {
 	if r.err != nil {
 		return r.err
 	}
-	return r.s.c.cfg.scrubErr(r.r.Err())
+	return r.s.c.cfg.secrets.ScrubErr(r.r.Err())
 }
 
-func (r *rows) Close() error { return r.s.c.cfg.scrubErr(r.r.Close()) }
+func (r *rows) Close() error { return r.s.c.cfg.secrets.ScrubErr(r.r.Close()) }
 
 // normalize turns a ClickHouse Go value into one driver.Assign takes.
 func normalize(v any) any {
@@ -258,7 +258,7 @@ func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	for {
 		batch, err := s.c.conn.PrepareBatch(ctx, insert)
 		if err != nil {
-			return n, s.c.cfg.scrubErr(err)
+			return n, s.c.cfg.secrets.ScrubErr(err)
 		}
 		inBatch := 0
 		for inBatch < batchRows && src.Next() {
@@ -275,7 +275,7 @@ func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 			}
 			if err := batch.Append(row...); err != nil {
 				_ = batch.Abort()
-				return n, s.c.cfg.scrubErr(err)
+				return n, s.c.cfg.secrets.ScrubErr(err)
 			}
 			inBatch++
 		}
@@ -284,7 +284,7 @@ func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 			return n, nil
 		}
 		if err := batch.Send(); err != nil {
-			return n, s.c.cfg.scrubErr(err)
+			return n, s.c.cfg.secrets.ScrubErr(err)
 		}
 		n += int64(inBatch)
 		if inBatch < batchRows {
@@ -304,19 +304,19 @@ func (s *Conn) columnTypes(ctx context.Context, table string, columns []string) 
 	db, name = strings.Trim(db, "`\""), strings.Trim(name, "`\"")
 	rows, err := s.c.conn.Query(ctx, "SELECT name, type FROM system.columns WHERE database = ? AND table = ?", db, name)
 	if err != nil {
-		return nil, s.c.cfg.scrubErr(err)
+		return nil, s.c.cfg.secrets.ScrubErr(err)
 	}
 	defer rows.Close()
 	all := map[string]string{}
 	for rows.Next() {
 		var n, t string
 		if err := rows.Scan(&n, &t); err != nil {
-			return nil, s.c.cfg.scrubErr(err)
+			return nil, s.c.cfg.secrets.ScrubErr(err)
 		}
 		all[n] = t
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.c.cfg.scrubErr(err)
+		return nil, s.c.cfg.secrets.ScrubErr(err)
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("table %s.%s does not exist (or has no columns)", db, name)

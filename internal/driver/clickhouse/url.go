@@ -38,7 +38,7 @@ var params = map[string]string{
 // config is a parsed clickhouse:// URL.
 type config struct {
 	redacted string
-	secrets  []string
+	secrets  driver.SecretList
 	database string
 	tls      bool
 	insecure bool
@@ -54,7 +54,7 @@ func parseURL(raw string) (config, error) {
 		}
 	}
 	bad := func(format string, args ...any) (config, error) {
-		return config{}, fmt.Errorf("ClickHouse URL %s: %s", cfg.redacted, cfg.scrub(fmt.Sprintf(format, args...)))
+		return config{}, fmt.Errorf("ClickHouse URL %s: %s", cfg.redacted, cfg.secrets.Scrub(fmt.Sprintf(format, args...)))
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -161,32 +161,3 @@ func parseURL(raw string) (config, error) {
 	cfg.opts = opts
 	return cfg, nil
 }
-
-// scrub replaces every secret of the URL in s, whatever a library put there.
-func (cfg config) scrub(s string) string {
-	for _, sec := range cfg.secrets {
-		s = strings.ReplaceAll(s, sec, "xxxxx")
-	}
-	return s
-}
-
-// scrubErr is scrub for errors; it keeps the chain when nothing had to be
-// replaced, so that classify still sees the driver's error types.
-func (cfg config) scrubErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if clean := cfg.scrub(msg); clean != msg {
-		return &scrubbedError{msg: clean, err: err}
-	}
-	return err
-}
-
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }

@@ -21,14 +21,14 @@ var emptyFilter = bson.D{}
 // Collections implements driver.DocumentAdmin.
 func (s *Conn) Collections(ctx context.Context) ([]string, error) {
 	names, err := s.c.db.ListCollectionNames(ctx, emptyFilter)
-	return names, s.c.cfg.scrubErr(err)
+	return names, s.c.cfg.secrets.ScrubErr(err)
 }
 
 // Count implements driver.DocumentAdmin: CountDocuments, an exact count
 // (EstimatedDocumentCount reads metadata that can lag).
 func (s *Conn) Count(ctx context.Context, collection string) (int64, error) {
 	n, err := s.coll(collection).CountDocuments(ctx, emptyFilter)
-	return n, s.c.cfg.scrubErr(err)
+	return n, s.c.cfg.secrets.ScrubErr(err)
 }
 
 // Drop implements driver.DocumentAdmin; the driver already takes
@@ -36,7 +36,7 @@ func (s *Conn) Count(ctx context.Context, collection string) (int64, error) {
 func (s *Conn) Drop(ctx context.Context, collection string) error {
 	err := s.coll(collection).Drop(ctx)
 	delete(s.colls, collection)
-	return s.c.cfg.scrubErr(err)
+	return s.c.cfg.secrets.ScrubErr(err)
 }
 
 // OpCounters implements driver.DocumentAdmin from serverStatus's opcounters.
@@ -47,7 +47,7 @@ func (s *Conn) Drop(ctx context.Context, collection string) error {
 func (s *Conn) OpCounters(ctx context.Context) (map[string]int64, bool, error) {
 	raw, err := s.c.db.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
 	if err != nil {
-		return nil, false, s.c.cfg.scrubErr(fmt.Errorf("serverStatus: %w", err))
+		return nil, false, s.c.cfg.secrets.ScrubErr(fmt.Errorf("serverStatus: %w", err))
 	}
 	v, err := bsoncore.Document(raw).LookupErr("opcounters")
 	if err != nil {
@@ -85,7 +85,7 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		Debug           bool   `bson:"debug"`
 	}
 	if err := c.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&bi); err != nil {
-		return nil, c.cfg.scrubErr(fmt.Errorf("buildInfo: %w", err))
+		return nil, c.cfg.secrets.ScrubErr(fmt.Errorf("buildInfo: %w", err))
 	}
 	env["version"] = bi.Version
 	if bi.FerretDBVersion != "" {
@@ -118,7 +118,7 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		env["uptime_seconds"] = int64(ss.Uptime)
 	} else {
 		// Managed services may refuse serverStatus to a plain user.
-		env["server_status_error"] = c.cfg.scrub(err.Error())
+		env["server_status_error"] = c.cfg.secrets.Scrub(err.Error())
 	}
 	o := c.cfg.opts
 	settings := map[string]string{"database": c.cfg.database}
@@ -206,7 +206,7 @@ var errNoConnectionCount = errors.New("serverStatus has no connections.available
 func (s *Conn) ConnectionLimit(ctx context.Context) (int, string, error) {
 	raw, err := s.c.db.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
 	if err != nil {
-		return 0, "", s.c.cfg.scrubErr(fmt.Errorf("serverStatus: %w", err))
+		return 0, "", s.c.cfg.secrets.ScrubErr(fmt.Errorf("serverStatus: %w", err))
 	}
 	avail, err := bsoncore.Document(raw).LookupErr("connections", "available")
 	if err != nil {

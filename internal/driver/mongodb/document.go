@@ -76,7 +76,7 @@ func (s *Conn) writeFailures(res driver.BulkResult, err error) (driver.BulkResul
 	add := func(we mongo.WriteError) {
 		ie := driver.ItemError{Index: we.Index, Class: classifyCode(we.Code)}
 		if len(res.Failed) < maxReasons {
-			ie.Reason = s.c.cfg.scrub(we.Message)
+			ie.Reason = s.c.cfg.secrets.Scrub(we.Message)
 		}
 		res.Failed = append(res.Failed, ie)
 	}
@@ -88,7 +88,7 @@ func (s *Conn) writeFailures(res driver.BulkResult, err error) (driver.BulkResul
 		if bwe.WriteConcernError == nil && len(bwe.WriteErrors) > 0 {
 			return res, nil
 		}
-		return res, s.c.cfg.scrubErr(err)
+		return res, s.c.cfg.secrets.ScrubErr(err)
 	}
 	var wex mongo.WriteException
 	if errors.As(err, &wex) {
@@ -99,7 +99,7 @@ func (s *Conn) writeFailures(res driver.BulkResult, err error) (driver.BulkResul
 			return res, nil
 		}
 	}
-	return res, s.c.cfg.scrubErr(err)
+	return res, s.c.cfg.secrets.ScrubErr(err)
 }
 
 // setFields readies the FindOne options and projection for a field list,
@@ -130,7 +130,7 @@ func (s *Conn) Get(ctx context.Context, collection, id string, fields []string) 
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			return nil, false, nil
 		}
-		return nil, false, s.c.cfg.scrubErr(err)
+		return nil, false, s.c.cfg.secrets.ScrubErr(err)
 	}
 	doc, err := decodeDoc(raw)
 	if err != nil {
@@ -154,7 +154,7 @@ func (s *Conn) Update(ctx context.Context, collection, id string, set driver.Doc
 	}
 	r, err := s.coll(collection).UpdateOne(ctx, bson.Raw(s.enc.filter), bson.Raw(s.enc.update))
 	if err != nil {
-		return false, s.c.cfg.scrubErr(err)
+		return false, s.c.cfg.secrets.ScrubErr(err)
 	}
 	return r.MatchedCount > 0, nil
 }
@@ -191,7 +191,7 @@ func (s *Conn) scan(ctx context.Context, collection, startID string, n int, fiel
 	s.enc.filter = appendFromFilter(s.enc.filter[:0], startID)
 	cur, err := s.coll(collection).Find(ctx, bson.Raw(s.enc.filter), o)
 	if err != nil {
-		return 0, s.c.cfg.scrubErr(err)
+		return 0, s.c.cfg.secrets.ScrubErr(err)
 	}
 	count := 0
 	for count < n && cur.Next(ctx) {
@@ -205,7 +205,7 @@ func (s *Conn) scan(ctx context.Context, collection, startID string, n int, fiel
 	if err == nil {
 		err = cerr
 	}
-	return count, s.c.cfg.scrubErr(err)
+	return count, s.c.cfg.secrets.ScrubErr(err)
 }
 
 // encoder holds a session's scratch buffers.

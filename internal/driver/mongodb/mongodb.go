@@ -45,14 +45,14 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 	}
 	mc, err := mongo.Connect(cfg.opts)
 	if err != nil {
-		return nil, fmt.Errorf("MongoDB URL %s: %w", cfg.redacted, cfg.scrubErr(err))
+		return nil, fmt.Errorf("MongoDB URL %s: %w", cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
 	// Ping the primary: writes go there, and a secondary answering would
 	// hide a replica set without one.
 	if err := mc.Ping(ctx, readpref.Primary()); err != nil {
 		_ = mc.Disconnect(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("MongoDB server of %s does not answer: %w (is it running, and do the URL's host, port, tls and credentials match it?)",
-			cfg.redacted, cfg.scrubErr(err))
+			cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
 	return &Client{cfg: cfg, mc: mc, db: mc.Database(cfg.database)}, nil
 }
@@ -89,7 +89,7 @@ func (c *Client) Close(ctx context.Context) error {
 		return nil
 	}
 	c.closed = true
-	return c.cfg.scrubErr(c.mc.Disconnect(ctx))
+	return c.cfg.secrets.ScrubErr(c.mc.Disconnect(ctx))
 }
 
 // Conn is one worker's session. It is not safe for concurrent use (the

@@ -25,7 +25,7 @@ const (
 // config is a parsed mongodb:// or mongodb+srv:// URL.
 type config struct {
 	redacted string // the URL without its password, for messages
-	secrets  []string
+	secrets  driver.SecretList
 	database string
 	tls      bool
 	insecure bool // tlsInsecure: any server certificate is accepted
@@ -40,7 +40,7 @@ func parseURL(raw string) (config, error) {
 	cfg := config{redacted: redact(raw), secrets: secretsOf(raw)}
 	bad := func(format string, args ...any) (config, error) {
 		msg := fmt.Sprintf(format, args...)
-		return config{}, fmt.Errorf("MongoDB URL %s: %s", cfg.redacted, cfg.scrub(msg))
+		return config{}, fmt.Errorf("MongoDB URL %s: %s", cfg.redacted, cfg.secrets.Scrub(msg))
 	}
 	scheme, _, ok := strings.Cut(raw, "://")
 	if !ok || (!strings.EqualFold(scheme, "mongodb") && !strings.EqualFold(scheme, "mongodb+srv")) {
@@ -115,7 +115,7 @@ func unwrapURIError(err error) string {
 func redact(raw string) string { return driver.Redacted(raw) }
 
 // secretsOf lists what must never appear in a message about raw.
-func secretsOf(raw string) []string {
+func secretsOf(raw string) driver.SecretList {
 	var out []string
 	for _, s := range driver.Secrets(raw) {
 		if s != "" {
@@ -135,37 +135,3 @@ func secretsOf(raw string) []string {
 	}
 	return out
 }
-
-// scrub replaces every secret of the URL in s, whatever a library put there.
-func (cfg config) scrub(s string) string {
-	for _, sec := range cfg.secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "xxxxx")
-		}
-	}
-	return s
-}
-
-// scrubErr is scrub for errors; it keeps the error chain when nothing had to
-// be replaced, so that Classify still sees the driver's error types.
-func (cfg config) scrubErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if clean := cfg.scrub(msg); clean != msg {
-		return &scrubbedError{msg: clean, err: err}
-	}
-	return err
-}
-
-// scrubbedError carries a cleaned message and, for errors.As, the original
-// error. Its Unwrap means a caller could still print the original; nothing in
-// fairbench prints an unwrapped error, and the class needs the chain.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
