@@ -108,7 +108,7 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	}
 	in.layout = l
 	if in.cfg.ScanProportion > 0 {
-		if _, ok := l.(*kvLayout); ok && !l.(*kvLayout).hashes {
+		if kl, ok := l.(*kvLayout); ok && !kl.hashes {
 			return errors.New("ycsb: scanproportion > 0 needs range scans, which this key-value target cannot do (it has no sorted sets); use a workload without scans")
 		}
 	}
