@@ -57,7 +57,7 @@ func checkGoTPCRun(t *testing.T, dir, password string, o outcome) *result.Run {
 	if r.Summary.Metric == nil || r.Summary.Metric.Name != tpccparams.Headline.Name || r.Summary.Metric.Value <= 0 {
 		t.Fatalf("headline %+v", r.Summary.Metric)
 	}
-	nopm := tpccparams.Headline.Measure(r.Ops, r.Summary.Extra, r.Duration, nil)
+	nopm := tpccparams.Headline.Measure(r.Ops, r.Summary.Extra, r.Duration, nil, nil)
 	if d := nopm - r.Summary.Metric.Value; d > 1e-6*nopm || d < -1e-6*nopm {
 		t.Errorf("NOPM from the counter %g, headline %g", nopm, r.Summary.Metric.Value)
 	}

@@ -9,14 +9,17 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
@@ -34,6 +37,7 @@ func newReport() *cobra.Command {
 		results, format, out, studyName string
 		baseline, charts                string
 		all                             bool
+		runID                           int64
 	)
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -46,24 +50,53 @@ func newReport() *cobra.Command {
 			}
 			defer s.Close()
 			f := store.Filter{StudyName: studyName, LatestStudy: studyName == "" && !all}
-			return writeReportWith(s, f, format, out, reportExtras{baseline: baseline, charts: charts})
+			return writeReportWith(s, f, format, out, reportExtras{baseline: baseline, charts: charts, run: runID})
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&results, "results", defaultResults, "results file")
-	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv or benchstat (Go benchmark format)")
+	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv, benchstat (Go benchmark format), or a run's result file in a peer's format (clickbench)")
 	fl.StringVar(&baseline, "baseline", "", "text, md, html, json: the findings, the comparison (html) and the kind-specific ratios against this target instead of the first")
 	fl.StringVar(&charts, "charts", "", "html, md: also write each chart as an .svg file into this directory (md links them)")
 	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	fl.StringVar(&studyName, "study", "", "report this study (by name); default: the most recent study")
 	fl.BoolVar(&all, "all", false, "report every run in the results file")
+	fl.Int64Var(&runID, "run", 0, "run formats (--format clickbench): write this run's file instead of the last completed run's")
 	return cmd
+}
+
+// writeRunFormat writes the result file of one run in a format its kind
+// offers (kinds.Info.RunFormats): run id, or else the last completed run
+// of the selection that has the format.
+func writeRunFormat(w io.Writer, runs []*result.Run, format string, id int64) error {
+	formats := kinds.RunFormatNames()
+	if !slices.Contains(formats, format) {
+		return fmt.Errorf("--format %q: use text, md, html, json, csv, benchstat or a run format (%s)", format, strings.Join(formats, ", "))
+	}
+	var pick *result.Run
+	for _, r := range runs {
+		if _, ok := kinds.RunFormat(r.Kind, format); !ok || (id != 0 && r.ID != id) || (id == 0 && r.Status != result.StatusOK) {
+			continue
+		}
+		if pick == nil || r.ID > pick.ID {
+			pick = r
+		}
+	}
+	if pick == nil {
+		if id != 0 {
+			return fmt.Errorf("--format %s --run %d: no such run of a kind with that format in the selection (add --all to look at every study)", format, id)
+		}
+		return fmt.Errorf("--format %s: no completed run of a kind with that format in the selection", format)
+	}
+	f, _ := kinds.RunFormat(pick.Kind, format)
+	return f(w, pick)
 }
 
 // reportExtras are the options only some formats use.
 type reportExtras struct {
 	baseline string // html: compare against this target
 	charts   string // html, md: directory for the charts as .svg files
+	run      int64  // run formats: the run to write
 }
 
 // writeReport renders the runs selected by f.
@@ -151,7 +184,9 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 	case "benchstat":
 		err = report.Benchstat(&buf, runs)
 	default:
-		return fmt.Errorf("--format %q: use text, md, html, json, csv or benchstat", format)
+		if err := writeRunFormat(&buf, runs, format, x.run); err != nil {
+			return err
+		}
 	}
 	if err != nil {
 		return err

@@ -32,7 +32,7 @@ func TestHammerDBPostgresWithProfile(t *testing.T) {
 	near(t, "NOPM", r.Summary.Metric.Value, 18003, 0)
 	near(t, "new orders", r.Summary.Extra[tpccparams.NewOrders], 18003, 0)
 	near(t, "server transactions", r.Summary.Extra[tpccparams.ServerTransactions], 41397, 0)
-	near(t, "NOPM from the counter", tpccparams.Headline.Measure(r.Ops, r.Summary.Extra, r.Duration, nil), 18003, 1e-9)
+	near(t, "NOPM from the counter", tpccparams.Headline.Measure(r.Ops, r.Summary.Extra, r.Duration, nil, nil), 18003, 1e-9)
 	near(t, "throughput (TPM/60)", r.Summary.Throughput, 41397.0/60, 1e-9)
 	eq(t, "engine", r.Env["hammerdb"].(map[string]any)["engine"], any("PostgreSQL"))
 	eq(t, "profile", r.Env["hammerdb"].(map[string]any)["time_profile"], any("hdbxtprofile.log"))

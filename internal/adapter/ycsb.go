@@ -213,7 +213,7 @@ func parseYcsbLines(l *lines) ([]*result.Run, error) {
 	r.Env = map[string]any{"ycsb": env}
 	r.ToolVersion = "go-ycsb"
 	if r.Duration > 0 {
-		s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil)}
+		s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil, nil)}
 	}
 	r.Deviations = append(r.Deviations, reconstructedNote+" (go-ycsb's per-operation percentiles)")
 	return []*result.Run{r}, nil

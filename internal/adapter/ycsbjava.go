@@ -466,7 +466,7 @@ func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
 	// [UPDATE] too); the headline, operations per second, is then [OVERALL]
 	// Throughput.
 	s.Extra = map[string]float64{ycsbparams.Operations: float64(opcount)}
-	s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil)}
+	s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil, nil)}
 	if s.Failed > 0 {
 		s.Throughput = float64(s.Transactions) * 1000 / runtime
 		r.Deviations = append(r.Deviations, "throughput counts successful operations only; YCSB's [OVERALL] Throughput, "+

@@ -30,7 +30,7 @@ func Headline(r *result.Run) result.Metric {
 	}
 	for _, op := range r.Ops {
 		if h.Counts(op.Name) {
-			return result.Metric{Headline: h, Value: h.Measure(r.Ops, r.Summary.Extra, r.Duration, opSumUs(r))}
+			return result.Metric{Headline: h, Value: h.Measure(r.Ops, r.Summary.Extra, r.Duration, opSumUs(r), r.Summary.Queries)}
 		}
 	}
 	return result.Metric{Headline: result.Throughput, Value: r.Summary.Throughput}

@@ -135,8 +135,13 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 	var ws []Warning
 	label := names.RunLabel(r)
 	rates := make([]float64, 0, len(r.Series))
-	for _, p := range r.Series {
-		rates = append(rates, p.Rate)
+	// A query set's per-second rate follows its queries, each tried in
+	// turn, not the server's state: its series says nothing of warm-up or
+	// drift (its cold and hot tries do).
+	if len(r.Summary.Queries) == 0 {
+		for _, p := range r.Series {
+			rates = append(rates, p.Rate)
+		}
 	}
 	skip := 0
 	if w, first, rest, ok := warmupShift(rates); ok {

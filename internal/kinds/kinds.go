@@ -35,6 +35,36 @@ type Info struct {
 	// that scenario's runs in the order of the report's rows, interrupted and
 	// failed runs included so that a cell without a completed run keeps its row.
 	Sections func(runs []*result.Run, baseline string) []Section
+	// RunFormats are the result files of one run the kind can write, by
+	// the name `fairbench report --format` takes ("clickbench":
+	// ClickBench's result JSON).
+	RunFormats map[string]func(w io.Writer, r *result.Run) error
+}
+
+// RunFormat returns the writer of format for runs of kind, if it has one.
+func RunFormat(kind, format string) (func(io.Writer, *result.Run) error, bool) {
+	i, ok := Lookup(kind)
+	if !ok {
+		return nil, false
+	}
+	f, ok := i.RunFormats[format]
+	return f, ok
+}
+
+// RunFormatNames lists every run format some kind offers, sorted.
+func RunFormatNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, i := range All() {
+		for name := range i.RunFormats {
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Section is a titled table a report renders in each of its formats.

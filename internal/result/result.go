@@ -5,6 +5,7 @@ package result
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -128,6 +129,74 @@ type Summary struct {
 	// TPC-C, documents/s for bulk indexing, ...). Nil for runs stored before
 	// headline metrics existed: Run.Headline then falls back to Throughput.
 	Metric *Metric `json:"metric,omitempty"`
+	// Queries holds, for a query-set run (SSB, ClickBench), each query's
+	// tries in the order they ran: the first try is the cold one, and the
+	// hot time is the best of the others, as ClickBench reports them. The
+	// per-op histograms hold the same times, but not their order.
+	Queries []QueryResult `json:"queries,omitempty"`
+}
+
+// QueryResult is one query of a query-set run.
+type QueryResult struct {
+	Name string `json:"name"`
+	// Tries are the try times in seconds, in order; nil for a try that
+	// failed or timed out (ClickBench's null).
+	Tries []*float64 `json:"tries"`
+	// Error is why the first failed try failed: its class and the
+	// engine's message, secrets scrubbed.
+	Error string `json:"error,omitempty"`
+	// Rows is the number of result rows of the last successful try.
+	Rows int64 `json:"rows,omitempty"`
+	// ServerSeconds, RowsRead and BytesRead are the engine's own account of
+	// the query's fastest try, where the engine gives one (ClickHouse).
+	ServerSeconds float64 `json:"server_s,omitempty"`
+	RowsRead      int64   `json:"rows_read,omitempty"`
+	BytesRead     int64   `json:"bytes_read,omitempty"`
+}
+
+// Cold returns the first try's time, if it succeeded.
+func (q QueryResult) Cold() (float64, bool) {
+	if len(q.Tries) == 0 || q.Tries[0] == nil {
+		return 0, false
+	}
+	return *q.Tries[0], true
+}
+
+// Hot returns the best time among the tries after the first (the caches
+// warm), or the first try's when it is the only one.
+func (q QueryResult) Hot() (float64, bool) {
+	if len(q.Tries) == 1 {
+		return q.Cold()
+	}
+	best, ok := 0.0, false
+	for _, t := range q.Tries[min(1, len(q.Tries)):] {
+		if t != nil && (!ok || *t < best) {
+			best, ok = *t, true
+		}
+	}
+	return best, ok
+}
+
+// QueryGeoMean is the geometric mean of the queries' hot times in seconds,
+// over the queries that have one; missing counts the queries without.
+func QueryGeoMean(qs []QueryResult) (mean float64, missing int) {
+	var logSum float64
+	n := 0
+	for _, q := range qs {
+		t, ok := q.Hot()
+		if !ok {
+			missing++
+			continue
+		}
+		// A query answered in under a microsecond (a cached constant) would
+		// pull the mean to zero; a microsecond is the timer's resolution.
+		logSum += math.Log(math.Max(t, 1e-6))
+		n++
+	}
+	if n == 0 {
+		return 0, missing
+	}
+	return math.Exp(logSum / float64(n)), missing
 }
 
 // Field says what a headline metric counts.
@@ -141,6 +210,9 @@ const (
 	// (Headline.Counter), per Per: a figure the database itself keeps, such as
 	// HammerDB's NOPM from the districts' next order ids.
 	FieldCounter Field = "counter"
+	// FieldQueryTimes is the geometric mean of a query-set run's hot query
+	// times (Summary.Queries), in seconds: SSB's and ClickBench's one number.
+	FieldQueryTimes Field = "query_times"
 )
 
 // Headline declares the one number a reader of a workload's results looks at
@@ -185,8 +257,12 @@ func (h Headline) Counts(name string) bool {
 // counters (Summary.Extra) and its measured duration. sumUs gives an op's
 // exact latency sum in µs (for FieldSeconds); nil means not known, and
 // FieldSeconds then yields 0. A FieldCounter headline whose counter the run
-// lacks yields 0.
-func (h Headline) Measure(ops []Op, extra map[string]float64, duration time.Duration, sumUs func(i int) float64) float64 {
+// lacks yields 0. queries are the run's query-set results, for FieldQueryTimes.
+func (h Headline) Measure(ops []Op, extra map[string]float64, duration time.Duration, sumUs func(i int) float64, queries []QueryResult) float64 {
+	if h.Field == FieldQueryTimes {
+		m, _ := QueryGeoMean(queries)
+		return m
+	}
 	var n float64
 	if h.Field == FieldCounter {
 		n = extra[h.Counter]

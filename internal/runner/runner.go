@@ -301,6 +301,13 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	if err != nil {
 		return fail(err)
 	}
+	if qs, ok := inst.(workload.QuerySet); ok && qs.Finite() {
+		// The run is the query set, each query tried a number of times:
+		// the first try is the cold one, which a warm-up would spend, and
+		// the set, not a duration, ends the run.
+		c.Warmup, run.Warmup = 0, 0
+		c.Duration = qs.Bound()
+	}
 	var copts driver.Options
 	if co, ok := inst.(workload.ConnOptioner); ok {
 		copts = co.ConnOptions()

@@ -132,7 +132,10 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 		if try > 1 {
 			w.rec.RecordRetries(op, try)
 		}
-		if class == result.ErrConnection && !m.stop.Load() {
+		// A statement abandoned at a client-side deadline leaves its session
+		// in a state the driver may not recover (pgx closes it): the next
+		// operation gets a fresh one.
+		if (class == result.ErrConnection || errors.Is(err, context.DeadlineExceeded)) && !m.stop.Load() {
 			m.reconnect(ctx, w)
 		}
 		return

@@ -125,8 +125,14 @@ func (m *executor) fill(total []*hist.Stats, connectTime time.Duration, cpu floa
 		}
 		m.run.Ops = append(m.run.Ops, result.Op{Name: names[i], Count: st.Count, Items: st.Items, Bytes: st.Bytes, Errors: st.ErrorMap(), Histogram: enc})
 	}
+	if qs, ok := m.inst.(workload.QuerySet); ok {
+		s.Queries = qs.Results()
+	}
 	h := kinds.Headline(m.cell.Workload.Kind)
-	s.Metric = &result.Metric{Headline: h, Value: h.Measure(m.run.Ops, m.run.Summary.Extra, m.run.Duration, func(i int) float64 { return total[i].SumUs })}
+	if hl, ok := m.inst.(workload.Headliner); ok {
+		h = hl.Headline()
+	}
+	s.Metric = &result.Metric{Headline: h, Value: h.Measure(m.run.Ops, m.run.Summary.Extra, m.run.Duration, func(i int) float64 { return total[i].SumUs }, s.Queries)}
 }
 
 // quietSeconds reports whether seconds without a completed operation are
@@ -134,7 +140,9 @@ func (m *executor) fill(total []*hist.Stats, connectTime time.Duration, cpu floa
 // schedule below 5 per second leaves seconds without an arrival (e^-5 < 1 %).
 // Only seconds with errors and no completion are dead then.
 func quietSeconds(s result.Summary) bool {
-	return s.P50 >= 1e6 || (s.TargetRate > 0 && s.TargetRate < 5)
+	// A query set's queries (SSB, ClickBench) range from milliseconds to
+	// minutes: a second without a finished query is their normal.
+	return s.P50 >= 1e6 || (s.TargetRate > 0 && s.TargetRate < 5) || len(s.Queries) > 0 || s.Metric != nil && s.Metric.Field == result.FieldQueryTimes
 }
 
 // counts snapshots a workload's own counters (workload.Counter), if it keeps any.

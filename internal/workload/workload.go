@@ -142,6 +142,28 @@ type ServerCounter interface {
 	ServerCounts(ctx context.Context, conn driver.Conn, final bool) (map[string]int64, error)
 }
 
+// QuerySet is optional: a workload that runs a fixed set of queries, each a
+// number of times in a row (SSB's and ClickBench's tries), rather than
+// operations for a duration.
+type QuerySet interface {
+	// Finite reports whether the instance runs its set to completion. The
+	// runner then runs no warm-up (the first try is the cold one, which a
+	// warm-up would spend) and bounds the measured phase by Bound instead of
+	// the cell's duration. An instance that loops over its queries for a
+	// duration (a concurrent mode) is not finite.
+	Finite() bool
+	Bound() time.Duration
+	// Results are the queries' tries of the measured phase, in order, for
+	// Summary.Queries; nil when the instance keeps none.
+	Results() []result.QueryResult
+}
+
+// Headliner is optional: an instance whose headline is not its kind's (a
+// query-set workload in a concurrent mode counts queries per second).
+type Headliner interface {
+	Headline() result.Headline
+}
+
 // ConnOptioner is optional: connection options the parameters ask for (query mode).
 type ConnOptioner interface {
 	ConnOptions() driver.Options

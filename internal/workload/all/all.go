@@ -13,6 +13,7 @@ import (
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"     // sqlite: targets (embedded default)
 	_ "github.com/fairbench/fairbench/internal/workload/kv"       // memtier-compatible key-value
 	_ "github.com/fairbench/fairbench/internal/workload/oltp"     // sysbench-compatible OLTP
+	_ "github.com/fairbench/fairbench/internal/workload/ssb"      // Star Schema Benchmark
 	_ "github.com/fairbench/fairbench/internal/workload/tpcb"     // pgbench-compatible TPC-B
 	_ "github.com/fairbench/fairbench/internal/workload/tpcc"     // HammerDB-comparable TPC-C
 	_ "github.com/fairbench/fairbench/internal/workload/ycsb"     // YCSB core workloads A–F

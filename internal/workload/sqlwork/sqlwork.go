@@ -104,12 +104,21 @@ func countRows(ctx context.Context, c driver.SQL, table, where string, args ...a
 // needed. When the state is Ready it records the identity of tables as they
 // are now, so it must come after the last statement that rebuilds them.
 func WriteMarker(ctx context.Context, c driver.SQL, dataset, params, state string, tables []string) error {
-	for _, ddl := range []string{
+	ddls := []string{
 		"CREATE TABLE IF NOT EXISTS " + MarkerTable +
 			" (dataset VARCHAR(64) PRIMARY KEY, params VARCHAR(1000) NOT NULL, state VARCHAR(16) NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS " + IdentityTable +
 			" (dataset VARCHAR(64) NOT NULL, table_name VARCHAR(128) NOT NULL, table_id BIGINT NOT NULL, PRIMARY KEY (dataset, table_name))",
-	} {
+	}
+	if c.Dialect() == clickHouse {
+		// Two small tables of a few rows: TinyLog needs no key, and
+		// deleteRows rewrites them whole.
+		ddls = []string{
+			"CREATE TABLE IF NOT EXISTS " + MarkerTable + " (dataset String, params String, state String) ENGINE = TinyLog",
+			"CREATE TABLE IF NOT EXISTS " + IdentityTable + " (dataset String, table_name String, table_id Int64) ENGINE = TinyLog",
+		}
+	}
+	for _, ddl := range ddls {
 		if err := c.Exec(ctx, ddl); err != nil {
 			return fmt.Errorf("creating fairbench's dataset markers: %w", err)
 		}
@@ -117,14 +126,14 @@ func WriteMarker(ctx context.Context, c driver.SQL, dataset, params, state strin
 	if err := deleteRows(ctx, c, dataset, MarkerTable, IdentityTable); err != nil {
 		return err
 	}
-	ins, err := c.Prepare(ctx, "INSERT INTO "+MarkerTable+" (dataset, params, state) VALUES ($1, $2, $3)")
+	ins, err := c.Prepare(ctx, insertSQL(c, MarkerTable, "dataset, params, state"))
 	if err != nil {
 		return err
 	}
 	if err := ins.Exec(ctx, dataset, params, state); err != nil || state != Ready {
 		return err
 	}
-	rec, err := c.Prepare(ctx, "INSERT INTO "+IdentityTable+" (dataset, table_name, table_id) VALUES ($1, $2, $3)")
+	rec, err := c.Prepare(ctx, insertSQL(c, IdentityTable, "dataset, table_name, table_id"))
 	if err != nil {
 		return err
 	}
@@ -159,7 +168,25 @@ func DeleteMarker(ctx context.Context, c driver.SQL, dataset string) error {
 	return nil
 }
 
+// clickHouse is ClickHouse's dialect name: an analytical engine without
+// row deletes (18.16's ALTER … DELETE is an asynchronous mutation) or
+// multi-row INSERT … VALUES through its Go driver.
+const clickHouse = "clickhouse"
+
+// insertSQL is an INSERT of one row of three parameters into a marker table.
+// ClickHouse takes the row as a SELECT: the Go driver's INSERT … VALUES with
+// bound values never returns on 18.16 (shared/peers/recipes/C-clickhouse.sh).
+func insertSQL(c driver.SQL, table, columns string) string {
+	if c.Dialect() == clickHouse {
+		return "INSERT INTO " + table + " (" + columns + ") SELECT $1, $2, $3"
+	}
+	return "INSERT INTO " + table + " (" + columns + ") VALUES ($1, $2, $3)"
+}
+
 func deleteRows(ctx context.Context, c driver.SQL, dataset string, tables ...string) error {
+	if c.Dialect() == clickHouse {
+		return rewriteWithout(ctx, c, dataset, tables)
+	}
 	for _, table := range tables {
 		del, err := c.Prepare(ctx, "DELETE FROM "+table+" WHERE dataset = $1")
 		if err != nil {
@@ -167,6 +194,34 @@ func deleteRows(ctx context.Context, c driver.SQL, dataset string, tables ...str
 		}
 		if err := del.Exec(ctx, dataset); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// rewriteWithout deletes a dataset's rows from ClickHouse marker tables by
+// copying the other rows into a new table that then takes the old one's
+// name: the tables hold a row per dataset and table, and a mutation would
+// still show the rows when the next statement reads them.
+func rewriteWithout(ctx context.Context, c driver.SQL, dataset string, tables []string) error {
+	for _, table := range tables {
+		next, old := table+"_next", table+"_old"
+		for _, ddl := range []string{"DROP TABLE IF EXISTS " + next, "DROP TABLE IF EXISTS " + old, "CREATE TABLE " + next + " AS " + table} {
+			if err := c.Exec(ctx, ddl); err != nil {
+				return fmt.Errorf("rewriting %s: %w", table, err)
+			}
+		}
+		cp, err := c.Prepare(ctx, "INSERT INTO "+next+" SELECT * FROM "+table+" WHERE dataset != $1")
+		if err != nil {
+			return err
+		}
+		if err := cp.Exec(ctx, dataset); err != nil {
+			return fmt.Errorf("rewriting %s: %w", table, err)
+		}
+		for _, ddl := range []string{"RENAME TABLE " + table + " TO " + old + ", " + next + " TO " + table, "DROP TABLE " + old} {
+			if err := c.Exec(ctx, ddl); err != nil {
+				return fmt.Errorf("rewriting %s: %w", table, err)
+			}
 		}
 	}
 	return nil
@@ -188,6 +243,9 @@ var tableIdentitySQL = map[string]string{
 		"WHERE n.nspname = current_schema() AND c.relname = $1 AND c.relkind IN ('r', 'p')",
 	"sqlite": "SELECT coalesce(max(rootpage), 0) FROM sqlite_master WHERE type = 'table' AND name = $1",
 	"mysql":  "SELECT coalesce(max(UNIX_TIMESTAMP(create_time)), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1",
+	// ClickHouse: when the table's metadata was last written (its CREATE or
+	// an ALTER), in seconds, as MySQL's creation time; 18.16 has no table UUIDs.
+	clickHouse: "SELECT toInt64(max(toUnixTimestamp(metadata_modification_time))) FROM system.tables WHERE database = currentDatabase() AND name = $1",
 }
 
 func tableIdentity(ctx context.Context, c driver.SQL, table string) (int64, error) {
@@ -208,6 +266,7 @@ var tableExistsSQL = map[string]string{
 	"postgres": "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = $1",
 	"sqlite":   "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = $1",
 	"mysql":    "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1",
+	clickHouse: "SELECT count(*) FROM system.tables WHERE database = currentDatabase() AND name = $1",
 }
 
 // TableExists reports whether a table exists in the current schema.
@@ -225,6 +284,7 @@ var listTablesSQL = map[string]string{
 	"postgres": "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
 	"sqlite":   "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
 	"mysql":    "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name",
+	clickHouse: "SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name",
 }
 
 // ListTables lists the tables of the current schema.

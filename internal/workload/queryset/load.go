@@ -1,0 +1,211 @@
+package queryset
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/workload"
+	"github.com/fairbench/fairbench/internal/workload/sqlwork"
+)
+
+// ClickHouse18 names the dialect of ClickHouse before 19.1, which cannot
+// join more than two tables in a SELECT and keeps LowCardinality
+// experimental: the test server here is 18.16, the only ClickHouse Debian has.
+const ClickHouse18 = "clickhouse-18.16"
+
+// Dialect is the query dialect of an SQL session: its driver's dialect, and
+// for ClickHouse the version family, which the query texts depend on.
+func Dialect(ctx context.Context, c driver.SQL) (string, error) {
+	d := c.Dialect()
+	if d != "clickhouse" {
+		return d, nil
+	}
+	rows, err := c.Query(ctx, "SELECT version()")
+	if err != nil {
+		return "", fmt.Errorf("reading ClickHouse's version: %w", err)
+	}
+	defer rows.Close()
+	var v string
+	if rows.Next() {
+		if err := rows.Scan(&v); err != nil {
+			return "", err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	major, _ := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+	if major > 0 && major < 19 {
+		return ClickHouse18, nil
+	}
+	return d, nil
+}
+
+// Table is one table of an analytical dataset.
+type Table struct {
+	Name    string
+	DDL     string
+	Columns []string
+	// Chunks are the table's rows in parts that load in parallel, each on
+	// a session of its own; nil when Fill makes the rows.
+	Chunks []func() driver.RowSource
+	// Fill is a statement that fills the table from tables loaded before it
+	// (lineorder_flat from the join), run after their load.
+	Fill string
+}
+
+// Dataset is an analytical dataset a workload loads and owns.
+type Dataset struct {
+	Name   string // marker name ("ssb")
+	Params string // what shapes the data; a ready load with the same is reused
+	Tool   string // the standard tool that makes the same tables, for messages
+	Wanted string // what the parameters ask for ("scale 10"), for messages
+	Tables []Table
+	// Workers is how many sessions load chunks at once.
+	Workers int
+}
+
+// TableNames lists the dataset's tables.
+func (d Dataset) TableNames() []string {
+	out := make([]string, len(d.Tables))
+	for i, t := range d.Tables {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// Load makes sure the dataset is on the target: data fairbench loaded with
+// the same parameters is reused; tables of the same names that fairbench did
+// not create are left alone unless env.Replace. It returns the load's
+// duration, 0 when the data was reused.
+func Load(ctx context.Context, env workload.PrepareEnv, c driver.SQL, d Dataset) (time.Duration, error) {
+	if _, ok := env.Conn.(driver.BulkLoader); !ok {
+		return 0, fmt.Errorf("%s needs a bulk load path on %s, which this driver lacks", d.Name, c.Dialect())
+	}
+	need, err := sqlwork.NeedsLoad(ctx, c, sqlwork.Dataset{
+		Name: d.Name, Params: d.Params, Tables: d.TableNames(), Tool: d.Tool, Wanted: d.Wanted,
+		Inspect: func(context.Context) (sqlwork.Inspection, error) {
+			// Tables of these names that fairbench did not load may hold
+			// anything: never take them for the benchmark's data.
+			return sqlwork.Inspection{Holds: "the same names, loaded by someone else"}, nil
+		},
+	}, env.Replace, env.Logf)
+	if err != nil || !need {
+		return 0, err
+	}
+	start := time.Now()
+	if err := sqlwork.WriteMarker(ctx, c, d.Name, d.Params, sqlwork.Loading, nil); err != nil {
+		return 0, err
+	}
+	for _, t := range d.Tables {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t.Name); err != nil {
+			return 0, fmt.Errorf("dropping %s: %w", t.Name, err)
+		}
+		if err := c.Exec(ctx, t.DDL); err != nil {
+			return 0, fmt.Errorf("creating %s: %w", t.Name, err)
+		}
+	}
+	for _, t := range d.Tables {
+		t0 := time.Now()
+		var n int64
+		if t.Fill != "" {
+			if err := c.Exec(ctx, t.Fill); err != nil {
+				return 0, fmt.Errorf("filling %s: %w", t.Name, err)
+			}
+		} else if n, err = loadChunks(ctx, env, t, max(1, d.Workers)); err != nil {
+			return 0, fmt.Errorf("loading %s: %w", t.Name, err)
+		}
+		if n > 0 {
+			secs := time.Since(t0).Seconds()
+			env.Logf("%s: loaded %d rows into %s in %.1f s (%.0f rows/s)", d.Name, n, t.Name, secs, float64(n)/max(secs, 1e-9))
+		} else {
+			env.Logf("%s: filled %s in %.1f s", d.Name, t.Name, time.Since(t0).Seconds())
+		}
+	}
+	if err := sqlwork.WriteMarker(ctx, c, d.Name, d.Params, sqlwork.Ready, d.TableNames()); err != nil {
+		return 0, err
+	}
+	took := time.Since(start)
+	env.Logf("%s: loaded %s in %.1f s", d.Name, d.Wanted, took.Seconds())
+	return took, nil
+}
+
+// loadChunks loads a table's chunks on up to workers sessions at once.
+func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers int) (int64, error) {
+	if workers == 1 || len(t.Chunks) == 1 || env.Open == nil {
+		var n int64
+		bl := env.Conn.(driver.BulkLoader)
+		for _, ch := range t.Chunks {
+			k, err := bl.BulkLoad(ctx, t.Name, t.Columns, ch(), false)
+			n += k
+			if err != nil {
+				return n, err
+			}
+		}
+		return n, nil
+	}
+	var (
+		next, loaded atomic.Int64
+		wg           sync.WaitGroup
+		errMu        sync.Mutex
+		first        error
+	)
+	fail := func(err error) {
+		errMu.Lock()
+		if first == nil {
+			first = err
+		}
+		errMu.Unlock()
+	}
+	for range min(workers, len(t.Chunks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := env.Open(ctx)
+			if err != nil {
+				fail(err)
+				return
+			}
+			defer conn.Close(context.WithoutCancel(ctx))
+			bl, ok := conn.(driver.BulkLoader)
+			if !ok {
+				fail(fmt.Errorf("the session lacks a bulk load path"))
+				return
+			}
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(t.Chunks)) {
+					return
+				}
+				n, err := bl.BulkLoad(ctx, t.Name, t.Columns, t.Chunks[i](), false)
+				loaded.Add(n)
+				if err != nil {
+					fail(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return loaded.Load(), first
+}
+
+// Drop removes the dataset's tables and marker, when they are fairbench's.
+func Drop(ctx context.Context, c driver.SQL, d Dataset) error {
+	ours, err := sqlwork.Owns(ctx, c, d.Name, d.TableNames())
+	if err != nil || !ours {
+		return err
+	}
+	for _, t := range d.Tables {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t.Name); err != nil {
+			return err
+		}
+	}
+	return sqlwork.DeleteMarker(ctx, c, d.Name)
+}

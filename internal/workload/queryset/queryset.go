@@ -1,0 +1,343 @@
+// Package queryset runs a fixed set of analytical queries the two ways
+// analytical benchmarks do. In the tries mode (ClickBench's run.sh, SSB
+// studies) one client runs each query a number of times in a row: the first
+// try is the cold one, the best of the others the hot one, and the run's one
+// number is the geometric mean of the hot times. In the concurrent mode
+// (clickhouse-benchmark) clients draw queries from the set for a duration,
+// and the run counts queries per second and their latency percentiles.
+//
+// The SSB and ClickBench workloads are built on it: they load their data and
+// hand it their queries for the target's dialect; this package knows neither.
+package queryset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// Modes.
+const (
+	ModeTries      = "tries"
+	ModeConcurrent = "concurrent"
+)
+
+// Specs are the parameters every query-set workload takes, beside its own.
+func Specs() []params.Spec {
+	return []params.Spec{
+		{Name: "mode", Kind: params.String, Default: ModeTries, Choices: []string{ModeTries, ModeConcurrent},
+			Help: "tries: one client runs each query `tries` times in a row (ClickBench's run.sh); concurrent: the clients draw queries from the set for the duration (clickhouse-benchmark)"},
+		{Name: "tries", Kind: params.Int, Default: int64(3), Min: params.MinOf(1),
+			Help: "times each query runs in a row in the tries mode; the first try is the cold one, the best of the others the hot one"},
+		{Name: "queries", Kind: params.StringList, Default: []string{},
+			Help: "the queries to run, by name; empty: the whole set"},
+		{Name: "timeout", Kind: params.Duration, Default: 10 * time.Minute,
+			Help: "longest a query may take; a try that times out is recorded as null with the reason, and the run goes on (0: no limit)"},
+	}
+}
+
+// Flags are the ad-hoc flags of the query-set parameters and of the cell
+// fields a query-set run uses, spelled as clickhouse-benchmark spells them
+// where it has them.
+func Flags() []workload.Flag {
+	return []workload.Flag{
+		{Name: "tries", Param: "tries"},
+		{Name: "queries", Param: "queries", Usage: "the queries to run, comma-separated names (Q1.1,Q2.1); default: all"},
+		{Name: "timeout", Param: "timeout"},
+		{Name: "mode", Param: "mode"},
+		{Name: "concurrency", Shorthand: "c", Field: workload.FieldClients, Default: "1",
+			Usage: "clients in the concurrent mode, one session each (clickhouse-benchmark -c)"},
+		{Name: "duration", Field: workload.FieldDuration, Default: "60s", Usage: "measured time of the concurrent mode; the tries mode runs its set to the end"},
+	}
+}
+
+// Query is one query of a set as the target runs it.
+type Query struct {
+	Name string
+	// SQL is the text for the target's dialect; "" when the query cannot run
+	// there, and Skip says why.
+	SQL  string
+	Skip string
+}
+
+// Set is the query-set mechanism of one workload instance: its operations,
+// workers and results. A workload embeds it and calls Bind in Prepare.
+type Set struct {
+	mode    string
+	tries   int
+	timeout time.Duration
+	names   []string // every query of the instance, in order: its op types
+
+	mu      sync.Mutex
+	queries []Query // bound in Prepare
+	results []result.QueryResult
+	// next is the tries mode's position in queries × tries. It belongs to
+	// the set, not to a worker, so that a worker made again after a lost
+	// connection goes on where the last one stopped.
+	next atomic.Int64
+}
+
+// New makes a set from the query-set parameters p and the names of the
+// workload's queries in order. The queries parameter selects some of them,
+// in the workload's order; an unknown name is an error that lists the set.
+func New(p params.Values, all []string) (*Set, error) {
+	names := all
+	if want := p.Strings("queries"); len(want) > 0 {
+		names = nil
+		for _, w := range want {
+			if !slices.Contains(all, w) {
+				return nil, fmt.Errorf("queries: no query %q in this set; it has %s", w, strings.Join(all, ", "))
+			}
+		}
+		for _, n := range all {
+			if slices.Contains(want, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return &Set{mode: p.String("mode"), tries: int(p.Int("tries")), timeout: p.Duration("timeout"), names: names}, nil
+}
+
+// Names are the instance's queries in order.
+func (s *Set) Names() []string { return s.names }
+
+// Ops implements workload.Instance: one op type per query.
+func (s *Set) Ops() []string { return s.names }
+
+// Bind gives the set its queries for the target, one per name in order,
+// and starts its results afresh. A query without SQL is recorded with null
+// tries and its Skip reason and never sent.
+func (s *Set) Bind(queries []Query) error {
+	if len(queries) != len(s.names) {
+		return fmt.Errorf("query set: %d queries bound to %d names", len(queries), len(s.names))
+	}
+	runnable := 0
+	for i, q := range queries {
+		if q.Name != s.names[i] {
+			return fmt.Errorf("query set: query %s bound in the place of %s", q.Name, s.names[i])
+		}
+		if q.SQL != "" {
+			runnable++
+		}
+	}
+	if runnable == 0 {
+		return fmt.Errorf("none of the queries %s can run on this target: %s", strings.Join(s.names, ", "), queries[0].Skip)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queries = queries
+	s.reset()
+	return nil
+}
+
+// reset starts the results of a run; s.mu is held.
+func (s *Set) reset() {
+	s.results = make([]result.QueryResult, len(s.queries))
+	for i, q := range s.queries {
+		s.results[i] = result.QueryResult{Name: q.Name, Tries: make([]*float64, s.tries)}
+		if q.SQL == "" {
+			s.results[i].Error = "not run: " + q.Skip
+		}
+	}
+	s.next.Store(0)
+}
+
+// Finite implements workload.QuerySet: the tries mode runs its set once.
+func (s *Set) Finite() bool { return s.mode == ModeTries }
+
+// Bound implements workload.QuerySet: every try may take the timeout, and
+// the bound must never end a run whose queries are all within it.
+func (s *Set) Bound() time.Duration {
+	if s.timeout <= 0 {
+		return 30 * 24 * time.Hour
+	}
+	return time.Duration(len(s.names)*s.tries+1) * (s.timeout + time.Second)
+}
+
+// Results implements workload.QuerySet: the tries of the run, in the tries
+// mode; nil in the concurrent mode, whose per-query figures are the op
+// types' histograms.
+func (s *Set) Results() []result.QueryResult {
+	if !s.Finite() {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Clone(s.results)
+	for i := range out {
+		out[i].Tries = slices.Clone(out[i].Tries)
+	}
+	return out
+}
+
+// Headline implements workload.Headliner: the concurrent mode's number is
+// queries per second; the tries mode keeps its kind's geometric mean.
+func (s *Set) Headline() result.Headline {
+	if s.Finite() {
+		return GeoMeanHeadline
+	}
+	return result.Headline{Name: "queries/s", Unit: "qps", HigherIsBetter: true, Field: result.FieldRequests}
+}
+
+// GeoMeanHeadline is the headline of query-set kinds: the geometric mean of
+// the hot times, in seconds, lower is better.
+var GeoMeanHeadline = result.Headline{Name: "geometric mean", Unit: "s", Field: result.FieldQueryTimes}
+
+// Describe gives the facts of the run's method for the run summary.
+func (s *Set) Describe() [][2]string {
+	facts := [][2]string{{"mode", s.mode}, {"queries", strconv.Itoa(len(s.names))}}
+	if s.Finite() {
+		facts = append(facts, [2]string{"tries per query", strconv.Itoa(s.tries)})
+	}
+	if s.timeout > 0 {
+		facts = append(facts, [2]string{"query timeout", s.timeout.String()})
+	}
+	return facts
+}
+
+// NewSlotWorker implements workload.SlotWorkers.
+func (s *Set) NewSlotWorker(_ context.Context, conn driver.Conn, slot workload.ClientSlot) (workload.Op, error) {
+	run, err := runner(conn)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	queries := s.queries
+	s.mu.Unlock()
+	if queries == nil {
+		return nil, errors.New("query set: no queries bound (Prepare did not run)")
+	}
+	if s.Finite() {
+		if slot.Clients > 1 {
+			return nil, fmt.Errorf("the tries mode runs one query at a time, as ClickBench does, and takes 1 client, not %d: "+
+				"set mode = \"concurrent\" (--mode concurrent) for several clients", slot.Clients)
+		}
+		return s.triesOp(conn, run, queries), nil
+	}
+	var runnable []int
+	for i, q := range queries {
+		if q.SQL != "" {
+			runnable = append(runnable, i)
+		}
+	}
+	return func(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
+		i := runnable[rng.IntN(len(runnable))]
+		st, elapsed, err := s.exec(ctx, run, queries[i].SQL)
+		if err != nil {
+			return i, err
+		}
+		req.Request(i, elapsed, st.Rows, st.Bytes)
+		return i, nil
+	}, nil
+}
+
+// NewWorker implements workload.Instance for a single client.
+func (s *Set) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op, error) {
+	return s.NewSlotWorker(ctx, conn, workload.ClientSlot{Clients: 1})
+}
+
+// triesOp runs the next try of the set, in order: each query its tries in a
+// row, then the next query, as ClickBench's run.sh does.
+func (s *Set) triesOp(conn driver.Conn, run queryFunc, queries []Query) workload.Op {
+	return func(ctx context.Context, _ *rand.Rand, req workload.Requests) (int, error) {
+		var k int64
+		for {
+			k = s.next.Add(1) - 1
+			if k >= int64(len(queries)*s.tries) {
+				return 0, workload.ErrClientDone
+			}
+			if queries[int(k)/s.tries].SQL != "" {
+				break
+			}
+		}
+		i, try := int(k)/s.tries, int(k)%s.tries
+		st, elapsed, err := s.exec(ctx, run, queries[i].SQL)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		r := &s.results[i]
+		if err != nil {
+			if r.Error == "" {
+				r.Error = fmt.Sprintf("try %d: %s: %s", try+1, conn.Classify(err), envinfo.Scrub(err.Error()))
+				r.Error = result.CapText(r.Error, result.MaxErrorText)
+			}
+			return i, err
+		}
+		secs := elapsed.Seconds()
+		r.Tries[try] = &secs
+		if hot, ok := r.Hot(); ok && hot == secs {
+			// The engine's account goes with the try the hot time is.
+			r.ServerSeconds, r.RowsRead, r.BytesRead = st.ServerElapsed.Seconds(), st.RowsRead, st.BytesRead
+		}
+		r.Rows = st.Rows
+		req.Request(i, elapsed, st.Rows, st.Bytes)
+		return i, nil
+	}
+}
+
+// exec runs one query under the set's timeout and reads its whole result.
+func (s *Set) exec(ctx context.Context, run queryFunc, sql string) (driver.QueryStats, time.Duration, error) {
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	st, err := run(ctx, sql)
+	elapsed := time.Since(start)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Drivers report a cancelled query in their own words; the try's
+		// reason must say it was the timeout.
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("query timed out after %s: %w", s.timeout, err)
+		} else {
+			err = fmt.Errorf("query timed out after %s: %w (%w)", s.timeout, context.DeadlineExceeded, err)
+		}
+	}
+	return st, elapsed, err
+}
+
+// queryFunc runs one query and reads its result.
+type queryFunc func(ctx context.Context, sql string) (driver.QueryStats, error)
+
+// runner picks how a session runs a query: through the analytics
+// capability, which also gives the engine's own account, or as a plain SQL
+// query whose rows are read and counted.
+func runner(conn driver.Conn) (queryFunc, error) {
+	if a, ok := conn.(driver.Analytics); ok {
+		return func(ctx context.Context, sql string) (driver.QueryStats, error) {
+			return a.Analyze(ctx, sql, nil)
+		}, nil
+	}
+	c, ok := conn.(driver.SQL)
+	if !ok {
+		return nil, errors.New("this target speaks neither SQL nor analytical queries")
+	}
+	return func(ctx context.Context, sql string) (driver.QueryStats, error) {
+		rows, err := c.Query(ctx, sql)
+		if err != nil {
+			return driver.QueryStats{}, err
+		}
+		var n int64
+		for rows.Next() {
+			n++
+		}
+		err = rows.Err()
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+		return driver.QueryStats{Rows: n}, err
+	}, nil
+}

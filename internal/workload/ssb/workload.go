@@ -1,0 +1,236 @@
+package ssb
+
+// The ssb workload kind: SSB's tables generated and loaded by fairbench,
+// and its 13 queries run through package queryset.
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/workload"
+	"github.com/fairbench/fairbench/internal/workload/queryset"
+)
+
+func init() {
+	workload.Register(Workload{})
+	kinds.Register(kinds.Info{
+		Kind:       Kind,
+		Headline:   queryset.GeoMeanHeadline,
+		WorkingSet: workingSet,
+		Sections:   queryset.Sections,
+		RunFormats: queryset.RunFormats,
+	})
+	kinds.RegisterSummary(Kind, queryset.PrintSummary)
+}
+
+// Kind is the ssb workload's kind.
+const Kind = "ssb"
+
+// Forms of the queries.
+const (
+	FormAuto = "auto"
+	FormJoin = "join"
+	FormFlat = "flat"
+)
+
+// Workload is the ssb workload kind.
+type Workload struct{}
+
+// Kind implements workload.Workload.
+func (Workload) Kind() string { return Kind }
+
+// Description implements workload.Workload.
+func (Workload) Description() string {
+	return "Star Schema Benchmark: dbgen-shaped tables at a scale factor, Q1.1–Q4.3 on the star schema or on lineorder_flat, cold and hot times per query"
+}
+
+// Params implements workload.Workload.
+func (Workload) Params() []params.Spec {
+	return append([]params.Spec{
+		{Name: "scale", Kind: params.Float, Default: 1.0, Min: params.MinOf(0.001),
+			Help: "scale factor, dbgen's -s: 6 000 000 lineorder rows per unit"},
+		{Name: "form", Kind: params.String, Default: FormAuto, Choices: []string{FormAuto, FormJoin, FormFlat},
+			Help: "join: the queries on the star schema; flat: on the denormalised lineorder_flat; auto: flat on ClickHouse (as its documentation runs SSB), join elsewhere"},
+		{Name: "seed", Kind: params.Int, Default: int64(1), Help: "seed of the data generator: the same seed gives the same rows on every engine"},
+	}, queryset.Specs()...)
+}
+
+// Flags implements workload.Flagger.
+func (Workload) Flags() []workload.Flag {
+	return append([]workload.Flag{
+		{Name: "scale", Shorthand: "s", Param: "scale", Usage: "scale factor (dbgen -s)"},
+		{Name: "form", Param: "form"},
+		{Name: "seed", Param: "seed"},
+	}, queryset.Flags()...)
+}
+
+func queryNames() []string {
+	out := make([]string, len(Queries))
+	for i, q := range Queries {
+		out[i] = q.Name
+	}
+	return out
+}
+
+// workingSet is lineorder's size: about 100 bytes a row in the engines'
+// row stores, 6 000 000 rows per scale unit.
+func workingSet(p map[string]any) (int64, string, bool) {
+	sf, ok := p["scale"].(float64)
+	if !ok {
+		return 0, "", false
+	}
+	return int64(sf * 6e6 * 100), fmt.Sprintf("scale %g × ~600 MB of lineorder", sf), true
+}
+
+type instance struct {
+	*queryset.Set
+	scale float64
+	seed  uint64
+	form  string // as asked
+	used  string // as run, known in Prepare
+	dial  string
+}
+
+// New implements workload.Workload.
+func (Workload) New(p params.Values) (workload.Instance, error) {
+	set, err := queryset.New(p, queryNames())
+	if err != nil {
+		return nil, err
+	}
+	return &instance{Set: set, scale: p.Float("scale"), seed: uint64(p.Int("seed")), form: p.String("form")}, nil
+}
+
+// dataset is what the instance loads on dialect d in form f.
+func (in *instance) dataset(d, f string) (queryset.Dataset, error) {
+	g := New(in.scale, in.seed)
+	workers := min(runtime.NumCPU(), 8)
+	if d == SQLite {
+		workers = 1 // one writer at a time
+	}
+	ds := queryset.Dataset{
+		Name:    Kind,
+		Params:  "scale=" + strconv.FormatFloat(in.scale, 'g', -1, 64) + " seed=" + strconv.FormatUint(in.seed, 10) + " form=" + f,
+		Tool:    "ssb-dbgen",
+		Wanted:  "scale " + strconv.FormatFloat(in.scale, 'g', -1, 64),
+		Workers: workers,
+	}
+	chunks := func(table string, rows func(Chunk) driver.RowSource) []func() driver.RowSource {
+		n := 1
+		if table == Lineorder || table == Flat {
+			// Chunks of ~100 000 orders: enough to keep every session busy
+			// to the end, few enough that each is one large insert.
+			n = max(workers, int(g.Keys(Lineorder)/100_000))
+		}
+		var out []func() driver.RowSource
+		for _, c := range g.Chunks(table, n) {
+			out = append(out, func() driver.RowSource { return rows(c) })
+		}
+		return out
+	}
+	for _, t := range Tables {
+		ddl, err := CreateTable(d, t)
+		if err != nil {
+			return ds, err
+		}
+		ds.Tables = append(ds.Tables, queryset.Table{Name: t, DDL: ddl, Columns: Columns(t),
+			Chunks: chunks(t, func(c Chunk) driver.RowSource { return g.Rows(t, c) })})
+	}
+	if f == FormFlat {
+		ddl, err := CreateTable(d, Flat)
+		if err != nil {
+			return ds, err
+		}
+		t := queryset.Table{Name: Flat, DDL: ddl, Columns: FlatColumns(), Fill: FlatFromJoin(d)}
+		if t.Fill == "" {
+			// The engine cannot make it by the join: the generator makes
+			// the same rows (TestQueriesSQLite compares both).
+			t.Chunks = chunks(Flat, g.FlatRows)
+		}
+		ds.Tables = append(ds.Tables, t)
+	}
+	return ds, nil
+}
+
+// resolve picks the form the target runs.
+func (in *instance) resolve(d string) (string, error) {
+	if !slices.Contains(Dialects, d) {
+		return "", fmt.Errorf("ssb has no schema for the %s dialect; it runs on %v", d, Dialects)
+	}
+	switch {
+	case in.form == FormJoin && d == ClickHouse18:
+		return "", fmt.Errorf("ClickHouse before 19.1 cannot join more than two tables in a query: run SSB's flat form there (form = \"flat\")")
+	case in.form != FormAuto:
+		return in.form, nil
+	case d == ClickHouse || d == ClickHouse18:
+		return FormFlat, nil
+	}
+	return FormJoin, nil
+}
+
+// Prepare implements workload.Instance: it loads the tables the form needs
+// and binds the queries in the target's dialect.
+func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
+	c, err := workload.SQLConn(Kind, env.Conn)
+	if err != nil {
+		return err
+	}
+	d, err := queryset.Dialect(ctx, c)
+	if err != nil {
+		return err
+	}
+	f, err := in.resolve(d)
+	if err != nil {
+		return err
+	}
+	ds, err := in.dataset(d, f)
+	if err != nil {
+		return err
+	}
+	if _, err := queryset.Load(ctx, env, c, ds); err != nil {
+		return err
+	}
+	in.dial, in.used = d, f
+	var bound []queryset.Query
+	for _, name := range in.Names() {
+		q, _ := QueryNamed(name)
+		text := q.Join[d]
+		if f == FormFlat {
+			text = q.Flat[d]
+		}
+		bound = append(bound, queryset.Query{Name: name, SQL: text, Skip: "no text in the " + d + " dialect"})
+	}
+	return in.Bind(bound)
+}
+
+// Describe implements workload.Describer.
+func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
+	facts := append([][2]string{{"scale factor", strconv.FormatFloat(in.scale, 'g', -1, 64)}, {"form", in.used}, {"dialect", in.dial}}, in.Set.Describe()...)
+	devs := []string{"rows come from fairbench's generator, with ssb-dbgen's row counts and value domains but not its random streams"}
+	if in.dial == ClickHouse18 {
+		devs = append(devs, "ClickHouse 18.16 joins at most two tables per query: the queries run on lineorder_flat, which the generator fills")
+	}
+	return facts, devs
+}
+
+// Cleanup implements workload.Cleaner: only tables fairbench loaded.
+func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+	c, err := workload.SQLConn(Kind, conn)
+	if err != nil {
+		return err
+	}
+	d, err := queryset.Dialect(ctx, c)
+	if err != nil {
+		return err
+	}
+	ds, err := in.dataset(d, FormFlat)
+	if err != nil {
+		return err
+	}
+	return queryset.Drop(ctx, c, ds)
+}
