@@ -88,7 +88,12 @@ type Set struct {
 	// the set, not to a worker, so that a worker made again after a lost
 	// connection goes on where the last one stopped.
 	next atomic.Int64
+	// facts of the dataset (Facts), for Describe.
+	facts [][2]string
 }
+
+// SetFacts records the dataset's facts for the run's description.
+func (s *Set) SetFacts(f [][2]string) { s.facts = f }
 
 // New makes a set from the query-set parameters p and the names of the
 // workload's queries in order. The queries parameter selects some of them,
@@ -205,7 +210,7 @@ func (s *Set) Describe() [][2]string {
 	if s.timeout > 0 {
 		facts = append(facts, [2]string{"query timeout", s.timeout.String()})
 	}
-	return facts
+	return append(facts, s.facts...)
 }
 
 // NewSlotWorker implements workload.SlotWorkers.

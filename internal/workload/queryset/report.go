@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -362,7 +363,11 @@ func ClickBench(r *result.Run) (*ClickBenchResult, error) {
 		system = r.Target
 	}
 	if v, ok := db["version"]; ok {
-		system += " " + fmt.Sprint(v)
+		// PostgreSQL's version() is a sentence: its number is what a
+		// ClickBench system name carries.
+		if n := versionNumber.FindString(fmt.Sprint(v)); n != "" {
+			system += " " + n
+		}
 	}
 	machine := r.Target
 	if host != nil {
@@ -397,10 +402,25 @@ func ClickBench(r *result.Run) (*ClickBenchResult, error) {
 		out.Tags = append(out.Tags, "synthetic")
 	}
 	for _, q := range r.Summary.Queries {
-		out.Result = append(out.Result, q.Tries)
+		tries := make([]*float64, len(q.Tries))
+		for i, t := range q.Tries {
+			if t != nil {
+				v := math.Round(*t*1e6) / 1e6 // the clock's microseconds, not float noise
+				tries[i] = &v
+			}
+		}
+		out.Result = append(out.Result, tries)
 	}
 	return out, nil
 }
+
+var (
+	versionNumber = regexp.MustCompile(`\d+(\.\d+)+`)
+	// numberArray matches an indented array of numbers and nulls, which
+	// ClickBench's files keep on one line per query.
+	numberArray = regexp.MustCompile(`\[\s*((?:-?[0-9.eE+-]+|null)(?:,\s*(?:-?[0-9.eE+-]+|null))*)\s*\]`)
+	separator   = regexp.MustCompile(`,\s+`)
+)
 
 // RunFormats are the result files a query-set run can be written as.
 var RunFormats = map[string]func(io.Writer, *result.Run) error{"clickbench": WriteClickBench}
@@ -411,7 +431,14 @@ func WriteClickBench(w io.Writer, r *result.Run) error {
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "    ")
-	return enc.Encode(cb)
+	b, err := json.MarshalIndent(cb, "", "    ")
+	if err != nil {
+		return err
+	}
+	b = numberArray.ReplaceAllFunc(b, func(m []byte) []byte {
+		inner := numberArray.FindSubmatch(m)[1]
+		return append(append([]byte("["), separator.ReplaceAll(inner, []byte(", "))...), ']')
+	})
+	_, err = w.Write(append(b, '\n'))
+	return err
 }

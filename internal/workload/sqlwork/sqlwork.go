@@ -37,6 +37,27 @@ func MarkerFound(ctx context.Context, c driver.SQL, dataset string) (bool, error
 	return n > 0, err
 }
 
+// MarkerParams returns the params of the dataset's ready marker, "" when
+// there is none.
+func MarkerParams(ctx context.Context, c driver.SQL, dataset string) (string, error) {
+	ok, err := TableExists(ctx, c, MarkerTable)
+	if err != nil || !ok {
+		return "", err
+	}
+	rows, err := c.Query(ctx, "SELECT params FROM "+MarkerTable+" WHERE dataset = $1 AND state = $2", dataset, Ready)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var p string
+	if rows.Next() {
+		if err := rows.Scan(&p); err != nil {
+			return "", err
+		}
+	}
+	return p, rows.Err()
+}
+
 // MarkerMatches reports whether the dataset's ready marker carries exactly params.
 func MarkerMatches(ctx context.Context, c driver.SQL, dataset, params string) (bool, error) {
 	n, err := countRows(ctx, c, MarkerTable, "dataset = $1 AND params = $2 AND state = $3", dataset, params, Ready)

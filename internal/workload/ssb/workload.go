@@ -195,6 +195,7 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	if _, err := queryset.Load(ctx, env, c, ds); err != nil {
 		return err
 	}
+	in.SetFacts(queryset.Facts(ctx, c, ds))
 	in.dial, in.used = d, f
 	var bound []queryset.Query
 	for _, name := range in.Names() {

@@ -1,0 +1,274 @@
+package queryset
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// fakeEngine answers analytical queries: each query text takes the next of
+// its durations, fails with its error, or blocks until its context ends.
+type fakeEngine struct {
+	mu     sync.Mutex
+	calls  []string
+	took   map[string][]time.Duration
+	fail   map[string]error
+	blocks map[string]bool
+}
+
+func (f *fakeEngine) Close(context.Context) error { return nil }
+func (f *fakeEngine) Classify(err error) result.ErrorClass {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return result.ErrTimeout
+	}
+	return result.ErrOther
+}
+
+func (f *fakeEngine) Analyze(ctx context.Context, q string, _ func([]any) error) (driver.QueryStats, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, q)
+	var d time.Duration
+	if ds := f.took[q]; len(ds) > 0 {
+		d, f.took[q] = ds[0], ds[1:]
+	}
+	err, blocks := f.fail[q], f.blocks[q]
+	f.mu.Unlock()
+	if blocks {
+		<-ctx.Done()
+		return driver.QueryStats{}, ctx.Err()
+	}
+	time.Sleep(d)
+	return driver.QueryStats{Rows: 3, ServerElapsed: d / 2}, err
+}
+
+type recorded struct {
+	ok     []int
+	failed []result.ErrorClass
+}
+
+func (r *recorded) Request(op int, _ time.Duration, items, _ int64) { r.ok = append(r.ok, op) }
+func (r *recorded) Failed(op int, c result.ErrorClass)            { r.failed = append(r.failed, c) }
+
+func values(t *testing.T, kv map[string]any) params.Values {
+	t.Helper()
+	v := params.Values{}
+	for _, s := range Specs() {
+		v[s.Name] = s.Default
+	}
+	for k, x := range kv {
+		v[k] = x
+	}
+	return v
+}
+
+// drain runs the set's single client until it says it is done.
+func drain(t *testing.T, s *Set, conn driver.Conn) (ops []int, errs []error) {
+	t.Helper()
+	op, err := s.NewSlotWorker(context.Background(), conn, workload.ClientSlot{Clients: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; ; n++ {
+		if n > 1000 {
+			t.Fatal("the tries mode never ended")
+		}
+		i, err := op(context.Background(), nil, &recorded{})
+		if errors.Is(err, workload.ErrClientDone) {
+			return ops, errs
+		}
+		ops, errs = append(ops, i), append(errs, err)
+	}
+}
+
+func TestTriesRunEachQueryInARowColdThenHot(t *testing.T) {
+	s, err := New(values(t, map[string]any{"tries": int64(3)}), []string{"A", "B"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := time.Millisecond
+	f := &fakeEngine{took: map[string][]time.Duration{"qa": {30 * ms, 10 * ms, 20 * ms}, "qb": {5 * ms, 8 * ms, 6 * ms}}}
+	if err := s.Bind([]Query{{Name: "A", SQL: "qa"}, {Name: "B", SQL: "qb"}}); err != nil {
+		t.Fatal(err)
+	}
+	ops, _ := drain(t, s, f)
+	if got := strings.Join(f.calls, ","); got != "qa,qa,qa,qb,qb,qb" {
+		t.Fatalf("order of the tries: %s", got)
+	}
+	if len(ops) != 6 || ops[0] != 0 || ops[5] != 1 {
+		t.Fatalf("op types %v", ops)
+	}
+	res := s.Results()
+	cold, _ := res[0].Cold()
+	hot, _ := res[0].Hot()
+	if cold < 0.030 || cold > 0.2 || hot < 0.010 || hot > 0.019 {
+		t.Errorf("A: cold %.4f s (want the first try, ~30 ms), hot %.4f s (want the best later try, ~10 ms)", cold, hot)
+	}
+	if hot, _ := res[1].Hot(); hot < 0.006 || hot >= 0.008 {
+		t.Errorf("B: hot %.4f s, want the 6 ms try (the 5 ms one is the cold try)", hot)
+	}
+	if res[0].Rows != 3 || res[0].ServerSeconds < 0.005 || res[0].ServerSeconds > 0.009 {
+		t.Errorf("A: rows %d, server time %.4f s: want the engine's account of the hot try (5 ms)", res[0].Rows, res[0].ServerSeconds)
+	}
+	if !s.Finite() || s.Bound() < 6*10*time.Minute {
+		t.Errorf("tries mode: finite %v, bound %s", s.Finite(), s.Bound())
+	}
+}
+
+func TestTimedOutTryIsNullWithTheReasonAndTheRunGoesOn(t *testing.T) {
+	s, err := New(values(t, map[string]any{"tries": int64(2), "timeout": 40 * time.Millisecond}), []string{"A", "B", "C"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeEngine{blocks: map[string]bool{"qb": true}, fail: map[string]error{"qc": errors.New("Code: 46. Unknown function REGEXP_REPLACE")}}
+	if err := s.Bind([]Query{{Name: "A", SQL: "qa"}, {Name: "B", SQL: "qb"}, {Name: "C", SQL: "qc"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, errs := drain(t, s, f)
+	if len(errs) != 6 {
+		t.Fatalf("%d tries, want 6", len(errs))
+	}
+	res := s.Results()
+	if res[0].Tries[0] == nil || res[0].Tries[1] == nil {
+		t.Errorf("A: %v", res[0].Tries)
+	}
+	if res[1].Tries[0] != nil || res[1].Tries[1] != nil || !strings.Contains(res[1].Error, "timed out after 40ms") || !strings.HasPrefix(res[1].Error, "try 1: timeout") {
+		t.Errorf("B: tries %v, error %q: want nulls and the timeout", res[1].Tries, res[1].Error)
+	}
+	if !errors.Is(errs[2], context.DeadlineExceeded) {
+		t.Errorf("B's error %v does not say it was a deadline (the runner reconnects on it)", errs[2])
+	}
+	if res[2].Tries[0] != nil || !strings.Contains(res[2].Error, "REGEXP_REPLACE") {
+		t.Errorf("C: tries %v, error %q: want nulls and the engine's message", res[2].Tries, res[2].Error)
+	}
+	if m, missing := result.QueryGeoMean(res); missing != 2 || m <= 0 {
+		t.Errorf("geometric mean %v with %d missing; want A's time, 2 missing", m, missing)
+	}
+}
+
+func TestQueryWithoutTextIsNotSent(t *testing.T) {
+	s, _ := New(values(t, nil), []string{"A", "B"})
+	f := &fakeEngine{}
+	if err := s.Bind([]Query{{Name: "A", Skip: "no rewrite for this version"}, {Name: "B", SQL: "qb"}}); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s, f)
+	if strings.Contains(strings.Join(f.calls, ","), "qa") || len(f.calls) != 3 {
+		t.Errorf("calls %v", f.calls)
+	}
+	if r := s.Results()[0]; r.Error != "not run: no rewrite for this version" || r.Tries[0] != nil {
+		t.Errorf("A: %+v", r)
+	}
+	if err := s.Bind([]Query{{Name: "A", Skip: "x"}, {Name: "B", Skip: "x"}}); err == nil {
+		t.Error("a set of which no query can run was bound")
+	}
+}
+
+func TestTriesModeTakesOneClientAndConcurrentModeMany(t *testing.T) {
+	s, _ := New(values(t, nil), []string{"A"})
+	s.Bind([]Query{{Name: "A", SQL: "qa"}})
+	_, err := s.NewSlotWorker(context.Background(), &fakeEngine{}, workload.ClientSlot{Index: 1, Clients: 4})
+	if err == nil || !strings.Contains(err.Error(), "concurrent") {
+		t.Errorf("tries mode with 4 clients: %v", err)
+	}
+	c, _ := New(values(t, map[string]any{"mode": ModeConcurrent}), []string{"A"})
+	c.Bind([]Query{{Name: "A", SQL: "qa"}})
+	if c.Finite() || c.Results() != nil || c.Headline().Unit != "qps" {
+		t.Errorf("concurrent mode: finite %v, results %v, headline %+v", c.Finite(), c.Results(), c.Headline())
+	}
+	if _, err := c.NewSlotWorker(context.Background(), &fakeEngine{}, workload.ClientSlot{Index: 1, Clients: 4}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestQueriesParameterSelectsInTheSetsOrder(t *testing.T) {
+	s, err := New(values(t, map[string]any{"queries": []string{"C", "A"}}), []string{"A", "B", "C"})
+	if err != nil || strings.Join(s.Names(), ",") != "A,C" {
+		t.Fatalf("%v %v", s.Names(), err)
+	}
+	if _, err := New(values(t, map[string]any{"queries": []string{"Q9"}}), []string{"A", "B"}); err == nil || !strings.Contains(err.Error(), "A, B") {
+		t.Errorf("unknown query: %v", err)
+	}
+}
+
+func f64(v float64) *float64 { return &v }
+
+func run(target string, tries ...[]*float64) *result.Run {
+	r := &result.Run{Target: target, Status: result.StatusOK, Kind: "ssb"}
+	for i, ts := range tries {
+		r.Summary.Queries = append(r.Summary.Queries, result.QueryResult{Name: string(rune('A' + i)), Tries: ts})
+	}
+	return r
+}
+
+// TestCombinedScoreIsClickBenchs checks the score against ClickBench's
+// formula worked by hand: per query (t + 0.01) / (best + 0.01), a missing
+// time 2 × max(300 s, the system's slowest), geometric mean.
+func TestCombinedScoreIsClickBenchs(t *testing.T) {
+	a := run("a", []*float64{f64(9), f64(1), f64(2)}, []*float64{f64(9), f64(4), f64(3)})
+	b := run("b", []*float64{f64(9), f64(0.5), f64(0.5)}, []*float64{nil, nil, nil})
+	ts := byTarget([]*result.Run{a, b})
+	got := CombinedScores(ts, []string{"A", "B"})
+	wantA := math.Sqrt((1 + 0.01) / (0.5 + 0.01) * (3 + 0.01) / (3 + 0.01))
+	wantB := math.Sqrt((0.5 + 0.01) / (0.5 + 0.01) * (600 + 0.01) / (3 + 0.01))
+	if math.Abs(got[0]-wantA) > 1e-9 || math.Abs(got[1]-wantB) > 1e-9 {
+		t.Errorf("scores %v, want [%v %v]", got, wantA, wantB)
+	}
+	secs := Sections([]*result.Run{a, b}, "a")
+	if len(secs) != 1 || len(secs[0].Rows) != 4 {
+		t.Fatalf("sections %+v", secs)
+	}
+	if row := secs[0].Rows[0]; row[1] != "1.000" || row[2] != "0.5000" || !strings.HasPrefix(row[3], "×0.33") {
+		t.Errorf("row A %v: want a's hot 1 s, b's 0.5 s, b/a = median 0.5 over median 1.5", row)
+	}
+	if row := secs[0].Rows[1]; row[2] != "null" || row[3] != "—" {
+		t.Errorf("row B %v: b has no time", row)
+	}
+}
+
+func TestClickBenchFileShape(t *testing.T) {
+	r := run("pg", []*float64{f64(0.1234567891), f64(0.05), f64(0.04)}, []*float64{nil, f64(1), nil})
+	r.StartedAt = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	r.Env = map[string]any{
+		"database": map[string]any{"engine": "postgresql", "version": "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64"},
+		"host":     map[string]any{"cpu_model": "AMD EPYC", "threads": 2, "memory_gib": 23.6},
+		"workload": map[string]any{FactLoadSeconds: "12.500", FactDataBytes: "1048576", FactSynthetic: "1000 rows"},
+	}
+	var buf bytes.Buffer
+	if err := WriteClickBench(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	for k, want := range map[string]any{"system": "postgresql 15.18", "date": "2026-11-25", "machine": "AMD EPYC, 2 threads, 24 GiB",
+		"load_time": 12.5, "data_size": float64(1048576), "cluster_size": float64(1)} {
+		if got[k] != want {
+			t.Errorf("%s: %v, want %v", k, got[k], want)
+		}
+	}
+	res, _ := got["result"].([]any)
+	if len(res) != 2 || res[1].([]any)[0] != nil || res[0].([]any)[0] != 0.123457 {
+		t.Errorf("result %v", got["result"])
+	}
+	if !strings.Contains(buf.String(), "[null, 1, null]") {
+		t.Errorf("tries not one line per query:\n%s", buf.String())
+	}
+	if !strings.Contains(got["comment"].(string), "synthetic") {
+		t.Errorf("synthetic data not said: %v", got["comment"])
+	}
+	if err := WriteClickBench(&buf, &result.Run{ID: 7, Kind: "ssb"}); err == nil {
+		t.Error("a run without tries wrote a ClickBench file")
+	}
+}

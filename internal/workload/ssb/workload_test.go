@@ -1,0 +1,174 @@
+package ssb_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	fbresult "github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/runner"
+	"github.com/fairbench/fairbench/internal/study"
+	"github.com/fairbench/fairbench/internal/testenv"
+	"github.com/fairbench/fairbench/internal/workload"
+	"github.com/fairbench/fairbench/internal/workload/queryset"
+)
+
+// runSSB runs one ssb cell on url through the runner, as `fairbench run` does.
+func runSSB(t *testing.T, url, extra string, replace bool) (*fbresult.Run, error) {
+	t.Helper()
+	text := fmt.Sprintf("[[target]]\nname = \"t\"\nurl = %q\n[[workload]]\nkind = \"ssb\"\nscale = 0.01\nseed = 136\ntries = 2\n%s\n", url, extra)
+	st, err := study.Parse("ssb.toml", []byte(text), workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := st.Plan(workload.Catalog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &runner.MemorySink{}
+	err = runner.New(st, runner.Options{Sink: sink, Replace: replace}).Run(context.Background(), cells)
+	if len(sink.Runs) != 1 {
+		t.Fatalf("%d runs (%v)", len(sink.Runs), err)
+	}
+	return sink.Runs[0], err
+}
+
+// checkQuerySetRun checks what every tries-mode ssb run must hold.
+func checkQuerySetRun(t *testing.T, r *fbresult.Run) {
+	t.Helper()
+	if r.Status != fbresult.StatusOK {
+		t.Fatalf("run %s: %s", r.Status, r.Error)
+	}
+	if len(r.Summary.Queries) != 13 || r.Warmup != 0 {
+		t.Fatalf("%d queries, warm-up %s: want 13 queries and no warm-up (the first try is the cold one)", len(r.Summary.Queries), r.Warmup)
+	}
+	var tries int64
+	for _, q := range r.Summary.Queries {
+		if len(q.Tries) != 2 || q.Tries[0] == nil || q.Tries[1] == nil {
+			t.Errorf("%s: tries %v, error %q", q.Name, q.Tries, q.Error)
+		}
+		tries += int64(len(q.Tries))
+	}
+	if r.Summary.Transactions != tries {
+		t.Errorf("%d requests recorded for %d tries", r.Summary.Transactions, tries)
+	}
+	mean, _ := fbresult.QueryGeoMean(r.Summary.Queries)
+	if m := r.Headline(); m.Field != fbresult.FieldQueryTimes || m.Value != mean || m.HigherIsBetter {
+		t.Errorf("headline %+v, want the geometric mean %v, lower is better", m, mean)
+	}
+	facts, _ := r.Env["workload"].(map[string]any)
+	if _, ok := facts[queryset.FactDataBytes]; !ok {
+		t.Errorf("no data size among the facts %v", facts)
+	}
+}
+
+func TestRunOnSQLiteReusesItsData(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "ssb.db")
+	first, err := runSSB(t, url, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkQuerySetRun(t, first)
+	again, err := runSSB(t, url, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkQuerySetRun(t, again)
+	f1, f2 := first.Env["workload"].(map[string]any), again.Env["workload"].(map[string]any)
+	if f1[queryset.FactLoadSeconds] == nil || f1[queryset.FactLoadSeconds] != f2[queryset.FactLoadSeconds] {
+		t.Errorf("load time %v then %v: the second run must reuse the first load and report its time", f1[queryset.FactLoadSeconds], f2[queryset.FactLoadSeconds])
+	}
+	if first.Summary.Queries[3].Rows != again.Summary.Queries[3].Rows || first.Summary.Queries[3].Rows == 0 {
+		t.Errorf("Q2.1 rows %d then %d", first.Summary.Queries[3].Rows, again.Summary.Queries[3].Rows)
+	}
+}
+
+// TestForeignTableIsLeftAlone: a lineorder fairbench did not create stops
+// the load unless --replace, and survives the refusal.
+func TestForeignTableIsLeftAlone(t *testing.T) {
+	u := testenv.FreshPostgres(t)
+	c := testenv.Connect(t, u, driver.Options{}).(driver.SQL)
+	ctx := context.Background()
+	if err := c.Exec(ctx, "CREATE TABLE lineorder (theirs int)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(ctx, "INSERT INTO lineorder VALUES (42)"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := runSSB(t, u, "", false)
+	if err == nil || !strings.Contains(r.Error, "--replace") {
+		t.Fatalf("run over someone else's lineorder: %v / %s", err, r.Error)
+	}
+	if n, err := c.QueryInt64(ctx, "SELECT theirs FROM lineorder"); err != nil || n != 42 {
+		t.Fatalf("their table after the refusal: %d, %v", n, err)
+	}
+	r, err = runSSB(t, u, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkQuerySetRun(t, r)
+}
+
+// TestClickHouse18RunsTheFlatFormAndCleansUp runs SSB on the test
+// ClickHouse 18.16: the flat form, fairbench's marker in ClickHouse, and a
+// cleanup that drops fairbench's tables and none other.
+func TestClickHouse18RunsTheFlatFormAndCleansUp(t *testing.T) {
+	base := testenv.ClickHouseURL(t)
+	ctx := context.Background()
+	admin := testenv.Connect(t, base, driver.Options{}).(driver.SQL)
+	db := fmt.Sprintf("fbtest_ssbrun_%d", time.Now().UnixNano())
+	if err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
+	u, _ := url.Parse(base)
+	u.Path = "/" + db
+	ch := testenv.Connect(t, u.String(), driver.Options{}).(driver.SQL)
+	if err := ch.Exec(ctx, "CREATE TABLE theirs (x UInt8) ENGINE = TinyLog"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := runSSB(t, u.String(), "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkQuerySetRun(t, r)
+	if facts := r.Env["workload"].(map[string]any); facts["form"] != "flat" || facts["dialect"] != queryset.ClickHouse18 {
+		t.Errorf("facts %v: want the flat form on 18.16", facts)
+	}
+	again, err := runSSB(t, u.String(), "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Env["workload"].(map[string]any)[queryset.FactLoadSeconds] != r.Env["workload"].(map[string]any)[queryset.FactLoadSeconds] {
+		t.Error("the second run loaded again instead of reusing fairbench's tables")
+	}
+	w, _ := workload.Get("ssb")
+	in, err := w.New(paramsOf(t, w, map[string]any{"scale": 0.01, "seed": int64(136)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.(workload.Cleaner).Cleanup(ctx, ch); err != nil {
+		t.Fatal(err)
+	}
+	n, err := ch.QueryInt64(ctx, "SELECT count(*) FROM system.tables WHERE database = currentDatabase() AND name IN ('lineorder', 'lineorder_flat', 'date', 'theirs')")
+	if err != nil || n != 1 {
+		t.Errorf("%d of fairbench's tables and theirs left after the cleanup (want theirs only), %v", n, err)
+	}
+}
+
+func paramsOf(t *testing.T, w workload.Workload, set map[string]any) map[string]any {
+	t.Helper()
+	v := map[string]any{}
+	for _, s := range w.Params() {
+		v[s.Name] = s.Default
+	}
+	for k, x := range set {
+		v[k] = x
+	}
+	return v
+}
