@@ -58,7 +58,7 @@ type recorded struct {
 }
 
 func (r *recorded) Request(op int, _ time.Duration, items, _ int64) { r.ok = append(r.ok, op) }
-func (r *recorded) Failed(op int, c result.ErrorClass)            { r.failed = append(r.failed, c) }
+func (r *recorded) Failed(op int, c result.ErrorClass)              { r.failed = append(r.failed, c) }
 
 func values(t *testing.T, kv map[string]any) params.Values {
 	t.Helper()
