@@ -77,6 +77,24 @@ type Section struct {
 	Rows  [][]string
 	// Note is a sentence printed after the table (why a table is missing).
 	Note string
+	// Bars, when set, is a chart of the table's numbers that the HTML report
+	// draws beside it (per-query times of several targets).
+	Bars *Bars
+}
+
+// Bars is a grouped horizontal bar chart: for each category (a query) one
+// bar per series (a target).
+type Bars struct {
+	Title      string
+	Unit       string // of the values, for the axis ("s")
+	Categories []string
+	Series     []BarSeries
+}
+
+// BarSeries is one series of a bar chart; a NaN value is a missing bar.
+type BarSeries struct {
+	Name   string
+	Values []float64 // one per category
 }
 
 var (

@@ -113,6 +113,9 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, false)
+	if err := writeKindSectionsText(ew, comparisonGroups(c), c.Baseline); err != nil {
+		return err
+	}
 	if err := Methodology(ew, c.Warnings, comparisonGroups(c), false); err != nil {
 		return err
 	}
@@ -338,6 +341,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, true)
+	writeKindSectionsMarkdown(ew, comparisonGroups(c), c.Baseline)
 	if err := Methodology(ew, c.Warnings, comparisonGroups(c), true); err != nil {
 		return err
 	}

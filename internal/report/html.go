@@ -387,6 +387,9 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			hs.OpTable = &t
 		}
 		hs.Tables = append(hs.Tables, kindTables(sec, opt.Baseline)...)
+		for _, c := range kindCharts(i, sec, opt.Baseline) {
+			hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg())})
+		}
 		if wk := workloadKey(sec.groups[0]); !commonShown[wk] {
 			commonShown[wk] = true
 			hs.Common = commonLine(sec.groups[0], label.common(sec.groups[0]))

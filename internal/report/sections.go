@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/analysis"
@@ -16,21 +17,62 @@ import (
 // kindTables returns the tables the kind of a report section registers, for
 // that section's runs (completed and incomplete, in row order).
 func kindTables(sec section, baseline string) []table {
+	var out []table
+	for _, s := range kindSections(sec, baseline) {
+		out = append(out, table{Title: s.Title, Caption: s.Caption, Header: s.Columns, Rows: s.Rows,
+			TextCols: 1, Right: s.Right, Note: s.Note})
+	}
+	return out
+}
+
+// kindSections returns what the kind of a report section registers for its runs.
+func kindSections(sec section, baseline string) []kinds.Section {
 	info, ok := kinds.Lookup(sec.groups[0].Kind)
 	if !ok || info.Sections == nil {
 		return nil
 	}
 	var runs []*result.Run
+	seen := map[*analysis.Group]bool{}
 	for _, g := range sec.groups {
+		if seen[g] {
+			continue // a comparison names the baseline's group once per cell
+		}
+		seen[g] = true
 		runs = append(runs, g.Runs...)
 		runs = append(runs, g.IncompleteRuns...)
 	}
-	var out []table
-	for _, s := range info.Sections(runs, baseline) {
-		out = append(out, table{Title: s.Title, Caption: s.Caption, Header: s.Columns, Rows: s.Rows,
-			TextCols: 1, Right: s.Right, Note: s.Note})
+	return info.Sections(runs, baseline)
+}
+
+// kindCharts returns the bar charts of a section's kind tables.
+func kindCharts(i int, sec section, baseline string) []*barChart {
+	var out []*barChart
+	for j, s := range kindSections(sec, baseline) {
+		if s.Bars != nil {
+			c := &barChart{ID: fmt.Sprintf("s%d-kind%d", i, j), Bars: s.Bars}
+			if c.hasData() {
+				out = append(out, c)
+			}
+		}
 	}
 	return out
+}
+
+// writeKindSectionsMarkdown writes the kinds' tables of every section for
+// an article, each section under its heading.
+func writeKindSectionsMarkdown(ew *errWriter, groups []*analysis.Group, baseline string) {
+	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
+	label := newLabeler(groups)
+	for _, sec := range sections(groups) {
+		tables := kindTables(sec, baseline)
+		if len(tables) == 0 {
+			continue
+		}
+		ew.printf("### %s\n\n", cell(sectionHeading(sec.groups[0], multiStudy, label)))
+		for _, t := range tables {
+			t.writeMarkdown(ew)
+		}
+	}
 }
 
 // writeKindSectionsText writes the kinds' tables of every section for the

@@ -253,7 +253,20 @@ func Sections(runs []*result.Run, baseline string) []kinds.Section {
 		}
 	}
 	rows = append(rows, geo, score)
+	bars := &kinds.Bars{Title: "Hot time per query", Unit: "s", Categories: names}
+	for _, t := range ts {
+		bs := kinds.BarSeries{Name: t.name}
+		for _, name := range names {
+			v, ok := t.hot(name)
+			if !ok {
+				v = math.NaN()
+			}
+			bs.Values = append(bs.Values, v)
+		}
+		bars.Series = append(bars.Series, bs)
+	}
 	return []kinds.Section{{
+		Bars:  bars,
 		Title: "Per query: hot time",
 		Caption: "Hot time: the median over the runs of each run's best try after the first. Ratio: its time over " + ts[base].name +
 			"'s, with the Hodges–Lehmann interval over every hot try of every run (level in %). Geometric means over the queries each target answered. " +
