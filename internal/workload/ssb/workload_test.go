@@ -172,3 +172,27 @@ func paramsOf(t *testing.T, w workload.Workload, set map[string]any) map[string]
 	}
 	return v
 }
+
+// TestConcurrentModeCountsQueriesPerSecond: clients draw queries for the
+// duration, as clickhouse-benchmark does; the headline is queries/s.
+func TestConcurrentModeCountsQueriesPerSecond(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "ssb.db")
+	r, err := runSSB(t, url, "mode = \"concurrent\"\nqueries = [\"Q1.1\", \"Q1.2\", \"Q3.4\"]\nclients = [2]\n[study]\nwarmup = \"0s\"\nduration = \"2s\"", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != fbresult.StatusOK || len(r.Summary.Queries) != 0 || len(r.Ops) != 3 || r.Clients != 2 {
+		t.Fatalf("status %s, %d query results, %d op types, %d clients", r.Status, len(r.Summary.Queries), len(r.Ops), r.Clients)
+	}
+	var n int64
+	for _, op := range r.Ops {
+		if op.Count == 0 {
+			t.Errorf("%s never drawn", op.Name)
+		}
+		n += op.Count
+	}
+	m := r.Headline()
+	if m.Unit != "qps" || !m.HigherIsBetter || m.Value <= 0 || n != r.Summary.Transactions {
+		t.Errorf("headline %+v over %d queries", m, n)
+	}
+}
