@@ -53,8 +53,11 @@ type Table struct {
 	DDL     string
 	Columns []string
 	// Chunks are the table's rows in parts that load in parallel, each on
-	// a session of its own; nil when Fill makes the rows.
-	Chunks []func() driver.RowSource
+	// a session of its own; nil when Fill makes the rows. A chunk that
+	// reads a file may fail to open; a source with an Err method (a file's
+	// rows) is asked after the load whether it ended or broke, and one with
+	// a Close method is closed.
+	Chunks []func(ctx context.Context) (driver.RowSource, error)
 	// Fill is a statement that fills the table from tables loaded before it
 	// (lineorder_flat from the join), run after their load.
 	Fill string
@@ -184,7 +187,7 @@ func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers i
 		var n int64
 		bl := env.Conn.(driver.BulkLoader)
 		for _, ch := range t.Chunks {
-			k, err := bl.BulkLoad(ctx, t.Name, t.Columns, ch(), false)
+			k, err := loadChunk(ctx, bl, t, ch)
 			n += k
 			if err != nil {
 				return n, err
@@ -225,7 +228,7 @@ func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers i
 				if i >= int64(len(t.Chunks)) {
 					return
 				}
-				n, err := bl.BulkLoad(ctx, t.Name, t.Columns, t.Chunks[i](), false)
+				n, err := loadChunk(ctx, bl, t, t.Chunks[i])
 				loaded.Add(n)
 				if err != nil {
 					fail(err)
@@ -236,6 +239,23 @@ func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers i
 	}
 	wg.Wait()
 	return loaded.Load(), first
+}
+
+// loadChunk loads one chunk; a file's read error wins over the load's,
+// which it usually causes.
+func loadChunk(ctx context.Context, bl driver.BulkLoader, t Table, chunk func(context.Context) (driver.RowSource, error)) (int64, error) {
+	src, err := chunk(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if c, ok := src.(interface{ Close() error }); ok {
+		defer c.Close()
+	}
+	n, err := bl.BulkLoad(ctx, t.Name, t.Columns, src, false)
+	if e, ok := src.(interface{ Err() error }); ok && e.Err() != nil {
+		return n, e.Err()
+	}
+	return n, err
 }
 
 // Drop removes the dataset's tables and marker, when they are fairbench's.

@@ -120,16 +120,16 @@ func (in *instance) dataset(d, f string) (queryset.Dataset, error) {
 		Wanted:  "scale " + strconv.FormatFloat(in.scale, 'g', -1, 64),
 		Workers: workers,
 	}
-	chunks := func(table string, rows func(Chunk) driver.RowSource) []func() driver.RowSource {
+	chunks := func(table string, rows func(Chunk) driver.RowSource) []func(context.Context) (driver.RowSource, error) {
 		n := 1
 		if table == Lineorder || table == Flat {
 			// Chunks of ~100 000 orders: enough to keep every session busy
 			// to the end, few enough that each is one large insert.
 			n = max(workers, int(g.Keys(Lineorder)/100_000))
 		}
-		var out []func() driver.RowSource
+		var out []func(context.Context) (driver.RowSource, error)
 		for _, c := range g.Chunks(table, n) {
-			out = append(out, func() driver.RowSource { return rows(c) })
+			out = append(out, func(context.Context) (driver.RowSource, error) { return rows(c), nil })
 		}
 		return out
 	}
