@@ -382,23 +382,7 @@ func ClickBench(r *result.Run) (*ClickBenchResult, error) {
 			system += " " + n
 		}
 	}
-	machine := r.Target
-	if host != nil {
-		var parts []string
-		if v, ok := host["cpu_model"]; ok {
-			parts = append(parts, fmt.Sprint(v))
-		}
-		if v, ok := host["threads"]; ok {
-			parts = append(parts, fmt.Sprint(v)+" threads")
-		}
-		if v, ok := host["memory_gib"].(float64); ok {
-			parts = append(parts, strconv.FormatFloat(math.Round(v), 'f', 0, 64)+" GiB")
-		}
-		if len(parts) > 0 {
-			machine = strings.Join(parts, ", ")
-		}
-	}
-	out := &ClickBenchResult{System: system, Date: r.StartedAt.UTC().Format(time.DateOnly), Machine: machine, ClusterSize: 1,
+	out := &ClickBenchResult{System: system, Date: r.StartedAt.UTC().Format(time.DateOnly), Machine: machine(r, host), ClusterSize: 1,
 		Proprietary: "no", Tuned: "no", Tags: []string{"fairbench", r.Kind}}
 	if s, ok := facts[FactLoadSeconds].(string); ok {
 		if v, err := strconv.ParseFloat(s, 64); err == nil {
@@ -437,6 +421,36 @@ var (
 
 // RunFormats are the result files a query-set run can be written as.
 var RunFormats = map[string]func(io.Writer, *result.Run) error{"clickbench": WriteClickBench}
+
+// machine names the server ClickBench's file describes: what the study
+// declares of the target (cpu, cores), else this host when the server runs
+// on it, else the target's name, which the user may edit in the file.
+func machine(r *result.Run, host map[string]any) string {
+	var parts []string
+	if d, ok := r.Env["declared"].(map[string]any); ok {
+		if v, ok := d["cpu"]; ok {
+			parts = append(parts, fmt.Sprint(v))
+		}
+		if v, ok := d["cores"]; ok {
+			parts = append(parts, fmt.Sprint(v)+" cores")
+		}
+	}
+	if len(parts) == 0 && host != nil && r.Env["client_server_same_host"] == true {
+		if v, ok := host["cpu_model"]; ok {
+			parts = append(parts, fmt.Sprint(v))
+		}
+		if v, ok := host["threads"]; ok {
+			parts = append(parts, fmt.Sprint(v)+" threads")
+		}
+		if v, ok := host["memory_gib"].(float64); ok {
+			parts = append(parts, strconv.FormatFloat(math.Round(v), 'f', 0, 64)+" GiB")
+		}
+	}
+	if len(parts) == 0 {
+		return r.Target
+	}
+	return strings.Join(parts, ", ")
+}
 
 // WriteClickBench writes a run's ClickBench result file.
 func WriteClickBench(w io.Writer, r *result.Run) error {

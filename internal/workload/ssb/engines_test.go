@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,16 @@ import (
 
 const testSF = 0.01
 
+// loadSF is the scale the engine tests load: testSF, or FAIRBENCH_SSB_SF for
+// the acceptance run at scale 1 (FAIRBENCH_SSB_SF=1 go test -run
+// 'TestQueries(Postgres|ClickHouse18)' -timeout 1h; bench/README.md).
+var loadSF = func() float64 {
+	if v, err := strconv.ParseFloat(os.Getenv("FAIRBENCH_SSB_SF"), 64); err == nil && v > 0 {
+		return v
+	}
+	return testSF
+}()
+
 // load creates the five tables and lineorder_flat in c's dialect, fills them
 // from the generator (two chunks per table, to go through the chunked path),
 // builds lineorder_flat by the join, and loads the generator's own flat rows
@@ -30,7 +42,7 @@ func load(t *testing.T, c driver.SQL) {
 	if !ok {
 		t.Fatalf("%s: no BulkLoader", c.Dialect())
 	}
-	g := ssb.New(testSF, testSeed)
+	g := ssb.New(loadSF, testSeed)
 	for _, table := range ssb.Tables {
 		ddl, err := ssb.CreateTable(c.Dialect(), table)
 		if err != nil {
@@ -252,7 +264,7 @@ func TestQueriesClickHouse18(t *testing.T) {
 	if err := ch.Exec(ctx, ddl); err != nil {
 		t.Fatalf("%s: %v", ddl, err)
 	}
-	g := ssb.New(testSF, testSeed)
+	g := ssb.New(loadSF, testSeed)
 	if _, err := ch.(driver.BulkLoader).BulkLoad(ctx, ssb.Flat, ssb.FlatColumns(), g.FlatRows(ssb.Chunk{Lo: 1, Hi: g.Counts().Orders}), false); err != nil {
 		t.Fatal(err)
 	}
