@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/testenv"
 )
 
 // TestSSBCommandLine: `fairbench run --workload ssb` on the embedded
@@ -59,5 +62,46 @@ func TestSSBCommandLine(t *testing.T) {
 	o = fairbench(t, dir, "report", "--format", "nonsense")
 	if o.code == 0 || !strings.Contains(o.stderr, "clickbench") {
 		t.Errorf("an unknown format: %d %s", o.code, o.stderr)
+	}
+}
+
+// `fairbench demo --analytics`: SSB on SQLite in two page-cache
+// configurations, every query tried three times in every run, and reports
+// with the per-query table, ClickBench's score and the bar chart.
+func TestAnalyticsDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the analytics demo takes about a minute")
+	}
+	dir := t.TempDir()
+	o := fairbench(t, dir, "demo", "--analytics")
+	if o.code != 0 {
+		t.Fatalf("demo --analytics: %s", o.stderr)
+	}
+	runs := storedRuns(t, dir)
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want 2 targets × 2 repetitions", len(runs))
+	}
+	for _, r := range runs {
+		if r.Status != result.StatusOK || len(r.Summary.Queries) != 13 {
+			t.Fatalf("run %d: %s, %d queries: %s", r.ID, r.Status, len(r.Summary.Queries), r.Error)
+		}
+		for _, q := range r.Summary.Queries {
+			if len(q.Tries) != 3 || q.Tries[0] == nil || q.Tries[2] == nil {
+				t.Errorf("run %d %s: tries %v (%s)", r.ID, q.Name, q.Tries, q.Error)
+			}
+		}
+	}
+	md := readAll(t, dir, "fairbench-demo-analytics.md")
+	for _, want := range []string{"Per query: hot time", "ClickBench score", "big-cache / default-cache", "geometric mean"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	pc := testenv.CheckPage(t, filepath.Join(dir, "fairbench-demo-analytics.html"), filepath.Join(testenv.ArtifactDir(t, "../.."), "demo-analytics-report.png"))
+	if len(pc.ConsoleErrors) > 0 || len(pc.Requests) > 0 {
+		t.Errorf("analytics demo report: console errors %q, network requests %q", pc.ConsoleErrors, pc.Requests)
+	}
+	if pc.Charts < 1 || pc.EmptyCharts > 0 {
+		t.Errorf("analytics demo report: %d charts, %d of them empty", pc.Charts, pc.EmptyCharts)
 	}
 }

@@ -21,15 +21,17 @@ type demoFiles struct{ example, study, report, html string }
 var (
 	sqlDemo = demoFiles{"demo.toml", "fairbench-demo.toml", "fairbench-demo.md", "fairbench-demo.html"}
 	kvDemo  = demoFiles{"demo-kv.toml", "fairbench-demo-kv.toml", "fairbench-demo-kv.md", "fairbench-demo-kv.html"}
+	// The analytics demo: SSB on SQLite, two page-cache configurations.
+	analyticsDemo = demoFiles{"demo-analytics.toml", "fairbench-demo-analytics.toml", "fairbench-demo-analytics.md", "fairbench-demo-analytics.html"}
 )
 
 func newDemo() *cobra.Command {
 	var (
-		results string
-		kv      bool
+		results       string
+		kv, analytics bool
 	)
 	cmd := &cobra.Command{
-		Use:   "demo [--key-value]",
+		Use:   "demo [--key-value | --analytics]",
 		Short: "Run a quick study on embedded engines (no server needed) and write a report",
 		Long: `Compares two SQLite configurations (WAL + synchronous=NORMAL against DELETE + synchronous=FULL)
 on pgbench's select-only and TPC-B-like scripts at 1, 2 and 4 clients, 2 repetitions each.
@@ -38,12 +40,22 @@ the results (` + defaultResults + `), a Markdown report (` + sqlDemo.report + `)
 
 With --key-value, compares two embedded key-value engines of different designs — bbolt (a B+tree in
 the LMDB tradition) and Pebble (an LSM tree) — on memtier-style GET-heavy and SET-only
-profiles at pipelines 1 and 16 (` + kvDemo.study + `, ` + kvDemo.report + `, ` + kvDemo.html + `).`,
+profiles at pipelines 1 and 16 (` + kvDemo.study + `, ` + kvDemo.report + `, ` + kvDemo.html + `).
+
+With --analytics, runs the Star Schema Benchmark's 13 queries on SQLite at scale 0.05, three tries
+each (cold, then hot), with SQLite's default page cache against a 256 MiB one with mmap
+(` + analyticsDemo.study + `, ` + analyticsDemo.report + `, ` + analyticsDemo.html + `).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if kv && analytics {
+				return fmt.Errorf("demo: --key-value and --analytics are two demos; run one at a time")
+			}
 			d := sqlDemo
 			if kv {
 				d = kvDemo
+			}
+			if analytics {
+				d = analyticsDemo
 			}
 			src, err := examples.Files.ReadFile(d.example)
 			if err != nil {
@@ -82,6 +94,7 @@ profiles at pipelines 1 and 16 (` + kvDemo.study + `, ` + kvDemo.report + `, ` +
 	}
 	cmd.Flags().StringVar(&results, "results", defaultResults, "results file")
 	cmd.Flags().BoolVar(&kv, "key-value", false, "the key-value demo: bbolt against Pebble, embedded")
+	cmd.Flags().BoolVar(&analytics, "analytics", false, "the analytics demo: SSB's queries on SQLite, two page-cache configurations")
 	return cmd
 }
 

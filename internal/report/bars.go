@@ -77,7 +77,7 @@ func (c *barChart) svg() string {
 				continue
 			}
 			bw := math.Max(1, x(v))
-			fmt.Fprintf(&sb, `<rect x="%.0f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s %s</title></rect>`,
+			fmt.Fprintf(&sb, `<rect class="bar" x="%.0f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s %s</title></rect>`,
 				left, y, bw, barH-1, colour(j), html.EscapeString(cat), html.EscapeString(s.Name), compact(v), html.EscapeString(b.Unit))
 			fmt.Fprintf(&sb, `<text x="%.1f" y="%.1f" font-size="11">%s</text>`, left+bw+4, y+barH-2, compact(v))
 		}

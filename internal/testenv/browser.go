@@ -134,7 +134,8 @@ func CheckPage(t testing.TB, path, screenshot string) PageCheck {
 		chromedp.WaitReady("body"),
 		chromedp.Evaluate(`(() => {
 			const svgs = [...document.querySelectorAll('svg[data-chart]')];
-			const drawn = s => [...s.querySelectorAll('path, polyline')].some(p => (p.getAttribute('d') || p.getAttribute('points') || '').trim() !== '');
+			const drawn = s => [...s.querySelectorAll('path, polyline')].some(p => (p.getAttribute('d') || p.getAttribute('points') || '').trim() !== '') ||
+				[...s.querySelectorAll('rect.bar')].some(r => parseFloat(r.getAttribute('width')) > 0);
 			const nav = performance.getEntriesByType('navigation')[0];
 			return {
 				Charts: svgs.length,
