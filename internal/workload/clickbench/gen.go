@@ -1,0 +1,445 @@
+package clickbench
+
+import (
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+)
+
+// The synthetic hits: not ClickBench's data (which is a real web-analytics
+// sample of about 100 million rows), so results on it are not comparable with
+// ClickBench's published ones. They exist so that tests and demos can run the
+// 43 queries with no download, and the values are shaped for that: every
+// query has rows to find, and the GROUP BY … ORDER BY count LIMIT 10 queries
+// have top-10s worth ranking. The distributions, per row:
+//
+//   - CounterID: 62 (the site the last eleven queries study) for 90 % of rows,
+//     the rest log-uniform over 1…10 000 (zipf-like: P(k) ∝ 1/k).
+//   - EventDate: July 2013 as in ClickBench's data; the 14th and 15th (the
+//     days Q42 studies) weigh four times the other days. EventTime is a
+//     uniform second of that day; ClientEventTime is it shifted by the
+//     client's time zone (-12…12 h), LocalEventTime by Moscow's UTC+4.
+//   - UserID: log-uniform over 2^20 users per seed, so a few users make many
+//     hits (Q15–Q18); user number 3 is ClickBench's 435090932899640449,
+//     which Q19 looks for. ClientIP is the user's address for 90 % of rows,
+//     RegionID the user's region (log-uniform over 1…5 000).
+//   - URL: a page of CounterID's site, log-uniform over 200 000 pages, except
+//     that 20 % of rows are the site's home page, whose URLHash is
+//     ClickBench's 2868770270353813622 (Q41 looks for it: with its random
+//     WindowClientWidth × WindowClientHeight, more than 10 000 pairs from 60
+//     000 rows up). Every 16th page (from page 5) is a www.google.com search
+//     page, every 16th from page 9 a page of the site with "google" in its
+//     path and "Google" in its title (Q20–Q23). URLHash is the URL's FNV-1a
+//     hash otherwise. Titles are never empty.
+//   - Referer: empty (typed in) for 7 % of rows, with ClickBench's
+//     RefererHash 3594120000172545465 and TraficSourceID -1 or 6 (Q40);
+//     a search engine's result page for 5 %, another site for 3 %, and for
+//     the other 85 % a page of the same site, never its google.com pages (so
+//     Q28's largest domain is site 62's, with 76.5 % of the rows).
+//   - SearchPhrase: non-empty for 15 % of rows, log-uniform over 20 000
+//     phrases; SearchEngineID is then 1…30 (log-uniform), else 0.
+//   - AdvEngineID: 0 for 93 % of rows, else log-uniform over 1…30.
+//   - MobilePhoneModel: non-empty for the 15 % of mobile rows, log-uniform
+//     over 16 models.
+//   - IsRefresh 1 for 10 %, DontCountHits 1 for 10 %, IsLink 1 for 20 %,
+//     IsDownload 1 for 5 %; the other columns hold plausible constants or
+//     small uniform values.
+//
+// What that gives: every query but Q27 and Q28 returns rows from 20 000
+// rows up (not Q41: from 60 000); Q27 and Q28 keep only groups of more than
+// 100 000 rows, so they need more than that: they return rows from 135 000
+// rows up (CounterID 62 has 90 % of the rows, the domain of its site 76.5 %
+// of the referers). SQLite's Q42 is empty on any data (see Queries).
+
+// ClickBench's constants that queries look for.
+const (
+	q19UserID   = 435090932899640449
+	homeURLHash = 2868770270353813622
+	noRefHash   = 3594120000172545465
+)
+
+// Generator makes synthetic hits rows.
+type Generator struct {
+	rows int64
+	seed uint64
+}
+
+// NewSynthetic returns a generator of rows rows; equal seeds give equal rows.
+func NewSynthetic(rows int64, seed uint64) *Generator {
+	return &Generator{rows: rows, seed: seed}
+}
+
+// RowCount returns the number of rows.
+func (g *Generator) RowCount() int64 { return g.rows }
+
+// Chunk is a range of row numbers [Lo, Hi], 1-based and inclusive (as
+// package ssb's chunks).
+type Chunk struct{ Lo, Hi int64 }
+
+// Chunks splits the rows into n ranges of nearly equal size (fewer when there
+// are fewer rows than n), one per parallel loader.
+func (g *Generator) Chunks(n int) []Chunk {
+	if n < 1 {
+		n = 1
+	}
+	if int64(n) > g.rows {
+		n = int(max(g.rows, 1))
+	}
+	out := make([]Chunk, 0, n)
+	for i := range int64(n) {
+		out = append(out, Chunk{g.rows*i/int64(n) + 1, g.rows * (i + 1) / int64(n)})
+	}
+	return out
+}
+
+// Rows returns the rows of chunk c. Row i's values depend only on the seed
+// and i, so any split gives the same rows. Values are int64 for the integer
+// columns and strings for the others, dates as "2013-07-15" and times as
+// "2013-07-15 10:11:12", which every driver's bulk load takes for its
+// date and time types (and SQLite stores as ClickBench's CSV import does:
+// text). The slice Values returns is reused from row to row.
+func (g *Generator) Rows(c Chunk) driver.RowSource {
+	pools.Do(buildPools)
+	return &synthRows{g: g, next: c.Lo, hi: min(c.Hi, g.rows), vals: make([]any, len(columns))}
+}
+
+type synthRows struct {
+	g        *Generator
+	next, hi int64
+	vals     []any
+	buf      []byte
+}
+
+func (r *synthRows) Next() bool {
+	if r.next > r.hi {
+		return false
+	}
+	r.fill(r.next)
+	r.next++
+	return true
+}
+
+func (r *synthRows) Values() []any { return r.vals }
+
+// rng is splitmix64: a stream per row costs one seeding, no allocation.
+type rng struct{ s uint64 }
+
+func mix(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func (r *rng) next() uint64 {
+	r.s += 0x9e3779b97f4a7c15
+	return mix(r.s)
+}
+
+func (r *rng) float() float64 { return float64(r.next()>>11) / (1 << 53) }
+
+func (r *rng) intn(n int64) int64 { return int64(r.next() % uint64(n)) }
+
+func (r *rng) chance(p float64) bool { return r.float() < p }
+
+// zipf returns 0…n-1 log-uniformly: P(k) ≈ 1/((k+1)·ln(n+1)), zipf with
+// exponent 1, drawn with one logarithm instead of a table.
+func (r *rng) zipf(n int64) int64 { return zipfAt(r.float(), n) }
+
+func zipfAt(u float64, n int64) int64 {
+	k := int64(math.Exp(u*math.Log(float64(n+1)))) - 1
+	return min(max(k, 0), n-1)
+}
+
+const (
+	users    = 1 << 20
+	pages    = 200_000
+	hotPages = 4096 // pages whose URL and title are made once, not per row
+	phrases  = 20_000
+	counters = 10_000
+)
+
+var (
+	pools      sync.Once
+	hotURL     [hotPages]string
+	hotTitle   [hotPages]string
+	hotHash    [hotPages]int64
+	phraseList [phrases]string
+)
+
+var words = [...]string{
+	"buy", "cheap", "phone", "laptop", "review", "price", "weather", "moscow", "news", "football",
+	"recipe", "cake", "movie", "online", "free", "download", "music", "car", "used", "rent",
+	"flat", "hotel", "tickets", "train", "flight", "map", "bank", "credit", "loan", "job",
+	"school", "english", "course", "game", "kids", "shoes", "dress", "sale", "garden", "tools",
+}
+
+var sections = [...]string{"catalog", "news", "blog", "item", "search", "help", "cart", "user"}
+
+var phoneModels = [...]string{
+	"iPhone", "iPad", "Galaxy S4", "Galaxy Note", "Lumia 920", "HTC One", "Xperia Z", "Nexus 4",
+	"Optimus G", "Galaxy Tab", "iPod", "Desire", "Ascend", "One X", "Wildfire", "Nokia 5800",
+}
+
+var resolutions = [...][2]int64{{1366, 768}, {1920, 1080}, {1280, 1024}, {1280, 800}, {1440, 900}, {1600, 900}, {1024, 768}, {1680, 1050}}
+
+func buildPools() {
+	for k := range hotPages {
+		hotURL[k], hotTitle[k] = page(62, int64(k))
+		hotHash[k] = urlHash(hotURL[k])
+	}
+	hotHash[0] = homeURLHash
+	for k := range phrases {
+		n := len(words)
+		p := words[k%n] + " " + words[(k/n)%n]
+		if k >= n*n {
+			p += " " + words[(k/(n*n))%n]
+		}
+		phraseList[k] = p
+	}
+}
+
+// page returns the URL and title of page k of counter's site.
+func page(counter, k int64) (url, title string) {
+	site := "https://site" + strconv.FormatInt(counter, 10) + ".example/"
+	ks := strconv.FormatInt(k, 10)
+	switch {
+	case k == 0:
+		return site, "Site " + strconv.FormatInt(counter, 10) + ": home"
+	case k%16 == 5:
+		return "https://www.google.com/search?q=site" + strconv.FormatInt(counter, 10) + "&start=" + ks, "Google search results " + ks
+	case k%16 == 9:
+		return site + "pay/google-pay/" + ks, "Pay with Google Pay: order " + ks
+	}
+	s := sections[k%int64(len(sections))]
+	return site + s + "/" + ks, "Site " + strconv.FormatInt(counter, 10) + ": " + s + " " + ks
+}
+
+func urlHash(u string) int64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(u); i++ {
+		h ^= uint64(u[i])
+		h *= 1099511628211
+	}
+	return int64(h)
+}
+
+func (r *synthRows) pageOf(counter, k int64) (url, title string, hash int64) {
+	if counter == 62 && k < hotPages {
+		return hotURL[k], hotTitle[k], hotHash[k]
+	}
+	url, title = page(counter, k)
+	return url, title, urlHash(url)
+}
+
+var july = time.Date(2013, 7, 1, 0, 0, 0, 0, time.UTC).Unix()
+
+// dayOf maps 0…36 to a day of July: the 14th and 15th take four slots each.
+func dayOf(v int64) int64 {
+	switch {
+	case v < 13:
+		return v + 1 // 1…13
+	case v < 17:
+		return 14
+	case v < 21:
+		return 15
+	}
+	return v - 5 // 16…31
+}
+
+func (r *synthRows) timeString(unix int64) string {
+	r.buf = time.Unix(unix, 0).UTC().AppendFormat(r.buf[:0], time.DateTime)
+	return string(r.buf)
+}
+
+var dates = func() (d [32]string) {
+	for i := 1; i <= 31; i++ {
+		d[i] = time.Date(2013, 7, i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+	}
+	return
+}()
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fill makes row i (1-based) from a stream seeded by (seed, i) alone.
+func (r *synthRows) fill(i int64) {
+	g := rng{s: mix(r.g.seed*0x9e3779b97f4a7c15 ^ mix(uint64(i)))}
+	v := r.vals
+
+	counter := int64(62)
+	if !g.chance(0.9) {
+		counter = 1 + g.zipf(counters)
+	}
+	day := dayOf(g.intn(37))
+	eventTime := july + (day-1)*86400 + g.intn(86400)
+	userIdx := g.zipf(users)
+	userID := int64(mix(r.g.seed^0x5851f42d4c957f2d^mix(uint64(userIdx))) >> 1)
+	if userIdx == 3 {
+		userID = q19UserID
+	}
+	userHash := mix(uint64(userID))
+	clientIP := int64(int32(userHash))
+	if !g.chance(0.9) {
+		clientIP = int64(int32(g.next()))
+	}
+	region := 1 + zipfAt(float64(userHash>>11)/(1<<53), 5000)
+
+	pageNo := g.zipf(pages)
+	if g.chance(0.2) {
+		pageNo = 0
+	}
+	url, title, uh := r.pageOf(counter, pageNo)
+
+	phrase, engine := "", int64(0)
+	if g.chance(0.15) {
+		phrase = phraseList[g.zipf(phrases)]
+		engine = 1 + g.zipf(30)
+	}
+	var referer string
+	refHash, traffic := int64(0), int64(0)
+	switch u := g.float(); {
+	case u < 0.07:
+		refHash, traffic = noRefHash, -1
+		if g.chance(0.5) {
+			traffic = 6
+		}
+	case u < 0.12:
+		referer, traffic = "https://www.google.com/search?q=q"+strconv.FormatInt(g.zipf(phrases), 10), 2
+	case u < 0.15:
+		referer, traffic = "https://news"+strconv.FormatInt(g.zipf(100), 10)+".example/article/"+strconv.FormatInt(g.intn(100000), 10), 1
+	default:
+		k := g.zipf(pages)
+		if k%16 == 5 {
+			k-- // from the site itself, not from its google.com search pages
+		}
+		referer, _, refHash = r.pageOf(counter, k)
+	}
+	if referer != "" && refHash == 0 {
+		refHash = urlHash(referer)
+	}
+	adv := int64(0)
+	if !g.chance(0.93) {
+		adv = 1 + g.zipf(30)
+	}
+	mobile := g.chance(0.15)
+	phone, model := int64(0), ""
+	if mobile {
+		m := g.zipf(int64(len(phoneModels)))
+		phone, model = 1+m, phoneModels[m]
+	}
+	res := resolutions[g.zipf(int64(len(resolutions)))]
+	tz := g.intn(25) - 12
+
+	v[0] = int64(g.next() >> 1)               // WatchID
+	v[1] = b2i(g.chance(0.7))                 // JavaEnable
+	v[2] = title                              // Title
+	v[3] = int64(1)                           // GoodEvent
+	v[4] = r.timeString(eventTime)            // EventTime
+	v[5] = dates[day]                         // EventDate
+	v[6] = counter                            // CounterID
+	v[7] = clientIP                           // ClientIP
+	v[8] = region                             // RegionID
+	v[9] = userID                             // UserID
+	v[10] = g.intn(3)                         // CounterClass
+	v[11] = g.zipf(100)                       // OS
+	v[12] = g.zipf(50)                        // UserAgent
+	v[13] = url                               // URL
+	v[14] = referer                           // Referer
+	v[15] = b2i(g.chance(0.1))                // IsRefresh
+	v[16] = g.intn(10)                        // RefererCategoryID
+	v[17] = region                            // RefererRegionID
+	v[18] = g.intn(10)                        // URLCategoryID
+	v[19] = region                            // URLRegionID
+	v[20] = res[0]                            // ResolutionWidth
+	v[21] = res[1]                            // ResolutionHeight
+	v[22] = int64(24 + 8*g.intn(2))           // ResolutionDepth
+	v[23] = g.intn(12)                        // FlashMajor
+	v[24] = g.intn(10)                        // FlashMinor
+	v[25] = ""                                // FlashMinor2
+	v[26] = g.intn(5)                         // NetMajor
+	v[27] = g.intn(10)                        // NetMinor
+	v[28] = g.intn(30)                        // UserAgentMajor
+	v[29] = "0"                               // UserAgentMinor
+	v[30] = int64(1)                          // CookieEnable
+	v[31] = int64(1)                          // JavascriptEnable
+	v[32] = b2i(mobile)                       // IsMobile
+	v[33] = phone                             // MobilePhone
+	v[34] = model                             // MobilePhoneModel
+	v[35] = ""                                // Params
+	v[36] = int64(int32(userHash >> 32))      // IPNetworkID
+	v[37] = traffic                           // TraficSourceID
+	v[38] = engine                            // SearchEngineID
+	v[39] = phrase                            // SearchPhrase
+	v[40] = adv                               // AdvEngineID
+	v[41] = int64(0)                          // IsArtifical
+	v[42] = 200 + g.intn(2000)                // WindowClientWidth
+	v[43] = 100 + g.intn(1500)                // WindowClientHeight
+	v[44] = tz                                // ClientTimeZone
+	v[45] = r.timeString(eventTime + tz*3600) // ClientEventTime
+	v[46] = g.intn(6)                         // SilverlightVersion1
+	v[47] = g.intn(10)                        // SilverlightVersion2
+	v[48] = g.intn(100000)                    // SilverlightVersion3
+	v[49] = g.intn(10)                        // SilverlightVersion4
+	v[50] = "utf-8"                           // PageCharset
+	v[51] = 1000 + g.intn(100)                // CodeVersion
+	v[52] = b2i(g.chance(0.2))                // IsLink
+	v[53] = b2i(g.chance(0.05))               // IsDownload
+	v[54] = b2i(g.chance(0.5))                // IsNotBounce
+	v[55] = int64(g.next() >> 1)              // FUniqID
+	v[56] = ""                                // OriginalURL
+	v[57] = int64(int32(g.next()))            // HID
+	v[58] = int64(0)                          // IsOldCounter
+	v[59] = int64(0)                          // IsEvent
+	v[60] = int64(0)                          // IsParameter
+	v[61] = b2i(g.chance(0.1))                // DontCountHits
+	v[62] = int64(0)                          // WithHash
+	v[63] = "5"                               // HitColor
+	v[64] = r.timeString(eventTime + 4*3600)  // LocalEventTime: Moscow's UTC+4 of 2013
+	v[65] = g.intn(6)                         // Age
+	v[66] = g.intn(3)                         // Sex
+	v[67] = g.intn(5)                         // Income
+	v[68] = g.intn(32768)                     // Interests
+	v[69] = int64(0)                          // Robotness
+	v[70] = clientIP                          // RemoteIP
+	v[71] = g.intn(1 << 20)                   // WindowName
+	v[72] = g.intn(1 << 20)                   // OpenerName
+	v[73] = g.intn(20)                        // HistoryLength
+	v[74] = "ru"                              // BrowserLanguage
+	v[75] = "RU"                              // BrowserCountry
+	v[76] = ""                                // SocialNetwork
+	v[77] = ""                                // SocialAction
+	v[78] = int64(0)                          // HTTPError
+	v[79] = g.intn(1000)                      // SendTiming
+	v[80] = g.intn(100)                       // DNSTiming
+	v[81] = g.intn(200)                       // ConnectTiming
+	v[82] = g.intn(500)                       // ResponseStartTiming
+	v[83] = g.intn(1000)                      // ResponseEndTiming
+	v[84] = g.intn(2000)                      // FetchTiming
+	v[85] = int64(0)                          // SocialSourceNetworkID
+	v[86] = ""                                // SocialSourcePage
+	v[87] = int64(0)                          // ParamPrice
+	v[88] = ""                                // ParamOrderID
+	v[89] = ""                                // ParamCurrency
+	v[90] = int64(0)                          // ParamCurrencyID
+	v[91] = ""                                // OpenstatServiceName
+	v[92] = ""                                // OpenstatCampaignID
+	v[93] = ""                                // OpenstatAdID
+	v[94] = ""                                // OpenstatSourceID
+	v[95] = ""                                // UTMSource
+	v[96] = ""                                // UTMMedium
+	v[97] = ""                                // UTMCampaign
+	v[98] = ""                                // UTMContent
+	v[99] = ""                                // UTMTerm
+	v[100] = ""                               // FromTag
+	v[101] = int64(0)                         // HasGCLID
+	v[102] = refHash                          // RefererHash
+	v[103] = uh                               // URLHash
+	v[104] = int64(0)                         // CLID
+}
