@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -222,10 +223,79 @@ func countRows(ctx context.Context, c driver.SQL, q string) (int, error) {
 	return n, rows.Close()
 }
 
+// reloadFromFile replaces hits' rows with the first 2 000 synthetic rows
+// read back from a TSV file through OpenSource, as a real hits.tsv would be
+// loaded, and checks the engine holds what the generator made: the count,
+// the rows of one day and of one half-day (the dates and times as the
+// engine parsed them) and a sum over a BIGINT.
+func reloadFromFile(t *testing.T, c driver.SQL, dialect string) {
+	t.Helper()
+	const rows = 2000
+	ctx := context.Background()
+	var b strings.Builder
+	var day, afternoon, sumUser int64
+	cols := clickbench.Columns()
+	for src := clickbench.NewSynthetic(rows, testSeed).Rows(clickbench.Chunk{Lo: 1, Hi: rows}); src.Next(); {
+		for i, v := range src.Values() {
+			if i > 0 {
+				b.WriteByte('\t')
+			}
+			switch x := v.(type) {
+			case int64:
+				b.WriteString(strconv.FormatInt(x, 10))
+			case string:
+				b.WriteString(clickbench.EscapeTSV(x))
+			}
+			switch cols[i] {
+			case "EventDate":
+				if v == "2013-07-14" {
+					day++
+				}
+			case "EventTime":
+				if s := v.(string); s >= "2013-07-14 12:00:00" && s < "2013-07-15 00:00:00" {
+					afternoon++
+				}
+			case "UserID":
+				sumUser += v.(int64) % 1000
+			}
+		}
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "hits.tsv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := clickbench.OpenSource(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	n, err := c.(driver.BulkLoader).BulkLoad(ctx, clickbench.Table, clickbench.LoadColumns(dialect), src, true)
+	if err != nil || src.Err() != nil {
+		t.Fatalf("loading %s: %v, %v", path, err, src.Err())
+	}
+	if n != rows {
+		t.Errorf("%d rows loaded from %s, want %d", n, path, rows)
+	}
+	mod := "UserID % 1000"
+	for q, want := range map[string]int64{
+		"SELECT COUNT(*) FROM hits":                                rows,
+		"SELECT COUNT(*) FROM hits WHERE EventDate = '2013-07-14'": day,
+		"SELECT COUNT(*) FROM hits WHERE EventTime >= '2013-07-14 12:00:00' AND EventTime < '2013-07-15 00:00:00'": afternoon,
+		"SELECT SUM(" + mod + ") FROM hits": sumUser,
+	} {
+		got, err := c.QueryInt64(ctx, q)
+		if err != nil || got != want {
+			t.Errorf("%s on %s: %d (%v), want %d", q, dialect, got, err, want)
+		}
+	}
+}
+
 func TestQueriesSQLite(t *testing.T) {
 	c := testenv.Connect(t, "sqlite:"+filepath.Join(t.TempDir(), "hits.db"), driver.Options{}).(driver.SQL)
 	load(t, c, clickbench.SQLite)
 	runAll(t, c, clickbench.SQLite)
+	reloadFromFile(t, c, clickbench.SQLite)
 }
 
 func TestQueriesPostgres(t *testing.T) {
@@ -235,6 +305,7 @@ func TestQueriesPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	runAll(t, c, clickbench.Postgres)
+	reloadFromFile(t, c, clickbench.Postgres)
 }
 
 // TestQueriesClickHouse runs the queries on the test ClickHouse in the
@@ -266,6 +337,7 @@ func TestQueriesClickHouse(t *testing.T) {
 	c := testenv.Connect(t, u.String(), driver.Options{}).(driver.SQL)
 	load(t, c, dialect)
 	runAll(t, c, dialect)
+	reloadFromFile(t, c, dialect)
 }
 
 func scanString(ctx context.Context, c driver.SQL, q string) (string, error) {
