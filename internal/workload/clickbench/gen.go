@@ -164,9 +164,9 @@ const (
 var (
 	pools      sync.Once
 	hotURL     [hotPages]string
-	hotTitle   [hotPages]string
+	hotTitle   [hotPages]any
 	hotHash    [hotPages]int64
-	phraseList [phrases]string
+	phraseList [phrases]any
 )
 
 var words = [...]string{
@@ -183,12 +183,20 @@ var phoneModels = [...]string{
 	"Optimus G", "Galaxy Tab", "iPod", "Desire", "Ascend", "One X", "Wildfire", "Nokia 5800",
 }
 
+var phoneModelsAny = func() (a [len(phoneModels)]any) {
+	for i, m := range phoneModels {
+		a[i] = m
+	}
+	return
+}()
+
 var resolutions = [...][2]int64{{1366, 768}, {1920, 1080}, {1280, 1024}, {1280, 800}, {1440, 900}, {1600, 900}, {1024, 768}, {1680, 1050}}
 
 func buildPools() {
 	for k := range hotPages {
-		hotURL[k], hotTitle[k] = page(62, int64(k))
-		hotHash[k] = urlHash(hotURL[k])
+		var title string
+		hotURL[k], title = page(62, int64(k))
+		hotTitle[k], hotHash[k] = title, urlHash(hotURL[k])
 	}
 	hotHash[0] = homeURLHash
 	for k := range phrases {
@@ -226,12 +234,12 @@ func urlHash(u string) int64 {
 	return int64(h)
 }
 
-func (r *synthRows) pageOf(counter, k int64) (url, title string, hash int64) {
+func (r *synthRows) pageOf(counter, k int64) (url string, title any, hash int64) {
 	if counter == 62 && k < hotPages {
 		return hotURL[k], hotTitle[k], hotHash[k]
 	}
-	url, title = page(counter, k)
-	return url, title, urlHash(url)
+	url, t := page(counter, k)
+	return url, t, urlHash(url)
 }
 
 var july = time.Date(2013, 7, 1, 0, 0, 0, 0, time.UTC).Unix()
@@ -249,17 +257,62 @@ func dayOf(v int64) int64 {
 	return v - 5 // 16…31
 }
 
+// timeString formats unix as "2006-01-02 15:04:05" (UTC) without the time
+// package's general formatter: the generator's times all fall in the few
+// days of dayNames.
 func (r *synthRows) timeString(unix int64) string {
-	r.buf = time.Unix(unix, 0).UTC().AppendFormat(r.buf[:0], time.DateTime)
-	return string(r.buf)
+	d := unix / 86400
+	i := d - firstDay
+	if unix < 0 || i < 0 || i >= int64(len(dayNames)) {
+		return time.Unix(unix, 0).UTC().Format(time.DateTime)
+	}
+	sec := unix - d*86400
+	var b [19]byte
+	copy(b[:], dayNames[i])
+	b[10] = ' '
+	two := func(at int, n int64) { b[at], b[at+1] = byte('0'+n/10), byte('0'+n%10) }
+	two(11, sec/3600)
+	b[13] = ':'
+	two(14, sec/60%60)
+	b[16] = ':'
+	two(17, sec%60)
+	return string(b[:])
 }
 
-var dates = func() (d [32]string) {
+// dayNames are the dates of 2013-06-29 … 2013-08-03, the days a shifted
+// event time can fall on.
+var firstDay = time.Date(2013, 6, 29, 0, 0, 0, 0, time.UTC).Unix() / 86400
+
+var dayNames = func() (d [36]string) {
+	for i := range d {
+		d[i] = time.Unix((firstDay+int64(i))*86400, 0).UTC().Format(time.DateOnly)
+	}
+	return
+}()
+
+// dates are July's days, boxed once: putting a string in an interface
+// allocates, and the generator's speed is mostly its allocations.
+var dates = func() (d [32]any) {
 	for i := 1; i <= 31; i++ {
 		d[i] = time.Date(2013, 7, i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 	}
 	return
 }()
+
+// small are 0…4095 boxed once (Go boxes only 0…255 without allocating).
+var small = func() (a [4096]any) {
+	for i := range a {
+		a[i] = int64(i)
+	}
+	return
+}()
+
+func box(n int64) any {
+	if n >= 0 && n < int64(len(small)) {
+		return small[n]
+	}
+	return n
+}
 
 func b2i(b bool) int64 {
 	if b {
@@ -297,7 +350,7 @@ func (r *synthRows) fill(i int64) {
 	}
 	url, title, uh := r.pageOf(counter, pageNo)
 
-	phrase, engine := "", int64(0)
+	phrase, engine := any(""), int64(0)
 	if g.chance(0.15) {
 		phrase = phraseList[g.zipf(phrases)]
 		engine = 1 + g.zipf(30)
@@ -329,10 +382,10 @@ func (r *synthRows) fill(i int64) {
 		adv = 1 + g.zipf(30)
 	}
 	mobile := g.chance(0.15)
-	phone, model := int64(0), ""
+	phone, model := int64(0), any("")
 	if mobile {
 		m := g.zipf(int64(len(phoneModels)))
-		phone, model = 1+m, phoneModels[m]
+		phone, model = 1+m, phoneModelsAny[m]
 	}
 	res := resolutions[g.zipf(int64(len(resolutions)))]
 	tz := g.intn(25) - 12
@@ -345,20 +398,20 @@ func (r *synthRows) fill(i int64) {
 	v[5] = dates[day]                         // EventDate
 	v[6] = counter                            // CounterID
 	v[7] = clientIP                           // ClientIP
-	v[8] = region                             // RegionID
+	v[8] = box(region)                        // RegionID
 	v[9] = userID                             // UserID
 	v[10] = g.intn(3)                         // CounterClass
-	v[11] = g.zipf(100)                       // OS
-	v[12] = g.zipf(50)                        // UserAgent
+	v[11] = box(g.zipf(100))                  // OS
+	v[12] = box(g.zipf(50))                   // UserAgent
 	v[13] = url                               // URL
 	v[14] = referer                           // Referer
 	v[15] = b2i(g.chance(0.1))                // IsRefresh
 	v[16] = g.intn(10)                        // RefererCategoryID
-	v[17] = region                            // RefererRegionID
+	v[17] = box(region)                       // RefererRegionID
 	v[18] = g.intn(10)                        // URLCategoryID
-	v[19] = region                            // URLRegionID
-	v[20] = res[0]                            // ResolutionWidth
-	v[21] = res[1]                            // ResolutionHeight
+	v[19] = box(region)                       // URLRegionID
+	v[20] = box(res[0])                       // ResolutionWidth
+	v[21] = box(res[1])                       // ResolutionHeight
 	v[22] = int64(24 + 8*g.intn(2))           // ResolutionDepth
 	v[23] = g.intn(12)                        // FlashMajor
 	v[24] = g.intn(10)                        // FlashMinor
@@ -379,8 +432,8 @@ func (r *synthRows) fill(i int64) {
 	v[39] = phrase                            // SearchPhrase
 	v[40] = adv                               // AdvEngineID
 	v[41] = int64(0)                          // IsArtifical
-	v[42] = 200 + g.intn(2000)                // WindowClientWidth
-	v[43] = 100 + g.intn(1500)                // WindowClientHeight
+	v[42] = box(200 + g.intn(2000))           // WindowClientWidth
+	v[43] = box(100 + g.intn(1500))           // WindowClientHeight
 	v[44] = tz                                // ClientTimeZone
 	v[45] = r.timeString(eventTime + tz*3600) // ClientEventTime
 	v[46] = g.intn(6)                         // SilverlightVersion1
@@ -388,7 +441,7 @@ func (r *synthRows) fill(i int64) {
 	v[48] = g.intn(100000)                    // SilverlightVersion3
 	v[49] = g.intn(10)                        // SilverlightVersion4
 	v[50] = "utf-8"                           // PageCharset
-	v[51] = 1000 + g.intn(100)                // CodeVersion
+	v[51] = box(1000 + g.intn(100))           // CodeVersion
 	v[52] = b2i(g.chance(0.2))                // IsLink
 	v[53] = b2i(g.chance(0.05))               // IsDownload
 	v[54] = b2i(g.chance(0.5))                // IsNotBounce
@@ -405,7 +458,7 @@ func (r *synthRows) fill(i int64) {
 	v[65] = g.intn(6)                         // Age
 	v[66] = g.intn(3)                         // Sex
 	v[67] = g.intn(5)                         // Income
-	v[68] = g.intn(32768)                     // Interests
+	v[68] = box(g.intn(4096))                 // Interests
 	v[69] = int64(0)                          // Robotness
 	v[70] = clientIP                          // RemoteIP
 	v[71] = g.intn(1 << 20)                   // WindowName
@@ -416,12 +469,12 @@ func (r *synthRows) fill(i int64) {
 	v[76] = ""                                // SocialNetwork
 	v[77] = ""                                // SocialAction
 	v[78] = int64(0)                          // HTTPError
-	v[79] = g.intn(1000)                      // SendTiming
-	v[80] = g.intn(100)                       // DNSTiming
-	v[81] = g.intn(200)                       // ConnectTiming
-	v[82] = g.intn(500)                       // ResponseStartTiming
-	v[83] = g.intn(1000)                      // ResponseEndTiming
-	v[84] = g.intn(2000)                      // FetchTiming
+	v[79] = box(g.intn(1000))                 // SendTiming
+	v[80] = box(g.intn(100))                  // DNSTiming
+	v[81] = box(g.intn(200))                  // ConnectTiming
+	v[82] = box(g.intn(500))                  // ResponseStartTiming
+	v[83] = box(g.intn(1000))                 // ResponseEndTiming
+	v[84] = box(g.intn(2000))                 // FetchTiming
 	v[85] = int64(0)                          // SocialSourceNetworkID
 	v[86] = ""                                // SocialSourcePage
 	v[87] = int64(0)                          // ParamPrice
