@@ -86,15 +86,20 @@ func OpenSource(ctx context.Context, pathOrURL string) (Source, error) {
 		r = z
 		closer = func() error { return errors.Join(z.Close(), body.Close()) }
 	}
+	return newTextSource(r, name, format == ".tsv", closer), nil
+}
+
+// newTextSource reads TSV (tsv) or CSV from r; closer closes what r reads.
+func newTextSource(r io.Reader, name string, tsv bool, closer func() error) *textSource {
 	s := &textSource{name: name, close: closer, vals: make([]any, len(columns))}
-	if format == ".tsv" {
-		s.br = bufio.NewReaderSize(r, 1<<20)
+	if tsv {
+		s.br = bufio.NewReaderSize(r, 64<<10)
 	} else {
-		s.cr = csv.NewReader(bufio.NewReaderSize(r, 1<<20))
+		s.cr = csv.NewReader(bufio.NewReaderSize(r, 64<<10))
 		s.cr.FieldsPerRecord = -1 // counted here, to say which line is short
 		s.cr.ReuseRecord = true
 	}
-	return s, nil
+	return s
 }
 
 func open(ctx context.Context, pathOrURL, name string, remote bool) (io.ReadCloser, error) {
