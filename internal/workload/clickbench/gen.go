@@ -16,7 +16,7 @@ import (
 // query has rows to find, and the GROUP BY … ORDER BY count LIMIT 10 queries
 // have top-10s worth ranking. The distributions, per row:
 //
-//   - CounterID: 62 (the site the last eleven queries study) for 90 % of rows,
+//   - CounterID: 62 (the site the last seven queries study) for 90 % of rows,
 //     the rest log-uniform over 1…10 000 (zipf-like: P(k) ∝ 1/k).
 //   - EventDate: July 2013 as in ClickBench's data; the 14th and 15th (the
 //     days Q42 studies) weigh four times the other days. EventTime is a
@@ -48,11 +48,12 @@ import (
 //     IsDownload 1 for 5 %; the other columns hold plausible constants or
 //     small uniform values.
 //
-// What that gives: every query but Q27 and Q28 returns rows from 20 000
-// rows up (not Q41: from 60 000); Q27 and Q28 keep only groups of more than
-// 100 000 rows, so they need more than that: they return rows from 135 000
-// rows up (CounterID 62 has 90 % of the rows, the domain of its site 76.5 %
-// of the referers). SQLite's Q42 is empty on any data (see Queries).
+// What that gives (measured on SQLite with seeds 1–4): every query but Q27,
+// Q28 and Q41 returns rows from 15 000 rows up, Q41 (OFFSET 10000) from
+// 60 000. Q27 and Q28 keep only groups of more than 100 000 rows, so no data
+// of 100 000 rows or fewer can give them any; here they return rows from
+// 135 000 rows up (CounterID 62 has 90 % of the rows, the domain of its site
+// 76.5 % of the referers). SQLite's Q42 is empty on any data (see Queries).
 
 // ClickBench's constants that queries look for.
 const (
