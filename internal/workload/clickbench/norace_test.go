@@ -1,0 +1,5 @@
+//go:build !race
+
+package clickbench_test
+
+const raceDetector = false
