@@ -142,7 +142,7 @@ const (
 	kChar
 )
 
-var kinds = func() (k [len(columns)]kind) {
+var columnKinds = func() (k [len(columns)]kind) {
 	for i, c := range columns {
 		k[i] = map[string]kind{"TEXT": kText, "VARCHAR(255)": kText, "SMALLINT": kInt16, "INTEGER": kInt32,
 			"BIGINT": kInt64, "Date": kDate, "TIMESTAMP": kTime, "CHAR": kChar}[c[1]]
@@ -156,7 +156,7 @@ func bits(k kind) int { return map[kind]int{kInt16: 16, kInt32: 32, kInt64: 64}[
 
 // convertText turns one field's text into the column's value.
 func convertText(col int, s string) (any, error) {
-	switch k := kinds[col]; k {
+	switch k := columnKinds[col]; k {
 	case kText:
 		return s, nil
 	case kInt16, kInt32, kInt64:
@@ -414,7 +414,7 @@ func (s *parquetSource) init() error {
 // and strings as BYTE_ARRAY without a UTF8 annotation; TIMESTAMP and DATE
 // annotations are honoured too.
 func parquetConverter(col int, typ parquet.Type) (func(parquet.Value) (any, error), error) {
-	k := kinds[col]
+	k := columnKinds[col]
 	var unit int64 = 1 // of a time column's integers, per second
 	unsigned := false
 	if lt := typ.LogicalType(); lt != nil {

@@ -1,0 +1,233 @@
+package clickbench
+
+// The clickbench workload kind: the hits table loaded from ClickBench's own
+// files or made synthetic, and its 43 queries run through package queryset
+// the way ClickBench's run.sh runs them.
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/workload"
+	"github.com/fairbench/fairbench/internal/workload/queryset"
+)
+
+func init() {
+	workload.Register(Workload{})
+	kinds.Register(kinds.Info{
+		Kind:       Kind,
+		Headline:   queryset.GeoMeanHeadline,
+		WorkingSet: workingSet,
+		Sections:   queryset.Sections,
+		RunFormats: queryset.RunFormats,
+	})
+	kinds.RegisterSummary(Kind, queryset.PrintSummary)
+}
+
+// Kind is the clickbench workload's kind.
+const Kind = "clickbench"
+
+// Workload is the clickbench workload kind.
+type Workload struct{}
+
+// Kind implements workload.Workload.
+func (Workload) Kind() string { return Kind }
+
+// Description implements workload.Workload.
+func (Workload) Description() string {
+	return "ClickBench: the hits table (ClickBench's TSV/CSV/Parquet files, or synthetic rows) and its 43 queries, three tries each, cold and hot times, ClickBench's result file"
+}
+
+// Params implements workload.Workload.
+func (Workload) Params() []params.Spec {
+	return append([]params.Spec{
+		{Name: "source", Kind: params.String, Default: "",
+			Help: "ClickBench's dataset: a path or http(s) URL of hits.tsv, hits.csv or hits.parquet (.gz for TSV and CSV); empty: synthetic rows (not comparable with published results)"},
+		{Name: "rows", Kind: params.Int, Default: int64(1_000_000), Min: params.MinOf(1),
+			Help: "rows of the synthetic hits table (without a source); ClickBench's has 99 997 497"},
+		{Name: "seed", Kind: params.Int, Default: int64(1), Help: "seed of the synthetic rows: the same seed gives the same rows on every engine"},
+	}, queryset.Specs()...)
+}
+
+// Flags implements workload.Flagger.
+func (Workload) Flags() []workload.Flag {
+	return append([]workload.Flag{
+		{Name: "source", Param: "source"},
+		{Name: "rows", Param: "rows"},
+		{Name: "seed", Param: "seed"},
+	}, queryset.Flags()...)
+}
+
+// workingSet: about 700 bytes a row in a row store (ClickBench's 99 997 497
+// rows take 70–80 GB in PostgreSQL), a tenth of that compressed in a column
+// store; the estimate takes the row store's.
+func workingSet(p map[string]any) (int64, string, bool) {
+	if s, _ := p["source"].(string); s != "" {
+		return 100_000_000 * 700, "ClickBench's hits, ~70 GB in a row store", true
+	}
+	n, ok := p["rows"].(int64)
+	if !ok {
+		return 0, "", false
+	}
+	return n * 700, fmt.Sprintf("%d synthetic rows × ~700 B", n), true
+}
+
+type instance struct {
+	*queryset.Set
+	source string // as given: a path or URL
+	rows   int64
+	seed   uint64
+	dial   string
+}
+
+func queryNames() []string {
+	out := make([]string, len(Queries))
+	for i, q := range Queries {
+		out[i] = q.Name
+	}
+	return out
+}
+
+// New implements workload.Workload. A local source that is not there is an
+// error now, before any connection.
+func (Workload) New(p params.Values) (workload.Instance, error) {
+	set, err := queryset.New(p, queryNames())
+	if err != nil {
+		return nil, err
+	}
+	in := &instance{Set: set, source: p.String("source"), rows: p.Int("rows"), seed: uint64(p.Int("seed"))}
+	if in.source != "" && !remote(in.source) {
+		if _, err := os.Stat(in.source); err != nil {
+			return nil, fmt.Errorf("source: %w: give the path of ClickBench's hits.tsv, hits.csv or hits.parquet, or an http(s) URL", err)
+		}
+	}
+	return in, nil
+}
+
+func remote(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+// sourceName is the source without credentials or query, for the marker
+// and the facts.
+func (in *instance) sourceName() string {
+	if !remote(in.source) {
+		return in.source
+	}
+	u, _ := url.Parse(in.source)
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+// dataset is the hits table in dialect d.
+func (in *instance) dataset(d string) (queryset.Dataset, error) {
+	ddl, err := CreateTable(d)
+	if err != nil {
+		return queryset.Dataset{}, err
+	}
+	workers := min(runtime.NumCPU(), 8)
+	if d == SQLite {
+		workers = 1 // one writer at a time
+	}
+	ds := queryset.Dataset{Name: Kind, Tool: "ClickBench's load script", Workers: workers}
+	t := queryset.Table{Name: Table, DDL: ddl, Columns: LoadColumns(d)}
+	if in.source != "" {
+		ds.Params, ds.Wanted = "source="+in.sourceName(), in.sourceName()
+		// One stream: a file is read in order, on one session.
+		t.Chunks = []func(context.Context) (driver.RowSource, error){func(ctx context.Context) (driver.RowSource, error) {
+			return OpenSource(ctx, in.source)
+		}}
+	} else {
+		ds.Params = "synthetic rows=" + strconv.FormatInt(in.rows, 10) + " seed=" + strconv.FormatUint(in.seed, 10)
+		ds.Wanted = fmt.Sprintf("%d synthetic rows", in.rows)
+		g := NewSynthetic(in.rows, in.seed)
+		// Chunks of ~200 000 rows keep every session busy to the end.
+		for _, c := range g.Chunks(max(workers, int(in.rows/200_000))) {
+			t.Chunks = append(t.Chunks, func(context.Context) (driver.RowSource, error) { return g.Rows(c), nil })
+		}
+	}
+	ds.Tables = []queryset.Table{t}
+	return ds, nil
+}
+
+// Prepare implements workload.Instance: it loads hits and binds the
+// queries in the target's dialect.
+func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
+	c, err := workload.SQLConn(Kind, env.Conn)
+	if err != nil {
+		return err
+	}
+	d, err := queryset.Dialect(ctx, c)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(Dialects, d) {
+		return fmt.Errorf("clickbench has no queries for the %s dialect; it runs on %v", d, Dialects)
+	}
+	ds, err := in.dataset(d)
+	if err != nil {
+		return err
+	}
+	if _, err := queryset.Load(ctx, env, c, ds); err != nil {
+		return err
+	}
+	facts := queryset.Facts(ctx, c, ds)
+	if in.source == "" {
+		facts = append(facts, [2]string{queryset.FactSynthetic, fmt.Sprintf("%d rows, seed %d", in.rows, in.seed)})
+	} else {
+		facts = append(facts, [2]string{"source", in.sourceName()})
+	}
+	in.SetFacts(facts)
+	in.dial = d
+	var bound []queryset.Query
+	for _, name := range in.Names() {
+		q, _ := QueryNamed(name)
+		bound = append(bound, queryset.Query{Name: name, SQL: q.SQL[d], Skip: "no text for the " + d + " dialect"})
+	}
+	return in.Bind(bound)
+}
+
+// Describe implements workload.Describer.
+func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
+	facts := append([][2]string{{"dialect", in.dial}}, in.Set.Describe()...)
+	var devs []string
+	if in.source == "" {
+		devs = append(devs, fmt.Sprintf("synthetic hits (%d rows, seed %d), not ClickBench's dataset: the times are not comparable with ClickBench's published results", in.rows, in.seed))
+	}
+	if d := TableDeviations[in.dial]; d != "" {
+		devs = append(devs, "hits: "+d)
+	}
+	for _, name := range in.Names() {
+		q, _ := QueryNamed(name)
+		if d := q.Deviations[in.dial]; d != "" {
+			devs = append(devs, name+": "+d)
+		}
+	}
+	return facts, devs
+}
+
+// Cleanup implements workload.Cleaner: only a hits table fairbench loaded.
+func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+	c, err := workload.SQLConn(Kind, conn)
+	if err != nil {
+		return err
+	}
+	d, err := queryset.Dialect(ctx, c)
+	if err != nil {
+		return err
+	}
+	ds, err := in.dataset(d)
+	if err != nil {
+		return err
+	}
+	return queryset.Drop(ctx, c, ds)
+}
