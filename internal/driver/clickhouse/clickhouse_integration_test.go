@@ -223,3 +223,28 @@ func TestClickHousePasswordHidden(t *testing.T) {
 		t.Errorf("open of a missing database: %v", err)
 	}
 }
+
+// TestPasswordFromTheEnvironment: a URL without a password takes
+// CLICKHOUSE_PASSWORD, as clickhouse-client does; its errors hide it too.
+func TestPasswordFromTheEnvironment(t *testing.T) {
+	raw := testenv.ClickHouseAuthURL(t)
+	pw := testenv.Password(t, raw)
+	u, _ := url.Parse(raw)
+	u.User = url.User(u.User.Username())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	t.Setenv("CLICKHOUSE_PASSWORD", "")
+	if _, err := (Driver{}).Open(ctx, driver.Target{URL: u.String()}, driver.Options{}); err == nil {
+		t.Fatal("a user with a password connected without one")
+	}
+	t.Setenv("CLICKHOUSE_PASSWORD", pw)
+	s := open(t, u.String())
+	if _, err := s.Analyze(ctx, "SELECT 1", nil); err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/no_such_db"
+	_, err := Driver{}.Open(ctx, driver.Target{URL: u.String()}, driver.Options{})
+	if err == nil || strings.Contains(err.Error(), pw) {
+		t.Errorf("open of a missing database: %v", err)
+	}
+}

@@ -137,6 +137,14 @@ func parseURL(raw string) (config, error) {
 		opts.Auth.Username = u.User.Username()
 		opts.Auth.Password, _ = u.User.Password()
 	}
+	if opts.Auth.Password == "" {
+		// clickhouse-client's variable: a study file names the user and
+		// leaves the password to the environment.
+		if pw := os.Getenv("CLICKHOUSE_PASSWORD"); pw != "" {
+			opts.Auth.Password = pw
+			cfg.secrets = append(cfg.secrets, pw)
+		}
+	}
 	if opts.DialTimeout, err = durParam("dial_timeout", defaultDialTimeout); err != nil {
 		return bad("%v", err)
 	}
