@@ -216,6 +216,7 @@ func runAll(t *testing.T, c driver.SQL) map[string]string {
 }
 
 func TestQueriesSQLite(t *testing.T) {
+	skipSQLiteUnderRace(t)
 	url := "sqlite:" + filepath.Join(t.TempDir(), "ssb.db")
 	c := testenv.Connect(t, url, driver.Options{}).(driver.SQL)
 	load(t, c)
@@ -226,6 +227,7 @@ func TestQueriesSQLite(t *testing.T) {
 // result equals SQLite's (issue 25's acceptance: equal checksums across
 // engines).
 func TestQueriesPostgres(t *testing.T) {
+	skipSQLiteUnderRace(t)
 	pg := testenv.Connect(t, testenv.FreshPostgres(t), driver.Options{}).(driver.SQL)
 	load(t, pg)
 	pgSums := runAll(t, pg)
@@ -243,6 +245,7 @@ func TestQueriesPostgres(t *testing.T) {
 // (18.16, which runs no join of several tables: the flat form only) and
 // checks each query's result equals SQLite's.
 func TestQueriesClickHouse18(t *testing.T) {
+	skipSQLiteUnderRace(t)
 	base := testenv.ClickHouseURL(t)
 	ctx := context.Background()
 	admin := testenv.Connect(t, base, driver.Options{}).(driver.SQL)
@@ -276,5 +279,15 @@ func TestQueriesClickHouse18(t *testing.T) {
 		if checksum(got) != checksum(want) {
 			t.Errorf("%s: ClickHouse 18.16 %v, SQLite %v", q.Name, got, want)
 		}
+	}
+}
+
+// skipSQLiteUnderRace skips a test whose time goes to SQLite's queries
+// (single-threaded, no goroutines of fairbench's) in the short run under the
+// race detector: the run without it covers them in a tenth of the time.
+func skipSQLiteUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector && testing.Short() {
+		t.Skip("SQLite's SSB queries under the race detector: covered by the run without it")
 	}
 }

@@ -68,6 +68,7 @@ func checkQuerySetRun(t *testing.T, r *fbresult.Run) {
 }
 
 func TestRunOnSQLiteReusesItsData(t *testing.T) {
+	skipSQLiteUnderRace(t)
 	url := "sqlite:" + filepath.Join(t.TempDir(), "ssb.db")
 	first, err := runSSB(t, url, "", false)
 	if err != nil {
@@ -176,7 +177,7 @@ func paramsOf(t *testing.T, w workload.Workload, set map[string]any) map[string]
 // TestConcurrentModeCountsQueriesPerSecond: clients draw queries for the
 // duration, as clickhouse-benchmark does; the headline is queries/s.
 func TestConcurrentModeCountsQueriesPerSecond(t *testing.T) {
-	url := "sqlite:" + filepath.Join(t.TempDir(), "ssb.db")
+	url := testenv.FreshPostgres(t)
 	r, err := runSSB(t, url, "mode = \"concurrent\"\nqueries = [\"Q1.1\", \"Q1.2\", \"Q3.4\"]\nclients = [2]\n[study]\nwarmup = \"0s\"\nduration = \"2s\"", false)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package ssb_test
+
+const raceDetector = false
