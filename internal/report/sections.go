@@ -58,26 +58,18 @@ func kindCharts(i int, sec section, baseline string) []*barChart {
 	return out
 }
 
-// writeKindSectionsMarkdown writes the kinds' tables of every section for
-// an article, each section under its heading.
-func writeKindSectionsMarkdown(ew *errWriter, groups []*analysis.Group, baseline string) {
-	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
-	label := newLabeler(groups)
-	for _, sec := range sections(groups) {
-		tables := kindTables(sec, baseline)
-		if len(tables) == 0 {
-			continue
-		}
-		ew.printf("### %s\n\n", cell(sectionHeading(sec.groups[0], multiStudy, label)))
-		for _, t := range tables {
-			t.writeMarkdown(ew)
-		}
-	}
-}
-
 // writeKindSectionsText writes the kinds' tables of every section for the
 // terminal, each section under its heading.
 func writeKindSectionsText(ew *errWriter, groups []*analysis.Group, baseline string) error {
+	return writeKindSections(ew, groups, baseline, false)
+}
+
+// writeKindSectionsMarkdown writes the same for an article.
+func writeKindSectionsMarkdown(ew *errWriter, groups []*analysis.Group, baseline string) {
+	_ = writeKindSections(ew, groups, baseline, true)
+}
+
+func writeKindSections(ew *errWriter, groups []*analysis.Group, baseline string, markdown bool) error {
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
 	for _, sec := range sections(groups) {
@@ -85,7 +77,15 @@ func writeKindSectionsText(ew *errWriter, groups []*analysis.Group, baseline str
 		if len(tables) == 0 {
 			continue
 		}
-		ew.printf("\n%s\n", strings.Repeat("-", 2)+" "+sectionHeading(sec.groups[0], multiStudy, label)+" "+strings.Repeat("-", 2))
+		heading := sectionHeading(sec.groups[0], multiStudy, label)
+		if markdown {
+			ew.printf("### %s\n\n", cell(heading))
+			for _, t := range tables {
+				t.writeMarkdown(ew)
+			}
+			continue
+		}
+		ew.printf("\n%s\n", strings.Repeat("-", 2)+" "+heading+" "+strings.Repeat("-", 2))
 		for _, t := range tables {
 			ew.printf("\n")
 			if t.Title != "" {

@@ -330,6 +330,22 @@ func EscapeTSV(s string) string {
 	return strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`, "\b", `\b`, "\f", `\f`, "\x00", `\0`, "'", `\'`).Replace(s)
 }
 
+// AppendTSV appends one row of int64 and string values as a line of
+// ClickHouse's TabSeparated, the format of ClickBench's hits.tsv.
+func AppendTSV(b []byte, vals []any) []byte {
+	for i, v := range vals {
+		if i > 0 {
+			b = append(b, '\t')
+		}
+		if n, ok := v.(int64); ok {
+			b = strconv.AppendInt(b, n, 10)
+		} else {
+			b = append(b, EscapeTSV(fmt.Sprint(v))...)
+		}
+	}
+	return append(b, '\n')
+}
+
 func (s *textSource) Values() []any { return s.vals }
 func (s *textSource) Err() error    { return s.err }
 func (s *textSource) Close() error  { return s.close() }

@@ -42,17 +42,11 @@ func text(v any) string {
 
 // writeTSV writes rows as ClickHouse's TabSeparated output does.
 func writeTSV(rows [][]any) []byte {
-	var b bytes.Buffer
+	var b []byte
 	for _, r := range rows {
-		for i, v := range r {
-			if i > 0 {
-				b.WriteByte('\t')
-			}
-			b.WriteString(EscapeTSV(text(v)))
-		}
-		b.WriteByte('\n')
+		b = AppendTSV(b, r)
 	}
-	return b.Bytes()
+	return b
 }
 
 func writeCSV(t *testing.T, rows [][]any, header bool) []byte {

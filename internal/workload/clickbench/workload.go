@@ -14,23 +14,12 @@ import (
 	"strconv"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
 )
 
-func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{
-		Kind:       Kind,
-		Headline:   queryset.GeoMeanHeadline,
-		WorkingSet: workingSet,
-		Sections:   queryset.Sections,
-		RunFormats: queryset.RunFormats,
-	})
-	kinds.RegisterSummary(Kind, queryset.PrintSummary)
-}
+func init() { queryset.Register(Workload{}, workingSet) }
 
 // Kind is the clickbench workload's kind.
 const Kind = "clickbench"
@@ -130,6 +119,9 @@ func (in *instance) sourceName() string {
 
 // dataset is the hits table in dialect d.
 func (in *instance) dataset(d string) (queryset.Dataset, error) {
+	if !slices.Contains(Dialects, d) {
+		return queryset.Dataset{}, fmt.Errorf("clickbench has no queries for the %s dialect; it runs on %v", d, Dialects)
+	}
 	ddl, err := CreateTable(d)
 	if err != nil {
 		return queryset.Dataset{}, err
@@ -162,38 +154,25 @@ func (in *instance) dataset(d string) (queryset.Dataset, error) {
 // Prepare implements workload.Instance: it loads hits and binds the
 // queries in the target's dialect.
 func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
-	c, err := workload.SQLConn(Kind, env.Conn)
-	if err != nil {
-		return err
-	}
-	d, err := queryset.Dialect(ctx, c)
-	if err != nil {
-		return err
-	}
-	if !slices.Contains(Dialects, d) {
-		return fmt.Errorf("clickbench has no queries for the %s dialect; it runs on %v", d, Dialects)
-	}
-	ds, err := in.dataset(d)
-	if err != nil {
-		return err
-	}
-	if _, err := queryset.Load(ctx, env, c, ds); err != nil {
-		return err
-	}
-	facts := queryset.Facts(ctx, c, ds)
-	if in.source == "" {
-		facts = append(facts, [2]string{queryset.FactSynthetic, fmt.Sprintf("%d rows, seed %d", in.rows, in.seed)})
-	} else {
-		facts = append(facts, [2]string{"source", in.sourceName()})
-	}
-	in.SetFacts(facts)
+	d, err := in.Set.Prepare(ctx, env, Kind, func(d string) (queryset.Plan, error) {
+		ds, err := in.dataset(d)
+		if err != nil {
+			return queryset.Plan{}, err
+		}
+		p := queryset.Plan{Dataset: ds}
+		if in.source == "" {
+			p.Facts = [][2]string{{queryset.FactSynthetic, fmt.Sprintf("%d rows, seed %d", in.rows, in.seed)}}
+		} else {
+			p.Facts = [][2]string{{"source", in.sourceName()}}
+		}
+		for _, name := range in.Names() {
+			q, _ := QueryNamed(name)
+			p.Queries = append(p.Queries, queryset.Query{Name: name, SQL: q.SQL[d], Skip: "no text for the " + d + " dialect"})
+		}
+		return p, nil
+	})
 	in.dial = d
-	var bound []queryset.Query
-	for _, name := range in.Names() {
-		q, _ := QueryNamed(name)
-		bound = append(bound, queryset.Query{Name: name, SQL: q.SQL[d], Skip: "no text for the " + d + " dialect"})
-	}
-	return in.Bind(bound)
+	return err
 }
 
 // Describe implements workload.Describer.
@@ -217,17 +196,5 @@ func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
 
 // Cleanup implements workload.Cleaner: only a hits table fairbench loaded.
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
-	c, err := workload.SQLConn(Kind, conn)
-	if err != nil {
-		return err
-	}
-	d, err := queryset.Dialect(ctx, c)
-	if err != nil {
-		return err
-	}
-	ds, err := in.dataset(d)
-	if err != nil {
-		return err
-	}
-	return queryset.Drop(ctx, c, ds)
+	return queryset.Cleanup(ctx, conn, Kind, in.dataset)
 }

@@ -8,15 +8,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/runner"
-	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/workload"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
@@ -27,21 +24,7 @@ import (
 // runCB runs one clickbench cell through the runner, as `fairbench run` does.
 func runCB(t *testing.T, target, extra string) (*result.Run, error) {
 	t.Helper()
-	text := fmt.Sprintf("[[target]]\nname = \"t\"\nurl = %q\n[[workload]]\nkind = \"clickbench\"\ntries = 2\n%s\n", target, extra)
-	st, err := study.Parse("cb.toml", []byte(text), workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells, err := st.Plan(workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &runner.MemorySink{}
-	err = runner.New(st, runner.Options{Sink: sink}).Run(context.Background(), cells)
-	if len(sink.Runs) != 1 {
-		t.Fatalf("%d runs (%v)", len(sink.Runs), err)
-	}
-	return sink.Runs[0], err
+	return testenv.RunOne(t, fmt.Sprintf("[[target]]\nname = \"t\"\nurl = %q\n[[workload]]\nkind = \"clickbench\"\ntries = 2\n%s\n", target, extra), false)
 }
 
 // checkAllQueries: every query ran both tries, or failed with the engine's
@@ -169,21 +152,10 @@ func TestBadSourceLineNamesFileAndLine(t *testing.T) {
 	}
 }
 
-// writeTSV writes rows as ClickHouse's TabSeparated output does.
 func writeTSV(rows [][]any) []byte {
-	var b bytes.Buffer
+	var b []byte
 	for _, r := range rows {
-		for i, v := range r {
-			if i > 0 {
-				b.WriteByte('\t')
-			}
-			if n, ok := v.(int64); ok {
-				b.WriteString(strconv.FormatInt(n, 10))
-			} else {
-				b.WriteString(clickbench.EscapeTSV(v.(string)))
-			}
-		}
-		b.WriteByte('\n')
+		b = clickbench.AppendTSV(b, r)
 	}
-	return b.Bytes()
+	return b
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
@@ -45,6 +46,69 @@ func Dialect(ctx context.Context, c driver.SQL) (string, error) {
 		return ClickHouse18, nil
 	}
 	return d, nil
+}
+
+// Register adds a query-set workload and its kind: the geometric mean of
+// the hot times as headline, the per-query report section with
+// ClickBench's score, ClickBench's result file and run summary.
+func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool)) {
+	workload.Register(w)
+	kinds.Register(kinds.Info{
+		Kind:       w.Kind(),
+		Headline:   GeoMeanHeadline,
+		WorkingSet: workingSet,
+		Sections:   Sections,
+		RunFormats: RunFormats,
+	})
+	kinds.RegisterSummary(w.Kind(), PrintSummary)
+}
+
+// Plan is what a query-set workload loads and runs in one dialect.
+type Plan struct {
+	Dataset Dataset
+	Queries []Query     // one per name of the set, in order
+	Facts   [][2]string // for the run's description, besides the dataset's
+}
+
+// Prepare is a query-set workload's Prepare: it finds the target's
+// dialect, asks plan for the dataset and the queries there, loads the one
+// (or reuses it) and binds the other. It returns the dialect.
+func (s *Set) Prepare(ctx context.Context, env workload.PrepareEnv, kind string, plan func(dialect string) (Plan, error)) (string, error) {
+	c, err := workload.SQLConn(kind, env.Conn)
+	if err != nil {
+		return "", err
+	}
+	d, err := Dialect(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	p, err := plan(d)
+	if err != nil {
+		return "", err
+	}
+	if _, err := Load(ctx, env, c, p.Dataset); err != nil {
+		return "", err
+	}
+	s.SetFacts(append(Facts(ctx, c, p.Dataset), p.Facts...))
+	return d, s.Bind(p.Queries)
+}
+
+// Cleanup is a query-set workload's Cleanup: it drops the dataset of the
+// target's dialect, when fairbench loaded it.
+func Cleanup(ctx context.Context, conn driver.Conn, kind string, dataset func(dialect string) (Dataset, error)) error {
+	c, err := workload.SQLConn(kind, conn)
+	if err != nil {
+		return err
+	}
+	d, err := Dialect(ctx, c)
+	if err != nil {
+		return err
+	}
+	ds, err := dataset(d)
+	if err != nil {
+		return err
+	}
+	return Drop(ctx, c, ds)
 }
 
 // Table is one table of an analytical dataset.

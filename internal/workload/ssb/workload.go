@@ -11,23 +11,12 @@ import (
 	"strconv"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
 )
 
-func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{
-		Kind:       Kind,
-		Headline:   queryset.GeoMeanHeadline,
-		WorkingSet: workingSet,
-		Sections:   queryset.Sections,
-		RunFormats: queryset.RunFormats,
-	})
-	kinds.RegisterSummary(Kind, queryset.PrintSummary)
-}
+func init() { queryset.Register(Workload{}, workingSet) }
 
 // Kind is the ssb workload's kind.
 const Kind = "ssb"
@@ -176,37 +165,29 @@ func (in *instance) resolve(d string) (string, error) {
 // Prepare implements workload.Instance: it loads the tables the form needs
 // and binds the queries in the target's dialect.
 func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
-	c, err := workload.SQLConn(Kind, env.Conn)
-	if err != nil {
-		return err
-	}
-	d, err := queryset.Dialect(ctx, c)
-	if err != nil {
-		return err
-	}
-	f, err := in.resolve(d)
-	if err != nil {
-		return err
-	}
-	ds, err := in.dataset(d, f)
-	if err != nil {
-		return err
-	}
-	if _, err := queryset.Load(ctx, env, c, ds); err != nil {
-		return err
-	}
-	in.SetFacts(queryset.Facts(ctx, c, ds))
-	in.dial, in.used = d, f
-	var bound []queryset.Query
-	for _, name := range in.Names() {
-		q, _ := QueryNamed(name)
-		text := q.Join[d]
-		if f == FormFlat {
-			text = q.Flat[d]
+	d, err := in.Set.Prepare(ctx, env, Kind, func(d string) (queryset.Plan, error) {
+		f, err := in.resolve(d)
+		if err != nil {
+			return queryset.Plan{}, err
 		}
-		bound = append(bound, queryset.Query{Name: name, SQL: text, Skip: "no text in the " + d + " dialect"})
-	}
-	return in.Bind(bound)
+		ds, err := in.dataset(d, f)
+		if err != nil {
+			return queryset.Plan{}, err
+		}
+		in.used = f
+		p := queryset.Plan{Dataset: ds}
+		for _, name := range in.Names() {
+			q, _ := QueryNamed(name)
+			text := q.Join[d]
+			if f == FormFlat {
+				text = q.Flat[d]
+			}
+			p.Queries = append(p.Queries, queryset.Query{Name: name, SQL: text, Skip: "no text in the " + d + " dialect"})
+		}
+		return p, nil
+	})
+	in.dial = d
+	return err
 }
 
 // Describe implements workload.Describer.
@@ -219,19 +200,8 @@ func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
 	return facts, devs
 }
 
-// Cleanup implements workload.Cleaner: only tables fairbench loaded.
+// Cleanup implements workload.Cleaner: only tables fairbench loaded (the
+// flat form's dataset names every table either form loads).
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
-	c, err := workload.SQLConn(Kind, conn)
-	if err != nil {
-		return err
-	}
-	d, err := queryset.Dialect(ctx, c)
-	if err != nil {
-		return err
-	}
-	ds, err := in.dataset(d, FormFlat)
-	if err != nil {
-		return err
-	}
-	return queryset.Drop(ctx, c, ds)
+	return queryset.Cleanup(ctx, conn, Kind, func(d string) (queryset.Dataset, error) { return in.dataset(d, FormFlat) })
 }

@@ -11,8 +11,6 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	fbresult "github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/runner"
-	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
@@ -21,21 +19,7 @@ import (
 // runSSB runs one ssb cell on url through the runner, as `fairbench run` does.
 func runSSB(t *testing.T, url, extra string, replace bool) (*fbresult.Run, error) {
 	t.Helper()
-	text := fmt.Sprintf("[[target]]\nname = \"t\"\nurl = %q\n[[workload]]\nkind = \"ssb\"\nscale = 0.01\nseed = 136\ntries = 2\n%s\n", url, extra)
-	st, err := study.Parse("ssb.toml", []byte(text), workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells, err := st.Plan(workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &runner.MemorySink{}
-	err = runner.New(st, runner.Options{Sink: sink, Replace: replace}).Run(context.Background(), cells)
-	if len(sink.Runs) != 1 {
-		t.Fatalf("%d runs (%v)", len(sink.Runs), err)
-	}
-	return sink.Runs[0], err
+	return testenv.RunOne(t, fmt.Sprintf("[[target]]\nname = \"t\"\nurl = %q\n[[workload]]\nkind = \"ssb\"\nscale = 0.01\nseed = 136\ntries = 2\n%s\n", url, extra), replace)
 }
 
 // checkQuerySetRun checks what every tries-mode ssb run must hold.
