@@ -2,13 +2,9 @@ package examples_test
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"testing"
-	"time"
 
 	"github.com/fairbench/fairbench/examples"
-	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
@@ -32,18 +28,9 @@ func TestClickHousePlatformsExampleRuns(t *testing.T) {
 	if len(st.Targets) != 2 || len(st.Workloads) != 2 || st.Repetitions != 3 {
 		t.Fatalf("want two targets, two workloads, three repetitions; got %d, %d, %d", len(st.Targets), len(st.Workloads), st.Repetitions)
 	}
-	base := testenv.ClickHouseURL(t)
 	ctx := context.Background()
-	admin := testenv.Connect(t, base, driver.Options{}).(driver.SQL)
-	for i, tg := range st.Targets {
-		db := fmt.Sprintf("fbtest_example_%d_%d", i, time.Now().UnixNano())
-		if err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
-		u, _ := url.Parse(base)
-		u.Path = "/" + db
-		tg.URL = u.String()
+	for _, tg := range st.Targets {
+		tg.URL = testenv.FreshClickHouse(t)
 	}
 	st.Repetitions, st.Cooldown = 1, 0
 	for _, w := range st.Workloads {

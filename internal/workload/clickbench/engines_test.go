@@ -3,7 +3,6 @@ package clickbench_test
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -330,17 +329,7 @@ func TestQueriesClickHouse(t *testing.T) {
 		dialect = clickbench.ClickHouse18
 	}
 	t.Logf("ClickHouse %s: dialect %s", version, dialect)
-	db := fmt.Sprintf("fbtest_clickbench_%d", time.Now().UnixNano())
-	if err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + db
-	c := testenv.Connect(t, u.String(), driver.Options{}).(driver.SQL)
+	c := testenv.Connect(t, testenv.FreshClickHouse(t), driver.Options{}).(driver.SQL)
 	load(t, c, dialect)
 	runAll(t, c, dialect)
 	reloadFromFile(t, c, dialect)

@@ -2,17 +2,13 @@ package clickbench_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/workload"
@@ -90,17 +86,7 @@ func TestRunOnPostgres(t *testing.T) {
 // TestRunOnClickHouse18 runs the 18.16 dialect, with its two rewrites
 // recorded as deviations of the run.
 func TestRunOnClickHouse18(t *testing.T) {
-	base := testenv.ClickHouseURL(t)
-	ctx := context.Background()
-	admin := testenv.Connect(t, base, driver.Options{}).(driver.SQL)
-	db := fmt.Sprintf("fbtest_cbrun_%d", time.Now().UnixNano())
-	if err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
-	u, _ := url.Parse(base)
-	u.Path = "/" + db
-	r, err := runCB(t, u.String(), "rows = 20000")
+	r, err := runCB(t, testenv.FreshClickHouse(t), "rows = 20000")
 	if err != nil {
 		t.Fatal(err)
 	}

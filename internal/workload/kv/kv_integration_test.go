@@ -9,10 +9,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/runner"
-	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
-	"github.com/fairbench/fairbench/internal/workload"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
@@ -41,22 +38,11 @@ func serverStats(t *testing.T, kv driver.KV) map[string]int64 {
 
 func runStudy(t *testing.T, toml string) *result.Run {
 	t.Helper()
-	st, err := study.Parse("kv.toml", []byte(toml), workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
+	r, err := testenv.RunOne(t, toml, false)
+	if err != nil || r.Status != result.StatusOK {
+		t.Fatalf("run %+v: %v", r, err)
 	}
-	cells, err := st.Plan(workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &runner.MemorySink{}
-	if err := runner.New(st, runner.Options{Sink: sink}).Run(context.Background(), cells); err != nil {
-		t.Fatal(err)
-	}
-	if len(sink.Runs) != 1 || sink.Runs[0].Status != result.StatusOK {
-		t.Fatalf("runs %+v", sink.Runs)
-	}
-	return sink.Runs[0]
+	return r
 }
 
 // Same configuration, same server: the SETs and GETs fairbench counts are

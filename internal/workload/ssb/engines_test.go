@@ -4,14 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/testenv"
@@ -246,20 +244,8 @@ func TestQueriesPostgres(t *testing.T) {
 // checks each query's result equals SQLite's.
 func TestQueriesClickHouse18(t *testing.T) {
 	skipSQLiteUnderRace(t)
-	base := testenv.ClickHouseURL(t)
 	ctx := context.Background()
-	admin := testenv.Connect(t, base, driver.Options{}).(driver.SQL)
-	db := fmt.Sprintf("fbtest_ssb_%d", time.Now().UnixNano())
-	if err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + db
-	ch := testenv.Connect(t, u.String(), driver.Options{}).(driver.SQL)
+	ch := testenv.Connect(t, testenv.FreshClickHouse(t), driver.Options{}).(driver.SQL)
 	ddl, err := ssb.CreateTable(ssb.ClickHouse18, ssb.Flat)
 	if err != nil {
 		t.Fatal(err)

@@ -3,11 +3,9 @@ package ssb_test
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	fbresult "github.com/fairbench/fairbench/internal/result"
@@ -103,21 +101,13 @@ func TestForeignTableIsLeftAlone(t *testing.T) {
 // ClickHouse 18.16: the flat form, fairbench's marker in ClickHouse, and a
 // cleanup that drops fairbench's tables and none other.
 func TestClickHouse18RunsTheFlatFormAndCleansUp(t *testing.T) {
-	base := testenv.ClickHouseURL(t)
 	ctx := context.Background()
-	admin := testenv.Connect(t, base, driver.Options{}).(driver.SQL)
-	db := fmt.Sprintf("fbtest_ssbrun_%d", time.Now().UnixNano())
-	if err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
-	u, _ := url.Parse(base)
-	u.Path = "/" + db
-	ch := testenv.Connect(t, u.String(), driver.Options{}).(driver.SQL)
+	u := testenv.FreshClickHouse(t)
+	ch := testenv.Connect(t, u, driver.Options{}).(driver.SQL)
 	if err := ch.Exec(ctx, "CREATE TABLE theirs (x UInt8) ENGINE = TinyLog"); err != nil {
 		t.Fatal(err)
 	}
-	r, err := runSSB(t, u.String(), "", false)
+	r, err := runSSB(t, u, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +115,7 @@ func TestClickHouse18RunsTheFlatFormAndCleansUp(t *testing.T) {
 	if facts := r.Env["workload"].(map[string]any); facts["form"] != "flat" || facts["dialect"] != queryset.ClickHouse18 {
 		t.Errorf("facts %v: want the flat form on 18.16", facts)
 	}
-	again, err := runSSB(t, u.String(), "", false)
+	again, err := runSSB(t, u, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
