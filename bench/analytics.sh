@@ -10,8 +10,8 @@
 # Server: a ClickHouse on CH_HOST:CH_PORT (native protocol), as user CH_USER
 # [default] with CH_PASSWORD [none]; the test server is Debian's 18.16 on
 # 127.0.0.1:9001. Everything happens in the database CH_DB, which the script
-# creates and drops at the end; it refuses a CH_DB that holds tables other than
-# the ones it makes (SSB's six tables, fairbench's markers, cc_lineorder*).
+# creates (with a table bench_analytics_sh that says so) and drops at the end; it
+# refuses an existing CH_DB it did not make.
 #
 # 1. Load rate. REPS repetitions, the order alternating (fairbench first in odd
 #    repetitions), of
@@ -61,7 +61,9 @@ CH_HOST=${CH_HOST:-127.0.0.1}; CH_PORT=${CH_PORT:-9001}; CH_USER=${CH_USER:-defa
 CH_DB=${CH_DB:-fbbench_an}; QUERIES=${QUERIES:-all}; KEEP_TSV=${KEEP_TSV:-0}; OUT_DIR=${OUT_DIR:-$ROOT/bench/out}
 require_positive TRIES ROUNDS CH_PORT
 is_uint "$REPS" || die "REPS must be a whole number ≥ 0 (got '$REPS')"
-[[ $SCALE =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v s="$SCALE" 'BEGIN {exit !(s >= 0.001)}' || die "SCALE must be a number ≥ 0.001 (got '$SCALE')"
+if ! [[ $SCALE =~ ^[0-9]*\.?[0-9]+$ ]] || ! awk -v s="$SCALE" 'BEGIN {exit !(s >= 0.001)}'; then
+    die "SCALE must be a number ≥ 0.001 (got '$SCALE')"
+fi
 [[ $CH_DB =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "CH_DB must be a plain identifier (got '$CH_DB')"
 command -v clickhouse-client >/dev/null 2>&1 || apt_install clickhouse-client
 command -v jq >/dev/null 2>&1 || apt_install jq
@@ -84,12 +86,16 @@ chc --query 'SELECT 1' >/dev/null || die "cannot reach ClickHouse at $CH_HOST:$C
 VERSION=$(chc --query 'SELECT version()')
 
 # --- the database -------------------------------------------------------------
-ours='^(date|customer|supplier|part|lineorder|lineorder_flat|fairbench_datasets|fairbench_dataset_tables|cc_lineorder|cc_lineorder_flat)$'
+# The script drops CH_DB at the end, so it only takes one it made: a database it
+# creates carries the table bench_analytics_sh; an existing CH_DB without it
+# (someone else's, perhaps with fairbench's SSB tables in it) stops the script.
 if [ "$(chc --query "SELECT count() FROM system.databases WHERE name = '$CH_DB'")" != 0 ]; then
-    other=$(chc --query "SELECT name FROM system.tables WHERE database = '$CH_DB'" | grep -Ev "$ours" || true)
-    [ -z "$other" ] || die "database $CH_DB exists and holds tables this script did not make ($(tr '\n' ' ' <<<"$other")): set CH_DB to another name"
+    [ "$(chc --query "SELECT count() FROM system.tables WHERE database = '$CH_DB' AND name = 'bench_analytics_sh'")" = 1 ] \
+        || die "database $CH_DB exists and was not made by this script (no table bench_analytics_sh): set CH_DB to another name"
 else
     chc --query "CREATE DATABASE $CH_DB"
+    chc --query "CREATE TABLE $CH_DB.bench_analytics_sh (stamp String) ENGINE = TinyLog"
+    chc --query "INSERT INTO $CH_DB.bench_analytics_sh VALUES ('$STAMP')"
 fi
 cleanup() {
     chc --query "DROP DATABASE IF EXISTS $CH_DB" || printf '%s: could not drop database %s\n' "$BENCH_NAME" "$CH_DB" >&2
