@@ -44,7 +44,7 @@
 #    ratio of each tool's best try (the hot time), and the verdict against the
 #    target "fairbench's overhead ≤ 5 % or ≤ 2 ms, whichever is larger" (PASS
 #    when median_fb − median_client ≤ max(0.05 × median_client, 2 ms)); then
-#    the geometric means of both ratios over the queries and the PASS count.
+#    the geometric means of the three ratios over the queries and the PASS count.
 #
 # Environment (defaults in brackets): SCALE [1] (6 000 000 lineorder rows per
 # unit); TRIES [5]; ROUNDS [3]; REPS load repetitions per tool, 0 skips the load
@@ -251,8 +251,9 @@ awk -F, -v ref=clickhouse-client -v new=fairbench -f bench/ratio.awk "$OUT/query
             printf "%-6s %10.1f %10.1f %7.3f %+9.1f   %-22s %10s   %s\n", q, fb * 1000, cc * 1000, fb / cc, d * 1000, p, b, (d <= lim ? "PASS" : "FAIL")
         }'
     done | tee "$OUT/query-table.txt"
-    awk '{n++; s += log($4); b += log($(NF - 1)); if ($NF == "PASS") p++}
-        END {printf "geometric mean over %d queries: fb/cc of the medians %.3f, of the best tries %.3f; %d of %d PASS\n", n, exp(s / n), exp(b / n), p, n}' "$OUT/query-table.txt"
+    awk '{n++; s += log($4); c += log($6); b += log($(NF - 1)); if ($NF == "PASS") p++}
+        END {printf "geometric mean over %d queries: fb/cc of the medians %.3f, paired %.3f, of the best tries %.3f; %d of %d PASS\n",
+            n, exp(s / n), exp(c / n), exp(b / n), p, n}' "$OUT/query-table.txt"
     if [ "$REPS" -gt 0 ]; then
         echo
         echo "load rate: rows/s, median of $REPS reps per tool (fairbench: its log line; client: INSERT … FORMAT TSV of the same rows, wall time)"
