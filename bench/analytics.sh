@@ -3,9 +3,9 @@
 # same ClickHouse (issue 25, "Peers and performance"): the time fairbench adds
 # to each SSB query, and the rate at which it loads SSB's data.
 #
-#   bash bench/analytics.sh                       # scale 1, 5 tries, 3 rounds, 2 load reps
-#   SCALE=0.1 ROUNDS=2 REPS=1 bash bench/analytics.sh
-#   QUERIES="Q1.1 Q4.3" REPS=0 bash bench/analytics.sh
+#   bash bench/analytics.sh                       # scale 1, 5 tries, 3 rounds, 2 load reps: ~10 min on 2 vCPUs
+#   TRIES=1 ROUNDS=15 REPS=1 bash bench/analytics.sh   # pairs ~1 s apart: steadier paired ratios on a busy host
+#   SCALE=0.1 QUERIES="Q1.1 Q4.3" REPS=0 bash bench/analytics.sh
 #
 # Server: a ClickHouse on CH_HOST:CH_PORT (native protocol), as user CH_USER
 # [default] with CH_PASSWORD [none]; the test server is Debian's 18.16 on
@@ -51,8 +51,9 @@
 # comparison [2]; QUERIES [all 13: Q1.1 … Q4.3]; CH_HOST [127.0.0.1]; CH_PORT
 # [9001]; CH_USER [default]; CH_PASSWORD []; CH_DB [fbbench_an]; KEEP_TSV=1 keeps
 # the dumped TSV files [removed]; OUT_DIR [bench/out].
-# Rows in bench/out/analytics-<stamp>.csv (kind,key,tool,rep,try,value: kind
-# "query" with seconds per try, kind "load" with rows/s); every output in
+# Rows in bench/out/analytics-<stamp>.csv (kind,key,tool,rep,try,value[,rows,
+# seconds]: kind "query" with seconds per try, kind "load" with rows/s, rows and
+# seconds); every output in
 # bench/out/analytics-<stamp>/; the printed summary also in
 # bench/out/analytics-<stamp>-summary.txt.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
