@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -260,9 +261,30 @@ func (r *rows) address() string {
 	return b.String()
 }
 
-// phone prefixes the nation's index plus 10, as dbgen's gen_phone.
+// phone prefixes the nation's index plus 10, as dbgen's gen_phone. The
+// generator makes millions of these: built by hand, not by fmt.
 func (r *rows) phone(nation int) string {
-	return fmt.Sprintf("%02d-%03d-%03d-%04d", 10+nation, r.between(100, 999), r.between(100, 999), r.between(1000, 9999))
+	a, b, c := r.between(100, 999), r.between(100, 999), r.between(1000, 9999)
+	buf := make([]byte, 0, 15)
+	buf = strconv.AppendInt(buf, int64(10+nation), 10)
+	buf = append(buf, '-')
+	buf = strconv.AppendInt(buf, a, 10)
+	buf = append(buf, '-')
+	buf = strconv.AppendInt(buf, b, 10)
+	buf = append(buf, '-')
+	buf = strconv.AppendInt(buf, c, 10)
+	return string(buf)
+}
+
+// keyName is prefix and k in nine digits ("Customer#000000042").
+func keyName(prefix string, k int64) string {
+	buf := make([]byte, 0, len(prefix)+12)
+	buf = append(buf, prefix...)
+	d := strconv.FormatInt(k, 10)
+	for i := len(d); i < 9; i++ {
+		buf = append(buf, '0')
+	}
+	return string(append(buf, d...))
 }
 
 // City returns an SSB city: the nation's first 9 characters, padded with
@@ -274,17 +296,28 @@ func City(nation string, digit int) string {
 	return fmt.Sprintf("%-9s%d", nation, digit)
 }
 
+// cities are every nation's ten cities, made once.
+var cities = func() (c [][10]string) {
+	c = make([][10]string, len(Nations))
+	for n := range Nations {
+		for d := range 10 {
+			c[n][d] = City(Nations[n].Name, d)
+		}
+	}
+	return c
+}()
+
 // place draws a nation and a city in it, for customers and suppliers.
 func (r *rows) place() (nation int, city string) {
 	nation = r.rnd.IntN(len(Nations))
-	return nation, City(Nations[nation].Name, r.rnd.IntN(10))
+	return nation, cities[nation][r.rnd.IntN(10)]
 }
 
 func (r *rows) customer(k int64) {
 	n, city := r.place()
 	v := r.vals
 	v[0] = k
-	v[1] = fmt.Sprintf("Customer#%09d", k)
+	v[1] = keyName("Customer#", k)
 	v[2] = r.address()
 	v[3] = city
 	v[4] = Nations[n].Name
@@ -297,13 +330,27 @@ func (r *rows) supplier(k int64) {
 	n, city := r.place()
 	v := r.vals
 	v[0] = k
-	v[1] = fmt.Sprintf("Supplier#%09d", k)
+	v[1] = keyName("Supplier#", k)
 	v[2] = r.address()
 	v[3] = city
 	v[4] = Nations[n].Name
 	v[5] = Regions[Nations[n].Region]
 	v[6] = r.phone(n)
 }
+
+// The 5 manufacturers, their 25 categories and 1 000 brands, made once.
+var mfgrNames, categoryNames, brandNames = func() (m [5]string, c [5][5]string, b [5][5][40]string) {
+	for i := range 5 {
+		m[i] = fmt.Sprintf("MFGR#%d", i+1)
+		for j := range 5 {
+			c[i][j] = fmt.Sprintf("MFGR#%d%d", i+1, j+1)
+			for k := range 40 {
+				b[i][j][k] = fmt.Sprintf("MFGR#%d%d%02d", i+1, j+1, k+1)
+			}
+		}
+	}
+	return
+}()
 
 func (r *rows) part(k int64) {
 	// dbgen's SSBM part name: three distinct colours (P_NAME_SCL 3), the first
@@ -324,9 +371,9 @@ func (r *rows) part(k int64) {
 	v := r.vals
 	v[0] = k
 	v[1] = Colors[w[1]] + " " + Colors[w[2]]
-	v[2] = fmt.Sprintf("MFGR#%d", mfgr)
-	v[3] = fmt.Sprintf("MFGR#%d%d", mfgr, cat)
-	v[4] = fmt.Sprintf("MFGR#%d%d%02d", mfgr, cat, brand)
+	v[2] = mfgrNames[mfgr-1]
+	v[3] = categoryNames[mfgr-1][cat-1]
+	v[4] = brandNames[mfgr-1][cat-1][brand-1]
 	v[5] = Colors[w[0]]
 	v[6] = r.pick(PartTypes)
 	v[7] = r.between(1, 50)
@@ -497,6 +544,10 @@ func (g *Generator) FlatRows(c Chunk) driver.RowSource {
 type flatRows struct {
 	lines, cust, supp, part *rows
 	vals                    []any
+	// The lines of an order share its customer (four on average): its
+	// values are made once per order.
+	lastCust int64
+	custVals []any
 }
 
 // dim makes row k of a dimension table and returns its values but the key.
@@ -512,7 +563,11 @@ func (f *flatRows) Next() bool {
 	}
 	l := f.lines.Values()
 	f.vals = append(f.vals[:0], l...)
-	f.vals = append(f.vals, dim(f.cust, l[2].(int64), f.cust.customer)...)
+	if ck := l[2].(int64); ck != f.lastCust {
+		f.custVals = append(f.custVals[:0], dim(f.cust, ck, f.cust.customer)...)
+		f.lastCust = ck
+	}
+	f.vals = append(f.vals, f.custVals...)
 	f.vals = append(f.vals, dim(f.supp, l[4].(int64), f.supp.supplier)...)
 	f.vals = append(f.vals, dim(f.part, l[3].(int64), f.part.part)...)
 	return true

@@ -1,0 +1,71 @@
+package clickhouse
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The columnar builders convert as the row path does, and refuse what the
+// column cannot hold instead of wrapping it.
+func TestColumnConversions(t *testing.T) {
+	for _, c := range []struct {
+		typ  string
+		in   any
+		want any
+		err  string
+	}{
+		{"Int8", int64(-128), int8(-128), ""},
+		{"Int8", int64(300), nil, "out of Int8's range"},
+		{"Int16", " 42", int16(42), ""},
+		{"UInt8", int64(-1), nil, "negative"},
+		{"UInt16", int64(70000), nil, "out of UInt16's range"},
+		{"UInt64", "18446744073709551615", uint64(18446744073709551615), ""},
+		{"Float32", int64(3), float32(3), ""},
+		{"LowCardinality(String)", int64(7), "7", ""},
+		{"FixedString(1)", "x", "x", ""},
+		{"Date", "2013-07-15", time.Date(2013, 7, 15, 0, 0, 0, 0, time.UTC), ""},
+		{"DateTime", "2013-07-15 10:11:12", time.Date(2013, 7, 15, 10, 11, 12, 0, time.UTC), ""},
+		{"DateTime('UTC')", int64(0), time.Unix(0, 0).UTC(), ""},
+		{"Int32", nil, nil, "NULL"},
+	} {
+		col, ok := newColumn(c.typ)
+		if !ok {
+			t.Fatalf("%s: no columnar builder", c.typ)
+		}
+		err := col.add(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s ← %v: error %v, want %q", c.typ, c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s ← %v: %v", c.typ, c.in, err)
+			continue
+		}
+		var got any
+		switch b := col.(type) {
+		case *typed[int8]:
+			got = b.vals[0]
+		case *typed[int16]:
+			got = b.vals[0]
+		case *typed[uint64]:
+			got = b.vals[0]
+		case *typed[float32]:
+			got = b.vals[0]
+		case *typed[string]:
+			got = b.vals[0]
+		case *typed[time.Time]:
+			got = b.vals[0]
+		}
+		if got != c.want {
+			t.Errorf("%s ← %v: %v (%T), want %v", c.typ, c.in, got, got, c.want)
+		}
+	}
+	for _, typ := range []string{"Nullable(Int32)", "Decimal(10, 2)", "Array(String)"} {
+		if _, ok := newColumn(typ); ok {
+			t.Errorf("%s has a columnar builder; the row path handles it", typ)
+		}
+	}
+}
