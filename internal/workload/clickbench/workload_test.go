@@ -11,6 +11,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
+	"github.com/fairbench/fairbench/internal/testenv/cellrun"
 	"github.com/fairbench/fairbench/internal/workload"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 	"github.com/fairbench/fairbench/internal/workload/clickbench"
@@ -20,7 +21,7 @@ import (
 // runCB runs one clickbench cell through the runner, as `fairbench run` does.
 func runCB(t *testing.T, target, extra string) (*result.Run, error) {
 	t.Helper()
-	return testenv.RunOne(t, fmt.Sprintf("[[target]]\nname = \"t\"\nurl = %q\n[[workload]]\nkind = \"clickbench\"\ntries = 2\n%s\n", target, extra), false)
+	return cellrun.One(t, fmt.Sprintf("[[target]]\nname = \"t\"\nurl = %q\n[[workload]]\nkind = \"clickbench\"\ntries = 2\n%s\n", target, extra), false)
 }
 
 // checkAllQueries: every query ran both tries, or failed with the engine's

@@ -10,6 +10,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
+	"github.com/fairbench/fairbench/internal/testenv/cellrun"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
@@ -38,7 +39,7 @@ func serverStats(t *testing.T, kv driver.KV) map[string]int64 {
 
 func runStudy(t *testing.T, toml string) *result.Run {
 	t.Helper()
-	r, err := testenv.RunOne(t, toml, false)
+	r, err := cellrun.One(t, toml, false)
 	if err != nil || r.Status != result.StatusOK {
 		t.Fatalf("run %+v: %v", r, err)
 	}

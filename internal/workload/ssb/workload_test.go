@@ -10,6 +10,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	fbresult "github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
+	"github.com/fairbench/fairbench/internal/testenv/cellrun"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
 )
@@ -17,7 +18,7 @@ import (
 // runSSB runs one ssb cell on url through the runner, as `fairbench run` does.
 func runSSB(t *testing.T, url, extra string, replace bool) (*fbresult.Run, error) {
 	t.Helper()
-	return testenv.RunOne(t, fmt.Sprintf("[[target]]\nname = \"t\"\nurl = %q\n[[workload]]\nkind = \"ssb\"\nscale = 0.01\nseed = 136\ntries = 2\n%s\n", url, extra), replace)
+	return cellrun.One(t, fmt.Sprintf("[[target]]\nname = \"t\"\nurl = %q\n[[workload]]\nkind = \"ssb\"\nscale = 0.01\nseed = 136\ntries = 2\n%s\n", url, extra), replace)
 }
 
 // checkQuerySetRun checks what every tries-mode ssb run must hold.

@@ -1,4 +1,6 @@
-package testenv
+// Package cellrun runs one-cell studies through the runner for tests of
+// workloads. It is apart from testenv, which the runner's own tests import.
+package cellrun
 
 import (
 	"context"
@@ -10,10 +12,10 @@ import (
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
-// RunOne runs a study of exactly one cell, given as TOML, through the runner
+// One runs a study of exactly one cell, given as TOML, through the runner
 // as `fairbench run` does (with --replace when replace is set), and returns
 // its run and the runner's error. The caller imports the workloads it names.
-func RunOne(t testing.TB, studyTOML string, replace bool) (*result.Run, error) {
+func One(t testing.TB, studyTOML string, replace bool) (*result.Run, error) {
 	t.Helper()
 	st, err := study.Parse("test.toml", []byte(studyTOML), workload.Catalog{})
 	if err != nil {
