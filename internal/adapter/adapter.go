@@ -13,6 +13,7 @@
 package adapter
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -111,7 +112,7 @@ type File struct {
 // that a loose detector never claims another tool's output.
 var tools = []*Tool{
 	pgbenchTool, sysbenchTool, fioTool, redisBenchmarkTool, ycsbTool,
-	mysqlslapTool, memtierTool, goTPCTool, hammerdbTool,
+	mysqlslapTool, memtierTool, goTPCTool, hammerdbTool, osbTool,
 }
 
 // Tools returns the known tools.
@@ -146,7 +147,8 @@ func Supported() string {
 		"fio --output-format=json or json+ (bw/lat/iops logs alongside), " +
 		"redis-benchmark (default, -q, --csv), memtier_benchmark 2.3 text and --json-out-file, go-ycsb run and load output, " +
 		"Java YCSB 0.17 text report (hdrhistogram, histogram or timeseries measurements; with stderr's Command line and -s status lines when saved along), mysqlslap, " +
-		"go-tpc v1.0 tpcc run output (plain), HammerDB 4.12 hammerdbcli timed-run output (hdbxtprofile.log alongside)"
+		"go-tpc v1.0 tpcc run output (plain), HammerDB 4.12 hammerdbcli timed-run output (hdbxtprofile.log alongside), " +
+		"OpenSearch Benchmark 2.4 test_run.json, --results-file (markdown or csv) and its console summary"
 }
 
 // Detect returns the tool that produced text, or nil.
@@ -183,7 +185,9 @@ func Parse(name, text string) (*Tool, []*result.Run, error) {
 		}
 		return t, nil, err
 	}
-	if t != fioTool { // JSON: the decoder tells a cut document
+	// JSON (fio's, OSB's test_run.json): the decoder tells a cut document,
+	// and OSB writes its JSON without a final line break.
+	if t != fioTool && !json.Valid([]byte(text)) {
 		if err := cutShort(name, text); err != nil {
 			return t, nil, err
 		}
