@@ -87,4 +87,5 @@ func FuzzFioLogs(f *testing.F)     { fuzzLogs(f, "fio/fio333-seqwrite-logs", "ou
 func FuzzGoTPC(f *testing.F) { fuzzTool(f, "go-tpc", goTPCTool) }
 
 func FuzzHammerDB(f *testing.F)     { fuzzTool(f, "hammerdb", hammerdbTool) }
+func FuzzOSB(f *testing.F)          { fuzzTool(f, "opensearch-benchmark", osbTool) }
 func FuzzHammerDBLogs(f *testing.F) { fuzzLogs(f, "hammerdb/pg15-3vu", "pg_run.out") }
