@@ -190,6 +190,55 @@ func newColumn(typ string) (column, bool) {
 	return nil, false
 }
 
+// batchSink takes a batch's rows: as typed columns (columnSink) or, for
+// types without a builder, converted and appended row by row (rowSink).
+type batchSink interface {
+	// add takes one row; a value it cannot convert fails with its
+	// column's index, the client's own failure with -1.
+	add(b chdriver.Batch, vals []any) (col int, err error)
+	// flush hands the batch what add collected; a failure names its column.
+	flush(b chdriver.Batch) (col int, err error)
+}
+
+type columnSink []column
+
+func (cs columnSink) add(_ chdriver.Batch, vals []any) (int, error) {
+	for i, v := range vals {
+		if err := cs[i].add(v); err != nil {
+			return i, err
+		}
+	}
+	return 0, nil
+}
+
+func (cs columnSink) flush(b chdriver.Batch) (int, error) {
+	for i, c := range cs {
+		if err := c.flush(b.Column(i)); err != nil {
+			return i, err
+		}
+	}
+	return 0, nil
+}
+
+// rowSink is the row path: every value converted (convert) and the row
+// appended through the client's reflection.
+type rowSink struct {
+	types []string
+	row   []any
+}
+
+func (r *rowSink) add(b chdriver.Batch, vals []any) (int, error) {
+	for i, v := range vals {
+		var err error
+		if r.row[i], err = convert(v, r.types[i]); err != nil {
+			return i, err
+		}
+	}
+	return -1, b.Append(r.row...)
+}
+
+func (r *rowSink) flush(chdriver.Batch) (int, error) { return 0, nil }
+
 // columnsFor returns a builder per column, or nil when one of the types
 // needs the row path.
 func columnsFor(types []string) []column {

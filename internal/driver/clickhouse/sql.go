@@ -253,52 +253,10 @@ func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 		}
 	}
 	insert := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ")"
+	var sink batchSink = &rowSink{types: types, row: make([]any, len(columns))}
 	if cols := columnsFor(types); cols != nil {
-		return s.loadColumns(ctx, insert, columns, types, cols, src)
+		sink = columnSink(cols)
 	}
-	var n int64
-	row := make([]any, len(columns))
-	for {
-		batch, err := s.c.conn.PrepareBatch(ctx, insert)
-		if err != nil {
-			return n, s.c.cfg.secrets.ScrubErr(err)
-		}
-		inBatch := 0
-		for inBatch < batchRows && src.Next() {
-			vals := src.Values()
-			if len(vals) != len(columns) {
-				_ = batch.Abort()
-				return n, fmt.Errorf("row %d has %d values for %d columns", n+int64(inBatch)+1, len(vals), len(columns))
-			}
-			for i, v := range vals {
-				if row[i], err = convert(v, types[i]); err != nil {
-					_ = batch.Abort()
-					return n, fmt.Errorf("row %d, column %s (%s): %w", n+int64(inBatch)+1, columns[i], types[i], err)
-				}
-			}
-			if err := batch.Append(row...); err != nil {
-				_ = batch.Abort()
-				return n, s.c.cfg.secrets.ScrubErr(err)
-			}
-			inBatch++
-		}
-		if inBatch == 0 {
-			_ = batch.Abort()
-			return n, nil
-		}
-		if err := batch.Send(); err != nil {
-			return n, s.c.cfg.secrets.ScrubErr(err)
-		}
-		n += int64(inBatch)
-		if inBatch < batchRows {
-			return n, nil
-		}
-	}
-}
-
-// loadColumns is BulkLoad's columnar path: each batch's values collect in
-// typed slices that the client appends a column at a time.
-func (s *Conn) loadColumns(ctx context.Context, insert string, columns, types []string, cols []column, src driver.RowSource) (int64, error) {
 	var n int64
 	for {
 		batch, err := s.c.conn.PrepareBatch(ctx, insert)
@@ -312,11 +270,12 @@ func (s *Conn) loadColumns(ctx context.Context, insert string, columns, types []
 				_ = batch.Abort()
 				return n, fmt.Errorf("row %d has %d values for %d columns", n+int64(inBatch)+1, len(vals), len(columns))
 			}
-			for i, v := range vals {
-				if err := cols[i].add(v); err != nil {
-					_ = batch.Abort()
-					return n, fmt.Errorf("row %d, column %s (%s): %w", n+int64(inBatch)+1, columns[i], types[i], err)
+			if col, err := sink.add(batch, vals); err != nil {
+				_ = batch.Abort()
+				if col < 0 {
+					return n, s.c.cfg.secrets.ScrubErr(err)
 				}
+				return n, fmt.Errorf("row %d, column %s (%s): %w", n+int64(inBatch)+1, columns[col], types[col], err)
 			}
 			inBatch++
 		}
@@ -324,11 +283,9 @@ func (s *Conn) loadColumns(ctx context.Context, insert string, columns, types []
 			_ = batch.Abort()
 			return n, nil
 		}
-		for i, c := range cols {
-			if err := c.flush(batch.Column(i)); err != nil {
-				_ = batch.Abort()
-				return n, fmt.Errorf("column %s (%s): %w", columns[i], types[i], s.c.cfg.secrets.ScrubErr(err))
-			}
+		if col, err := sink.flush(batch); err != nil {
+			_ = batch.Abort()
+			return n, fmt.Errorf("column %s (%s): %w", columns[col], types[col], s.c.cfg.secrets.ScrubErr(err))
 		}
 		if err := batch.Send(); err != nil {
 			return n, s.c.cfg.secrets.ScrubErr(err)
