@@ -313,30 +313,26 @@ func (r *rows) place() (nation int, city string) {
 	return nation, cities[nation][r.rnd.IntN(10)]
 }
 
-func (r *rows) customer(k int64) {
+// party fills what customers and suppliers share: key, name, address and
+// place, in dbgen's order of draws.
+func (r *rows) party(prefix string, k int64) {
 	n, city := r.place()
 	v := r.vals
 	v[0] = k
-	v[1] = keyName("Customer#", k)
+	v[1] = keyName(prefix, k)
 	v[2] = r.address()
 	v[3] = city
 	v[4] = Nations[n].Name
 	v[5] = Regions[Nations[n].Region]
 	v[6] = r.phone(n)
-	v[7] = r.pick(MktSegments)
 }
 
-func (r *rows) supplier(k int64) {
-	n, city := r.place()
-	v := r.vals
-	v[0] = k
-	v[1] = keyName("Supplier#", k)
-	v[2] = r.address()
-	v[3] = city
-	v[4] = Nations[n].Name
-	v[5] = Regions[Nations[n].Region]
-	v[6] = r.phone(n)
+func (r *rows) customer(k int64) {
+	r.party("Customer#", k)
+	r.vals[7] = r.pick(MktSegments)
 }
+
+func (r *rows) supplier(k int64) { r.party("Supplier#", k) }
 
 // The 5 manufacturers, their 25 categories and 1 000 brands, made once.
 var mfgrNames, categoryNames, brandNames = func() (m [5]string, c [5][5]string, b [5][5][40]string) {
