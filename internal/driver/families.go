@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/result"
@@ -100,13 +101,40 @@ type DocumentAdmin interface {
 // Search is the capability of search engines (OpenSearch, Elasticsearch).
 type Search interface {
 	Conn
-	// Bulk indexes documents (each one JSON source) into index in one request.
-	// Items the engine refused are listed in the result; a request the engine
-	// refused whole (HTTP 429) is an error classed result.ErrThrottled.
-	Bulk(ctx context.Context, index string, docs [][]byte) (BulkResult, error)
+	// Bulk sends body, an NDJSON body of the _bulk API holding items actions
+	// (an action line, then a source line for index actions), to index in
+	// one request. Items the engine refused are listed in the result, with
+	// 429 items (a full write queue) classed result.ErrThrottled; a request
+	// the engine refused whole is an error (HTTP 429: ErrThrottled). The
+	// workload builds the body, so that building costs nothing per call and
+	// action lines (ids for updates) stay the workload's choice.
+	Bulk(ctx context.Context, index string, body []byte, items int) (BulkResult, error)
 	// Query runs one search request body against index.
 	Query(ctx context.Context, index string, body []byte) (SearchResult, error)
 }
+
+// SearchAdmin is the optional capability of search sessions to manage the
+// indexes workloads own: workloads mark theirs in the mapping's _meta and
+// delete only those.
+type SearchAdmin interface {
+	// CreateIndex creates index with body (settings, mappings and their
+	// _meta, as the create-index API takes them). An index that exists
+	// already is an error wrapping ErrIndexExists.
+	CreateIndex(ctx context.Context, index string, body []byte) error
+	// IndexMeta returns the _meta of index's mapping (nil when it has none);
+	// exists is false when there is no such index.
+	IndexMeta(ctx context.Context, index string) (meta map[string]any, exists bool, err error)
+	// DeleteIndex deletes index; deleting one that does not exist is no error.
+	DeleteIndex(ctx context.Context, index string) error
+	// Refresh makes everything indexed so far visible to searches.
+	Refresh(ctx context.Context, index string) error
+	// Count counts index's documents (after a refresh, exactly).
+	Count(ctx context.Context, index string) (int64, error)
+}
+
+// ErrIndexExists is wrapped by SearchAdmin.CreateIndex for an index that
+// exists already.
+var ErrIndexExists = errors.New("the index exists already")
 
 // BulkResult reports a bulk request item by item.
 type BulkResult struct {
@@ -120,7 +148,8 @@ type BulkResult struct {
 
 // ItemError is one refused item of a bulk request.
 type ItemError struct {
-	Index  int // position in the request
+	Index  int // position in the request (0-based, in items)
+	Status int // the item's HTTP status (429: the write queue was full)
 	Class  result.ErrorClass
 	Reason string // the engine's text, for the first few only
 }
