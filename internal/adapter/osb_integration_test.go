@@ -1,0 +1,100 @@
+package adapter_test
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/testenv"
+	"github.com/fairbench/fairbench/internal/testenv/cellrun"
+	_ "github.com/fairbench/fairbench/internal/workload/all"
+)
+
+// osbIndex is the index the test's cell indexes into (and removes).
+const osbIndex = "fairbench-osb-test"
+
+// osbHTTP sends one request to the OpenSearch of target (opensearch:// or
+// opensearchs://, first host) and decodes its JSON answer.
+func osbHTTP(t *testing.T, target, method, path string) (int, map[string]any) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme := "http"
+	if u.Scheme == "opensearchs" {
+		scheme = "https"
+	}
+	host, _, _ := strings.Cut(u.Host, ",")
+	req, err := http.NewRequest(method, scheme+"://"+host+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		req.SetBasicAuth(u.User.Username(), pw)
+	}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+// A study cell with tool = "opensearch-benchmark" runs OSB on 20 000
+// generated documents: the stored run is OSB's (documents/s from this run's
+// test_run.json) and the index holds every document.
+func TestOSBCellIntegration(t *testing.T) {
+	testenv.OSB(t)
+	target := os.Getenv("FAIRBENCH_TEST_OPENSEARCH")
+	if target == "" {
+		t.Skip("FAIRBENCH_TEST_OPENSEARCH not set (opensearch://127.0.0.1:PORT): OpenSearch Benchmark test skipped")
+	}
+	t.Cleanup(func() { osbHTTP(t, target, "DELETE", "/"+osbIndex) })
+	run, err := cellrun.One(t, fmt.Sprintf(`
+[study]
+name = "osb cell"
+warmup = "0s"
+duration = "10s"
+[[target]]
+name = "opensearch"
+url = "%s"
+[[workload]]
+tool = "opensearch-benchmark"
+clients = [2]
+docs = 20000
+bulk-size = 1000
+index = "%s"
+`, target, osbIndex), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != result.StatusOK || run.Source != "opensearch-benchmark" || run.Kind != "bulkindex" {
+		t.Fatalf("run: status %s, source %s, kind %s (%s)", run.Status, run.Source, run.Kind, run.Error)
+	}
+	if m := run.Summary.Metric; m == nil || m.Headline.Name != "documents/s" || m.Value <= 0 {
+		t.Fatalf("headline %+v", m)
+	}
+	if run.Summary.P50 <= 0 || run.Duration <= 0 || !strings.Contains(run.ToolVersion, "2.4.0") {
+		t.Errorf("p50 %v, duration %v, version %q", run.Summary.P50, run.Duration, run.ToolVersion)
+	}
+	t.Logf("OSB: %.0f documents/s, p50 %.1f ms, %s", run.Summary.Metric.Value, run.Summary.P50/1000, run.Duration)
+	osb, _ := run.Env["osb"].(map[string]any)
+	if id, _ := osb["test-run-id"].(string); id == "" || !strings.Contains(fmt.Sprint(run.Env["command"]), "--test-run-id="+id) {
+		t.Errorf("the run is not this run's test_run.json: id %q, command %v", id, run.Env["command"])
+	}
+	code, count := osbHTTP(t, target, "GET", "/"+osbIndex+"/_count")
+	if code != 200 || count["count"] != 20000.0 {
+		t.Errorf("%s/_count: %d %v, want 20000 documents", osbIndex, code, count)
+	}
+}

@@ -1,0 +1,486 @@
+package adapter
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/workload/bulkindex"
+)
+
+// A study cell with tool = "opensearch-benchmark" runs OpenSearch Benchmark
+// (OSB) 2.4.0 for a bulkindex cell: one `opensearch-benchmark run
+// --pipeline=benchmark-only --offline` of a local workload that fairbench
+// writes from the cell's parameters into the run's private directory
+// (Invocation.LogDir, mode 0700, removed after the run):
+//
+//   - workload/index.json: bulkindex.IndexDefinition (shards, replicas,
+//     refresh-interval, codec and the mappings of the native workload);
+//   - workload/workload.json: one index (the parameter index), one corpus,
+//     and the schedule delete-index, create-index, cluster-health (yellow,
+//     retried until it succeeds), the bulk task (bulk-size, the cell's
+//     clients, warmup-time-period = the cell's warm-up, ingest-percentage,
+//     time-period = time-limit when set; for mode = "index-update" conflicts
+//     "random" with conflict-probability and on-conflict "index", Rally's and
+//     OSB's index-update), then refresh;
+//   - the corpus: each file of the parameter corpus linked into workload/
+//     (corpus-1.json, …: OSB writes its .offset table beside the file it
+//     reads, here beside the link, never beside the user's file), one
+//     documents entry per file with its document-count and uncompressed-bytes
+//     counted here (OSB refuses a file whose size differs); every line must be
+//     one JSON object, else the cell stops at FILE:LINE. Without corpus files,
+//     bulkindex.WriteCorpus writes docs documents of the given seed into
+//     workload/corpus-1.json, the same documents the native workload indexes.
+//
+// OSB keeps its configuration, logs and test runs under $BENCHMARK_HOME/.osb
+// (osbenchmark/paths.py): fairbench sets BENCHMARK_HOME to the private
+// directory and gives the run an id of its own (--test-run-id), so the
+// test_run.json it reads is this run's, at
+// LogDir/.osb/benchmarks/test-runs/ID/test_run.json. attachOSBLogDir reads it
+// with the importer (osb.go); the console summary, which OSB prints without a
+// terminal only with BENCHMARK_RUNNING_IN_DOCKER=true (set), is the fallback
+// when it is missing. OSB still creates ~/.benchmark and the link ~/.osb in
+// the user's home (paths.benchmark_confdir does so whatever BENCHMARK_HOME
+// says), but puts nothing of the run there.
+//
+// Target: opensearch://[user:password@]host[:port][,host2[:port2]…] (port
+// 9200) → --target-hosts; opensearchs:// also sets use_ssl, with ?ca=FILE →
+// ca_certs and ?skip_verify=true → verify_certs false. OSB's client options
+// go in a JSON file in the private directory (--client-options=FILE: OSB
+// reads a value ending in .json without ',' or ':' as a file,
+// osbenchmark/utils/opts.py), the user and password as basic_auth_user and
+// basic_auth_password: OSB takes them nowhere else than in the client
+// options (its command line, or that file), and not from its environment.
+// The file is 0600 in the 0700 directory, removed after the run; OSB masks
+// the password in its log and writes no client option into test_run.json.
+//
+// Refused: a rate, a latency limit, retries (OSB can only send a whole _bulk
+// request again, retry-on-error, which indexes its accepted documents a
+// second time), max_tries and threads. The cell's duration is not OSB's to
+// keep: the bulk task ends when the corpus (× ingest-percentage) is indexed
+// or time-limit has passed, as the native workload's run does.
+//
+// OSB lets one benchmark run at a time on a machine (it refuses to start
+// while another opensearch-benchmark process runs) and starts its actor
+// system on local ports: cells run one after another anyway.
+
+// osbVersion is the OpenSearch Benchmark fairbench runs and was tested with.
+const osbVersion = "2.4.0"
+
+var osbInstall = "OpenSearch Benchmark " + osbVersion + " is needed: scripts/install-osb.sh DIR installs it into a Python venv DIR/osb-" +
+	osbVersion + " (pip install opensearch-benchmark==" + osbVersion + ") and prints the path of its opensearch-benchmark; put its directory on the PATH"
+
+// File names in the run's private directory.
+const (
+	osbWorkloadDir   = "workload"
+	osbClientOptions = "client-options.json"
+	osbRunIDFile     = "test-run-id"
+	osbResultsFile   = "results.md"
+	osbBulkTask      = "bulk"
+)
+
+func init() {
+	osbTool.Build = buildOSB
+	osbTool.Install = osbInstall
+	osbTool.AttachLogDir = attachOSBLogDir
+	osbTool.OwnWarmup = true
+}
+
+// osbTarget is a target URL as OSB's hosts and client options.
+type osbTarget struct {
+	hosts   []string // host:port
+	options map[string]any
+}
+
+func parseOSBTarget(raw string) (*osbTarget, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("opensearch-benchmark needs an opensearch:// or opensearchs:// target URL")
+	}
+	t := &osbTarget{options: map[string]any{"timeout": 60}}
+	tls := false
+	switch strings.ToLower(u.Scheme) {
+	case "opensearch":
+	case "opensearchs":
+		tls = true
+		t.options["use_ssl"] = true
+	default:
+		return nil, fmt.Errorf("opensearch-benchmark needs an opensearch:// or opensearchs:// target, not %s://", u.Scheme)
+	}
+	if u.Path != "" && u.Path != "/" {
+		return nil, fmt.Errorf("target URL: opensearch-benchmark takes no path (%s): the index is the parameter index", u.Path)
+	}
+	for _, h := range strings.Split(u.Host, ",") {
+		if h == "" {
+			return nil, fmt.Errorf("target URL: an empty host in %q", u.Host)
+		}
+		host, port, err := net.SplitHostPort(h)
+		if err != nil {
+			host, port = strings.Trim(h, "[]"), "9200"
+		}
+		if host == "" || strings.ContainsAny(host, "{}") {
+			return nil, fmt.Errorf("target URL: %q is not a host", h)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("target URL: %q has no valid port", h)
+		}
+		t.hosts = append(t.hosts, net.JoinHostPort(host, port))
+	}
+	if u.User != nil {
+		pw, ok := u.User.Password()
+		if u.User.Username() == "" || !ok {
+			return nil, fmt.Errorf("target URL: opensearch-benchmark needs both a user and a password, or neither")
+		}
+		t.options["basic_auth_user"] = u.User.Username()
+		t.options["basic_auth_password"] = pw
+	}
+	q := u.Query()
+	for k := range q {
+		if k != "ca" && k != "skip_verify" {
+			return nil, fmt.Errorf("target URL parameter %q: opensearch-benchmark cells understand ca and skip_verify (opensearchs://)", k)
+		}
+	}
+	if ca := q.Get("ca"); ca != "" {
+		if !tls {
+			return nil, fmt.Errorf("target URL: ca needs TLS: write opensearchs://")
+		}
+		abs, err := filepath.Abs(ca)
+		if err != nil {
+			return nil, fmt.Errorf("target URL: ca=%s: %w", ca, err)
+		}
+		t.options["ca_certs"] = abs
+	}
+	switch v := q.Get("skip_verify"); v {
+	case "", "false":
+	case "true":
+		if !tls {
+			return nil, fmt.Errorf("target URL: skip_verify needs TLS: write opensearchs://")
+		}
+		t.options["verify_certs"] = false
+		t.options["ssl_show_warn"] = false
+	default:
+		return nil, fmt.Errorf("target URL: skip_verify=%s: use true or false", v)
+	}
+	return t, nil
+}
+
+func buildOSB(inv Invocation) (Command, error) {
+	t, err := parseOSBTarget(inv.URL)
+	if err != nil {
+		return Command{}, err
+	}
+	if inv.Clients < 1 {
+		return Command{}, fmt.Errorf("opensearch-benchmark needs at least one client")
+	}
+	switch {
+	case inv.Rate > 0:
+		return Command{}, fmt.Errorf("opensearch-benchmark cells take no rate (OSB's target-throughput is per task in requests, not documents): remove rate")
+	case inv.LatencyLimit > 0:
+		return Command{}, fmt.Errorf("opensearch-benchmark has no latency limit: remove latency_limit")
+	case inv.MaxTries > 1:
+		return Command{}, fmt.Errorf("opensearch-benchmark does not retry failed documents: remove max_tries")
+	case inv.Threads > 0:
+		return Command{}, fmt.Errorf("opensearch-benchmark runs each client as its own asyncio task: remove threads")
+	}
+	p := inv.Params
+	if p.Int("retries") > 0 {
+		return Command{}, fmt.Errorf("retries = %d: opensearch-benchmark can only send a whole _bulk request again (retry-on-error), "+
+			"which indexes its accepted documents a second time; use retries = 0 for an OSB cell", p.Int("retries"))
+	}
+	if _, err := osbWorkload(p, inv, nil); err != nil {
+		return Command{}, err
+	}
+	files := p.Strings("corpus")
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil {
+			return Command{}, fmt.Errorf("corpus: %w", err)
+		} else if !st.Mode().IsRegular() {
+			return Command{}, fmt.Errorf("corpus: %s is not a regular file", f)
+		}
+	}
+	id, err := osbRunID()
+	if err != nil {
+		return Command{}, err
+	}
+	dir := inv.LogDir
+	if dir == "" {
+		// The study's check before it starts: nothing is written.
+		dir = filepath.Join(os.TempDir(), "fairbench-opensearch-benchmark")
+	} else if err := writeOSBFiles(dir, id, t, p, inv); err != nil {
+		return Command{}, err
+	}
+	argv := []string{"opensearch-benchmark", "run", "--pipeline=benchmark-only", "--offline",
+		"--target-hosts=" + strings.Join(t.hosts, ","),
+		"--workload-path=" + filepath.Join(dir, osbWorkloadDir),
+		"--client-options=" + filepath.Join(dir, osbClientOptions),
+		"--test-run-id=" + id,
+		"--results-format=markdown", "--results-file=" + filepath.Join(dir, osbResultsFile)}
+	env := []string{"BENCHMARK_HOME=" + dir, "BENCHMARK_RUNNING_IN_DOCKER=true"}
+	return Command{Argv: argv, Env: env}, nil
+}
+
+// osbRunID is a random UUID (version 4) for --test-run-id.
+func osbRunID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+}
+
+// osbDocs is one documents entry of the workload's corpus.
+type osbDocs struct {
+	SourceFile        string `json:"source-file"`
+	DocumentCount     int64  `json:"document-count"`
+	UncompressedBytes int64  `json:"uncompressed-bytes"`
+	TargetIndex       string `json:"target-index"`
+}
+
+// osbWorkload is workload.json for the cell's parameters and corpus.
+func osbWorkload(p params.Values, inv Invocation, docs []osbDocs) (map[string]any, error) {
+	index := p.String("index")
+	if index == "" || strings.ContainsAny(index, "{}%#") {
+		// OSB renders workload.json with Jinja2.
+		return nil, fmt.Errorf("index = %q: opensearch-benchmark cells need an index name without {, }, %% or #", index)
+	}
+	bulkSize := p.Int("bulk-size")
+	if bulkSize < 1 {
+		return nil, fmt.Errorf("bulk-size = %d: at least 1", bulkSize)
+	}
+	ingest := p.Float("ingest-percentage")
+	if ingest <= 0 || ingest > 100 {
+		return nil, fmt.Errorf("ingest-percentage = %g: OSB takes more than 0 and at most 100", ingest)
+	}
+	bulk := map[string]any{"name": osbBulkTask, "operation-type": "bulk", "bulk-size": bulkSize, "ingest-percentage": ingest}
+	switch m := p.String("mode"); m {
+	case "", "index-append":
+	case "index-update":
+		cp := p.Float("conflict-probability")
+		if cp < 0 || cp > 100 {
+			return nil, fmt.Errorf("conflict-probability = %g: a percentage, 0 to 100", cp)
+		}
+		bulk["conflicts"] = "random"
+		bulk["conflict-probability"] = cp
+		bulk["on-conflict"] = "index"
+	default:
+		return nil, fmt.Errorf("mode = %q: opensearch-benchmark cells run index-append or index-update", m)
+	}
+	task := map[string]any{"operation": bulk, "clients": inv.Clients, "warmup-time-period": int64(inv.Warmup.Round(time.Second) / time.Second)}
+	if tl := p.Duration("time-limit"); tl > 0 {
+		task["time-period"] = max(int64(tl.Round(time.Second)/time.Second), 1)
+	}
+	return map[string]any{
+		"version":     2,
+		"description": "fairbench bulkindex cell",
+		"indices":     []any{map[string]any{"name": index, "body": "index.json"}},
+		"corpora":     []any{map[string]any{"name": "fairbench-corpus", "documents": docs}},
+		"schedule": []any{
+			map[string]any{"operation": map[string]any{"operation-type": "delete-index"}},
+			map[string]any{"operation": map[string]any{"operation-type": "create-index"}},
+			map[string]any{"operation": map[string]any{"operation-type": "cluster-health", "index": index,
+				"request-params": map[string]any{"wait_for_status": "yellow"}, "retry-until-success": true}},
+			task,
+			map[string]any{"operation": map[string]any{"operation-type": "refresh", "index": index}},
+		},
+	}, nil
+}
+
+// writeOSBFiles writes the workload, the corpus (or its links) and the
+// client options into dir.
+func writeOSBFiles(dir, id string, t *osbTarget, p params.Values, inv Invocation) error {
+	wl := filepath.Join(dir, osbWorkloadDir)
+	if err := os.MkdirAll(wl, 0o700); err != nil {
+		return err
+	}
+	index := p.String("index")
+	var docs []osbDocs
+	if files := p.Strings("corpus"); len(files) > 0 {
+		for i, f := range files {
+			abs, err := filepath.Abs(f)
+			if err != nil {
+				return fmt.Errorf("corpus: %w", err)
+			}
+			n, size, err := countNDJSON(abs)
+			if err != nil {
+				return fmt.Errorf("corpus: %w", err)
+			}
+			name := fmt.Sprintf("corpus-%d.json", i+1)
+			if err := os.Symlink(abs, filepath.Join(wl, name)); err != nil {
+				return fmt.Errorf("corpus: %w", err)
+			}
+			docs = append(docs, osbDocs{SourceFile: name, DocumentCount: n, UncompressedBytes: size, TargetIndex: index})
+		}
+	} else {
+		n := p.Int("docs")
+		if n < 1 {
+			return fmt.Errorf("docs = %d: the generated corpus needs at least one document", n)
+		}
+		name := "corpus-1.json"
+		size, err := writeGeneratedCorpus(filepath.Join(wl, name), n, uint64(p.Int("seed")))
+		if err != nil {
+			return err
+		}
+		docs = append(docs, osbDocs{SourceFile: name, DocumentCount: n, UncompressedBytes: size, TargetIndex: index})
+	}
+	w, err := osbWorkload(p, inv, docs)
+	if err != nil {
+		return err
+	}
+	if err := writeJSONFile(filepath.Join(wl, "workload.json"), w); err != nil {
+		return err
+	}
+	if err := writeJSONFile(filepath.Join(wl, "index.json"), bulkindex.IndexDefinition(p)); err != nil {
+		return err
+	}
+	if err := writeJSONFile(filepath.Join(dir, osbClientOptions), map[string]any{"default": t.options}); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, osbRunIDFile), []byte(id+"\n"), 0o600)
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}
+
+// writeGeneratedCorpus writes docs generated documents into path and returns
+// its size, checking that it holds one document per line.
+func writeGeneratedCorpus(path string, docs int64, seed uint64) (int64, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	cw := &lineCounter{w: bufio.NewWriterSize(f, 1<<20)}
+	err = bulkindex.WriteCorpus(cw, docs, seed)
+	if err == nil {
+		err = cw.w.(*bufio.Writer).Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("writing the corpus: %w", err)
+	}
+	if cw.lines != docs || !cw.lastNL {
+		return 0, fmt.Errorf("the generated corpus has %d lines for %d documents", cw.lines, docs)
+	}
+	return cw.n, nil
+}
+
+type lineCounter struct {
+	w      io.Writer
+	n      int64
+	lines  int64
+	lastNL bool
+}
+
+func (c *lineCounter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	c.lines += int64(bytes.Count(b[:n], []byte{'\n'}))
+	if n > 0 {
+		c.lastNL = b[n-1] == '\n'
+	}
+	return n, err
+}
+
+// countNDJSON checks that the file holds one JSON object per line, each line
+// ending with a line break, and returns the number of lines and the file's
+// size: OSB's document-count and uncompressed-bytes.
+func countNDJSON(path string) (lines, size int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: read the rest of it.
+			long := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return 0, 0, fmt.Errorf("%s: %w", path, err)
+		}
+		lines++
+		size += int64(len(line))
+		if err == io.EOF {
+			return 0, 0, &ParseError{File: path, Line: int(lines), Msg: "the last line has no line break (OSB would join it with the next bulk line): end the file with one"}
+		}
+		body := bytes.TrimRight(line, "\r\n")
+		if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+			what := "not a JSON object"
+			if len(t) == 0 {
+				what = "an empty line"
+			}
+			return 0, 0, &ParseError{File: path, Line: int(lines), Msg: what + ": a corpus holds one JSON document per line (NDJSON, as OSB reads it)"}
+		}
+	}
+	if lines == 0 {
+		return 0, 0, fmt.Errorf("%s: no documents", path)
+	}
+	return lines, size, nil
+}
+
+// attachOSBLogDir replaces the run parsed from OSB's console summary by the
+// one this run's test_run.json holds (BENCHMARK_HOME is dir, the run's id is
+// in dir/test-run-id), which adds the task's duration, OSB's version and the
+// cluster's. Without it the console's run stays, and says so.
+func attachOSBLogDir(runs []*result.Run, dir string) error {
+	if len(runs) != 1 {
+		return fmt.Errorf("OSB's test_run.json needs exactly one run to replace, got %d", len(runs))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, osbRunIDFile))
+	if err != nil {
+		return fmt.Errorf("the run's id: %w", err)
+	}
+	id := strings.TrimSpace(string(b))
+	path := filepath.Join(dir, ".osb", "benchmarks", "test-runs", id, "test_run.json")
+	b, err = os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		runs[0].Deviations = append(runs[0].Deviations, "read from OSB's console summary: its test_run.json was not found")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	jr, err := parseOSBJSON("test_run.json", string(b))
+	if err != nil {
+		return err
+	}
+	if got, _ := jr[0].Env["osb"].(map[string]any)["test-run-id"].(string); got != id {
+		return fmt.Errorf("%s: test run %q, expected %q", path, got, id)
+	}
+	if err := validRun(path, jr[0]); err != nil {
+		return err
+	}
+	*runs[0] = *jr[0]
+	return nil
+}
