@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params/searchparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -29,16 +29,9 @@ import (
 // run's environment. The clients are not in any of the formats: import asks
 // for --clients.
 
-// BulkIndexKind is the kind of bulk-indexing runs: OSB's imported ones now,
-// fairbench's own bulkindex workload when it comes (issue 26).
-const BulkIndexKind = "bulkindex"
-
-func init() {
-	kinds.Register(kinds.Info{Kind: BulkIndexKind, Headline: BulkIndexHeadline})
-}
-
-// BulkIndexHeadline is documents indexed per second, OSB's bulk throughput.
-var BulkIndexHeadline = result.Headline{Name: "documents/s", Unit: "docs/s", HigherIsBetter: true, Field: result.FieldItems}
+// BulkIndexKind is the kind of bulk-indexing runs, fairbench's bulkindex
+// workload's.
+const BulkIndexKind = searchparams.Kind
 
 var osbTool = &Tool{
 	Name:    "opensearch-benchmark",
@@ -235,7 +228,7 @@ func osbRun(name string, tasks []*osbTask, summary map[string]any, meta map[stri
 	s.Throughput = bulk.throughput["mean"]
 	s.P50, s.P95, s.P99, s.Max = bulk.latency[50]*1000, bulk.latency[95]*1000, bulk.latency[99]*1000, bulk.latency[100]*1000
 	s.LatencyMean = bulk.latencyMean * 1000
-	s.Metric = &result.Metric{Headline: BulkIndexHeadline, Value: bulk.throughput["mean"]}
+	s.Metric = &result.Metric{Headline: searchparams.Headline, Value: bulk.throughput["mean"]}
 	if bulk.durationMs > 0 {
 		r.Duration = time.Duration(bulk.durationMs * float64(time.Millisecond))
 	}

@@ -99,20 +99,43 @@ type Stats struct {
 	// the total number of extra tries.
 	Retried int64
 	Retries int64
+	// Service, in rate mode only, holds the service times (from the actual
+	// send) beside Hist's latencies (from the scheduled start), as OSB keeps
+	// them apart; nil in a closed loop, where the two are the same.
+	Service *hdr.Histogram
 }
 
 func newStats() *Stats { return &Stats{Hist: New(), MinUs: math.Inf(1)} }
 
 func (s *Stats) reset() {
-	h := s.Hist
+	h, sv := s.Hist, s.Service
 	h.Reset()
-	*s = Stats{Hist: h, MinUs: math.Inf(1)}
+	if sv != nil {
+		sv.Reset()
+	}
+	*s = Stats{Hist: h, MinUs: math.Inf(1), Service: sv}
+}
+
+// HasService reports whether service times were recorded apart.
+func (s *Stats) HasService() bool { return s.Service != nil && s.Service.TotalCount() > 0 }
+
+func (s *Stats) addService(d time.Duration) {
+	if s.Service == nil {
+		s.Service = New()
+	}
+	_ = s.Service.RecordValue(micros(d))
 }
 
 // merge adds o into s.
 func (s *Stats) merge(o *Stats) {
 	if o.Count > 0 {
 		s.Hist.Merge(o.Hist)
+	}
+	if o.HasService() {
+		if s.Service == nil {
+			s.Service = New()
+		}
+		s.Service.Merge(o.Service)
 	}
 	s.Count += o.Count
 	s.SumUs += o.SumUs
@@ -210,6 +233,9 @@ type Request struct {
 	Bytes   int64
 	Failed  bool
 	Class   result.ErrorClass // when Failed
+	// Service, when > 0, is the request's service time, recorded apart from
+	// Latency (rate mode: Latency counts from the scheduled start).
+	Service time.Duration
 }
 
 // RecordRequests adds the requests of one operation at once, so that they
@@ -222,7 +248,19 @@ func (r *Recorder) RecordRequests(reqs []Request) {
 			continue
 		}
 		r.cur[q.Op].add(q.Latency, q.Items, q.Bytes)
+		if q.Service > 0 {
+			r.cur[q.Op].addService(q.Service)
+		}
 	}
+	r.mu.Unlock()
+}
+
+// RecordPaced adds one successful operation of type op in rate mode: its
+// latency from the scheduled start and its service time from the send.
+func (r *Recorder) RecordPaced(op int, latency, service time.Duration) {
+	r.mu.Lock()
+	r.cur[op].add(latency, 0, 0)
+	r.cur[op].addService(max(service, 1))
 	r.mu.Unlock()
 }
 

@@ -315,6 +315,10 @@ type Op struct {
 	Bytes     int64                // payload bytes of the successful requests, where the workload counts them
 	Errors    map[ErrorClass]int64 // failed requests, by class (after retries)
 	Histogram []byte               // lossless HdrHistogram encoding of successful latencies (µs)
+	// ServiceHistogram, in rate mode, encodes the service times (from the
+	// actual send, µs) apart from Histogram's latencies (from the scheduled
+	// start); empty in a closed loop, where they are the same.
+	ServiceHistogram []byte `json:",omitempty"`
 }
 
 // SeriesPoint is one second of the measured phase, over all operation types.

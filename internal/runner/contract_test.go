@@ -246,4 +246,55 @@ func TestRequestsInRateModeCountFromTheIntendedStart(t *testing.T) {
 	if h.ValueAtQuantile(99) < 5000 {
 		t.Fatalf("p99 %d µs: the stall's delay to later requests is missing", h.ValueAtQuantile(99))
 	}
+	// The service times, from the send, are kept apart, as OSB keeps them:
+	// every request took its 100 µs.
+	if len(run.Ops[0].ServiceHistogram) == 0 {
+		t.Fatal("a rate-mode run kept no service times")
+	}
+	sv, err := hist.Decode(run.Ops[0].ServiceHistogram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv.TotalCount() != h.TotalCount() || sv.Max() > 101 || sv.Min() < 99 {
+		t.Fatalf("service times: %d of %d, %d–%d µs; want every request's 100 µs", sv.TotalCount(), h.TotalCount(), sv.Min(), sv.Max())
+	}
+}
+
+func TestClosedLoopKeepsNoSeparateServiceTimes(t *testing.T) {
+	op := func(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
+		time.Sleep(time.Millisecond)
+		return 0, nil
+	}
+	run, err := runOne(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}}, 0, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Ops[0].ServiceHistogram) != 0 {
+		t.Fatal("a closed loop stored service times apart from its latencies")
+	}
+}
+
+func TestPacedOperationsKeepServiceTimes(t *testing.T) {
+	// An operation the runner times itself: its latency counts from the
+	// schedule, its service time from its start.
+	var n int
+	op := func(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
+		n++
+		if n%10 == 0 {
+			time.Sleep(30 * time.Millisecond)
+		}
+		return 0, nil
+	}
+	run, err := runOne(t, context.Background(), op, study.Workload{Clients: []study.ClientLevel{{N: 1}}, Rate: 200}, 0, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat, _ := hist.Decode(run.Ops[0].Histogram)
+	sv, err := hist.Decode(run.Ops[0].ServiceHistogram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv.TotalCount() != lat.TotalCount() || lat.ValueAtQuantile(95) <= sv.ValueAtQuantile(95) {
+		t.Fatalf("latency p95 %d µs, service p95 %d µs (%d, %d samples): the stall must delay the later operations' latency, not their service", lat.ValueAtQuantile(95), sv.ValueAtQuantile(95), lat.TotalCount(), sv.TotalCount())
+	}
 }

@@ -334,6 +334,13 @@ func (m *executor) execute(ctx context.Context) error {
 			m.run.Error = "interrupted during the warm-up: nothing was measured"
 			return ErrInterrupted
 		}
+		select {
+		case <-m.allDone:
+			// A self-ending workload finished its work inside the warm-up.
+			stopWorkers()
+			return fmt.Errorf("every client finished its work during the %s warm-up: nothing was left to measure; shorten the warm-up or give the workload more work", c.Warmup)
+		default:
+		}
 	}
 	measureStart := runStart
 	if c.Warmup > 0 {

@@ -80,6 +80,16 @@ func MergeRuns(parts []*result.Run) (*result.Run, error) {
 				opHists[j].Hist.Merge(h)
 				all.Hist.Merge(h)
 			}
+			if len(op.ServiceHistogram) > 0 {
+				h, err := hist.Decode(op.ServiceHistogram)
+				if err != nil {
+					return nil, fmt.Errorf("merging runs: part %d, %s service times: %w", i+1, op.Name, err)
+				}
+				if opHists[j].Service == nil {
+					opHists[j].Service = hist.New()
+				}
+				opHists[j].Service.Merge(h)
+			}
 		}
 		ps := p.Summary
 		n := float64(ps.Transactions)
@@ -155,6 +165,11 @@ func MergeRuns(parts []*result.Run) (*result.Run, error) {
 			return nil, fmt.Errorf("merging runs: %s: %w", out.Ops[j].Name, err)
 		}
 		out.Ops[j].Histogram = enc
+		if h.HasService() {
+			if out.Ops[j].ServiceHistogram, err = hist.Encode(h.Service); err != nil {
+				return nil, fmt.Errorf("merging runs: %s service times: %w", out.Ops[j].Name, err)
+			}
+		}
 	}
 	merged, err := hist.MergeSeries(series...)
 	if err != nil {

@@ -92,3 +92,37 @@ func TestMergeRunsIsExact(t *testing.T) {
 		t.Fatalf("merging two cells: err %v, want a refusal naming the cell", err)
 	}
 }
+
+func TestMergeRunsKeepsServiceTimesExact(t *testing.T) {
+	op := func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
+		time.Sleep(time.Duration(1+rng.IntN(3)) * time.Millisecond)
+		return 0, nil
+	}
+	w := study.Workload{Kind: "fake-bulk", Clients: []study.ClientLevel{{N: 1}}, Rate: 100}
+	var parts []*result.Run
+	all := hist.New()
+	for range 2 {
+		r, err := runOne(t, context.Background(), op, w, 0, 400*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := hist.Decode(r.Ops[0].ServiceHistogram)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Merge(h)
+		parts = append(parts, r)
+	}
+	m, err := MergeRuns(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hist.Decode(m.Ops[0].ServiceHistogram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Equals(all) {
+		t.Fatalf("merged service times (%d, p99 %d µs) differ from one histogram of both parts' (%d, p99 %d µs)",
+			h.TotalCount(), h.ValueAtQuantile(99), all.TotalCount(), all.ValueAtQuantile(99))
+	}
+}

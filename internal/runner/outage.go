@@ -59,9 +59,18 @@ func (l Limits) Judge(r *result.Run) string {
 		return ""
 	}
 	if ops > 0 {
-		if share := float64(s.Failed) / float64(ops); share > l.MaxErrorRatio {
-			return fmt.Sprintf("%d of %d operations failed (%.1f %% > max_error_ratio %.1f %%)%s",
-				s.Failed, ops, share*100, l.MaxErrorRatio*100, FirstErrorsText(s.FirstErrors))
+		what, of := "operations", ops
+		if s.Metric != nil && s.Metric.Field == result.FieldItems {
+			// A bulk's refused documents are its failures, one each: the
+			// share is of documents, as the headline counts them.
+			what, of = "items", s.Failed
+			for _, op := range r.Ops {
+				of += op.Items
+			}
+		}
+		if share := float64(s.Failed) / float64(of); share > l.MaxErrorRatio {
+			return fmt.Sprintf("%d of %d %s failed (%.1f %% > max_error_ratio %.1f %%)%s",
+				s.Failed, of, what, share*100, l.MaxErrorRatio*100, FirstErrorsText(s.FirstErrors))
 		}
 	}
 	if n := len(r.Series); n > 0 && s.DeadSeconds > 0 {

@@ -308,6 +308,9 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 		c.Warmup, run.Warmup = 0, 0
 		c.Duration = qs.Bound()
 	}
+	if se, ok := inst.(workload.SelfEnding); ok {
+		c.Duration = se.Limit()
+	}
 	var copts driver.Options
 	if co, ok := inst.(workload.ConnOptioner); ok {
 		copts = co.ConnOptions()

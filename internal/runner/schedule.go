@@ -20,12 +20,17 @@ import (
 // (one interval for a whole pipeline), shifted by how late the operation
 // started against its schedule (zero in a closed loop).
 type requests struct {
-	late time.Duration
-	buf  []hist.Request
+	late  time.Duration
+	paced bool // rate mode: service times are kept apart
+	buf   []hist.Request
 }
 
 func (q *requests) Request(op int, latency time.Duration, items, bytes int64) {
-	q.buf = append(q.buf, hist.Request{Op: op, Latency: latency + q.late, Items: items, Bytes: bytes})
+	r := hist.Request{Op: op, Latency: latency + q.late, Items: items, Bytes: bytes}
+	if q.paced {
+		r.Service = max(latency, 1)
+	}
+	q.buf = append(q.buf, r)
 }
 
 func (q *requests) Failed(op int, class result.ErrorClass) {
@@ -63,6 +68,7 @@ func (m *executor) loop(ctx context.Context, w *worker, start time.Time) {
 			}
 			w.rec.RecordLag(lag)
 			w.req.late = max(0, lag)
+			w.req.paced = true
 			intended = next
 		} else {
 			intended = time.Now()
@@ -99,6 +105,7 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 	saved := *w.pcg
 	for try := 1; ; try++ {
 		w.req.buf = w.req.buf[:0]
+		sent := time.Now()
 		op, err := w.op(opCtx, w.rng, &w.req)
 		if errors.Is(err, workload.ErrClientDone) {
 			w.done = true
@@ -111,7 +118,12 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 		}
 		if err == nil {
 			if !recorded {
-				w.rec.Record(op, time.Since(start))
+				if w.req.paced {
+					now := time.Now()
+					w.rec.RecordPaced(op, now.Sub(start), now.Sub(sent))
+				} else {
+					w.rec.Record(op, time.Since(start))
+				}
 			}
 			if try > 1 {
 				w.rec.RecordRetries(op, try)

@@ -123,7 +123,11 @@ func (m *executor) fill(total []*hist.Stats, connectTime time.Duration, cpu floa
 		if err != nil {
 			enc = nil
 		}
-		m.run.Ops = append(m.run.Ops, result.Op{Name: names[i], Count: st.Count, Items: st.Items, Bytes: st.Bytes, Errors: st.ErrorMap(), Histogram: enc})
+		op := result.Op{Name: names[i], Count: st.Count, Items: st.Items, Bytes: st.Bytes, Errors: st.ErrorMap(), Histogram: enc}
+		if st.HasService() {
+			op.ServiceHistogram, _ = hist.Encode(st.Service)
+		}
+		m.run.Ops = append(m.run.Ops, op)
 	}
 	if qs, ok := m.inst.(workload.QuerySet); ok {
 		s.Queries = qs.Results()

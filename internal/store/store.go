@@ -133,6 +133,12 @@ CREATE TABLE imported_files (
 	imported_at TEXT NOT NULL
 );
 `,
+	// 5: in rate mode an op type's service times (from the actual send)
+	// are kept beside its latencies (from the scheduled start), as OSB
+	// reports both; NULL in a closed loop, where they are the same.
+	`
+ALTER TABLE run_ops ADD COLUMN service_histogram BLOB;
+`,
 }
 
 // SchemaVersion is the schema version this binary writes.
@@ -497,8 +503,8 @@ func appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 		return 0, fmt.Errorf("appending run: %w", err)
 	}
 	for i, op := range r.Ops {
-		_, err := tx.Exec("INSERT INTO run_ops (run_id, position, name, count, items, bytes, errors, histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			id, i, op.Name, op.Count, op.Items, op.Bytes, opErrs[i], op.Histogram)
+		_, err := tx.Exec("INSERT INTO run_ops (run_id, position, name, count, items, bytes, errors, histogram, service_histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			id, i, op.Name, op.Count, op.Items, op.Bytes, opErrs[i], op.Histogram, nullBytes(op.ServiceHistogram))
 		if err != nil {
 			return 0, fmt.Errorf("appending run: operation %s: %w", op.Name, err)
 		}
@@ -639,15 +645,15 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	}
 
 	sub := "SELECT r.id FROM runs r WHERE " + where
-	rows, err = tx.QueryContext(ctx, "SELECT run_id, name, count, items, bytes, errors, histogram FROM run_ops WHERE run_id IN ("+sub+") ORDER BY run_id, position", args...)
+	rows, err = tx.QueryContext(ctx, "SELECT run_id, name, count, items, bytes, errors, histogram, service_histogram FROM run_ops WHERE run_id IN ("+sub+") ORDER BY run_id, position", args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading operations: %w", err)
 	}
 	for rows.Next() {
 		var id int64
 		var op result.Op
-		var count, items, bytes, errs, h any
-		if err := rows.Scan(&id, &op.Name, &count, &items, &bytes, &errs, &h); err != nil {
+		var count, items, bytes, errs, h, sh any
+		if err := rows.Scan(&id, &op.Name, &count, &items, &bytes, &errs, &h, &sh); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading operations: %w", err)
 		}
@@ -661,6 +667,9 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 			err = json.Unmarshal(asBytes(errs), &op.Errors)
 		}
 		op.Histogram = asBytes(h)
+		if sh != nil {
+			op.ServiceHistogram = asBytes(sh)
+		}
 		if err != nil {
 			if _, ok := bad[id]; !ok {
 				bad[id] = fmt.Sprintf("operation %s: %v", op.Name, err)
@@ -969,4 +978,12 @@ func finiteValue(v any) any {
 		return out
 	}
 	return v
+}
+
+// nullBytes stores an empty byte slice as NULL.
+func nullBytes(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
 }

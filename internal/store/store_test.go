@@ -70,7 +70,8 @@ func sampleRun(t testing.TB, seed int) *result.Run {
 				Field: result.FieldRequests, Ops: []string{"tpcb"}, Per: 60}, Value: 59999.5},
 		},
 		Ops: []result.Op{
-			{Name: "tpcb", Count: 60000, Items: 120000, Bytes: 7_000_000_000, Errors: map[result.ErrorClass]int64{result.ErrSerialization: 2, result.ErrDeadlock: 1}, Histogram: histogram(t, seed, 5000)},
+			{Name: "tpcb", Count: 60000, Items: 120000, Bytes: 7_000_000_000, Errors: map[result.ErrorClass]int64{result.ErrSerialization: 2, result.ErrDeadlock: 1}, Histogram: histogram(t, seed, 5000),
+				ServiceHistogram: histogram(t, seed+20, 5000)},
 			{Name: "select", Count: 5, Errors: nil, Histogram: histogram(t, seed+10, 5)},
 		},
 		Series: []result.SeriesPoint{

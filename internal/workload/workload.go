@@ -158,6 +158,14 @@ type QuerySet interface {
 	Results() []result.QueryResult
 }
 
+// SelfEnding is optional: an instance whose clients end the run themselves,
+// each returning ErrClientDone once the work is done (a corpus indexed once,
+// as OSB's bulk task ends with its corpus). The cell's duration does not
+// apply: Limit bounds the measured phase instead, and the warm-up stays.
+type SelfEnding interface {
+	Limit() time.Duration
+}
+
 // Headliner is optional: an instance whose headline is not its kind's (a
 // query-set workload in a concurrent mode counts queries per second).
 type Headliner interface {

@@ -11,6 +11,7 @@ import (
 	_ "github.com/fairbench/fairbench/internal/driver/postgres"     // postgres:// targets
 	_ "github.com/fairbench/fairbench/internal/driver/redis"        // redis://, valkey:// targets (Redis, Valkey)
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"       // sqlite: targets (embedded default)
+	_ "github.com/fairbench/fairbench/internal/workload/bulkindex"  // OSB-style bulk indexing and searches
 	_ "github.com/fairbench/fairbench/internal/workload/clickbench" // ClickBench
 	_ "github.com/fairbench/fairbench/internal/workload/kv"         // memtier-compatible key-value
 	_ "github.com/fairbench/fairbench/internal/workload/oltp"       // sysbench-compatible OLTP

@@ -1,0 +1,335 @@
+// Package bulkindex holds the search-engine workloads, shaped after
+// OpenSearch Benchmark's tasks so that an OSB user reads their numbers as
+// OSB's: `bulkindex` indexes a corpus once with _bulk requests of bulk_size
+// documents from several clients (OSB's bulk task: index-append, or
+// index-update with id conflicts) and reports documents per second with the
+// latency and service time of each bulk; `search` runs the http_logs track's
+// kinds of queries against an index the first one made. Both speak
+// driver.Search and never name an engine.
+//
+// Decisions where OSB leaves room or differs: a refused item (HTTP 429 from a
+// full write queue, or a mapping error) is counted as one failed request of
+// its class per document, so that "errors" are documents, as throughput is;
+// with retries > 0 the refused items are sent again (after 100 ms, doubling)
+// until indexed, each refusal counted; the run ends when the corpus is
+// indexed (time_limit caps it), and a refresh and a count check follow.
+package bulkindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/searchparams"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+const opBulk = "bulk"
+
+func init() {
+	workload.Register(Workload{})
+	kinds.Register(kinds.Info{Kind: searchparams.Kind, Headline: searchparams.Headline, WorkingSet: workingSet})
+	kinds.RegisterSummary(searchparams.Kind, PrintSummary)
+}
+
+// Workload is the bulkindex kind.
+type Workload struct{}
+
+// Kind implements workload.Workload.
+func (Workload) Kind() string { return searchparams.Kind }
+
+// Description implements workload.Workload.
+func (Workload) Description() string {
+	return "OpenSearch Benchmark-style bulk indexing of an NDJSON corpus or generated http_logs documents (documents/s, bulk latency and service time)"
+}
+
+// Params implements workload.Workload: OSB's bulk parameters.
+func (Workload) Params() []params.Spec { return searchparams.BulkSpecs() }
+
+// Flags implements workload.Flagger: OSB's parameter names.
+func (Workload) Flags() []workload.Flag {
+	return []workload.Flag{
+		{Name: "clients", Shorthand: "c", Field: workload.FieldClients, Default: "8", Usage: "clients, each sending its own _bulk requests (OSB clients)"},
+		{Name: "warmup-time-period", Field: workload.FieldWarmup, Default: "0s", Usage: "indexing before the measured phase (OSB warmup-time-period)"},
+		{Name: "corpus", Param: "corpus"},
+		{Name: "docs", Param: "docs"},
+		{Name: "seed", Param: "seed"},
+		{Name: "index", Param: "index"},
+		{Name: "mapping", Param: "mapping"},
+		{Name: "bulk-size", Param: "bulk_size"},
+		{Name: "shards", Param: "shards"},
+		{Name: "replicas", Param: "replicas"},
+		{Name: "refresh-interval", Param: "refresh_interval"},
+		{Name: "codec", Param: "codec"},
+		{Name: "ingest-percentage", Param: "ingest_percentage"},
+		{Name: "mode", Param: "mode"},
+		{Name: "conflict-probability", Param: "conflict_probability"},
+		{Name: "retries", Param: "retries"},
+		{Name: "time-limit", Param: "time_limit"},
+	}
+}
+
+func workingSet(p map[string]any) (int64, string, bool) {
+	if files, ok := p["corpus"].([]any); ok && len(files) > 0 {
+		return 0, "", false
+	}
+	docs, ok := p["docs"].(float64)
+	if !ok {
+		if d, ok2 := p["docs"].(int64); ok2 {
+			docs, ok = float64(d), true
+		}
+	}
+	if !ok {
+		return 0, "", false
+	}
+	// A generated document is about 130 bytes of JSON; indexed with doc
+	// values and the inverted index it takes roughly as much again.
+	return int64(docs * 260), fmt.Sprintf("%.0f documents × ~260 B indexed", docs), true
+}
+
+// instance is one bulkindex cell.
+type instance struct {
+	corpus   corpusDef
+	bulk     int
+	update   bool
+	conflict float64
+	retries  int
+	limit    time.Duration
+
+	src atomic.Pointer[sourceBox]
+	// ids hands out index-update's new ids, shared by the clients.
+	ids atomic.Int64
+
+	counts
+}
+
+type sourceBox struct{ s source }
+
+// New implements workload.Workload.
+func (Workload) New(p params.Values) (workload.Instance, error) {
+	c, err := newCorpusDef(p)
+	if err != nil {
+		return nil, err
+	}
+	in := &instance{corpus: c, bulk: int(p.Int("bulk_size")), update: p.String("mode") == searchparams.ModeUpdate,
+		conflict: p.Float("conflict_probability") / 100, retries: int(p.Int("retries")), limit: p.Duration("time_limit")}
+	if pct := p.Float("ingest_percentage"); pct > 100 {
+		return nil, fmt.Errorf("ingest_percentage %g: give a share of the corpus between 0 and 100", pct)
+	}
+	if in.conflict > 1 {
+		return nil, fmt.Errorf("conflict_probability %g: give a percentage between 0 and 100", p.Float("conflict_probability"))
+	}
+	in.corpus.Share = p.Float("ingest_percentage") / 100
+	return in, nil
+}
+
+// Ops implements workload.Instance.
+func (in *instance) Ops() []string { return []string{opBulk} }
+
+// Limit implements workload.SelfEnding.
+func (in *instance) Limit() time.Duration {
+	if in.limit > 0 {
+		return in.limit
+	}
+	return 30 * 24 * time.Hour
+}
+
+// Prepare implements workload.Instance: the corpus is checked whole before
+// anything is indexed, and the index made afresh (BeforeRun) for each run.
+func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
+	if _, err := searchConn(env.Conn); err != nil {
+		return err
+	}
+	if err := in.corpus.Check(); err != nil {
+		return err
+	}
+	if env.Logf != nil {
+		env.Logf("bulkindex: %s, %d documents to index in bulks of %d", in.corpus.Describe(), in.corpus.Count(), in.bulk)
+	}
+	return nil
+}
+
+// BeforeRun implements workload.BeforeRunner: OSB's delete-index and
+// create-index, on fairbench's own index only, and a fresh corpus reader.
+func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
+	if err := in.corpus.recreate(ctx, conn); err != nil {
+		return err
+	}
+	if old := in.src.Load(); old != nil {
+		closeSource(old.s)
+	}
+	in.src.Store(&sourceBox{in.corpus.open()})
+	in.ids.Store(0)
+	in.indexed.Store(0)
+	return nil
+}
+
+// Cleanup implements workload.Cleaner.
+func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+	return in.corpus.drop(ctx, conn)
+}
+
+// Counts implements workload.Counter.
+func (in *instance) Counts() map[string]int64 {
+	return map[string]int64{
+		"refused items":            in.refusedItems.Load(),
+		"bulks with refused items": in.failedBulks.Load(),
+		"items sent again":         in.retried.Load(),
+	}
+}
+
+// Check implements workload.Checker: OSB's final refresh, and a count that
+// must equal the documents the engine accepted.
+func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
+	if box := in.src.Load(); box != nil {
+		closeSource(box.s)
+	}
+	n, err := in.corpus.count0(ctx, conn)
+	if err != nil {
+		return err
+	}
+	want := in.indexed.Load()
+	if in.update {
+		if in.refusedItems.Load() > 0 {
+			return nil // which ids the refused items would have created is not known
+		}
+		want = in.ids.Load()
+	}
+	if n != want {
+		return fmt.Errorf("index %s holds %d documents after the refresh, but the engine accepted %d", in.corpus.Index, n, want)
+	}
+	return nil
+}
+
+// Describe implements workload.Describer.
+func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
+	facts := [][2]string{{"corpus", in.corpus.Describe()}, {"documents", strconv.FormatInt(in.corpus.Count(), 10)}, {"bulk size", strconv.Itoa(in.bulk)}}
+	return facts, nil
+}
+
+// NewWorker implements workload.Instance: each call sends one _bulk request
+// of the corpus's next documents (and, with retries, its refused items again).
+func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op, error) {
+	s, err := searchConn(conn)
+	if err != nil {
+		return nil, err
+	}
+	b := &batch{}
+	if in.update {
+		b.action = in.updateAction
+	} else {
+		b.action = appendAction
+	}
+	snd := &sender{s: s, conn: conn, index: in.corpus.Index, retries: in.retries, counts: &in.counts}
+	return func(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
+		box := in.src.Load()
+		b.reset(rng)
+		n, err := box.s.next(b, in.bulk)
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, workload.ErrClientDone
+		}
+		return 0, snd.send(ctx, b, req)
+	}, nil
+}
+
+// counts are what the senders of one instance count besides the histograms.
+type counts struct {
+	indexed, refusedItems, failedBulks, retried atomic.Int64
+}
+
+// sender sends one client's bulks to one index: the measured worker's and
+// the search workload's loader's.
+type sender struct {
+	s       driver.Search
+	conn    driver.Conn
+	index   string
+	retries int
+	counts  *counts
+	retry   batch
+}
+
+// send sends b, and then its items refused for load (429) again while
+// retries allow, recording each request: its accepted items, and one failed
+// request per refused item.
+func (snd *sender) send(ctx context.Context, b *batch, req workload.Requests) error {
+	c := snd.counts
+	for try := 0; ; try++ {
+		start := time.Now()
+		res, err := snd.s.Bulk(ctx, snd.index, b.done(), b.items())
+		latency := time.Since(start)
+		if err != nil {
+			class := snd.conn.Classify(err)
+			for range b.items() {
+				req.Failed(0, class)
+			}
+			if class != result.ErrThrottled || try >= snd.retries {
+				c.refusedItems.Add(int64(b.items()))
+				return err
+			}
+			c.retried.Add(int64(b.items()))
+			backoff(try)
+			continue
+		}
+		accepted := b.items() - len(res.Failed)
+		req.Request(0, latency, int64(accepted), res.Bytes)
+		c.indexed.Add(int64(accepted))
+		if len(res.Failed) == 0 {
+			return nil
+		}
+		c.failedBulks.Add(1)
+		for _, f := range res.Failed {
+			req.Failed(0, f.Class)
+		}
+		again := 0
+		if try < snd.retries {
+			again = snd.retry.refill(b, res.Failed)
+		}
+		c.refusedItems.Add(int64(len(res.Failed) - again))
+		if again == 0 {
+			return nil
+		}
+		c.retried.Add(int64(again))
+		backoff(try)
+		b = &snd.retry
+	}
+}
+
+// backoff waits before a refused request is sent again: 100 ms, doubling
+// up to 5 s, as the engines' own bulk helpers do.
+func backoff(try int) {
+	d := 100 * time.Millisecond << min(try, 6)
+	time.Sleep(min(d, 5*time.Second))
+}
+
+func searchConn(c driver.Conn) (driver.Search, error) {
+	s, ok := c.(driver.Search)
+	if !ok {
+		return nil, errors.New("this workload needs a search engine (opensearch://, elasticsearch://); this target is not one")
+	}
+	return s, nil
+}
+
+func searchAdmin(c driver.Conn) (driver.SearchAdmin, error) {
+	a, ok := c.(driver.SearchAdmin)
+	if !ok {
+		return nil, errors.New("this target cannot manage indexes")
+	}
+	return a, nil
+}
+
+func closeSource(s source) {
+	if f, ok := s.(*fileSource); ok {
+		f.close()
+	}
+}

@@ -1,0 +1,170 @@
+package bulkindex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/searchparams"
+)
+
+// corpusDef is the corpus and index of a cell, with what the workloads do
+// with the index on the engine.
+type corpusDef struct {
+	searchparams.Corpus
+}
+
+func newCorpusDef(p params.Values) (corpusDef, error) {
+	c, err := searchparams.NewCorpus(p)
+	return corpusDef{c}, err
+}
+
+// open starts reading the corpus from its first document.
+func (c *corpusDef) open() source {
+	if len(c.Files) == 0 {
+		return &genSource{seed: c.Seed, limit: c.Count()}
+	}
+	return &fileSource{files: c.Files, limit: c.Count()}
+}
+
+// markerKey is the key of fairbench's marker in an index mapping's _meta.
+const markerKey = "fairbench"
+
+// marker says which documents the index was made for, so that the search
+// workload reuses only an index of the corpus it asks for.
+func (c *corpusDef) marker() map[string]any {
+	return map[string]any{"workload": searchparams.Kind, "corpus": c.Describe(), "documents": c.Count()}
+}
+
+// ours reports whether meta holds fairbench's marker.
+func ours(meta map[string]any) bool {
+	_, ok := meta[markerKey].(map[string]any)
+	return ok
+}
+
+// errForeign is the refusal to touch an index fairbench did not create.
+func (c *corpusDef) errForeign() error {
+	return fmt.Errorf("index %s exists and fairbench did not create it (its mapping's _meta has no %q marker): fairbench never deletes or fills it; choose another index (--index) or delete it yourself", c.Index, markerKey)
+}
+
+// recreate deletes fairbench's earlier index of this name and creates it
+// anew, with the marker; an index of another's is refused.
+func (c *corpusDef) recreate(ctx context.Context, conn driver.Conn) error {
+	a, err := searchAdmin(conn)
+	if err != nil {
+		return err
+	}
+	meta, exists, err := a.IndexMeta(ctx, c.Index)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", c.Index, err)
+	}
+	if exists {
+		if !ours(meta) {
+			return c.errForeign()
+		}
+		if err := a.DeleteIndex(ctx, c.Index); err != nil {
+			return fmt.Errorf("deleting fairbench's index %s: %w", c.Index, err)
+		}
+	}
+	def, err := c.Definition()
+	if err != nil {
+		return err
+	}
+	mappings, _ := def["mappings"].(map[string]any)
+	if mappings == nil {
+		mappings = map[string]any{}
+	}
+	mappings = maps.Clone(mappings)
+	m, _ := mappings["_meta"].(map[string]any)
+	m = maps.Clone(m)
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[markerKey] = c.marker()
+	mappings["_meta"] = m
+	def["mappings"] = mappings
+	body, err := json.Marshal(def)
+	if err != nil {
+		return err
+	}
+	if err := a.CreateIndex(ctx, c.Index, body); err != nil {
+		if errors.Is(err, driver.ErrIndexExists) {
+			return fmt.Errorf("index %s was created by someone else meanwhile: %w", c.Index, err)
+		}
+		return fmt.Errorf("creating index %s: %w", c.Index, err)
+	}
+	return nil
+}
+
+// reusable reports whether the index holds what this definition would load:
+// fairbench's marker for the same corpus, and every document.
+func (c *corpusDef) reusable(ctx context.Context, conn driver.Conn) (bool, error) {
+	a, err := searchAdmin(conn)
+	if err != nil {
+		return false, err
+	}
+	meta, exists, err := a.IndexMeta(ctx, c.Index)
+	if err != nil || !exists {
+		return false, err
+	}
+	if !ours(meta) {
+		return false, c.errForeign()
+	}
+	m := meta[markerKey].(map[string]any)
+	if m["corpus"] != c.Describe() || !sameNumber(m["documents"], c.Count()) {
+		return false, nil
+	}
+	n, err := c.count0(ctx, conn)
+	return err == nil && n == c.Count(), err
+}
+
+// count0 refreshes the index and counts its documents.
+func (c *corpusDef) count0(ctx context.Context, conn driver.Conn) (int64, error) {
+	a, err := searchAdmin(conn)
+	if err != nil {
+		return 0, err
+	}
+	if err := a.Refresh(ctx, c.Index); err != nil {
+		return 0, fmt.Errorf("refreshing index %s: %w", c.Index, err)
+	}
+	n, err := a.Count(ctx, c.Index)
+	if err != nil {
+		return 0, fmt.Errorf("counting index %s: %w", c.Index, err)
+	}
+	return n, nil
+}
+
+// drop deletes the index if it is fairbench's.
+func (c *corpusDef) drop(ctx context.Context, conn driver.Conn) error {
+	a, err := searchAdmin(conn)
+	if err != nil {
+		return err
+	}
+	meta, exists, err := a.IndexMeta(ctx, c.Index)
+	if err != nil || !exists {
+		return err
+	}
+	if !ours(meta) {
+		return c.errForeign()
+	}
+	return a.DeleteIndex(ctx, c.Index)
+}
+
+// sameNumber compares a number decoded from JSON, whatever the decoder made
+// of it, with n.
+func sameNumber(v any, n int64) bool {
+	switch x := v.(type) {
+	case float64:
+		return x == float64(n)
+	case int64:
+		return x == n
+	case json.Number:
+		i, err := x.Int64()
+		return err == nil && i == n
+	}
+	return false
+}
