@@ -73,11 +73,11 @@ url = "%s"
 tool = "opensearch-benchmark"
 clients = [2]
 docs = 20000
-bulk-size = 1000
+bulk_size = 1000
 index = "%s"
 `, target, osbIndex), false)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v: %s", err, run.Error)
 	}
 	if run.Status != result.StatusOK || run.Source != "opensearch-benchmark" || run.Kind != "bulkindex" {
 		t.Fatalf("run: status %s, source %s, kind %s (%s)", run.Status, run.Source, run.Kind, run.Error)
@@ -96,5 +96,13 @@ index = "%s"
 	code, count := osbHTTP(t, target, "GET", "/"+osbIndex+"/_count")
 	if code != 200 || count["count"] != 20000.0 {
 		t.Errorf("%s/_count: %d %v, want 20000 documents", osbIndex, code, count)
+	}
+	// The index is fairbench's, as the native workload's: its marker.
+	_, mapping := osbHTTP(t, target, "GET", "/"+osbIndex+"/_mapping")
+	idx, _ := mapping[osbIndex].(map[string]any)
+	m, _ := idx["mappings"].(map[string]any)
+	meta, _ := m["_meta"].(map[string]any)
+	if marker, _ := meta["fairbench"].(map[string]any); marker["documents"] != 20000.0 || marker["workload"] != "bulkindex" {
+		t.Errorf("%s's _meta %v: no fairbench marker for 20000 documents", osbIndex, meta)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -17,8 +18,8 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/searchparams"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/workload/bulkindex"
 )
 
 // A study cell with tool = "opensearch-benchmark" runs OpenSearch Benchmark
@@ -27,8 +28,10 @@ import (
 // writes from the cell's parameters into the run's private directory
 // (Invocation.LogDir, mode 0700, removed after the run):
 //
-//   - workload/index.json: bulkindex.IndexDefinition (shards, replicas,
-//     refresh-interval, codec and the mappings of the native workload);
+//   - workload/index.json: the native workload's index definition
+//     (searchparams: shards, replicas, refresh_interval, codec, the mapping
+//     file's or http_logs' mappings) with fairbench's marker in its _meta,
+//     so that the index OSB makes is fairbench's as the native one is;
 //   - workload/workload.json: one index (the parameter index), one corpus,
 //     and the schedule delete-index, create-index, cluster-health (yellow,
 //     retried until it succeeds), the bulk task (bulk-size, the cell's
@@ -42,7 +45,7 @@ import (
 //     documents entry per file with its document-count and uncompressed-bytes
 //     counted here (OSB refuses a file whose size differs); every line must be
 //     one JSON object, else the cell stops at FILE:LINE. Without corpus files,
-//     bulkindex.WriteCorpus writes docs documents of the given seed into
+//     searchparams.WriteCorpus writes docs documents of the given seed into
 //     workload/corpus-1.json, the same documents the native workload indexes.
 //
 // OSB keeps its configuration, logs and test runs under $BENCHMARK_HOME/.osb
@@ -56,8 +59,10 @@ import (
 // the user's home (paths.benchmark_confdir does so whatever BENCHMARK_HOME
 // says), but puts nothing of the run there.
 //
-// Target: opensearch://[user:password@]host[:port][,host2[:port2]…] (port
-// 9200) → --target-hosts; opensearchs:// also sets use_ssl, with ?ca=FILE →
+// Target: opensearch://[user[:password]@]host[:port][,host2[:port2]…] (port
+// 9200) → --target-hosts, the password from OPENSEARCH_PASSWORD when the URL
+// has a user without one (OPENSEARCH_API_KEY is refused: OSB has no API
+// keys); opensearchs:// also sets use_ssl, with ?ca=FILE →
 // ca_certs and ?skip_verify=true → verify_certs false. OSB's client options
 // go in a JSON file in the private directory (--client-options=FILE: OSB
 // reads a value ending in .json without ',' or ':' as a file,
@@ -82,6 +87,13 @@ const osbVersion = "2.4.0"
 
 var osbInstall = "OpenSearch Benchmark " + osbVersion + " is needed: scripts/install-osb.sh DIR installs it into a Python venv DIR/osb-" +
 	osbVersion + " (pip install opensearch-benchmark==" + osbVersion + ") and prints the path of its opensearch-benchmark; put its directory on the PATH"
+
+// The password (or API key) of a target URL with a user and no password, as
+// the OpenSearch driver reads them.
+const (
+	osbPasswordEnv = "OPENSEARCH_PASSWORD"
+	osbAPIKeyEnv   = "OPENSEARCH_API_KEY"
+)
 
 // File names in the run's private directory.
 const (
@@ -141,11 +153,16 @@ func parseOSBTarget(raw string) (*osbTarget, error) {
 	}
 	if u.User != nil {
 		pw, ok := u.User.Password()
-		if u.User.Username() == "" || !ok {
-			return nil, fmt.Errorf("target URL: opensearch-benchmark needs both a user and a password, or neither")
+		if !ok {
+			pw = os.Getenv(osbPasswordEnv)
+		}
+		if u.User.Username() == "" || pw == "" {
+			return nil, fmt.Errorf("target URL: opensearch-benchmark needs a user and its password (in the URL or in %s)", osbPasswordEnv)
 		}
 		t.options["basic_auth_user"] = u.User.Username()
 		t.options["basic_auth_password"] = pw
+	} else if os.Getenv(osbAPIKeyEnv) != "" {
+		return nil, fmt.Errorf("%s is set, but OpenSearch Benchmark 2.4 (opensearch-py) takes no API key: give the target a user (opensearchs://user@host) and its password in %s", osbAPIKeyEnv, osbPasswordEnv)
 	}
 	q := u.Query()
 	for k := range q {
@@ -258,21 +275,21 @@ func osbWorkload(p params.Values, inv Invocation, docs []osbDocs) (map[string]an
 		// OSB renders workload.json with Jinja2.
 		return nil, fmt.Errorf("index = %q: opensearch-benchmark cells need an index name without {, }, %% or #", index)
 	}
-	bulkSize := p.Int("bulk-size")
+	bulkSize := p.Int("bulk_size")
 	if bulkSize < 1 {
-		return nil, fmt.Errorf("bulk-size = %d: at least 1", bulkSize)
+		return nil, fmt.Errorf("bulk_size = %d: at least 1", bulkSize)
 	}
-	ingest := p.Float("ingest-percentage")
+	ingest := p.Float("ingest_percentage")
 	if ingest <= 0 || ingest > 100 {
-		return nil, fmt.Errorf("ingest-percentage = %g: OSB takes more than 0 and at most 100", ingest)
+		return nil, fmt.Errorf("ingest_percentage = %g: OSB takes more than 0 and at most 100", ingest)
 	}
 	bulk := map[string]any{"name": osbBulkTask, "operation-type": "bulk", "bulk-size": bulkSize, "ingest-percentage": ingest}
 	switch m := p.String("mode"); m {
 	case "", "index-append":
 	case "index-update":
-		cp := p.Float("conflict-probability")
+		cp := p.Float("conflict_probability")
 		if cp < 0 || cp > 100 {
-			return nil, fmt.Errorf("conflict-probability = %g: a percentage, 0 to 100", cp)
+			return nil, fmt.Errorf("conflict_probability = %g: a percentage, 0 to 100", cp)
 		}
 		bulk["conflicts"] = "random"
 		bulk["conflict-probability"] = cp
@@ -281,7 +298,7 @@ func osbWorkload(p params.Values, inv Invocation, docs []osbDocs) (map[string]an
 		return nil, fmt.Errorf("mode = %q: opensearch-benchmark cells run index-append or index-update", m)
 	}
 	task := map[string]any{"operation": bulk, "clients": inv.Clients, "warmup-time-period": int64(inv.Warmup.Round(time.Second) / time.Second)}
-	if tl := p.Duration("time-limit"); tl > 0 {
+	if tl := p.Duration("time_limit"); tl > 0 {
 		task["time-period"] = max(int64(tl.Round(time.Second)/time.Second), 1)
 	}
 	return map[string]any{
@@ -307,35 +324,39 @@ func writeOSBFiles(dir, id string, t *osbTarget, p params.Values, inv Invocation
 	if err := os.MkdirAll(wl, 0o700); err != nil {
 		return err
 	}
-	index := p.String("index")
+	corpus, err := searchparams.NewCorpus(p)
+	if err != nil {
+		return err
+	}
+	corpus.Share = p.Float("ingest_percentage") / 100
 	var docs []osbDocs
-	if files := p.Strings("corpus"); len(files) > 0 {
-		for i, f := range files {
+	if len(corpus.Files) > 0 {
+		for i, f := range corpus.Files {
 			abs, err := filepath.Abs(f)
 			if err != nil {
 				return fmt.Errorf("corpus: %w", err)
 			}
-			n, size, err := countNDJSON(abs)
+			n, size, err := osbCorpusFile(abs)
 			if err != nil {
-				return fmt.Errorf("corpus: %w", err)
+				return err
 			}
+			corpus.Total += n
 			name := fmt.Sprintf("corpus-%d.json", i+1)
 			if err := os.Symlink(abs, filepath.Join(wl, name)); err != nil {
 				return fmt.Errorf("corpus: %w", err)
 			}
-			docs = append(docs, osbDocs{SourceFile: name, DocumentCount: n, UncompressedBytes: size, TargetIndex: index})
+			docs = append(docs, osbDocs{SourceFile: name, DocumentCount: n, UncompressedBytes: size, TargetIndex: corpus.Index})
 		}
 	} else {
-		n := p.Int("docs")
-		if n < 1 {
-			return fmt.Errorf("docs = %d: the generated corpus needs at least one document", n)
+		if corpus.Docs < 1 {
+			return fmt.Errorf("docs = %d: the generated corpus needs at least one document", corpus.Docs)
 		}
 		name := "corpus-1.json"
-		size, err := writeGeneratedCorpus(filepath.Join(wl, name), n, uint64(p.Int("seed")))
+		size, err := writeGeneratedCorpus(filepath.Join(wl, name), corpus.Docs, corpus.Seed)
 		if err != nil {
 			return err
 		}
-		docs = append(docs, osbDocs{SourceFile: name, DocumentCount: n, UncompressedBytes: size, TargetIndex: index})
+		docs = append(docs, osbDocs{SourceFile: name, DocumentCount: corpus.Docs, UncompressedBytes: size, TargetIndex: corpus.Index})
 	}
 	w, err := osbWorkload(p, inv, docs)
 	if err != nil {
@@ -344,13 +365,73 @@ func writeOSBFiles(dir, id string, t *osbTarget, p params.Values, inv Invocation
 	if err := writeJSONFile(filepath.Join(wl, "workload.json"), w); err != nil {
 		return err
 	}
-	if err := writeJSONFile(filepath.Join(wl, "index.json"), bulkindex.IndexDefinition(p)); err != nil {
+	def, err := osbIndexDefinition(&corpus)
+	if err != nil {
+		return err
+	}
+	if err := writeJSONFile(filepath.Join(wl, "index.json"), def); err != nil {
 		return err
 	}
 	if err := writeJSONFile(filepath.Join(dir, osbClientOptions), map[string]any{"default": t.options}); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, osbRunIDFile), []byte(id+"\n"), 0o600)
+}
+
+// osbIndexDefinition is the native workload's create-index body with
+// fairbench's marker in the mapping's _meta, as the native workload writes
+// it (internal/workload/bulkindex, index.go): the index OSB makes is then
+// fairbench's, which a native bulkindex cell may delete and make again and
+// the search workload may reuse.
+func osbIndexDefinition(c *searchparams.Corpus) (map[string]any, error) {
+	def, err := c.Definition()
+	if err != nil {
+		return nil, err
+	}
+	mappings, _ := def["mappings"].(map[string]any)
+	mappings = maps.Clone(mappings)
+	if mappings == nil {
+		mappings = map[string]any{}
+	}
+	meta, _ := mappings["_meta"].(map[string]any)
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["fairbench"] = map[string]any{"workload": searchparams.Kind, "corpus": c.Describe(), "documents": c.Count()}
+	mappings["_meta"] = meta
+	def["mappings"] = mappings
+	return def, nil
+}
+
+// osbCorpusFile checks a corpus file as the native workload does
+// (searchparams.CheckCorpus: one JSON object per line, else FILE:LINE) and
+// returns its lines and size in bytes: OSB's document-count and
+// uncompressed-bytes. OSB reads lines up to their line break: a last line
+// without one would run into the next line of its _bulk body, so it is
+// refused.
+func osbCorpusFile(path string) (lines, size int64, err error) {
+	lines, _, err = searchparams.CheckCorpus([]string{path})
+	if err != nil {
+		return 0, 0, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("corpus: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, fmt.Errorf("corpus: %w", err)
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return 0, 0, fmt.Errorf("corpus %s: %w", path, err)
+	}
+	if last[0] != '\n' {
+		return 0, 0, fmt.Errorf("corpus %s:%d: the last line has no line break (OpenSearch Benchmark would join it with the next line of its _bulk body): end the file with one", path, lines)
+	}
+	return lines, st.Size(), nil
 }
 
 func writeJSONFile(path string, v any) error {
@@ -369,7 +450,7 @@ func writeGeneratedCorpus(path string, docs int64, seed uint64) (int64, error) {
 		return 0, err
 	}
 	cw := &lineCounter{w: bufio.NewWriterSize(f, 1<<20)}
-	err = bulkindex.WriteCorpus(cw, docs, seed)
+	err = searchparams.WriteCorpus(cw, docs, seed)
 	if err == nil {
 		err = cw.w.(*bufio.Writer).Flush()
 	}
@@ -400,53 +481,6 @@ func (c *lineCounter) Write(b []byte) (int, error) {
 		c.lastNL = b[n-1] == '\n'
 	}
 	return n, err
-}
-
-// countNDJSON checks that the file holds one JSON object per line, each line
-// ending with a line break, and returns the number of lines and the file's
-// size: OSB's document-count and uncompressed-bytes.
-func countNDJSON(path string) (lines, size int64, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	for {
-		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: read the rest of it.
-			long := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = r.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		if err != nil && err != io.EOF {
-			return 0, 0, fmt.Errorf("%s: %w", path, err)
-		}
-		lines++
-		size += int64(len(line))
-		if err == io.EOF {
-			return 0, 0, &ParseError{File: path, Line: int(lines), Msg: "the last line has no line break (OSB would join it with the next bulk line): end the file with one"}
-		}
-		body := bytes.TrimRight(line, "\r\n")
-		if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-			what := "not a JSON object"
-			if len(t) == 0 {
-				what = "an empty line"
-			}
-			return 0, 0, &ParseError{File: path, Line: int(lines), Msg: what + ": a corpus holds one JSON document per line (NDJSON, as OSB reads it)"}
-		}
-	}
-	if lines == 0 {
-		return 0, 0, fmt.Errorf("%s: no documents", path)
-	}
-	return lines, size, nil
 }
 
 // attachOSBLogDir replaces the run parsed from OSB's console summary by the

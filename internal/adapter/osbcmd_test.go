@@ -12,15 +12,13 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/workload/bulkindex"
+	"github.com/fairbench/fairbench/internal/params/searchparams"
 )
 
 // osbParams are bulkindex's parameters at their defaults (a small corpus),
 // with over applied.
 func osbParams(over map[string]any) params.Values {
-	p := params.Values{"docs": int64(1000), "seed": int64(1), "bulk-size": int64(500), "index": "fairbench-logs",
-		"shards": int64(1), "replicas": int64(0), "refresh-interval": "", "codec": "", "ingest-percentage": float64(100),
-		"mode": "index-append", "conflict-probability": float64(25), "retries": int64(0), "time-limit": time.Duration(0)}
+	p := params.WithDefaults(searchparams.BulkSpecs(), params.Values{"docs": int64(1000), "bulk_size": int64(500)})
 	for k, v := range over {
 		p[k] = v
 	}
@@ -84,8 +82,8 @@ func TestOSBToolIsRunnable(t *testing.T) {
 func TestBuildOSBGeneratedCorpus(t *testing.T) {
 	const pw = "s3cr:t,pw"
 	inv := Invocation{URL: "opensearch://admin:s3cr%3At%2Cpw@127.0.0.1:9241", Clients: 4, Duration: time.Minute,
-		Warmup: 5 * time.Second, Params: osbParams(map[string]any{"docs": int64(1234), "seed": int64(7), "bulk-size": int64(100),
-			"ingest-percentage": 50.0, "time-limit": 90 * time.Second})}
+		Warmup: 5 * time.Second, Params: osbParams(map[string]any{"docs": int64(1234), "seed": int64(7), "bulk_size": int64(100),
+			"ingest_percentage": 50.0, "time_limit": 90 * time.Second, "refresh_interval": "30s"})}
 	c, dir := osbBuild(t, inv)
 	all := strings.Join(append(slices.Clone(c.Argv), c.Env...), " ")
 	if strings.Contains(all, "s3cr") {
@@ -115,7 +113,7 @@ func TestBuildOSBGeneratedCorpus(t *testing.T) {
 
 	// The corpus: WriteCorpus's documents, counted.
 	var gen bytes.Buffer
-	if err := bulkindex.WriteCorpus(&gen, 1234, 7); err != nil {
+	if err := searchparams.WriteCorpus(&gen, 1234, 7); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "workload", "corpus-1.json"))
@@ -140,12 +138,22 @@ func TestBuildOSBGeneratedCorpus(t *testing.T) {
 	if !reflect.DeepEqual(task, wantTask) {
 		t.Errorf("bulk task %v, want %v", task, wantTask)
 	}
+	// index.json: the native workload's definition, with its marker.
 	idx := readJSON(t, filepath.Join(dir, "workload", "index.json"))
-	wantIdx, _ := json.Marshal(bulkindex.IndexDefinition(inv.Params))
+	def, err := searchparams.IndexDefinition(inv.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def["mappings"].(map[string]any)["_meta"] = map[string]any{"fairbench": map[string]any{"workload": "bulkindex",
+		"corpus": "generated http_logs documents (seed 7)", "documents": 617}}
+	wantIdx, _ := json.Marshal(def)
 	var wantIdxMap map[string]any
 	json.Unmarshal(wantIdx, &wantIdxMap)
 	if !reflect.DeepEqual(idx, wantIdxMap) {
-		t.Errorf("index.json %v, want IndexDefinition's %v", idx, wantIdxMap)
+		t.Errorf("index.json %v, want %v", idx, wantIdxMap)
+	}
+	if got := idx["settings"].(map[string]any)["index"].(map[string]any)["refresh_interval"]; got != "30s" {
+		t.Errorf("refresh_interval %v", got)
 	}
 }
 
@@ -156,7 +164,7 @@ func TestBuildOSBCorpusFiles(t *testing.T) {
 	os.WriteFile(a, []byte("{\"x\":1}\n{\"x\":2}\n{\"x\": \"three\"}\n"), 0o644)
 	os.WriteFile(b, []byte("{\"y\":1}\r\n{}\r\n"), 0o644)
 	c, dir := osbBuild(t, Invocation{URL: "opensearch://127.0.0.1:9241", Clients: 2,
-		Params: osbParams(map[string]any{"corpus": []string{a, b}, "mode": "index-update", "conflict-probability": 40.0})})
+		Params: osbParams(map[string]any{"corpus": []string{a, b}, "mode": "index-update", "conflict_probability": 40.0})})
 	eq(t, "hosts", c.Argv[4], "--target-hosts=127.0.0.1:9241")
 	docs, task, _ := osbSchedule(t, dir)
 	want := []map[string]any{
@@ -171,6 +179,11 @@ func TestBuildOSBCorpusFiles(t *testing.T) {
 		if to, err := os.Readlink(link); err != nil || to != f {
 			t.Errorf("%s links to %q (%v), want %s", link, to, err, f)
 		}
+	}
+	meta := readJSON(t, filepath.Join(dir, "workload", "index.json"))["mappings"].(map[string]any)["_meta"]
+	wantMeta := map[string]any{"fairbench": map[string]any{"workload": "bulkindex", "corpus": "a.json, b.ndjson", "documents": 5.0}}
+	if !reflect.DeepEqual(meta, wantMeta) {
+		t.Errorf("index marker %v, want %v", meta, wantMeta)
 	}
 	op := task["operation"].(map[string]any)
 	if op["conflicts"] != "random" || op["conflict-probability"] != 40.0 || op["on-conflict"] != "index" {
@@ -234,13 +247,25 @@ func TestOSBTargets(t *testing.T) {
 	if tg.options["verify_certs"] != false || tg.options["use_ssl"] != true {
 		t.Errorf("skip_verify: %v", tg.options)
 	}
+	// A user without a password: OPENSEARCH_PASSWORD's, as the driver's.
+	t.Setenv("OPENSEARCH_PASSWORD", "from-env")
+	if tg, err = parseOSBTarget("opensearchs://admin@h"); err != nil || tg.options["basic_auth_password"] != "from-env" {
+		t.Errorf("OPENSEARCH_PASSWORD: %v %v", tg.options, err)
+	}
+	t.Setenv("OPENSEARCH_PASSWORD", "")
+	// OSB has no API keys.
+	t.Setenv("OPENSEARCH_API_KEY", "k")
+	if _, err = parseOSBTarget("opensearchs://h"); err == nil || !strings.Contains(err.Error(), "takes no API key") {
+		t.Errorf("OPENSEARCH_API_KEY: %v", err)
+	}
+	t.Setenv("OPENSEARCH_API_KEY", "")
 	for raw, want := range map[string]string{
 		"postgres://h/db":                    "opensearch:// or opensearchs://",
 		"opensearch://h?ca=/x.pem":           "ca needs TLS",
 		"opensearch://h?skip_verify=true":    "skip_verify needs TLS",
 		"opensearchs://h?skip_verify=maybe":  "use true or false",
 		"opensearch://h?timeout=5":           `parameter "timeout"`,
-		"opensearch://u@h":                   "both a user and a password",
+		"opensearch://u@h":                   "a user and its password (in the URL or in OPENSEARCH_PASSWORD)",
 		"opensearch://h/logs":                "takes no path",
 		"opensearch://h:0":                   "no valid port",
 		"opensearch://h1,,h2":                "an empty host",
@@ -261,11 +286,11 @@ func TestBuildOSBRefuses(t *testing.T) {
 		"remove threads":            func(i *Invocation) { i.Threads = 2 },
 		"at least one client":       func(i *Invocation) { i.Clients = 0 },
 		"retries = 2":               func(i *Invocation) { i.Params["retries"] = int64(2) },
-		"ingest-percentage = 0":     func(i *Invocation) { i.Params["ingest-percentage"] = 0.0 },
+		"ingest_percentage = 0":     func(i *Invocation) { i.Params["ingest_percentage"] = 0.0 },
 		`mode = "index-delete"`:     func(i *Invocation) { i.Params["mode"] = "index-delete" },
-		"bulk-size = 0":             func(i *Invocation) { i.Params["bulk-size"] = int64(0) },
+		"bulk_size = 0":             func(i *Invocation) { i.Params["bulk_size"] = int64(0) },
 		"index name without {":      func(i *Invocation) { i.Params["index"] = "logs-{{x}}" },
-		"conflict-probability = -1": func(i *Invocation) { i.Params["mode"] = "index-update"; i.Params["conflict-probability"] = -1.0 },
+		"conflict_probability = -1": func(i *Invocation) { i.Params["mode"] = "index-update"; i.Params["conflict_probability"] = -1.0 },
 	} {
 		inv := base
 		inv.Params = osbParams(nil)
