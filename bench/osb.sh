@@ -16,16 +16,18 @@
 # transport port PORT+100, data in the output directory.
 #
 # Corpus: DOCS [500000] documents of fairbench's http_logs-shaped generator
-# (bulkindex.WriteCorpus, seed SEED [1]), written once by bench/corpus into
+# (searchparams.WriteCorpus, seed SEED [1]), written once by bench/corpus into
 # the output directory, with the index definition fairbench's bulkindex uses
-# (bulkindex.IndexDefinition, 1 shard, 0 replicas) as OSB's index.json. Both
-# tools index that file into the index fairbench-logs, deleted before every
-# run (untimed; OSB also deletes and creates it itself).
+# for generated documents (searchparams.IndexDefinition: 1 shard, 0 replicas,
+# http_logs' strict mapping) as OSB's index.json, which fairbench gets as
+# --mapping (without it a corpus file gets a dynamic mapping). Both tools
+# index that file into the index fairbench-logs, deleted before every run
+# (untimed; OSB also deletes and creates it itself, fairbench too).
 #
 # ROUNDS [3] rounds, each running both tools back to back, fairbench first in
 # odd rounds and OSB first in even ones:
 #   fairbench run --target opensearch://127.0.0.1:PORT --workload bulkindex --corpus FILE
-#     --bulk-size BULK -c CLIENTS --shards 1 --replicas 0 --warmup 0s --results F
+#     --mapping index.json --bulk-size BULK -c CLIENTS --shards 1 --replicas 0 --warmup 0s --results F
 #       docs/s: the run's headline (`fairbench report --results F --format json`,
 #       .cells[0].values[0]); F is a fresh results file per run
 #   opensearch-benchmark run --pipeline=benchmark-only --offline --workload-path=W
@@ -209,7 +211,7 @@ run_tool() {
     drop_index
     case $tool in
     fairbench)
-        times=$(measure "fb-r$r" "$log" "$FB" run --target "$URL" --workload bulkindex --corpus "$CORPUS" --bulk-size "$BULK" \
+        times=$(measure "fb-r$r" "$log" "$FB" run --target "$URL" --workload bulkindex --corpus "$CORPUS" --mapping "$WL/index.json" --bulk-size "$BULK" \
             -c "$CLIENTS" --shards 1 --replicas 0 --warmup 0s --results "$OUT/fairbench-r$r.db") \
             || die "fairbench run failed (output: $log)"
         rate=$("$FB" report --results "$OUT/fairbench-r$r.db" --format json | jq -r '.cells[0].values[0] // empty') \

@@ -1,7 +1,8 @@
 // Command corpus writes what bench/osb.sh gives both tools: the http_logs
-// documents of fairbench's bulkindex generator (bulkindex.WriteCorpus, one
+// documents of fairbench's bulkindex generator (searchparams.WriteCorpus, one
 // document per line), and the index definition fairbench's bulkindex uses
-// for the same parameters (bulkindex.IndexDefinition), as OSB's index.json.
+// for generated documents (searchparams.IndexDefinition: http_logs'
+// mapping), as OSB's index.json.
 //
 //	go run ./bench/corpus -docs 500000 -seed 1 -out corpus.json -index-json index.json -shards 1 -replicas 0
 //
@@ -17,7 +18,7 @@ import (
 	"os"
 
 	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/workload/bulkindex"
+	"github.com/fairbench/fairbench/internal/params/searchparams"
 )
 
 func main() {
@@ -44,7 +45,7 @@ func run(docs int64, seed uint64, out, indexJSON string, shards, replicas int64)
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if err := bulkindex.WriteCorpus(w, docs, seed); err != nil {
+	if err := searchparams.WriteCorpus(w, docs, seed); err != nil {
 		f.Close()
 		return err
 	}
@@ -61,8 +62,12 @@ func run(docs int64, seed uint64, out, indexJSON string, shards, replicas int64)
 		return err
 	}
 	if indexJSON != "" {
-		p := params.Values{"shards": shards, "replicas": replicas, "refresh-interval": "", "codec": "", "index": "fairbench-logs"}
-		b, err := json.MarshalIndent(bulkindex.IndexDefinition(p), "", "  ")
+		p := params.WithDefaults(searchparams.BulkSpecs(), params.Values{"docs": docs, "seed": int64(seed), "shards": shards, "replicas": replicas})
+		def, err := searchparams.IndexDefinition(p)
+		if err != nil {
+			return err
+		}
+		b, err := json.MarshalIndent(def, "", "  ")
 		if err != nil {
 			return err
 		}
