@@ -42,6 +42,13 @@ func init() {
 	driver.Register(Driver{}, "opensearch://", "opensearchs://", "elasticsearch://", "elasticsearchs://")
 }
 
+var (
+	_ driver.Search      = (*Conn)(nil)
+	_ driver.SearchAdmin = (*Conn)(nil)
+	_ driver.Path        = (*Conn)(nil)
+	_ driver.Environment = (*Client)(nil)
+)
+
 // clientPath names the client code path every run records.
 const clientPath = "opensearch-go"
 
@@ -171,6 +178,10 @@ func (s *Conn) Close(context.Context) error { return nil }
 
 // Classify implements driver.Conn.
 func (s *Conn) Classify(err error) result.ErrorClass { return classify(err) }
+
+// Environment implements driver.Environment for workloads that ask a
+// session: the client's description.
+func (s *Conn) Environment(ctx context.Context) (map[string]any, error) { return s.c.Environment(ctx) }
 
 // ClientPath implements driver.Path.
 func (s *Conn) ClientPath() string { return clientPath }

@@ -141,6 +141,12 @@ func TestIntegrationIndexLifecycle(t *testing.T) {
 		t.Errorf("bad query: %v", err)
 	}
 
+	if _, ok := any(s).(driver.Search); !ok {
+		t.Error("the session is no driver.Search")
+	}
+	if _, ok := any(s).(driver.SearchAdmin); !ok {
+		t.Error("the session is no driver.SearchAdmin")
+	}
 	env, err := cl.Environment(ctx)
 	if err != nil {
 		t.Fatal(err)
