@@ -855,7 +855,7 @@ start_clickhouse() {
 # start_opensearch — two OpenSearch 2.19.1 single-node clusters for the
 # search driver's tests (scripts/opensearch.sh: the jars from Maven Central,
 # Java and Maven from Debian, cached in .bin/; state in
-# .bin/opensearch-state/NAME/; ~1.3 GB of RAM for the two):
+# .bin/opensearch-state/NAME/; 1.28 GB of heap for the two, ~0.8 GB RSS idle):
 #   opensearch            127.0.0.1:9201, heap 768m
 #   opensearch-tinyqueue  127.0.0.1:9202, heap 512m, a write pool of one
 #                         thread and a queue of one, so that concurrent bulks
