@@ -6,6 +6,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -15,7 +19,9 @@ import (
 // http, no security plugin (scripts/opensearch.sh).
 func OpenSearch(t testing.TB) string {
 	t.Helper()
-	return need(t, "FAIRBENCH_TEST_OPENSEARCH")
+	u := need(t, "FAIRBENCH_TEST_OPENSEARCH")
+	OpenSearchShared(t, u)
+	return u
 }
 
 // OpenSearchTinyQueue returns the URL of the second test OpenSearch
@@ -24,7 +30,16 @@ func OpenSearch(t testing.TB) string {
 // requests get items refused with status 429 (rejected_execution_exception).
 func OpenSearchTinyQueue(t testing.TB) string {
 	t.Helper()
-	return need(t, "FAIRBENCH_TEST_OPENSEARCH_TINYQUEUE")
+	u := need(t, "FAIRBENCH_TEST_OPENSEARCH_TINYQUEUE")
+	OpenSearchShared(t, u)
+	return u
+}
+
+// OpenSearchURLOnly returns the test node's URL without taking its lock,
+// for a test that takes OpenSearchExclusive.
+func OpenSearchURLOnly(t testing.TB) string {
+	t.Helper()
+	return need(t, "FAIRBENCH_TEST_OPENSEARCH")
 }
 
 // OpenSearchIndex returns an index name of the test's own,
@@ -81,4 +96,34 @@ func openSearchDo(method, target string) (int, []byte, error) {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	return resp.StatusCode, body, err
+}
+
+// OpenSearchShared and OpenSearchExclusive coordinate the tests of all
+// packages on one test node (go test runs packages in parallel processes):
+// a test that turns the cluster red (OpenSearchExclusive) runs while no
+// other holds the node, and every other test (OpenSearchShared, which
+// OpenSearch and OpenSearchTinyQueue are for their callers) shares it. The
+// lock is a flock on a file per node, released when the test ends. A test
+// must take one of the two, once.
+func OpenSearchShared(t testing.TB, rawURL string) { lockNode(t, rawURL, syscall.LOCK_SH) }
+
+// OpenSearchExclusive: see OpenSearchShared.
+func OpenSearchExclusive(t testing.TB, rawURL string) { lockNode(t, rawURL, syscall.LOCK_EX) }
+
+func lockNode(t testing.TB, rawURL string, how int) {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(os.TempDir(), "fairbench-test-opensearch-"+strings.NewReplacer(":", "_", ",", "_").Replace(u.Host)+".lock")
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		t.Fatalf("locking the test node %s: %v", u.Host, err)
+	}
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }

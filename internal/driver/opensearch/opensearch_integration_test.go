@@ -8,30 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/testenv"
 )
-
-// openSearchURL is the test node's URL (FAIRBENCH_TEST_OPENSEARCH, an
-// OpenSearch 2.19.1 node), gated as testenv gates the other servers: skip
-// without it, fail under FAIRBENCH_REQUIRE_SERVERS=1. testenv.OpenSearch
-// will replace it.
-func openSearchURL(t testing.TB) string {
-	t.Helper()
-	v := os.Getenv("FAIRBENCH_TEST_OPENSEARCH")
-	if v == "" {
-		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") == "1" {
-			t.Fatal("FAIRBENCH_TEST_OPENSEARCH is not set; run the tests through ./scripts/test.sh")
-		}
-		t.Skip("FAIRBENCH_TEST_OPENSEARCH not set: integration test skipped")
-	}
-	return v
-}
 
 func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -42,8 +26,13 @@ func ctxT(t testing.TB) context.Context {
 // liveSession opens the test node and returns a session and its client.
 func liveSession(t testing.TB) (*Conn, *Client) {
 	t.Helper()
+	return liveSessionOn(t, testenv.OpenSearch(t))
+}
+
+func liveSessionOn(t testing.TB, rawURL string) (*Conn, *Client) {
+	t.Helper()
 	ctx := ctxT(t)
-	cl, err := Driver{}.Open(ctx, driver.Target{URL: openSearchURL(t)}, driver.Options{})
+	cl, err := Driver{}.Open(ctx, driver.Target{URL: rawURL}, driver.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +165,10 @@ func TestIntegrationIndexLifecycle(t *testing.T) {
 // A primary that cannot be allocated makes the cluster red, and Open says
 // so in one line.
 func TestIntegrationRedClusterRefused(t *testing.T) {
-	s, _ := liveSession(t)
+	// The whole node turns red for a moment: no other test may use it then.
+	u := testenv.OpenSearchURLOnly(t)
+	testenv.OpenSearchExclusive(t, u)
+	s, _ := liveSessionOn(t, u)
 	ctx := ctxT(t)
 	index := freshIndex(t, s) // deleted by the session opened while the cluster was well
 	body := []byte(`{"settings":{"number_of_shards":1,"number_of_replicas":0,"index.routing.allocation.require._name":"nowhere"}}`)
@@ -189,7 +181,7 @@ func TestIntegrationRedClusterRefused(t *testing.T) {
 	var err error
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		var cl driver.Client
-		if cl, err = (Driver{}).Open(ctx, driver.Target{URL: openSearchURL(t)}, driver.Options{}); err == nil {
+		if cl, err = (Driver{}).Open(ctx, driver.Target{URL: u}, driver.Options{}); err == nil {
 			cl.Close(ctx) // the cluster state has not turned red yet
 			continue
 		}
