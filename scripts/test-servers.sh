@@ -850,6 +850,32 @@ start_clickhouse() {
     ENV_LINES+=("FAIRBENCH_TEST_CLICKHOUSE_AUTH=$auth_url")
 }
 
+# ---------------------------------------------------------------- OpenSearch
+
+# start_opensearch — two OpenSearch 2.19.1 single-node clusters for the
+# search driver's tests (scripts/opensearch.sh: the jars from Maven Central,
+# Java and Maven from Debian, cached in .bin/; state in
+# .bin/opensearch-state/NAME/; 1.28 GB of heap for the two, ~0.8 GB RSS idle):
+#   opensearch            127.0.0.1:9201, heap 768m
+#   opensearch-tinyqueue  127.0.0.1:9202, heap 512m, a write pool of one
+#                         thread and a queue of one, so that concurrent bulks
+#                         get items refused with 429 (rejected_execution_exception)
+# Both start in parallel (~20-25 s each); running again while they are up
+# with the same settings is a no-op.
+start_opensearch() {
+    local script=$REPO_ROOT/scripts/opensearch.sh p1 p2 rc=0
+    bash "$script" install >/dev/null || die "installing OpenSearch failed (scripts/opensearch.sh install; see its output above)"
+    bash "$script" start opensearch 9201 768m >/dev/null &
+    p1=$!
+    bash "$script" start opensearch-tinyqueue 9202 512m thread_pool.write.size=1 thread_pool.write.queue_size=1 >/dev/null &
+    p2=$!
+    wait "$p1" || rc=1
+    wait "$p2" || rc=1
+    [ "$rc" -eq 0 ] || die "starting OpenSearch failed (scripts/opensearch.sh start; see its output above)"
+    ENV_LINES+=("FAIRBENCH_TEST_OPENSEARCH=opensearch://127.0.0.1:9201")
+    ENV_LINES+=("FAIRBENCH_TEST_OPENSEARCH_TINYQUEUE=opensearch://127.0.0.1:9202")
+}
+
 # ---------------------------------------------------------------------- main
 
 write_env() {
@@ -900,6 +926,7 @@ main() {
     install_go_tpc
     start_ferretdb
     start_clickhouse
+    start_opensearch
     write_env
 }
 

@@ -263,7 +263,7 @@ func Local(rawURL string) bool {
 }
 
 // keywordSecret finds secrets in libpq keyword/value strings ("host=x password=y").
-var keywordSecret = regexp.MustCompile(`(?i)\b((?:ssl)?password|token|secret)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)`)
+var keywordSecret = regexp.MustCompile(`(?i)\b((?:ssl)?password|token|secret|api_?key)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)`)
 
 // userinfoSecret finds user:password@ in strings net/url cannot parse, or
 // parses without a scheme ("//user:password@host").
@@ -285,8 +285,7 @@ func Redacted(rawURL string) string {
 	q := u.Query()
 	changed := false
 	for k := range q {
-		lk := strings.ToLower(k)
-		if strings.Contains(lk, "password") || strings.Contains(lk, "token") || strings.Contains(lk, "secret") {
+		if secretKey(k) {
 			q.Set(k, "xxxxx")
 			changed = true
 		}
@@ -295,6 +294,15 @@ func Redacted(rawURL string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// secretKey reports whether a URL query parameter holds a secret: a
+// password, a token, or an API key (OpenSearch's and Elasticsearch's
+// api_key).
+func secretKey(k string) bool {
+	lk := strings.ToLower(k)
+	return strings.Contains(lk, "password") || strings.Contains(lk, "token") || strings.Contains(lk, "secret") ||
+		strings.Contains(lk, "api_key") || strings.Contains(lk, "apikey")
 }
 
 // Secrets returns the secrets a target URL or connection string carries, so that
@@ -308,8 +316,7 @@ func Secrets(raw string) []string {
 			}
 		}
 		for k, vs := range u.Query() {
-			lk := strings.ToLower(k)
-			if strings.Contains(lk, "password") || strings.Contains(lk, "token") || strings.Contains(lk, "secret") {
+			if secretKey(k) {
 				out = append(out, vs...)
 			}
 		}

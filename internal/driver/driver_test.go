@@ -66,6 +66,27 @@ func TestRedactedHidesSecretQueryParameters(t *testing.T) {
 	}
 }
 
+// API keys (OpenSearch's and Elasticsearch's ?api_key=) are secrets too,
+// in URLs net/url parses and in those it refuses (a list of hosts).
+func TestRedactedHidesAPIKeys(t *testing.T) {
+	for _, in := range []string{
+		"opensearch://admin@127.0.0.1:9200/?api_key=ak-secret-1&tls=true",
+		"elasticsearchs://h1:9200,h2:x/?apiKey=ak-secret-1",
+		"opensearch://h1:9200,h2:9200?API_KEY=ak-secret-1",
+	} {
+		if got := driver.Redacted(in); strings.Contains(got, "ak-secret-1") {
+			t.Errorf("Redacted(%q) = %q leaks the API key", in, got)
+		}
+		found := false
+		for _, s := range driver.Secrets(in) {
+			found = found || s == "ak-secret-1"
+		}
+		if !found {
+			t.Errorf("Secrets(%q) = %q misses the API key", in, driver.Secrets(in))
+		}
+	}
+}
+
 func TestRedactedLeavesURLsWithoutSecretsAlone(t *testing.T) {
 	for _, in := range []string{
 		"postgres://bench@db.example.com:5432/fair?sslmode=disable",

@@ -401,7 +401,11 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 			return run, errors.New(run.Error)
 		}
 	}
-	if r.opt.Check && run.Status == result.StatusOK {
+	always := false
+	if a, ok := inst.(workload.AlwaysChecked); ok {
+		always = a.AlwaysCheck()
+	}
+	if (r.opt.Check || always) && run.Status == result.StatusOK {
 		if ch, ok := inst.(workload.Checker); ok {
 			if cerr := ch.Check(context.WithoutCancel(ctx), admin); cerr != nil {
 				run.Status = result.StatusFailed

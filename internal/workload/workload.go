@@ -118,6 +118,13 @@ type Checker interface {
 	Check(ctx context.Context, conn driver.Conn) error
 }
 
+// AlwaysChecked is optional: a Checker whose check belongs to every run
+// (OSB's final refresh and document count), which the runner then runs
+// after each run whether or not the user asked for checks.
+type AlwaysChecked interface {
+	AlwaysCheck() bool
+}
+
 // Cleaner is optional: removes only what the workload created.
 type Cleaner interface {
 	Cleanup(ctx context.Context, conn driver.Conn) error

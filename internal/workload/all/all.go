@@ -7,6 +7,7 @@ import (
 	_ "github.com/fairbench/fairbench/internal/driver/clickhouse"   // clickhouse:// targets (ClickHouse)
 	_ "github.com/fairbench/fairbench/internal/driver/mongodb"      // mongodb:// targets (MongoDB, FerretDB)
 	_ "github.com/fairbench/fairbench/internal/driver/mysql"        // mysql:// targets (MySQL, MariaDB)
+	_ "github.com/fairbench/fairbench/internal/driver/opensearch"   // opensearch://, elasticsearch:// targets
 	_ "github.com/fairbench/fairbench/internal/driver/pebble"       // pebble: targets (embedded KV, LSM tree)
 	_ "github.com/fairbench/fairbench/internal/driver/postgres"     // postgres:// targets
 	_ "github.com/fairbench/fairbench/internal/driver/redis"        // redis://, valkey:// targets (Redis, Valkey)

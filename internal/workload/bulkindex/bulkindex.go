@@ -209,6 +209,10 @@ func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
+// AlwaysCheck implements workload.AlwaysChecked: the count check is part of
+// the run, as OSB's refresh is part of its schedule.
+func (in *instance) AlwaysCheck() bool { return true }
+
 // Describe implements workload.Describer.
 func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 	facts := [][2]string{{"corpus", in.corpus.Describe()}, {"documents", strconv.FormatInt(in.corpus.Count(), 10)}, {"bulk size", strconv.Itoa(in.bulk)}}
