@@ -77,10 +77,8 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	}
 	// A tool that brings its own loader (go-tpc prepare) loads its own
 	// tables: the native workload of its kind (tpcc) does not load its own
-	// beside them. Nor is there a native preparation on a target that no
-	// driver of fairbench speaks to (Preflight lets it through as the
-	// tool's alone: an opensearch:// target without the OpenSearch driver).
-	if _, err := workload.Get(c.Workload.Kind); err == nil && t.Load == nil && hasDriver(c.Target.URL) {
+	// beside them.
+	if _, err := workload.Get(c.Workload.Kind); err == nil && t.Load == nil {
 		if err := r.prepare(ctx, c, false); err != nil {
 			return fail(err)
 		}
@@ -148,12 +146,6 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	run.Env = env
 	run.Status = result.StatusOK
 	return run, nil
-}
-
-// hasDriver reports whether a driver of fairbench serves the URL.
-func hasDriver(url string) bool {
-	_, err := driver.ForURL(url)
-	return err == nil
 }
 
 // toolLogDir makes the empty directory a run of t writes its side logs into,
