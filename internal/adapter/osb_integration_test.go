@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 
@@ -15,9 +14,6 @@ import (
 	"github.com/fairbench/fairbench/internal/testenv/cellrun"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
-
-// osbIndex is the index the test's cell indexes into (and removes).
-const osbIndex = "fairbench-osb-test"
 
 // osbHTTP sends one request to the OpenSearch of target (opensearch:// or
 // opensearchs://, first host) and decodes its JSON answer.
@@ -56,11 +52,8 @@ func osbHTTP(t *testing.T, target, method, path string) (int, map[string]any) {
 // test_run.json) and the index holds every document.
 func TestOSBCellIntegration(t *testing.T) {
 	testenv.OSB(t)
-	target := os.Getenv("FAIRBENCH_TEST_OPENSEARCH")
-	if target == "" {
-		t.Skip("FAIRBENCH_TEST_OPENSEARCH not set (opensearch://127.0.0.1:PORT): OpenSearch Benchmark test skipped")
-	}
-	t.Cleanup(func() { osbHTTP(t, target, "DELETE", "/"+osbIndex) })
+	target := testenv.OpenSearch(t)
+	osbIndex := testenv.OpenSearchIndex(t, target)
 	run, err := cellrun.One(t, fmt.Sprintf(`
 [study]
 name = "osb cell"

@@ -61,9 +61,10 @@ import (
 //
 // Target: opensearch://[user[:password]@]host[:port][,host2[:port2]…] (port
 // 9200) → --target-hosts, the password from OPENSEARCH_PASSWORD when the URL
-// has a user without one (OPENSEARCH_API_KEY is refused: OSB has no API
-// keys); opensearchs:// also sets use_ssl, with ?ca=FILE →
-// ca_certs and ?skip_verify=true → verify_certs false. OSB's client options
+// has a user without one (api_key and OPENSEARCH_API_KEY are refused: OSB
+// has no API keys); opensearchs:// or ?tls=true sets use_ssl, ?ca=FILE →
+// ca_certs and ?insecure=true → verify_certs false: the OpenSearch driver's
+// grammar, so that one target serves native and OSB cells. OSB's client options
 // go in a JSON file in the private directory (--client-options=FILE: OSB
 // reads a value ending in .json without ',' or ':' as a file,
 // osbenchmark/utils/opts.py), the user and password as basic_auth_user and
@@ -117,79 +118,124 @@ type osbTarget struct {
 	options map[string]any
 }
 
+// parseOSBTarget reads the OpenSearch driver's URL grammar
+// (internal/driver/opensearch, url.go):
+// opensearch[s]://[user[:password]@]host[:port][,host[:port]…][/][?tls=&ca=&insecure=],
+// split by hand as the driver does (net/url refuses a list of hosts with
+// ports).
 func parseOSBTarget(raw string) (*osbTarget, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("opensearch-benchmark needs an opensearch:// or opensearchs:// target URL")
-	}
 	t := &osbTarget{options: map[string]any{"timeout": 60}}
+	scheme, rest, ok := strings.Cut(raw, "://")
 	tls := false
-	switch strings.ToLower(u.Scheme) {
+	switch strings.ToLower(scheme) {
 	case "opensearch":
 	case "opensearchs":
 		tls = true
-		t.options["use_ssl"] = true
 	default:
-		return nil, fmt.Errorf("opensearch-benchmark needs an opensearch:// or opensearchs:// target, not %s://", u.Scheme)
-	}
-	if u.Path != "" && u.Path != "/" {
-		return nil, fmt.Errorf("target URL: opensearch-benchmark takes no path (%s): the index is the parameter index", u.Path)
-	}
-	for _, h := range strings.Split(u.Host, ",") {
-		if h == "" {
-			return nil, fmt.Errorf("target URL: an empty host in %q", u.Host)
+		if !ok {
+			scheme = raw
 		}
-		host, port, err := net.SplitHostPort(h)
+		return nil, fmt.Errorf("opensearch-benchmark needs an opensearch:// or opensearchs:// target, not %s", scheme)
+	}
+	rest, rawQuery, _ := strings.Cut(rest, "?")
+	authority, path, _ := strings.Cut(rest, "/")
+	if path != "" {
+		return nil, fmt.Errorf("target URL: unexpected path /%s: the index is the parameter index", path)
+	}
+	user, pw, hasUser, hasPW := "", "", false, false
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		var err error
+		u, p, withPW := strings.Cut(authority[:at], ":")
+		authority = authority[at+1:]
+		if user, err = url.PathUnescape(u); err != nil {
+			return nil, fmt.Errorf("target URL: the user is not validly percent-encoded")
+		}
+		if withPW {
+			if pw, err = url.PathUnescape(p); err != nil {
+				return nil, fmt.Errorf("target URL: the password is not validly percent-encoded")
+			}
+		}
+		hasUser, hasPW = true, withPW
+	}
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("target URL: query: %v", err)
+	}
+	for k := range q {
+		switch k {
+		case "tls", "ca", "insecure":
+		case "api_key":
+			return nil, fmt.Errorf("target URL: OpenSearch Benchmark 2.4 (opensearch-py) takes no API key: give the target a user (opensearchs://user@host) and its password in %s", osbPasswordEnv)
+		default:
+			return nil, fmt.Errorf("target URL parameter %q: opensearch-benchmark cells understand tls, ca and insecure", k)
+		}
+	}
+	boolParam := func(name string, def bool) (bool, error) {
+		v := q.Get(name)
+		if v == "" {
+			return def, nil
+		}
+		b, err := strconv.ParseBool(v)
 		if err != nil {
-			host, port = strings.Trim(h, "[]"), "9200"
+			return false, fmt.Errorf("target URL: %s=%q: use true or false", name, v)
 		}
-		if host == "" || strings.ContainsAny(host, "{}") {
-			return nil, fmt.Errorf("target URL: %q is not a host", h)
+		return b, nil
+	}
+	if tls, err = boolParam("tls", tls); err != nil {
+		return nil, err
+	}
+	insecure, err := boolParam("insecure", false)
+	if err != nil {
+		return nil, err
+	}
+	if (insecure || q.Get("ca") != "") && !tls {
+		return nil, fmt.Errorf("target URL: insecure and ca need TLS: use opensearchs:// or add tls=true")
+	}
+	if authority == "" {
+		return nil, fmt.Errorf("target URL: no host: write opensearch://host[:9200]")
+	}
+	for _, h := range strings.Split(authority, ",") {
+		host, port := h, "9200"
+		// A port follows the last colon, except inside an IPv6 literal's brackets.
+		if i := strings.LastIndex(h, ":"); i >= 0 && i > strings.LastIndex(h, "]") {
+			host, port = h[:i], h[i+1:]
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		if host == "" {
+			return nil, fmt.Errorf("target URL: an empty host in %q", authority)
 		}
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("target URL: %q has no valid port", h)
+			return nil, fmt.Errorf("target URL: port %q of %s is not a TCP port", port, host)
 		}
 		t.hosts = append(t.hosts, net.JoinHostPort(host, port))
 	}
-	if u.User != nil {
-		pw, ok := u.User.Password()
-		if !ok {
+	if tls {
+		t.options["use_ssl"] = true
+		if insecure {
+			t.options["verify_certs"] = false
+			t.options["ssl_show_warn"] = false
+		}
+		if ca := q.Get("ca"); ca != "" {
+			abs, err := filepath.Abs(ca)
+			if err != nil {
+				return nil, fmt.Errorf("target URL: ca=%s: %w", ca, err)
+			}
+			t.options["ca_certs"] = abs
+		}
+	}
+	if hasUser {
+		// A study file names the user and leaves the password to the
+		// environment, as the driver reads it.
+		if !hasPW {
 			pw = os.Getenv(osbPasswordEnv)
 		}
-		if u.User.Username() == "" || pw == "" {
+		if user == "" || pw == "" {
 			return nil, fmt.Errorf("target URL: opensearch-benchmark needs a user and its password (in the URL or in %s)", osbPasswordEnv)
 		}
-		t.options["basic_auth_user"] = u.User.Username()
+		t.options["basic_auth_user"] = user
 		t.options["basic_auth_password"] = pw
 	} else if os.Getenv(osbAPIKeyEnv) != "" {
 		return nil, fmt.Errorf("%s is set, but OpenSearch Benchmark 2.4 (opensearch-py) takes no API key: give the target a user (opensearchs://user@host) and its password in %s", osbAPIKeyEnv, osbPasswordEnv)
-	}
-	q := u.Query()
-	for k := range q {
-		if k != "ca" && k != "skip_verify" {
-			return nil, fmt.Errorf("target URL parameter %q: opensearch-benchmark cells understand ca and skip_verify (opensearchs://)", k)
-		}
-	}
-	if ca := q.Get("ca"); ca != "" {
-		if !tls {
-			return nil, fmt.Errorf("target URL: ca needs TLS: write opensearchs://")
-		}
-		abs, err := filepath.Abs(ca)
-		if err != nil {
-			return nil, fmt.Errorf("target URL: ca=%s: %w", ca, err)
-		}
-		t.options["ca_certs"] = abs
-	}
-	switch v := q.Get("skip_verify"); v {
-	case "", "false":
-	case "true":
-		if !tls {
-			return nil, fmt.Errorf("target URL: skip_verify needs TLS: write opensearchs://")
-		}
-		t.options["verify_certs"] = false
-		t.options["ssl_show_warn"] = false
-	default:
-		return nil, fmt.Errorf("target URL: skip_verify=%s: use true or false", v)
 	}
 	return t, nil
 }

@@ -231,21 +231,25 @@ func TestBuildOSBBadCorpus(t *testing.T) {
 }
 
 func TestOSBTargets(t *testing.T) {
-	tg, err := parseOSBTarget("opensearchs://u:p@h1:9201,h2,h3:9300?ca=/etc/ca.pem")
+	t.Setenv("OPENSEARCH_PASSWORD", "")
+	t.Setenv("OPENSEARCH_API_KEY", "")
+	tg, err := parseOSBTarget("opensearchs://u:p%40ss@h1:9201,h2,[::1]:9300/?ca=/etc/ca.pem")
 	if err != nil {
 		t.Fatal(err)
 	}
-	eq(t, "hosts", strings.Join(tg.hosts, ","), "h1:9201,h2:9200,h3:9300")
-	want := map[string]any{"timeout": 60, "use_ssl": true, "ca_certs": "/etc/ca.pem", "basic_auth_user": "u", "basic_auth_password": "p"}
+	eq(t, "hosts", strings.Join(tg.hosts, ","), "h1:9201,h2:9200,[::1]:9300")
+	want := map[string]any{"timeout": 60, "use_ssl": true, "ca_certs": "/etc/ca.pem", "basic_auth_user": "u", "basic_auth_password": "p@ss"}
 	if !reflect.DeepEqual(tg.options, want) {
 		t.Errorf("options %v, want %v", tg.options, want)
 	}
-	tg, err = parseOSBTarget("opensearchs://h?skip_verify=true")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tg.options["verify_certs"] != false || tg.options["use_ssl"] != true {
-		t.Errorf("skip_verify: %v", tg.options)
+	for raw, want := range map[string]map[string]any{
+		"opensearch://h?tls=true&insecure=true": {"timeout": 60, "use_ssl": true, "verify_certs": false, "ssl_show_warn": false},
+		"opensearchs://h?tls=false":             {"timeout": 60},
+		"opensearch://h:9241":                   {"timeout": 60},
+	} {
+		if tg, err := parseOSBTarget(raw); err != nil || !reflect.DeepEqual(tg.options, want) {
+			t.Errorf("%s: options %v (%v), want %v", raw, tg.options, err, want)
+		}
 	}
 	// A user without a password: OPENSEARCH_PASSWORD's, as the driver's.
 	t.Setenv("OPENSEARCH_PASSWORD", "from-env")
@@ -260,16 +264,19 @@ func TestOSBTargets(t *testing.T) {
 	}
 	t.Setenv("OPENSEARCH_API_KEY", "")
 	for raw, want := range map[string]string{
-		"postgres://h/db":                    "opensearch:// or opensearchs://",
-		"opensearch://h?ca=/x.pem":           "ca needs TLS",
-		"opensearch://h?skip_verify=true":    "skip_verify needs TLS",
-		"opensearchs://h?skip_verify=maybe":  "use true or false",
-		"opensearch://h?timeout=5":           `parameter "timeout"`,
-		"opensearch://u@h":                   "a user and its password (in the URL or in OPENSEARCH_PASSWORD)",
-		"opensearch://h/logs":                "takes no path",
-		"opensearch://h:0":                   "no valid port",
-		"opensearch://h1,,h2":                "an empty host",
-		"opensearch://h:9200/?x=1&ca=/a.pem": `parameter "x"`,
+		"postgres://h/db":                   "opensearch:// or opensearchs://",
+		"elasticsearch://h":                 "opensearch:// or opensearchs://",
+		"opensearch://h?ca=/x.pem":          "insecure and ca need TLS",
+		"opensearch://h?insecure=true":      "insecure and ca need TLS",
+		"opensearchs://h?insecure=maybe":    "use true or false",
+		"opensearch://h?timeout=5":          `parameter "timeout"`,
+		"opensearch://h?api_key=abc":        "takes no API key",
+		"opensearch://u@h":                  "a user and its password (in the URL or in OPENSEARCH_PASSWORD)",
+		"opensearch://h/logs":               "unexpected path /logs",
+		"opensearch://h:0":                  "not a TCP port",
+		"opensearch://h1:9200,,h2":          "an empty host",
+		"opensearch://":                     "no host",
+		"opensearch://h:9200/?x=1&tls=true": `parameter "x"`,
 	} {
 		if _, err := parseOSBTarget(raw); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", raw, err, want)
