@@ -24,6 +24,11 @@
 # index that file into the index fairbench-logs, deleted before every run
 # (untimed; OSB also deletes and creates it itself, fairbench too).
 #
+# Warm-up: WARMUP [1] untimed runs of each tool before the rounds (the node's
+# JIT and caches warm up, and OSB's first run over a corpus file writes its
+# .offset table, which later runs reuse); their figures are kept apart
+# (position 0 in the CSV) and not in the summary.
+#
 # ROUNDS [3] rounds, each running both tools back to back, fairbench first in
 # odd rounds and OSB first in even ones:
 #   fairbench run --target opensearch://127.0.0.1:PORT --workload bulkindex --corpus FILE
@@ -55,7 +60,7 @@
 # fairbench/OSB; then the medians of each and the paired ratios over the
 # rounds (bench/ratio.awk: geometric mean and 95 % interval).
 #
-# Environment (defaults in brackets): DOCS [500000]; ROUNDS [3]; BULK [5000];
+# Environment (defaults in brackets): DOCS [500000]; ROUNDS [3]; WARMUP [1]; BULK [5000];
 # CLIENTS [8]; SEED [1]; PORT [9211]; HEAP [2g]; OS_URL [none: start a node];
 # OS_RUNNER [/tmp/osrunner]; TOOLS [fairbench osb]; OSB [scripts/install-osb.sh's];
 # OUT_DIR [bench/out]; KEEP_CORPUS=1 keeps the corpus file [removed].
@@ -63,11 +68,12 @@
 # cpu_us_per_doc,count); outputs in bench/out/osb-<stamp>/; the summary also in
 # bench/out/osb-<stamp>-summary.txt.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-DOCS=${DOCS:-500000}; ROUNDS=${ROUNDS:-3}; BULK=${BULK:-5000}; CLIENTS=${CLIENTS:-8}; SEED=${SEED:-1}
+DOCS=${DOCS:-500000}; ROUNDS=${ROUNDS:-3}; WARMUP=${WARMUP:-1}; BULK=${BULK:-5000}; CLIENTS=${CLIENTS:-8}; SEED=${SEED:-1}
 PORT=${PORT:-9211}; HEAP=${HEAP:-2g}; OS_URL=${OS_URL:-}; OS_RUNNER=${OS_RUNNER:-/tmp/osrunner}
 TOOLS=${TOOLS:-fairbench osb}; OUT_DIR=${OUT_DIR:-$ROOT/bench/out}; KEEP_CORPUS=${KEEP_CORPUS:-0}
 require_positive DOCS ROUNDS BULK CLIENTS PORT
 is_uint "$SEED" || die "SEED must be a whole number (got '$SEED')"
+is_uint "$WARMUP" || die "WARMUP must be a whole number ≥ 0 (got '$WARMUP')"
 [[ $HEAP =~ ^[0-9]+[mg]$ ]] || die "HEAP must be like 2g or 1536m (got '$HEAP')"
 for t in $TOOLS; do [[ $t == fairbench || $t == osb ]] || die "TOOLS: fairbench and/or osb (got '$t')"; done
 has_tool() { [[ " $TOOLS " == *" $1 "* ]]; }
@@ -236,10 +242,14 @@ run_tool() {
         'BEGIN {printf "%s,%s,%s,%.1f,%.3f,%.3f,%.3f,%s\n", r, t, p, rate, u + s, w, (u + s) / d * 1e6, c}' >>"$CSV"
 }
 
-log "osb.sh: OpenSearch $VERSION at $(redact "$URL"); $DOCS docs ($nbytes bytes, seed $SEED), bulk $BULK, $CLIENTS clients, $ROUNDS rounds; tools: $TOOLS"
+log "osb.sh: OpenSearch $VERSION at $(redact "$URL"); $DOCS docs ($nbytes bytes, seed $SEED), bulk $BULK, $CLIENTS clients, $WARMUP warm-up + $ROUNDS rounds; tools: $TOOLS"
 log "nproc $(nproc); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); fairbench $(git rev-parse --short HEAD 2>/dev/null || echo ?); $(if has_tool osb; then "$OSB" --version 2>/dev/null | tail -1; fi)"
 log "client CPU: $(case $CG in v1) echo "cgroup v1 cpuacct per run" ;; v2) echo "cgroup v2 cpu.stat per run" ;; none) echo "/usr/bin/time (no writable cgroup: OSB's actor-system workers are NOT counted)" ;; esac); output $OUT"
 read -r -a ORDER <<<"$TOOLS"
+for w in $(seq 1 "$WARMUP"); do
+    for t in "${ORDER[@]}"; do run_tool "$t" "w$w" 0; done
+    printf 'w'
+done
 for r in $(seq 1 "$ROUNDS"); do
     if [ ${#ORDER[@]} -eq 2 ] && [ $((r % 2)) -eq 0 ]; then seq_tools=("${ORDER[1]}" "${ORDER[0]}"); else seq_tools=("${ORDER[@]}"); fi
     pos=1
@@ -252,8 +262,8 @@ done
 echo
 
 # --- summary ------------------------------------------------------------------
-val() { awk -F, -v r="$1" -v t="$2" -v f="$3" '$1 == r && $2 == t {print $f}' "$CSV"; }
-med() { awk -F, -v t="$1" -v f="$2" '$2 == t {print $f}' "$CSV" | sort -g | awk '{a[NR] = $1} END {if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
+val() { awk -F, -v r="$1" -v t="$2" -v f="$3" '$1 == r && $2 == t && $3 > 0 {print $f}' "$CSV"; }
+med() { awk -F, -v t="$1" -v f="$2" '$2 == t && $3 > 0 {print $f}' "$CSV" | sort -g | awk '{a[NR] = $1} END {if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
 ratio() { if [ -n "$1" ] && [ -n "$2" ]; then awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a / b; else printf "-"}'; else printf -- '-'; fi; }
 log ""
 log "$(printf '%-6s %12s %12s %9s   %12s %12s %9s   %s' round 'fb docs/s' 'osb docs/s' 'fb/osb' 'fb µs/doc' 'osb µs/doc' 'fb/osb' 'index count fb/osb')"
@@ -267,8 +277,8 @@ done
 mfr=$(med fairbench 4); mor=$(med osb 4); mfc=$(med fairbench 7); moc=$(med osb 7)
 log "$(printf '%-6s %12s %12s %9s   %12s %12s %9s' median "${mfr:--}" "${mor:--}" "$(ratio "$mfr" "$mor")" "${mfc:--}" "${moc:--}" "$(ratio "$mfc" "$moc")")"
 if has_tool fairbench && has_tool osb; then
-    pr=$(awk -F, '{print "bulk," $2 "," $1 "," $4}' "$CSV" | awk -F, -v ref=osb -v new=fairbench -f bench/ratio.awk | cut -d, -f2-5)
-    pc=$(awk -F, '{print "bulk," $2 "," $1 "," $7}' "$CSV" | awk -F, -v ref=osb -v new=fairbench -f bench/ratio.awk | cut -d, -f2-5)
+    pr=$(awk -F, '$3 > 0 {print "bulk," $2 "," $1 "," $4}' "$CSV" | awk -F, -v ref=osb -v new=fairbench -f bench/ratio.awk | cut -d, -f2-5)
+    pc=$(awk -F, '$3 > 0 {print "bulk," $2 "," $1 "," $7}' "$CSV" | awk -F, -v ref=osb -v new=fairbench -f bench/ratio.awk | cut -d, -f2-5)
     log "paired fb/osb over rounds (pairs,geomean,95% low,high): docs/s $pr; CPU per doc $pc"
 fi
 log "rows: $CSV"
