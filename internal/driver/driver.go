@@ -22,12 +22,15 @@ package driver
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -76,6 +79,35 @@ type Conn interface {
 	Classify(err error) result.ErrorClass
 }
 
+// ClientState is the open/closed state every shared client keeps: sessions
+// are refused once the client is closed, and what it holds is released once.
+// Drivers' clients embed it.
+type ClientState struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+// CheckOpen returns ErrClientClosed once the client is closed.
+func (s *ClientState) CheckOpen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClientClosed
+	}
+	return nil
+}
+
+// CloseOnce marks the client closed and calls release the first time only.
+func (s *ClientState) CloseOnce(release func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return release()
+}
+
 // ConnClient is the Client of drivers whose session is one connection
 // (PostgreSQL, MySQL, SQLite): Session dials a new connection with what Open
 // parsed once. It implements Environment by asking a fresh session, and
@@ -83,9 +115,7 @@ type Conn interface {
 type ConnClient struct {
 	dial      func(ctx context.Context) (Conn, error)
 	inProcess bool
-
-	mu     sync.Mutex
-	closed bool
+	ClientState
 }
 
 // NewConnClient returns a client whose sessions are the connections dial opens.
@@ -98,21 +128,15 @@ var ErrClientClosed = errors.New("the client is closed")
 
 // Session implements Client: a new connection.
 func (c *ConnClient) Session(ctx context.Context) (Conn, error) {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, ErrClientClosed
+	if err := c.CheckOpen(); err != nil {
+		return nil, err
 	}
 	return c.dial(ctx)
 }
 
 // Close implements Client.
 func (c *ConnClient) Close(context.Context) error {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
-	return nil
+	return c.CloseOnce(func() error { return nil })
 }
 
 // InProcess implements InProcess.
@@ -437,3 +461,30 @@ type scrubbedError struct {
 
 func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Unwrap() error { return e.err }
+
+// CAPool reads a PEM file of CA certificates (a URL's ca, ca_file, ssl-ca),
+// the error naming the file as key says it.
+func CAPool(key, file string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read: %w", key, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s %s holds no PEM certificate", key, file)
+	}
+	return pool, nil
+}
+
+// BoolParam reads a URL's true/false parameter, def when absent.
+func BoolParam(q url.Values, name string, def bool) (bool, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: use true or false", name, v)
+	}
+	return b, nil
+}

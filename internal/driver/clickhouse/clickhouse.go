@@ -68,31 +68,20 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 type Client struct {
 	cfg  config
 	conn chdriver.Conn
-
-	mu     sync.Mutex
-	closed bool
+	driver.ClientState
 }
 
 // Session implements driver.Client.
 func (c *Client) Session(context.Context) (driver.Conn, error) {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, driver.ErrClientClosed
+	if err := c.CheckOpen(); err != nil {
+		return nil, err
 	}
 	return &Conn{c: c}, nil
 }
 
 // Close implements driver.Client: it closes the pool.
 func (c *Client) Close(context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil
-	}
-	c.closed = true
-	return c.cfg.secrets.ScrubErr(c.conn.Close())
+	return c.CloseOnce(func() error { return c.cfg.secrets.ScrubErr(c.conn.Close()) })
 }
 
 // Conn is one worker's session on the shared pool.

@@ -2,7 +2,6 @@ package clickhouse
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
 	"net/url"
@@ -89,17 +88,7 @@ func parseURL(raw string) (config, error) {
 		return bad("database name %q may not contain / space quotes or backslash", db)
 	}
 	cfg.database = db
-	boolParam := func(name string) (bool, error) {
-		v := q.Get(name)
-		if v == "" {
-			return false, nil
-		}
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return false, fmt.Errorf("%s=%q: use true or false", name, v)
-		}
-		return b, nil
-	}
+	boolParam := func(name string) (bool, error) { return driver.BoolParam(q, name, false) }
 	durParam := func(name string, def time.Duration) (time.Duration, error) {
 		v := q.Get(name)
 		if v == "" {
@@ -154,13 +143,9 @@ func parseURL(raw string) (config, error) {
 	if cfg.tls {
 		tc := &tls.Config{ServerName: host, InsecureSkipVerify: cfg.insecure} //nolint:gosec // only when the URL asks
 		if f := q.Get("ca_file"); f != "" {
-			pem, err := os.ReadFile(f)
+			pool, err := driver.CAPool("ca_file", f)
 			if err != nil {
-				return bad("ca_file: %v", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return bad("ca_file %s holds no PEM certificate", f)
+				return bad("%v", err)
 			}
 			tc.RootCAs = pool
 		}

@@ -14,7 +14,6 @@ package mongodb
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
@@ -62,20 +61,15 @@ type Client struct {
 	cfg config
 	mc  *mongo.Client
 	db  *mongo.Database
-
-	mu     sync.Mutex
-	closed bool
+	driver.ClientState
 }
 
 // Session implements driver.Client: a handle on the shared pool, bound to
 // the URL's database. It dials nothing itself; the pool opens a connection
 // when the session's first operation needs one.
 func (c *Client) Session(context.Context) (driver.Conn, error) {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, driver.ErrClientClosed
+	if err := c.CheckOpen(); err != nil {
+		return nil, err
 	}
 	return &Conn{c: c, colls: map[string]*mongo.Collection{}}, nil
 }
@@ -83,13 +77,7 @@ func (c *Client) Session(context.Context) (driver.Conn, error) {
 // Close implements driver.Client: it disconnects the pool, which ends the
 // sessions still open.
 func (c *Client) Close(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil
-	}
-	c.closed = true
-	return c.cfg.secrets.ScrubErr(c.mc.Disconnect(ctx))
+	return c.CloseOnce(func() error { return c.cfg.secrets.ScrubErr(c.mc.Disconnect(ctx)) })
 }
 
 // Conn is one worker's session. It is not safe for concurrent use (the

@@ -2,7 +2,6 @@ package mysql
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -199,13 +198,9 @@ func (cfg Config) tlsConfig() (*tls.Config, error) {
 		tc.InsecureSkipVerify = true
 	}
 	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
+		pool, err := driver.CAPool("ssl-ca", cfg.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("ssl-ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("ssl-ca %s holds no PEM certificate", cfg.CAFile)
+			return nil, err
 		}
 		tc.RootCAs = pool
 	}

@@ -68,8 +68,8 @@ func (c *Client) check(ctx context.Context) error {
 		return c.openError(err)
 	}
 	if h.Status == "red" {
-		return fmt.Errorf("%s: cluster %q is red: a primary shard is unassigned (%d unassigned shards in all): GET _cluster/allocation/explain says why",
-			c.cfg.redacted, h.ClusterName, h.UnassignedShards)
+		return fmt.Errorf("cluster %q is red: a primary shard is unassigned (%d unassigned shards in all): GET _cluster/allocation/explain says why",
+			h.ClusterName, h.UnassignedShards)
 	}
 	return nil
 }
@@ -79,21 +79,21 @@ func (c *Client) openError(err error) error {
 	var e *Error
 	if !errors.As(err, &e) {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: cannot connect within %v: %w: is the node up, and is this its HTTP port?", c.cfg.redacted, openTimeout, err)
+			return fmt.Errorf("cannot connect within %v: %w: is the node up, and is this its HTTP port?", openTimeout, err)
 		}
-		return fmt.Errorf("%s: cannot connect: %w: is the node up?", c.cfg.redacted, err)
+		return fmt.Errorf("cannot connect: %w: is the node up?", err)
 	}
 	if e.Status != http.StatusUnauthorized && e.Status != http.StatusForbidden {
-		return fmt.Errorf("%s: %w", c.cfg.redacted, err)
+		return err
 	}
 	switch {
 	case c.cfg.apiKey != "":
-		return fmt.Errorf("%s: HTTP %d: the API key was refused: check %s or the URL's api_key", c.cfg.redacted, e.Status, c.cfg.apiKeyEnv())
+		return fmt.Errorf("HTTP %d: the API key was refused: check %s or the URL's api_key", e.Status, c.cfg.apiKeyEnv())
 	case c.cfg.user != "":
-		return fmt.Errorf("%s: HTTP %d: user %q was refused: check %s or the URL's password", c.cfg.redacted, e.Status, c.cfg.user, c.cfg.passwordEnv())
+		return fmt.Errorf("HTTP %d: user %q was refused: check %s or the URL's password", e.Status, c.cfg.user, c.cfg.passwordEnv())
 	}
-	return fmt.Errorf("%s: HTTP %d: the cluster wants credentials: name a user in the URL (%s://USER@host) with its password in %s, or set %s",
-		c.cfg.redacted, e.Status, c.cfg.engine, c.cfg.passwordEnv(), c.cfg.apiKeyEnv())
+	return fmt.Errorf("HTTP %d: the cluster wants credentials: name a user in the URL (%s://USER@host) with its password in %s, or set %s",
+		e.Status, c.cfg.engine, c.cfg.passwordEnv(), c.cfg.apiKeyEnv())
 }
 
 func indexPath(index, suffix string) string { return "/" + url.PathEscape(index) + suffix }

@@ -27,7 +27,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -135,19 +134,14 @@ func newClient(cfg config) (*osgo.Client, error) {
 type Client struct {
 	cfg config
 	oc  *osgo.Client
-
-	mu     sync.Mutex
-	closed bool
+	driver.ClientState
 }
 
 // Session implements driver.Client: a handle on the shared client and its
 // keep-alive connections, with a response buffer of its own.
 func (c *Client) Session(context.Context) (driver.Conn, error) {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, driver.ErrClientClosed
+	if err := c.CheckOpen(); err != nil {
+		return nil, err
 	}
 	return &Conn{c: c}, nil
 }
@@ -155,13 +149,7 @@ func (c *Client) Session(context.Context) (driver.Conn, error) {
 // Close implements driver.Client: it stops the library's background work
 // and closes the idle connections.
 func (c *Client) Close(context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil
-	}
-	c.closed = true
-	return c.oc.Close()
+	return c.CloseOnce(c.oc.Close)
 }
 
 // Conn is one worker's session. It is not safe for concurrent use (the

@@ -281,7 +281,7 @@ func TestOpenUnreachable(t *testing.T) {
 		t.Errorf("Open took %v", took)
 	}
 	t.Log(err)
-	want := "opensearch://admin:xxxxx@" + addr + ": cannot connect: "
+	want := "cannot connect: " // the runner names the target
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), ": is the node up?") || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("error %v, want %q ... is the node up?", err, want)
 	}

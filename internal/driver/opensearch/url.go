@@ -2,7 +2,6 @@ package opensearch
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
 	"net/url"
@@ -97,17 +96,7 @@ func parseURL(raw string) (config, error) {
 	if err := driver.CheckParams(q, params); err != nil {
 		return bad("%v", err)
 	}
-	boolParam := func(name string, def bool) (bool, error) {
-		v := q.Get(name)
-		if v == "" {
-			return def, nil
-		}
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return false, fmt.Errorf("%s=%q: use true or false", name, v)
-		}
-		return b, nil
-	}
+	boolParam := func(name string, def bool) (bool, error) { return driver.BoolParam(q, name, def) }
 	if cfg.tls, err = boolParam("tls", cfg.tls); err != nil {
 		return bad("%v", err)
 	}
@@ -158,13 +147,9 @@ func parseURL(raw string) (config, error) {
 	if cfg.tls {
 		cfg.tlsConfig = &tls.Config{InsecureSkipVerify: cfg.insecure} //nolint:gosec // only when the URL asks, and recorded
 		if f := q.Get("ca"); f != "" {
-			pem, err := os.ReadFile(f)
+			pool, err := driver.CAPool("ca", f)
 			if err != nil {
-				return bad("ca: cannot read %s: %v", f, err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return bad("ca: %s holds no PEM certificate", f)
+				return bad("%v", err)
 			}
 			cfg.tlsConfig.RootCAs = pool
 		}

@@ -22,7 +22,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -86,19 +85,14 @@ type Client struct {
 	cfg   Config
 	admin goredis.UniversalClient
 	slots atomic.Pointer[slotMap]
-
-	mu     sync.Mutex
-	closed bool
+	driver.ClientState
 }
 
 // Session implements driver.Client: a connection of its own (one per node in
 // cluster mode, dialled when first needed).
 func (c *Client) Session(ctx context.Context) (driver.Conn, error) {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, driver.ErrClientClosed
+	if err := c.CheckOpen(); err != nil {
+		return nil, err
 	}
 	switch {
 	case c.cfg.Library:
@@ -115,11 +109,5 @@ func (c *Client) Session(ctx context.Context) (driver.Conn, error) {
 
 // Close implements driver.Client.
 func (c *Client) Close(context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil
-	}
-	c.closed = true
-	return c.admin.Close()
+	return c.CloseOnce(c.admin.Close)
 }

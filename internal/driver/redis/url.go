@@ -2,7 +2,6 @@ package redis
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
 	"net/url"
@@ -155,13 +154,9 @@ func (cfg Config) tlsConfig() (*tls.Config, error) {
 	}
 	tc := &tls.Config{ServerName: cfg.Host, MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.SkipVerify}
 	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
+		pool, err := driver.CAPool("ca", cfg.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("ca %s holds no PEM certificate", cfg.CAFile)
+			return nil, err
 		}
 		tc.RootCAs = pool
 	}
