@@ -20,7 +20,8 @@
 # 127.0.0.1, plain http on HTTP_PORT and transport on HTTP_PORT+100, cluster
 # fairbench-NAME, node NAME, disk watermarks off; each key=value is a node
 # setting (e.g. thread_pool.write.size=1 thread_pool.write.queue_size=1).
-# State in .bin/opensearch-state/NAME/: node.pid, node.cmd (the command
+# State in /var/lib/fairbench-test/opensearch/NAME/ (.bin/opensearch-state/
+# when that cannot be written; OS_STATE overrides): node.pid, node.cmd (the command
 # line), node.log (the node's log), node/ (data and config; wiped at every
 # start: each start is a fresh, empty cluster). Waits until the cluster is
 # yellow or green (at most OS_START_TIMEOUT s, 120 by default; on failure the
@@ -40,7 +41,13 @@ OS_SRC=$REPO_ROOT/scripts/opensearch
 OS_BIN=$REPO_ROOT/.bin
 OS_HOME=$OS_BIN/opensearch-$OS_VERSION
 OS_M2=$OS_BIN/maven-repo
-OS_STATE=$OS_BIN/opensearch-state
+# The nodes' state lives outside the clone, as the other test servers' does,
+# so that a node another clone started is found (and restarted with this
+# clone's build) instead of holding the port.
+if [ -z "${OS_STATE:-}" ]; then
+    OS_STATE=${KV_STATE:-/var/lib/fairbench-test}/opensearch
+    mkdir -p "$OS_STATE" 2>/dev/null || OS_STATE=$OS_BIN/opensearch-state
+fi
 OS_HOST=127.0.0.1
 OS_START_TIMEOUT=${OS_START_TIMEOUT:-120}
 OS_DEFAULT_HEAP=1g

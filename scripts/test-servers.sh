@@ -855,7 +855,7 @@ start_clickhouse() {
 # start_opensearch — two OpenSearch 2.19.1 single-node clusters for the
 # search driver's tests (scripts/opensearch.sh: the jars from Maven Central,
 # Java and Maven from Debian, cached in .bin/; state in
-# .bin/opensearch-state/NAME/; 1.28 GB of heap for the two, ~0.8 GB RSS idle):
+# /var/lib/fairbench-test/opensearch/NAME/; 1.28 GB of heap for the two, ~0.8 GB RSS idle):
 #   opensearch            127.0.0.1:9201, heap 768m
 #   opensearch-tinyqueue  127.0.0.1:9202, heap 512m, a write pool of one
 #                         thread and a queue of one, so that concurrent bulks
@@ -863,7 +863,12 @@ start_clickhouse() {
 # Both start in parallel (~20-25 s each); running again while they are up
 # with the same settings is a no-op.
 start_opensearch() {
-    local script=$REPO_ROOT/scripts/opensearch.sh p1 p2 rc=0
+    local script=$REPO_ROOT/scripts/opensearch.sh p1 p2 p3 rc=0 osb_out
+    # OpenSearch Benchmark 2.4.0 (the tool cell's peer, ~3 min cold from
+    # PyPI) installs while the nodes start.
+    osb_out=$(mktemp)
+    bash "$REPO_ROOT/scripts/install-osb.sh" "$REPO_ROOT/.bin" >"$osb_out" &
+    p3=$!
     bash "$script" install >/dev/null || die "installing OpenSearch failed (scripts/opensearch.sh install; see its output above)"
     bash "$script" start opensearch 9201 768m >/dev/null &
     p1=$!
@@ -872,6 +877,9 @@ start_opensearch() {
     wait "$p1" || rc=1
     wait "$p2" || rc=1
     [ "$rc" -eq 0 ] || die "starting OpenSearch failed (scripts/opensearch.sh start; see its output above)"
+    wait "$p3" || die "installing OpenSearch Benchmark failed (scripts/install-osb.sh; see its output above)"
+    ENV_LINES+=("FAIRBENCH_TEST_OSB=$(tail -n 1 "$osb_out")")
+    rm -f "$osb_out"
     ENV_LINES+=("FAIRBENCH_TEST_OPENSEARCH=opensearch://127.0.0.1:9201")
     ENV_LINES+=("FAIRBENCH_TEST_OPENSEARCH_TINYQUEUE=opensearch://127.0.0.1:9202")
 }

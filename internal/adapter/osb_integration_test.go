@@ -99,3 +99,38 @@ index = "%s"
 		t.Errorf("%s's _meta %v: no fairbench marker for 20000 documents", osbIndex, meta)
 	}
 }
+
+// OSB's delete-index spares no index; the cell's native preparation refuses
+// an index fairbench did not create before OSB starts.
+func TestOSBCellLeavesAForeignIndexAlone(t *testing.T) {
+	target := testenv.OpenSearch(t)
+	index := testenv.OpenSearchIndex(t, target)
+	base, err := testenv.OpenSearchHTTP(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPut, base+"/"+index+"/_doc/1?refresh=true", strings.NewReader(`{"mine":true}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode/100 != 2 {
+		t.Fatalf("creating a foreign index: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	run, err := cellrun.One(t, fmt.Sprintf(`
+[study]
+name = "osb cell"
+[[target]]
+name = "opensearch"
+url = "%s"
+[[workload]]
+tool = "opensearch-benchmark"
+docs = 1000
+index = "%s"
+`, target, index), false)
+	if err == nil || !strings.Contains(run.Error, "fairbench did not create it") {
+		t.Fatalf("an OSB cell on a foreign index: %v: %s", err, run.Error)
+	}
+	if code, count := osbHTTP(t, target, "GET", "/"+index+"/_count"); code != 200 || count["count"] != 1.0 {
+		t.Fatalf("the foreign index: %d %v, want its one document", code, count)
+	}
+}

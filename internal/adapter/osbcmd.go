@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -374,7 +373,6 @@ func writeOSBFiles(dir, id string, t *osbTarget, p params.Values, inv Invocation
 	if err != nil {
 		return err
 	}
-	corpus.Share = p.Float("ingest_percentage") / 100
 	var docs []osbDocs
 	if len(corpus.Files) > 0 {
 		for i, f := range corpus.Files {
@@ -411,7 +409,7 @@ func writeOSBFiles(dir, id string, t *osbTarget, p params.Values, inv Invocation
 	if err := writeJSONFile(filepath.Join(wl, "workload.json"), w); err != nil {
 		return err
 	}
-	def, err := osbIndexDefinition(&corpus)
+	def, err := corpus.MarkedDefinition()
 	if err != nil {
 		return err
 	}
@@ -422,32 +420,6 @@ func writeOSBFiles(dir, id string, t *osbTarget, p params.Values, inv Invocation
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, osbRunIDFile), []byte(id+"\n"), 0o600)
-}
-
-// osbIndexDefinition is the native workload's create-index body with
-// fairbench's marker in the mapping's _meta, as the native workload writes
-// it (internal/workload/bulkindex, index.go): the index OSB makes is then
-// fairbench's, which a native bulkindex cell may delete and make again and
-// the search workload may reuse.
-func osbIndexDefinition(c *searchparams.Corpus) (map[string]any, error) {
-	def, err := c.Definition()
-	if err != nil {
-		return nil, err
-	}
-	mappings, _ := def["mappings"].(map[string]any)
-	mappings = maps.Clone(mappings)
-	if mappings == nil {
-		mappings = map[string]any{}
-	}
-	meta, _ := mappings["_meta"].(map[string]any)
-	meta = maps.Clone(meta)
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta["fairbench"] = map[string]any{"workload": searchparams.Kind, "corpus": c.Describe(), "documents": c.Count()}
-	mappings["_meta"] = meta
-	def["mappings"] = mappings
-	return def, nil
 }
 
 // osbCorpusFile checks a corpus file as the native workload does

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -88,6 +89,9 @@ func NewCorpus(p params.Values) (Corpus, error) {
 	c := Corpus{Index: p.String("index"), Files: p.Strings("corpus"), Docs: p.Int("docs"), Seed: uint64(p.Int("seed")),
 		Share: 1, Mapping: p.String("mapping"), Shards: p.Int("shards"), Replicas: p.Int("replicas"),
 		Refresh: p.String("refresh_interval"), Codec: p.String("codec")}
+	if pct, ok := p["ingest_percentage"].(float64); ok {
+		c.Share = pct / 100
+	}
 	if c.Index == "" || strings.ToLower(c.Index) != c.Index || strings.ContainsAny(c.Index, `\/*?"<>| ,#:`) || strings.HasPrefix(c.Index, "_") || strings.HasPrefix(c.Index, "-") {
 		return c, fmt.Errorf("index %q: an index name is lower case, without spaces or any of \\/*?\"<>|,#: and does not start with _ or -", c.Index)
 	}
@@ -128,6 +132,45 @@ func (c *Corpus) Describe() string {
 		names[i] = filepath.Base(f)
 	}
 	return strings.Join(names, ", ")
+}
+
+// MarkerKey is the key of fairbench's marker in an index mapping's _meta.
+const MarkerKey = "fairbench"
+
+// Marker says which documents the index was made for, so that the search
+// workload reuses only an index of the corpus it asks for.
+func (c *Corpus) Marker() map[string]any {
+	return map[string]any{"workload": Kind, "corpus": c.Describe(), "documents": c.Count()}
+}
+
+// Owned reports whether an index's _meta holds fairbench's marker.
+func Owned(meta map[string]any) bool {
+	_, ok := meta[MarkerKey].(map[string]any)
+	return ok
+}
+
+// MarkedDefinition is Definition with fairbench's marker added to the
+// mapping's _meta: the body of every index fairbench creates, natively or
+// through OSB's tool cell.
+func (c *Corpus) MarkedDefinition() (map[string]any, error) {
+	def, err := c.Definition()
+	if err != nil {
+		return nil, err
+	}
+	mappings, _ := def["mappings"].(map[string]any)
+	mappings = maps.Clone(mappings)
+	if mappings == nil {
+		mappings = map[string]any{}
+	}
+	meta, _ := mappings["_meta"].(map[string]any)
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta[MarkerKey] = c.Marker()
+	mappings["_meta"] = meta
+	def["mappings"] = mappings
+	return def, nil
 }
 
 // httpLogsMapping is the mapping of generated documents, as OSB's http_logs

@@ -127,7 +127,6 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	if in.conflict > 1 {
 		return nil, fmt.Errorf("conflict_probability %g: give a percentage between 0 and 100", p.Float("conflict_probability"))
 	}
-	in.corpus.Share = p.Float("ingest_percentage") / 100
 	return in, nil
 }
 
@@ -149,6 +148,11 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 		return err
 	}
 	if err := in.corpus.Check(); err != nil {
+		return err
+	}
+	// Refused before a run rather than at it, so that a tool cell (OSB,
+	// whose delete-index spares nothing) never gets to an index of another's.
+	if err := in.corpus.refuseForeign(ctx, env.Conn); err != nil {
 		return err
 	}
 	if env.Logf != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
@@ -31,24 +30,12 @@ func (c *corpusDef) open() source {
 	return &fileSource{files: c.Files, limit: c.Count()}
 }
 
-// markerKey is the key of fairbench's marker in an index mapping's _meta.
-const markerKey = "fairbench"
-
-// marker says which documents the index was made for, so that the search
-// workload reuses only an index of the corpus it asks for.
-func (c *corpusDef) marker() map[string]any {
-	return map[string]any{"workload": searchparams.Kind, "corpus": c.Describe(), "documents": c.Count()}
-}
-
 // ours reports whether meta holds fairbench's marker.
-func ours(meta map[string]any) bool {
-	_, ok := meta[markerKey].(map[string]any)
-	return ok
-}
+func ours(meta map[string]any) bool { return searchparams.Owned(meta) }
 
 // errForeign is the refusal to touch an index fairbench did not create.
 func (c *corpusDef) errForeign() error {
-	return fmt.Errorf("index %s exists and fairbench did not create it (its mapping's _meta has no %q marker): fairbench never deletes or fills it; choose another index (--index) or delete it yourself", c.Index, markerKey)
+	return fmt.Errorf("index %s exists and fairbench did not create it (its mapping's _meta has no %q marker): fairbench never deletes or fills it; choose another index (--index) or delete it yourself", c.Index, searchparams.MarkerKey)
 }
 
 // recreate deletes fairbench's earlier index of this name and creates it
@@ -70,23 +57,10 @@ func (c *corpusDef) recreate(ctx context.Context, conn driver.Conn) error {
 			return fmt.Errorf("deleting fairbench's index %s: %w", c.Index, err)
 		}
 	}
-	def, err := c.Definition()
+	def, err := c.MarkedDefinition()
 	if err != nil {
 		return err
 	}
-	mappings, _ := def["mappings"].(map[string]any)
-	if mappings == nil {
-		mappings = map[string]any{}
-	}
-	mappings = maps.Clone(mappings)
-	m, _ := mappings["_meta"].(map[string]any)
-	m = maps.Clone(m)
-	if m == nil {
-		m = map[string]any{}
-	}
-	m[markerKey] = c.marker()
-	mappings["_meta"] = m
-	def["mappings"] = mappings
 	body, err := json.Marshal(def)
 	if err != nil {
 		return err
@@ -114,7 +88,7 @@ func (c *corpusDef) reusable(ctx context.Context, conn driver.Conn) (bool, error
 	if !ours(meta) {
 		return false, c.errForeign()
 	}
-	m := meta[markerKey].(map[string]any)
+	m := meta[searchparams.MarkerKey].(map[string]any)
 	if m["corpus"] != c.Describe() || !sameNumber(m["documents"], c.Count()) {
 		return false, nil
 	}
@@ -167,4 +141,20 @@ func sameNumber(v any, n int64) bool {
 		return err == nil && i == n
 	}
 	return false
+}
+
+// refuseForeign fails when the index exists without fairbench's marker.
+func (c *corpusDef) refuseForeign(ctx context.Context, conn driver.Conn) error {
+	a, err := searchAdmin(conn)
+	if err != nil {
+		return err
+	}
+	meta, exists, err := a.IndexMeta(ctx, c.Index)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", c.Index, err)
+	}
+	if exists && !ours(meta) {
+		return c.errForeign()
+	}
+	return nil
 }
