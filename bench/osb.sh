@@ -33,14 +33,17 @@
 # odd rounds and OSB first in even ones:
 #   fairbench run --target opensearch://127.0.0.1:PORT --workload bulkindex --corpus FILE
 #     --mapping index.json --bulk-size BULK -c CLIENTS --shards 1 --replicas 0 --warmup 0s --results F
-#       docs/s: the run's headline (`fairbench report --results F --format json`,
-#       .cells[0].values[0]); F is a fresh results file per run
+#       docs/s: the Mean Throughput of its OSB-shaped table (OSB's definition:
+#       the mean of the running averages); over the task: the run's headline
+#       (`fairbench report --results F --format json`, .cells[0].values[0],
+#       documents ÷ measured time); F is a fresh results file per run
 #   opensearch-benchmark run --pipeline=benchmark-only --offline --workload-path=W
 #     --target-hosts=127.0.0.1:PORT --test-run-id=ID (BENCHMARK_HOME per run)
 #       W: the same corpus (one documents entry, its count and bytes), schedule
 #       delete-index, create-index, cluster-health, bulk (bulk-size BULK,
 #       clients CLIENTS, warmup-time-period 0), refresh;
-#       docs/s: the bulk task's mean throughput in that run's test_run.json
+#       docs/s: the bulk task's mean throughput in that run's test_run.json;
+#       over the task: DOCS ÷ the bulk task's duration there
 # with BULK [5000] documents per _bulk request and CLIENTS [8] clients. After
 # each run the index is refreshed and counted: a count other than DOCS is
 # printed as a warning beside the round.
@@ -65,7 +68,7 @@
 # OS_RUNNER [/tmp/osrunner]; TOOLS [fairbench osb]; OSB [scripts/install-osb.sh's];
 # OUT_DIR [bench/out]; KEEP_CORPUS=1 keeps the corpus file [removed].
 # Rows in bench/out/osb-<stamp>.csv (round,tool,position,docs_per_s,cpu_s,wall_s,
-# cpu_us_per_doc,count); outputs in bench/out/osb-<stamp>/; the summary also in
+# cpu_us_per_doc,count,docs_per_s_over_task); outputs in bench/out/osb-<stamp>/; the summary also in
 # bench/out/osb-<stamp>-summary.txt.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DOCS=${DOCS:-500000}; ROUNDS=${ROUNDS:-3}; WARMUP=${WARMUP:-1}; BULK=${BULK:-5000}; CLIENTS=${CLIENTS:-8}; SEED=${SEED:-1}
@@ -213,15 +216,16 @@ count_index() {
 
 # run_tool TOOL ROUND POS — one measured run; appends its CSV row
 run_tool() {
-    local tool=$1 r=$2 pos=$3 log=$OUT/$1-r$2.txt times rate id home count
+    local tool=$1 r=$2 pos=$3 log=$OUT/$1-r$2.txt times rate over id home count
     drop_index
     case $tool in
     fairbench)
         times=$(measure "fb-r$r" "$log" "$FB" run --target "$URL" --workload bulkindex --corpus "$CORPUS" --mapping "$WL/index.json" --bulk-size "$BULK" \
             -c "$CLIENTS" --shards 1 --replicas 0 --warmup 0s --results "$OUT/fairbench-r$r.db") \
             || die "fairbench run failed (output: $log)"
-        rate=$("$FB" report --results "$OUT/fairbench-r$r.db" --format json | jq -r '.cells[0].values[0] // empty') \
+        over=$("$FB" report --results "$OUT/fairbench-r$r.db" --format json | jq -r '.cells[0].values[0] // empty') \
             || die "fairbench report failed for round $r"
+        rate=$(awk -F'|' '$2 ~ /^ *Mean Throughput *$/ && $3 ~ /bulk/ {gsub(/ /, "", $4); print $4; exit}' "$log")
         ;;
     osb)
         id=$(cat /proc/sys/kernel/random/uuid)
@@ -233,13 +237,15 @@ run_tool() {
             || die "opensearch-benchmark failed (output: $log; its log: $home/.osb/logs/benchmark.log)"
         rate=$(jq -r '.results.op_metrics[] | select(.task == "bulk") | .throughput.mean' \
             "$home/.osb/benchmarks/test-runs/$id/test_run.json") || die "no test_run.json for OSB's round $r"
+        over=$(jq -r --argjson docs "$DOCS" '.results.op_metrics[] | select(.task == "bulk") | $docs / (.duration / 1000)' \
+            "$home/.osb/benchmarks/test-runs/$id/test_run.json") || die "no bulk duration in OSB's round $r"
         ;;
     esac
     [ -n "$rate" ] || die "$tool printed no docs/s in round $r (output: $log)"
     count=$(count_index)
     read -r wall u s <<<"$times"
-    awk -v r="$r" -v t="$tool" -v p="$pos" -v rate="$rate" -v u="$u" -v s="$s" -v w="$wall" -v d="$DOCS" -v c="$count" \
-        'BEGIN {printf "%s,%s,%s,%.1f,%.3f,%.3f,%.3f,%s\n", r, t, p, rate, u + s, w, (u + s) / d * 1e6, c}' >>"$CSV"
+    awk -v r="$r" -v t="$tool" -v p="$pos" -v rate="$rate" -v u="$u" -v s="$s" -v w="$wall" -v d="$DOCS" -v c="$count" -v o="$over" \
+        'BEGIN {printf "%s,%s,%s,%.1f,%.3f,%.3f,%.3f,%s,%.1f\n", r, t, p, rate, u + s, w, (u + s) / d * 1e6, c, o}' >>"$CSV"
 }
 
 log "osb.sh: OpenSearch $VERSION at $(redact "$URL"); $DOCS docs ($nbytes bytes, seed $SEED), bulk $BULK, $CLIENTS clients, $WARMUP warm-up + $ROUNDS rounds; tools: $TOOLS"
@@ -266,19 +272,22 @@ val() { awk -F, -v r="$1" -v t="$2" -v f="$3" '$1 == r && $2 == t && $3 > 0 {pri
 med() { awk -F, -v t="$1" -v f="$2" '$2 == t && $3 > 0 {print $f}' "$CSV" | sort -g | awk '{a[NR] = $1} END {if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
 ratio() { if [ -n "$1" ] && [ -n "$2" ]; then awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a / b; else printf "-"}'; else printf -- '-'; fi; }
 log ""
-log "$(printf '%-6s %12s %12s %9s   %12s %12s %9s   %s' round 'fb docs/s' 'osb docs/s' 'fb/osb' 'fb µs/doc' 'osb µs/doc' 'fb/osb' 'index count fb/osb')"
+log "docs/s: OSB's Mean Throughput (the mean of its running averages, each tool's own table); over the task: documents ÷ the bulk task's time"
+log "$(printf '%-6s %12s %12s %9s   %12s %12s %9s   %12s %12s %9s   %s' round 'fb docs/s' 'osb docs/s' 'fb/osb' 'fb over' 'osb over' 'fb/osb' 'fb µs/doc' 'osb µs/doc' 'fb/osb' 'index count fb/osb')"
 for r in $(seq 1 "$ROUNDS"); do
     fr=$(val "$r" fairbench 4); or=$(val "$r" osb 4); fc=$(val "$r" fairbench 7); oc=$(val "$r" osb 7)
+    fo=$(val "$r" fairbench 9); oo=$(val "$r" osb 9)
     n1=$(val "$r" fairbench 8); n2=$(val "$r" osb 8)
     warn=
     for n in $n1 $n2; do [ "$n" = "$DOCS" ] || warn=" (not $DOCS!)"; done
-    log "$(printf '%-6s %12s %12s %9s   %12s %12s %9s   %s' "$r" "${fr:--}" "${or:--}" "$(ratio "$fr" "$or")" "${fc:--}" "${oc:--}" "$(ratio "$fc" "$oc")" "${n1:--}/${n2:--}$warn")"
+    log "$(printf '%-6s %12s %12s %9s   %12s %12s %9s   %12s %12s %9s   %s' "$r" "${fr:--}" "${or:--}" "$(ratio "$fr" "$or")" "${fo:--}" "${oo:--}" "$(ratio "$fo" "$oo")" "${fc:--}" "${oc:--}" "$(ratio "$fc" "$oc")" "${n1:--}/${n2:--}$warn")"
 done
-mfr=$(med fairbench 4); mor=$(med osb 4); mfc=$(med fairbench 7); moc=$(med osb 7)
-log "$(printf '%-6s %12s %12s %9s   %12s %12s %9s' median "${mfr:--}" "${mor:--}" "$(ratio "$mfr" "$mor")" "${mfc:--}" "${moc:--}" "$(ratio "$mfc" "$moc")")"
+mfr=$(med fairbench 4); mor=$(med osb 4); mfc=$(med fairbench 7); moc=$(med osb 7); mfo=$(med fairbench 9); moo=$(med osb 9)
+log "$(printf '%-6s %12s %12s %9s   %12s %12s %9s   %12s %12s %9s' median "${mfr:--}" "${mor:--}" "$(ratio "$mfr" "$mor")" "${mfo:--}" "${moo:--}" "$(ratio "$mfo" "$moo")" "${mfc:--}" "${moc:--}" "$(ratio "$mfc" "$moc")")"
 if has_tool fairbench && has_tool osb; then
     pr=$(awk -F, '$3 > 0 {print "bulk," $2 "," $1 "," $4}' "$CSV" | awk -F, -v ref=osb -v new=fairbench -f bench/ratio.awk | cut -d, -f2-5)
     pc=$(awk -F, '$3 > 0 {print "bulk," $2 "," $1 "," $7}' "$CSV" | awk -F, -v ref=osb -v new=fairbench -f bench/ratio.awk | cut -d, -f2-5)
-    log "paired fb/osb over rounds (pairs,geomean,95% low,high): docs/s $pr; CPU per doc $pc"
+    po=$(awk -F, '$3 > 0 {print "bulk," $2 "," $1 "," $9}' "$CSV" | awk -F, -v ref=osb -v new=fairbench -f bench/ratio.awk | cut -d, -f2-5)
+    log "paired fb/osb over rounds (pairs,geomean,95% low,high): docs/s $pr; over the task $po; CPU per doc $pc"
 fi
 log "rows: $CSV"

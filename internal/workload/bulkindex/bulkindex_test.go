@@ -311,3 +311,32 @@ func TestCountMismatchFailsTheCheck(t *testing.T) {
 		t.Fatalf("check: %v", err)
 	}
 }
+
+func TestThroughputSamplesAreOSBs(t *testing.T) {
+	// Three seconds of 30 000, 20 000 and 10 000 documents, then 2 000 in
+	// the last 0.5 s: OSB's samples are the running averages 30 000/1,
+	// 50 000/2, 60 000/3 and 62 000/3.5, whose mean is 23 178.6.
+	pt := func(sec int, items int64) result.SeriesPoint {
+		return result.SeriesPoint{Second: sec, Hists: []result.IntervalOp{{Name: "bulk", Count: 1, Items: items}}}
+	}
+	series := []result.SeriesPoint{pt(1, 30000), pt(2, 20000), pt(3, 10000), pt(4, 2000)}
+	got := osbThroughput(series, "bulk", true, 3.5)
+	want := []float64{30000, 25000, 20000, 62000 / 3.5}
+	if len(got) != len(want) {
+		t.Fatalf("samples %v, want %v", got, want)
+	}
+	for i := range want {
+		if d := got[i] - want[i]; d > 1e-9 || d < -1e-9 {
+			t.Fatalf("samples %v, want %v", got, want)
+		}
+	}
+	run := &result.Run{Duration: 3500 * time.Millisecond, Series: series,
+		Ops: []result.Op{{Name: "bulk", Count: 4, Items: 62000, Errors: map[result.ErrorClass]int64{result.ErrThrottled: 620}}}}
+	var b strings.Builder
+	PrintSummary(&b, run)
+	for _, want := range []string{"|  Mean Throughput | bulk | 23178.6 | docs/s |", "| Throughput over the run | bulk | 17714.3 | docs/s |", "| error rate | bulk | 0.990099 |      % |"} {
+		if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -13,7 +13,8 @@ import (
 )
 
 // PrintSummary prints a run as OSB prints its results: per task, the
-// throughput's min, mean, median and max (per second of the run), latency
+// throughput's min, mean, median and max (of OSB's running averages, see
+// osbThroughput) and the throughput over the whole run, latency
 // and service-time percentiles, and the error rate. Bulk throughput and
 // errors are in documents.
 func PrintSummary(w io.Writer, r *result.Run) {
@@ -50,24 +51,26 @@ func summaryRows(r *result.Run) [][4]string {
 		if op.Name == opBulk {
 			unit, items = "docs/s", true
 		}
-		rates := perSecond(r.Series, op.Name, items)
+		rates := osbThroughput(r.Series, op.Name, items, r.Duration.Seconds())
 		total := float64(op.Count)
 		if items {
 			total = float64(op.Items)
 		}
-		mean := 0.0
-		if s := r.Duration.Seconds(); s > 0 {
-			mean = total / s
-		}
 		if len(rates) > 0 {
+			mean := 0.0
+			for _, x := range rates {
+				mean += x
+			}
+			mean /= float64(len(rates))
 			slices.Sort(rates)
 			rows = append(rows,
 				[4]string{"Min Throughput", op.Name, num(rates[0]), unit},
 				[4]string{"Mean Throughput", op.Name, num(mean), unit},
 				[4]string{"Median Throughput", op.Name, num(median(rates)), unit},
 				[4]string{"Max Throughput", op.Name, num(rates[len(rates)-1]), unit})
-		} else {
-			rows = append(rows, [4]string{"Mean Throughput", op.Name, num(mean), unit})
+		}
+		if s := r.Duration.Seconds(); s > 0 {
+			rows = append(rows, [4]string{"Throughput over the run", op.Name, num(total / s), unit})
 		}
 		lat := decode(op.Histogram)
 		svc := decode(op.ServiceHistogram)
@@ -120,27 +123,33 @@ func percentileName(p float64) string {
 	return strings.TrimSuffix(fmt.Sprintf("%g", p), ".0") + "th"
 }
 
-// perSecond is the op's rate in each second of the series (items per second
-// for a bulk), from the per-op interval counts.
-func perSecond(series []result.SeriesPoint, name string, items bool) []float64 {
+// osbThroughput is the op's throughput samples as OSB computes them
+// (worker_coordinator.ThroughputCalculator): at the end of each second, the
+// documents (for a bulk) or requests completed since the start divided by
+// the time since the start, the last one at the end of the run. OSB's min,
+// mean, median and max are of these running averages, so its mean is not
+// the documents over the run's time; the summary prints both.
+func osbThroughput(series []result.SeriesPoint, name string, items bool, duration float64) []float64 {
 	var out []float64
-	prev := 0
-	for _, pt := range series {
-		window := pt.Second - prev
-		prev = pt.Second
-		if window <= 0 {
-			continue
-		}
-		var n int64
+	var total int64
+	for k, pt := range series {
 		for _, h := range pt.Hists {
 			if h.Name == name {
-				n = h.Count
 				if items {
-					n = h.Items
+					total += h.Items
+				} else {
+					total += h.Count
 				}
 			}
 		}
-		out = append(out, float64(n)/float64(window))
+		at := float64(pt.Second)
+		if k == len(series)-1 && duration > 0 {
+			at = duration
+		}
+		if at <= 0 {
+			continue
+		}
+		out = append(out, float64(total)/at)
 	}
 	return out
 }
