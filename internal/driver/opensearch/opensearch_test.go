@@ -2,12 +2,15 @@ package opensearch
 
 import (
 	"context"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -361,5 +364,72 @@ func TestClassify(t *testing.T) {
 		if got := classify(c.err); got != c.want {
 			t.Errorf("%v: %s, want %s", c.err, got, c.want)
 		}
+	}
+}
+
+// Over TLS: the node's certificate is verified against the URL's ca, refused
+// without it, and accepted unverified with insecure=true, which the
+// environment records.
+func TestTLSVerifiesTheNode(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			io.WriteString(w, rootJSON) //nolint:errcheck // test server
+		default:
+			io.WriteString(w, `{"cluster_name":"fake","status":"green","number_of_nodes":1,"number_of_data_nodes":1}`) //nolint:errcheck // test server
+		}
+	}))
+	t.Cleanup(srv.Close)
+	clearEnv(t)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(srv.URL, "https://")
+	ctx := context.Background()
+	open := func(u string) (map[string]any, error) {
+		cl, err := Driver{}.Open(ctx, driver.Target{URL: u}, driver.Options{})
+		if err != nil {
+			return nil, err
+		}
+		defer cl.Close(ctx)
+		return cl.(driver.Environment).Environment(ctx)
+	}
+	env, err := open("opensearchs://" + host + "?ca=" + ca)
+	if err != nil {
+		t.Fatalf("with the node's CA: %v", err)
+	}
+	if tf, _ := env["tls"].(map[string]any); tf["enabled"] != true || tf["insecure"] == true {
+		t.Errorf("tls facts %v", env["tls"])
+	}
+	if _, err := open("opensearchs://" + host); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("without the CA: %v, want a certificate error", err)
+	}
+	env, err = open("opensearch://" + host + "?tls=true&insecure=true")
+	if err != nil {
+		t.Fatalf("insecure: %v", err)
+	}
+	if tf, _ := env["tls"].(map[string]any); tf["insecure"] != true {
+		t.Errorf("insecure not recorded: %v", env["tls"])
+	}
+}
+
+// Elasticsearch has no version.distribution: it is told apart and recorded as such.
+func TestElasticsearchToldApart(t *testing.T) {
+	srv := fakeNode(t, map[string]http.HandlerFunc{"GET /": jsonReply(200,
+		`{"name":"es1","cluster_name":"fake","version":{"number":"8.15.0","build_flavor":"default","lucene_version":"9.11.1"},"tagline":"You Know, for Search"}`)})
+	clearEnv(t)
+	ctx := context.Background()
+	cl, err := Driver{}.Open(ctx, driver.Target{URL: "elasticsearch://" + strings.TrimPrefix(srv.URL, "http://")}, driver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close(ctx)
+	env, err := cl.(driver.Environment).Environment(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env["distribution"] != "elasticsearch" || env["version"] != "8.15.0" {
+		t.Fatalf("distribution %v, version %v; want elasticsearch 8.15.0", env["distribution"], env["version"])
 	}
 }
