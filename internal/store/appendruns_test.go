@@ -8,8 +8,9 @@ import (
 )
 
 // AppendRuns stores all runs and the file record together, or nothing.
-func TestAppendRunsAllOrNothing(t *testing.T) {
-	s := openTemp(t)
+func TestAppendRunsAllOrNothing(t *testing.T) { eachDialect(t, testAppendRunsAllOrNothing) }
+
+func testAppendRunsAllOrNothing(t *testing.T, s *Store) {
 	mk := func() []*result.Run { return []*result.Run{sampleRun(t, 1), sampleRun(t, 2)} }
 	bad := sampleRun(t, 3)
 	bad.Env = map[string]any{"unencodable": make(chan int)}
@@ -41,8 +42,9 @@ func TestAppendRunsAllOrNothing(t *testing.T) {
 }
 
 // A run's error text is stored up to MaxErrorText bytes, saying what was cut.
-func TestErrorTextIsCapped(t *testing.T) {
-	s := openTemp(t)
+func TestErrorTextIsCapped(t *testing.T) { eachDialect(t, testErrorTextIsCapped) }
+
+func testErrorTextIsCapped(t *testing.T, s *Store) {
 	r := sampleRun(t, 1)
 	r.Status = result.StatusFailed
 	r.Error = strings.Repeat("dial tcp 127.0.0.1:5432: connect: connection refused\n", 400000) // 21 MB

@@ -1,5 +1,6 @@
 // Package store is fairbench's results store: an embedded SQLite file
-// (fairbench.db by default) that holds every run as soon as it ends, the study
+// (fairbench.db by default), or a schema in a shared PostgreSQL database
+// (postgres://… URL, see postgres.go), that holds every run as soon as it ends, the study
 // files that produced them, and each run's lossless histograms and per-second
 // series, so that analysis and reports can be recomputed at any time from what
 // was measured rather than from what was printed.
@@ -154,7 +155,9 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 // timeout serialise their writes.
 type Store struct {
 	db   *sql.DB
-	path string
+	path string    // as given for a file; a URL with its password redacted
+	kind string    // "results file" or "results store", for messages
+	pg   *pgStore  // nil: SQLite
 	warn io.Writer // where Runs says which unreadable runs it skipped
 }
 
@@ -170,10 +173,13 @@ func (s *Store) SetWarnings(w io.Writer) {
 // Open opens the results file at path, creating it if needed, and migrates it
 // to the current schema.
 func Open(path string) (*Store, error) {
-	if scheme, _, ok := strings.Cut(path, "://"); ok && scheme != "" && !strings.ContainsAny(scheme, "/\\") {
+	if IsURL(path) {
+		if isPostgresURL(path) {
+			return openPostgres(path)
+		}
 		// A URL is not a file name: SQLite would create a file of that name
 		// and its error would print the URL's password.
-		return nil, fmt.Errorf("results %s: a results store at a URL is not supported yet; give a file path (--results FILE)", driver.Redacted(path))
+		return nil, fmt.Errorf("results %s: a results store at this kind of URL is not supported; give a file path or a postgres:// URL", driver.Redacted(path))
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -192,7 +198,7 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, warn: os.Stderr}
+	s := &Store{db: db, path: path, kind: "results file", warn: os.Stderr}
 	if err := s.init(); err != nil {
 		db.Close()
 		return nil, err
@@ -200,14 +206,31 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
+// IsURL reports whether a --results argument is a URL rather than a file path.
+func IsURL(path string) bool {
+	scheme, _, ok := strings.Cut(path, "://")
+	return ok && scheme != "" && !strings.ContainsAny(scheme, "/\\")
+}
+
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Path returns the path the store was opened with.
+// Path returns the path the store was opened with; a URL's password is redacted.
 func (s *Store) Path() string { return s.path }
+
+// q returns a statement written with ? placeholders in the store's dialect.
+func (s *Store) q(query string) string {
+	if s.pg != nil {
+		return rebind(query)
+	}
+	return query
+}
 
 func (s *Store) init() error {
 	ctx := context.Background()
+	if s.pg != nil {
+		return s.pgInit(ctx)
+	}
 	// Identify the file before writing anything: switching to WAL alone would
 	// rewrite the header of someone else's database.
 	if _, err := s.version(ctx, s.db); err != nil {
@@ -258,6 +281,9 @@ type querier interface {
 // version returns the schema version of the file: 0 for an empty database,
 // an error for a file that is not ours or is newer than this binary.
 func (s *Store) version(ctx context.Context, q querier) (int, error) {
+	if s.pg != nil {
+		return s.pgVersion(ctx, q)
+	}
 	var tables int
 	err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables)
 	if err != nil {
@@ -279,18 +305,23 @@ func (s *Store) version(ctx context.Context, q querier) (int, error) {
 	if hasMeta == 0 {
 		return 0, notOurs
 	}
+	return s.metaVersion(ctx, q, notOurs)
+}
+
+// metaVersion reads the meta table both dialects share.
+func (s *Store) metaVersion(ctx context.Context, q querier, notOurs error) (int, error) {
 	var app, ver string
-	err = q.QueryRowContext(ctx, "SELECT (SELECT value FROM meta WHERE key = 'application'), (SELECT value FROM meta WHERE key = 'schema_version')").Scan(&app, &ver)
+	err := q.QueryRowContext(ctx, "SELECT (SELECT value FROM meta WHERE key = 'application'), (SELECT value FROM meta WHERE key = 'schema_version')").Scan(&app, &ver)
 	if err != nil || app != application {
 		// A meta table without our rows (or with columns we did not create) belongs to someone else.
 		return 0, notOurs
 	}
 	v, err := strconv.Atoi(ver)
 	if err != nil || v < 1 {
-		return 0, fmt.Errorf("results file %s: unreadable schema version %q", s.path, ver)
+		return 0, fmt.Errorf("%s %s: unreadable schema version %q", s.kind, s.path, ver)
 	}
 	if v > len(migrations) {
-		return 0, fmt.Errorf("results file %s has schema version %d, newer than this fairbench knows (%d); use a newer fairbench to read it", s.path, v, len(migrations))
+		return 0, fmt.Errorf("%s %s has schema version %d, newer than this fairbench knows (%d); use a newer fairbench to read it", s.kind, s.path, v, len(migrations))
 	}
 	return v, nil
 }
@@ -314,9 +345,15 @@ func (s *Store) migrate(ctx context.Context) error {
 func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return false, fmt.Errorf("results file %s: %w", s.path, err)
+		return false, fmt.Errorf("%s %s: %w", s.kind, s.path, err)
 	}
 	defer tx.Rollback()
+	if s.pg != nil {
+		// Serialise migrations between processes and create the schema.
+		if err := s.pgLock(ctx, tx); err != nil {
+			return false, err
+		}
+	}
 	v, err := s.version(ctx, tx)
 	if err != nil {
 		return false, err
@@ -324,20 +361,20 @@ func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
 	if v == len(migrations) {
 		return true, nil
 	}
-	if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-		return false, fmt.Errorf("results file %s: migrating to schema version %d: %w", s.path, v+1, err)
+	if _, err := tx.ExecContext(ctx, s.ddl(migrations[v])); err != nil {
+		return false, fmt.Errorf("%s %s: migrating to schema version %d: %w", s.kind, s.path, v+1, err)
 	}
 	if v == 0 {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('application', ?)", application); err != nil {
-			return false, fmt.Errorf("results file %s: %w", s.path, err)
+		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO meta (key, value) VALUES ('application', ?)"), application); err != nil {
+			return false, fmt.Errorf("%s %s: %w", s.kind, s.path, err)
 		}
 	}
-	_, err = tx.ExecContext(ctx, "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", strconv.Itoa(v+1))
+	_, err = tx.ExecContext(ctx, s.q("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"), strconv.Itoa(v+1))
 	if err != nil {
-		return false, fmt.Errorf("results file %s: %w", s.path, err)
+		return false, fmt.Errorf("%s %s: %w", s.kind, s.path, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("results file %s: migrating to schema version %d: %w", s.path, v+1, err)
+		return false, fmt.Errorf("%s %s: migrating to schema version %d: %w", s.kind, s.path, v+1, err)
 	}
 	return false, nil
 }
@@ -348,7 +385,7 @@ func (s *Store) SaveStudy(hash, name, file string, content []byte) error {
 	if content == nil {
 		content = []byte{}
 	}
-	_, err := s.db.Exec("INSERT OR IGNORE INTO studies (hash, name, file, content, saved_at) VALUES (?, ?, ?, ?, ?)",
+	_, err := s.db.Exec(s.q("INSERT INTO studies (hash, name, file, content, saved_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING"),
 		hash, name, file, content, formatTime(time.Now()))
 	if err != nil {
 		return fmt.Errorf("saving study %s: %w", name, err)
@@ -388,7 +425,7 @@ func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
 	defer tx.Rollback()
 	ids := make([]int64, len(runs))
 	for i, r := range runs {
-		if ids[i], err = appendRun(tx, r); err != nil {
+		if ids[i], err = s.appendRun(tx, r); err != nil {
 			return err
 		}
 	}
@@ -396,7 +433,7 @@ func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
 		if file.ImportedAt.IsZero() {
 			file.ImportedAt = time.Now()
 		}
-		_, err := tx.Exec("INSERT INTO imported_files (hash, name, study_name, target, runs, imported_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET name = excluded.name, study_name = excluded.study_name, target = excluded.target, runs = excluded.runs, imported_at = excluded.imported_at",
+		_, err := tx.Exec(s.q("INSERT INTO imported_files (hash, name, study_name, target, runs, imported_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET name = excluded.name, study_name = excluded.study_name, target = excluded.target, runs = excluded.runs, imported_at = excluded.imported_at"),
 			file.Hash, file.Name, file.StudyName, file.Target, file.Runs, formatTime(file.ImportedAt))
 		if err != nil {
 			return fmt.Errorf("recording imported file %s: %w", file.Name, err)
@@ -416,13 +453,13 @@ func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
 func (s *Store) Imported(hash string) (*ImportedFile, bool, error) {
 	f := &ImportedFile{Hash: hash}
 	var at sql.NullString
-	err := s.db.QueryRow("SELECT name, study_name, target, runs, imported_at FROM imported_files WHERE hash = ?", hash).
+	err := s.db.QueryRow(s.q("SELECT name, study_name, target, runs, imported_at FROM imported_files WHERE hash = ?"), hash).
 		Scan(&f.Name, &f.StudyName, &f.Target, &f.Runs, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("results file %s: imported files: %w", s.path, err)
+		return nil, false, fmt.Errorf("%s %s: imported files: %w", s.kind, s.path, err)
 	}
 	if f.ImportedAt, err = parseTime(at); err != nil {
 		return nil, false, err
@@ -449,7 +486,7 @@ func capError(s string) string {
 }
 
 // appendRun writes one run with its operations and series inside tx.
-func appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
+func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 	enc := func(what string, v any) (string, error) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -488,31 +525,32 @@ func appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 		}
 	}
 
-	res, err := tx.Exec(`INSERT INTO runs (source, study_name, study_hash, cell_key, cell_index, target, target_url,
-		workload, kind, params, clients, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
-		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
-		r.Workload, r.Kind, p, r.Clients, r.Repetition, string(r.Status), capError(r.Error),
-		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
-		r.ToolVersion, env, dev, sum)
-	if err != nil {
-		return 0, fmt.Errorf("appending run: %w", err)
+	errText := capError(r.Error)
+	if s.pg != nil {
+		errText = pgText(errText)
 	}
-	id, err := res.LastInsertId()
+	var id int64
+	err = tx.QueryRow(s.q(`INSERT INTO runs (source, study_name, study_hash, cell_key, cell_index, target, target_url,
+		workload, kind, params, clients, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
+		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
+		r.Workload, r.Kind, p, r.Clients, r.Repetition, string(r.Status), errText,
+		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
+		r.ToolVersion, env, dev, sum).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("appending run: %w", err)
 	}
 	for i, op := range r.Ops {
-		_, err := tx.Exec("INSERT INTO run_ops (run_id, position, name, count, items, bytes, errors, histogram, service_histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		_, err := tx.Exec(s.q("INSERT INTO run_ops (run_id, position, name, count, items, bytes, errors, histogram, service_histogram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 			id, i, op.Name, op.Count, op.Items, op.Bytes, opErrs[i], op.Histogram, nullBytes(op.ServiceHistogram))
 		if err != nil {
 			return 0, fmt.Errorf("appending run: operation %s: %w", op.Name, err)
 		}
 	}
 	if len(r.Series) > 0 {
-		st, err := tx.Prepare(`INSERT INTO run_series (run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu,
+		st, err := tx.Prepare(s.q(`INSERT INTO run_series (run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu,
 			server_cpu, server_disk_util, server_net_rx, server_net_tx, hists)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
 		if err != nil {
 			return 0, fmt.Errorf("appending run: series: %w", err)
 		}
@@ -587,7 +625,7 @@ func (f Filter) where() (string, []any) {
 			args = append(args, id)
 		}
 	}
-	base := "1"
+	base := "1 = 1"
 	if len(conds) > 0 {
 		base = strings.Join(conds, " AND ")
 	}
@@ -603,17 +641,23 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	ctx := context.Background()
 	// One read transaction: a WAL snapshot, so a run appended by another
 	// process while we read never shows up without its operations.
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	// PostgreSQL: REPEATABLE READ gives every statement the same snapshot.
+	opts := &sql.TxOptions{ReadOnly: true}
+	if s.pg != nil {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("reading runs: %w", err)
 	}
 	defer tx.Rollback()
 	where, args := f.where()
+	where = s.q(where)
 
-	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.source, r.study_name, r.study_hash, r.cell_key, r.cell_index,
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT r.id, r.source, r.study_name, r.study_hash, r.cell_key, r.cell_index,
 		r.target, r.target_url, r.workload, r.kind, r.params, r.clients, r.repetition, r.status, r.error,
 		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary
-		FROM runs r WHERE `+where+` ORDER BY r.id`, args...)
+		FROM runs r WHERE `)+where+` ORDER BY r.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading runs: %w", err)
 	}
@@ -687,7 +731,7 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 
 	rows, err = tx.QueryContext(ctx, `SELECT run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu,
 		server_cpu, server_disk_util, server_net_rx, server_net_tx, hists
-		FROM run_series WHERE run_id IN (`+sub+`) ORDER BY run_id, second, rowid`, args...)
+		FROM run_series WHERE run_id IN (`+sub+`) ORDER BY run_id, second, `+s.rowOrder(), args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading series: %w", err)
 	}
@@ -738,7 +782,7 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 
 // skipped warns that a run is left out because its rows do not decode.
 func (s *Store) skipped(label string, err error) {
-	fmt.Fprintf(s.warn, "warning: results file %s: %s skipped, its stored data does not decode: %v\n", s.path, label, err)
+	fmt.Fprintf(s.warn, "warning: %s %s: %s skipped, its stored data does not decode: %v\n", s.kind, s.path, label, err)
 }
 
 // badRunError is a run row that does not decode; label names the run.
@@ -852,7 +896,7 @@ func scanRun(rows *sql.Rows) (*result.Run, error) {
 // CompletedCells returns the cell keys of the study's runs that completed, the
 // cells --resume skips.
 func (s *Store) CompletedCells(studyHash string) (map[string]bool, error) {
-	rows, err := s.db.Query("SELECT DISTINCT cell_key FROM runs WHERE study_hash = ? AND status = ?", studyHash, string(result.StatusOK))
+	rows, err := s.db.Query(s.q("SELECT DISTINCT cell_key FROM runs WHERE study_hash = ? AND status = ?"), studyHash, string(result.StatusOK))
 	if err != nil {
 		return nil, fmt.Errorf("reading completed cells: %w", err)
 	}

@@ -119,8 +119,9 @@ func sameHistograms(t *testing.T, what string, want, got []byte) {
 	}
 }
 
-func TestRunRoundTrip(t *testing.T) {
-	s := openTemp(t)
+func TestRunRoundTrip(t *testing.T) { eachDialect(t, testRunRoundTrip) }
+
+func testRunRoundTrip(t *testing.T, s *Store) {
 	in := sampleRun(t, 1)
 	in.Params["duration"] = 30 * time.Second // a writer that forgot JSONable
 	id, err := s.AppendRun(in)
@@ -154,8 +155,9 @@ func TestRunRoundTrip(t *testing.T) {
 	}
 }
 
-func TestNonFiniteNumbersDoNotLoseTheRun(t *testing.T) {
-	s := openTemp(t)
+func TestNonFiniteNumbersDoNotLoseTheRun(t *testing.T) { eachDialect(t, testNonFinite) }
+
+func testNonFinite(t *testing.T, s *Store) {
 	r := sampleRun(t, 1)
 	r.Summary.LatencyMin = math.Inf(1) // minimum over zero operations
 	r.Summary.LatencyStddev = math.NaN()
@@ -180,8 +182,9 @@ func TestNonFiniteNumbersDoNotLoseTheRun(t *testing.T) {
 	}
 }
 
-func TestSaveStudyIdempotent(t *testing.T) {
-	s := openTemp(t)
+func TestSaveStudyIdempotent(t *testing.T) { eachDialect(t, testSaveStudyIdempotent) }
+
+func testSaveStudyIdempotent(t *testing.T, s *Store) {
 	if err := s.SaveStudy("h1", "cpu-gen", "study.toml", []byte("a = 1")); err != nil {
 		t.Fatal(err)
 	}
@@ -222,8 +225,9 @@ func run(study, hash, cell, target string, st result.Status) *result.Run {
 		Params: map[string]any{"scale": int64(1)}}
 }
 
-func TestCompletedCells(t *testing.T) {
-	s := openTemp(t)
+func TestCompletedCells(t *testing.T) { eachDialect(t, testCompletedCells) }
+
+func testCompletedCells(t *testing.T, s *Store) {
 	appendAll(t, s,
 		run("s", "h1", "a", "x", result.StatusOK),
 		run("s", "h1", "b", "x", result.StatusInterrupted),
@@ -254,8 +258,9 @@ func ids(runs []*result.Run) []int64 {
 	return out
 }
 
-func TestFilter(t *testing.T) {
-	s := openTemp(t)
+func TestFilter(t *testing.T) { eachDialect(t, testFilter) }
+
+func testFilter(t *testing.T, s *Store) {
 	appendAll(t, s,
 		run("old", "h1", "a", "vm", result.StatusOK),          // 1
 		run("old", "h1", "a", "k8s", result.StatusOK),         // 2
@@ -356,15 +361,17 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 	}
 }
 
-func TestOpenRefusesNewerSchema(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fairbench.db")
+func TestOpenRefusesNewerSchema(t *testing.T) { eachLocation(t, testOpenRefusesNewerSchema) }
+
+func testOpenRefusesNewerSchema(t *testing.T, path string) {
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendAll(t, s, run("s", "h", "a", "x", result.StatusOK))
 	newer := SchemaVersion() + 1
-	if _, err := s.db.Exec("UPDATE meta SET value = ? WHERE key = 'schema_version'", fmt.Sprint(newer)); err != nil {
+	shown := s.Path()
+	if _, err := s.db.Exec(s.q("UPDATE meta SET value = ? WHERE key = 'schema_version'"), fmt.Sprint(newer)); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -373,7 +380,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	if err == nil {
 		t.Fatal("Open of a newer schema succeeded")
 	}
-	for _, want := range []string{path, fmt.Sprintf("schema version %d", newer), fmt.Sprintf("(%d)", SchemaVersion())} {
+	for _, want := range []string{shown, fmt.Sprintf("schema version %d", newer), fmt.Sprintf("(%d)", SchemaVersion())} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
@@ -381,15 +388,23 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 }
 
 func TestReopenKeepsRunsAndVersion(t *testing.T) {
-	// A '?' in the name must not be taken for DSN options.
-	path := filepath.Join(t.TempDir(), "what?.db")
+	eachLocation(t, func(t *testing.T, loc string) {
+		if !IsURL(loc) {
+			// A '?' in the name must not be taken for DSN options.
+			loc = filepath.Join(filepath.Dir(loc), "what?.db")
+		}
+		testReopenKeepsRunsAndVersion(t, loc)
+	})
+}
+
+func testReopenKeepsRunsAndVersion(t *testing.T, path string) {
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	appendAll(t, s, run("s", "h", "a", "x", result.StatusOK))
 	s.Close()
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err != nil && !IsURL(path) {
 		t.Fatalf("results file not created at its path: %v", err)
 	}
 
@@ -405,8 +420,10 @@ func TestReopenKeepsRunsAndVersion(t *testing.T) {
 	if v != fmt.Sprint(SchemaVersion()) {
 		t.Errorf("schema_version %s, want %d", v, SchemaVersion())
 	}
-	if err := s.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
-		t.Errorf("journal mode %q (%v), want wal", mode, err)
+	if s.pg == nil {
+		if err := s.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+			t.Errorf("journal mode %q (%v), want wal", mode, err)
+		}
 	}
 	runs, err := s.Runs(Filter{})
 	if err != nil || len(runs) != 1 {
