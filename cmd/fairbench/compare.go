@@ -82,7 +82,7 @@ func newCompare() *cobra.Command {
 	fl.StringVar(&baseline, "baseline", "", "target the others are compared against (required)")
 	fl.BoolVar(&peak, "peak", false, "compare the best throughput over the clients sweep per target and scenario, and the degradation against the baseline")
 	fl.Float64Var(&alpha, "alpha", analysis.DefaultAlpha, "significance level of the verdicts; intervals are at 1 − alpha")
-	fl.StringVar(&results, "results", defaultResults, "results file")
+	fl.StringVar(&results, "results", defaultResults, "results file, or a postgres:// URL of a shared results store")
 	fl.StringVar(&format, "format", "text", "output format: text, md, json, csv or benchstat")
 	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	fl.StringVar(&studyName, "study", "", "compare within this study (by name); default: the most recent study")

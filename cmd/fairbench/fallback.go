@@ -58,9 +58,14 @@ func (c *collectingSink) saveFallback(r *result.Run, cause error) (string, error
 			return c.fallback, nil
 		}
 	}
-	name := filepath.Base(c.results) + ".unsaved-" + time.Now().UTC().Format("20060102T150405Z") + ".json"
+	base, dirs := filepath.Base(c.results), []string{filepath.Dir(c.results), os.TempDir()}
+	if store.IsURL(c.results) {
+		// A results store at a URL has no directory: the current one, then the temporary one.
+		base, dirs = "fairbench-results", []string{".", os.TempDir()}
+	}
+	name := base + ".unsaved-" + time.Now().UTC().Format("20060102T150405Z") + ".json"
 	var errs []error
-	for _, dir := range []string{filepath.Dir(c.results), os.TempDir()} {
+	for _, dir := range dirs {
 		p := filepath.Join(dir, name)
 		if err := writeAtomically(p, data); err != nil {
 			errs = append(errs, err)
@@ -178,7 +183,7 @@ func importFallbacks(cmd *cobra.Command, results string, args []string) (handled
 			stored++
 		}
 	}
-	msg := fmt.Sprintf("%d runs from fallback files stored in %s", stored, results)
+	msg := fmt.Sprintf("%d runs from fallback files stored in %s", stored, s.Path())
 	if skipped > 0 {
 		msg += fmt.Sprintf(" (%d already there, skipped)", skipped)
 	}

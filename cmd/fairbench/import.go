@@ -68,7 +68,7 @@ Formats read: ` + adapter.Supported(),
 	fl := cmd.Flags()
 	fl.StringVar(&f.target, "target", "", "target name the runs belong to (required, except for fairbench's own fallback files), e.g. the environment they ran on")
 	fl.StringVar(&f.study, "study", "import", "study name to store the runs under")
-	fl.StringVar(&f.results, "results", defaultResults, "results file (SQLite)")
+	fl.StringVar(&f.results, "results", defaultResults, "results file (SQLite), or a postgres:// URL of a shared results store")
 	fl.IntVarP(&f.clients, "clients", "c", 0, "number of clients, where the output does not say")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "client threads, recorded with the run")
 	fl.IntVarP(&f.scale, "scale", "s", 0, "scale factor")
@@ -184,7 +184,7 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 		}
 	}
 	out.Flush()
-	msg := fmt.Sprintf("%d runs imported into %s (study %q, target %q)", n, f.results, f.study, f.target)
+	msg := fmt.Sprintf("%d runs imported into %s (study %q, target %q)", n, s.Path(), f.study, f.target)
 	if skipped > 0 {
 		msg += fmt.Sprintf("; %d files skipped as already imported", skipped)
 	}

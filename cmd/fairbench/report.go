@@ -54,7 +54,7 @@ func newReport() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&results, "results", defaultResults, "results file")
+	fl.StringVar(&results, "results", defaultResults, "results file, or a postgres:// URL of a shared results store")
 	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv, benchstat (Go benchmark format), or a run's result file in a peer's format (clickbench)")
 	fl.StringVar(&baseline, "baseline", "", "text, md, html, json: the findings, the comparison (html) and the kind-specific ratios against this target instead of the first")
 	fl.StringVar(&charts, "charts", "", "html, md: also write each chart as an .svg file into this directory (md links them)")
@@ -106,6 +106,9 @@ func writeReport(s *store.Store, f store.Filter, format, out string) error {
 
 // openResults opens an existing results file; it never creates one to read from.
 func openResults(path string) (*store.Store, error) {
+	if store.IsURL(path) {
+		return store.Open(path)
+	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no results file %s: run a study first (fairbench demo, fairbench run) or pass --results FILE", path)
 	}

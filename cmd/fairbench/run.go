@@ -47,7 +47,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 	define := func(f *pflag.FlagSet, kind string) error {
 		results, resume, replace, check = "", false, false, false
 		a = adhoc{}
-		f.StringVar(&results, "results", defaultResults, "results file (SQLite)")
+		f.StringVar(&results, "results", defaultResults, "results file (SQLite), or a postgres:// URL of a shared results store")
 		f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
 		f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
 		f.BoolVar(&check, "check", false, "run the workload's consistency check after each run")
@@ -120,7 +120,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		if x.resume {
 			skip = done
 		} else if len(done) > 0 {
-			fmt.Fprintf(os.Stderr, "note: %d cells of this study are already in %s; new runs are added (use --resume to skip them)\n", len(done), x.results)
+			fmt.Fprintf(os.Stderr, "note: %d cells of this study are already in %s; new runs are added (use --resume to skip them)\n", len(done), s.Path())
 		}
 	}
 	opt := runner.Options{Progress: os.Stderr, Every: time.Second, Replace: x.replace, Skip: skip, Check: x.check,
@@ -134,7 +134,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			opt.NoTickLines = true
 		}
 	}
-	sink := &collectingSink{store: s, results: x.results}
+	sink := &collectingSink{store: s, results: s.Path()}
 	if st.Hash != "" {
 		sink.study = &savedStudy{Hash: st.Hash, Name: st.Name, File: st.File, Content: st.Source}
 	}
@@ -167,12 +167,12 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			return sink.runs, err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%d runs stored in %s\n", len(sink.runs)-len(sink.unsaved), x.results)
+	fmt.Fprintf(os.Stderr, "%d runs stored in %s\n", len(sink.runs)-len(sink.unsaved), s.Path())
 	if len(sink.unsaved) > 0 {
 		fmt.Fprintf(os.Stderr, "%d runs could not be stored there and were written to %s: store them with 'fairbench import --results %s %s'\n",
-			len(sink.unsaved), sink.fallback, x.results, sink.fallback)
+			len(sink.unsaved), sink.fallback, s.Path(), sink.fallback)
 		if runErr == nil {
-			runErr = fmt.Errorf("%d runs are not in %s but in %s", len(sink.unsaved), x.results, sink.fallback)
+			runErr = fmt.Errorf("%d runs are not in %s but in %s", len(sink.unsaved), s.Path(), sink.fallback)
 		}
 	}
 	return sink.runs, runErr
@@ -303,7 +303,7 @@ func (c *collectingSink) AppendRun(r *result.Run) (int64, error) {
 	if ferr != nil {
 		return 0, fmt.Errorf("%w; writing it to a fallback file failed too: %v", err, ferr)
 	}
-	fmt.Fprintf(os.Stderr, "results file %s: %s; the run is written to %s instead\n", c.results, envinfo.Scrub(err.Error()), path)
+	fmt.Fprintf(os.Stderr, "results %s: %s; the run is written to %s instead\n", c.results, envinfo.Scrub(err.Error()), path)
 	c.runs = append(c.runs, r)
 	return 0, nil
 }

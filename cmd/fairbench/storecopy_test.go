@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/fairbench/fairbench/internal/testenv"
+)
+
+// A results file copied into a PostgreSQL results store and from there into a
+// new file reports the same numbers at each step; a second copy skips every
+// run; the password shows nowhere.
+func TestStoreCopyThroughPostgres(t *testing.T) {
+	base := testenv.PostgresURL(t)
+	pw := testenv.Password(t, base)
+	b := make([]byte, 6)
+	rand.Read(b) //nolint:errcheck // crypto/rand does not fail on Linux
+	schema := "fbcopy_" + hex.EncodeToString(b)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if c, err := pgx.Connect(ctx, base); err == nil {
+			c.Exec(ctx, `DROP SCHEMA IF EXISTS "`+schema+`" CASCADE`) //nolint:errcheck // best effort
+			c.Close(ctx)
+		}
+	})
+	pgURL := testenv.WithQuery(t, base, "schema", schema)
+
+	dir := t.TempDir()
+	fixture := filepath.Join("..", "..", "internal", "store", "testdata", "schema2")
+	data, err := os.ReadFile(filepath.Join(fixture, "schema2.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "schema2.db"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join(fixture, "report-23c5a23.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(rows(string(golden)), "\n")
+
+	step := func(wantOut string, args ...string) string {
+		t.Helper()
+		o := fairbench(t, dir, args...)
+		if o.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, o.code, o.stderr)
+		}
+		if strings.Contains(o.stdout+o.stderr, pw) {
+			t.Errorf("%v: the password shows in the output:\n%s%s", args, o.stdout, o.stderr)
+		}
+		if !strings.Contains(o.stdout, wantOut) {
+			t.Errorf("%v: output %q, want it to contain %q", args, o.stdout, wantOut)
+		}
+		return o.stdout
+	}
+	step("12 runs copied, 0 skipped", "store", "copy", "schema2.db", pgURL)
+	step("0 runs copied, 12 skipped", "store", "copy", "schema2.db", pgURL)
+	for _, results := range []string{pgURL, "back.db"} {
+		if results == "back.db" {
+			step("12 runs copied, 0 skipped", "store", "copy", pgURL, "back.db")
+		}
+		out := step("", "report", "--results", results)
+		if got := strings.Join(rows(out), "\n"); got != want {
+			t.Errorf("report --results %s: table rows differ:\nwant:\n%s\ngot:\n%s", results, want, got)
+		}
+	}
+}
