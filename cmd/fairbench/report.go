@@ -104,15 +104,9 @@ func writeReport(s *store.Store, f store.Filter, format, out string) error {
 	return writeReportWith(s, f, format, out, reportExtras{})
 }
 
-// openResults opens an existing results file; it never creates one to read from.
+// openResults opens an existing results file or store; it never creates one to read from.
 func openResults(path string) (*store.Store, error) {
-	if store.IsURL(path) {
-		return store.Open(path)
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no results file %s: run a study first (fairbench demo, fairbench run) or pass --results FILE", path)
-	}
-	return store.Open(path)
+	return store.OpenExisting(path)
 }
 
 // selectRuns loads the runs f selects, groups them into cells and names them

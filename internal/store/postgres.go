@@ -13,6 +13,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -26,8 +27,13 @@ const DefaultSchema = "fairbench"
 
 // pgStore is what a PostgreSQL store needs beyond database/sql.
 type pgStore struct {
-	schema string
+	schema    string
+	mustExist bool // refuse a schema without a store instead of creating one
 }
+
+// connectTimeout bounds a connection attempt when the URL sets none
+// (connect_timeout=SECONDS): an unreachable store fails instead of hanging.
+const connectTimeout = 15 * time.Second
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
@@ -41,13 +47,22 @@ func isPostgresURL(s string) bool {
 // raw, creating the schema and its tables if needed. The password (in the
 // URL, PGPASSWORD or ~/.pgpass, as pgx reads them) is used to connect only:
 // Path and every error show the URL redacted.
-func openPostgres(raw string) (*Store, error) {
+func openPostgres(raw string, mustExist bool) (*Store, error) {
 	shown := driver.Redacted(raw)
 	fail := func(err error) error {
 		msg := err.Error()
-		if u, perr := url.Parse(raw); perr == nil && u.User != nil {
-			if pw, ok := u.User.Password(); ok && pw != "" {
-				msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		if u, perr := url.Parse(raw); perr == nil {
+			var secrets []string
+			if u.User != nil {
+				if pw, ok := u.User.Password(); ok {
+					secrets = append(secrets, pw)
+				}
+			}
+			secrets = append(secrets, u.Query()["password"]...)
+			for _, pw := range secrets {
+				if pw != "" {
+					msg = strings.ReplaceAll(msg, pw, "xxxxx")
+				}
 			}
 		}
 		if strings.Contains(msg, shown) {
@@ -77,11 +92,14 @@ func openPostgres(raw string) (*Store, error) {
 	// Only our schema is searched (pg_catalog always is): an unqualified
 	// "meta" can never resolve to someone else's table in public.
 	cfg.RuntimeParams["search_path"] = `"` + schema + `"`
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = connectTimeout
+	}
 	if cfg.RuntimeParams["application_name"] == "" {
 		cfg.RuntimeParams["application_name"] = "fairbench"
 	}
 	db := stdlib.OpenDB(*cfg)
-	s := &Store{db: db, path: shown, kind: "results store", pg: &pgStore{schema: schema}, warn: os.Stderr}
+	s := &Store{db: db, path: shown, kind: "results store", pg: &pgStore{schema: schema, mustExist: mustExist}, warn: os.Stderr}
 	if err := s.init(); err != nil {
 		db.Close()
 		return nil, fail(err)
@@ -91,8 +109,12 @@ func openPostgres(raw string) (*Store, error) {
 
 // pgInit identifies the schema before writing anything, then migrates.
 func (s *Store) pgInit(ctx context.Context) error {
-	if _, err := s.version(ctx, s.db); err != nil {
+	v, err := s.version(ctx, s.db)
+	if err != nil {
 		return err
+	}
+	if v == 0 && s.pg.mustExist {
+		return fmt.Errorf("no results store at %s: schema %s holds no fairbench tables (run a study with --results URL, or fairbench store copy FILE URL)", s.path, s.pg.schema)
 	}
 	return s.migrate(ctx)
 }

@@ -128,3 +128,40 @@ func TestConcurrentOpensOfAFreshStore(t *testing.T) {
 		}
 	})
 }
+
+// OpenExisting, for reading, refuses a store that is not there and creates nothing.
+func TestOpenExistingCreatesNothing(t *testing.T) {
+	eachLocation(t, func(t *testing.T, loc string) {
+		if s, err := OpenExisting(loc); err == nil {
+			s.Close()
+			t.Fatal("OpenExisting of a missing store succeeded")
+		} else if !strings.Contains(err.Error(), "no results") {
+			t.Errorf("error %q: want it to say there is no results store", err)
+		}
+		s := mustOpen(t, loc)
+		if IsURL(loc) {
+			var n int
+			if err := s.db.QueryRow("SELECT count(*) FROM pg_namespace WHERE nspname = $1", s.pg.schema).Scan(&n); err != nil || n != 1 {
+				t.Fatalf("schema count %d, %v", n, err)
+			}
+		}
+		appendAll(t, s, run("s", "h", "a", "x", result.StatusOK))
+		r, err := OpenExisting(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if runs, err := r.Runs(Filter{}); err != nil || len(runs) != 1 {
+			t.Errorf("%d runs, %v", len(runs), err)
+		}
+	})
+}
+
+// An unreachable store fails with the URL redacted, also for a password
+// given as a query parameter.
+func TestUnreachableStoreHidesPassword(t *testing.T) {
+	_, err := Open("postgres://bench@127.0.0.1:1/fairbench?password=Pw-Query-7731&connect_timeout=2")
+	if err == nil || strings.Contains(err.Error(), "Pw-Query-7731") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("err %v: want the store named without its password", err)
+	}
+}

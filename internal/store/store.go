@@ -172,14 +172,26 @@ func (s *Store) SetWarnings(w io.Writer) {
 
 // Open opens the results file at path, creating it if needed, and migrates it
 // to the current schema.
-func Open(path string) (*Store, error) {
+func Open(path string) (*Store, error) { return open(path, false) }
+
+// OpenExisting opens a results store to read from: a file that does not
+// exist, or a PostgreSQL schema without a store, is an error rather than
+// created empty.
+func OpenExisting(path string) (*Store, error) { return open(path, true) }
+
+func open(path string, mustExist bool) (*Store, error) {
 	if IsURL(path) {
 		if isPostgresURL(path) {
-			return openPostgres(path)
+			return openPostgres(path, mustExist)
 		}
 		// A URL is not a file name: SQLite would create a file of that name
 		// and its error would print the URL's password.
 		return nil, fmt.Errorf("results %s: a results store at this kind of URL is not supported; give a file path or a postgres:// URL", driver.Redacted(path))
+	}
+	if mustExist {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("no results file %s: run a study first (fairbench demo, fairbench run) or pass --results FILE", path)
+		}
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
