@@ -5,10 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fairbench/fairbench/examples"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
-	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/workload"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
@@ -17,14 +15,7 @@ import (
 // The ARM-versus-x86 example runs end to end on the test servers, shortened:
 // 1 s per cell, no warm-up, small tables, one repetition.
 func TestARMvsX86OLTPExampleRuns(t *testing.T) {
-	data, err := examples.Files.ReadFile("arm-vs-x86-oltp.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := study.Parse("arm-vs-x86-oltp.toml", data, workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := parseExample(t, "arm-vs-x86-oltp.toml")
 	if len(st.Targets) != 2 || len(st.Workloads) != 1 {
 		t.Fatalf("want a PostgreSQL and a MySQL target and one workload, got %d and %d", len(st.Targets), len(st.Workloads))
 	}

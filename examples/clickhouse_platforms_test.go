@@ -4,10 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/fairbench/fairbench/examples"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
-	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -17,14 +15,7 @@ import (
 // instead of the real dataset (no network here), both targets in databases
 // of their own, one repetition; every query of every run has its tries.
 func TestClickHousePlatformsExampleRuns(t *testing.T) {
-	data, err := examples.Files.ReadFile("clickhouse-platforms.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := study.Parse("clickhouse-platforms.toml", data, workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := parseExample(t, "clickhouse-platforms.toml")
 	if len(st.Targets) != 2 || len(st.Workloads) != 2 || st.Repetitions != 3 {
 		t.Fatalf("want two targets, two workloads, three repetitions; got %d, %d, %d", len(st.Targets), len(st.Workloads), st.Repetitions)
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fairbench/fairbench/examples"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
@@ -19,14 +18,7 @@ import (
 // repetition; every bulk run indexes all its documents and every search
 // run measures its four operations.
 func TestOpenSearchPlatformsExampleRuns(t *testing.T) {
-	data, err := examples.Files.ReadFile("opensearch-platforms.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := study.Parse("opensearch-platforms.toml", data, workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := parseExample(t, "opensearch-platforms.toml")
 	if len(st.Targets) != 2 || len(st.Workloads) != 2 || st.Repetitions != 3 {
 		t.Fatalf("want two targets, two workloads, three repetitions; got %d, %d, %d", len(st.Targets), len(st.Workloads), st.Repetitions)
 	}

@@ -8,12 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fairbench/fairbench/examples"
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
-	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
@@ -25,14 +23,7 @@ func TestSQLiteJournalExampleFindings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 24 timed cells (about 1.5 minutes)")
 	}
-	data, err := examples.Files.ReadFile("sqlite-journal-oltp.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := study.Parse("sqlite-journal-oltp.toml", data, workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := parseExample(t, "sqlite-journal-oltp.toml")
 	dir := t.TempDir()
 	for _, tg := range st.Targets {
 		// The shipped URLs are relative to the working directory: keep their

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fairbench/fairbench/examples"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 	"github.com/fairbench/fairbench/internal/result"
@@ -22,14 +21,7 @@ import (
 // shortened: 300 records, 200 operations per run, 2 and 4 threads, one
 // repetition; every run has the operation types of its YCSB workload.
 func TestStoredocYCSBExampleRuns(t *testing.T) {
-	data, err := examples.Files.ReadFile("storedoc-ycsb.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := study.Parse("storedoc-ycsb.toml", data, workload.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := parseExample(t, "storedoc-ycsb.toml")
 	if len(st.Targets) != 1 || len(st.Workloads) != 1 {
 		t.Fatalf("want one target and one workload, got %d and %d", len(st.Targets), len(st.Workloads))
 	}
