@@ -49,22 +49,9 @@ func isPostgresURL(s string) bool {
 // Path and every error show the URL redacted.
 func openPostgres(raw string, mustExist bool) (*Store, error) {
 	shown := driver.Redacted(raw)
+	secrets := driver.SecretList(driver.Secrets(raw))
 	fail := func(err error) error {
-		msg := err.Error()
-		if u, perr := url.Parse(raw); perr == nil {
-			var secrets []string
-			if u.User != nil {
-				if pw, ok := u.User.Password(); ok {
-					secrets = append(secrets, pw)
-				}
-			}
-			secrets = append(secrets, u.Query()["password"]...)
-			for _, pw := range secrets {
-				if pw != "" {
-					msg = strings.ReplaceAll(msg, pw, "xxxxx")
-				}
-			}
-		}
+		msg := secrets.Scrub(err.Error())
 		if strings.Contains(msg, shown) {
 			return fmt.Errorf("%s", msg)
 		}

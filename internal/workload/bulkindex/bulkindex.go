@@ -78,21 +78,23 @@ func (Workload) Flags() []workload.Flag {
 }
 
 func workingSet(p map[string]any) (int64, string, bool) {
-	if files, ok := p["corpus"].([]any); ok && len(files) > 0 {
-		return 0, "", false
-	}
-	docs, ok := p["docs"].(float64)
-	if !ok {
-		if d, ok2 := p["docs"].(int64); ok2 {
-			docs, ok = float64(d), true
+	switch c := p["corpus"].(type) {
+	case []string:
+		if len(c) > 0 {
+			return 0, "", false
+		}
+	case []any:
+		if len(c) > 0 {
+			return 0, "", false
 		}
 	}
+	docs, ok := p["docs"].(int64)
 	if !ok {
 		return 0, "", false
 	}
 	// A generated document is about 130 bytes of JSON; indexed with doc
 	// values and the inverted index it takes roughly as much again.
-	return int64(docs * 260), fmt.Sprintf("%.0f documents × ~260 B indexed", docs), true
+	return docs * 260, fmt.Sprintf("%d documents × ~260 B indexed", docs), true
 }
 
 // instance is one bulkindex cell.

@@ -30,9 +30,6 @@ func (c *corpusDef) open() source {
 	return &fileSource{files: c.Files, limit: c.Count()}
 }
 
-// ours reports whether meta holds fairbench's marker.
-func ours(meta map[string]any) bool { return searchparams.Owned(meta) }
-
 // errForeign is the refusal to touch an index fairbench did not create.
 func (c *corpusDef) errForeign() error {
 	return fmt.Errorf("index %s exists and fairbench did not create it (its mapping's _meta has no %q marker): fairbench never deletes or fills it; choose another index (--index) or delete it yourself", c.Index, searchparams.MarkerKey)
@@ -50,7 +47,7 @@ func (c *corpusDef) recreate(ctx context.Context, conn driver.Conn) error {
 		return fmt.Errorf("index %s: %w", c.Index, err)
 	}
 	if exists {
-		if !ours(meta) {
+		if !searchparams.Owned(meta) {
 			return c.errForeign()
 		}
 		if err := a.DeleteIndex(ctx, c.Index); err != nil {
@@ -85,7 +82,7 @@ func (c *corpusDef) reusable(ctx context.Context, conn driver.Conn) (bool, error
 	if err != nil || !exists {
 		return false, err
 	}
-	if !ours(meta) {
+	if !searchparams.Owned(meta) {
 		return false, c.errForeign()
 	}
 	m := meta[searchparams.MarkerKey].(map[string]any)
@@ -122,7 +119,7 @@ func (c *corpusDef) drop(ctx context.Context, conn driver.Conn) error {
 	if err != nil || !exists {
 		return err
 	}
-	if !ours(meta) {
+	if !searchparams.Owned(meta) {
 		return c.errForeign()
 	}
 	return a.DeleteIndex(ctx, c.Index)
@@ -153,7 +150,7 @@ func (c *corpusDef) refuseForeign(ctx context.Context, conn driver.Conn) error {
 	if err != nil {
 		return fmt.Errorf("index %s: %w", c.Index, err)
 	}
-	if exists && !ours(meta) {
+	if exists && !searchparams.Owned(meta) {
 		return c.errForeign()
 	}
 	return nil
