@@ -165,10 +165,21 @@ os_pid() {
     echo "$pid"
 }
 
+# proc_running PID — PID is a live process (not gone, not a zombie).
+proc_running() {
+    local st
+    st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+    [ -n "$st" ] && [ "${st%% *}" != Z ]
+}
+
 os_log_tail() {
     local f=$OS_STATE/$1/node.log
-    [ -s "$f" ] && { echo "--- last lines of $f:" >&2; tail -n 30 "$f" >&2; }
-    return 0
+    if [ -s "$f" ]; then
+        echo "--- last lines of $f:" >&2
+        tail -n 30 "$f" >&2
+    else
+        echo "--- $f is empty: the JVM wrote nothing before it ended" >&2
+    fi
 }
 
 # os_stop_node NAME — stop the node NAME if it runs.
@@ -247,14 +258,18 @@ os_start() {
     # nohup (it execs, so $! is the JVM) keeps the node up after this script
     # and its terminal are gone; fd 7 (the lock) is not inherited.
     nohup "${cmd[@]}" >"$dir/node.log" 2>&1 </dev/null 7>&- &
-    echo $! >"$dir/node.pid"
+    local launched=$!
+    echo "$launched" >"$dir/node.pid"
     for ((i = 0; i < OS_START_TIMEOUT * 2; i++)); do
         if grep -qE '(^|\] )READY http=' "$dir/node.log" && os_healthy "$name" "$port"; then
             log "ready on $OS_HOST:$port after $(($(date +%s) - t0)) s (pid $(cat "$dir/node.pid"), heap $heap, cluster fairbench-$name)"
             echo "http://$OS_HOST:$port"
             return 0
         fi
-        os_pid "$name" >/dev/null || { os_log_tail "$name"; die "the node exited during its start (log: $dir/node.log)"; }
+        # Liveness of the process launched, not os_pid: until the child has
+        # exec'd nohup and then java, its command line is still this
+        # script's, and os_pid would call a node that is starting dead.
+        proc_running "$launched" || { os_log_tail "$name"; die "the node exited during its start (log: $dir/node.log)"; }
         sleep 0.5
     done
     os_log_tail "$name"

@@ -876,7 +876,13 @@ start_opensearch() {
     p2=$!
     wait "$p1" || rc=1
     wait "$p2" || rc=1
-    [ "$rc" -eq 0 ] || die "starting OpenSearch failed (scripts/opensearch.sh start; see its output above)"
+    if [ "$rc" -ne 0 ]; then
+        # The OSB install would otherwise go on writing into a clone that
+        # the caller may be removing.
+        kill "$p3" 2>/dev/null || true
+        wait "$p3" 2>/dev/null || true
+        die "starting OpenSearch failed (scripts/opensearch.sh start; see its output above)"
+    fi
     wait "$p3" || die "installing OpenSearch Benchmark failed (scripts/install-osb.sh; see its output above)"
     ENV_LINES+=("FAIRBENCH_TEST_OSB=$(tail -n 1 "$osb_out")")
     rm -f "$osb_out"
