@@ -45,6 +45,11 @@ func TestSQLiteJournalExampleFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := r.Run(ctx, cells); err != nil {
+		for _, run := range sink.Runs {
+			if run.Status != result.StatusOK {
+				t.Errorf("%s: %s", run.CellKey, run.Error) // why, not only which
+			}
+		}
 		t.Fatal(err)
 	}
 	for i, run := range sink.Runs {

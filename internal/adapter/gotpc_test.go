@@ -240,3 +240,30 @@ func TestGoTPCPrepareNoCheck(t *testing.T) {
 		t.Errorf("a prepare parsed as a run: %v", err)
 	}
 }
+
+// go-tpc prints Takes(s) with one decimal, so a last [Current] interval that
+// ends within 0.05 s of the one before reads 0.0 (seen in CI on a loaded
+// machine: "STOCK_LEVEL - Takes(s): 0.0, Count: 2"). Its transactions join
+// the interval before; a summary of 0.0 s is still refused.
+func TestGoTPCZeroLengthLastInterval(t *testing.T) {
+	text := readFixture(t, "go-tpc/pg-w1-t4.txt")
+	base, err := parseGoTPC("x.txt", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := "[Current] STOCK_LEVEL - Takes(s): 0.0, Count: 2, TPM: 0.0, Sum(ms): 6.0, Avg(ms): 3.0, 50th(ms): 3.0, 90th(ms): 3.0, 95th(ms): 3.0, 99th(ms): 3.0, 99.9th(ms): 3.0, Max(ms): 3.0\n"
+	runs, err := parseGoTPC("zero.txt", strings.Replace(text, "Finished\n", zero+"Finished\n", 1))
+	if err != nil {
+		t.Fatalf("a zero-length last interval: %v", err)
+	}
+	got, want := runs[0].Series, base[0].Series
+	eq(t, "seconds", len(got), len(want))
+	eq(t, "last second's ops", got[len(got)-1].Ops, want[len(want)-1].Ops+2)
+	bad := strings.Replace(text, "[Summary] STOCK_LEVEL - Takes(s): 29.9,", "[Summary] STOCK_LEVEL - Takes(s): 0.0,", 1)
+	if bad == text {
+		t.Fatal("the fixture's STOCK_LEVEL summary changed")
+	}
+	if _, err := parseGoTPC("bad.txt", bad); err == nil || !strings.Contains(err.Error(), "STOCK_LEVEL: 679 transactions in 0 s") {
+		t.Errorf("a summary of 0 s: %v", err)
+	}
+}
