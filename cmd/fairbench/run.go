@@ -32,6 +32,10 @@ func newRun() *cobra.Command {
 		resume, replace, check bool
 		a                      adhoc
 		maxErr, maxDead        float64
+		gens, asGenerator      int
+		remoteGens             bool
+		session                int64
+		staleAfter             time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "run [study.toml]",
@@ -51,6 +55,15 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
 		f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
 		f.BoolVar(&check, "check", false, "run the workload's consistency check after each run")
+		gens, asGenerator, remoteGens, session = 0, -1, false, 0
+		f.IntVar(&gens, "generators", 0, "measure every cell with this many load generators, each with its share of the clients (default: the study's generators, else 1)")
+		f.BoolVar(&remoteGens, "remote-generators", false, "the load generators start elsewhere ('fairbench generator', e.g. pods of 'fairbench k8s render') and register in the results store; without it they are started here as local processes")
+		f.IntVar(&asGenerator, "as-generator", -1, "be load generator N of the coordinator's --session (the coordinator starts local generators so)")
+		f.Int64Var(&session, "session", 0, "with --as-generator: the coordinator's session")
+		f.DurationVar(&staleAfter, "generator-stale", 15*time.Second, "a load generator without a heartbeat for this long fails its cell")
+		_ = f.MarkHidden("generator-stale")
+		_ = f.MarkHidden("as-generator")
+		_ = f.MarkHidden("session")
 		f.Float64Var(&maxErr, "max-error-ratio", runner.DefaultMaxErrorRatio, "a run whose share of failed operations exceeds this is stored as failed and the command exits 1 (overrides the study's max_error_ratio)")
 		f.Float64Var(&maxDead, "max-dead-ratio", runner.DefaultMaxDeadRatio, "a run with no completed operation in more than this share of its measured seconds is stored as failed and the command exits 1 (overrides the study's max_dead_ratio)")
 		f.StringVar(&a.target, "target", "", "ad hoc: target URL (postgres://…, mysql://…, sqlite:FILE)")
@@ -64,7 +77,13 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		if err != nil {
 			return err
 		}
-		x := execution{results: results, resume: resume, replace: replace, check: check}
+		if asGenerator >= 0 {
+			return runGenerator(cmd.Context(), st, results, asGenerator, session, time.Minute)
+		}
+		if gens < 0 {
+			return fmt.Errorf("--generators %d: give 1 or more", gens)
+		}
+		x := execution{results: results, resume: resume, replace: replace, check: check, generators: gens, remoteGenerators: remoteGens, staleAfter: staleAfter}
 		for name, v := range map[string]float64{"max-error-ratio": maxErr, "max-dead-ratio": maxDead} {
 			if !cmd.Flags().Changed(name) {
 				continue
@@ -96,6 +115,12 @@ type execution struct {
 	progressEvery          int // ad hoc: -P seconds; 0 = no per-second progress
 	// outage thresholds from the flags; nil: the study's or the defaults
 	maxErrorRatio, maxDeadRatio *float64
+	// generators overrides the study's load generators per cell (0: the
+	// study's); remoteGenerators: they register from elsewhere instead of
+	// being started here.
+	generators       int
+	remoteGenerators bool
+	staleAfter       time.Duration
 }
 
 func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, error) {
@@ -139,6 +164,19 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		sink.study = &savedStudy{Hash: st.Hash, Name: st.Name, File: st.File, Content: st.Source}
 	}
 	opt.Sink = sink
+	var local *localGenerators
+	if distributed(cells, x.generators) {
+		opt.Distribution = &runner.Distribution{Store: s, Generators: x.generators, StaleAfter: x.staleAfter}
+		if x.remoteGenerators {
+			if !store.IsURL(x.results) {
+				return nil, fmt.Errorf("--remote-generators: load generators on other machines share the results store: give --results postgres://… (%s is a file of this machine)", x.results)
+			}
+		} else {
+			local = &localGenerators{}
+			opt.Distribution.Spawn = local.spawn
+			defer local.wait(30 * time.Second)
+		}
+	}
 	r := runner.New(st, opt)
 	// Client counts against the open-file limit before anything connects,
 	// against the servers' limits once Preflight has reached them.
@@ -426,4 +464,17 @@ func checkClientLimits(cells []study.Cell, skip map[string]bool, tools bool, che
 		}
 	}
 	return nil
+}
+
+// distributed reports whether any cell runs on several load generators.
+func distributed(cells []study.Cell, override int) bool {
+	if override > 1 {
+		return true
+	}
+	for _, c := range cells {
+		if c.Workload.Tool == "" && c.Workload.Generators > 1 {
+			return true
+		}
+	}
+	return false
 }

@@ -38,6 +38,7 @@ const (
 const (
 	CheckDrift       = "drift"
 	CheckSaturation  = "load-generator"
+	CheckGenerators  = "load-generators"
 	CheckRepetitions = "repetitions"
 	CheckSingleRun   = "single-run"
 	CheckWarmup      = "warm-up"
@@ -49,14 +50,15 @@ const (
 	CheckPeakEdge    = "peak-edge"
 )
 
-var checkOrder = []string{CheckDrift, CheckSaturation, CheckRepetitions, CheckSingleRun, CheckWarmup,
+var checkOrder = []string{CheckDrift, CheckSaturation, CheckGenerators, CheckRepetitions, CheckSingleRun, CheckWarmup,
 	CheckConfig, CheckWorkingSet, CheckErrors, CheckOutage, CheckSameHost, CheckPeakEdge}
 
 // Checks describes every check for a report's Methodology section, so that a
 // reader sees what was checked even when nothing was raised.
 var Checks = map[string]string{
 	CheckDrift:       "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)",
-	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of the client host's threads; not for embedded engines, whose work is fairbench's CPU)",
+	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of the client host's threads, or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)",
+	CheckGenerators:  "load generators of one run that disagree (throughput per client more than 10 % apart between generators)",
 	CheckRepetitions: "repetitions that disagree (coefficient of variation of the headline metric > 10 %)",
 	CheckSingleRun:   "cells resting on a single completed run (no interval, no verdict)",
 	CheckWarmup:      "warm-up too short (the first seconds of the measured phase differ from the rest by > 10 %)",
@@ -181,7 +183,7 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 	if w, ok := outageWarning(r, label); ok {
 		ws = append(ws, w)
 	}
-	return ws
+	return append(ws, generatorWarnings(r, label)...)
 }
 
 // outageWarning names the seconds of a run without a completed operation,

@@ -114,6 +114,12 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	if err := writeKindSectionsText(ew, groups, opt.Baseline); err != nil {
 		return err
 	}
+	if t, ok := generatorsTable(groupRuns(groups)); ok {
+		ew.printf("\n")
+		if err := t.writeText(ew); err != nil {
+			return err
+		}
+	}
 	if opt.Checked {
 		if err := Methodology(ew, opt.Warnings, groups, false); err != nil {
 			return err
@@ -265,6 +271,11 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 				r.ID, cell(r.Target), cell(r.Workload), cell(orDash(label.names.VaryingRun(r).Canonical())),
 				r.Clients, r.Repetition, cell(status), tps, p99, max(r.TotalErrors(), r.Summary.Failed))
 		}
+	}
+
+	if t, ok := generatorsTable(runs); ok {
+		ew.printf("\n")
+		t.writeMarkdown(ew)
 	}
 
 	ew.printf("\n---\n\n")

@@ -71,6 +71,25 @@ type executor struct {
 	allDone     chan struct{}
 
 	closeOnce sync.Once
+
+	// One load generator of several (distributed.go): its clients are
+	// slots slotBase… of the cell's slots (their places in the key space,
+	// warehouses and random streams); beforeStart, called once every client
+	// is connected, says when the measured run starts (this machine's
+	// clock); the coordinator reads the database's own counters, not each
+	// generator.
+	slotBase, slots int
+	beforeStart     func(ctx context.Context) (time.Time, error)
+	noServerCounts  bool
+}
+
+// slot is the place among the cell's clients of this generator's client i.
+func (m *executor) slot(i int) workload.ClientSlot {
+	n := m.slots
+	if n == 0 {
+		n = m.cell.Clients
+	}
+	return workload.ClientSlot{Index: m.slotBase + i, Clients: n}
 }
 
 // clientDone counts a client that has sent all its requests.
@@ -164,7 +183,7 @@ func (m *executor) execute(ctx context.Context) error {
 				errs[i] = err
 				return
 			}
-			op, err := workload.NewWorker(ctx, m.inst, conn, workload.ClientSlot{Index: i, Clients: c.Clients})
+			op, err := workload.NewWorker(ctx, m.inst, conn, m.slot(i))
 			if err == nil {
 				err = onFastPath(ctx, conn)
 			}
@@ -174,11 +193,13 @@ func (m *executor) execute(ctx context.Context) error {
 				return
 			}
 			seed := m.r.st.Seed
-			pcg := rand.NewPCG(seed, uint64(c.Index)<<20|uint64(i))
+			// Streams by slot: load generators of one cell draw different ones.
+			stream := uint64(c.Index)<<20 | uint64(m.slot(i).Index)
+			pcg := rand.NewPCG(seed, stream)
 			rec := hist.NewRecorder(nops)
 			m.workers[i] = &worker{
 				id: i, conn: conn, op: op, rec: rec, pcg: pcg, rng: rand.New(pcg),
-				arr: rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15, uint64(c.Index)<<20|uint64(i))),
+				arr: rand.New(rand.NewPCG(seed^0x9e3779b97f4a7c15, stream)),
 			}
 		}(i)
 	}
@@ -273,9 +294,27 @@ func (m *executor) execute(ctx context.Context) error {
 	// Without a warm-up the measured phase starts with the workers: nothing
 	// they do may fall between their start and the phase's (memtier's
 	// --requests counts every request).
-	sc, err := m.openServerCounts(ctx)
-	if err != nil {
-		return err
+	if m.beforeStart != nil {
+		at, err := m.beforeStart(ctx)
+		if err != nil {
+			return err
+		}
+		if late := time.Since(at); late > 10*time.Millisecond {
+			m.run.Deviations = append(m.run.Deviations, fmt.Sprintf("this load generator started %.0f ms after the agreed start", late.Seconds()*1000))
+		} else if wait := time.Until(at); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return ErrInterrupted
+			}
+		}
+	}
+	sc := &serverCounts{}
+	if !m.noServerCounts {
+		var err error
+		if sc, err = m.openServerCounts(ctx); err != nil {
+			return err
+		}
 	}
 	defer sc.close(ctx)
 	counts0, cpu0 := counts(m.inst), cpuSeconds()
@@ -470,7 +509,7 @@ func (m *executor) reconnect(ctx context.Context, w *worker) {
 		m.reconnectAttempts.Add(1)
 		conn, err := m.r.connect(ctx, m.client, m.cell.Target)
 		if err == nil {
-			op, err := workload.NewWorker(ctx, m.inst, conn, workload.ClientSlot{Index: w.id, Clients: m.cell.Clients})
+			op, err := workload.NewWorker(ctx, m.inst, conn, m.slot(w.id))
 			if err == nil && w.task != nil {
 				err = attach(ctx, w.task, conn)
 			} else if err == nil {

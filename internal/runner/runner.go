@@ -64,6 +64,9 @@ type Options struct {
 	// MaxErrorRatio and MaxDeadRatio override the study's outage thresholds
 	// (nil: the study's, else DefaultMaxErrorRatio and DefaultMaxDeadRatio).
 	MaxErrorRatio, MaxDeadRatio *float64
+	// Distribution runs cells on several load generators (distributed.go);
+	// nil: every cell runs in this process.
+	Distribution *Distribution
 }
 
 // ErrInterrupted is returned when the context was cancelled (Ctrl-C) during a study.
@@ -91,6 +94,9 @@ type Runner struct {
 	st   *study.Study
 	opt  Options
 	envs map[string]map[string]any // per target: captured environment
+	// coord is the coordinator's session once a cell ran on several load
+	// generators.
+	coord *coordination
 }
 
 // New prepares a runner for a study.
@@ -213,6 +219,11 @@ func bind(c study.Cell) (workload.Instance, error) {
 // first interruption and returns ErrInterrupted; a cell that fails is stored as a
 // failed run and the study goes on.
 func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
+	defer func() {
+		if err := r.EndSession(ctx); err != nil {
+			fmt.Fprintf(r.opt.Progress, "%s\n", envinfo.Scrub(err.Error()))
+		}
+	}()
 	var failed []string
 	for i, c := range cells {
 		if r.opt.Skip[c.Key()] {
@@ -227,6 +238,7 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 			if _, serr := r.opt.Sink.AppendRun(run); serr != nil {
 				return fmt.Errorf("storing run of cell %d: %w", c.Index, serr)
 			}
+			r.stored(run)
 		}
 		if errors.Is(err, ErrInterrupted) {
 			if run != nil && run.Error != "" {
@@ -276,7 +288,28 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	if c.Workload.Tool != "" {
 		return r.runExternal(ctx, c) // external.go
 	}
-	run := &result.Run{
+	if n := r.generatorsOf(c); n > 1 {
+		return r.runOnGenerators(ctx, c, n) // distributed.go
+	}
+	run := r.newRun(c)
+	cs, err := r.setupCell(ctx, c, run, false)
+	if err != nil {
+		return failRun(ctx, run, err)
+	}
+	defer cs.close(ctx)
+	m := &executor{
+		r: r, cell: cs.c, inst: cs.inst, copts: cs.copts, run: run, out: r.opt.Progress, client: cs.client, admin: cs.admin,
+	}
+	err = m.execute(ctx)
+	if err != nil && run.Status == "" {
+		return failRun(ctx, run, err)
+	}
+	return r.finishRun(ctx, cs, run, err)
+}
+
+// newRun is the record of cell c before anything ran.
+func (r *Runner) newRun(c study.Cell) *result.Run {
+	return &result.Run{
 		Source: "fairbench", StudyName: r.st.Name, StudyHash: r.st.Hash,
 		CellKey: c.Key(), CellIndex: c.Index,
 		Target: c.Target.Name, TargetURL: driver.Redacted(c.Target.URL),
@@ -285,67 +318,97 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 		Warmup: c.Warmup, ToolVersion: version.String(),
 		StartedAt: time.Now(),
 	}
-	fail := func(err error) (*result.Run, error) {
-		if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
-			run.Status = result.StatusInterrupted
-			run.Error = "interrupted before the measured phase: nothing was measured"
-			run.EndedAt = time.Now()
-			return run, ErrInterrupted
-		}
-		run.Status = result.StatusFailed
-		run.Error = envinfo.Scrub(err.Error())
+}
+
+// failRun marks run failed by err, or interrupted when the context was
+// cancelled, and returns it with the error RunCell returns.
+func failRun(ctx context.Context, run *result.Run, err error) (*result.Run, error) {
+	if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
+		run.Status = result.StatusInterrupted
+		run.Error = "interrupted before the measured phase: nothing was measured"
 		run.EndedAt = time.Now()
-		return run, err
+		return run, ErrInterrupted
 	}
-	inst, err := bind(c)
-	if err != nil {
-		return fail(err)
+	run.Status = result.StatusFailed
+	run.Error = envinfo.Scrub(err.Error())
+	run.EndedAt = time.Now()
+	return run, err
+}
+
+// cellSetup is a cell made ready to measure: its workload bound and its data
+// prepared, its target's client and fairbench's own session open.
+type cellSetup struct {
+	c      study.Cell // with the workload's own duration where it sets one
+	inst   workload.Instance
+	copts  driver.Options
+	client driver.Client
+	admin  driver.Conn
+}
+
+func (cs *cellSetup) close(ctx context.Context) {
+	if cs.admin != nil {
+		cs.admin.Close(context.WithoutCancel(ctx))
 	}
-	if qs, ok := inst.(workload.QuerySet); ok && qs.Finite() {
+	if cs.client != nil {
+		cs.client.Close(context.WithoutCancel(ctx))
+	}
+}
+
+// setupCell binds the cell's workload, opens its target, prepares the data
+// and fills run's environment. A load generator of several (generator) finds
+// the data its coordinator prepared: the workload's Prepare verifies it and
+// learns what its workers need, and nothing runs before the run
+// (workload.BeforeRunner), which is the coordinator's to do once.
+func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, generator bool) (cs *cellSetup, err error) {
+	cs = &cellSetup{c: c}
+	defer func() {
+		if err != nil {
+			cs.close(ctx)
+		}
+	}()
+	if cs.inst, err = bind(c); err != nil {
+		return cs, err
+	}
+	if qs, ok := cs.inst.(workload.QuerySet); ok && qs.Finite() {
 		// The run is the query set, each query tried a number of times:
 		// the first try is the cold one, which a warm-up would spend, and
 		// the set, not a duration, ends the run.
-		c.Warmup, run.Warmup = 0, 0
-		c.Duration = qs.Bound()
+		cs.c.Warmup, run.Warmup = 0, 0
+		cs.c.Duration = qs.Bound()
 	}
-	if se, ok := inst.(workload.SelfEnding); ok {
-		c.Duration = se.Limit()
+	if se, ok := cs.inst.(workload.SelfEnding); ok {
+		cs.c.Duration = se.Limit()
 	}
-	var copts driver.Options
-	if co, ok := inst.(workload.ConnOptioner); ok {
-		copts = co.ConnOptions()
+	if co, ok := cs.inst.(workload.ConnOptioner); ok {
+		cs.copts = co.ConnOptions()
 	}
-	client, err := r.open(ctx, c.Target, copts)
-	if err != nil {
-		return fail(err)
+	if cs.client, err = r.open(ctx, c.Target, cs.copts); err != nil {
+		return cs, err
 	}
-	defer client.Close(context.WithoutCancel(ctx))
-	admin, err := r.connect(ctx, client, c.Target)
-	if err != nil {
-		return fail(err)
+	if cs.admin, err = r.connect(ctx, cs.client, c.Target); err != nil {
+		return cs, err
 	}
-	defer admin.Close(context.WithoutCancel(ctx))
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(r.opt.Progress, "  "+format+"\n", args...)
 	}
-	err = inst.Prepare(ctx, workload.PrepareEnv{
-		Conn:    admin,
-		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
+	err = cs.inst.Prepare(ctx, workload.PrepareEnv{
+		Conn:    cs.admin,
+		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, cs.client, c.Target) },
 		Replace: r.opt.Replace,
 		Logf:    logf,
 	})
 	if err != nil {
-		return fail(&TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("preparing %s: %w", c.Workload.Kind, err)})
+		return cs, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("preparing %s: %w", c.Workload.Kind, err)}
 	}
-	if br, ok := inst.(workload.BeforeRunner); ok {
-		if err := br.BeforeRun(ctx, admin); err != nil {
-			return fail(err)
+	if br, ok := cs.inst.(workload.BeforeRunner); ok && !generator {
+		if err := br.BeforeRun(ctx, cs.admin); err != nil {
+			return cs, err
 		}
 	}
 	env := map[string]any{} // the executor adds its load generator's host and client
 	if dbEnv, ok := r.envs[c.Target.Name]; ok {
 		env["database"] = dbEnv
-	} else if e := environment(client, admin); e != nil {
+	} else if e := environment(cs.client, cs.admin); e != nil {
 		if got, err := e.Environment(ctx); err == nil {
 			r.envs[c.Target.Name] = got
 			env["database"] = got
@@ -373,8 +436,8 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	}
 	run.Env = env
 	var facts [][2]string
-	if d, ok := inst.(workload.Describer); ok {
-		facts, run.Deviations = d.Describe(admin)
+	if d, ok := cs.inst.(workload.Describer); ok {
+		facts, run.Deviations = d.Describe(cs.admin)
 	}
 	if len(facts) > 0 {
 		f := map[string]any{}
@@ -383,14 +446,12 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 		}
 		env["workload"] = f
 	}
+	return cs, nil
+}
 
-	m := &executor{
-		r: r, cell: c, inst: inst, copts: copts, run: run, out: r.opt.Progress, client: client, admin: admin,
-	}
-	err = m.execute(ctx)
-	if err != nil && run.Status == "" {
-		return fail(err)
-	}
+// finishRun judges a measured run: the outage line, the outage limits, and
+// the workload's consistency check.
+func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, err error) (*result.Run, error) {
 	if line := OutageText(run); line != "" {
 		fmt.Fprintf(r.opt.Progress, "  outage: %s\n", line)
 	}
@@ -402,12 +463,12 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 		}
 	}
 	always := false
-	if a, ok := inst.(workload.AlwaysChecked); ok {
+	if a, ok := cs.inst.(workload.AlwaysChecked); ok {
 		always = a.AlwaysCheck()
 	}
 	if (r.opt.Check || always) && run.Status == result.StatusOK {
-		if ch, ok := inst.(workload.Checker); ok {
-			if cerr := ch.Check(context.WithoutCancel(ctx), admin); cerr != nil {
+		if ch, ok := cs.inst.(workload.Checker); ok {
+			if cerr := ch.Check(context.WithoutCancel(ctx), cs.admin); cerr != nil {
 				run.Status = result.StatusFailed
 				run.Error = "consistency check failed: " + cerr.Error()
 				return run, errors.New(run.Error)

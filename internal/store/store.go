@@ -140,6 +140,55 @@ CREATE TABLE imported_files (
 	`
 ALTER TABLE run_ops ADD COLUMN service_histogram BLOB;
 `,
+	// 6: coordination of several load generators per cell (coord.go): a
+	// coordinator's session, the generators that joined it, the cells it
+	// published and each generator's partial run of each cell. Times are
+	// the store's clock (the PostgreSQL server's), as text in timeLayout.
+	`
+CREATE TABLE coord_sessions (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	study_hash  TEXT NOT NULL,
+	study_name  TEXT NOT NULL,
+	seed        TEXT NOT NULL,
+	generators  INTEGER NOT NULL,
+	status      TEXT NOT NULL,
+	created_at  TEXT NOT NULL,
+	seen_at     TEXT NOT NULL,
+	ended_at    TEXT
+);
+CREATE INDEX coord_sessions_study ON coord_sessions (study_hash, status);
+CREATE TABLE coord_generators (
+	session_id      INTEGER NOT NULL REFERENCES coord_sessions (id) ON DELETE CASCADE,
+	generator       INTEGER NOT NULL,
+	host            TEXT NOT NULL,
+	pid             INTEGER NOT NULL,
+	registered_at   TEXT NOT NULL,
+	seen_at         TEXT NOT NULL,
+	clock_offset_ns INTEGER NOT NULL,
+	clock_rtt_ns    INTEGER NOT NULL,
+	PRIMARY KEY (session_id, generator)
+);
+CREATE TABLE coord_cells (
+	session_id INTEGER NOT NULL REFERENCES coord_sessions (id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL,
+	cell_key   TEXT NOT NULL,
+	status     TEXT NOT NULL,
+	start_at   TEXT,
+	run_id     INTEGER,
+	error      TEXT NOT NULL,
+	PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE coord_parts (
+	session_id INTEGER NOT NULL REFERENCES coord_sessions (id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL,
+	generator  INTEGER NOT NULL,
+	status     TEXT NOT NULL,
+	run        TEXT,
+	error      TEXT NOT NULL,
+	updated_at TEXT NOT NULL,
+	PRIMARY KEY (session_id, seq, generator)
+);
+`,
 }
 
 // SchemaVersion is the schema version this binary writes.

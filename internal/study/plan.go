@@ -337,6 +337,9 @@ func (pl *planner) check() {
 		if w.ClientsPerThread < 1 {
 			pl.errorf(w.Line, 0, where, "clients_per_thread must be at least 1")
 		}
+		if w.Generators > 1 && w.Tool != "" {
+			pl.errorf(w.Line, 0, where, "generators = %d: a tool cell runs %s once, on this machine; several load generators are for fairbench's own workloads (remove tool, or generators)", w.Generators, w.Tool)
+		}
 		if w.MaxTries < 1 {
 			pl.errorf(w.Line, 0, where, "max_tries must be at least 1")
 		}
@@ -458,6 +461,14 @@ func (pl *planner) levels(w *Workload, t *Target, where string) ([]int, bool) {
 			// to 6 through float rounding.
 			k := int(math.Floor(c.Percent*float64(threads)/100 + 1e-9))
 			n = max(1, k) * w.ClientsPerThread
+		}
+		if w.Generators > 1 && n < w.Generators {
+			line, col := w.clientsLine, w.clientsCol
+			if line == 0 {
+				line, col = w.Line, 0
+			}
+			pl.errorf(line, col, where, "clients: %d on target %q cannot be split over generators = %d: give at least one client per load generator", n, t.Name, w.Generators)
+			return nil, false
 		}
 		if !slices.Contains(out, n) {
 			out = append(out, n)

@@ -88,7 +88,11 @@ type Workload struct {
 	// clients than threads (pgbench -j): each runs an event loop over its share
 	// of the connections. 0 = as many as the client machine's CPUs.
 	Threads int
-	Line    int
+	// Generators is how many load generators measure each cell together,
+	// each with its share of the clients (README, "Several load
+	// generators"); 0 and 1 are this process alone.
+	Generators int
+	Line       int
 
 	// clientsLine and clientsCol locate the clients key, so that a percentage that
 	// cannot be resolved at plan time is reported where it was written. Zero for
@@ -504,7 +508,7 @@ func (p *parser) uniqueTargets(ts []*Target) {
 	}
 }
 
-var workloadKeys = []string{"name", "kind", "tool", "clients", "clients_per_thread", "targets", "warmup", "duration", "cooldown", "rate", "latency_limit", "max_tries", "threads"}
+var workloadKeys = []string{"name", "kind", "tool", "clients", "clients_per_thread", "targets", "warmup", "duration", "cooldown", "rate", "latency_limit", "max_tries", "threads", "generators"}
 
 func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload {
 	base := index("workload", i)
@@ -598,6 +602,10 @@ func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload 
 		case "threads":
 			if n, ok := p.integer(path, where, k, x, 1); ok {
 				w.Threads = n
+			}
+		case "generators":
+			if n, ok := p.integer(path, where, k, x, 1); ok {
+				w.Generators = n
 			}
 		default:
 			if !kindOK {

@@ -759,3 +759,30 @@ clients = [1, "100%"]
 		t.Errorf("plan rows = %q, want %q\n%s", rows, want, out)
 	}
 }
+
+// generators = N is read per workload; a clients level below N, or a tool
+// cell with generators, is an error at the line that set it.
+func TestGenerators(t *testing.T) {
+	doc := `[[target]]
+name = "db"
+url = "postgres://db.example.com/bench"
+[[workload]]
+name = "sel"
+kind = "tpcb"
+clients = [4, 8]
+generators = 4
+`
+	cells := mustPlan(t, mustParse(t, doc))
+	if len(cells) != 2 || cells[0].Workload.Generators != 4 {
+		t.Fatalf("cells %v: want 2 cells on 4 generators", cells)
+	}
+	bad := strings.Replace(doc, "[4, 8]", "[2, 8]", 1)
+	_, err := mustParse(t, bad).Plan(cat)
+	want := fmt.Sprintf("study.toml:%d:", lineOf(t, bad, "clients ="))
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "clients: 2 on target \"db\" cannot be split over generators = 4") {
+		t.Errorf("clients below generators: %v (want %s…)", err, want)
+	}
+	if _, err := Parse("study.toml", []byte(strings.Replace(doc, "generators = 4", "generators = 0", 1)), cat); err == nil {
+		t.Errorf("generators = 0 accepted")
+	}
+}

@@ -1,0 +1,101 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// MaxGeneratorSpread: the load generators of one run disagree when their
+// throughputs per client differ by more than this share of their mean.
+const MaxGeneratorSpread = 0.10
+
+// GeneratorShare is one load generator's part of a run that several measured
+// together (env "load_generators", written by the coordinator).
+type GeneratorShare struct {
+	Index      int
+	Host       string
+	Clients    int
+	Throughput float64 // its headline rate, in the run's headline unit
+	CPUPercent float64 // its CPU use over the measured phase, of the CPUs it could use
+	CPUs       int
+	// ClockOffsetMS is its clock against the results store's, in ms.
+	ClockOffsetMS float64
+}
+
+// LoadGenerators returns the generators of a run measured by several, in
+// generator order; nil for a run of one process.
+func LoadGenerators(r *result.Run) []GeneratorShare {
+	list, _ := r.Env["load_generators"].([]any)
+	out := make([]GeneratorShare, 0, len(list))
+	for _, v := range list {
+		m, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		g := GeneratorShare{
+			Index:         int(toFloat(m["index"])),
+			Clients:       int(toFloat(m["clients"])),
+			Throughput:    toFloat(m["throughput"]),
+			CPUPercent:    toFloat(m["cpu_percent"]),
+			CPUs:          int(toFloat(m["cpus"])),
+			ClockOffsetMS: toFloat(m["clock_offset_ms"]),
+		}
+		if h, ok := m["headline"]; ok {
+			g.Throughput = toFloat(h)
+		}
+		g.Host, _ = m["host"].(string)
+		out = append(out, g)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// generatorWarnings flags a run whose load generators were saturated (CPU ≥
+// SaturationShare of what each could use) or disagree (throughput per
+// client spread beyond MaxGeneratorSpread): either way the run measured
+// its clients as much as the server.
+func generatorWarnings(r *result.Run, label string) []Warning {
+	gens := LoadGenerators(r)
+	if len(gens) < 2 {
+		return nil
+	}
+	var ws []Warning
+	var busy []string
+	for _, g := range gens {
+		if g.CPUPercent >= SaturationShare*100 && !inProcess(r) {
+			busy = append(busy, fmt.Sprintf("generator %d (%s) %.0f %% of %d CPUs", g.Index, g.Host, g.CPUPercent, g.CPUs))
+		}
+	}
+	if len(busy) > 0 {
+		ws = append(ws, Warning{Check: CheckSaturation, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+			"run %d (%s): load %s at or above %.0f %% CPU: %s; that generator may be the bottleneck (add generators or CPUs)",
+			r.ID, label, pluralS(len(busy), "generator", "generators"), SaturationShare*100, strings.Join(busy, ", "))})
+	}
+	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+	var loG, hiG GeneratorShare
+	for _, g := range gens {
+		if g.Clients <= 0 {
+			return ws
+		}
+		per := g.Throughput / float64(g.Clients)
+		sum += per
+		if per < lo {
+			lo, loG = per, g
+		}
+		if per > hi {
+			hi, hiG = per, g
+		}
+	}
+	mean := sum / float64(len(gens))
+	if mean > 0 && (hi-lo)/mean > MaxGeneratorSpread {
+		ws = append(ws, Warning{Check: CheckGenerators, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+			"run %d (%s): the load generators' throughputs per client differ by %.0f %% of their mean (> %.0f %%): generator %d (%s) %.1f, generator %d (%s) %.1f: a saturated or noisy client, or an uneven share of the data",
+			r.ID, label, (hi-lo)/mean*100, MaxGeneratorSpread*100, loG.Index, loG.Host, lo, hiG.Index, hiG.Host, hi)})
+	}
+	return ws
+}
