@@ -339,3 +339,62 @@ func TestRemoteGeneratorsNeedASharedStore(t *testing.T) {
 	o = fairbench(t, dir, "generator", studyFile, "--results", filepath.Join(dir, "r.db"))
 	assertOneLineError(t, o, "JOB_COMPLETION_INDEX")
 }
+
+// YCSB's operationcount is the cell's: two generators do half each, and the
+// merged run does exactly operationcount operations. A workload with
+// inserts is refused before anything runs: each generator would insert the
+// same keys.
+func TestYCSBOperationCountIsSharedByGenerators(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ycsb.toml")
+	study := fmt.Sprintf(`[study]
+name = "ycsb on generators"
+repetitions = 1
+warmup = "0s"
+duration = "2m"
+
+[[target]]
+name = "db"
+url = "sqlite:%s"
+
+[[workload]]
+name = "ycsb"
+kind = "ycsb"
+workload = "WL"
+recordcount = 500
+operationcount = 1001
+clients = 3
+generators = 2
+`, filepath.Join(dir, "y.db"))
+	if err := os.WriteFile(path, []byte(strings.Replace(study, "WL", "b", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "r.db")
+	o := fairbench(t, dir, "run", path, "--results", results)
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	run, parts := onlyRun(t, results)
+	if run.Status != result.StatusOK {
+		t.Fatalf("run %s: %s", run.Status, run.Error)
+	}
+	var ops, sum int64
+	for _, op := range run.Ops {
+		ops += op.Count
+	}
+	for _, p := range parts {
+		for _, op := range p.Run.Ops {
+			sum += op.Count
+		}
+	}
+	if ops != 1001 || sum != 1001 {
+		t.Errorf("merged run %d operations, parts %d: want operationcount 1001", ops, sum)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(study, "WL", "d", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o = fairbench(t, dir, "run", path, "--results", filepath.Join(dir, "r2.db"))
+	if o.code != 1 || !strings.Contains(o.stderr, "insertproportion = 0.05 on 2 load generators") {
+		t.Errorf("workload d on 2 generators: exit %d\n%s", o.code, o.stderr)
+	}
+}

@@ -87,16 +87,11 @@ func (r *Runner) generatorsOf(c study.Cell) int {
 	return c.Workload.Generators
 }
 
-// share is generator index's clients among clients split over n generators:
-// as even as can be, the first ones taking one more; base is the first slot.
+// share is generator index's clients among clients split over n generators
+// (workload.Share); base is its first client slot.
 func share(clients, n, index int) (base, count int) {
-	per, extra := clients/n, clients%n
-	base = index*per + min(index, extra)
-	count = per
-	if index < extra {
-		count++
-	}
-	return base, count
+	b, c := workload.Share(int64(clients), n, index)
+	return int(b), int(c)
 }
 
 // coordination is the coordinator's side of a study on several generators.
@@ -201,7 +196,7 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 		return failRun(ctx, run, err)
 	}
 	defer cs.close(ctx)
-	if err := splittable(cs.inst, c); err != nil {
+	if err := splittable(cs.inst, c, n); err != nil {
 		return failRun(ctx, run, err)
 	}
 	st := r.opt.Distribution.Store
@@ -220,7 +215,7 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 		co.pendingSeq = 0
 		return failRun(ctx, run, err)
 	}
-	if _, err := r.awaitParts(ctx, co, seq, n, store.PartReady, time.Now().Add(r.opt.Distribution.readyTimeout()), "connect its clients"); err != nil {
+	if _, err := r.awaitParts(ctx, co, seq, n, store.PartReady, time.Now().Add(r.opt.Distribution.readyTimeout()), "get ready"); err != nil {
 		return fail(err)
 	}
 	// The database's own counters are the coordinator's to read: each
@@ -301,7 +296,14 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 }
 
 // splittable refuses cells whose work cannot yet be shared by generators.
-func splittable(inst workload.Instance, c study.Cell) error {
+func splittable(inst workload.Instance, c study.Cell, n int) error {
+	if sp, ok := inst.(workload.Splitter); ok {
+		// The coordinator's instance runs no client: splitting it only
+		// asks whether the work can be shared.
+		if err := sp.Split(0, n); err != nil {
+			return err
+		}
+	}
 	if se, ok := inst.(workload.SelfEnding); ok && se.Limit() > 0 {
 		return fmt.Errorf("workload %s ends when its clients have done a fixed amount of work, which is not split over load generators yet: run it on one generator", c.Workload.Kind)
 	}
@@ -610,6 +612,7 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 	wl.Rate = c.Workload.Rate * float64(count) / float64(c.Clients)
 	part.Workload, part.Clients = &wl, count
 	run := r.newRun(part)
+	run.CellKey = c.Key() // the cell's, whose share this is
 	failPart := func(err error) error {
 		failRun(ctx, run, err)
 		var body *result.Run
@@ -627,6 +630,11 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 		return failPart(err)
 	}
 	defer cs.close(ctx)
+	if sp, ok := cs.inst.(workload.Splitter); ok {
+		if err := sp.Split(g.index, g.n); err != nil {
+			return failPart(err)
+		}
+	}
 	// The coordinator may end the cell (a generator died, Ctrl-C): the
 	// run then stops as an interrupted one would.
 	runCtx, cancel := context.WithCancel(ctx)

@@ -165,6 +165,27 @@ type QuerySet interface {
 	Results() []result.QueryResult
 }
 
+// Splitter is optional: an instance whose work is a total for the whole
+// cell (YCSB's operationcount), not an amount per client, and so must be
+// shared when several load generators measure the cell. Split is called on
+// each generator's instance, before its workers, with its number among
+// generators; an error says why the work cannot be shared.
+type Splitter interface {
+	Split(generator, generators int) error
+}
+
+// Share is generator i's share of total split over n as evenly as can be,
+// the first ones taking one more: the first unit of its share, and how many.
+func Share(total int64, n, i int) (first, count int64) {
+	per, extra := total/int64(n), total%int64(n)
+	first = int64(i)*per + min(int64(i), extra)
+	count = per
+	if int64(i) < extra {
+		count++
+	}
+	return first, count
+}
+
 // SelfEnding is optional: an instance whose clients end the run themselves,
 // each returning ErrClientDone once the work is done (a corpus indexed once,
 // as OSB's bulk task ends with its corpus). The cell's duration does not

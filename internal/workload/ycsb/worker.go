@@ -2,6 +2,7 @@ package ycsb
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"math/rand/v2"
 	"time"
@@ -50,6 +51,21 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 // budget.
 func (in *instance) BeforeRun(context.Context, driver.Conn) error {
 	in.budget.Store(in.cfg.OperationCount)
+	return nil
+}
+
+// Split implements workload.Splitter: operationcount is the cell's, so each
+// load generator does its share, as YCSB's clients on several machines
+// are each given a share. Inserts are refused: every generator would
+// insert the same keys from recordcount on (YCSB's clients would too).
+func (in *instance) Split(generator, generators int) error {
+	if in.cfg.InsertProportion > 0 {
+		return fmt.Errorf("ycsb: insertproportion = %g on %d load generators: each would insert the same new keys from recordcount on; run a workload with inserts on one generator", in.cfg.InsertProportion, generators)
+	}
+	if in.counted {
+		_, n := workload.Share(in.cfg.OperationCount, generators, generator)
+		in.budget.Store(n)
+	}
 	return nil
 }
 
