@@ -221,7 +221,7 @@ type WarningGroup struct {
 // outage change the numbers themselves; drift, scattered repetitions and warm-up
 // widen them; single runs, a peak at the edge and a shared host are
 // limits of the design worth knowing.
-var impactOrder = []string{CheckConfig, CheckWorkingSet, CheckSaturation, CheckErrors, CheckOutage, CheckDrift,
+var impactOrder = []string{CheckConfig, CheckWorkingSet, CheckSaturation, CheckGenerators, CheckErrors, CheckOutage, CheckDrift,
 	CheckRepetitions, CheckWarmup, CheckSingleRun, CheckPeakEdge, CheckSameHost}
 
 // GroupWarnings groups warnings by kind, most affecting first (impactOrder,
