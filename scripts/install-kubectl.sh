@@ -20,7 +20,7 @@ VERSION=${KUBECTL_VERSION:-v0.37.2}
 MODULE=k8s.io/kubectl
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/go-tool.sh
-. "$REPO_ROOT/scripts/go-tool.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/go-tool.sh"
 go_tool_begin "${1:-$REPO_ROOT/.bin}"
 
 mkdir -p "$work/src"
