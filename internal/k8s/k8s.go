@@ -93,7 +93,11 @@ func Render(w io.Writer, spec Spec) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# fairbench k8s render: study %s, %d generator(s), results in %s.\n", strconv.Quote(s.Study.Name), s.Generators, s.Results)
-	fmt.Fprintf(&b, "# Passwords come from the environment (Secret %s), never from this file.\n", orNone(s.Secret))
+	if s.Secret != "" {
+		fmt.Fprintf(&b, "# Passwords come from the pods' environment (Secret %q), never from this file.\n", s.Secret)
+	} else {
+		b.WriteString("# No --secret: the pods get no passwords, so only passwordless targets and results store will connect.\n")
+	}
 	for i, doc := range []obj{s.configMap(), s.generatorJob(), s.coordinatorJob()} {
 		if i > 0 {
 			b.WriteString("---\n")
@@ -102,13 +106,6 @@ func Render(w io.Writer, spec Spec) error {
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none given: only passwordless targets will connect"
-	}
-	return strconv.Quote(s)
 }
 
 // Object names. A Job's pods get the hostname "<job>-<index>", which must be a
@@ -247,10 +244,15 @@ func checkResults(raw string) error {
 		return fmt.Errorf("--results %s carries a password: put it in the Secret as PGPASSWORD (the manifests are not secret)", strconv.Quote(redact(raw)))
 	}
 	host := u.Hostname()
-	if host == "" || host == "localhost" || (net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback()) {
+	if host == "" || isLoopback(host) {
 		return fmt.Errorf("--results %s: host %q is the pod itself inside Kubernetes; give the results database's service or host name", strconv.Quote(raw), host)
 	}
 	return nil
+}
+
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || strings.HasSuffix(host, ".localhost") || (ip != nil && ip.IsLoopback())
 }
 
 // redact hides the secrets of a URL in an error message.
@@ -271,6 +273,12 @@ func checkStudy(st *study.Study) error {
 	for _, t := range st.Targets {
 		if len(driver.Secrets(t.URL)) > 0 {
 			errs = append(errs, fmt.Errorf("%s: target %q: its url carries a password, and the study goes into a ConfigMap, which is not secret: remove it from the url and put it in the Secret (--secret) under the variable the target's driver reads (PGPASSWORD, MYSQL_PWD, REDISCLI_AUTH, OPENSEARCH_PASSWORD, CLICKHOUSE_PASSWORD, …)", where(st, t.Line), t.Name))
+		}
+		// Every pod would benchmark a file of its own, or itself.
+		if strings.HasPrefix(t.URL, "sqlite:") {
+			errs = append(errs, fmt.Errorf("%s: target %q: a SQLite target is a file inside each pod, not one database the generators share: scale-out needs a network server", where(st, t.Line), t.Name))
+		} else if u, err := url.Parse(t.URL); err == nil && isLoopback(u.Hostname()) {
+			errs = append(errs, fmt.Errorf("%s: target %q: host %q is the pod itself inside Kubernetes; give the server's service or host name", where(st, t.Line), t.Name, u.Hostname()))
 		}
 		if t.NodeExporter != "" && len(driver.Secrets(t.NodeExporter)) > 0 {
 			errs = append(errs, fmt.Errorf("%s: target %q: its node_exporter url carries a password or token, and the study goes into a ConfigMap, which is not secret", where(st, t.Line), t.Name))

@@ -386,6 +386,10 @@ func TestRenderRefusals(t *testing.T) {
 		{"bad secret", func(s *Spec) { s.Secret = "My Secret" }, "", []string{`--secret "My Secret" is not a valid Secret name`}, ""},
 		{"bad cpu", func(s *Spec) { s.CPU = "two" }, "", []string{`--cpu "two" is not a Kubernetes quantity`}, ""},
 		{"bad memory", func(s *Spec) { s.Memory = "2GB" }, "", []string{`--memory "2GB" is not a Kubernetes quantity`}, ""},
+		{"sqlite target", nil, strings.Replace(testStudy, "redis://default@redis.bench.svc:6379/0", "sqlite:bench.db", 1),
+			[]string{`target "redis"`, "SQLite target is a file inside each pod"}, ""},
+		{"loopback target", nil, strings.Replace(testStudy, "pg17.bench.svc", "127.0.0.1", 1),
+			[]string{`target "pg17"`, `host "127.0.0.1" is the pod itself`}, ""},
 		{"unnamed study", nil, unnamed, []string{"[study] has no name", `named after its file ("scale")`, `add name = "scale" to [study]`}, ""},
 	}
 	for _, tc := range tests {
@@ -475,7 +479,7 @@ func TestEmitterBlock(t *testing.T) {
 	texts := []string{
 		"a = 1\n", "a = 1", "a = 1\n\n\n", "  indented = 1\n", "\n\nleading blank lines\n", "x\n\n\ny\n",
 		"tab\tinside\n", "\tleading tab\n", "crlf\r\nline\r\n", "# ---\n---\n...\n", "bell\a\n", "\ufeffbom\n",
-		"trailing spaces   \n   \n", "ünïcödé ✓\n", "a\u2028b\n", "",
+		"trailing spaces   \n   \n", "ünïcödé ✓\n", "a\u2028b\n", "next line\u0085x\n", "",
 	}
 	for _, text := range texts {
 		var b strings.Builder
