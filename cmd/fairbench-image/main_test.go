@@ -124,7 +124,7 @@ func checkImage(t *testing.T, dir string, d descriptor, arch string, binary []by
 	}
 }
 
-func TestWriteLayoutMultiArch(t *testing.T) {
+func TestImageWriteLayoutMultiArch(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "oci")
 	amd, arm := []byte("\x7fELF fake amd64 fairbench"), []byte("\x7fELF fake arm64 fairbench")
 	ca := []byte("-----BEGIN CERTIFICATE-----\nfake\n-----END CERTIFICATE-----\n")
@@ -169,10 +169,10 @@ func TestWriteLayoutMultiArch(t *testing.T) {
 	}
 }
 
-// TestRunCrossBuildsSinglePlatform runs the program end to end on a tiny
+// TestImageRunCrossBuildsSinglePlatform runs the program end to end on a tiny
 // package for arm64, whatever the machine: one manifest straight in
 // index.json, holding an arm64 ELF binary.
-func TestRunCrossBuildsSinglePlatform(t *testing.T) {
+func TestImageRunCrossBuildsSinglePlatform(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a Go program")
 	}
@@ -211,7 +211,7 @@ func TestRunCrossBuildsSinglePlatform(t *testing.T) {
 	checkImage(t, dir, top.Manifests[0], "arm64", []byte(bin.PAXRecords["content"]), nil)
 }
 
-func TestRunRefusesUnknownPlatform(t *testing.T) {
+func TestImageRefusesUnknownPlatform(t *testing.T) {
 	err := run([]string{"--oci", t.TempDir(), "--platform", "linux/s390x", "--ca-bundle", ""})
 	if err == nil || !strings.Contains(err.Error(), `--platform "linux/s390x"`) {
 		t.Errorf("err %v, want a refusal naming linux/s390x", err)

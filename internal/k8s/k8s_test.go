@@ -421,7 +421,7 @@ func TestRenderRefusals(t *testing.T) {
 	}
 }
 
-func TestDefaultName(t *testing.T) {
+func TestRenderDefaultName(t *testing.T) {
 	for _, tc := range []struct {
 		study      string
 		generators int
@@ -447,9 +447,9 @@ func TestDefaultName(t *testing.T) {
 	}
 }
 
-// TestEmitterScalars checks that strings YAML would read as something else
+// TestRenderEmitterScalars checks that strings YAML would read as something else
 // (numbers, booleans, null, indicators) come back as the same strings.
-func TestEmitterScalars(t *testing.T) {
+func TestRenderEmitterScalars(t *testing.T) {
 	values := []string{
 		"", "2", "500m", "2Gi", "1e3", "0x10", "0o7", ".5", "-1", "+1", "true", "False", "yes", "No", "on", "OFF",
 		"y", "n", "null", "Null", "~", "-", "--results", "- item", "a: b", "a #b", "#c", "[x]", "{x}", "*ref", "&anchor",
@@ -473,9 +473,9 @@ func TestEmitterScalars(t *testing.T) {
 	}
 }
 
-// TestEmitterBlock checks that study texts of every shape survive the literal
+// TestRenderEmitterBlock checks that study texts of every shape survive the literal
 // block of the ConfigMap byte for byte.
-func TestEmitterBlock(t *testing.T) {
+func TestRenderEmitterBlock(t *testing.T) {
 	texts := []string{
 		"a = 1\n", "a = 1", "a = 1\n\n\n", "  indented = 1\n", "\n\nleading blank lines\n", "x\n\n\ny\n",
 		"tab\tinside\n", "\tleading tab\n", "crlf\r\nline\r\n", "# ---\n---\n...\n", "bell\a\n", "\ufeffbom\n",

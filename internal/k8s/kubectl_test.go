@@ -142,7 +142,7 @@ func (f *fakeAPIServer) json(w http.ResponseWriter, code int, v any) {
 	w.Write(b) //nolint:errcheck // the client's problem
 }
 
-// TestKubectlDryRunAcceptsManifests runs `kubectl apply --dry-run=client` on
+// TestRenderKubectlDryRunAcceptsManifests runs `kubectl apply --dry-run=client` on
 // the rendered manifests against a fake API server.
 //
 // --validate=false, because there is no schema validation to serve honestly
@@ -160,7 +160,7 @@ func (f *fakeAPIServer) json(w http.ResponseWriter, code int, v any) {
 // (TestRenderDecodesStrictly) is the schema check; this test checks that
 // kubectl parses the stream, maps every object to its resource in the
 // rendered namespace, and would create each one.
-func TestKubectlDryRunAcceptsManifests(t *testing.T) {
+func TestRenderKubectlDryRunAcceptsManifests(t *testing.T) {
 	kubectl := kubectlBinary(t)
 	spec := testSpec(t)
 	manifests := filepath.Join(t.TempDir(), "fairbench.yaml")
