@@ -890,6 +890,38 @@ start_opensearch() {
     ENV_LINES+=("FAIRBENCH_TEST_OPENSEARCH_TINYQUEUE=opensearch://127.0.0.1:9202")
 }
 
+# ------------------------------------------------------------------- kubectl
+
+# start_kubectl — the kubectl that internal/k8s's dry-run test runs on
+# `fairbench k8s render`'s output (FAIRBENCH_TEST_KUBECTL): the pinned one
+# cached in .bin/ when it is there, else a kubectl already on the PATH (the
+# test needs only its client side), else the pinned one built from the Go
+# module proxy by scripts/install-kubectl.sh — several minutes cold — in the
+# background while the servers start; finish_kubectl waits for it.
+start_kubectl() {
+    local cached=$REPO_ROOT/.bin/kubectl
+    if [ -x "$cached" ] && [ -s "$REPO_ROOT/.bin/kubectl.version" ]; then
+        KUBECTL_BIN=$cached
+    elif command -v kubectl >/dev/null 2>&1 && kubectl version --client >/dev/null 2>&1; then
+        KUBECTL_BIN=$(command -v kubectl)
+        log "kubectl: using $KUBECTL_BIN ($(kubectl version --client 2>/dev/null | head -n 1))"
+    else
+        KUBECTL_OUT=$(mktemp)
+        bash "$REPO_ROOT/scripts/install-kubectl.sh" "$REPO_ROOT/.bin" >"$KUBECTL_OUT" &
+        KUBECTL_PID=$!
+    fi
+}
+
+finish_kubectl() {
+    if [ -n "${KUBECTL_PID:-}" ]; then
+        wait "$KUBECTL_PID" || die "building kubectl failed (scripts/install-kubectl.sh; see its output above)"
+        KUBECTL_BIN=$(tail -n 1 "$KUBECTL_OUT")
+        rm -f "$KUBECTL_OUT"
+    fi
+    [ -x "${KUBECTL_BIN:-}" ] || die "no kubectl: '${KUBECTL_BIN:-}' is not an executable"
+    ENV_LINES+=("FAIRBENCH_TEST_KUBECTL=$KUBECTL_BIN")
+}
+
 # ---------------------------------------------------------------------- main
 
 write_env() {
@@ -928,6 +960,7 @@ install_cc() {
 }
 
 main() {
+    start_kubectl
     start_postgres
     start_mariadb
     start_redis
@@ -941,6 +974,7 @@ main() {
     start_ferretdb
     start_clickhouse
     start_opensearch
+    finish_kubectl
     write_env
 }
 

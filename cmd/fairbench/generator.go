@@ -27,7 +27,7 @@ import (
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
-func init() { commands = append(commands, newGenerator) }
+func init() { addCommand(newGenerator) }
 
 func newGenerator() *cobra.Command {
 	var (

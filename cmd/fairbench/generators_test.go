@@ -5,9 +5,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	batchv1 "k8s.io/api/batch/v1"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sigs.k8s.io/yaml"
 	"strings"
 	"syscall"
 	"testing"
@@ -396,5 +398,43 @@ generators = 2
 	o = fairbench(t, dir, "run", path, "--results", filepath.Join(dir, "r2.db"))
 	if o.code != 1 || !strings.Contains(o.stderr, "insertproportion = 0.05 on 2 load generators") {
 		t.Errorf("workload d on 2 generators: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// The commands the rendered pods run are ones this binary accepts: each
+// Job's container args, with --help added, parse and print the command's
+// help instead of an unknown-flag error.
+func TestRenderedPodCommandsParse(t *testing.T) {
+	dir := t.TempDir()
+	studyFile := generatorsStudy(t, dir, "postgres://bench@db.bench.svc/bench", 8, 4, "10s")
+	out, err := runK8s(t, "render", studyFile, "--generators", "4", "--image", "img:1", "--results", "postgres://fb@stats.bench.svc/fb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(out, "\n---\n")
+	seen := 0
+	for _, doc := range docs {
+		if !strings.Contains(doc, "kind: Job") {
+			continue
+		}
+		var job batchv1.Job
+		if err := yaml.UnmarshalStrict([]byte(doc), &job); err != nil {
+			t.Fatal(err)
+		}
+		args := job.Spec.Template.Spec.Containers[0].Args
+		// The study path is the pod's: point it at this test's copy.
+		for i, a := range args {
+			if a == "/etc/fairbench/study.toml" {
+				args[i] = studyFile
+			}
+		}
+		o := fairbench(t, dir, append(args, "--help")...)
+		if o.code != 0 || !strings.Contains(o.stdout, "Usage:") {
+			t.Errorf("%s: %v: exit %d\n%s%s", job.Name, args, o.code, o.stdout, o.stderr)
+		}
+		seen++
+	}
+	if seen != 2 {
+		t.Fatalf("%d Jobs rendered, want the generators' and the coordinator's", seen)
 	}
 }

@@ -83,4 +83,5 @@ func init() {
 	addCommand(newValidate)
 	addCommand(newReport)
 	addCommand(newEnv)
+	addCommand(newK8s)
 }
