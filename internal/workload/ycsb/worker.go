@@ -2,8 +2,8 @@ package ycsb
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
