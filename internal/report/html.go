@@ -387,6 +387,10 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			hs.OpTable = &t
 		}
 		hs.Tables = append(hs.Tables, kindTables(sec, opt.Baseline)...)
+		if t, ok := generatorsTable(groupRuns(sec.groups)); ok {
+			t.Title = "Load generators"
+			hs.Tables = append(hs.Tables, t)
+		}
 		for _, c := range kindCharts(i, sec, opt.Baseline) {
 			hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg())})
 		}
