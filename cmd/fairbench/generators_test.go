@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	batchv1 "k8s.io/api/batch/v1"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -436,5 +438,81 @@ func TestRenderedPodCommandsParse(t *testing.T) {
 	}
 	if seen != 2 {
 		t.Fatalf("%d Jobs rendered, want the generators' and the coordinator's", seen)
+	}
+}
+
+// Bulk indexing on two load generators: each indexes its share of the
+// corpus, and the coordinator's count check, with the generators' tallies
+// added, finds the index holding the corpus exactly once.
+func TestBulkIndexCorpusIsSharedByGenerators(t *testing.T) {
+	node := testenv.OpenSearch(t)
+	index := testenv.OpenSearchIndex(t, node)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bulk.toml")
+	study := fmt.Sprintf(`[study]
+name = "bulk on generators"
+repetitions = 1
+warmup = "0s"
+duration = "5m"
+
+[[target]]
+name = "os"
+url = %q
+
+[[workload]]
+name = "bulk"
+kind = "bulkindex"
+docs = 20000
+bulk_size = 1000
+index = %q
+shards = 1
+replicas = 0
+clients = 4
+generators = 2
+`, node, index)
+	if err := os.WriteFile(path, []byte(study), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "r.db")
+	o := fairbench(t, dir, "run", path, "--results", results)
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	run, parts := onlyRun(t, results)
+	if run.Status != result.StatusOK {
+		t.Fatalf("run %s: %s", run.Status, run.Error)
+	}
+	var items, sum int64
+	for _, op := range run.Ops {
+		items += op.Items
+	}
+	for _, p := range parts {
+		var n int64
+		for _, op := range p.Run.Ops {
+			n += op.Items
+		}
+		if n != 10000 {
+			t.Errorf("generator %d indexed %d documents, want its share 10000", p.Generator, n)
+		}
+		sum += n
+	}
+	if items != 20000 || sum != 20000 {
+		t.Errorf("merged run %d documents, parts %d: want the corpus once, 20000", items, sum)
+	}
+	base, err := testenv.OpenSearchHTTP(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(base + "/" + index + "/_count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var count struct{ Count int64 }
+	if err := json.NewDecoder(resp.Body).Decode(&count); err != nil {
+		t.Fatal(err)
+	}
+	if count.Count != 20000 {
+		t.Errorf("index %s holds %d documents, want 20000", index, count.Count)
 	}
 }

@@ -285,6 +285,11 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 	if len(failed) > 0 {
 		merged.Status, merged.Error = result.StatusFailed, strings.Join(failed, "; ")
 	}
+	if t, ok := cs.inst.(workload.Tallier); ok {
+		for _, p := range runs {
+			t.AddTallies(tallies(p.Env["workload_tallies"]))
+		}
+	}
 	if err := sc.growth(ctx, &merged.Summary.Extra); err != nil {
 		merged.Deviations = append(merged.Deviations, err.Error())
 	}
@@ -304,7 +309,8 @@ func splittable(inst workload.Instance, c study.Cell, n int) error {
 			return err
 		}
 	}
-	if se, ok := inst.(workload.SelfEnding); ok && se.Limit() > 0 {
+	_, shared := inst.(workload.Splitter)
+	if se, ok := inst.(workload.SelfEnding); ok && se.Limit() > 0 && !shared {
 		return fmt.Errorf("workload %s ends when its clients have done a fixed amount of work, which is not split over load generators yet: run it on one generator", c.Workload.Kind)
 	}
 	if qs, ok := inst.(workload.QuerySet); ok && qs.Finite() {
@@ -421,6 +427,18 @@ func generatorFacts(runs []*result.Run, gens []store.Generator) []any {
 		b, _ := asFloat(out[j].(map[string]any)["index"])
 		return a < b
 	})
+	return out
+}
+
+// tallies reads a part's workload tallies back from its JSON.
+func tallies(v any) map[string]int64 {
+	m, _ := v.(map[string]any)
+	out := make(map[string]int64, len(m))
+	for k, x := range m {
+		if f, ok := asFloat(x); ok {
+			out[k] = int64(f)
+		}
+	}
 	return out
 }
 
@@ -667,6 +685,9 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 		},
 	}
 	err = m.execute(runCtx)
+	if t, ok := cs.inst.(workload.Tallier); ok {
+		run.Env["workload_tallies"] = t.Tallies()
+	}
 	run.Env["load_generator"] = map[string]any{
 		"index": g.index, "host": g.host, "pid": os.Getpid(), "cpus": g.cpus,
 		"first_slot": base, "clients": count,

@@ -174,6 +174,16 @@ type Splitter interface {
 	Split(generator, generators int) error
 }
 
+// Tallier is optional: an instance whose check needs tallies of the whole
+// run (the documents the engine accepted), which on several load generators
+// are spread over the generators' instances. Each generator's Tallies travel
+// with its partial run; the coordinator's instance, which ran no client,
+// adds them all (AddTallies) before its check.
+type Tallier interface {
+	Tallies() map[string]int64
+	AddTallies(map[string]int64)
+}
+
 // Share is generator i's share of total split over n as evenly as can be,
 // the first ones taking one more: the first unit of its share, and how many.
 func Share(total int64, n, i int) (first, count int64) {

@@ -178,6 +178,35 @@ func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
+// Split implements workload.Splitter: each load generator indexes its
+// share of the corpus, documents in corpus order, so that together they
+// index it once. Index-update's ids and conflicts are drawn from one
+// sequence, which generators cannot share.
+func (in *instance) Split(generator, generators int) error {
+	if in.update {
+		return fmt.Errorf("bulkindex: mode %s on %d load generators: its ids and conflicts come from one sequence the generators cannot share; run it on one generator", searchparams.ModeUpdate, generators)
+	}
+	first, n := workload.Share(in.corpus.Count(), generators, generator)
+	if old := in.src.Load(); old != nil {
+		closeSource(old.s)
+	}
+	in.src.Store(&sourceBox{in.corpus.openShare(first, n)})
+	return nil
+}
+
+// Tallies implements workload.Tallier: what this instance's clients got
+// indexed and refused, over the whole run (warm-up included), which the
+// count check compares with the index.
+func (in *instance) Tallies() map[string]int64 {
+	return map[string]int64{"indexed": in.indexed.Load(), "refused": in.refusedItems.Load()}
+}
+
+// AddTallies implements workload.Tallier.
+func (in *instance) AddTallies(t map[string]int64) {
+	in.indexed.Add(t["indexed"])
+	in.refusedItems.Add(t["refused"])
+}
+
 // Cleanup implements workload.Cleaner.
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return in.corpus.drop(ctx, conn)

@@ -22,6 +22,7 @@ type source interface {
 // genSource hands out generated documents; only the counter is shared.
 type genSource struct {
 	seed  uint64
+	start int64 // the first document of this share
 	limit int64
 	mu    sync.Mutex
 	pos   int64
@@ -47,12 +48,13 @@ func (g *genSource) next(b *batch, n int) (int, error) {
 func (g *genSource) taken() int64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.pos
+	return g.pos - g.start
 }
 
 // fileSource reads the corpus files in turn; clients take lines under its lock.
 type fileSource struct {
 	files []string
+	skip  int64 // documents before this share, read and passed over
 	limit int64
 
 	mu   sync.Mutex
@@ -92,6 +94,10 @@ func (s *fileSource) next(b *batch, n int) (int, error) {
 			continue
 		}
 		s.line++
+		if s.skip > 0 {
+			s.skip--
+			continue
+		}
 		doc := bytes.TrimSpace(s.sc.Bytes())
 		b.begin()
 		b.body = append(b.body, doc...)

@@ -23,11 +23,15 @@ func newCorpusDef(p params.Values) (corpusDef, error) {
 }
 
 // open starts reading the corpus from its first document.
-func (c *corpusDef) open() source {
+func (c *corpusDef) open() source { return c.openShare(0, c.Count()) }
+
+// openShare opens the corpus's documents first … first+count-1: one load
+// generator's share of it.
+func (c *corpusDef) openShare(first, count int64) source {
 	if len(c.Files) == 0 {
-		return &genSource{seed: c.Seed, limit: c.Count()}
+		return &genSource{seed: c.Seed, start: first, pos: first, limit: first + count}
 	}
-	return &fileSource{files: c.Files, limit: c.Count()}
+	return &fileSource{files: c.Files, skip: first, limit: count}
 }
 
 // errForeign is the refusal to touch an index fairbench did not create.
