@@ -12,6 +12,10 @@ import (
 // throughputs per client differ by more than this share of their mean.
 const MaxGeneratorSpread = 0.10
 
+// MaxClockSkewMS: a load generator whose clock is further than this from
+// the results store's started (and cut its seconds) that much off the others.
+const MaxClockSkewMS = 5.0
+
 // GeneratorShare is one load generator's part of a run that several measured
 // together (env "load_generators", written by the coordinator).
 type GeneratorShare struct {
@@ -75,6 +79,17 @@ func generatorWarnings(r *result.Run, label string) []Warning {
 		ws = append(ws, Warning{Check: CheckSaturation, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 			"run %d (%s): load %s at or above %.0f %% CPU: %s; that generator may be the bottleneck (add generators or CPUs)",
 			r.ID, label, pluralS(len(busy), "generator", "generators"), SaturationShare*100, strings.Join(busy, ", "))})
+	}
+	var skewed []string
+	for _, g := range gens {
+		if math.Abs(g.ClockOffsetMS) > MaxClockSkewMS {
+			skewed = append(skewed, fmt.Sprintf("generator %d (%s) %+.1f ms", g.Index, g.Host, g.ClockOffsetMS))
+		}
+	}
+	if len(skewed) > 0 {
+		ws = append(ws, Warning{Check: CheckGenerators, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+			"run %d (%s): load generator clocks off the results store's by more than %.0f ms: %s; fairbench corrects the start for it, but their per-second series align only to the offset's uncertainty: synchronise the clocks (chrony)",
+			r.ID, label, MaxClockSkewMS, strings.Join(skewed, ", "))})
 	}
 	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
 	var loG, hiG GeneratorShare

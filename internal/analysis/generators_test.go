@@ -33,6 +33,11 @@ func TestGeneratorWarnings(t *testing.T) {
 		// 5 clients over 2 generators: 3 and 2 clients, equal per client.
 		{"unequal shares, equal per client", generatorsRun(gen(0, "a", 3, 1500, 30), gen(1, "b", 2, 1000, 30)), nil},
 		{"one process", &result.Run{ID: 7, Env: map[string]any{}}, nil},
+		{"a skewed clock", generatorsRun(gen(0, "a", 4, 1000, 30), func() map[string]any {
+			g := gen(1, "b", 4, 1000, 30)
+			g["clock_offset_ms"] = -12.5
+			return g
+		}()), []string{"generator 1 (b) -12.5 ms"}},
 	} {
 		ws := generatorWarnings(c.run, "x")
 		if len(ws) != len(c.want) {

@@ -58,7 +58,7 @@ var checkOrder = []string{CheckDrift, CheckSaturation, CheckGenerators, CheckRep
 var Checks = map[string]string{
 	CheckDrift:       "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)",
 	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of the client host's threads, or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)",
-	CheckGenerators:  "load generators of one run that disagree (throughput per client more than 10 % apart between generators)",
+	CheckGenerators:  "load generators of one run that disagree (throughput per client more than 10 % apart between generators) or whose clocks are more than 5 ms off the results store's",
 	CheckRepetitions: "repetitions that disagree (coefficient of variation of the headline metric > 10 %)",
 	CheckSingleRun:   "cells resting on a single completed run (no interval, no verdict)",
 	CheckWarmup:      "warm-up too short (the first seconds of the measured phase differ from the rest by > 10 %)",
