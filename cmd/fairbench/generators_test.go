@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	batchv1 "k8s.io/api/batch/v1"
@@ -74,6 +76,26 @@ func onlyRun(t *testing.T, results string) (*result.Run, []store.Part) {
 		t.Fatalf("no partial runs for run %d: %v", runs[0].ID, err)
 	}
 	return runs[0], parts
+}
+
+// runStudyText writes a study file into dir, runs it into a results file,
+// and returns its one merged run, which must be ok, with the parts.
+func runStudyText(t *testing.T, dir, text string) (*result.Run, []store.Part) {
+	t.Helper()
+	path := filepath.Join(dir, "study.toml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "results.db")
+	o := fairbench(t, dir, "run", path, "--results", results)
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	run, parts := onlyRun(t, results)
+	if run.Status != result.StatusOK {
+		t.Fatalf("run %s: %s", run.Status, run.Error)
+	}
+	return run, parts
 }
 
 // checkMerged asserts what a merged run of n generators must be: its
@@ -180,7 +202,9 @@ func TestTwoLocalGeneratorsOnSQLite(t *testing.T) {
 func pgResults(t *testing.T, prefix string) string {
 	t.Helper()
 	base := testenv.PostgresURL(t)
-	schema := prefix + randomSuffix(t)
+	b := make([]byte, 6)
+	rand.Read(b) //nolint:errcheck // crypto/rand does not fail on Linux
+	schema := prefix + hex.EncodeToString(b)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -190,11 +214,6 @@ func pgResults(t *testing.T, prefix string) string {
 		}
 	})
 	return testenv.WithQuery(t, base, "schema", schema)
-}
-
-func randomSuffix(t *testing.T) string {
-	t.Helper()
-	return fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffffff)
 }
 
 // The acceptance of issue 28: four generators as four local processes on
@@ -350,7 +369,6 @@ func TestRemoteGeneratorsNeedASharedStore(t *testing.T) {
 // same keys.
 func TestYCSBOperationCountIsSharedByGenerators(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "ycsb.toml")
 	study := fmt.Sprintf(`[study]
 name = "ycsb on generators"
 repetitions = 1
@@ -370,18 +388,7 @@ operationcount = 1001
 clients = 3
 generators = 2
 `, filepath.Join(dir, "y.db"))
-	if err := os.WriteFile(path, []byte(strings.Replace(study, "WL", "b", 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	results := filepath.Join(dir, "r.db")
-	o := fairbench(t, dir, "run", path, "--results", results)
-	if o.code != 0 {
-		t.Fatalf("exit %d\n%s", o.code, o.stderr)
-	}
-	run, parts := onlyRun(t, results)
-	if run.Status != result.StatusOK {
-		t.Fatalf("run %s: %s", run.Status, run.Error)
-	}
+	run, parts := runStudyText(t, dir, strings.Replace(study, "WL", "b", 1))
 	var ops, sum int64
 	for _, op := range run.Ops {
 		ops += op.Count
@@ -394,10 +401,11 @@ generators = 2
 	if ops != 1001 || sum != 1001 {
 		t.Errorf("merged run %d operations, parts %d: want operationcount 1001", ops, sum)
 	}
+	path := filepath.Join(dir, "d.toml")
 	if err := os.WriteFile(path, []byte(strings.Replace(study, "WL", "d", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o = fairbench(t, dir, "run", path, "--results", filepath.Join(dir, "r2.db"))
+	o := fairbench(t, dir, "run", path, "--results", filepath.Join(dir, "r2.db"))
 	if o.code != 1 || !strings.Contains(o.stderr, "insertproportion = 0.05 on 2 load generators") {
 		t.Errorf("workload d on 2 generators: exit %d\n%s", o.code, o.stderr)
 	}
@@ -448,7 +456,6 @@ func TestBulkIndexCorpusIsSharedByGenerators(t *testing.T) {
 	node := testenv.OpenSearch(t)
 	index := testenv.OpenSearchIndex(t, node)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "bulk.toml")
 	study := fmt.Sprintf(`[study]
 name = "bulk on generators"
 repetitions = 1
@@ -470,18 +477,7 @@ replicas = 0
 clients = 4
 generators = 2
 `, node, index)
-	if err := os.WriteFile(path, []byte(study), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	results := filepath.Join(dir, "r.db")
-	o := fairbench(t, dir, "run", path, "--results", results)
-	if o.code != 0 {
-		t.Fatalf("exit %d\n%s", o.code, o.stderr)
-	}
-	run, parts := onlyRun(t, results)
-	if run.Status != result.StatusOK {
-		t.Fatalf("run %s: %s", run.Status, run.Error)
-	}
+	run, parts := runStudyText(t, dir, study)
 	var items, sum int64
 	for _, op := range run.Ops {
 		items += op.Items

@@ -1,16 +1,10 @@
 package main
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/fairbench/fairbench/internal/testenv"
 )
@@ -19,20 +13,8 @@ import (
 // new file reports the same numbers at each step; a second copy skips every
 // run; the password shows nowhere.
 func TestStoreCopyThroughPostgres(t *testing.T) {
-	base := testenv.PostgresURL(t)
-	pw := testenv.Password(t, base)
-	b := make([]byte, 6)
-	rand.Read(b) //nolint:errcheck // crypto/rand does not fail on Linux
-	schema := "fbcopy_" + hex.EncodeToString(b)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if c, err := pgx.Connect(ctx, base); err == nil {
-			c.Exec(ctx, `DROP SCHEMA IF EXISTS "`+schema+`" CASCADE`) //nolint:errcheck // best effort
-			c.Close(ctx)
-		}
-	})
-	pgURL := testenv.WithQuery(t, base, "schema", schema)
+	pgURL := pgResults(t, "fbcopy_")
+	pw := testenv.Password(t, pgURL)
 
 	dir := t.TempDir()
 	fixture := filepath.Join("..", "..", "internal", "store", "testdata", "schema2")
