@@ -241,7 +241,7 @@ func checkResults(raw string) error {
 			strconv.Quote(redact(raw)))
 	}
 	if len(driver.Secrets(raw)) > 0 {
-		return fmt.Errorf("--results %s carries a password: put it in the Secret as PGPASSWORD (the manifests are not secret)", strconv.Quote(redact(raw)))
+		return fmt.Errorf("--results %s carries a password: put it in the Secret as FAIRBENCH_RESULTS_PASSWORD (or PGPASSWORD when the targets share it; the manifests are not secret)", strconv.Quote(redact(raw)))
 	}
 	host := u.Hostname()
 	if host == "" || isLoopback(host) {

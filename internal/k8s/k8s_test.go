@@ -363,7 +363,7 @@ func TestRenderRefusals(t *testing.T) {
 			"", []string{"--results", "must be a shared PostgreSQL database"}, ""},
 		{"empty results", func(s *Spec) { s.Results = "" }, "", []string{"--results is required"}, ""},
 		{"results password", func(s *Spec) { s.Results = "postgres://fairbench:" + pgPassword + "@stats-db/fairbench" },
-			"", []string{"--results", "carries a password", "put it in the Secret as PGPASSWORD"}, pgPassword},
+			"", []string{"--results", "carries a password", "put it in the Secret as FAIRBENCH_RESULTS_PASSWORD"}, pgPassword},
 		{"results password in query", func(s *Spec) { s.Results = "postgres://fairbench@stats-db/fairbench?password=" + pgPassword },
 			"", []string{"--results", "carries a password", "PGPASSWORD"}, pgPassword},
 		{"results on loopback", func(s *Spec) { s.Results = "postgres://fairbench@localhost/fairbench" },

@@ -21,6 +21,10 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 )
 
+// PasswordEnv names the variable a PostgreSQL results store takes its
+// password from when its URL has none, before PGPASSWORD.
+const PasswordEnv = "FAIRBENCH_RESULTS_PASSWORD"
+
 // DefaultSchema is the PostgreSQL schema the store's tables live in unless
 // the URL names another (?schema=NAME).
 const DefaultSchema = "fairbench"
@@ -75,6 +79,17 @@ func openPostgres(raw string, mustExist bool) (*Store, error) {
 	cfg, err := pgx.ParseConfig(u.String())
 	if err != nil {
 		return nil, fail(err)
+	}
+	// The store's own password variable comes before PGPASSWORD, which the
+	// study's PostgreSQL targets read too: one environment (a pod's
+	// Secret) can then hold both passwords.
+	inURL := false
+	if u.User != nil {
+		_, inURL = u.User.Password()
+	}
+	if pw := os.Getenv(PasswordEnv); pw != "" && !inURL {
+		cfg.Password = pw
+		secrets = append(secrets, pw)
 	}
 	// Only our schema is searched (pg_catalog always is): an unqualified
 	// "meta" can never resolve to someone else's table in public.

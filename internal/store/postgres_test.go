@@ -165,3 +165,32 @@ func TestUnreachableStoreHidesPassword(t *testing.T) {
 		t.Fatalf("err %v: want the store named without its password", err)
 	}
 }
+
+// FAIRBENCH_RESULTS_PASSWORD is the store's own password variable: it wins
+// over a PGPASSWORD meant for the study's targets, and a refused one is
+// never shown.
+func TestPostgresStorePasswordVariable(t *testing.T) {
+	withPW := freshPGStore(t)
+	u, err := url.Parse(withPW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := u.User.Password()
+	u.User = url.User(u.User.Username())
+	bare := u.String()
+	t.Setenv("PGPASSWORD", "the-targets-password")
+	t.Setenv(PasswordEnv, pw)
+	s, err := Open(bare)
+	if err != nil {
+		t.Fatalf("the store's password variable was not used: %v", err)
+	}
+	s.Close()
+	t.Setenv(PasswordEnv, "wrong-store-password")
+	_, err = Open(bare)
+	if err == nil {
+		t.Fatal("a wrong store password was accepted")
+	}
+	if strings.Contains(err.Error(), "wrong-store-password") {
+		t.Errorf("the error shows the password: %v", err)
+	}
+}
