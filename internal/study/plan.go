@@ -202,8 +202,12 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\ttarget\tworkload\tkind\tparams\tclients\trep")
 	for _, c := range cells {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\n",
-			c.Index+1, c.Target.Name, c.Workload.Name, c.Workload.Kind, shownParams(c), c.Clients, c.Repetition)
+		clients := strconv.Itoa(c.Clients)
+		if n := c.Workload.Generators; n > 1 {
+			clients += fmt.Sprintf(" on %d generators", n)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\n",
+			c.Index+1, c.Target.Name, c.Workload.Name, c.Workload.Kind, shownParams(c), clients, c.Repetition)
 	}
 	tw.Flush()
 }

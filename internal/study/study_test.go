@@ -776,6 +776,11 @@ generators = 4
 	if len(cells) != 2 || cells[0].Workload.Generators != 4 {
 		t.Fatalf("cells %v: want 2 cells on 4 generators", cells)
 	}
+	var plan strings.Builder
+	WritePlan(&plan, mustParse(t, doc), cells)
+	if !strings.Contains(plan.String(), "8 on 4 generators") {
+		t.Errorf("the plan does not say the cells run on 4 generators:\n%s", plan.String())
+	}
 	bad := strings.Replace(doc, "[4, 8]", "[2, 8]", 1)
 	_, err := mustParse(t, bad).Plan(cat)
 	want := fmt.Sprintf("study.toml:%d:", lineOf(t, bad, "clients ="))
