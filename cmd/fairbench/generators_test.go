@@ -183,6 +183,19 @@ func TestTwoLocalGeneratorsOnSQLite(t *testing.T) {
 	}
 	run, parts := onlyRun(t, results)
 	checkMerged(t, run, parts, 4, 2)
+	// What each generator measured, for a reader: a line each, and the
+	// partial runs themselves as JSON.
+	o = fairbench(t, dir, "store", "parts", fmt.Sprint(run.ID), "--results", results)
+	if o.code != 0 || strings.Count(o.stdout, " done ") != 2 {
+		t.Errorf("store parts: exit %d, want a line per generator, both done:\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = fairbench(t, dir, "store", "parts", fmt.Sprint(run.ID), "--results", results, "--json")
+	var decoded []store.Part
+	if err := json.Unmarshal([]byte(o.stdout), &decoded); err != nil || len(decoded) != 2 || decoded[1].Run == nil || decoded[1].Run.Clients != 2 {
+		t.Errorf("store parts --json: %v: %d parts", err, len(decoded))
+	}
+	o = fairbench(t, dir, "store", "parts", fmt.Sprint(run.ID+1), "--results", results)
+	assertOneLineError(t, o, fmt.Sprintf("run %d", run.ID+1), "no partial runs")
 	db, err := sql.Open("sqlite", filepath.Join(dir, "bench.db"))
 	if err != nil {
 		t.Fatal(err)

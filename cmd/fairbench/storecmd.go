@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -48,5 +51,75 @@ be repeated or resumed; run ids are not kept.`,
 			return to.Close()
 		},
 	})
+	cmd.AddCommand(newStoreParts())
 	return cmd
+}
+
+// newStoreParts is `fairbench store parts RUN`: what each load generator of
+// a merged run measured, from the partial runs kept beside it.
+func newStoreParts() *cobra.Command {
+	var results string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "parts RUN",
+		Short: "Show what each load generator measured of a run several generators measured together",
+		Long: `Show the partial runs the load generators of run RUN wrote (generators = N): per
+generator its status, host, clients, throughput, latency percentiles, CPU and clock
+offset, or with --json the partial runs themselves (histograms included, base64).
+The merged run is the exact merge of these; they never count as runs of their own.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id <= 0 {
+				return fmt.Errorf("store parts: %q is not a run id (fairbench report --results … lists them)", args[0])
+			}
+			s, err := openResults(results)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			parts, ok, err := s.PartsOfRun(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("run %d in %s was not measured by several load generators (or does not exist): it has no partial runs", id, s.Path())
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(parts)
+			}
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "generator\tstatus\thost\tclients\tthroughput/s\tp50 ms\tp99 ms\tCPU %\tclock offset ms\t")
+			for _, p := range parts {
+				if p.Run == nil {
+					fmt.Fprintf(tw, "%d\t%s\t-\t-\t-\t-\t-\t-\t-\t\n", p.Generator, p.Status)
+					continue
+				}
+				g, _ := p.Run.Env["load_generator"].(map[string]any)
+				cpu := "-"
+				if cpus, _ := g["cpus"].(float64); cpus > 0 && p.Run.Duration > 0 {
+					cpu = fmt.Sprintf("%.0f", 100*p.Run.Summary.ClientCPU/(p.Run.Duration.Seconds()*cpus))
+				}
+				off, _ := g["clock_offset_ms"].(float64)
+				host, _ := g["host"].(string)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%.1f\t%.3f\t%.3f\t%s\t%+.3f\t\n", p.Generator, p.Status, host, p.Run.Clients,
+					p.Run.Summary.Throughput, p.Run.Summary.P50/1000, p.Run.Summary.P99/1000, cpu, off)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, p := range parts {
+				if p.Error != "" {
+					fmt.Fprintf(out, "generator %d: %s\n", p.Generator, p.Error)
+				}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&results, "results", defaultResults, "results file, or a postgres:// URL of a shared results store")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the partial runs as JSON")
+	return c
 }

@@ -303,11 +303,11 @@ func (s *Store) cell(ctx context.Context, where string, args ...any) (CoordCell,
 
 // Part is one generator's share of a published cell.
 type Part struct {
-	Generator int
-	Status    string
-	Run       *result.Run // nil until PartDone (or a failed part that measured)
-	Error     string
-	UpdatedAt time.Time
+	Generator int         `json:"generator"`
+	Status    string      `json:"status"`
+	Run       *result.Run `json:"run,omitempty"` // nil until PartDone (or a failed part that measured)
+	Error     string      `json:"error,omitempty"`
+	UpdatedAt time.Time   `json:"updated_at"`
 }
 
 // SetPart records generator index's state for cell seq, with its partial
