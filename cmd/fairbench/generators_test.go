@@ -59,18 +59,15 @@ generators = %d
 // onlyRun reads the one run of a results store, with its generators' parts.
 func onlyRun(t *testing.T, results string) (*result.Run, []store.Part) {
 	t.Helper()
+	runs := runsIn(t, results)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs stored, want the one merged run (partial runs are not runs)", len(runs))
+	}
 	s, err := store.OpenExisting(results)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	runs, err := s.Runs(store.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(runs) != 1 {
-		t.Fatalf("%d runs stored, want the one merged run (partial runs are not runs)", len(runs))
-	}
 	parts, ok, err := s.PartsOfRun(context.Background(), runs[0].ID)
 	if err != nil || !ok {
 		t.Fatalf("no partial runs for run %d: %v", runs[0].ID, err)
