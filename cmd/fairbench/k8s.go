@@ -52,6 +52,12 @@ OPENSEARCH_PASSWORD, CLICKHOUSE_PASSWORD, …).`,
 				return err
 			}
 			spec.Study = st
+			if !cmd.Flags().Changed("generators") {
+				// The study's own: as many pods as its most scaled-out workload.
+				for _, w := range st.Workloads {
+					spec.Generators = max(spec.Generators, w.Generators)
+				}
+			}
 			// Rendered whole before anything is written, so that a refused
 			// spec leaves no partial file behind.
 			var buf bytes.Buffer
@@ -69,7 +75,7 @@ OPENSEARCH_PASSWORD, CLICKHOUSE_PASSWORD, …).`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&spec.Generators, "generators", 0, "number of load generator pods (each on its own node)")
+	f.IntVar(&spec.Generators, "generators", 0, "number of load generator pods (each on its own node; default: the study's largest generators = N)")
 	f.StringVar(&spec.Image, "image", "", "the fairbench container image (scripts/image.sh builds it)")
 	f.StringVar(&spec.Results, "results", "", "the shared results store, postgres://USER@HOST/DB (the password goes in the Secret as PGPASSWORD)")
 	f.StringVar(&spec.Secret, "secret", "", "a Secret whose keys become the pods' environment (passwords)")

@@ -91,3 +91,19 @@ func TestK8sRenderRefusalWritesNoFile(t *testing.T) {
 		t.Errorf("a refused render left %s behind (%v)", file, err)
 	}
 }
+
+// Without --generators, render takes the study's own generators = N.
+func TestK8sRenderTakesTheStudysGenerators(t *testing.T) {
+	path := k8sStudyFile(t, strings.Replace(k8sStudy, "clients = [4]", "clients = [4]\ngenerators = 3", 1))
+	out, err := runK8s(t, "render", path, "--image", "img:1", "--results", "postgres://fb@stats/fb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "parallelism: 3") {
+		t.Errorf("render without --generators did not take the study's 3:\n%s", out)
+	}
+	path = k8sStudyFile(t, k8sStudy)
+	if _, err := runK8s(t, "render", path, "--image", "img:1", "--results", "postgres://fb@stats/fb"); err == nil || !strings.Contains(err.Error(), "give --generators N, or generators = N") {
+		t.Errorf("a study without generators and no --generators: %v", err)
+	}
+}

@@ -167,7 +167,7 @@ func (spec Spec) resolve() (*resolved, error) {
 		return nil, errors.New("k8s render: no study")
 	}
 	if s.Generators < 1 {
-		return nil, fmt.Errorf("--generators %d: at least one generator is needed", s.Generators)
+		return nil, fmt.Errorf("--generators %d: at least one generator is needed (give --generators N, or generators = N on a workload of the study)", s.Generators)
 	}
 	if strings.TrimSpace(s.Image) == "" {
 		return nil, errors.New("--image is empty: name the fairbench container image the pods run (scripts/image.sh builds one)")
