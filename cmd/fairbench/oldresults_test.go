@@ -7,11 +7,10 @@ import (
 	"testing"
 )
 
-// A results file written before results schema 3 (by fairbench at 23c5a23)
-// opens, reports and compares with the numbers that fairbench printed for it
-// then: every table row is the same, whatever wording changed around them.
-func TestOldResultsFileReportsTheSameNumbers(t *testing.T) {
-	dir := t.TempDir()
+// copySchema2 copies the schema-2 results file fixture into dir as
+// schema2.db and returns the fixture's folder (its golden reports).
+func copySchema2(t *testing.T, dir string) string {
+	t.Helper()
 	fixture := filepath.Join("..", "..", "internal", "store", "testdata", "schema2")
 	data, err := os.ReadFile(filepath.Join(fixture, "schema2.db"))
 	if err != nil {
@@ -20,6 +19,15 @@ func TestOldResultsFileReportsTheSameNumbers(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "schema2.db"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return fixture
+}
+
+// A results file written before results schema 3 (by fairbench at 23c5a23)
+// opens, reports and compares with the numbers that fairbench printed for it
+// then: every table row is the same, whatever wording changed around them.
+func TestOldResultsFileReportsTheSameNumbers(t *testing.T) {
+	dir := t.TempDir()
+	fixture := copySchema2(t, dir)
 	for _, c := range []struct {
 		golden string
 		args   []string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/store"
 )
 
@@ -99,14 +100,10 @@ The merged run is the exact merge of these; they never count as runs of their ow
 					continue
 				}
 				g, _ := p.Run.Env["load_generator"].(map[string]any)
-				cpu := "-"
-				if cpus, _ := g["cpus"].(float64); cpus > 0 && p.Run.Duration > 0 {
-					cpu = fmt.Sprintf("%.0f", 100*p.Run.Summary.ClientCPU/(p.Run.Duration.Seconds()*cpus))
-				}
-				off, _ := g["clock_offset_ms"].(float64)
 				host, _ := g["host"].(string)
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%.1f\t%.3f\t%.3f\t%s\t%+.3f\t\n", p.Generator, p.Status, host, p.Run.Clients,
-					p.Run.Summary.Throughput, p.Run.Summary.P50/1000, p.Run.Summary.P99/1000, cpu, off)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%.1f\t%.3f\t%.3f\t%.0f\t%+.3f\t\n", p.Generator, p.Status, host, p.Run.Clients,
+					p.Run.Summary.Throughput, p.Run.Summary.P50/1000, p.Run.Summary.P99/1000,
+					numfmt.Number(g["cpu_percent"]), numfmt.Number(g["clock_offset_ms"]))
 			}
 			if err := tw.Flush(); err != nil {
 				return err

@@ -17,14 +17,7 @@ func TestStoreCopyThroughPostgres(t *testing.T) {
 	pw := testenv.Password(t, pgURL)
 
 	dir := t.TempDir()
-	fixture := filepath.Join("..", "..", "internal", "store", "testdata", "schema2")
-	data, err := os.ReadFile(filepath.Join(fixture, "schema2.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "schema2.db"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fixture := copySchema2(t, dir)
 	golden, err := os.ReadFile(filepath.Join(fixture, "report-23c5a23.txt"))
 	if err != nil {
 		t.Fatal(err)

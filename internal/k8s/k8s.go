@@ -238,10 +238,10 @@ func checkResults(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return fmt.Errorf("--results %s: the generators and the coordinator run in different pods and meet in the results store, so it must be a shared PostgreSQL database (postgres://user@host/db); a SQLite file is not shared between pods",
-			strconv.Quote(redact(raw)))
+			strconv.Quote(driver.Redacted(raw)))
 	}
 	if len(driver.Secrets(raw)) > 0 {
-		return fmt.Errorf("--results %s carries a password: put it in the Secret as FAIRBENCH_RESULTS_PASSWORD (or PGPASSWORD when the targets share it; the manifests are not secret)", strconv.Quote(redact(raw)))
+		return fmt.Errorf("--results %s carries a password: put it in the Secret as FAIRBENCH_RESULTS_PASSWORD (or PGPASSWORD when the targets share it; the manifests are not secret)", strconv.Quote(driver.Redacted(raw)))
 	}
 	host := u.Hostname()
 	if host == "" || isLoopback(host) {
@@ -253,16 +253,6 @@ func checkResults(raw string) error {
 func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return host == "localhost" || strings.HasSuffix(host, ".localhost") || (ip != nil && ip.IsLoopback())
-}
-
-// redact hides the secrets of a URL in an error message.
-func redact(raw string) string {
-	for _, s := range driver.Secrets(raw) {
-		if s != "" {
-			raw = strings.ReplaceAll(raw, s, "xxxxx")
-		}
-	}
-	return raw
 }
 
 // checkStudy refuses a study whose targets carry passwords (the ConfigMap is

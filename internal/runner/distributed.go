@@ -17,11 +17,12 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/study"
@@ -280,7 +281,7 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 	merged.Repetition, merged.Warmup, merged.ToolVersion = run.Repetition, run.Warmup, run.ToolVersion
 	merged.Env = run.Env
 	merged.Env["generators"] = genEnvs
-	merged.Env["load_generators"] = generatorFacts(runs, gens)
+	merged.Env["load_generators"] = generatorFacts(runs)
 	merged.Deviations = append(append([]string{}, run.Deviations...), partDeviations(runs, run.Deviations)...)
 	if len(failed) > 0 {
 		merged.Status, merged.Error = result.StatusFailed, strings.Join(failed, "; ")
@@ -401,12 +402,13 @@ func (r *Runner) awaitParts(ctx context.Context, co *coordination, seq, n int, w
 }
 
 // generatorFacts is what the report shows per load generator: its clients,
-// throughput and CPU, and its clock against the store's.
-func generatorFacts(runs []*result.Run, gens []store.Generator) []any {
+// throughput and CPU, and its clock against the store's. The parts come in
+// generator order (store.Parts).
+func generatorFacts(runs []*result.Run) []any {
 	out := make([]any, 0, len(runs))
 	for _, p := range runs {
 		g, _ := p.Env["load_generator"].(map[string]any)
-		f := map[string]any{}
+		f := make(map[string]any, len(g)+4)
 		for k, v := range g {
 			f[k] = v
 		}
@@ -416,17 +418,8 @@ func generatorFacts(runs []*result.Run, gens []store.Generator) []any {
 			f["headline"] = p.Summary.Metric.Value
 		}
 		f["client_cpu_seconds"] = p.Summary.ClientCPU
-		if cpus, ok := asFloat(f["cpus"]); ok && cpus > 0 && p.Duration > 0 {
-			// ClientCPU is CPU seconds over the measured phase.
-			f["cpu_percent"] = math.Round(1000*p.Summary.ClientCPU/(p.Duration.Seconds()*cpus)) / 10
-		}
 		out = append(out, f)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, _ := asFloat(out[i].(map[string]any)["index"])
-		b, _ := asFloat(out[j].(map[string]any)["index"])
-		return a < b
-	})
 	return out
 }
 
@@ -435,45 +428,21 @@ func tallies(v any) map[string]int64 {
 	m, _ := v.(map[string]any)
 	out := make(map[string]int64, len(m))
 	for k, x := range m {
-		if f, ok := asFloat(x); ok {
-			out[k] = int64(f)
-		}
+		out[k] = int64(numfmt.Number(x))
 	}
 	return out
 }
 
-func asFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
-}
-
-// partDeviations carries each generator's own deviations (a late start, a
-// skewed clock) into the merged run, naming the generator.
+// partDeviations carries into the merged run what a generator deviated in
+// beyond the coordinator's own (the workload's, the same everywhere): a late
+// start, a skewed clock, named by generator.
 func partDeviations(runs []*result.Run, have []string) []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, d := range have {
-		seen[d] = true
-	}
 	for _, p := range runs {
 		g, _ := p.Env["load_generator"].(map[string]any)
-		idx, _ := asFloat(g["index"])
 		for _, d := range p.Deviations {
-			if seen[d] {
-				continue
-			}
-			if strings.Contains(d, "load generator") {
-				out = append(out, fmt.Sprintf("load generator %d: %s", int(idx), d))
-			} else {
-				seen[d] = true // the workload's own deviations, the same on every generator
-				out = append(out, d)
+			if !slices.Contains(have, d) {
+				out = append(out, fmt.Sprintf("load generator %d: %s", int(numfmt.Number(g["index"])), d))
 			}
 		}
 	}
@@ -688,11 +657,16 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 	if t, ok := cs.inst.(workload.Tallier); ok {
 		run.Env["workload_tallies"] = t.Tallies()
 	}
-	run.Env["load_generator"] = map[string]any{
+	facts := map[string]any{
 		"index": g.index, "host": g.host, "pid": os.Getpid(), "cpus": g.cpus,
 		"first_slot": base, "clients": count,
 		"clock_offset_ms": float64(g.clock.Offset) / 1e6, "clock_rtt_ms": float64(g.clock.RTT) / 1e6,
 	}
+	if run.Duration > 0 {
+		// ClientCPU is CPU seconds over the measured phase.
+		facts["cpu_percent"] = math.Round(1000*run.Summary.ClientCPU/(run.Duration.Seconds()*float64(g.cpus))) / 10
+	}
+	run.Env["load_generator"] = facts
 	if off := g.clock.Offset; off > MaxClockSkew || off < -MaxClockSkew {
 		run.Deviations = append(run.Deviations, fmt.Sprintf("this load generator's clock is %+.1f ms off the results store's (measured within ±%.1f ms): its seconds align with the others' to that precision", float64(off)/1e6, float64(g.clock.RTT)/2e6))
 	}

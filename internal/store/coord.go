@@ -107,26 +107,13 @@ func (s *Store) OpenSession(ctx context.Context, studyHash, studyName string, se
 		SessionAbandoned, formatTime(now), studyHash, SessionOpen); err != nil {
 		return 0, fmt.Errorf("closing older coordination sessions: %w", err)
 	}
-	id, err := s.insertID(ctx, tx, "INSERT INTO coord_sessions (study_hash, study_name, seed, generators, status, created_at, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		studyHash, studyName, strconv.FormatUint(seed, 10), generators, SessionOpen, formatTime(now), formatTime(now))
+	var id int64
+	err = tx.QueryRowContext(ctx, s.q("INSERT INTO coord_sessions (study_hash, study_name, seed, generators, status, created_at, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"),
+		studyHash, studyName, strconv.FormatUint(seed, 10), generators, SessionOpen, formatTime(now), formatTime(now)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("opening a coordination session: %w", err)
 	}
 	return id, tx.Commit()
-}
-
-// insertID runs an INSERT and returns the new row's id in either dialect.
-func (s *Store) insertID(ctx context.Context, tx *sql.Tx, query string, args ...any) (int64, error) {
-	if s.pg != nil {
-		var id int64
-		err := tx.QueryRowContext(ctx, rebind(query)+" RETURNING id", args...).Scan(&id)
-		return id, err
-	}
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
 }
 
 // SessionHeartbeat says the coordinator of session id is alive at now
@@ -265,7 +252,7 @@ func (s *Store) EndCell(ctx context.Context, sid int64, seq int, status string, 
 	if runID > 0 {
 		id = runID
 	}
-	_, err := s.db.ExecContext(ctx, s.q("UPDATE coord_cells SET status = ?, run_id = ?, error = ? WHERE session_id = ? AND seq = ?"), status, id, capError(why), sid, seq)
+	_, err := s.db.ExecContext(ctx, s.q("UPDATE coord_cells SET status = ?, run_id = ?, error = ? WHERE session_id = ? AND seq = ?"), status, id, s.errorText(why), sid, seq)
 	if err != nil {
 		return fmt.Errorf("recording the end of cell %d: %w", seq, err)
 	}
@@ -328,7 +315,7 @@ func (s *Store) SetPart(ctx context.Context, sid int64, seq, index int, status s
 	}
 	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO coord_parts (session_id, seq, generator, status, run, error, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (session_id, seq, generator) DO UPDATE SET status = excluded.status, run = excluded.run, error = excluded.error, updated_at = excluded.updated_at`),
-		sid, seq, index, status, body, capError(why), formatTime(now))
+		sid, seq, index, status, body, s.errorText(why), formatTime(now))
 	if err != nil {
 		return fmt.Errorf("storing the part of load generator %d: %w", index, err)
 	}

@@ -546,6 +546,16 @@ func capError(s string) string {
 	return s[:cut] + fmt.Sprintf("… (%d more bytes of error text not stored)", len(s)-cut)
 }
 
+// errorText is an error message as the store keeps it: capped, and
+// storable in the dialect's text column.
+func (s *Store) errorText(t string) string {
+	t = capError(t)
+	if s.pg != nil {
+		t = pgText(t)
+	}
+	return t
+}
+
 // appendRun writes one run with its operations and series inside tx.
 func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 	enc := func(what string, v any) (string, error) {
@@ -586,10 +596,7 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 		}
 	}
 
-	errText := capError(r.Error)
-	if s.pg != nil {
-		errText = pgText(errText)
-	}
+	errText := s.errorText(r.Error)
 	var id int64
 	err = tx.QueryRow(s.q(`INSERT INTO runs (source, study_name, study_hash, cell_key, cell_index, target, target_url,
 		workload, kind, params, clients, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
