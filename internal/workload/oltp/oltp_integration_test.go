@@ -152,8 +152,20 @@ func TestReadWriteStatementMixOnPostgres(t *testing.T) {
 	}
 	// Under the race detector every package's tests run at once and
 	// evictions come often: a clean transaction may take many tries.
+	// A transaction is also measured again when its counts are off without
+	// a recorded eviction (CI saw BEGIN and COMMIT not counted once, under
+	// load, with every other statement counted): a workload that really
+	// sends another mix fails every one of the tries.
+	matches := func(before, after map[string]int64) bool {
+		for n, want := range defaultMix {
+			if after[n]-before[n] != want {
+				return false
+			}
+		}
+		return true
+	}
 	var before, after map[string]int64
-	evicted := 0
+	evicted, off := 0, 0
 	for try := 0; try < 25; try++ {
 		d := deallocs()
 		before = snap()
@@ -161,13 +173,17 @@ func TestReadWriteStatementMixOnPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		after = snap()
-		if deallocs() == d {
+		if deallocs() != d {
+			evicted++
+			continue
+		}
+		if matches(before, after) {
 			break
 		}
-		evicted++
+		off++
 	}
-	if evicted > 0 {
-		t.Logf("%d transactions measured again after pg_stat_statements evicted entries", evicted)
+	if evicted+off > 0 {
+		t.Logf("%d transactions measured again after pg_stat_statements evicted entries, %d after counts that were off", evicted, off)
 	}
 	for n, want := range defaultMix {
 		if got := after[n] - before[n]; got != want {
