@@ -17,6 +17,32 @@ fi
 step() { printf '\n==> %s\n' "$*"; }
 fail() { printf '\ntest.sh: FAIL: %s\n' "$*" >&2; exit 1; }
 
+# Binaries stay out of git: a build output committed by mistake (a 14 MB
+# study.test once) grows every clone for good. Test inputs that must be large
+# live under a testdata/ directory; no tracked file is an ELF executable.
+# internal/archtest checks the size rule in go test too.
+step "tracked files: none over 1 MiB outside testdata/, no ELF binary"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    bad=0 n=0
+    while IFS= read -r -d '' f; do
+        [ -f "$f" ] && [ ! -L "$f" ] || continue
+        n=$((n + 1))
+        size=$(stat -c %s -- "$f")
+        if [ "$size" -gt $((1 << 20)) ] && [[ ! "$f" =~ (^|/)testdata/ ]]; then
+            printf '%s: %d bytes, over 1 MiB outside a testdata/ directory: git rm --cached it (a build output belongs in .gitignore), or move a test input under testdata/\n' "$f" "$size" >&2
+            bad=1
+        fi
+        if [ "$(head -c 4 -- "$f" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ]; then
+            printf '%s: an ELF binary is tracked: git rm --cached it and add its name to .gitignore (build outputs are not committed)\n' "$f" >&2
+            bad=1
+        fi
+    done < <(git ls-files -z)
+    [ "$bad" -eq 0 ] || fail "tracked files above do not belong in git"
+    echo "ok ($n files)"
+else
+    echo "skipped: not a git work tree"
+fi
+
 step "test servers (scripts/test-servers.sh)"
 bash scripts/test-servers.sh || fail "scripts/test-servers.sh failed"
 [ -f .test-env ] || fail ".test-env was not written by scripts/test-servers.sh"

@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // fio runs are shown per direction the way disk studies publish them: read
@@ -147,8 +147,8 @@ func fioDirectionsIO(runs []*result.Run) map[string]*fioIO {
 		if len(iops) == 0 {
 			continue
 		}
-		out[d] = &fioIO{N: len(iops), IOPS: analysis.Median(iops), Bandwidth: analysis.Median(bw), ClatMean: analysis.Median(mean),
-			P99: analysis.Median(p99), P999: analysis.Median(p999), HasPercentiles: len(p99) > 0}
+		out[d] = &fioIO{N: len(iops), IOPS: stats.Median(iops), Bandwidth: stats.Median(bw), ClatMean: stats.Median(mean),
+			P99: stats.Median(p99), P999: stats.Median(p999), HasPercentiles: len(p99) > 0}
 	}
 	return out
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // Group is the repetitions of one cell: the same study, target, workload,
@@ -167,7 +168,7 @@ func (g *Group) aggregate() error {
 			g.Merged.Merge(h)
 		}
 	}
-	g.Median = Median(g.Values)
+	g.Median = stats.Median(g.Values)
 	if g.Transactions > 0 {
 		g.MeanLatency = weighted / float64(g.Transactions)
 	}
@@ -176,20 +177,4 @@ func (g *Group) aggregate() error {
 	g.P99 = float64(g.Merged.ValueAtQuantile(99))
 	g.Max = float64(g.Merged.Max())
 	return nil
-}
-
-// Median returns the middle value of xs, the mean of the two middle values when
-// len(xs) is even, and 0 when xs is empty (callers show N, which says why).
-// xs is not modified.
-func Median(xs []float64) float64 {
-	n := len(xs)
-	if n == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

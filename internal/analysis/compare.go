@@ -10,6 +10,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // DefaultAlpha is the significance level of verdicts: a difference is called
@@ -276,7 +277,7 @@ func compareMetric(name, unit string, higherBetter bool, base, other []float64, 
 			_, sb := meanSD(lb)
 			_, so := meanSD(lo)
 			sd := math.Sqrt((sb*sb + so*so) / 2)
-			diff := math.Log(Median(other)) - math.Log(Median(base))
+			diff := math.Log(stats.Median(other)) - math.Log(stats.Median(base))
 			if w.OK {
 				diff = w.Diff
 			}
@@ -287,7 +288,7 @@ func compareMetric(name, unit string, higherBetter bool, base, other []float64, 
 			m.NeedN = RepsForPower(diff, sd, alpha, floor)
 		}
 	default:
-		better := Median(other) > Median(base)
+		better := stats.Median(other) > stats.Median(base)
 		if !higherBetter {
 			better = !better
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // Headline is the one rule that says which number of a run every aggregate,
@@ -152,7 +153,7 @@ func (g *Group) opStats() error {
 		for len(rs) < len(g.Runs) {
 			rs = append(rs, 0) // runs without this op type did none
 		}
-		s.Rate = Median(rs)
+		s.Rate = stats.Median(rs)
 		if m := merged[s.Name]; m != nil && m.TotalCount() > 0 {
 			s.P99, s.HasLatency = float64(m.ValueAtQuantile(99)), true
 		}

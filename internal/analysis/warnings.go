@@ -10,6 +10,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // Thresholds of the methodology checks. They are deliberately plain numbers a
@@ -162,7 +163,7 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 		for _, p := range r.Series {
 			cpu = append(cpu, p.CPU)
 		}
-		med := Median(cpu)
+		med := stats.Median(cpu)
 		if len(cpu) == 0 && r.Duration.Seconds() > 0 {
 			med = r.Summary.ClientCPU / r.Duration.Seconds()
 		}
@@ -226,7 +227,7 @@ func warmupShift(rates []float64) (w int, first, rest float64, ok bool) {
 	}
 	w = min(max(n/10, 2), 10)
 	first, _ = meanSD(rates[:w])
-	rest = Median(rates[w:])
+	rest = stats.Median(rates[w:])
 	if rest <= 0 {
 		return 0, 0, 0, false
 	}
@@ -234,7 +235,7 @@ func warmupShift(rates []float64) (w int, first, rest float64, ok bool) {
 	for _, x := range rates[w:] {
 		dev = append(dev, math.Abs(x-rest))
 	}
-	robustSD := 1.4826 * Median(dev)
+	robustSD := 1.4826 * stats.Median(dev)
 	diff := math.Abs(first - rest)
 	return w, first, rest, diff > WarmupMinChange*rest && diff > 3*robustSD
 }

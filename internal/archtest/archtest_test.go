@@ -1,6 +1,16 @@
-// Package archtest checks the import graph and the "knowledge where it
-// belongs" rule of DESIGN.md: generic packages name no workload kind and no
-// tool. It has test files only.
+// Package archtest enforces the project's architecture rules as tests, so a
+// change that breaks one fails go test with the file and the rule it broke:
+//   - the import graph: internal/driver has no fast path, study learns tools
+//     through toolcat, runner knows no workload package, report reaches the
+//     workloads only through internal/kinds, adapter does not depend on
+//     analysis;
+//   - knowledge where it belongs: analysis, report and cmd/fairbench spell no
+//     workload kind and no tool name (the workload and adapter packages own
+//     them, internal/kinds carries what generic code needs);
+//   - the repository holds no file over 1 MiB outside a testdata/ directory
+//     (scripts/test.sh also refuses any tracked ELF binary).
+//
+// It has test files only.
 package archtest
 
 import (
@@ -12,6 +22,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -90,6 +101,71 @@ func TestRunnerImportsNoWorkloadPackage(t *testing.T) {
 			t.Errorf("internal/runner depends on %s: it may know internal/workload only", strings.TrimPrefix(dep, module+"/"))
 		}
 	}
+}
+
+// TestReportReachesWorkloadsThroughKinds keeps internal/report off the
+// workload registry and the workload packages: what a report needs of a kind
+// (its headline, its declared parameters, its sections) is in internal/kinds.
+func TestReportReachesWorkloadsThroughKinds(t *testing.T) {
+	p := list(t, module+"/internal/report")[module+"/internal/report"]
+	for _, dep := range p.Deps {
+		if under(dep, module+"/internal/workload") || under(dep, module+"/internal/driver") {
+			t.Errorf("internal/report depends on %s: it learns about kinds through internal/kinds", strings.TrimPrefix(dep, module+"/"))
+		}
+	}
+}
+
+// TestAdapterDoesNotImportAnalysis keeps the tool adapters below the
+// analysis: a statistic they need (a median) lives in internal/stats, which
+// both use.
+func TestAdapterDoesNotImportAnalysis(t *testing.T) {
+	p := list(t, module+"/internal/adapter")[module+"/internal/adapter"]
+	for _, dep := range p.Deps {
+		if under(dep, module+"/internal/analysis") {
+			t.Errorf("internal/adapter depends on %s: the statistics an adapter needs live in internal/stats", strings.TrimPrefix(dep, module+"/"))
+		}
+	}
+}
+
+// maxTrackedSize is the largest file git may hold outside a testdata/
+// directory: a build output committed by mistake (a 14 MB study.test once)
+// would grow every clone for good.
+const maxTrackedSize = 1 << 20
+
+// TestNoLargeFileInGit fails on a tracked file over 1 MiB that is not under a
+// testdata/ directory. It skips where git or the repository is not at hand (a
+// module copy, a source archive).
+func TestNoLargeFileInGit(t *testing.T) {
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Skipf("no git work tree here (git rev-parse: %v): nothing to check", err)
+	}
+	root := strings.TrimSpace(string(top))
+	cmd := exec.Command("git", "-C", root, "ls-files", "-z")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v\n%s", err, stderr.String())
+	}
+	for _, name := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if name == "" || inTestdata(name) {
+			continue
+		}
+		st, err := os.Lstat(filepath.Join(root, name))
+		if err != nil || !st.Mode().IsRegular() { // deleted in the work tree, or a link
+			continue
+		}
+		if st.Size() > maxTrackedSize {
+			t.Errorf("%s: %d bytes in git, over 1 MiB outside a testdata/ directory: git rm --cached it (a build output belongs in .gitignore), or move a test input under testdata/", name, st.Size())
+		}
+	}
+}
+
+// inTestdata reports whether the slash-separated path lies under a testdata/
+// directory.
+func inTestdata(name string) bool {
+	return strings.HasPrefix(name, "testdata/") || strings.Contains(name, "/testdata/")
 }
 
 // names are the workload kinds and tool names generic code must not spell.

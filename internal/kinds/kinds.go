@@ -2,7 +2,8 @@
 // result, whether a native workload produces it (tpcb, oltp) or only an imported
 // tool does (fio, mysqlslap): the headline metric a reader looks at first, the
 // summary printed in the peer tool's own shape, the size of the data a run
-// touches, and extra report sections. Workload and adapter packages register
+// touches, extra report sections, and the parameters a native workload
+// declares. Workload and adapter packages register
 // their kinds from init; analysis, report and cmd ask this registry and never
 // name a kind or a tool themselves.
 package kinds

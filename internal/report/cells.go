@@ -5,8 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // labeler names cells by what varies in the study (analysis.Namer: "oltp
@@ -61,7 +61,7 @@ func (l labeler) params(g *analysis.Group) string {
 // to none of the workload's engines. A kind without declared parameters (an
 // import) shows them all.
 func (l labeler) common(g *analysis.Group) string {
-	specs, _ := workload.Catalog{}.Params(g.Kind)
+	specs, _ := kinds.Params(g.Kind)
 	v := params.Values{}
 	for k, x := range g.ParamValues {
 		if l.names.Varies(g, k) {

@@ -13,10 +13,10 @@ import (
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/workload"
-	_ "github.com/fairbench/fairbench/internal/workload/oltp"
+	_ "github.com/fairbench/fairbench/internal/workload/oltp" // registers oltp's parameters, whose defaults the report leaves out
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -28,7 +28,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // parameters (defaults included) and a per-second series, as stored runs do.
 func journalStudy(t *testing.T) []*result.Run {
 	t.Helper()
-	specs, ok := workload.Catalog{}.Params("oltp")
+	specs, ok := kinds.Params("oltp")
 	if !ok {
 		t.Fatal("oltp not registered")
 	}

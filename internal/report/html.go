@@ -13,6 +13,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // HTMLOptions extend Options for the HTML report.
@@ -251,7 +252,7 @@ func runCharts(r *result.Run) []*lineChart {
 			p99s = append(p99s, p.P99)
 		}
 	}
-	row := []string{strconv.Itoa(len(r.Series)), rate(slices.Min(rates)), rate(analysis.Median(rates)), rate(slices.Max(rates)), none}
+	row := []string{strconv.Itoa(len(r.Series)), rate(slices.Min(rates)), rate(stats.Median(rates)), rate(slices.Max(rates)), none}
 	if len(p99s) > 0 {
 		row[4] = ms(slices.Max(p99s))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -235,6 +236,7 @@ func Register(w Workload) {
 		panic("workload registered twice: " + w.Kind())
 	}
 	registry[w.Kind()] = w
+	kinds.RegisterParams(w.Kind(), w.Params) // for reports, which do not import workloads
 }
 
 // Get returns the workload of the given kind.
@@ -243,7 +245,7 @@ func Get(kind string) (Workload, error) {
 	defer mu.RUnlock()
 	w, ok := registry[kind]
 	if !ok {
-		return nil, fmt.Errorf("unknown workload kind %q: available are %v", kind, kinds())
+		return nil, fmt.Errorf("unknown workload kind %q: available are %v", kind, sortedKinds())
 	}
 	return w, nil
 }
@@ -252,10 +254,11 @@ func Get(kind string) (Workload, error) {
 func Kinds() []string {
 	mu.RLock()
 	defer mu.RUnlock()
-	return kinds()
+	return sortedKinds()
 }
 
-func kinds() []string {
+// sortedKinds lists the registered kinds, sorted; the caller holds mu.
+func sortedKinds() []string {
 	out := make([]string, 0, len(registry))
 	for k := range registry {
 		out = append(out, k)

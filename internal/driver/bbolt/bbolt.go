@@ -75,31 +75,19 @@ var databases = embedkv.Registry[Config, *bolt.DB]{
 	Creates: "the file, not its directory",
 }
 
-// Driver opens bbolt databases.
-type Driver struct{}
+// Driver opens bbolt databases: in fairbench's process, the clients of one
+// file sharing one handle (embedkv.InProcessDriver).
+type Driver struct{ embedkv.InProcessDriver }
 
 // Name implements driver.Driver.
 func (Driver) Name() string { return engine.Name }
 
-// InProcess implements driver.InProcess: bbolt runs in fairbench's process.
-func (Driver) InProcess() bool { return true }
-
-// FilesPerClient implements driver.FilesPerClienter: every client shares the
-// process's one handle on the database.
-func (Driver) FilesPerClient() int { return 0 }
-
 // Open implements driver.Driver: it opens the file (or shares this process's
 // handle on it) and checks that it is a bbolt database.
 func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {
-	cfg, err := ParseURL(t.URL)
-	if err != nil {
-		return nil, err
-	}
-	h, err := databases.Acquire(cfg, open)
-	if err != nil {
-		return nil, err
-	}
-	return &Client{embedkv.Client[Config, *bolt.DB]{H: h}}, nil
+	return databases.Open(t.URL, ParseURL, open, func(h *embedkv.Handle[Config, *bolt.DB]) driver.Client {
+		return &Client{embedkv.Client[Config, *bolt.DB]{H: h}}
+	})
 }
 
 // open opens the file at abs, not open in this process, after check.

@@ -79,32 +79,20 @@ var databases = embedkv.Registry[Config, *database]{
 	Creates: "the database's directory, not its parent",
 }
 
-// Driver opens pebble databases.
-type Driver struct{}
+// Driver opens pebble databases: in fairbench's process, the clients of one
+// directory sharing one handle (embedkv.InProcessDriver).
+type Driver struct{ embedkv.InProcessDriver }
 
 // Name implements driver.Driver.
 func (Driver) Name() string { return engine.Name }
-
-// InProcess implements driver.InProcess: pebble runs in fairbench's process.
-func (Driver) InProcess() bool { return true }
-
-// FilesPerClient implements driver.FilesPerClienter: every client shares the
-// process's one handle on the database.
-func (Driver) FilesPerClient() int { return 0 }
 
 // Open implements driver.Driver: it opens the directory's database (or
 // shares this process's handle on it), creating it in a new or empty
 // directory.
 func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {
-	cfg, err := ParseURL(t.URL)
-	if err != nil {
-		return nil, err
-	}
-	h, err := databases.Acquire(cfg, open)
-	if err != nil {
-		return nil, err
-	}
-	return &Client{embedkv.Client[Config, *database]{H: h}}, nil
+	return databases.Open(t.URL, ParseURL, open, func(h *embedkv.Handle[Config, *database]) driver.Client {
+		return &Client{embedkv.Client[Config, *database]{H: h}}
+	})
 }
 
 // stripes is how many locks serialise writes by key hash: enough that

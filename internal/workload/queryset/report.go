@@ -16,6 +16,7 @@ import (
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // ClickBench's combined score (its index.html): each query's time plus
@@ -173,7 +174,7 @@ func (t *targetRuns) hot(query string) (float64, bool) {
 	if len(hs) == 0 {
 		return 0, false
 	}
-	return analysis.Median(hs), true
+	return stats.Median(hs), true
 }
 
 // queryNames lists the queries of the runs in order of first appearance.
@@ -289,7 +290,7 @@ func ratioCell(x, y []float64) string {
 	if len(x) == 0 || len(y) == 0 {
 		return "—"
 	}
-	txt := ratioText(analysis.Median(x) / analysis.Median(y))
+	txt := ratioText(stats.Median(x) / stats.Median(y))
 	lx, ly := logs(x), logs(y)
 	if ci := analysis.ShiftCI(lx, ly, 0.95); ci.OK() {
 		txt += fmt.Sprintf(" [%.2f–%.2f, %.0f %%]", math.Exp(ci.Lo), math.Exp(ci.Hi), ci.Level*100)
