@@ -85,46 +85,44 @@ func TestDriverHasNoFastPath(t *testing.T) {
 	}
 }
 
-func TestStudyDoesNotImportAdapter(t *testing.T) {
-	p := list(t, module+"/internal/study")[module+"/internal/study"]
+// forbidDeps fails for every package rel (internal/study) depends on,
+// directly or not, that banned names, saying why it may not.
+func forbidDeps(t *testing.T, rel string, banned func(dep string) bool, why string) {
+	t.Helper()
+	p := list(t, module+"/"+rel)[module+"/"+rel]
 	for _, dep := range p.Deps {
-		if under(dep, module+"/internal/adapter") {
-			t.Errorf("internal/study depends on %s: it learns tools through internal/toolcat", strings.TrimPrefix(dep, module+"/"))
+		if banned(dep) {
+			t.Errorf("%s depends on %s: %s", rel, strings.TrimPrefix(dep, module+"/"), why)
 		}
 	}
+}
+
+func TestStudyDoesNotImportAdapter(t *testing.T) {
+	forbidDeps(t, "internal/study", func(dep string) bool { return under(dep, module+"/internal/adapter") },
+		"it learns tools through internal/toolcat")
 }
 
 func TestRunnerImportsNoWorkloadPackage(t *testing.T) {
-	p := list(t, module+"/internal/runner")[module+"/internal/runner"]
-	for _, dep := range p.Deps {
-		if strings.HasPrefix(dep, module+"/internal/workload/") {
-			t.Errorf("internal/runner depends on %s: it may know internal/workload only", strings.TrimPrefix(dep, module+"/"))
-		}
-	}
+	forbidDeps(t, "internal/runner", func(dep string) bool { return strings.HasPrefix(dep, module+"/internal/workload/") },
+		"it may know internal/workload only")
 }
 
 // TestReportReachesWorkloadsThroughKinds keeps internal/report off the
-// workload registry and the workload packages: what a report needs of a kind
-// (its headline, its declared parameters, its sections) is in internal/kinds.
+// workload registry, the workload packages and the drivers: what a report
+// needs of a kind (its headline, its declared parameters, its sections) is
+// in internal/kinds.
 func TestReportReachesWorkloadsThroughKinds(t *testing.T) {
-	p := list(t, module+"/internal/report")[module+"/internal/report"]
-	for _, dep := range p.Deps {
-		if under(dep, module+"/internal/workload") || under(dep, module+"/internal/driver") {
-			t.Errorf("internal/report depends on %s: it learns about kinds through internal/kinds", strings.TrimPrefix(dep, module+"/"))
-		}
-	}
+	forbidDeps(t, "internal/report", func(dep string) bool {
+		return under(dep, module+"/internal/workload") || under(dep, module+"/internal/driver")
+	}, "it learns about kinds through internal/kinds")
 }
 
 // TestAdapterDoesNotImportAnalysis keeps the tool adapters below the
 // analysis: a statistic they need (a median) lives in internal/stats, which
 // both use.
 func TestAdapterDoesNotImportAnalysis(t *testing.T) {
-	p := list(t, module+"/internal/adapter")[module+"/internal/adapter"]
-	for _, dep := range p.Deps {
-		if under(dep, module+"/internal/analysis") {
-			t.Errorf("internal/adapter depends on %s: the statistics an adapter needs live in internal/stats", strings.TrimPrefix(dep, module+"/"))
-		}
-	}
+	forbidDeps(t, "internal/adapter", func(dep string) bool { return under(dep, module+"/internal/analysis") },
+		"the statistics an adapter needs live in internal/stats")
 }
 
 // maxTrackedSize is the largest file git may hold outside a testdata/
