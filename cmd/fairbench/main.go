@@ -1,6 +1,7 @@
 // Command fairbench runs database benchmark studies and turns their results into
-// comparisons people can trust. This package holds flags and sub-commands only;
-// the work happens in internal/.
+// comparisons people can trust. This package holds the sub-commands, their
+// flags and what joins them (ad-hoc studies from flags, fallback files, local
+// load generators); the work happens in internal/.
 package main
 
 import (
