@@ -192,7 +192,7 @@ func TestTwoScatteredRepetitionsGiveAReasonNotAnInterval(t *testing.T) {
 	if m.DeltaCI.OK() {
 		t.Fatalf("interval [%v, %v] printed for 2 scattered repetitions a side", m.DeltaCI.Lo, m.DeltaCI.Hi)
 	}
-	for _, want := range []string{"2 repetitions", "too few for an interval", "per side would give about ±"} {
+	for _, want := range []string{"2 repetitions", "too few for an interval", "per side would give about +"} {
 		if !strings.Contains(m.NoCI, want) {
 			t.Errorf("reason %q does not say %q", m.NoCI, want)
 		}
