@@ -115,6 +115,12 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, false)
+	if t, ok := levelShiftTable(comparisonGroups(c), newLabeler(comparisonGroups(c))); ok {
+		ew.printf("\n")
+		if err := t.writeText(ew); err != nil {
+			return err
+		}
+	}
 	if err := writeKindSectionsText(ew, comparisonGroups(c), c.Baseline); err != nil {
 		return err
 	}
@@ -343,6 +349,10 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, true)
+	if t, ok := levelShiftTable(comparisonGroups(c), newLabeler(comparisonGroups(c))); ok {
+		ew.printf("\n")
+		t.writeMarkdown(ew)
+	}
 	writeKindSectionsMarkdown(ew, comparisonGroups(c), c.Baseline)
 	if err := Methodology(ew, c.Warnings, comparisonGroups(c), true); err != nil {
 		return err

@@ -386,6 +386,10 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			t.Title = "Per op type"
 			hs.OpTable = &t
 		}
+		if t, ok := levelShiftTable(sec.groups, label); ok {
+			t.Title = "Level shifts"
+			hs.Tables = append(hs.Tables, t)
+		}
 		hs.Tables = append(hs.Tables, kindTables(sec, opt.Baseline)...)
 		if t, ok := generatorsTable(groupRuns(sec.groups)); ok {
 			t.Title = "Load generators"
