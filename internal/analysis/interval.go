@@ -92,7 +92,7 @@ func wideReason(lb, lo []float64, alpha float64) string {
 			k = mid + 1
 		}
 	}
-	return fmt.Sprintf("%s scattering ±%.0f %%: too few for an interval; ~%d per side would give about +%.0f/−%.0f %% around the change",
+	return fmt.Sprintf("%s scattering ±%.0f %%: too few for an interval; ~%d per side would give about +%.0f/−%.0f %%",
 		repsText(m, n), s100, k, math.Expm1(halfWidth(k))*100, -math.Expm1(-halfWidth(k))*100)
 }
 
