@@ -410,6 +410,9 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 				m := analysis.Headline(r)
 				hr := htmlRun{Label: fmt.Sprintf("run %d · %s · %d clients · rep %d · %s", r.ID, r.Target, r.Clients, r.Repetition, withUnit(m.Headline, m.Value)),
 					Status: string(r.Status)}
+				if s, ok := analysis.RunLevelShift(r); ok {
+					hr.Label += " (blends two levels: " + s.String() + ")"
+				}
 				for _, c := range runCharts(r) {
 					hr.Charts = append(hr.Charts, template.HTML(c.svg()))
 					if c.Numbers != nil {

@@ -46,6 +46,9 @@ func TestReportsShowBothLevelsOfABurstRun(t *testing.T) {
 			}
 		}
 	}
+	if !strings.Contains(html.String(), "(blends two levels: burst 7,500.0 ops/s until s 5, then steady 1,000.0 ops/s)") {
+		t.Errorf("the HTML run's label does not say it blends two levels")
+	}
 	if rows := tableAfter(t, md.String(), "Level shifts"); len(rows) != 5 { // header, separator, 3 rows
 		t.Errorf("level-shift table has %d lines, want 5: %q", len(rows), rows)
 	}
