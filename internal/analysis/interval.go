@@ -60,7 +60,9 @@ func changeCI(lb, lo []float64, delta, alpha float64, welch bool, w WelchResult)
 	case raw.Hi-raw.Lo > math.Log(MaxCISpan) || math.IsInf(raw.Lo, 0) || math.IsInf(raw.Hi, 0) || math.IsNaN(raw.Lo) || math.IsNaN(raw.Hi):
 		return CI{}, wideReason(lb, lo, alpha)
 	case point < raw.Lo-eps || point > raw.Hi+eps:
-		return CI{}, fmt.Sprintf("the shown %+.1f %% lies outside the interval of the per-run values (%s): no interval", delta, pctRange(raw))
+		// For latency the shown change is between merged histograms, the
+		// interval about the per-run percentiles: they can disagree.
+		return CI{}, fmt.Sprintf("the shown %+.1f %% lies outside the interval of the per-run values: no interval", delta)
 	}
 	return CI{Lo: math.Expm1(raw.Lo) * 100, Hi: math.Expm1(raw.Hi) * 100, Level: raw.Level}, ""
 }
@@ -103,8 +105,4 @@ func repsText(m, n int) string {
 		return fmt.Sprintf("%d repetitions", m)
 	}
 	return fmt.Sprintf("%d+%d repetitions", m, n)
-}
-
-func pctRange(c CI) string {
-	return fmt.Sprintf("%+.1f to %+.1f %%", math.Expm1(c.Lo)*100, math.Expm1(c.Hi)*100)
 }

@@ -197,6 +197,13 @@ func TestTwoScatteredRepetitionsGiveAReasonNotAnInterval(t *testing.T) {
 			t.Errorf("reason %q does not say %q", m.NoCI, want)
 		}
 	}
+	// A latency percentile shown from merged histograms can lie outside the
+	// interval of the per-run percentiles: then there is none, and no bounds
+	// in the reason either.
+	lat := compareMetric("p99", "µs", false, []float64{1000, 1010, 1020, 1030}, []float64{2000, 2010, 2020, 2030}, 1015, 5000, DefaultAlpha)
+	if lat.DeltaCI.OK() || !strings.Contains(lat.NoCI, "outside the interval") || strings.Contains(lat.NoCI, " to ") {
+		t.Errorf("shown change outside the per-run interval: CI %+v, reason %q", lat.DeltaCI, lat.NoCI)
+	}
 	// Tight repetitions keep their interval at 2 a side.
 	tight := compareMetric("ops", "ops/s", true, []float64{1000, 1010}, []float64{2000, 2030}, 1005, 2015, DefaultAlpha)
 	if !tight.DeltaCI.OK() || tight.NoCI != "" {
