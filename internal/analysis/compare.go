@@ -41,9 +41,15 @@ type Metric struct {
 	// (medians' intervals for the headline, per-run percentiles' for latency).
 	BaseCI, CI CI
 	Delta      float64 // (Value / Base − 1) × 100; NaN when Base is 0
-	DeltaCI    CI      // in %, from the exact Mann–Whitney (Moses) shift interval on log values
-	P, MinP    float64 // two-sided p-value of Test, and the smallest one Mann–Whitney allows with these n
-	Verdict    Verdict
+	// DeltaCI is the interval of Delta in %, on log values: the exact
+	// Mann–Whitney (Moses) shift interval, or Welch's t interval where
+	// Mann–Whitney cannot reach alpha. It is set only when it says
+	// something (changeCI: finite, containing Delta, spanning at most
+	// MaxCISpan); else NoCI says why there is none and what would give one.
+	DeltaCI CI
+	NoCI    string
+	P, MinP float64 // two-sided p-value of Test, and the smallest one Mann–Whitney allows with these n
+	Verdict Verdict
 	// Test names the test behind P and the verdict: MannWhitneyTest, or
 	// WelchTest where Mann–Whitney cannot reach alpha with these n ("" for
 	// a single run).
@@ -249,19 +255,18 @@ func compareMetric(name, unit string, higherBetter bool, base, other []float64, 
 	_, m.P, m.MinP = MannWhitney(other, base)
 	m.Test = MannWhitneyTest
 	lb, lo, okLogs := logs(base, other)
-	if okLogs {
-		ci := ShiftCI(lo, lb, 1-alpha)
-		m.DeltaCI = CI{Lo: (math.Exp(ci.Lo) - 1) * 100, Hi: (math.Exp(ci.Hi) - 1) * 100, Level: ci.Level}
-	}
 	var w WelchResult
 	if m.MinP >= alpha && okLogs {
 		// Mann–Whitney cannot decide with these n whatever the data: Welch's
 		// t on the logs can, under its assumptions.
 		if w = Welch(lo, lb); w.OK {
 			m.Test, m.P = WelchTest, w.P
-			ci := w.CI(1 - alpha)
-			m.DeltaCI = CI{Lo: (math.Exp(ci.Lo) - 1) * 100, Hi: (math.Exp(ci.Hi) - 1) * 100, Level: ci.Level}
 		}
+	}
+	if okLogs {
+		m.DeltaCI, m.NoCI = changeCI(lb, lo, m.Delta, alpha, m.MinP >= alpha, w)
+	} else {
+		m.NoCI = "a value ≤ 0: no interval of a ratio"
 	}
 	minN := MannWhitneyMinN(alpha)
 	switch {

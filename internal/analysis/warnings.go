@@ -147,6 +147,14 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 		}
 	}
 	skip := 0
+	// A sustained level shift is one drift with two levels, not a warm-up
+	// too short (the first seconds differ from the rest because the whole
+	// first level does): it is named as such, and neither of the other two
+	// is raised for it.
+	if shift, ok := RunLevelShift(r); ok {
+		ws = append(ws, levelShiftWarning(r, label, shift))
+		rates = nil
+	}
 	if w, first, rest, ok := warmupShift(rates); ok {
 		skip = w
 		ws = append(ws, Warning{Check: CheckWarmup, Runs: []int64{r.ID}, Message: fmt.Sprintf(
@@ -225,7 +233,7 @@ func warmupShift(rates []float64) (w int, first, rest float64, ok bool) {
 	if n < 10 {
 		return 0, 0, 0, false
 	}
-	w = min(max(n/10, 2), 10)
+	w = warmupWindow(n)
 	first, _ = meanSD(rates[:w])
 	rest = stats.Median(rates[w:])
 	if rest <= 0 {

@@ -52,6 +52,8 @@ func deltaText(m analysis.Metric, level float64) string {
 	s := pct(m.Delta)
 	if ci := ciText(m.DeltaCI, level, pctShort); ci != "" {
 		s += " " + ci
+	} else if m.NoCI != "" {
+		s += " (" + m.NoCI + ")"
 	}
 	return s
 }
@@ -113,6 +115,12 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, false)
+	if t, ok := levelShiftTable(comparisonGroups(c), newLabeler(comparisonGroups(c))); ok {
+		ew.printf("\n")
+		if err := t.writeText(ew); err != nil {
+			return err
+		}
+	}
 	if err := writeKindSectionsText(ew, comparisonGroups(c), c.Baseline); err != nil {
 		return err
 	}
@@ -341,6 +349,10 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		}
 	}
 	writeGeoMeans(ew, c, true)
+	if t, ok := levelShiftTable(comparisonGroups(c), newLabeler(comparisonGroups(c))); ok {
+		ew.printf("\n")
+		t.writeMarkdown(ew)
+	}
 	writeKindSectionsMarkdown(ew, comparisonGroups(c), c.Baseline)
 	if err := Methodology(ew, c.Warnings, comparisonGroups(c), true); err != nil {
 		return err
@@ -371,6 +383,7 @@ type jsonMetric struct {
 	CI      *jsonCI  `json:"ci,omitempty"`
 	Delta   *float64 `json:"delta_pct"`
 	DeltaCI *jsonCI  `json:"delta_pct_ci,omitempty"`
+	NoCI    string   `json:"delta_pct_no_ci,omitempty"` // why delta_pct_ci is absent
 	P       *float64 `json:"p"`
 	MinP    *float64 `json:"min_p"`
 	Verdict string   `json:"verdict"`
@@ -381,7 +394,7 @@ type jsonMetric struct {
 
 func metricJSON(m analysis.Metric) jsonMetric {
 	return jsonMetric{Name: m.Name, Unit: m.Unit, Higher: m.HigherIsBetter, Base: num(m.Base), Value: num(m.Value), BaseN: m.BaseN, N: m.N,
-		BaseCI: ciJSON(m.BaseCI), CI: ciJSON(m.CI), Delta: num(m.Delta), DeltaCI: ciJSON(m.DeltaCI),
+		BaseCI: ciJSON(m.BaseCI), CI: ciJSON(m.CI), Delta: num(m.Delta), DeltaCI: ciJSON(m.DeltaCI), NoCI: m.NoCI,
 		P: num(m.P), MinP: num(m.MinP), Verdict: string(m.Verdict), Test: m.Test, Reason: m.Reason, NeedN: m.NeedN}
 }
 
@@ -603,7 +616,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		return s
 	})
 	if baseline != "" {
-		caption := "Degradation vs " + baseline + ", % = (1 − peak / baseline peak) × 100:"
+		caption := "Degradation vs " + baseline + ", % = (1 − peak / baseline peak) × 100 (negative: a better peak):"
 		if lower {
 			caption = "Degradation vs " + baseline + ", % (positive: worse) = (1 − peak / baseline peak) × 100, for a time (peak / baseline peak − 1) × 100:"
 		}

@@ -140,9 +140,28 @@ func findingPeaks(it *analysis.Finding) string {
 	}
 	s := "peak: " + strings.Join(parts, "; ")
 	if it.Peak != nil && !math.IsNaN(it.Peak.Degradation) {
-		s += fmt.Sprintf("; degradation %.1f %%", it.Peak.Degradation)
+		s += "; " + peakChange(it.Peak)
 	}
 	return s
+}
+
+// peakChange says how the peak compares with the baseline's in the
+// deltas' convention (+ is a larger value), so that it reads with the
+// finding's change: the degradation of published studies, (1 − peak /
+// baseline peak) × 100 for a rate, is that change with its sign turned, and
+// "degradation −732.6 %" next to "+123.4 %" read as two stories. Only a
+// worse peak is called a degradation. A peak is one cell's median: the
+// verdicts, not this line, say whether the repetitions tell them apart.
+func peakChange(p *analysis.Peak) string {
+	change := p.Degradation
+	if p.Headline.HigherIsBetter {
+		change = -change
+	}
+	s := "peak to peak " + pct(change) + " ("
+	if p.Degradation > 0 {
+		s += fmt.Sprintf("degradation %.1f %%, ", p.Degradation)
+	}
+	return s + "untested)"
 }
 
 // topWarnings are the warning kinds the findings name: those that concern
@@ -335,7 +354,7 @@ func keyTables(f *analysis.Findings, label labeler) []table {
 	if len(targets) < 2 {
 		return out
 	}
-	out = append(out, mk("Degradation of the peak against "+f.Baseline+", % (positive: worse):", func(tg string) ([]string, bool) {
+	out = append(out, mk("Degradation of the peak against "+f.Baseline+", % (positive: worse; negative: a better peak, e.g. −50.0 for a rate 50 % higher):", func(tg string) ([]string, bool) {
 		if tg == f.Baseline {
 			return nil, false
 		}

@@ -387,6 +387,10 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			t.Title = "Per op type"
 			hs.OpTable = &t
 		}
+		if t, ok := levelShiftTable(sec.groups, label); ok {
+			t.Title = "Level shifts"
+			hs.Tables = append(hs.Tables, t)
+		}
 		hs.Tables = append(hs.Tables, kindTables(sec, opt.Baseline)...)
 		if t, ok := generatorsTable(groupRuns(sec.groups)); ok {
 			t.Title = "Load generators"
@@ -407,6 +411,9 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 				m := analysis.Headline(r)
 				hr := htmlRun{Label: fmt.Sprintf("run %d · %s · %d clients · rep %d · %s", r.ID, r.Target, r.Clients, r.Repetition, withUnit(m.Headline, m.Value)),
 					Status: string(r.Status)}
+				if s, ok := analysis.RunLevelShift(r); ok {
+					hr.Label += " (blends two levels: " + s.String() + ")"
+				}
 				for _, c := range runCharts(r) {
 					hr.Charts = append(hr.Charts, template.HTML(c.svg()))
 					if c.Numbers != nil {

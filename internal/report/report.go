@@ -111,6 +111,12 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 			return err
 		}
 	}
+	if t, ok := levelShiftTable(groups, label); ok {
+		ew.printf("\n")
+		if err := t.writeText(ew); err != nil {
+			return err
+		}
+	}
 	if err := writeKindSectionsText(ew, groups, opt.Baseline); err != nil {
 		return err
 	}
@@ -210,6 +216,9 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			return ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
 		})
 		if t, ok := opTable(sec.groups, false, false, nil); ok {
+			t.writeMarkdown(ew)
+		}
+		if t, ok := levelShiftTable(sec.groups, label); ok {
 			t.writeMarkdown(ew)
 		}
 		for _, t := range kindTables(sec, opt.Baseline) {

@@ -1,0 +1,134 @@
+package analysis
+
+// Level shifts: a run whose per-second throughput holds one level and then
+// another for the rest of the run. Burst credits (a cloud disk or instance
+// that serves at a burst rate until its credits run out, then at its
+// baseline) and throttling look like this; so does a cache that takes longer
+// to warm than the warm-up lasted. The run's value blends the two levels in
+// proportion to the seconds spent at each, so reports name both and the
+// second at which it changed. A short transient at the start is not a shift
+// (the warm-up check's business), nor is a gradual drift: the shift is the
+// one change point of the series by least squares, and it counts only when
+// each side lasts longer than the warm-up window, the two levels differ
+// beyond DriftMinChange and DriftSigmas standard errors (the drift check's
+// own thresholds), and the two flat levels explain at least
+// LevelShiftMinExplained of the series' variance (a straight ramp, split
+// anywhere, explains at most 75 %).
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fairbench/fairbench/internal/numfmt"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// LevelShiftMinExplained is the share of the per-second series' variance
+// two flat levels must explain for a change to be a level shift.
+const LevelShiftMinExplained = 0.85
+
+// LevelShift is a sustained change of a run's per-second throughput.
+type LevelShift struct {
+	Before, After float64 // mean ops/s of the seconds up to Second, and after it
+	// Second is the last second at the first level (as the series counts
+	// seconds: since the start of the measured phase).
+	Second int
+	// BeforeSeconds and AfterSeconds are how many seconds each level held.
+	BeforeSeconds, AfterSeconds int
+}
+
+// Change is the second level against the first, in %.
+func (s LevelShift) Change() float64 { return (s.After/s.Before - 1) * 100 }
+
+// Burst reports whether the first level is the higher one: burst credits
+// or throttling, not a warm-up.
+func (s LevelShift) Burst() bool { return s.After < s.Before }
+
+// String says both levels and when it changed: "burst 7,500.0 ops/s until
+// s 5, then steady 1,000.0 ops/s".
+func (s LevelShift) String() string {
+	if s.Burst() {
+		return fmt.Sprintf("burst %s ops/s until s %d, then steady %s ops/s", numfmt.Rate(s.Before), s.Second, numfmt.Rate(s.After))
+	}
+	return fmt.Sprintf("%s ops/s until s %d, then %s ops/s", numfmt.Rate(s.Before), s.Second, numfmt.Rate(s.After))
+}
+
+// RunLevelShift finds the level shift of a run's per-second series, if it
+// has one. A query set's series follows its queries, not the server's
+// state: it has none.
+func RunLevelShift(r *result.Run) (LevelShift, bool) {
+	if len(r.Summary.Queries) > 0 {
+		return LevelShift{}, false
+	}
+	rates := make([]float64, len(r.Series))
+	for i, p := range r.Series {
+		rates[i] = p.Rate
+	}
+	k, ok := levelShift(rates)
+	if !ok {
+		return LevelShift{}, false
+	}
+	before, _ := meanSD(rates[:k])
+	after, _ := meanSD(rates[k:])
+	return LevelShift{Before: before, After: after, Second: r.Series[k-1].Second, BeforeSeconds: k, AfterSeconds: len(rates) - k}, true
+}
+
+// warmupWindow is how many seconds at the start the warm-up check looks at:
+// 10 % of the series, 2 to 10.
+func warmupWindow(n int) int { return min(max(n/10, 2), 10) }
+
+// levelShift returns the number of seconds k at the first level when rates
+// hold one level for rates[:k] and another for rates[k:] (see the file's
+// comment for the rule). It needs 10 points, like the warm-up check.
+func levelShift(rates []float64) (k int, ok bool) {
+	n := len(rates)
+	if n < 10 {
+		return 0, false
+	}
+	minSeg := warmupWindow(n) + 1 // longer than a warm-up transient
+	if n < 2*minSeg {
+		return 0, false
+	}
+	// Prefix sums give every split's squared error in O(1).
+	sum, sq := make([]float64, n+1), make([]float64, n+1)
+	for i, x := range rates {
+		sum[i+1], sq[i+1] = sum[i]+x, sq[i]+x*x
+	}
+	sse := func(a, b int) float64 { // of rates[a:b] around its mean
+		s := sum[b] - sum[a]
+		return math.Max(0, sq[b]-sq[a]-s*s/float64(b-a))
+	}
+	total := sse(0, n)
+	best, bestSSE := 0, math.Inf(1)
+	for j := minSeg; j <= n-minSeg; j++ {
+		if e := sse(0, j) + sse(j, n); e < bestSSE {
+			best, bestSSE = j, e
+		}
+	}
+	if best == 0 || !(total > 0) {
+		return 0, false
+	}
+	m1, s1 := meanSD(rates[:best])
+	m2, s2 := meanSD(rates[best:])
+	mAll := sum[n] / float64(n)
+	if !(m1 > 0 && m2 > 0) {
+		return 0, false // a level of nothing is an outage, the outage check's
+	}
+	d := math.Abs(m2 - m1)
+	se := math.Sqrt(s1*s1/float64(best) + s2*s2/float64(n-best))
+	explained := 1 - bestSSE/total
+	return best, d > DriftMinChange*mAll && d > DriftSigmas*se && explained >= LevelShiftMinExplained
+}
+
+// levelShiftWarning is the drift warning of a run with a level shift: both
+// levels, the second it changed, and that the run's value blends them.
+func levelShiftWarning(r *result.Run, label string, s LevelShift) Warning {
+	why := "burst credits or throttling? Two states of the server, not a warm-up too short"
+	if !s.Burst() {
+		why = fmt.Sprintf("a cache or a server still warming after the warm-up? %d s more of warm-up would measure the second level alone", s.Second)
+	}
+	h := Headline(r)
+	return Warning{Check: CheckDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+		"run %d (%s): level shift: %s (%+.1f %%, %d s and %d s); the run's %s %s %s blends both levels: %s",
+		r.ID, label, s, s.Change(), s.BeforeSeconds, s.AfterSeconds, h.Headline.Name, numfmt.Rate(h.Value), h.Headline.Unit, why)}
+}

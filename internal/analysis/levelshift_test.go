@@ -1,0 +1,100 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+)
+
+// levels is n seconds: the first k at a, the rest at b, with ±0.5 %
+// alternating noise so that no level is perfectly flat.
+func levels(n, k int, a, b float64) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		v := b
+		if i < k {
+			v = a
+		}
+		xs[i] = v * (1 + 0.005*float64(1-2*(i%2)))
+	}
+	return xs
+}
+
+// Issue 36 item 4: a run that serves a burst rate for 5 s of 30 and then a
+// steady rate 87 % lower got "warm-up too short (+574.7 %)" beside its
+// drift warning. It is one level shift: the drift warning names both levels
+// and the second, says the run's value blends them, and no warm-up warning
+// is raised.
+func TestBurstThenSteadyIsALevelShiftNotAWarmup(t *testing.T) {
+	r := withSeries(okRun(1, "a", 1, 2083.3), levels(30, 5, 7500, 1000), 0.1)
+	ws := Warnings(group(t, r), "")
+	if w := checks(ws, CheckWarmup); len(w) != 0 {
+		t.Errorf("burst credits reported as a warm-up: %+v", w)
+	}
+	d := checks(ws, CheckDrift)
+	if len(d) != 1 {
+		t.Fatalf("want one drift warning, got %+v", ws)
+	}
+	for _, want := range []string{"level shift", "burst 7,507.5 ops/s until s 5, then steady 999.8 ops/s", "-86.7 %",
+		"blends both levels", "burst credits or throttling"} {
+		if !strings.Contains(d[0].Message, want) {
+			t.Errorf("drift warning %q does not say %q", d[0].Message, want)
+		}
+	}
+	s, ok := RunLevelShift(r)
+	if !ok || s.Second != 5 || s.BeforeSeconds != 5 || s.AfterSeconds != 25 || !s.Burst() {
+		t.Errorf("level shift %+v, %v; want burst until s 5 (5 s, then 25 s)", s, ok)
+	}
+}
+
+// A slower first level that lasts beyond the warm-up window (a cache still
+// warming at s 12 of 30) is a level shift too, named without "burst".
+func TestSlowStartBeyondTheWarmupIsALevelShift(t *testing.T) {
+	r := withSeries(okRun(1, "a", 1, 800), levels(30, 12, 500, 1000), 0.1)
+	s, ok := RunLevelShift(r)
+	if !ok || s.Second != 12 || s.Burst() {
+		t.Fatalf("level shift %+v, %v; want 500 until s 12, then 1000", s, ok)
+	}
+	if got, want := s.String(), "500.0 ops/s until s 12, then 1,000.0 ops/s"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	ws := Warnings(group(t, r), "")
+	if len(checks(ws, CheckWarmup)) != 0 || len(checks(ws, CheckDrift)) != 1 {
+		t.Errorf("want the level shift alone, got %+v", ws)
+	}
+}
+
+// What is not a level shift: a steady series, a short warm-up transient
+// (the warm-up check's), a straight decline (the drift check's: two flat
+// levels explain at most 75 % of a ramp), a step under the 5 % floor, a
+// fall to nothing (an outage), and a series too short to tell.
+func TestNotALevelShift(t *testing.T) {
+	cold := steady()
+	cold[0], cold[1], cold[2] = 500, 500, 500
+	falling := steady()
+	for i := range falling {
+		falling[i] -= float64(i) * 200 / 29
+	}
+	cases := map[string][]float64{
+		"steady":        steady(),
+		"3 s warm-up":   cold,
+		"linear fall":   falling,
+		"4 % step":      levels(30, 15, 1000, 960),
+		"fall to zero":  levels(30, 20, 1000, 0),
+		"9 s":           levels(9, 4, 7500, 1000),
+		"burst in 3 s":  levels(30, 3, 7500, 1000),
+		"last 3 s drop": levels(30, 27, 1000, 100),
+	}
+	for name, rates := range cases {
+		if k, ok := levelShift(rates); ok {
+			t.Errorf("%s: level shift after %d s", name, k)
+		}
+	}
+	// The warm-up and drift checks keep their cases.
+	if w := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 950), cold, 0.1)), ""), CheckWarmup); len(w) != 1 {
+		t.Errorf("a 3 s warm-up transient is no longer a warm-up warning: %+v", w)
+	}
+	d := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 900), falling, 0.1)), ""), CheckDrift)
+	if len(d) != 1 || strings.Contains(d[0].Message, "level shift") {
+		t.Errorf("a linear fall is not the drift it was: %+v", d)
+	}
+}
