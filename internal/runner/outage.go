@@ -51,7 +51,7 @@ func (l Limits) Judge(r *result.Run) string {
 	s := r.Summary
 	ops := s.Transactions + s.Failed
 	if ops > 0 && s.Transactions == 0 {
-		return fmt.Sprintf("every operation failed (%d)%s", s.Failed, FirstErrorsText(s.FirstErrors))
+		return fmt.Sprintf("every operation failed (%d)%s%s", s.Failed, reconnectsText(s), FirstErrorsText(s.FirstErrors))
 	}
 	if len(s.Queries) > 0 {
 		// A query set records a failed or timed-out try as null and goes
