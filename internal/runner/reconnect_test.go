@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +21,24 @@ type poolDriver struct{}
 
 func (poolDriver) Name() string { return "fakepool" }
 func (poolDriver) Open(context.Context, driver.Target, driver.Options) (driver.Client, error) {
-	return driver.NewConnClient(func(context.Context) (driver.Conn, error) { return fakeConn{}, nil }, false), nil
+	return driver.NewConnClient(func(context.Context) (driver.Conn, error) { return poolConn{}, nil }, false), nil
+}
+
+// poolConn answers analytical queries in 5 ms, and fails them with a lost
+// connection while fakeDown is set or when queryDown says so of the call.
+type poolConn struct{ fakeConn }
+
+var (
+	queryCalls atomic.Int64
+	queryDown  func(call int64) bool
+)
+
+func (poolConn) Analyze(context.Context, string, func([]any) error) (driver.QueryStats, error) {
+	if n := queryCalls.Add(1); fakeDown.Load() || queryDown != nil && queryDown(n) {
+		return driver.QueryStats{}, classErr{result.ErrConnection}
+	}
+	time.Sleep(5 * time.Millisecond)
+	return driver.QueryStats{Rows: 1}, nil
 }
 
 func init() { driver.Register(poolDriver{}, "fakepool://") }
