@@ -151,6 +151,11 @@ type worker struct {
 	// done: the workload said the client has sent all its requests
 	// (workload.ErrClientDone); only the worker's own goroutine touches it.
 	done bool
+	// reconnectWait is the wait before the next reconnect attempt (0: none);
+	// unconfirmed, that the session is a replacement on which no operation
+	// has succeeded yet. Only the worker's own goroutine touches them.
+	reconnectWait time.Duration
+	unconfirmed   bool
 }
 
 // closeWorkers closes the clients' sessions, once.
@@ -502,10 +507,19 @@ func (w *worker) interrupt() {
 }
 
 // reconnect replaces a lost connection, retrying until it succeeds or the run
-// stops. A worker on an event loop gets the new connection's socket attached.
+// stops, each attempt after the reconnect backoff's wait (backoff.go). A
+// worker on an event loop gets the new connection's socket attached. The
+// replacement counts as a reconnect only once an operation succeeds on it
+// (confirmReconnect): a driver whose sessions are handles on a pool opens
+// one without reaching the server.
 func (m *executor) reconnect(ctx context.Context, w *worker) {
 	w.conn.Close(ctx)
-	for !m.stop.Load() {
+	limit := min(maxReconnectWait, m.r.opt.Every)
+	for !m.stop.Load() && ctx.Err() == nil {
+		if w.reconnectWait > 0 && !m.sleep(w, jittered(w.reconnectWait)) {
+			return
+		}
+		w.reconnectWait = reconnectWait(w.reconnectWait, limit)
 		m.reconnectAttempts.Add(1)
 		conn, err := m.r.connect(ctx, m.client, m.cell.Target)
 		if err == nil {
@@ -519,7 +533,7 @@ func (m *executor) reconnect(ctx context.Context, w *worker) {
 				w.mu.Lock()
 				w.conn, w.op = conn, op
 				w.mu.Unlock()
-				m.reconnects.Add(1)
+				w.unconfirmed = true
 				return
 			}
 			conn.Close(ctx)
@@ -531,7 +545,21 @@ func (m *executor) reconnect(ctx context.Context, w *worker) {
 			}
 			m.errMu.Unlock()
 		}
-		m.sleep(w, 100*time.Millisecond)
+	}
+}
+
+// confirmReconnect is called after each operation: once the server answers
+// on a replacement session (the operation succeeded, or failed for a reason
+// of the server's own, not a lost connection or a timeout), the reconnect
+// counts and the backoff starts over.
+func (m *executor) confirmReconnect(w *worker, err error, class result.ErrorClass) {
+	if err != nil && (class == result.ErrConnection || class == result.ErrTimeout || errors.Is(err, context.DeadlineExceeded)) {
+		return
+	}
+	w.reconnectWait = 0
+	if w.unconfirmed {
+		w.unconfirmed = false
+		m.reconnects.Add(1)
 	}
 }
 

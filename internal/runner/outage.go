@@ -5,10 +5,13 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // Default thresholds: a run is failed when more than this share of its
@@ -51,15 +54,19 @@ func (l Limits) Judge(r *result.Run) string {
 	s := r.Summary
 	ops := s.Transactions + s.Failed
 	if ops > 0 && s.Transactions == 0 {
-		return fmt.Sprintf("every operation failed (%d)%s", s.Failed, FirstErrorsText(s.FirstErrors))
+		return fmt.Sprintf("every operation failed (%d)%s%s", s.Failed, reconnectsText(s), FirstErrorsText(s.FirstErrors))
 	}
+	what, dead, measured := "operations", "no operation completed", len(r.Series)
 	if len(s.Queries) > 0 {
 		// A query set records a failed or timed-out try as null and goes
-		// on, as ClickBench does: its nulls are results, not an outage.
-		return ""
+		// on, as ClickBench does: a few nulls are results, but past the
+		// limits the run measured an outage, not the engine. Its dead
+		// seconds are seconds of its wall time (stallSeconds), not ticks.
+		what, dead = "tries", "no try succeeded"
+		measured = max(1, int(math.Round(r.Duration.Seconds())))
 	}
 	if ops > 0 {
-		what, of := "operations", ops
+		what, of := what, ops
 		if s.Metric != nil && s.Metric.Field == result.FieldItems {
 			// A bulk's refused documents are its failures, one each: the
 			// share is of documents, as the headline counts them.
@@ -73,10 +80,10 @@ func (l Limits) Judge(r *result.Run) string {
 				s.Failed, of, what, share*100, l.MaxErrorRatio*100, FirstErrorsText(s.FirstErrors))
 		}
 	}
-	if n := len(r.Series); n > 0 && s.DeadSeconds > 0 {
+	if n := measured; n > 0 && s.DeadSeconds > 0 {
 		if share := float64(s.DeadSeconds) / float64(n); share > l.MaxDeadRatio {
-			return fmt.Sprintf("no operation completed in %d of %d s (%s; %.0f %% > max_dead_ratio %.0f %%)%s%s",
-				s.DeadSeconds, n, result.SpansText(s.DeadSpans), share*100, l.MaxDeadRatio*100,
+			return fmt.Sprintf("%s in %d of %d s (%s; %.0f %% > max_dead_ratio %.0f %%)%s%s",
+				dead, s.DeadSeconds, n, result.SpansText(s.DeadSpans), share*100, l.MaxDeadRatio*100,
 				reconnectsText(s), FirstErrorsText(s.FirstErrors))
 		}
 	}
@@ -130,4 +137,22 @@ func FirstErrorsText(m map[result.ErrorClass]string) string {
 		fmt.Fprintf(&b, "; first %s error: %s", c, m[result.ErrorClass(c)])
 	}
 	return b.String()
+}
+
+// stallSeconds turns a query set's stalls into dead seconds: their total
+// length, rounded, and the progress seconds they touch (second s is the
+// tick from s-1 to s after start), merged into spans.
+func stallSeconds(stalls []workload.Stall, start time.Time) (spans [][2]int, n int) {
+	var total time.Duration
+	for _, st := range stalls {
+		total += st.To.Sub(st.From)
+		from := int(math.Floor(st.From.Sub(start).Seconds())) + 1
+		to := max(from, int(math.Ceil(st.To.Sub(start).Seconds())))
+		if k := len(spans); k > 0 && spans[k-1][1] >= from-1 {
+			spans[k-1][1] = max(spans[k-1][1], to)
+			continue
+		}
+		spans = append(spans, [2]int{from, to})
+	}
+	return spans, int(math.Round(total.Seconds()))
 }

@@ -116,6 +116,11 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 		if recorded {
 			w.rec.RecordRequests(w.req.buf)
 		}
+		var class result.ErrorClass
+		if err != nil {
+			class = w.conn.Classify(err)
+		}
+		m.confirmReconnect(w, err, class)
 		if err == nil {
 			if !recorded {
 				if w.req.paced {
@@ -130,7 +135,6 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 			}
 			return
 		}
-		class := w.conn.Classify(err)
 		if class.Retryable() && try < maxTries && !m.stop.Load() && !recorded {
 			*w.pcg = saved
 			continue

@@ -189,6 +189,11 @@ func (m *executor) fillOutage() {
 	s.ReconnectAttempts = m.reconnectAttempts.Load()
 	s.Reconnects = m.reconnects.Load()
 	s.DeadSpans, s.DeadSeconds = result.DeadSecondsOf(m.run.Series, quietSeconds(*s))
+	if qs, ok := m.inst.(workload.QuerySet); ok && qs.Finite() {
+		// One client runs one try after another, each up to minutes: the
+		// set's own account of when no try succeeded, not the ticks.
+		s.DeadSpans, s.DeadSeconds = stallSeconds(qs.Stalls(), m.run.StartedAt)
+	}
 	m.errMu.Lock()
 	if len(m.firstErrs) > 0 {
 		s.FirstErrors = maps.Clone(m.firstErrs)

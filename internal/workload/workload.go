@@ -164,7 +164,16 @@ type QuerySet interface {
 	// Results are the queries' tries of the measured phase, in order, for
 	// Summary.Queries; nil when the instance keeps none.
 	Results() []result.QueryResult
+	// Stalls are the stretches of the measured phase in which tries failed
+	// and none succeeded, each from the start of a failed try to the start
+	// of the next successful one (or the end of the last try): a finite
+	// set's dead time (README, "Reliability"). Nil when the instance keeps
+	// none.
+	Stalls() []Stall
 }
+
+// Stall is a stretch of time in which no try of a query set succeeded.
+type Stall struct{ From, To time.Time }
 
 // Splitter is optional: an instance whose work is a total for the whole
 // cell (YCSB's operationcount), not an amount per client, and so must be

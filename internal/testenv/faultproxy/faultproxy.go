@@ -31,6 +31,7 @@ type Proxy struct {
 	cutN     atomic.Int64 // bytes of the cut reply that still arrive
 	accepted atomic.Int64
 	resets   atomic.Int64
+	replies  atomic.Int64
 }
 
 type pair struct{ client, server net.Conn }
@@ -52,6 +53,10 @@ func (p *Proxy) Addr() string { return p.addr }
 
 // Accepted counts the connections the proxy accepted so far.
 func (p *Proxy) Accepted() int64 { return p.accepted.Load() }
+
+// Replies counts the chunks forwarded from the server so far: a test waits
+// on it for a number of answered requests.
+func (p *Proxy) Replies() int64 { return p.replies.Load() }
 
 // Resets counts the connections the proxy reset so far.
 func (p *Proxy) Resets() int64 { return p.resets.Load() }
@@ -120,6 +125,9 @@ func (p *Proxy) copy(dst, src net.Conn, fromServer bool) {
 			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
+			}
+			if fromServer {
+				p.replies.Add(1)
 			}
 		}
 		if err != nil {

@@ -88,6 +88,11 @@ type Set struct {
 	// the set, not to a worker, so that a worker made again after a lost
 	// connection goes on where the last one stopped.
 	next atomic.Int64
+	// The tries mode's dead time (Stalls): failingSince is the start of the
+	// first failed try since the last success (zero when none failed since),
+	// lastEnd the end of the last try.
+	stalls                []workload.Stall
+	failingSince, lastEnd time.Time
 	// facts of the dataset (Facts), for Describe.
 	facts [][2]string
 }
@@ -158,6 +163,7 @@ func (s *Set) reset() {
 		}
 	}
 	s.next.Store(0)
+	s.stalls, s.failingSince, s.lastEnd = nil, time.Time{}, time.Time{}
 }
 
 // Finite implements workload.QuerySet: the tries mode runs its set once.
@@ -186,6 +192,33 @@ func (s *Set) Results() []result.QueryResult {
 		out[i].Tries = slices.Clone(out[i].Tries)
 	}
 	return out
+}
+
+// Stalls implements workload.QuerySet: in the tries mode, the stretches in
+// which tries failed and none succeeded. A try that ran into the set's own
+// timeout starts none: the timeout is the set's bound on a query, its null a
+// result (ClickBench's), and the engine was busy with it, not gone.
+func (s *Set) Stalls() []workload.Stall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Clone(s.stalls)
+	if !s.failingSince.IsZero() {
+		out = append(out, workload.Stall{From: s.failingSince, To: s.lastEnd})
+	}
+	return out
+}
+
+// noteTry keeps the dead-time account of a try that started at start and
+// ended now with err; s.mu is held.
+func (s *Set) noteTry(start time.Time, err error) {
+	s.lastEnd = time.Now()
+	switch {
+	case err == nil && !s.failingSince.IsZero():
+		s.stalls = append(s.stalls, workload.Stall{From: s.failingSince, To: start})
+		s.failingSince = time.Time{}
+	case err != nil && s.failingSince.IsZero() && !errors.As(err, new(timedOut)):
+		s.failingSince = start
+	}
 }
 
 // Headline implements workload.Headliner: the concurrent mode's number is
@@ -269,9 +302,11 @@ func (s *Set) triesOp(conn driver.Conn, run queryFunc, queries []Query) workload
 			}
 		}
 		i, try := int(k)/s.tries, int(k)%s.tries
+		start := time.Now()
 		st, elapsed, err := s.exec(ctx, run, queries[i].SQL)
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		s.noteTry(start, err)
 		r := &s.results[i]
 		if err != nil {
 			if r.Error == "" {
@@ -305,14 +340,25 @@ func (s *Set) exec(ctx context.Context, run queryFunc, sql string) (driver.Query
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		// Drivers report a cancelled query in their own words; the try's
 		// reason must say it was the timeout.
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("query timed out after %s: %w", s.timeout, err)
-		} else {
-			err = fmt.Errorf("query timed out after %s: %w (%w)", s.timeout, context.DeadlineExceeded, err)
-		}
+		err = timedOut{after: s.timeout, cause: err}
 	}
 	return st, elapsed, err
 }
+
+// timedOut is a try that ran into the set's own timeout.
+type timedOut struct {
+	after time.Duration
+	cause error // the driver's error, in its own words
+}
+
+func (e timedOut) Error() string {
+	if errors.Is(e.cause, context.DeadlineExceeded) {
+		return fmt.Sprintf("query timed out after %s: %v", e.after, e.cause)
+	}
+	return fmt.Sprintf("query timed out after %s: %v (%v)", e.after, context.DeadlineExceeded, e.cause)
+}
+
+func (e timedOut) Unwrap() []error { return []error{context.DeadlineExceeded, e.cause} }
 
 // queryFunc runs one query and reads its result.
 type queryFunc func(ctx context.Context, sql string) (driver.QueryStats, error)

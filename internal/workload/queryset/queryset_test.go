@@ -22,6 +22,7 @@ import (
 type fakeEngine struct {
 	mu     sync.Mutex
 	calls  []string
+	at     []time.Time // when each call came
 	took   map[string][]time.Duration
 	fail   map[string]error
 	blocks map[string]bool
@@ -38,6 +39,7 @@ func (f *fakeEngine) Classify(err error) result.ErrorClass {
 func (f *fakeEngine) Analyze(ctx context.Context, q string, _ func([]any) error) (driver.QueryStats, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, q)
+	f.at = append(f.at, time.Now())
 	var d time.Duration
 	if ds := f.took[q]; len(ds) > 0 {
 		d, f.took[q] = ds[0], ds[1:]
@@ -155,6 +157,39 @@ func TestTimedOutTryIsNullWithTheReasonAndTheRunGoesOn(t *testing.T) {
 	}
 	if m, missing := result.QueryGeoMean(res); missing != 2 || m <= 0 {
 		t.Errorf("geometric mean %v with %d missing; want A's time, 2 missing", m, missing)
+	}
+}
+
+// The tries mode's dead time: a stall runs from the start of a failed try
+// to the start of the next successful one, or to the end of the last try;
+// tries that ran into the set's own timeout start none.
+func TestStallsAreTheTimeNoTrySucceeded(t *testing.T) {
+	s, err := New(values(t, map[string]any{"tries": int64(2), "timeout": 30 * time.Millisecond}), []string{"A", "B", "C", "D", "E"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := errors.New("read: connection reset by peer")
+	ms := time.Millisecond
+	f := &fakeEngine{blocks: map[string]bool{"qb": true}, fail: map[string]error{"qc": lost, "qe": lost},
+		took: map[string][]time.Duration{"qc": {20 * ms, 20 * ms}}}
+	if err := s.Bind([]Query{{Name: "A", SQL: "qa"}, {Name: "B", SQL: "qb"}, {Name: "C", SQL: "qc"}, {Name: "D", SQL: "qd"}, {Name: "E", SQL: "qe"}}); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s, f)
+	// Calls: qa qa qb qb qc qc qd qd qe qe.
+	st := s.Stalls()
+	if len(st) != 2 {
+		t.Fatalf("stalls %+v, want C's and E's", st)
+	}
+	if c := st[0]; c.From.After(f.at[4]) || !c.From.After(f.at[3]) || c.To.Before(f.at[5]) || c.To.After(f.at[6]) || c.To.Sub(c.From) < 40*ms {
+		t.Errorf("C's stall %v–%v, want from C's first try (not B's timed-out ones) to D's first, at least its two 20 ms tries", c.From, c.To)
+	}
+	if e := st[1]; e.From.After(f.at[8]) || !e.From.After(f.at[7]) || e.To.Before(f.at[9]) {
+		t.Errorf("E's stall %v–%v, want from E's first try to the end of its last", e.From, e.To)
+	}
+	s.Bind([]Query{{Name: "A", SQL: "qa"}, {Name: "B", SQL: "qb"}, {Name: "C", SQL: "qc"}, {Name: "D", SQL: "qd"}, {Name: "E", SQL: "qe"}})
+	if st := s.Stalls(); len(st) != 0 {
+		t.Errorf("stalls of the last run kept by a new one: %v", st)
 	}
 }
 
