@@ -175,8 +175,9 @@ func Parse(name, text string) (*Tool, []*result.Run, error) {
 	if err != nil {
 		// A parse that stopped on the last line of a file cut mid-line
 		// stopped because of the cut: say so.
+		// JSON is the exception: its decoder tells a cut from damage itself.
 		var pe *ParseError
-		if cs := cutShort(name, text); cs != nil && t != fioTool && errors.As(err, &pe) &&
+		if cs := cutShort(name, text); cs != nil && t != fioTool && errors.As(err, &pe) && !errors.Is(err, errJSONDecoder) &&
 			(pe.Line == 0 || pe.Line >= strings.Count(text, "\n")+1) {
 			if pe.Line == 0 {
 				return t, nil, cs

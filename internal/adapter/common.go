@@ -20,7 +20,11 @@ type ParseError struct {
 	File string
 	Line int // 1-based; 0 when the problem is the file as a whole (something missing)
 	Msg  string
+	// cause, when set, is what located the problem (errJSONDecoder).
+	cause error
 }
+
+func (e *ParseError) Unwrap() error { return e.cause }
 
 func (e *ParseError) Error() string {
 	if e.Line > 0 {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -646,7 +645,6 @@ type memtierJSONRuntime struct {
 var memtierSecretKeys = map[string]bool{"authenticate": true, "uri": true}
 
 func parseMemtierJSON(name, text string) ([]*result.Run, error) {
-	lineAt := func(off int64) int { return strings.Count(text[:min(int(off), len(text))], "\n") + 1 }
 	decode := func(raw []byte, v any, where string) error {
 		if err := json.Unmarshal(raw, v); err != nil {
 			var te *json.UnmarshalTypeError
@@ -657,20 +655,9 @@ func parseMemtierJSON(name, text string) ([]*result.Run, error) {
 		}
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(text))
 	var top map[string]json.RawMessage
-	if err := dec.Decode(&top); err != nil {
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			return nil, &ParseError{File: name, Line: lineAt(se.Offset), Msg: "memtier JSON: " + se.Error()}
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, &ParseError{File: name, Line: strings.Count(strings.TrimRight(text, "\n"), "\n") + 1, Msg: "memtier JSON ends early: the output is truncated"}
-		}
-		return nil, &ParseError{File: name, Msg: "memtier JSON: " + err.Error()}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &ParseError{File: name, Line: lineAt(dec.InputOffset()), Msg: "text after memtier's JSON object: two outputs in one file?"}
+	if err := decodeJSON(name, "memtier JSON", text, &top); err != nil {
+		return nil, err
 	}
 	var cfg map[string]any
 	if raw, ok := top["configuration"]; !ok {

@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -258,8 +257,8 @@ func parseOSBJSON(name, text string) ([]*result.Run, error) {
 			DocsCount *float64 `json:"docs_count"`
 		} `json:"results"`
 	}
-	if err := json.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, &ParseError{File: name, Msg: "test_run.json: " + err.Error()}
+	if err := decodeJSON(name, "test_run.json", text, &doc); err != nil {
+		return nil, err
 	}
 	pcts := func(m map[string]any) (map[float64]float64, float64) {
 		out := map[float64]float64{}
