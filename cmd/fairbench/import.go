@@ -47,6 +47,8 @@ files, are taken for notes and skipped); side logs a tool writes (per-transactio
 are attached to the one output of their tool in the same directory.
 
 Every file is parsed before anything is stored: one unreadable file stores nothing.
+A file is judged from its first 256 KiB: one that is no tool's output is refused having
+read no more, and an output above 128 MiB is refused unread (side logs are read whole).
 Each file's runs are stored in one transaction, with the SHA-256 of its content
 (and of its side logs): a file already imported into the results file is skipped,
 unless --again is given.
@@ -85,15 +87,15 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	if strings.TrimSpace(f.target) == "" {
 		return errors.New("--target must name the target the outputs were measured on")
 	}
-	files, err := importFiles(args)
+	given, err := f.params()
+	if err != nil {
+		return err
+	}
+	files, errs, err := importFiles(args)
 	if err != nil {
 		return err
 	}
 	inputs, err := adapter.Group(files)
-	if err != nil {
-		return err
-	}
-	given, err := f.params()
 	if err != nil {
 		return err
 	}
@@ -105,7 +107,6 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 		runs []*result.Run
 	}
 	var all []parsed
-	var errs []error
 	for _, in := range inputs {
 		tool, runs, err := adapter.ParseInput(in)
 		if err == nil {
@@ -208,25 +209,30 @@ func cellKey(r *result.Run) string {
 }
 
 // importFiles reads the files and directories given, directories recursively
-// in name order.
-func importFiles(args []string) ([]adapter.File, error) {
-	var files []adapter.File
+// in name order. A file that is no tool's output, or too large to be one, is
+// refused (in refused) having read at most its first part (adapter.Read);
+// the others are read on, so that every refusal is reported at once.
+func importFiles(args []string) (files []adapter.File, refused []error, err error) {
 	read := func(p string) error {
-		b, err := os.ReadFile(p)
+		f, err := adapter.ReadFile(p)
 		if err != nil {
-			return err
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+				return err
+			}
+			refused = append(refused, err)
+			return nil
 		}
-		files = append(files, adapter.File{Name: p, Text: string(b)})
+		files = append(files, f)
 		return nil
 	}
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !st.IsDir() {
 			if err := read(a); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			continue
 		}
@@ -249,19 +255,19 @@ func importFiles(args []string) ([]adapter.File, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(paths) == 0 {
-			return nil, fmt.Errorf("%s: no files to import", a)
+			return nil, nil, fmt.Errorf("%s: no files to import", a)
 		}
 		sort.Strings(paths)
 		for _, p := range paths {
 			if err := read(p); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	return files, nil
+	return files, refused, nil
 }
 
 // params are the parameter values given as flags.

@@ -151,15 +151,9 @@ func Supported() string {
 		"OpenSearch Benchmark 2.4 test_run.json, --results-file (markdown or csv) and its console summary"
 }
 
-// Detect returns the tool that produced text, or nil.
-func Detect(text string) *Tool {
-	for _, t := range tools {
-		if t.Detect(text) {
-			return t
-		}
-	}
-	return nil
-}
+// Detect returns the tool that produced text, or nil, judged from the
+// text's first DetectPrefix bytes.
+func Detect(text string) *Tool { return detectIn(text) }
 
 // Parse detects the tool and parses text. An unknown format is an error that
 // lists what is supported.
@@ -232,15 +226,9 @@ func Group(files []File) ([]Input, error) {
 	}
 	var logs []pending
 	for _, f := range files {
-		isLog := false
-		for _, t := range tools {
-			if t.IsLog != nil && t.IsLog(filepath.Base(f.Name), f.Text) {
-				logs = append(logs, pending{t, f})
-				isLog = true
-				break
-			}
-		}
-		if !isLog {
+		if t := logOf(f.Name, f.Text); t != nil {
+			logs = append(logs, pending{t, f})
+		} else {
 			inputs = append(inputs, Input{Main: f})
 		}
 	}
@@ -248,7 +236,7 @@ func Group(files []File) ([]Input, error) {
 		dir := filepath.Dir(l.file.Name)
 		var owners []int
 		for i, in := range inputs {
-			if filepath.Dir(in.Main.Name) == dir && l.tool.Detect(in.Main.Text) {
+			if filepath.Dir(in.Main.Name) == dir && l.tool.Detect(head(in.Main.Text, DetectPrefix)) {
 				owners = append(owners, i)
 			}
 		}
