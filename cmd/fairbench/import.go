@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -140,6 +141,14 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	for _, r := range existing {
 		reps[cellKey(r)]++
 	}
+	var tools []*adapter.Tool
+	for _, p := range all {
+		tools = append(tools, p.tool)
+	}
+	known, err := runsKnown(s, tools, f.again)
+	if err != nil {
+		return err
+	}
 	out := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(out, "file\ttool\tworkload\tparams\tclients\trep\tthroughput")
 	n, stored, skipped := 0, 0, 0
@@ -163,23 +172,29 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 				continue
 			}
 		}
+		runs := known.drop(cmd.ErrOrStderr(), p.file, p.tool, p.runs)
+		if len(runs) == 0 {
+			skipped++
+			continue
+		}
 		// Repetitions are numbered on a copy, kept only once the file's
 		// transaction commits.
 		next := maps.Clone(reps)
-		for _, r := range p.runs {
+		for _, r := range runs {
 			k := cellKey(r)
 			next[k]++
 			r.Repetition = next[k]
 			r.CellKey = k + "|r=" + strconv.Itoa(r.Repetition)
 		}
-		rec := &store.ImportedFile{Hash: p.hash, Name: p.file, StudyName: f.study, Target: f.target, Runs: len(p.runs)}
-		if err := s.AppendRuns(p.runs, rec); err != nil {
+		rec := &store.ImportedFile{Hash: p.hash, Name: p.file, StudyName: f.study, Target: f.target, Runs: len(runs)}
+		if err := s.AppendRuns(runs, rec); err != nil {
 			return fmt.Errorf("%s: storing: %w (nothing of it stored; %d runs of %d files before it are)", p.file, err, n, stored)
 		}
+		known.add(p.file, "in this import", p.tool, runs)
 		reps = next
-		n += len(p.runs)
+		n += len(runs)
 		stored++
-		for _, r := range p.runs {
+		for _, r := range runs {
 			fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%d\t%d\t%.1f\n", p.file, p.tool.Name, r.Workload,
 				params.Values(r.Params).Canonical(), r.Clients, r.Repetition, r.Summary.Throughput)
 		}
@@ -187,10 +202,97 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	out.Flush()
 	msg := fmt.Sprintf("%d runs imported into %s (study %q, target %q)", n, s.Path(), f.study, f.target)
 	if skipped > 0 {
-		msg += fmt.Sprintf("; %d files skipped as already imported", skipped)
+		msg += fmt.Sprintf("; %d files skipped as already imported (their content or their runs)", skipped)
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), msg)
 	return nil
+}
+
+// knownRuns are the runs an import must not store again: those of the
+// results file (unless --again) and those it stored so far, each with its
+// identity (adapter.RunIdentity) and where it came from.
+type knownRuns []knownRun
+
+type knownRun struct {
+	id         *adapter.RunIdentity
+	file, when string
+}
+
+// runsKnown reads the identities of the runs already stored from the tools
+// in tools. With again, none: --again imports the same runs again.
+func runsKnown(s *store.Store, tools []*adapter.Tool, again bool) (knownRuns, error) {
+	var sources []string
+	for _, t := range tools {
+		if t.Identity != nil {
+			sources = append(sources, t.Name)
+		}
+	}
+	if again || len(sources) == 0 {
+		return nil, nil
+	}
+	stored, err := s.Runs(store.Filter{Sources: sources})
+	if err != nil {
+		return nil, err
+	}
+	var k knownRuns
+	for _, r := range stored {
+		t, ok := adapter.Lookup(r.Source)
+		if !ok || t.Identity == nil {
+			continue
+		}
+		file, _ := r.Env["imported_from"].(string)
+		when := fmt.Sprintf("as run %d", r.ID)
+		if rec, ok, err := s.ImportedAs(file); err != nil {
+			return nil, err
+		} else if ok {
+			when = fmt.Sprintf("at %s (run %d)", rec.ImportedAt.Local().Format("2006-01-02 15:04"), r.ID)
+		}
+		k = append(k, knownRun{t.Identity(r), file, when})
+	}
+	return k, nil
+}
+
+// add records the runs of file as known.
+func (k *knownRuns) add(file, when string, tool *adapter.Tool, runs []*result.Run) {
+	if tool.Identity == nil {
+		return
+	}
+	for _, r := range runs {
+		*k = append(*k, knownRun{tool.Identity(r), file, when})
+	}
+}
+
+// drop returns the runs of file that are not known runs, saying on w which
+// it leaves out and why.
+func (k knownRuns) drop(w io.Writer, file string, tool *adapter.Tool, runs []*result.Run) []*result.Run {
+	if tool.Identity == nil {
+		return runs
+	}
+	var keep []*result.Run
+	for i, r := range runs {
+		id := tool.Identity(r)
+		var same *knownRun
+		for j := range k {
+			if ok, _ := adapter.SameRun(id, k[j].id); ok {
+				same = &k[j]
+				break
+			}
+		}
+		if same == nil {
+			keep = append(keep, r)
+			continue
+		}
+		what := "skipped " + file
+		if len(runs) > 1 {
+			what = fmt.Sprintf("skipped run %d of %d of %s", i+1, len(runs), file)
+		}
+		agree := "counts and measured values"
+		if !id.Start.IsZero() && !same.id.Start.IsZero() {
+			agree = "start time, " + agree
+		}
+		fmt.Fprintf(w, "%s: the same run as %s imported %s (their %s agree); --again imports it again\n", what, same.file, same.when, agree)
+	}
+	return keep
 }
 
 // inputHash identifies an output with its side logs by content, whatever

@@ -45,6 +45,43 @@ func TestImportSkipsAFileAlreadyImported(t *testing.T) {
 	}
 }
 
+// One run given as two of its output files (memtier's text and JSON, OSB's
+// results.md and test_run.json) is stored once: by its identity (start time
+// where both print it, counts, measured values), not by the files' content,
+// within one import and against the runs already stored. The two
+// repetitions of a count-bounded run (same counts) are both stored.
+func TestImportSkipsTheSameRunFromItsOtherFile(t *testing.T) {
+	dir := t.TempDir()
+	mt := func(name string) string { return fixtures(t, "memtier_benchmark", name) }
+	o := fairbench(t, dir, "import", "--target", "r", "-P", "1", "-d", "32", mt("mt23-requests-rep1.txt"), mt("mt23-requests-rep2.txt"))
+	if o.code != 0 || !strings.Contains(o.stderr, "2 runs imported") {
+		t.Fatalf("the texts of two repetitions: %d %s", o.code, o.stderr)
+	}
+	o = fairbench(t, dir, "import", "--target", "r", mt("mt23-requests-rep2.json"), mt("mt23-requests-rep1.json"))
+	for _, want := range []string{
+		"skipped " + mt("mt23-requests-rep2.json") + ": the same run as " + mt("mt23-requests-rep2.txt") + " imported at ",
+		"skipped " + mt("mt23-requests-rep1.json") + ": the same run as " + mt("mt23-requests-rep1.txt") + " imported at ",
+		"0 runs imported",
+	} {
+		if o.code != 0 || !strings.Contains(o.stderr, want) {
+			t.Errorf("their JSONs: %d %s\nwant %q", o.code, o.stderr, want)
+		}
+	}
+	osb := func(name string) string { return fixtures(t, "opensearch-benchmark", name) }
+	o = fairbench(t, dir, "import", "--target", "r", "--clients", "2", osb("results.md"), osb("test_run-1.json"))
+	if want := "skipped " + osb("test_run-1.json") + ": the same run as " + osb("results.md") + " imported in this import"; o.code != 0 ||
+		!strings.Contains(o.stderr, want) || !strings.Contains(o.stderr, "1 runs imported") {
+		t.Errorf("results.md and test_run.json together: %d %s\nwant %q", o.code, o.stderr, want)
+	}
+	if n := len(runsIn(t, filepath.Join(dir, defaultResults))); n != 3 {
+		t.Fatalf("%d runs stored, want 3", n)
+	}
+	o = fairbench(t, dir, "import", "--again", "--target", "r", mt("mt23-requests-rep1.json"))
+	if o.code != 0 || !strings.Contains(o.stderr, "1 runs imported") {
+		t.Fatalf("--again: %d %s", o.code, o.stderr)
+	}
+}
+
 // kill -9 while a file's runs are being written leaves none of them: each
 // file is one transaction. The file holds 6 000 redis-benchmark runs; the
 // process is killed once the transaction has spilled pages into the WAL.

@@ -52,6 +52,11 @@ type Tool struct {
 	// once: a second match means two outputs were concatenated into one file,
 	// which is refused at that line rather than read as one run.
 	Once *regexp.Regexp
+	// Identity, when set, says which run a parsed (or stored) run of the
+	// tool is, so that import stores a run once even when it is given two of
+	// the tool's output files of it (see RunIdentity). Tools without it have
+	// one output format, and import skips only a file it already holds.
+	Identity func(r *result.Run) *RunIdentity
 	// Unsupported says why the tool is recognised but not read yet.
 	Unsupported string
 	// Build, when set, makes the command line a study cell runs the tool

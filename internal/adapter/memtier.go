@@ -60,6 +60,7 @@ var memtierTool = &Tool{
 	Install:      "build it with scripts/install-memtier.sh DIR (memtier_benchmark 2.3.0 from its source tarball in third_party/peers/) and put DIR on the PATH",
 	Detect:       detectMemtier,
 	Once:         regexp.MustCompile(`(?m)(^\d+\s+Threads\s*$|"run information"\s*:)`),
+	Identity:     memtierIdentity,
 	Parse:        parseMemtier,
 	Complete:     completeMemtier,
 	AttachLogDir: attachMemtierLogDir,
@@ -87,6 +88,21 @@ const memtierEachRun = "one of the runs of --run-count, printed by --print-all-r
 
 // memtierJSONFile is where a study cell's memtier writes its JSON (Invocation.LogDir).
 const memtierJSONFile = "memtier.json"
+
+// memtierIdentity: the JSON has the start time, the text does not; both
+// print the counts per command and the ops/sec to two decimals. A
+// --requests run has the same counts in every repetition, but its ops/sec
+// (count / duration, to the hundredth) differs unless the durations agree
+// to the microsecond.
+func memtierIdentity(r *result.Run) *RunIdentity {
+	id := baseIdentity(r)
+	id.Measures = append(opCounts(r),
+		Measure{Name: "operations", Value: float64(r.Summary.Transactions)},
+		Measure{Name: "ops/sec", Value: r.Summary.Throughput, Within: 0.0051},
+		// The JSON's duration is in whole milliseconds.
+		Measure{Name: "duration (s)", Value: r.Duration.Seconds(), Within: 0.0011})
+	return id
+}
 
 func detectMemtier(text string) bool {
 	h := head(text, 64<<10)
