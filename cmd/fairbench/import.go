@@ -52,7 +52,9 @@ A file is judged from its first 256 KiB: one that is no tool's output is refused
 read no more, and an output above 128 MiB is refused unread (side logs are read whole).
 Each file's runs are stored in one transaction, with the SHA-256 of its content
 (and of its side logs): a file already imported into the results file is skipped,
-unless --again is given.
+unless --again is given. So is a run given as two of its output files (memtier's
+text and JSON, OSB's results file and test_run.json): the tool's run identity (start
+time, counts, measured values) finds it stored or imported earlier.
 
 Flags fill in what an output does not say (the test a tool ran, its pipeline depth);
 a flag that contradicts the output is an error.
@@ -190,7 +192,7 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 		if err := s.AppendRuns(runs, rec); err != nil {
 			return fmt.Errorf("%s: storing: %w (nothing of it stored; %d runs of %d files before it are)", p.file, err, n, stored)
 		}
-		known.add(p.file, "in this import", p.tool, runs)
+		known.add(p.file, p.tool, runs)
 		reps = next
 		n += len(runs)
 		stored++
@@ -214,8 +216,8 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 type knownRuns []knownRun
 
 type knownRun struct {
-	id         *adapter.RunIdentity
-	file, when string
+	id  *adapter.RunIdentity
+	was string // where it came from: "FILE imported at TIME"
 }
 
 // runsKnown reads the identities of the runs already stored from the tools
@@ -240,25 +242,29 @@ func runsKnown(s *store.Store, tools []*adapter.Tool, again bool) (knownRuns, er
 		if !ok || t.Identity == nil {
 			continue
 		}
+		// A run a study cell made with the tool was not imported from a file.
 		file, _ := r.Env["imported_from"].(string)
-		when := fmt.Sprintf("as run %d", r.ID)
-		if rec, ok, err := s.ImportedAs(file); err != nil {
-			return nil, err
-		} else if ok {
-			when = fmt.Sprintf("at %s (run %d)", rec.ImportedAt.Local().Format("2006-01-02 15:04"), r.ID)
+		was := fmt.Sprintf("run %d of study %q, target %q, stored at its end", r.ID, r.StudyName, r.Target)
+		if file != "" {
+			was = fmt.Sprintf("%s imported as run %d", file, r.ID)
+			if rec, ok, err := s.ImportedAs(file); err != nil {
+				return nil, err
+			} else if ok {
+				was = fmt.Sprintf("%s imported at %s (run %d)", file, rec.ImportedAt.Local().Format("2006-01-02 15:04"), r.ID)
+			}
 		}
-		k = append(k, knownRun{t.Identity(r), file, when})
+		k = append(k, knownRun{t.Identity(r), was})
 	}
 	return k, nil
 }
 
-// add records the runs of file as known.
-func (k *knownRuns) add(file, when string, tool *adapter.Tool, runs []*result.Run) {
+// add records the runs of file, stored by this import, as known.
+func (k *knownRuns) add(file string, tool *adapter.Tool, runs []*result.Run) {
 	if tool.Identity == nil {
 		return
 	}
 	for _, r := range runs {
-		*k = append(*k, knownRun{tool.Identity(r), file, when})
+		*k = append(*k, knownRun{tool.Identity(r), file + " imported in this import"})
 	}
 }
 
@@ -290,7 +296,7 @@ func (k knownRuns) drop(w io.Writer, file string, tool *adapter.Tool, runs []*re
 		if !id.Start.IsZero() && !same.id.Start.IsZero() {
 			agree = "start time, " + agree
 		}
-		fmt.Fprintf(w, "%s: the same run as %s imported %s (their %s agree); --again imports it again\n", what, same.file, same.when, agree)
+		fmt.Fprintf(w, "%s: the same run as %s (their %s agree); --again imports it again\n", what, same.was, agree)
 	}
 	return keep
 }
