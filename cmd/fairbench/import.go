@@ -103,12 +103,6 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 		return err
 	}
 	// Parse everything first: a bad file must not leave the others half-imported.
-	type parsed struct {
-		file string
-		hash string
-		tool *adapter.Tool
-		runs []*result.Run
-	}
 	var all []parsed
 	for _, in := range inputs {
 		tool, runs, err := adapter.ParseInput(in)
@@ -155,7 +149,12 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	fmt.Fprintln(out, "file\ttool\tworkload\tparams\tclients\trep\tthroughput")
 	n, stored, skipped := 0, 0, 0
 	seen := map[string]string{} // hash → file, within this import
-	for _, p := range all {
+	for i, p := range all {
+		if better, ok := supersededBy(p, all[i+1:]); ok {
+			fmt.Fprintf(cmd.ErrOrStderr(), "skipped %s: the same run as %s, given in this import and stored instead: it has the run's start time, and more of it\n", p.file, better)
+			skipped++
+			continue
+		}
 		if first, ok := seen[p.hash]; ok {
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s: skipped: the same content as %s\n", p.file, first)
 			skipped++
@@ -208,6 +207,42 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), msg)
 	return nil
+}
+
+// parsed is one input file's runs, ready to store.
+type parsed struct {
+	file string
+	hash string
+	tool *adapter.Tool
+	runs []*result.Run
+}
+
+// supersededBy returns the file among later whose runs are p's runs, read
+// from a format that prints their start time where p's does not (memtier's
+// JSON beside its text, OSB's test_run.json beside its results file): of
+// two files of one run given together, that one is stored, whatever their
+// order.
+func supersededBy(p parsed, later []parsed) (string, bool) {
+	if p.tool.Identity == nil {
+		return "", false
+	}
+	for _, q := range later {
+		if q.tool != p.tool || len(q.runs) != len(p.runs) {
+			continue
+		}
+		covered := true
+		for i, r := range p.runs {
+			a, b := p.tool.Identity(r), q.tool.Identity(q.runs[i])
+			if same, _ := adapter.SameRun(a, b); !same || !a.Start.IsZero() || b.Start.IsZero() {
+				covered = false
+				break
+			}
+		}
+		if covered {
+			return q.file, true
+		}
+	}
+	return "", false
 }
 
 // knownRuns are the runs an import must not store again: those of the

@@ -67,14 +67,22 @@ func TestImportSkipsTheSameRunFromItsOtherFile(t *testing.T) {
 			t.Errorf("their JSONs: %d %s\nwant %q", o.code, o.stderr, want)
 		}
 	}
+	// Given together, the file with the start time is stored, whatever the
+	// order; of two without, the first.
 	osb := func(name string) string { return fixtures(t, "opensearch-benchmark", name) }
-	o = fairbench(t, dir, "import", "--target", "r", "--clients", "2", osb("results.md"), osb("test_run-1.json"))
-	if want := "skipped " + osb("test_run-1.json") + ": the same run as " + osb("results.md") + " imported in this import"; o.code != 0 ||
-		!strings.Contains(o.stderr, want) || !strings.Contains(o.stderr, "1 runs imported") {
-		t.Errorf("results.md and test_run.json together: %d %s\nwant %q", o.code, o.stderr, want)
+	o = fairbench(t, dir, "import", "--target", "r", "--clients", "2", osb("results.md"), osb("test_run-1.json"), osb("results-3.md"), osb("console.txt"))
+	for _, want := range []string{
+		"skipped " + osb("results.md") + ": the same run as " + osb("test_run-1.json") + ", given in this import and stored instead",
+		"skipped " + osb("console.txt") + ": the same run as " + osb("results-3.md") + " imported in this import",
+		"2 runs imported",
+	} {
+		if o.code != 0 || !strings.Contains(o.stderr, want) {
+			t.Errorf("OSB files together: %d %s\nwant %q", o.code, o.stderr, want)
+		}
 	}
-	if n := len(runsIn(t, filepath.Join(dir, defaultResults))); n != 3 {
-		t.Fatalf("%d runs stored, want 3", n)
+	runs := runsIn(t, filepath.Join(dir, defaultResults))
+	if len(runs) != 4 || runs[2].Env["imported_from"] != osb("test_run-1.json") || runs[3].Env["imported_from"] != osb("results-3.md") {
+		t.Fatalf("%d runs stored, want 4, the third from test_run-1.json", len(runs))
 	}
 	o = fairbench(t, dir, "import", "--again", "--target", "r", mt("mt23-requests-rep1.json"))
 	if o.code != 0 || !strings.Contains(o.stderr, "1 runs imported") {
