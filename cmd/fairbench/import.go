@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -47,9 +48,13 @@ files, are taken for notes and skipped); side logs a tool writes (per-transactio
 are attached to the one output of their tool in the same directory.
 
 Every file is parsed before anything is stored: one unreadable file stores nothing.
+A file is judged from its first 256 KiB: one that is no tool's output is refused having
+read no more, and an output above 128 MiB is refused unread (side logs are read whole).
 Each file's runs are stored in one transaction, with the SHA-256 of its content
 (and of its side logs): a file already imported into the results file is skipped,
-unless --again is given.
+unless --again is given. So is a run given as two of its output files (memtier's
+text and JSON, OSB's results file and test_run.json): the tool's run identity (start
+time, counts, measured values) finds it stored or imported earlier.
 
 Flags fill in what an output does not say (the test a tool ran, its pipeline depth);
 a flag that contradicts the output is an error.
@@ -85,7 +90,11 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	if strings.TrimSpace(f.target) == "" {
 		return errors.New("--target must name the target the outputs were measured on")
 	}
-	files, err := importFiles(args)
+	given, err := f.params()
+	if err != nil {
+		return err
+	}
+	files, errs, err := importFiles(args)
 	if err != nil {
 		return err
 	}
@@ -93,19 +102,8 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	given, err := f.params()
-	if err != nil {
-		return err
-	}
 	// Parse everything first: a bad file must not leave the others half-imported.
-	type parsed struct {
-		file string
-		hash string
-		tool *adapter.Tool
-		runs []*result.Run
-	}
 	var all []parsed
-	var errs []error
 	for _, in := range inputs {
 		tool, runs, err := adapter.ParseInput(in)
 		if err == nil {
@@ -139,11 +137,24 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	for _, r := range existing {
 		reps[cellKey(r)]++
 	}
+	var tools []*adapter.Tool
+	for _, p := range all {
+		tools = append(tools, p.tool)
+	}
+	known, err := runsKnown(s, tools, f.again)
+	if err != nil {
+		return err
+	}
 	out := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(out, "file\ttool\tworkload\tparams\tclients\trep\tthroughput")
 	n, stored, skipped := 0, 0, 0
 	seen := map[string]string{} // hash → file, within this import
-	for _, p := range all {
+	for i, p := range all {
+		if better, ok := supersededBy(p, all[i+1:]); ok {
+			fmt.Fprintf(cmd.ErrOrStderr(), "skipped %s: the same run as %s, given in this import and stored instead: it has the run's start time, and more of it\n", p.file, better)
+			skipped++
+			continue
+		}
 		if first, ok := seen[p.hash]; ok {
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s: skipped: the same content as %s\n", p.file, first)
 			skipped++
@@ -162,23 +173,29 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 				continue
 			}
 		}
+		runs := known.drop(cmd.ErrOrStderr(), p.file, p.tool, p.runs)
+		if len(runs) == 0 {
+			skipped++
+			continue
+		}
 		// Repetitions are numbered on a copy, kept only once the file's
 		// transaction commits.
 		next := maps.Clone(reps)
-		for _, r := range p.runs {
+		for _, r := range runs {
 			k := cellKey(r)
 			next[k]++
 			r.Repetition = next[k]
 			r.CellKey = k + "|r=" + strconv.Itoa(r.Repetition)
 		}
-		rec := &store.ImportedFile{Hash: p.hash, Name: p.file, StudyName: f.study, Target: f.target, Runs: len(p.runs)}
-		if err := s.AppendRuns(p.runs, rec); err != nil {
+		rec := &store.ImportedFile{Hash: p.hash, Name: p.file, StudyName: f.study, Target: f.target, Runs: len(runs)}
+		if err := s.AppendRuns(runs, rec); err != nil {
 			return fmt.Errorf("%s: storing: %w (nothing of it stored; %d runs of %d files before it are)", p.file, err, n, stored)
 		}
+		known.add(p.file, p.tool, runs)
 		reps = next
-		n += len(p.runs)
+		n += len(runs)
 		stored++
-		for _, r := range p.runs {
+		for _, r := range runs {
 			fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%d\t%d\t%.1f\n", p.file, p.tool.Name, r.Workload,
 				params.Values(r.Params).Canonical(), r.Clients, r.Repetition, r.Summary.Throughput)
 		}
@@ -186,10 +203,137 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	out.Flush()
 	msg := fmt.Sprintf("%d runs imported into %s (study %q, target %q)", n, s.Path(), f.study, f.target)
 	if skipped > 0 {
-		msg += fmt.Sprintf("; %d files skipped as already imported", skipped)
+		msg += fmt.Sprintf("; %d files skipped as already imported (their content or their runs)", skipped)
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), msg)
 	return nil
+}
+
+// parsed is one input file's runs, ready to store.
+type parsed struct {
+	file string
+	hash string
+	tool *adapter.Tool
+	runs []*result.Run
+}
+
+// supersededBy returns the file among later whose runs are p's runs, read
+// from a format that prints their start time where p's does not (memtier's
+// JSON beside its text, OSB's test_run.json beside its results file): of
+// two files of one run given together, that one is stored, whatever their
+// order.
+func supersededBy(p parsed, later []parsed) (string, bool) {
+	if p.tool.Identity == nil {
+		return "", false
+	}
+	for _, q := range later {
+		if q.tool != p.tool || len(q.runs) != len(p.runs) {
+			continue
+		}
+		covered := true
+		for i, r := range p.runs {
+			a, b := p.tool.Identity(r), q.tool.Identity(q.runs[i])
+			if same, _ := adapter.SameRun(a, b); !same || !a.Start.IsZero() || b.Start.IsZero() {
+				covered = false
+				break
+			}
+		}
+		if covered {
+			return q.file, true
+		}
+	}
+	return "", false
+}
+
+// knownRuns are the runs an import must not store again: those of the
+// results file (unless --again) and those it stored so far, each with its
+// identity (adapter.RunIdentity) and where it came from.
+type knownRuns []knownRun
+
+type knownRun struct {
+	id  *adapter.RunIdentity
+	was string // where it came from: "FILE imported at TIME"
+}
+
+// runsKnown reads the identities of the runs already stored from the tools
+// in tools. With again, none: --again imports the same runs again.
+func runsKnown(s *store.Store, tools []*adapter.Tool, again bool) (knownRuns, error) {
+	var sources []string
+	for _, t := range tools {
+		if t.Identity != nil {
+			sources = append(sources, t.Name)
+		}
+	}
+	if again || len(sources) == 0 {
+		return nil, nil
+	}
+	stored, err := s.Runs(store.Filter{Sources: sources})
+	if err != nil {
+		return nil, err
+	}
+	var k knownRuns
+	for _, r := range stored {
+		t, ok := adapter.Lookup(r.Source)
+		if !ok || t.Identity == nil {
+			continue
+		}
+		// A run a study cell made with the tool was not imported from a file.
+		file, _ := r.Env["imported_from"].(string)
+		was := fmt.Sprintf("run %d of study %q, target %q, stored at its end", r.ID, r.StudyName, r.Target)
+		if file != "" {
+			was = fmt.Sprintf("%s imported as run %d", file, r.ID)
+			if rec, ok, err := s.ImportedAs(file); err != nil {
+				return nil, err
+			} else if ok {
+				was = fmt.Sprintf("%s imported at %s (run %d)", file, rec.ImportedAt.Local().Format("2006-01-02 15:04"), r.ID)
+			}
+		}
+		k = append(k, knownRun{t.Identity(r), was})
+	}
+	return k, nil
+}
+
+// add records the runs of file, stored by this import, as known.
+func (k *knownRuns) add(file string, tool *adapter.Tool, runs []*result.Run) {
+	if tool.Identity == nil {
+		return
+	}
+	for _, r := range runs {
+		*k = append(*k, knownRun{tool.Identity(r), file + " imported in this import"})
+	}
+}
+
+// drop returns the runs of file that are not known runs, saying on w which
+// it leaves out and why.
+func (k knownRuns) drop(w io.Writer, file string, tool *adapter.Tool, runs []*result.Run) []*result.Run {
+	if tool.Identity == nil {
+		return runs
+	}
+	var keep []*result.Run
+	for i, r := range runs {
+		id := tool.Identity(r)
+		var same *knownRun
+		for j := range k {
+			if ok, _ := adapter.SameRun(id, k[j].id); ok {
+				same = &k[j]
+				break
+			}
+		}
+		if same == nil {
+			keep = append(keep, r)
+			continue
+		}
+		what := "skipped " + file
+		if len(runs) > 1 {
+			what = fmt.Sprintf("skipped run %d of %d of %s", i+1, len(runs), file)
+		}
+		agree := "counts and measured values"
+		if !id.Start.IsZero() && !same.id.Start.IsZero() {
+			agree = "start time, " + agree
+		}
+		fmt.Fprintf(w, "%s: the same run as %s (their %s agree); --again imports it again\n", what, same.was, agree)
+	}
+	return keep
 }
 
 // inputHash identifies an output with its side logs by content, whatever
@@ -208,25 +352,30 @@ func cellKey(r *result.Run) string {
 }
 
 // importFiles reads the files and directories given, directories recursively
-// in name order.
-func importFiles(args []string) ([]adapter.File, error) {
-	var files []adapter.File
+// in name order. A file that is no tool's output, or too large to be one, is
+// refused (in refused) having read at most its first part (adapter.Read);
+// the others are read on, so that every refusal is reported at once.
+func importFiles(args []string) (files []adapter.File, refused []error, err error) {
 	read := func(p string) error {
-		b, err := os.ReadFile(p)
+		f, err := adapter.ReadFile(p)
 		if err != nil {
-			return err
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+				return err
+			}
+			refused = append(refused, err)
+			return nil
 		}
-		files = append(files, adapter.File{Name: p, Text: string(b)})
+		files = append(files, f)
 		return nil
 	}
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !st.IsDir() {
 			if err := read(a); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			continue
 		}
@@ -249,19 +398,19 @@ func importFiles(args []string) ([]adapter.File, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(paths) == 0 {
-			return nil, fmt.Errorf("%s: no files to import", a)
+			return nil, nil, fmt.Errorf("%s: no files to import", a)
 		}
 		sort.Strings(paths)
 		for _, p := range paths {
 			if err := read(p); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	return files, nil
+	return files, refused, nil
 }
 
 // params are the parameter values given as flags.

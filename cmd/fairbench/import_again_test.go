@@ -45,6 +45,51 @@ func TestImportSkipsAFileAlreadyImported(t *testing.T) {
 	}
 }
 
+// One run given as two of its output files (memtier's text and JSON, OSB's
+// results.md and test_run.json) is stored once: by its identity (start time
+// where both print it, counts, measured values), not by the files' content,
+// within one import and against the runs already stored. The two
+// repetitions of a count-bounded run (same counts) are both stored.
+func TestImportSkipsTheSameRunFromItsOtherFile(t *testing.T) {
+	dir := t.TempDir()
+	mt := func(name string) string { return fixtures(t, "memtier_benchmark", name) }
+	o := fairbench(t, dir, "import", "--target", "r", "-P", "1", "-d", "32", mt("mt23-requests-rep1.txt"), mt("mt23-requests-rep2.txt"))
+	if o.code != 0 || !strings.Contains(o.stderr, "2 runs imported") {
+		t.Fatalf("the texts of two repetitions: %d %s", o.code, o.stderr)
+	}
+	o = fairbench(t, dir, "import", "--target", "r", mt("mt23-requests-rep2.json"), mt("mt23-requests-rep1.json"))
+	for _, want := range []string{
+		"skipped " + mt("mt23-requests-rep2.json") + ": the same run as " + mt("mt23-requests-rep2.txt") + " imported at ",
+		"skipped " + mt("mt23-requests-rep1.json") + ": the same run as " + mt("mt23-requests-rep1.txt") + " imported at ",
+		"0 runs imported",
+	} {
+		if o.code != 0 || !strings.Contains(o.stderr, want) {
+			t.Errorf("their JSONs: %d %s\nwant %q", o.code, o.stderr, want)
+		}
+	}
+	// Given together, the file with the start time is stored, whatever the
+	// order; of two without, the first.
+	osb := func(name string) string { return fixtures(t, "opensearch-benchmark", name) }
+	o = fairbench(t, dir, "import", "--target", "r", "--clients", "2", osb("results.md"), osb("test_run-1.json"), osb("results-3.md"), osb("console.txt"))
+	for _, want := range []string{
+		"skipped " + osb("results.md") + ": the same run as " + osb("test_run-1.json") + ", given in this import and stored instead",
+		"skipped " + osb("console.txt") + ": the same run as " + osb("results-3.md") + " imported in this import",
+		"2 runs imported",
+	} {
+		if o.code != 0 || !strings.Contains(o.stderr, want) {
+			t.Errorf("OSB files together: %d %s\nwant %q", o.code, o.stderr, want)
+		}
+	}
+	runs := runsIn(t, filepath.Join(dir, defaultResults))
+	if len(runs) != 4 || runs[2].Env["imported_from"] != osb("test_run-1.json") || runs[3].Env["imported_from"] != osb("results-3.md") {
+		t.Fatalf("%d runs stored, want 4, the third from test_run-1.json", len(runs))
+	}
+	o = fairbench(t, dir, "import", "--again", "--target", "r", mt("mt23-requests-rep1.json"))
+	if o.code != 0 || !strings.Contains(o.stderr, "1 runs imported") {
+		t.Fatalf("--again: %d %s", o.code, o.stderr)
+	}
+}
+
 // kill -9 while a file's runs are being written leaves none of them: each
 // file is one transaction. The file holds 6 000 redis-benchmark runs; the
 // process is killed once the transaction has spilled pages into the WAL.

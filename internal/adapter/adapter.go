@@ -52,6 +52,11 @@ type Tool struct {
 	// once: a second match means two outputs were concatenated into one file,
 	// which is refused at that line rather than read as one run.
 	Once *regexp.Regexp
+	// Identity, when set, says which run a parsed (or stored) run of the
+	// tool is, so that import stores a run once even when it is given two of
+	// the tool's output files of it (see RunIdentity). Tools without it have
+	// one output format, and import skips only a file it already holds.
+	Identity func(r *result.Run) *RunIdentity
 	// Unsupported says why the tool is recognised but not read yet.
 	Unsupported string
 	// Build, when set, makes the command line a study cell runs the tool
@@ -151,15 +156,9 @@ func Supported() string {
 		"OpenSearch Benchmark 2.4 test_run.json, --results-file (markdown or csv) and its console summary"
 }
 
-// Detect returns the tool that produced text, or nil.
-func Detect(text string) *Tool {
-	for _, t := range tools {
-		if t.Detect(text) {
-			return t
-		}
-	}
-	return nil
-}
+// Detect returns the tool that produced text, or nil, judged from the
+// text's first DetectPrefix bytes.
+func Detect(text string) *Tool { return detectIn(text) }
 
 // Parse detects the tool and parses text. An unknown format is an error that
 // lists what is supported.
@@ -175,8 +174,9 @@ func Parse(name, text string) (*Tool, []*result.Run, error) {
 	if err != nil {
 		// A parse that stopped on the last line of a file cut mid-line
 		// stopped because of the cut: say so.
+		// JSON is the exception: its decoder tells a cut from damage itself.
 		var pe *ParseError
-		if cs := cutShort(name, text); cs != nil && t != fioTool && errors.As(err, &pe) &&
+		if cs := cutShort(name, text); cs != nil && t != fioTool && errors.As(err, &pe) && !errors.Is(err, errJSONDecoder) &&
 			(pe.Line == 0 || pe.Line >= strings.Count(text, "\n")+1) {
 			if pe.Line == 0 {
 				return t, nil, cs
@@ -231,15 +231,9 @@ func Group(files []File) ([]Input, error) {
 	}
 	var logs []pending
 	for _, f := range files {
-		isLog := false
-		for _, t := range tools {
-			if t.IsLog != nil && t.IsLog(filepath.Base(f.Name), f.Text) {
-				logs = append(logs, pending{t, f})
-				isLog = true
-				break
-			}
-		}
-		if !isLog {
+		if t := logOf(f.Name, f.Text); t != nil {
+			logs = append(logs, pending{t, f})
+		} else {
 			inputs = append(inputs, Input{Main: f})
 		}
 	}
@@ -247,7 +241,7 @@ func Group(files []File) ([]Input, error) {
 		dir := filepath.Dir(l.file.Name)
 		var owners []int
 		for i, in := range inputs {
-			if filepath.Dir(in.Main.Name) == dir && l.tool.Detect(in.Main.Text) {
+			if filepath.Dir(in.Main.Name) == dir && l.tool.Detect(head(in.Main.Text, DetectPrefix)) {
 				owners = append(owners, i)
 			}
 		}

@@ -20,7 +20,11 @@ type ParseError struct {
 	File string
 	Line int // 1-based; 0 when the problem is the file as a whole (something missing)
 	Msg  string
+	// cause, when set, is what located the problem (errJSONDecoder).
+	cause error
 }
+
+func (e *ParseError) Unwrap() error { return e.cause }
 
 func (e *ParseError) Error() string {
 	if e.Line > 0 {
@@ -315,3 +319,12 @@ func fillFromHist(s *result.Summary, h *hdr.Histogram) {
 }
 
 const reconstructedNote = "latency histogram reconstructed from the percentiles the tool printed: the printed percentiles read back exactly (3 significant digits), values between two of them are rounded up to the higher one"
+
+// clip shortens a line quoted in an error to what a reader needs to find it.
+func clip(s string) string {
+	const max = 60
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
+}

@@ -89,3 +89,53 @@ func FuzzGoTPC(f *testing.F) { fuzzTool(f, "go-tpc", goTPCTool) }
 func FuzzHammerDB(f *testing.F)     { fuzzTool(f, "hammerdb", hammerdbTool) }
 func FuzzOSB(f *testing.F)          { fuzzTool(f, "opensearch-benchmark", osbTool) }
 func FuzzHammerDBLogs(f *testing.F) { fuzzLogs(f, "hammerdb/pg15-3vu", "pg_run.out") }
+
+// FuzzReadAndIdentity: Read gives any text back whole or refuses it, and a
+// run parsed from it is the same run as itself (and SameRun is symmetric
+// between it and the seeds' runs), never an error or a panic.
+func FuzzReadAndIdentity(f *testing.F) {
+	var seeds []*RunIdentity
+	for _, dir := range []string{"memtier_benchmark", "opensearch-benchmark"} {
+		err := filepath.WalkDir(filepath.Join("testdata", dir), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasSuffix(p, ".cmd") || strings.HasSuffix(p, "README.md") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			f.Add(string(b))
+			if t, runs, err := Parse(p, string(b)); err == nil {
+				for _, r := range runs {
+					seeds = append(seeds, t.Identity(r))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, err := Read("fuzz.txt", strings.NewReader(text)); err == nil && got.Text != text {
+			t.Fatalf("Read changed the text: %d bytes of %d", len(got.Text), len(text))
+		}
+		tool, runs, err := Parse("fuzz.txt", text)
+		if err != nil || tool.Identity == nil {
+			return
+		}
+		for _, r := range runs {
+			id := tool.Identity(r)
+			if ok, why := SameRun(id, id); !ok && why != "nothing to compare" {
+				t.Fatalf("a run is not the same run as itself: %s", why)
+			}
+			for _, s := range seeds {
+				a, _ := SameRun(id, s)
+				b, _ := SameRun(s, id)
+				if a != b {
+					t.Fatalf("SameRun is not symmetric")
+				}
+			}
+		}
+	})
+}

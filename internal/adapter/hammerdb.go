@@ -67,6 +67,7 @@ var (
 	hdbChanged  = regexp.MustCompile(`^Changed tpcc:(\w+) from .* to (.*) for \S+$`)
 	hdbFailed   = regexp.MustCompile(`^Vuser (\d+):FINISHED FAILED`)
 	hdbJobTime  = regexp.MustCompile(`^JOB TIMING:$`)
+	hdbJobRes   = regexp.MustCompile(`^JOB RESULT:$`)
 )
 
 // hdbProcs maps HammerDB's procedure names to the tpcc kind's op types.
@@ -93,7 +94,7 @@ func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 	settings := map[string]string{}
 	var nopm, tpm float64
 	var engine string
-	haveResult, haveDuration := false, false
+	haveResult, haveDuration, jobResult := false, false, false
 	var timing *hdbTiming
 	for {
 		raw, ok := l.next()
@@ -172,6 +173,16 @@ func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 			settings[m[1]] = hdbSetting(m[1], m[2])
 			continue
 		}
+		if hdbJobRes.MatchString(t) {
+			if jobResult {
+				return nil, l.errorf("a second JOB RESULT line")
+			}
+			jobResult = true
+			if err := readHammerDBJobResult(l, env); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if hdbJobTime.MatchString(t) {
 			tm, err := readHammerDBJobTiming(l)
 			if err != nil {
@@ -179,6 +190,12 @@ func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 			}
 			timing = tm
 			continue
+		}
+		// After the job's result, the script prints only its timing JSON:
+		// anything else there is not hammerdbcli's (two files pasted
+		// together, an editor's stray text) and is not skipped silently.
+		if jobResult && t != "" {
+			return nil, l.errorf("%q after the JOB RESULT JSON: the script prints only JOB TIMING and its JSON there; the output is damaged or edited", clip(t))
 		}
 	}
 	if !haveResult {
@@ -290,31 +307,62 @@ func (tm *hdbTiming) apply(r *result.Run, fromOutput bool) {
 	}
 }
 
-// readHammerDBJobTiming reads the JSON hammerdbcli prints for "jobs JOBID
-// timing" after its "JOB TIMING:" line: the summary rows, whose calls are
-// doubled (HammerDB stores them only with its job database on, which is what
-// doubles them).
-func readHammerDBJobTiming(l *lines) (*hdbTiming, error) {
+// readHammerDBJobResult reads the JSON list hammerdbcli prints for "jobs
+// JOBID result" after its "JOB RESULT:" line: the job id, the time the job
+// started and the lines of its result, which are kept with the run.
+func readHammerDBJobResult(l *lines, env map[string]any) error {
+	text, err := readJSONBlock(l, "JOB RESULT", '[', ']')
+	if err != nil {
+		return err
+	}
+	var job []string
+	if err := json.Unmarshal([]byte(text), &job); err != nil {
+		return l.errorf("JOB RESULT JSON: %v", err)
+	}
+	if len(job) < 2 {
+		return l.errorf("JOB RESULT JSON has %d entries, not the job id and its start time", len(job))
+	}
+	env["job_id"], env["job_started"] = job[0], job[1]
+	return nil
+}
+
+// readJSONBlock reads the JSON value that follows a "WHAT:" line, from the
+// line with its opening bracket to the line that closes it.
+func readJSONBlock(l *lines, what string, open, close byte) (string, error) {
 	start := l.line()
 	var b strings.Builder
 	depth := 0
 	for {
 		raw, ok := l.next()
 		if !ok {
-			return nil, &ParseError{File: l.file, Line: start, Msg: "the JOB TIMING JSON does not end: the output is truncated"}
+			return "", &ParseError{File: l.file, Line: start, Msg: fmt.Sprintf("the %s JSON does not end: the output is truncated", what)}
+		}
+		if depth == 0 && strings.TrimSpace(raw) == "" && b.Len() == 0 {
+			continue
+		}
+		if b.Len() == 0 && !strings.HasPrefix(strings.TrimSpace(raw), string(open)) {
+			return "", l.errorf("%s is not followed by JSON (%q)", what, clip(strings.TrimSpace(raw)))
 		}
 		b.WriteString(raw)
 		b.WriteByte('\n')
-		depth += strings.Count(raw, "{") - strings.Count(raw, "}")
-		if depth <= 0 && strings.Contains(b.String(), "{") {
-			break
-		}
-		if depth == 0 && strings.TrimSpace(raw) != "" {
-			return nil, l.errorf("JOB TIMING is not followed by a JSON object")
+		depth += strings.Count(raw, string(open)) - strings.Count(raw, string(close))
+		if depth <= 0 {
+			return b.String(), nil
 		}
 	}
+}
+
+// readHammerDBJobTiming reads the JSON hammerdbcli prints for "jobs JOBID
+// timing" after its "JOB TIMING:" line: the summary rows, whose calls are
+// doubled (HammerDB stores them only with its job database on, which is what
+// doubles them).
+func readHammerDBJobTiming(l *lines) (*hdbTiming, error) {
+	text, err := readJSONBlock(l, "JOB TIMING", '{', '}')
+	if err != nil {
+		return nil, err
+	}
 	var raw map[string]map[string]string
-	if err := json.Unmarshal([]byte(b.String()), &raw); err != nil {
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return nil, l.errorf("JOB TIMING JSON: %v", err)
 	}
 	tm := &hdbTiming{procs: map[string]*hdbProc{}, doubled: true, source: "job timing (JSON in the output)"}

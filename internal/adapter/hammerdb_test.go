@@ -132,6 +132,30 @@ func TestHammerDBRefusesDamage(t *testing.T) {
 	}
 }
 
+// What the script prints after the job's result is machine-made JSON: a
+// line of anything else between JOB RESULT and JOB TIMING is refused, named.
+func TestHammerDBRefusesGarbageAroundJobResult(t *testing.T) {
+	out := readFixture(t, "hammerdb/pg15-3vu/pg_run.out")
+	at := strings.Index(out, "JOB TIMING:")
+	garbageLine := strings.Count(out[:at], "\n") + 1
+	garbage := out[:at] + "rm -rf oops: pasted here\n" + out[at:]
+	cases := []rejectCase{
+		{"garbage.out", garbage, "garbage.out:" + itoa(garbageLine) + `: "rm -rf oops: pasted here" after the JOB RESULT JSON`},
+		{"after.out", out + "more text\n", `"more text" after the JOB RESULT JSON`},
+		{"result.out", strings.Replace(out, `  "2026-11-25 18:02:53",`, `  "2026-11-25 18:02:53",,`, 1), "JOB RESULT JSON: invalid character ','"},
+		{"notjson.out", strings.Replace(out, "JOB RESULT:\n[", "JOB RESULT:\nnot a list\n[", 1), `JOB RESULT is not followed by JSON ("not a list")`},
+	}
+	expectRejected(t, cases)
+	// The job's id and start time are kept with the run.
+	_, runs, err := Parse("pg_run.out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := runs[0].Env["hammerdb"].(map[string]any)
+	eq(t, "job id", env["job_id"], any("6B0722CD661103E243330303"))
+	eq(t, "job started", env["job_started"], any("2026-11-25 18:02:53"))
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // MariaDB through HammerDB's mysql driver (mysqltcl): the engine it names is MySQL.

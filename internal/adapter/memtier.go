@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -61,6 +60,7 @@ var memtierTool = &Tool{
 	Install:      "build it with scripts/install-memtier.sh DIR (memtier_benchmark 2.3.0 from its source tarball in third_party/peers/) and put DIR on the PATH",
 	Detect:       detectMemtier,
 	Once:         regexp.MustCompile(`(?m)(^\d+\s+Threads\s*$|"run information"\s*:)`),
+	Identity:     memtierIdentity,
 	Parse:        parseMemtier,
 	Complete:     completeMemtier,
 	AttachLogDir: attachMemtierLogDir,
@@ -88,6 +88,21 @@ const memtierEachRun = "one of the runs of --run-count, printed by --print-all-r
 
 // memtierJSONFile is where a study cell's memtier writes its JSON (Invocation.LogDir).
 const memtierJSONFile = "memtier.json"
+
+// memtierIdentity: the JSON has the start time, the text does not; both
+// print the counts per command and the ops/sec to two decimals. A
+// --requests run has the same counts in every repetition, but its ops/sec
+// (count / duration, to the hundredth) differs unless the durations agree
+// to the microsecond.
+func memtierIdentity(r *result.Run) *RunIdentity {
+	id := baseIdentity(r)
+	id.Measures = append(opCounts(r),
+		Measure{Name: "operations", Value: float64(r.Summary.Transactions)},
+		Measure{Name: "ops/sec", Value: r.Summary.Throughput, Within: 0.0051},
+		// The JSON's duration is in whole milliseconds.
+		Measure{Name: "duration (s)", Value: r.Duration.Seconds(), Within: 0.0011})
+	return id
+}
 
 func detectMemtier(text string) bool {
 	h := head(text, 64<<10)
@@ -646,7 +661,6 @@ type memtierJSONRuntime struct {
 var memtierSecretKeys = map[string]bool{"authenticate": true, "uri": true}
 
 func parseMemtierJSON(name, text string) ([]*result.Run, error) {
-	lineAt := func(off int64) int { return strings.Count(text[:min(int(off), len(text))], "\n") + 1 }
 	decode := func(raw []byte, v any, where string) error {
 		if err := json.Unmarshal(raw, v); err != nil {
 			var te *json.UnmarshalTypeError
@@ -657,20 +671,9 @@ func parseMemtierJSON(name, text string) ([]*result.Run, error) {
 		}
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(text))
 	var top map[string]json.RawMessage
-	if err := dec.Decode(&top); err != nil {
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			return nil, &ParseError{File: name, Line: lineAt(se.Offset), Msg: "memtier JSON: " + se.Error()}
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, &ParseError{File: name, Line: strings.Count(strings.TrimRight(text, "\n"), "\n") + 1, Msg: "memtier JSON ends early: the output is truncated"}
-		}
-		return nil, &ParseError{File: name, Msg: "memtier JSON: " + err.Error()}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &ParseError{File: name, Line: lineAt(dec.InputOffset()), Msg: "text after memtier's JSON object: two outputs in one file?"}
+	if err := decodeJSON(name, "memtier JSON", text, &top); err != nil {
+		return nil, err
 	}
 	var cfg map[string]any
 	if raw, ok := top["configuration"]; !ok {

@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -34,12 +33,13 @@ import (
 const BulkIndexKind = searchparams.Kind
 
 var osbTool = &Tool{
-	Name:    "opensearch-benchmark",
-	Kind:    BulkIndexKind,
-	Install: "pip install opensearch-benchmark==2.4.0",
-	Detect:  detectOSB,
-	Parse:   parseOSB,
-	Once:    regexp.MustCompile(`(?m)("test-run-id"\s*:|^Metric,Task,Value,Unit\s*$|^\|\s+Metric \|\s+Task \|)`),
+	Name:     "opensearch-benchmark",
+	Kind:     BulkIndexKind,
+	Install:  "pip install opensearch-benchmark==2.4.0",
+	Detect:   detectOSB,
+	Parse:    parseOSB,
+	Once:     regexp.MustCompile(`(?m)("test-run-id"\s*:|^Metric,Task,Value,Unit\s*$|^\|\s+Metric \|\s+Task \|)`),
+	Identity: osbIdentity,
 }
 
 var (
@@ -50,6 +50,22 @@ var (
 	ansi         = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
 	osbPct       = regexp.MustCompile(`^(\d+(?:\.\d+)?)th percentile (latency|service time)$`)
 )
+
+// osbIdentity: test_run.json has the start (test-run-timestamp); the
+// results file and console table do not, and print no counts. All print the
+// headline task's mean documents/s and its latency median and maximum, the
+// tables to 6 significant digits: three measured values two repetitions do
+// not share.
+func osbIdentity(r *result.Run) *RunIdentity {
+	id := baseIdentity(r)
+	s := r.Summary
+	id.Measures = []Measure{
+		{Name: "documents/s", Value: s.Throughput, Within: within6(s.Throughput)},
+		{Name: "latency p50", Value: s.P50, Within: within6(s.P50)},
+		{Name: "latency max", Value: s.Max, Within: within6(s.Max)},
+	}
+	return id
+}
 
 func detectOSB(text string) bool {
 	return osbJSON.MatchString(text) || osbCSVHead.MatchString(text) || osbTableHead.MatchString(ansi.ReplaceAllString(text, "")) ||
@@ -258,8 +274,8 @@ func parseOSBJSON(name, text string) ([]*result.Run, error) {
 			DocsCount *float64 `json:"docs_count"`
 		} `json:"results"`
 	}
-	if err := json.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, &ParseError{File: name, Msg: "test_run.json: " + err.Error()}
+	if err := decodeJSON(name, "test_run.json", text, &doc); err != nil {
+		return nil, err
 	}
 	pcts := func(m map[string]any) (map[float64]float64, float64) {
 		out := map[float64]float64{}

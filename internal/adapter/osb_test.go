@@ -91,3 +91,33 @@ func TestOSBBadInput(t *testing.T) {
 		t.Errorf("a bad value: %v", err)
 	}
 }
+
+// test_run.json ends without a line break, as OSB writes it: damage inside
+// it is named as invalid JSON at its offset and line, not taken for a cut;
+// a document that really is cut short says so.
+func TestOSBJSONDamageIsNotTruncation(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "opensearch-benchmark", "test_run-1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	at := strings.Index(doc, `"pipeline"`)
+	garbageLine := strings.Count(doc[:at], "\n") + 1
+	cutAt := strings.Index(doc, `"latency"`)
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"garbage.json", doc[:at] + "#!garbage " + doc[at:], "garbage.json:" + itoa(garbageLine) + ": test_run.json: invalid JSON at offset " + itoa(at+1) + ": invalid character '#'"},
+		{"type.json", strings.Replace(doc, `"error_rate": 0.0,`, `"error_rate": "none",`, 1), `test_run.json: at offset`},
+		{"tail.json", doc + "}", "test_run.json: text after the JSON document at offset"},
+		{"cut.json", doc[:cutAt], "test_run.json ends at byte " + itoa(cutAt) + " before its JSON document closes: the output is truncated"},
+	} {
+		_, _, err := Parse(c.name, c.text)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if c.name != "cut.json" && err != nil && strings.Contains(err.Error(), "truncated") {
+			t.Errorf("%s: damage reported as a cut: %v", c.name, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -58,5 +59,41 @@ func testErrorTextIsCapped(t *testing.T, s *Store) {
 	got := runs[0].Error
 	if len(got) > MaxErrorText+100 || !strings.HasPrefix(got, "dial tcp") || !strings.Contains(got, "more bytes of error text not stored") {
 		t.Fatalf("stored error text of %d bytes: ...%s", len(got), got[max(0, len(got)-80):])
+	}
+}
+
+// Import reads the runs of some tools (Filter.Sources) and the record of the
+// file a run was imported from, by the name it was given (ImportedAs).
+func TestSourcesAndImportedAs(t *testing.T) { eachDialect(t, testSourcesAndImportedAs) }
+
+func testSourcesAndImportedAs(t *testing.T, s *Store) {
+	native, tool := sampleRun(t, 1), sampleRun(t, 2)
+	tool.Source = "memtier_benchmark"
+	if _, err := s.AppendRun(native); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i, rec := range []*ImportedFile{
+		{Hash: "h1", Name: "run.txt", StudyName: "import", Target: "x", Runs: 1, ImportedAt: old},
+		{Hash: "h2", Name: "run.txt", StudyName: "import", Target: "x", Runs: 1, ImportedAt: old.Add(time.Hour)},
+	} {
+		runs := []*result.Run{}
+		if i == 0 {
+			runs = append(runs, tool)
+		}
+		if err := s.AppendRuns(runs, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := s.Runs(Filter{Sources: []string{"memtier_benchmark", "pgbench"}})
+	if err != nil || len(runs) != 1 || runs[0].Source != "memtier_benchmark" {
+		t.Fatalf("Sources: %d runs, %v", len(runs), err)
+	}
+	f, ok, err := s.ImportedAs("run.txt")
+	if err != nil || !ok || f.Hash != "h2" || !f.ImportedAt.Equal(old.Add(time.Hour)) {
+		t.Fatalf("ImportedAs: %+v %v %v", f, ok, err)
+	}
+	if _, ok, err := s.ImportedAs("other.txt"); ok || err != nil {
+		t.Fatalf("ImportedAs an unknown name: %v %v", ok, err)
 	}
 }

@@ -512,10 +512,20 @@ func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
 // Imported returns the record of the file whose content has hash, if an
 // import stored it.
 func (s *Store) Imported(hash string) (*ImportedFile, bool, error) {
-	f := &ImportedFile{Hash: hash}
+	return s.importedFile("hash = ?", hash)
+}
+
+// ImportedAs returns the record of the file last imported under name (the
+// path import was given), if any.
+func (s *Store) ImportedAs(name string) (*ImportedFile, bool, error) {
+	return s.importedFile("name = ? ORDER BY imported_at DESC LIMIT 1", name)
+}
+
+func (s *Store) importedFile(cond string, arg any) (*ImportedFile, bool, error) {
+	f := &ImportedFile{}
 	var at sql.NullString
-	err := s.db.QueryRow(s.q("SELECT name, study_name, target, runs, imported_at FROM imported_files WHERE hash = ?"), hash).
-		Scan(&f.Name, &f.StudyName, &f.Target, &f.Runs, &at)
+	err := s.db.QueryRow(s.q("SELECT hash, name, study_name, target, runs, imported_at FROM imported_files WHERE "+cond), arg).
+		Scan(&f.Hash, &f.Name, &f.StudyName, &f.Target, &f.Runs, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -653,6 +663,7 @@ type Filter struct {
 	Targets   []string
 	Status    []result.Status
 	IDs       []int64
+	Sources   []string // "fairbench", or the tools imported runs came from
 	// LatestStudy keeps only the runs of one study name: the one of the most
 	// recently appended run among those the other fields select. Appending order
 	// is used rather than start times because clocks can step; a resumed study
@@ -691,6 +702,12 @@ func (f Filter) where() (string, []any) {
 		conds = append(conds, in("r.id", len(f.IDs)))
 		for _, id := range f.IDs {
 			args = append(args, id)
+		}
+	}
+	if len(f.Sources) > 0 {
+		conds = append(conds, in("r.source", len(f.Sources)))
+		for _, src := range f.Sources {
+			args = append(args, src)
 		}
 	}
 	base := "1 = 1"

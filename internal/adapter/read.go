@@ -1,0 +1,98 @@
+package adapter
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DetectPrefix is how much of a file detection looks at: every tool names
+// itself in the first lines it prints (go-tpc and go-ycsb after their load
+// progress), so a file that is no tool's output is refused having read no
+// more than this.
+const DetectPrefix = 256 << 10
+
+// maxOutput bounds a tool's main output, which its parser reads whole (the
+// JSON formats need the whole document): real outputs are kilobytes to a few
+// megabytes, a memtier --print-all-runs JSON of hour-long runs some tens. A
+// variable so that a test can lower it.
+var maxOutput int64 = 128 << 20
+
+// detectIn returns the tool whose output text is, judged from its prefix.
+func detectIn(text string) *Tool {
+	h := head(text, DetectPrefix)
+	for _, t := range tools {
+		if t.Detect(h) {
+			return t
+		}
+	}
+	return nil
+}
+
+// logOf returns the tool whose side log (pgbench -l, fio's logs, HammerDB's
+// profile) the file named name is, judged from its name and prefix.
+func logOf(name, text string) *Tool {
+	h := head(text, DetectPrefix)
+	for _, t := range tools {
+		if t.IsLog != nil && t.IsLog(filepath.Base(name), h) {
+			return t
+		}
+	}
+	return nil
+}
+
+// ReadFile reads the file at path for import; see Read.
+func ReadFile(path string) (File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return File{}, err
+	}
+	defer f.Close()
+	return Read(path, f)
+}
+
+// Read reads one input file from r. Its first DetectPrefix bytes say what it
+// is: a file that is neither a tool's output nor a tool's side log is refused
+// at once, having read no more. A main output is then read on up to
+// maxOutput bytes, its parser needing it whole, and refused beyond that
+// without being read further; a side log (pgbench's per-transaction log can
+// legitimately be gigabytes) is read whole.
+func Read(name string, r io.Reader) (File, error) {
+	prefix := make([]byte, DetectPrefix)
+	n, err := io.ReadFull(r, prefix)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return File{}, fmt.Errorf("%s: %w", name, err)
+	}
+	prefix = prefix[:n]
+	var b strings.Builder
+	if st, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			b.Grow(int(min(fi.Size(), maxOutput+1))) // one allocation for the whole text
+		}
+	}
+	b.Write(prefix)
+	if n < DetectPrefix { // the whole file
+		return File{Name: name, Text: b.String()}, nil
+	}
+	text := b.String()
+	if logOf(name, text) != nil {
+		if _, err := io.Copy(&b, r); err != nil {
+			return File{}, fmt.Errorf("%s: %w", name, err)
+		}
+		return File{Name: name, Text: b.String()}, nil
+	}
+	t := detectIn(text)
+	if t == nil {
+		return File{}, fmt.Errorf("%s: not an output fairbench can read (judged from its first %d KiB); supported: %s", name, DetectPrefix>>10, Supported())
+	}
+	if _, err := io.Copy(&b, io.LimitReader(r, maxOutput+1-int64(n))); err != nil {
+		return File{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(b.Len()) > maxOutput {
+		return File{}, fmt.Errorf("%s: larger than %d MiB, more than any %s output (its parser reads the file whole): not read further; is it the right file?", name, maxOutput>>20, t.Name)
+	}
+	return File{Name: name, Text: b.String()}, nil
+}
