@@ -92,6 +92,10 @@ func (Driver) InProcess() bool { return true }
 // process's one handle on the database.
 func (Driver) FilesPerClient() int { return 0 }
 
+// SessionMemory implements driver.SessionMemorier: a session holds
+// its embedkv session and reply buffer (4 KB, growing with the values of a pipeline, which the workload counts).
+func (Driver) SessionMemory() int64 { return 16 << 10 }
+
 // Open implements driver.Driver: it opens the directory's database (or
 // shares this process's handle on it), creating it in a new or empty
 // directory.
