@@ -46,6 +46,12 @@ func CheckMemory(cells []study.Cell, skip map[string]bool, perGenerator bool) er
 	return checkMemory(cells, skip, perGenerator, avail, source)
 }
 
+// CheckMemoryWithin is CheckMemory against avail bytes read from source,
+// rather than this machine's: what another machine would say.
+func CheckMemoryWithin(cells []study.Cell, avail int64, source string) error {
+	return checkMemory(cells, nil, false, avail, source)
+}
+
 func checkMemory(cells []study.Cell, skip map[string]bool, perGenerator bool, avail int64, source string) error {
 	// The same parameters on the same target are checked once, at their
 	// most clients: a sweep over clients binds its workload once.

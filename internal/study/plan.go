@@ -440,7 +440,7 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 	}
 	wp.cells = combos * float64(levels) * float64(max(s.Repetitions, 1))
 	if wp.cells > MaxCells {
-		axes = append(axes, fmt.Sprintf("%d client levels over %d targets", levels, len(wp.targets)), fmt.Sprintf("%d repetitions", s.Repetitions))
+		axes = append(axes, fmt.Sprintf("%s over %s", plural(levels, "client level"), plural(len(wp.targets), "target")), plural(s.Repetitions, "repetition"))
 		pl.errorf(w.Line, 0, where, "%.0f cells (%s) are more than %d, the most a study plans (%s): sweep fewer values, or split the study",
 			wp.cells, strings.Join(axes, " × "), MaxCells, whyMaxCells)
 		return wp
