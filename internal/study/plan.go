@@ -502,6 +502,11 @@ func (pl *planner) levels(w *Workload, t *Target, where string) ([]int, bool) {
 			// to 6 through float rounding.
 			k := int(math.Floor(c.Percent*float64(threads)/100 + 1e-9))
 			n = max(1, k) * w.ClientsPerThread
+			if n > params.MaxClients {
+				pl.errorf(w.Line, 0, where, "clients: %v%% of target %q's %d threads × clients_per_thread %d is %d clients, more than %d, the most a cell runs",
+					c.Percent, t.Name, threads, w.ClientsPerThread, n, params.MaxClients)
+				return nil, false
+			}
 		}
 		if w.Generators > 1 && n < w.Generators {
 			line, col := w.clientsLine, w.clientsCol

@@ -830,3 +830,17 @@ func TestPlanRefusesTooManyCellsBeforeBuildingThem(t *testing.T) {
 		t.Errorf("error is not one line: %q", err)
 	}
 }
+
+// A percentage of a large target's threads times clients_per_thread can
+// make more clients than a cell runs: Plan refuses it as it refuses a count.
+func TestPlanRefusesPercentClientsPastTheLimit(t *testing.T) {
+	doc := header + "[[target]]\nname = \"big\"\nurl = \"sqlite:big.db\"\ncores = 1000\n" +
+		"[[workload]]\nkind = \"tpcb\"\ntargets = [\"big\"]\nclients = \"100%\"\nclients_per_thread = 10000\n"
+	st, err := Parse("study.toml", []byte(doc), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Plan(cat); err == nil || !strings.Contains(err.Error(), "10000000 clients, more than 1000000") {
+		t.Fatalf("Plan: %v, want a refusal of 10000000 clients", err)
+	}
+}
