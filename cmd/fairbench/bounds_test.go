@@ -19,6 +19,7 @@ func TestHostileFlagValuesRefusedNamingTheFlag(t *testing.T) {
 		want string
 	}{
 		{[]string{"--workload", "kv", "--data-size", "99999999999"}, "--data-size: data_size must be at most"},
+		{[]string{"--workload", "kv", "--data-size-range", "1-99999999999"}, "data_size_range 1-99999999999"},
 		{[]string{"--workload", "kv", "--key-zipf-exp", "NaN"}, "--key-zipf-exp: key_zipf_exp must be a finite number"},
 		{[]string{"--workload", "kv", "--key-stddev", "Inf"}, "--key-stddev: key_stddev must be a finite number"},
 		{[]string{"--workload", "kv", "--key-median", "NaN"}, "--key-median: key_median must be a finite number"},

@@ -433,6 +433,12 @@ func validate(args []string) error {
 			return fmt.Errorf("%s:%d: target %q: %v", st.File, t.Line, t.Name, err)
 		}
 	}
+	// The memory a cell needs is checked against this machine (the one
+	// that validates is usually the one that runs), before binding: a
+	// workload may allocate what its parameters size.
+	if err := runner.CheckMemory(cells, nil, false); err != nil {
+		return fmt.Errorf("%s: %v (checked against this machine)", st.File, err)
+	}
 	bound := map[string]bool{} // a sweep over clients binds its parameters once
 	for _, c := range cells {
 		key := c.Workload.Name + "|" + c.Params.Canonical()
@@ -445,11 +451,6 @@ func validate(args []string) error {
 				return fmt.Errorf("%s:%d: workload %q: %v", st.File, c.Workload.Line, c.Workload.Name, err)
 			}
 		}
-	}
-	// The memory a cell needs is checked against this machine: the one
-	// that validates is usually the one that runs.
-	if err := runner.CheckMemory(cells, nil, false); err != nil {
-		return fmt.Errorf("%s: %v (checked against this machine)", st.File, err)
 	}
 	study.WritePlan(os.Stdout, st, cells)
 	return nil

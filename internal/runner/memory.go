@@ -86,21 +86,27 @@ func checkMemory(cells []study.Cell, skip map[string]bool, perGenerator bool, av
 		if err != nil {
 			continue // Preflight names it
 		}
-		in, err := w.New(c.Params)
-		if err != nil {
-			continue // Preflight names it
+		// What the parameters declare is checked before the workload binds
+		// them: binding may allocate what they size (kv's value).
+		shared, perClient, by := params.Need(w.Params(), c.Params, g.clients)
+		ops, opsText := 1, "at least 1 operation type"
+		if shared+perClient*float64(g.clients) <= budget {
+			in, err := w.New(c.Params)
+			if err != nil {
+				continue // Preflight names it
+			}
+			ops = len(in.Ops())
+			opsText = fmt.Sprintf("%d operation types", ops)
 		}
-		ops := len(in.Ops())
 		histograms := float64(2 * ops * hist.New().ByteSize())
 		client := float64(ClientMemory(ops, c.Target.URL))
-		shared, perClient, by := params.Need(w.Params(), c.Params, g.clients)
 		per := client + perClient
 		need := shared + per*float64(g.clients)
 		if need <= budget {
 			continue
 		}
-		detail := fmt.Sprintf("%s per client: %s of histograms for %d operation types, %s of session and client state",
-			size(per), size(histograms), ops, size(client-histograms))
+		detail := fmt.Sprintf("%s per client: %s of histograms for %s, %s of session and client state",
+			size(per), size(histograms), opsText, size(client-histograms))
 		if by != "" {
 			detail += fmt.Sprintf(", %s for %s %s", size(perClient), by, params.Format(c.Params[by]))
 		}
@@ -115,8 +121,12 @@ func checkMemory(cells []study.Cell, skip map[string]bool, perGenerator bool, av
 		case most < 1:
 			fix = "this machine cannot hold one client of it"
 		}
-		return fmt.Errorf("target %q, workload %q: %d clients need about %s of memory on this load generator (%s), more than the %s available (%s, less %s kept for the run): %s",
-			c.Target.Name, c.Workload.Name, g.clients, size(need), detail, size(float64(avail)), source, size(memoryReserve), fix)
+		clients := fmt.Sprintf("%d clients need", g.clients)
+		if g.clients == 1 {
+			clients = "1 client needs"
+		}
+		return fmt.Errorf("target %q, workload %q: %s about %s of memory on this load generator (%s), more than the %s available (%s, less %s kept for the run): %s",
+			c.Target.Name, c.Workload.Name, clients, size(need), detail, size(float64(avail)), source, size(memoryReserve), fix)
 	}
 	return nil
 }

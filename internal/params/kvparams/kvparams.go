@@ -24,19 +24,27 @@ const MaxValueSize = 512 << 20
 // numbers, and this leaves room to add and scale them without overflow.
 const MaxKey = 1 << 62
 
-// valueMemory is what data_size makes the load generator hold: the value,
-// once, and for every client a pipeline of values on the way out (SETs)
-// and one on the way back (GET replies).
-func valueMemory(v params.Values) (shared, perClient float64) {
-	size := float64(v.Int("data_size"))
-	if r := v.String("data_size_range"); r != "" {
-		if _, hi, ok := strings.Cut(r, "-"); ok {
-			if n, err := strconv.ParseFloat(hi, 64); err == nil && n > size {
-				size = n
-			}
+// valueMemory is what the value size makes the load generator hold: the
+// value, once, and for every client a pipeline of values on the way out
+// (SETs) and one on the way back (GET replies). data_size counts when no
+// data_size_range is given, the range's maximum otherwise.
+func valueMemory(fromRange bool) func(v params.Values) (shared, perClient float64) {
+	return func(v params.Values) (shared, perClient float64) {
+		r := v.String("data_size_range")
+		if (r != "") != fromRange {
+			return 0, 0
 		}
+		size := float64(v.Int("data_size"))
+		if fromRange {
+			_, hi, _ := strings.Cut(r, "-")
+			n, err := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+			if err != nil || n != n {
+				return 0, 0 // New refuses it
+			}
+			size = n
+		}
+		return size, 2 * size * float64(max(v.Int("pipeline"), 1))
 	}
-	return size, 2 * size * float64(max(v.Int("pipeline"), 1))
 }
 
 // Specs are the kv kind's parameters with memtier's defaults.
@@ -46,8 +54,8 @@ func Specs() []params.Spec {
 			Help: "a named mix instead of ratio/command: get-heavy (1:10), set-only (1:0), get-only (0:1), incr-only (INCR __key__), rmw (GET then SET of one key, one request)"},
 		{Name: "ratio", Kind: params.String, Default: "1:10", Help: "SET:GET ratio (memtier --ratio): SETs and GETs in turn, in these numbers"},
 		{Name: "pipeline", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(100_000), Help: "requests sent together on a connection (memtier --pipeline, redis-benchmark -P)"},
-		{Name: "data_size", Kind: params.Int, Default: int64(32), Min: params.MinOf(1), Max: params.MaxOf(MaxValueSize), Memory: valueMemory, Help: "value size in bytes (memtier --data-size, redis-benchmark -d)"},
-		{Name: "data_size_range", Kind: params.String, Default: "", Help: "MIN-MAX: value sizes drawn uniformly in this range instead of data_size (memtier --data-size-range)"},
+		{Name: "data_size", Kind: params.Int, Default: int64(32), Min: params.MinOf(1), Max: params.MaxOf(MaxValueSize), Memory: valueMemory(false), Help: "value size in bytes (memtier --data-size, redis-benchmark -d)"},
+		{Name: "data_size_range", Kind: params.String, Default: "", Memory: valueMemory(true), Help: "MIN-MAX: value sizes drawn uniformly in this range instead of data_size (memtier --data-size-range)"},
 		{Name: "key_pattern", Kind: params.String, Default: "R:R", Help: "SET:GET key patterns: R random, S sequential, G Gaussian, Z Zipf, P parallel (memtier --key-pattern)"},
 		{Name: "key_minimum", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(MaxKey), Help: "lowest key index (memtier --key-minimum)"},
 		{Name: "key_maximum", Kind: params.Int, Default: int64(10000000), Min: params.MinOf(1), Max: params.MaxOf(MaxKey), Help: "highest key index (memtier --key-maximum; redis-benchmark -r)"},
