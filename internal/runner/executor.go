@@ -221,6 +221,13 @@ func (m *executor) execute(ctx context.Context) error {
 	connectTime := time.Since(connStart)
 	defer m.closeWorkers(ctx)
 	if ctx.Err() != nil {
+		ready := 0
+		for _, w := range m.workers {
+			if w != nil {
+				ready++
+			}
+		}
+		fmt.Fprintf(m.out, "  client setup interrupted: %d of %d clients were set up\n", ready, c.Clients)
 		return ErrInterrupted
 	}
 	if err := distinctErrors(errs); err != nil {
