@@ -55,10 +55,18 @@ func CorpusSpecs() []params.Spec {
 	}
 }
 
+// bulkMemory is what bulk_size makes each client hold: the _bulk body it
+// builds and a spare for the items to send again, and the engine's answer
+// with an entry per item; a generated http_logs document is some 300 bytes
+// of JSON, a corpus line may be longer: 1 KB an item is counted, 3 times.
+func bulkMemory(v params.Values) (shared, perClient float64) {
+	return 0, 3 * 1024 * float64(v.Int("bulk_size"))
+}
+
 // BulkSpecs are the bulkindex workload's parameters: OSB's bulk parameters.
 func BulkSpecs() []params.Spec {
 	return append(CorpusSpecs(),
-		params.Spec{Name: "bulk_size", Kind: params.Int, Default: int64(5000), Min: params.MinOf(1), Max: params.MaxOf(1_000_000), Help: "documents per _bulk request (OSB bulk-size)"},
+		params.Spec{Name: "bulk_size", Kind: params.Int, Default: int64(5000), Min: params.MinOf(1), Max: params.MaxOf(1_000_000), Memory: bulkMemory, Help: "documents per _bulk request (OSB bulk-size)"},
 		params.Spec{Name: "ingest_percentage", Kind: params.Float, Default: 100.0, Min: params.MinOf(0), Max: params.MaxOf(100), Help: "share of the corpus to index, % (OSB ingest-percentage)"},
 		params.Spec{Name: "mode", Kind: params.String, Default: ModeAppend, Choices: []string{ModeAppend, ModeUpdate},
 			Help: "index-append: new documents with engine ids; index-update: own ids, conflict_probability % of them reusing an earlier one"},
