@@ -55,6 +55,8 @@ const (
 
 // Specs are the tpcc kind's parameters with HammerDB's defaults where HammerDB
 // has one.
+// The maxima keep a typo from sizing a load past any target: 100 000
+// warehouses are some 10 TB.
 func Specs() []params.Spec {
 	return []params.Spec{
 		{Name: "warehouses", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(100_000),

@@ -50,6 +50,9 @@ func (Workload) Description() string {
 }
 
 // Params implements workload.Workload: sysbench's option names and 1.0 defaults.
+// The maxima keep a typo from sizing a load or a transaction past any run:
+// statements per transaction at most 10 000 (sysbench's are 1 to 10), a
+// range of at most a million rows, 10^10 rows per table.
 func (Workload) Params() []params.Spec {
 	return []params.Spec{
 		{Name: "mode", Kind: params.String, Default: ReadWrite, Choices: modes,

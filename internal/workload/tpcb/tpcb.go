@@ -51,7 +51,9 @@ func (Workload) Description() string {
 	return "pgbench-compatible TPC-B (sort of): pgbench's tables and built-in scripts"
 }
 
-// Params implements workload.Workload.
+// Params implements workload.Workload. The maxima keep a typo from sizing
+// a load past any target: scale 1 000 000 is 100 billion accounts, some
+// 15 TB.
 func (Workload) Params() []params.Spec {
 	return []params.Spec{
 		{Name: "mode", Kind: params.String, Default: TPCBLike, Choices: []string{TPCBLike, SimpleUpdate, SelectOnly},
