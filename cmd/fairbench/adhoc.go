@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -252,49 +251,29 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		if !ok || v == "" {
 			continue
 		}
-		var err error
+		spec := workload.FieldSpec(f)
+		spec.Name = name(f)
+		x, err := params.Coerce(spec, v)
+		if err != nil {
+			return nil, cell{}, err
+		}
 		switch f {
 		case workload.FieldDuration:
-			c.duration, err = params.ParseDuration(v)
+			c.duration = x.(time.Duration)
 		case workload.FieldWarmup:
-			_, err = params.ParseDuration(v)
 			c.warmup = v
-		case workload.FieldRate, workload.FieldLatencyLimit:
-			var x float64
-			if x, err = strconv.ParseFloat(v, 64); err == nil && x < 0 {
-				err = errors.New("must not be negative")
-			}
-			if f == workload.FieldRate {
-				c.rate = x
-			} else {
-				c.latencyLimitMS = x
-			}
-		default:
-			var n int
-			if n, err = strconv.Atoi(v); err != nil {
-				err = fmt.Errorf("%q is not a whole number", v)
-			} else if n < 0 {
-				err = errors.New("must not be negative")
-			}
-			switch f {
-			case workload.FieldClients:
-				if err == nil && n < 1 {
-					err = errors.New("must be at least 1")
-				}
-				c.clients = n
-			case workload.FieldThreads:
-				c.threads = n
-			case workload.FieldProgress:
-				c.progress = n
-			case workload.FieldMaxTries:
-				if err == nil && n < 1 {
-					err = errors.New("must be at least 1")
-				}
-				c.maxTries = n
-			}
-		}
-		if err != nil {
-			return nil, cell{}, fmt.Errorf("%s: %v", name(f), err)
+		case workload.FieldRate:
+			c.rate = x.(float64)
+		case workload.FieldLatencyLimit:
+			c.latencyLimitMS = x.(float64)
+		case workload.FieldClients:
+			c.clients = int(x.(int64))
+		case workload.FieldThreads:
+			c.threads = int(x.(int64))
+		case workload.FieldProgress:
+			c.progress = int(x.(int64))
+		case workload.FieldMaxTries:
+			c.maxTries = int(x.(int64))
 		}
 	}
 	if perThread != "" && c.clients > 0 {
@@ -304,6 +283,9 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 			threads = runtime.NumCPU()
 		}
 		c.clients *= threads
+		if c.clients > params.MaxClients {
+			return nil, cell{}, fmt.Errorf("%s: %d connections over %d threads exceed %d clients, the most a cell runs: lower it", perThread, c.clients, threads, params.MaxClients)
+		}
 	}
 	return values, c, nil
 }

@@ -91,8 +91,10 @@ func TestAdhocBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--workload", "oltp", "--table-size", "x"}, "--table-size"},
-		{[]string{"--workload", "oltp", "--threads", "0"}, "--threads: must be at least 1"},
-		{[]string{"-c", "0"}, "-c/--client: must be at least 1"},
+		{[]string{"--workload", "oltp", "--threads", "0"}, "--threads must be at least 1"},
+		{[]string{"-c", "0"}, "-c/--client must be at least 1"},
+		{[]string{"-c", "1000000000000"}, "-c/--client must be at most 1000000"},
+		{[]string{"--rate", "NaN"}, "--rate must be a finite number"},
 		{[]string{"-T", "soon"}, "-T/--time"},
 		{[]string{"--set", "nope=1"}, "no parameter \"nope\""},
 	} {

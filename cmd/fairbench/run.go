@@ -183,6 +183,9 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	if err := checkClientLimits(cells, skip, false, func(t driver.Target, n int) error { return driver.CheckOpenFiles(t, n) }); err != nil {
 		return nil, err
 	}
+	if err := runner.CheckMemory(cells, skip, x.remoteGenerators); err != nil {
+		return nil, err
+	}
 	if err := r.Preflight(ctx, cells); err != nil {
 		return nil, err
 	}
@@ -430,7 +433,19 @@ func validate(args []string) error {
 			return fmt.Errorf("%s:%d: target %q: %v", st.File, t.Line, t.Name, err)
 		}
 	}
+	// The memory a cell needs is checked against this machine (the one
+	// that validates is usually the one that runs), before binding: a
+	// workload may allocate what its parameters size.
+	if err := runner.CheckMemory(cells, nil, false); err != nil {
+		return fmt.Errorf("%s: %v (checked against this machine)", st.File, err)
+	}
+	bound := map[string]bool{} // a sweep over clients binds its parameters once
 	for _, c := range cells {
+		key := c.Workload.Name + "|" + c.Params.Canonical()
+		if bound[key] {
+			continue
+		}
+		bound[key] = true
 		if w, err := workload.Get(c.Workload.Kind); err == nil {
 			if _, err := w.New(c.Params); err != nil {
 				return fmt.Errorf("%s:%d: workload %q: %v", st.File, c.Workload.Line, c.Workload.Name, err)

@@ -34,6 +34,30 @@ func filesPerClient(rawURL string) int {
 	return 1
 }
 
+// SessionMemorier is the optional capability of drivers whose sessions hold
+// another amount of memory in this process than a network session's
+// (networkSessionMemory): an embedded engine's session holds only its reply
+// buffer, SQLite's its page cache.
+type SessionMemorier interface {
+	SessionMemory() int64
+}
+
+// networkSessionMemory is what a session over the network holds here: its
+// socket's read and write buffers and the client library's state (pgx,
+// go-redis and the MySQL driver keep 4–32 KB buffers each way).
+const networkSessionMemory = 64 << 10
+
+// SessionMemory is the memory in bytes one session to the target at rawURL
+// holds in this process, as its driver declares it.
+func SessionMemory(rawURL string) int64 {
+	if d, err := ForURL(rawURL); err == nil {
+		if m, ok := d.(SessionMemorier); ok {
+			return m.SessionMemory()
+		}
+	}
+	return networkSessionMemory
+}
+
 // reservedFiles are the descriptors fairbench keeps for itself beside its
 // clients: the results file and its journal, standard streams, a control
 // connection, the runtime's own.

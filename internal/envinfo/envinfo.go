@@ -7,6 +7,7 @@ package envinfo
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -82,19 +83,7 @@ func cpuModel() string {
 	return ""
 }
 
-func memTotalKB() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
+func memTotalKB() int64 { return meminfoKB("MemTotal:") }
 
 func osRelease() string {
 	b, err := os.ReadFile("/etc/os-release")
@@ -163,4 +152,67 @@ func Scrub(s string) string {
 		s = strings.ReplaceAll(s, sec, "xxxxx")
 	}
 	return s
+}
+
+// AvailableMemory is the memory in bytes this process can still take: the
+// kernel's MemAvailable, or less when the process's cgroup caps it (v2
+// memory.max less memory.current, v1 memory.limit_in_bytes less
+// memory.usage_in_bytes); and where the figure comes from, for messages.
+// ok is false when neither can be read (not Linux).
+func AvailableMemory() (bytes int64, source string, ok bool) {
+	if kb := meminfoKB("MemAvailable:"); kb > 0 {
+		bytes, source, ok = kb<<10, "MemAvailable in /proc/meminfo", true
+	}
+	for _, f := range []struct{ dir, limit, used string }{
+		{cgroupDir(""), "memory.max", "memory.current"},
+		{cgroupDir("memory"), "memory.limit_in_bytes", "memory.usage_in_bytes"},
+	} {
+		limit, err1 := readInt(filepath.Join(f.dir, f.limit))
+		used, err2 := readInt(filepath.Join(f.dir, f.used))
+		if err1 != nil || err2 != nil || limit <= 0 || limit >= 1<<60 {
+			continue // unreadable, or no limit ("max", v1's near 2^63)
+		}
+		if left := max(limit-used, 0); !ok || left < bytes {
+			bytes, source, ok = left, "the cgroup's "+f.limit+" less "+f.used, true
+		}
+	}
+	return bytes, source, ok
+}
+
+// cgroupDir is this process's cgroup directory: of the v1 controller
+// named, or with "" the v2 (unified) one.
+func cgroupDir(controller string) string {
+	root := filepath.Join("/sys/fs/cgroup", controller)
+	if b, err := os.ReadFile("/proc/self/cgroup"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			parts := strings.SplitN(line, ":", 3)
+			if len(parts) == 3 && parts[1] == controller && (controller != "" || parts[0] == "0") {
+				return filepath.Join(root, parts[2])
+			}
+		}
+	}
+	return root
+}
+
+func readInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64) // "max" fails: no limit
+}
+
+// meminfoKB reads one field of /proc/meminfo, in kB; 0 when absent.
+func meminfoKB(field string) int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }

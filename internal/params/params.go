@@ -5,6 +5,7 @@ package params
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,7 +52,18 @@ type Spec struct {
 	Default any      // already of the normalised Go type (see Coerce)
 	Choices []string // for String parameters: the allowed values; empty = free text
 	Min     *float64 // for Int and Float: inclusive lower bound
-	Help    string
+	// Max, for Int and Float, is the inclusive upper bound. Every numeric
+	// parameter has one: a value sizes a loop, a key range or a table, and a
+	// value past what the work can mean (10^12 of anything) is refused here,
+	// naming the parameter, rather than found out of memory later.
+	Max *float64
+	// Memory, when set, is the memory in bytes the parameter's value makes
+	// the load generator hold, given the cell's values: shared once by the
+	// cell, and per client (a pipeline of values is held by every client).
+	// Need adds them up, so that a cell that cannot fit the machine is
+	// refused before anything runs.
+	Memory func(v Values) (shared, perClient float64)
+	Help   string
 	// Engines, when set, are the database engines the parameter applies to,
 	// as drivers record them (env database.engine: "mysql", "mariadb",
 	// "postgresql", "sqlite"); reports leave it out for the others. Empty:
@@ -65,8 +77,61 @@ func (s Spec) AppliesTo(engine string) bool {
 	return len(s.Engines) == 0 || engine == "" || contains(s.Engines, engine)
 }
 
+// MaxClients bounds the clients of a cell on every engine, in study files
+// and on the command line. Each client holds its own histograms, session
+// and goroutine (a megabyte or more: the memory check before a run counts
+// them), so a million is already past what one load generator holds; a
+// larger count is a typo to refuse, naming the flag or key, before anything
+// runs.
+const MaxClients = 1_000_000
+
 // MinOf is a helper for Spec literals.
 func MinOf(v float64) *float64 { return &v }
+
+// MaxOf is a helper for Spec literals.
+func MaxOf(v float64) *float64 { return &v }
+
+// Need is the memory in bytes the parameters of a cell make the load
+// generator hold (Spec.Memory): shared once, and per client; and the
+// parameter that holds the most of it with clients clients, for messages
+// ("" when none declares any).
+func Need(specs []Spec, v Values, clients int) (shared, perClient float64, by string) {
+	most := 0.0
+	for _, s := range specs {
+		if s.Memory == nil {
+			continue
+		}
+		sh, per := s.Memory(v)
+		shared += sh
+		perClient += per
+		if b := sh + per*float64(clients); b > most {
+			most, by = b, s.Name
+		}
+	}
+	return shared, perClient, by
+}
+
+// inRange checks a numeric value against the spec's domain: finite, at
+// least Min, at most Max.
+func inRange(s Spec, f float64, shown any) error {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return fmt.Errorf("%s must be a finite number, got %v", s.Name, shown)
+	case s.Min != nil && f < *s.Min:
+		return fmt.Errorf("%s must be at least %s, got %v", s.Name, bound(*s.Min), shown)
+	case s.Max != nil && f > *s.Max:
+		return fmt.Errorf("%s must be at most %s, got %v", s.Name, bound(*s.Max), shown)
+	}
+	return nil
+}
+
+// bound writes a bound in full digits (1000000, not 1e+06) up to 10^21.
+func bound(f float64) string {
+	if math.Abs(f) < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
 
 // Values are the normalised parameter values of one cell: string, int64, float64,
 // bool or time.Duration, keyed by parameter name.
@@ -93,7 +158,7 @@ func Coerce(s Spec, raw any) (any, error) {
 		case int:
 			v = int64(x)
 		case float64:
-			if x != float64(int64(x)) {
+			if x != math.Trunc(x) || math.Abs(x) >= 1<<63 {
 				return nil, fmt.Errorf("%s must be an integer, got %v", s.Name, x)
 			}
 			v = int64(x)
@@ -106,8 +171,8 @@ func Coerce(s Spec, raw any) (any, error) {
 		default:
 			return nil, fmt.Errorf("%s must be an integer, got %s", s.Name, describe(raw))
 		}
-		if s.Min != nil && float64(v.(int64)) < *s.Min {
-			return nil, fmt.Errorf("%s must be at least %v, got %v", s.Name, *s.Min, v)
+		if err := inRange(s, float64(v.(int64)), v); err != nil {
+			return nil, err
 		}
 	case Float:
 		switch x := raw.(type) {
@@ -126,8 +191,8 @@ func Coerce(s Spec, raw any) (any, error) {
 		default:
 			return nil, fmt.Errorf("%s must be a number, got %s", s.Name, describe(raw))
 		}
-		if s.Min != nil && v.(float64) < *s.Min {
-			return nil, fmt.Errorf("%s must be at least %v, got %v", s.Name, *s.Min, v)
+		if err := inRange(s, v.(float64), v); err != nil {
+			return nil, err
 		}
 	case Bool:
 		switch x := raw.(type) {
@@ -160,8 +225,8 @@ func Coerce(s Spec, raw any) (any, error) {
 		case int:
 			v = time.Duration(x) * time.Second
 		case float64:
-			if x > maxSeconds {
-				return nil, fmt.Errorf("%s: %v seconds is too long", s.Name, x)
+			if x != x || x > maxSeconds {
+				return nil, fmt.Errorf("%s: %v seconds is not a duration fairbench can run", s.Name, x)
 			}
 			v = time.Duration(x * float64(time.Second))
 		default:
@@ -215,7 +280,7 @@ const maxSeconds = 100 * 365 * 24 * 3600
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f > maxSeconds {
+		if f != f || f > maxSeconds {
 			return 0, fmt.Errorf("%q seconds is too long", s)
 		}
 		return time.Duration(f * float64(time.Second)), nil

@@ -2,6 +2,7 @@ package params
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -340,5 +341,36 @@ func TestSpecAppliesTo(t *testing.T) {
 	}
 	if !(Spec{Name: "tables"}).AppliesTo("sqlite") {
 		t.Error("a spec without engines applies to every engine")
+	}
+}
+
+// NaN and Inf are refused for every number and integer, from TOML (nan,
+// inf) and from the command line ("NaN", "Inf"), naming the parameter: a NaN
+// scale loaded and was stored as one, a NaN Zipf exponent hung the key
+// generator, an infinite scale panicked.
+func TestCoerceRefusesNonFiniteNumbers(t *testing.T) {
+	for _, kind := range []Kind{Float, Int} {
+		s := Spec{Name: "scale", Kind: kind, Min: MinOf(0)}
+		for _, raw := range []any{math.NaN(), math.Inf(1), math.Inf(-1), "NaN", "Inf", "+Inf", "nan"} {
+			if v, err := Coerce(s, raw); err == nil || !strings.Contains(err.Error(), "scale") {
+				t.Errorf("%v %v: got %v, %v; want an error naming scale", kind, raw, v, err)
+			}
+		}
+	}
+	for _, raw := range []any{math.NaN(), "NaN"} {
+		if _, err := Coerce(Spec{Name: "warmup", Kind: Duration}, raw); err == nil {
+			t.Errorf("duration %v accepted", raw)
+		}
+	}
+}
+
+// Max bounds a value like Min, with the bound in full digits.
+func TestCoerceChecksMax(t *testing.T) {
+	s := Spec{Name: "data_size", Kind: Int, Min: MinOf(1), Max: MaxOf(512 << 20)}
+	if _, err := Coerce(s, "99999999999"); err == nil || err.Error() != "data_size must be at most 536870912, got 99999999999" {
+		t.Errorf("got %v", err)
+	}
+	if v, err := Coerce(s, int64(512<<20)); err != nil || v != int64(512<<20) {
+		t.Errorf("the bound itself: %v, %v", v, err)
 	}
 }

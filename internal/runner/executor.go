@@ -83,6 +83,9 @@ type executor struct {
 	noServerCounts  bool
 }
 
+// manyClients is where connecting the clients takes long enough to say so.
+const manyClients = 100
+
 // slot is the place among the cell's clients of this generator's client i.
 func (m *executor) slot(i int) workload.ClientSlot {
 	n := m.slots
@@ -176,13 +179,24 @@ func (m *executor) execute(ctx context.Context) error {
 	m.allDone = make(chan struct{})
 	// Connect all clients; pgbench's "initial connection time" is the time this takes.
 	connStart := time.Now()
+	if c.Clients >= manyClients {
+		fmt.Fprintf(m.out, "  connecting %d clients\n", c.Clients)
+	}
 	m.workers = make([]*worker, c.Clients)
 	errs := make([]error, c.Clients)
 	var wg sync.WaitGroup
 	for i := range m.workers {
+		// Ctrl-C while the clients connect stops the setup: no client is
+		// started after it, and one that has not connected yet does not.
+		if ctx.Err() != nil {
+			break
+		}
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
+			if ctx.Err() != nil {
+				return
+			}
 			conn, err := m.r.connect(ctx, m.client, c.Target)
 			if err != nil {
 				errs[i] = err
@@ -211,6 +225,16 @@ func (m *executor) execute(ctx context.Context) error {
 	wg.Wait()
 	connectTime := time.Since(connStart)
 	defer m.closeWorkers(ctx)
+	if ctx.Err() != nil {
+		ready := 0
+		for _, w := range m.workers {
+			if w != nil {
+				ready++
+			}
+		}
+		fmt.Fprintf(m.out, "  client setup interrupted: %d of %d clients were set up\n", ready, c.Clients)
+		return ErrInterrupted
+	}
 	if err := distinctErrors(errs); err != nil {
 		return err
 	}

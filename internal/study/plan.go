@@ -57,8 +57,14 @@ func (s *Study) Plan(cat Catalog) ([]Cell, error) {
 	pl.defaults()
 	pl.check()
 	wps := make([]*workPlan, 0, len(s.Workloads))
+	total := 0.0
 	for _, w := range s.Workloads {
-		wps = append(wps, pl.workPlan(w))
+		wp := pl.workPlan(w)
+		wps = append(wps, wp)
+		total += wp.cells
+	}
+	if !pl.failed() && total > MaxCells {
+		pl.errorf(0, 0, "study", "the workloads make %.0f cells together, more than %d, the most a study plans (%s): sweep fewer values, or split the study", total, MaxCells, whyMaxCells)
 	}
 	if pl.failed() {
 		return nil, pl.err()
@@ -83,9 +89,16 @@ func (s *Study) Plan(cat Catalog) ([]Cell, error) {
 	return cells, nil
 }
 
+// MaxCells bounds the cells of a plan, counted before they are built.
+const MaxCells = 100_000
+
+// whyMaxCells says why MaxCells is where it is, in the error.
+const whyMaxCells = "each cell is one measured run, at least seconds long and stored; 100 000 of them are days of measuring and a plan too large to read or hold"
+
 // workPlan is one workload resolved against the catalog and the targets.
 type workPlan struct {
 	w       *Workload
+	cells   float64 // how many cells the workload makes, counted before building them
 	combos  []params.Values
 	targets []*Target
 	levels  map[*Target][]int
@@ -399,28 +412,6 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 			vals[i] = c
 		}
 	}
-	// The cartesian product nests in the kind's spec order, first parameter
-	// outermost, so the plan reads the way the kind documents its parameters.
-	combos := []params.Values{{}}
-	for _, spec := range specs {
-		vals, swept := w.Params[spec.Name]
-		if !swept {
-			continue
-		}
-		next := make([]params.Values, 0, len(combos)*len(vals))
-		for _, c := range combos {
-			for _, v := range vals {
-				n := maps.Clone(c)
-				n[spec.Name] = v
-				next = append(next, n)
-			}
-		}
-		combos = next
-	}
-	for _, c := range combos {
-		wp.combos = append(wp.combos, params.WithDefaults(specs, c))
-	}
-
 	for _, t := range s.Targets {
 		if len(w.Targets) > 0 && !slices.Contains(w.Targets, t.Name) {
 			continue
@@ -431,6 +422,52 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 		}
 		wp.targets = append(wp.targets, t)
 		wp.levels[t] = levels
+	}
+	// Count the cells before building them: a sweep of a few hundred
+	// values over a few keys makes millions, which are refused here with
+	// their count rather than found out of memory.
+	combos := 1.0
+	var axes []string
+	for _, spec := range specs {
+		if vals, swept := w.Params[spec.Name]; swept && len(vals) > 1 {
+			combos *= float64(len(vals))
+			axes = append(axes, fmt.Sprintf("%s %d values", spec.Name, len(vals)))
+		}
+	}
+	levels := 0
+	for _, t := range wp.targets {
+		levels += len(wp.levels[t])
+	}
+	wp.cells = combos * float64(levels) * float64(max(s.Repetitions, 1))
+	if wp.cells > MaxCells {
+		axes = append(axes, fmt.Sprintf("%s over %s", plural(levels, "client level"), plural(len(wp.targets), "target")), plural(s.Repetitions, "repetition"))
+		pl.errorf(w.Line, 0, where, "%.0f cells (%s) are more than %d, the most a study plans (%s): sweep fewer values, or split the study",
+			wp.cells, strings.Join(axes, " × "), MaxCells, whyMaxCells)
+		return wp
+	}
+	if pl.failed() {
+		return wp
+	}
+	// The cartesian product nests in the kind's spec order, first parameter
+	// outermost, so the plan reads the way the kind documents its parameters.
+	cs := []params.Values{{}}
+	for _, spec := range specs {
+		vals, swept := w.Params[spec.Name]
+		if !swept {
+			continue
+		}
+		next := make([]params.Values, 0, len(cs)*len(vals))
+		for _, c := range cs {
+			for _, v := range vals {
+				n := maps.Clone(c)
+				n[spec.Name] = v
+				next = append(next, n)
+			}
+		}
+		cs = next
+	}
+	for _, c := range cs {
+		wp.combos = append(wp.combos, params.WithDefaults(specs, c))
 	}
 	return wp
 }
@@ -465,6 +502,11 @@ func (pl *planner) levels(w *Workload, t *Target, where string) ([]int, bool) {
 			// to 6 through float rounding.
 			k := int(math.Floor(c.Percent*float64(threads)/100 + 1e-9))
 			n = max(1, k) * w.ClientsPerThread
+			if n > params.MaxClients {
+				pl.errorf(w.Line, 0, where, "clients: %v%% of target %q's %d threads × clients_per_thread %d is %d clients, more than %d, the most a cell runs",
+					c.Percent, t.Name, threads, w.ClientsPerThread, n, params.MaxClients)
+				return nil, false
+			}
 		}
 		if w.Generators > 1 && n < w.Generators {
 			line, col := w.clientsLine, w.clientsCol

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -726,6 +727,9 @@ func parseClientLevel(r any) (ClientLevel, error) {
 		if v <= 0 {
 			return ClientLevel{}, fmt.Errorf("%d %s", v, want)
 		}
+		if v > params.MaxClients {
+			return ClientLevel{}, fmt.Errorf("%d is more than %d, the most clients a cell runs", v, params.MaxClients)
+		}
 		return ClientLevel{N: int(v)}, nil
 	case string:
 		num, isPct := strings.CutSuffix(strings.TrimSpace(v), "%")
@@ -813,7 +817,18 @@ func (p *parser) integer(path, where, key string, x any, min int64) (int, bool) 
 		p.errorf(path, where, "%s must be at least %d, got %d", key, min, n)
 		return 0, false
 	}
+	if most, ok := integerMax[key]; ok && n > most {
+		p.errorf(path, where, "%s must be at most %d, got %d", key, most, n)
+		return 0, false
+	}
 	return int(n), true
+}
+
+// integerMax bounds the integer keys of a study file: past these, a value
+// is a typo that would size a loop or a plan beyond any machine.
+var integerMax = map[string]int64{
+	"repetitions": 1000, "clients_per_thread": 10_000, "max_tries": 1000, "threads": 10_000,
+	"generators": 1000, "cores": 1_000_000,
 }
 
 func (p *parser) number(path, where, key string, x any) (float64, bool) {
@@ -829,6 +844,10 @@ func (p *parser) number(path, where, key string, x any) (float64, bool) {
 	}
 	if f < 0 {
 		p.errorf(path, where, "%s must not be negative, got %v", key, f)
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		p.errorf(path, where, "%s must be a finite number, got %v", key, f)
 		return 0, false
 	}
 	return f, true

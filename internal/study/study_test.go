@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -618,6 +619,13 @@ func TestParseErrors(t *testing.T) {
 		{"negative rate", header + "[[workload]]\nkind = \"tpcb\"\nrate = -1\n", "rate =", []string{"rate must not be negative"}, 0},
 		{"max_tries zero", header + "[[workload]]\nkind = \"tpcb\"\nmax_tries = 0\n", "max_tries", []string{"max_tries must be at least 1"}, 0},
 		{"threads zero", header + "[[workload]]\nkind = \"tpcb\"\nthreads = 0\n", "threads", []string{"threads must be at least 1"}, 0},
+		{"rate nan", header + "[[workload]]\nkind = \"tpcb\"\nrate = nan\n", "rate =", []string{"rate must be a finite number"}, 0},
+		{"rate inf", header + "[[workload]]\nkind = \"tpcb\"\nrate = inf\n", "rate =", []string{"rate must be a finite number"}, 0},
+		{"scale nan", header + "[[workload]]\nkind = \"tpcb\"\nscale = nan\n", "scale =", []string{"scale must be an integer"}, 0},
+		{"10^12 clients", header + "[[workload]]\nkind = \"tpcb\"\nclients = 1000000000000\n", "clients =", []string{"more than 1000000"}, 0},
+		{"10^12 threads", header + "[[workload]]\nkind = \"tpcb\"\nthreads = 1000000000000\n", "threads =", []string{"threads must be at most 10000"}, 0},
+		{"10^12 repetitions", "[study]\nrepetitions = 1000000000000\n" + header[len("[study]\nname = \"s\"\n"):] + "[[workload]]\nkind = \"tpcb\"\n",
+			"repetitions =", []string{"repetitions must be at most 1000"}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -789,5 +797,50 @@ generators = 4
 	}
 	if _, err := Parse("study.toml", []byte(strings.Replace(doc, "generators = 4", "generators = 0", 1)), cat); err == nil {
 		t.Errorf("generators = 0 accepted")
+	}
+}
+
+// A sweep whose product passes MaxCells is refused by Plan with the count
+// and the axes, before its cells are built (a 350 KB study of 90 million
+// cells ran validate out of memory).
+func TestPlanRefusesTooManyCellsBeforeBuildingThem(t *testing.T) {
+	var scales, clients []string
+	for i := 1; i <= 400; i++ {
+		scales = append(scales, strconv.Itoa(i))
+	}
+	for i := 1; i <= 100; i++ {
+		clients = append(clients, strconv.Itoa(i))
+	}
+	doc := header + "[[workload]]\nkind = \"tpcb\"\nmode = [\"select-only\", \"tpcb-like\", \"simple-update\"]\nscale = [" +
+		strings.Join(scales, ", ") + "]\nclients = [" + strings.Join(clients, ", ") + "]\n"
+	st, err := Parse("study.toml", []byte(doc), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := st.Plan(cat)
+	if err == nil {
+		t.Fatalf("planned %d cells, want a refusal over %d", len(cells), MaxCells)
+	}
+	for _, want := range []string{"study.toml:", "120000 cells", "mode 3 values × scale 400 values × 100 client levels over 1 target × 1 repetition", "more than 100000", "split the study"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error is not one line: %q", err)
+	}
+}
+
+// A percentage of a large target's threads times clients_per_thread can
+// make more clients than a cell runs: Plan refuses it as it refuses a count.
+func TestPlanRefusesPercentClientsPastTheLimit(t *testing.T) {
+	doc := header + "[[target]]\nname = \"big\"\nurl = \"sqlite:big.db\"\ncores = 1000\n" +
+		"[[workload]]\nkind = \"tpcb\"\ntargets = [\"big\"]\nclients = \"100%\"\nclients_per_thread = 10000\n"
+	st, err := Parse("study.toml", []byte(doc), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Plan(cat); err == nil || !strings.Contains(err.Error(), "10000000 clients, more than 1000000") {
+		t.Fatalf("Plan: %v, want a refusal of 10000000 clients", err)
 	}
 }

@@ -3,6 +3,8 @@ package workload
 import (
 	"fmt"
 	"sync"
+
+	"github.com/fairbench/fairbench/internal/params"
 )
 
 // Ad-hoc flags: a workload declares the command-line flags of `fairbench run
@@ -38,6 +40,29 @@ const (
 	// deadlock (integer ≥ 1).
 	FieldMaxTries Field = "max_tries"
 )
+
+// FieldSpec is the domain of a field's value, checked as a parameter's is
+// (params.Coerce): its kind, finite, and its bounds.
+func FieldSpec(f Field) params.Spec {
+	s := params.Spec{Name: string(f), Kind: params.Int, Min: params.MinOf(0)}
+	switch f {
+	case FieldClients:
+		s.Min, s.Max = params.MinOf(1), params.MaxOf(params.MaxClients)
+	case FieldThreads:
+		s.Max = params.MaxOf(10_000)
+	case FieldDuration, FieldWarmup:
+		s.Kind, s.Min = params.Duration, nil
+	case FieldProgress:
+		s.Max = params.MaxOf(86_400) // a day, in seconds
+	case FieldRate:
+		s.Kind, s.Max = params.Float, params.MaxOf(1e9) // operations per second
+	case FieldLatencyLimit:
+		s.Kind, s.Max = params.Float, params.MaxOf(3.6e6) // an hour, in milliseconds
+	case FieldMaxTries:
+		s.Min, s.Max = params.MinOf(1), params.MaxOf(1000)
+	}
+	return s
+}
 
 // Fields lists every Field, in the order help texts show them.
 func Fields() []Field {

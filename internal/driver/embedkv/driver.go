@@ -15,6 +15,11 @@ func (InProcessDriver) InProcess() bool { return true }
 // FilesPerClient implements driver.FilesPerClienter.
 func (InProcessDriver) FilesPerClient() int { return 0 }
 
+// SessionMemory implements driver.SessionMemorier: a session holds its
+// embedkv session and a 4 KB reply buffer that grows with the values of a
+// pipeline (the workload declares those).
+func (InProcessDriver) SessionMemory() int64 { return 16 << 10 }
+
 // Open is an engine driver's Open: it parses url with parse, acquires the
 // database the URL names (Acquire, with open) and wraps the handle in the
 // engine's client.

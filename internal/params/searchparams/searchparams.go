@@ -45,25 +45,33 @@ func CorpusSpecs() []params.Spec {
 	return []params.Spec{
 		{Name: "index", Kind: params.String, Default: DefaultIndex, Help: "the index to create and fill (fairbench's own: it refuses an index it did not create)"},
 		{Name: "corpus", Kind: params.StringList, Default: []string{}, Help: "NDJSON files, one document per line, indexed in order; empty: generated http_logs documents"},
-		{Name: "docs", Kind: params.Int, Default: int64(1000000), Min: params.MinOf(1), Help: "generated documents (without a corpus)"},
-		{Name: "seed", Kind: params.Int, Default: int64(1), Help: "the generator's seed"},
+		{Name: "docs", Kind: params.Int, Default: int64(1000000), Min: params.MinOf(1), Max: params.MaxOf(1e10), Help: "generated documents (without a corpus)"},
+		{Name: "seed", Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "the generator's seed"},
 		{Name: "mapping", Kind: params.String, Default: "", Help: "a JSON file with the index's mappings (OSB's index.json works); default: http_logs' for generated documents, dynamic for a corpus"},
-		{Name: "shards", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Help: "index.number_of_shards"},
-		{Name: "replicas", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Help: "index.number_of_replicas"},
+		{Name: "shards", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024), Help: "index.number_of_shards"},
+		{Name: "replicas", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(100), Help: "index.number_of_replicas"},
 		{Name: "refresh_interval", Kind: params.String, Default: "", Help: `index.refresh_interval ("30s", "-1"); empty: the engine's default`},
 		{Name: "codec", Kind: params.String, Default: "", Help: `index.codec ("best_compression"); empty: the engine's default`},
 	}
 }
 
+// bulkMemory is what bulk_size makes each client hold: the _bulk body it
+// builds and a spare for the items to send again, and the engine's answer
+// with an entry per item; a generated http_logs document is some 300 bytes
+// of JSON, a corpus line may be longer: 1 KB an item is counted, 3 times.
+func bulkMemory(v params.Values) (shared, perClient float64) {
+	return 0, 3 * 1024 * float64(v.Int("bulk_size"))
+}
+
 // BulkSpecs are the bulkindex workload's parameters: OSB's bulk parameters.
 func BulkSpecs() []params.Spec {
 	return append(CorpusSpecs(),
-		params.Spec{Name: "bulk_size", Kind: params.Int, Default: int64(5000), Min: params.MinOf(1), Help: "documents per _bulk request (OSB bulk-size)"},
-		params.Spec{Name: "ingest_percentage", Kind: params.Float, Default: 100.0, Min: params.MinOf(0), Help: "share of the corpus to index, % (OSB ingest-percentage)"},
+		params.Spec{Name: "bulk_size", Kind: params.Int, Default: int64(5000), Min: params.MinOf(1), Max: params.MaxOf(1_000_000), Memory: bulkMemory, Help: "documents per _bulk request (OSB bulk-size)"},
+		params.Spec{Name: "ingest_percentage", Kind: params.Float, Default: 100.0, Min: params.MinOf(0), Max: params.MaxOf(100), Help: "share of the corpus to index, % (OSB ingest-percentage)"},
 		params.Spec{Name: "mode", Kind: params.String, Default: ModeAppend, Choices: []string{ModeAppend, ModeUpdate},
 			Help: "index-append: new documents with engine ids; index-update: own ids, conflict_probability % of them reusing an earlier one"},
-		params.Spec{Name: "conflict_probability", Kind: params.Float, Default: 25.0, Min: params.MinOf(0), Help: "index-update: % of documents that reuse an id already sent (OSB conflict-probability)"},
-		params.Spec{Name: "retries", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Help: "times a refused item (429) is sent again; 0: counted and dropped, as OSB does"},
+		params.Spec{Name: "conflict_probability", Kind: params.Float, Default: 25.0, Min: params.MinOf(0), Max: params.MaxOf(100), Help: "index-update: % of documents that reuse an id already sent (OSB conflict-probability)"},
+		params.Spec{Name: "retries", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(1000), Help: "times a refused item (429) is sent again; 0: counted and dropped, as OSB does"},
 		params.Spec{Name: "time_limit", Kind: params.Duration, Default: time.Duration(0), Help: "stop indexing after this long; 0: when the corpus is indexed"},
 	)
 }

@@ -10,6 +10,7 @@ package tpccparams
 import (
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
+	"math"
 )
 
 // Op types of a tpcc run, in the order of the mix (45/43/4/4/4).
@@ -54,9 +55,11 @@ const (
 
 // Specs are the tpcc kind's parameters with HammerDB's defaults where HammerDB
 // has one.
+// The maxima keep a typo from sizing a load past any target: 100 000
+// warehouses are some 10 TB.
 func Specs() []params.Spec {
 	return []params.Spec{
-		{Name: "warehouses", Kind: params.Int, Default: int64(1), Min: params.MinOf(1),
+		{Name: "warehouses", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(100_000),
 			Help: "number of warehouses (HammerDB count_ware, go-tpc --warehouses): 10 districts, 30 000 customers and 100 000 stock rows each"},
 		{Name: "implementation", Kind: params.String, Default: Client, Choices: []string{Client, Procedures},
 			Help: "client: each transaction's statements sent by fairbench (portable, go-tpc's way); procedures: stored procedures fairbench installs, one call per transaction (HammerDB's default; PostgreSQL and MySQL/MariaDB)"},
@@ -64,9 +67,9 @@ func Specs() []params.Spec {
 			Help: "spread each virtual user over every warehouse instead of one home warehouse per user (HammerDB allwarehouse)"},
 		{Name: "keying_thinking", Kind: params.Bool, Default: false,
 			Help: "the specification's keying and think times between transactions (HammerDB keyandthink); off gives HammerDB's timed driver without waits"},
-		{Name: "load_workers", Kind: params.Int, Default: int64(1), Min: params.MinOf(1),
+		{Name: "load_workers", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024),
 			Help: "connections loading in parallel (HammerDB num_vu during the build): the items, each warehouse's stock and each district load as parts of their own"},
-		{Name: "seed", Kind: params.Int, Default: int64(0), Min: params.MinOf(0),
+		{Name: "seed", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(math.MaxInt64),
 			Help: "seed of the loaded data: the same seed loads the same rows, part by part"},
 	}
 }

@@ -44,9 +44,9 @@ func Specs() []params.Spec {
 	return []params.Spec{
 		{Name: "workload", Kind: params.String, Default: "a", Choices: Presets,
 			Help: "YCSB core workload (workloads/workload[a-f]): a 50/50 read/update, b 95/5 read/update, c read only, d read latest with 5% inserts, e short scans with 5% inserts, f 50/50 read/read-modify-write"},
-		{Name: "recordcount", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1),
+		{Name: "recordcount", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Max: params.MaxOf(1e12),
 			Help: "records loaded (YCSB recordcount; 1 KB each with the default 10 fields of 100 bytes)"},
-		{Name: "operationcount", Kind: params.Int, Default: int64(0), Min: params.MinOf(0),
+		{Name: "operationcount", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(1e15),
 			Help: "stop after this many operations over all clients (YCSB operationcount); 0: run for the cell's duration"},
 		{Name: "properties", Kind: params.StringList,
 			Help: "YCSB properties as name=value (-p), applied after the preset and the property files: fieldcount=20, requestdistribution=uniform, ..."},

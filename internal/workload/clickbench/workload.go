@@ -7,6 +7,7 @@ package clickbench
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"runtime"
@@ -35,14 +36,23 @@ func (Workload) Description() string {
 	return "ClickBench: the hits table (ClickBench's TSV/CSV/Parquet files, or synthetic rows) and its 43 queries, three tries each, cold and hot times, ClickBench's result file"
 }
 
+// MaxRows bounds rows: 100 billion synthetic rows is a thousand times
+// ClickBench's hits table, some 10 TB to load; a typo beyond it would
+// otherwise show only as a full disk hours later.
+const MaxRows = 100_000_000_000
+
+// maxChunks bounds the load's list of chunks, so that the loader's memory
+// is the same for any number of rows: past it, the chunks grow instead.
+const maxChunks = 10_000
+
 // Params implements workload.Workload.
 func (Workload) Params() []params.Spec {
 	return append([]params.Spec{
 		{Name: "source", Kind: params.String, Default: "",
 			Help: "ClickBench's dataset: a path or http(s) URL of hits.tsv, hits.csv or hits.parquet (.gz for TSV and CSV); empty: synthetic rows (not comparable with published results)"},
-		{Name: "rows", Kind: params.Int, Default: int64(1_000_000), Min: params.MinOf(1),
+		{Name: "rows", Kind: params.Int, Default: int64(1_000_000), Min: params.MinOf(1), Max: params.MaxOf(MaxRows),
 			Help: "rows of the synthetic hits table (without a source); ClickBench's has 99 997 497"},
-		{Name: "seed", Kind: params.Int, Default: int64(1), Help: "seed of the synthetic rows: the same seed gives the same rows on every engine"},
+		{Name: "seed", Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "seed of the synthetic rows: the same seed gives the same rows on every engine"},
 	}, queryset.Specs()...)
 }
 
@@ -143,7 +153,7 @@ func (in *instance) dataset(d string) (queryset.Dataset, error) {
 		ds.Wanted = fmt.Sprintf("%d synthetic rows", in.rows)
 		g := NewSynthetic(in.rows, in.seed)
 		// Chunks of ~200 000 rows keep every session busy to the end.
-		for _, c := range g.Chunks(max(workers, int(in.rows/200_000))) {
+		for _, c := range g.Chunks(max(workers, int(min(in.rows/200_000, maxChunks)))) {
 			t.Chunks = append(t.Chunks, func(context.Context) (driver.RowSource, error) { return g.Rows(c), nil })
 		}
 	}

@@ -14,6 +14,7 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -148,12 +149,12 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		a, b, ok := strings.Cut(r, "-")
 		x, err1 := strconv.Atoi(a)
 		y, err2 := strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || x < 1 || y < x {
-			return nil, fmt.Errorf("data_size_range %q: write MIN-MAX in bytes, 1 ≤ MIN ≤ MAX (memtier --data-size-range)", r)
+		if !ok || err1 != nil || err2 != nil || x < 1 || y < x || y > kvparams.MaxValueSize {
+			return nil, fmt.Errorf("data_size_range %q: write MIN-MAX in bytes, 1 ≤ MIN ≤ MAX ≤ %d (memtier --data-size-range)", r, kvparams.MaxValueSize)
 		}
 		in.sizeMin, in.sizeMax = x, y
 	}
-	in.value = []byte(strings.Repeat("x", in.sizeMax))
+	in.value = bytes.Repeat([]byte("x"), in.sizeMax)
 	ratios, patterns := p.Strings("command_ratio"), p.Strings("command_key_pattern")
 	if len(cmds) == 0 && len(ratios)+len(patterns) > 0 {
 		return nil, fmt.Errorf("command_ratio and command_key_pattern apply to command, which is not set")

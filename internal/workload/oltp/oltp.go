@@ -50,21 +50,24 @@ func (Workload) Description() string {
 }
 
 // Params implements workload.Workload: sysbench's option names and 1.0 defaults.
+// The maxima keep a typo from sizing a load or a transaction past any run:
+// statements per transaction at most 10 000 (sysbench's are 1 to 10), a
+// range of at most a million rows, 10^10 rows per table.
 func (Workload) Params() []params.Spec {
 	return []params.Spec{
 		{Name: "mode", Kind: params.String, Default: ReadWrite, Choices: modes,
 			Help: "sysbench script: point_select, read_only, write_only, read_write, update_index, update_non_index, insert, delete"},
-		{Name: "tables", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Help: "number of tables"},
-		{Name: "table_size", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Help: "rows per table"},
-		{Name: "range_size", Kind: params.Int, Default: int64(100), Min: params.MinOf(1), Help: "range size of range SELECTs"},
-		{Name: "point_selects", Kind: params.Int, Default: int64(10), Min: params.MinOf(0), Help: "point SELECTs per transaction"},
-		{Name: "simple_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "simple range SELECTs per transaction"},
-		{Name: "sum_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "SELECT SUM() per transaction"},
-		{Name: "order_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "SELECT ORDER BY per transaction"},
-		{Name: "distinct_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "SELECT DISTINCT per transaction"},
-		{Name: "index_updates", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "UPDATEs of the indexed column k per transaction"},
-		{Name: "non_index_updates", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "UPDATEs of the non-indexed column c per transaction"},
-		{Name: "delete_inserts", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "DELETE/INSERT pairs per transaction"},
+		{Name: "tables", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(10_000), Help: "number of tables"},
+		{Name: "table_size", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Max: params.MaxOf(1e10), Help: "rows per table"},
+		{Name: "range_size", Kind: params.Int, Default: int64(100), Min: params.MinOf(1), Max: params.MaxOf(1_000_000), Help: "range size of range SELECTs"},
+		{Name: "point_selects", Kind: params.Int, Default: int64(10), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "point SELECTs per transaction"},
+		{Name: "simple_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "simple range SELECTs per transaction"},
+		{Name: "sum_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "SELECT SUM() per transaction"},
+		{Name: "order_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "SELECT ORDER BY per transaction"},
+		{Name: "distinct_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "SELECT DISTINCT per transaction"},
+		{Name: "index_updates", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "UPDATEs of the indexed column k per transaction"},
+		{Name: "non_index_updates", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "UPDATEs of the non-indexed column c per transaction"},
+		{Name: "delete_inserts", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "DELETE/INSERT pairs per transaction"},
 		{Name: "range_selects", Kind: params.Bool, Default: true, Help: "enable the range SELECTs"},
 		{Name: "skip_trx", Kind: params.Bool, Default: false, Help: "no BEGIN/COMMIT: every statement in autocommit mode"},
 		{Name: "auto_inc", Kind: params.Bool, Default: true, Help: "id is AUTO_INCREMENT (SERIAL on PostgreSQL); false = client-generated ids"},
@@ -72,10 +75,10 @@ func (Workload) Params() []params.Spec {
 		{Name: "create_secondary", Kind: params.Bool, Default: true, Help: "create the secondary index k_N on k"},
 		{Name: "rand_type", Kind: params.String, Default: "special", Choices: []string{"uniform", "gaussian", "special", "pareto"},
 			Help: "distribution of row ids (sysbench 1.0's --rand-type, default special)"},
-		{Name: "rand_spec_iter", Kind: params.Int, Default: int64(12), Min: params.MinOf(1), Help: "iterations of the gaussian and special distributions"},
-		{Name: "rand_spec_pct", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Help: "special: percent of the range holding the special values"},
-		{Name: "rand_spec_res", Kind: params.Int, Default: int64(75), Min: params.MinOf(0), Help: "special: percent of draws that hit the special values"},
-		{Name: "rand_pareto_h", Kind: params.Float, Default: 0.2, Help: "pareto: shape parameter h"},
+		{Name: "rand_spec_iter", Kind: params.Int, Default: int64(12), Min: params.MinOf(1), Max: params.MaxOf(1000), Help: "iterations of the gaussian and special distributions"},
+		{Name: "rand_spec_pct", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(100), Help: "special: percent of the range holding the special values"},
+		{Name: "rand_spec_res", Kind: params.Int, Default: int64(75), Min: params.MinOf(0), Max: params.MaxOf(100), Help: "special: percent of draws that hit the special values"},
+		{Name: "rand_pareto_h", Kind: params.Float, Default: 0.2, Min: params.MinOf(0), Max: params.MaxOf(1), Help: "pareto: shape parameter h"},
 		{Name: "mysql_storage_engine", Kind: params.String, Default: "innodb", Help: "storage engine on MySQL/MariaDB",
 			Engines: []string{"mysql", "mariadb"}},
 		{Name: "query_mode", Kind: params.String, Default: "prepared", Choices: []string{"simple", "extended", "prepared"},

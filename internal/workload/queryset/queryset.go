@@ -40,7 +40,7 @@ func Specs() []params.Spec {
 	return []params.Spec{
 		{Name: "mode", Kind: params.String, Default: ModeTries, Choices: []string{ModeTries, ModeConcurrent},
 			Help: "tries: one client runs each query `tries` times in a row (ClickBench's run.sh); concurrent: the clients draw queries from the set for the duration (clickhouse-benchmark)"},
-		{Name: "tries", Kind: params.Int, Default: int64(3), Min: params.MinOf(1),
+		{Name: "tries", Kind: params.Int, Default: int64(3), Min: params.MinOf(1), Max: params.MaxOf(1000),
 			Help: "times each query runs in a row in the tries mode; the first try is the cold one, the best of the others the hot one"},
 		{Name: "queries", Kind: params.StringList, Default: []string{},
 			Help: "the queries to run, by name; empty: the whole set"},

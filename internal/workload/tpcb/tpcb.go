@@ -51,20 +51,22 @@ func (Workload) Description() string {
 	return "pgbench-compatible TPC-B (sort of): pgbench's tables and built-in scripts"
 }
 
-// Params implements workload.Workload.
+// Params implements workload.Workload. The maxima keep a typo from sizing
+// a load past any target: scale 1 000 000 is 100 billion accounts, some
+// 15 TB.
 func (Workload) Params() []params.Spec {
 	return []params.Spec{
 		{Name: "mode", Kind: params.String, Default: TPCBLike, Choices: []string{TPCBLike, SimpleUpdate, SelectOnly},
 			Help: "pgbench's built-in script (-b): tpcb-like, simple-update (-N) or select-only (-S)"},
-		{Name: "scale", Kind: params.Int, Default: int64(1), Min: params.MinOf(1),
+		{Name: "scale", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1_000_000),
 			Help: "scaling factor (-s): 100 000 accounts, 10 tellers and 1 branch per unit"},
 		{Name: "query_mode", Kind: params.String, Default: "simple", Choices: []string{"simple", "extended", "prepared"},
 			Help: "pgbench's -M: how statements are sent"},
-		{Name: "fillfactor", Kind: params.Int, Default: int64(100), Min: params.MinOf(10),
+		{Name: "fillfactor", Kind: params.Int, Default: int64(100), Min: params.MinOf(10), Max: params.MaxOf(100),
 			Help: "fill factor of the accounts, tellers and branches tables (-F), PostgreSQL only", Engines: []string{"postgresql"}},
 		{Name: "unlogged", Kind: params.Bool, Default: false,
 			Help: "create unlogged tables (--unlogged-tables), PostgreSQL only", Engines: []string{"postgresql"}},
-		{Name: "load_workers", Kind: params.Int, Default: int64(1), Min: params.MinOf(1),
+		{Name: "load_workers", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024),
 			Help: "connections loading pgbench_accounts in parallel; 1 loads it in one COPY … FREEZE like pgbench -i"},
 		{Name: "vacuum", Kind: params.Bool, Default: true,
 			Help: "before each run, vacuum branches and tellers and truncate history like pgbench (false = pgbench -n)"},

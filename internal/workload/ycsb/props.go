@@ -278,6 +278,19 @@ type Config struct {
 	Tool map[string]Prop
 }
 
+// IntDomains are the integer properties' domains, [min, max]: a value
+// outside is refused naming the property, before anything runs. The bounds
+// are what the work can mean: a record of at most 1024 fields (PostgreSQL
+// takes 1600 columns) of at most 256 MB each (MongoDB's documents stop at
+// 16 MB); the generator's memory for the product is checked against the
+// machine (recordMemory); counts stop at 10^12 records and 10^15 operations.
+var IntDomains = map[string][2]int64{
+	"fieldcount": {1, 1024}, "fieldlength": {1, 256 << 20}, "minfieldlength": {1, 256 << 20},
+	"recordcount": {0, 1e12}, "operationcount": {0, 1e15}, "insertstart": {0, 1e12}, "insertcount": {0, 1e12},
+	"minscanlength": {1, 1_000_000}, "maxscanlength": {1, 1_000_000}, "zeropadding": {1, 32},
+	"core_workload_insertion_retry_limit": {0, 1000}, "core_workload_insertion_retry_interval": {0, 3600},
+}
+
 // ParseConfig validates props into a Config: every property must be known
 // (an unknown one is an error naming it and its source; bindings' dotted
 // properties are accepted into Tool), values must parse, the five operation
@@ -322,6 +335,11 @@ func ParseConfig(props Props) (*Config, error) {
 		v, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64)
 		if err != nil {
 			bad(name, errors.New("not an integer"))
+			return def
+		}
+		if d, ok := IntDomains[name]; ok && (v < d[0] || v > d[1]) {
+			bad(name, fmt.Errorf("must be within [%d, %d]", d[0], d[1]))
+			return def
 		}
 		return v
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -275,5 +276,25 @@ func TestPresetsAgainstYCSBSource(t *testing.T) {
 	}
 	if seen != 6 {
 		t.Errorf("found %d of YCSB's workload files a–f", seen)
+	}
+}
+
+// Every integer property with a domain, given -1, 0 and 10^12 (YCSB's
+// -p recordcount=-5 "loaded -5 records"; fieldlength=99999999999 ran out of
+// memory), is refused naming it when outside, and taken when inside.
+func TestIntegerPropertiesHaveDomains(t *testing.T) {
+	for name, d := range IntDomains {
+		for _, v := range []int64{-1, 0, 1e12, d[0], d[1]} {
+			p := Props{}
+			p.Set(name, strconv.FormatInt(v, 10), "-p")
+			_, err := ParseConfig(p)
+			inside := v >= d[0] && v <= d[1]
+			if !inside && (err == nil || !strings.Contains(err.Error(), name+"=")) {
+				t.Errorf("%s=%d: %v, want a refusal naming %s", name, v, err, name)
+			}
+			if inside && err != nil && strings.Contains(err.Error(), "must be within") {
+				t.Errorf("%s=%d is inside [%d, %d] but refused: %v", name, v, d[0], d[1], err)
+			}
+		}
 	}
 }

@@ -41,8 +41,61 @@ func (Workload) Description() string {
 	return "YCSB's core workloads A–F (CoreWorkload: zipfian, latest, hotspot… key choice, YCSB's key hashing, -p/-P properties) on SQL, Redis/Valkey, embedded KV and MongoDB-compatible targets"
 }
 
-// Params implements workload.Workload.
-func (Workload) Params() []params.Spec { return ycsbparams.Specs() }
+// Params implements workload.Workload: the kind's parameters, the YCSB
+// properties declaring the memory the record they shape costs.
+func (Workload) Params() []params.Spec {
+	specs := ycsbparams.Specs()
+	for i := range specs {
+		if specs[i].Name == "properties" {
+			specs[i].Memory = recordMemory
+		}
+	}
+	return specs
+}
+
+// recordMemory is what the record's shape (fieldcount × fieldlength) makes
+// the load generator hold: the field names once; for each client a record
+// it writes and one it reads back, and with scans up to maxscanlength read
+// records. Values that do not parse cost nothing here: New refuses them.
+func recordMemory(v params.Values) (shared, perClient float64) {
+	props, err := propsOf(v)
+	if err != nil {
+		return 0, 0
+	}
+	cfg, err := ParseConfig(props)
+	if err != nil {
+		return 0, 0
+	}
+	field := float64(cfg.FieldLength) + float64(len(cfg.FieldNamePrefix)) + 24 // value, name, and their headers
+	held := 2.0
+	if cfg.ScanProportion > 0 {
+		held += float64(cfg.MaxScanLength)
+	}
+	return float64(cfg.FieldCount) * 32, float64(cfg.FieldCount) * field * held
+}
+
+// propsOf gathers YCSB's properties in YCSB's order of precedence: the
+// preset's workload file, then the kind's recordcount and operationcount
+// parameters, then the property files in order, then the -p properties.
+func propsOf(p params.Values) (Props, error) {
+	props := Props{}
+	if err := Preset(p.String("workload"), props); err != nil {
+		return nil, err
+	}
+	props.Set("recordcount", strconv.FormatInt(p.Int("recordcount"), 10), "parameter recordcount")
+	props.Set("operationcount", strconv.FormatInt(p.Int("operationcount"), 10), "parameter operationcount")
+	for _, f := range p.Strings("property_files") {
+		if err := LoadFile(f, props); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range p.Strings("properties") {
+		if err := SetFlag(kv, props); err != nil {
+			return nil, err
+		}
+	}
+	return props, nil
+}
 
 // Flags implements workload.Flagger: YCSB's command-line options where they
 // do not clash with fairbench's own (YCSB's -target is the rate here:
@@ -80,26 +133,12 @@ type instance struct {
 	operations shardedCounter
 }
 
-// New implements workload.Workload: YCSB's properties in YCSB's order of
-// precedence — the preset's workload file, then the kind's recordcount and
-// operationcount parameters, then the property files in order, then the -p
-// properties — validated by ParseConfig.
+// New implements workload.Workload: YCSB's properties (propsOf)
+// validated by ParseConfig.
 func (Workload) New(p params.Values) (workload.Instance, error) {
-	props := Props{}
-	if err := Preset(p.String("workload"), props); err != nil {
+	props, err := propsOf(p)
+	if err != nil {
 		return nil, err
-	}
-	props.Set("recordcount", strconv.FormatInt(p.Int("recordcount"), 10), "parameter recordcount")
-	props.Set("operationcount", strconv.FormatInt(p.Int("operationcount"), 10), "parameter operationcount")
-	for _, f := range p.Strings("property_files") {
-		if err := LoadFile(f, props); err != nil {
-			return nil, err
-		}
-	}
-	for _, kv := range p.Strings("properties") {
-		if err := SetFlag(kv, props); err != nil {
-			return nil, err
-		}
 	}
 	cfg, err := ParseConfig(props)
 	if err != nil {
