@@ -308,6 +308,9 @@ func printOutcome(w io.Writer, r *result.Run) {
 	if line := runner.OutageText(r); line != "" {
 		fmt.Fprintf(w, "outage: %s\n", line)
 	}
+	if len(r.Summary.Flags) > 0 {
+		fmt.Fprintf(w, "flagged: %s\n", result.FlagsText(r.Summary.Flags))
+	}
 	if r.Status == result.StatusFailed && r.Error != "" {
 		fmt.Fprintf(w, "run failed: %s\n", r.Error)
 	} else if len(r.Summary.FirstErrors) > 0 {

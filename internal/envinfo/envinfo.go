@@ -25,6 +25,11 @@ func Host() map[string]any {
 		"go":           runtime.Version(),
 		"tool_version": version.String(),
 	}
+	// What the process may use, which a container's quota or cpuset can
+	// set far below the host's threads: a load generator saturates against it.
+	b := Budget("/", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	h["cpu_budget"] = b.Cores
+	h["cpu_budget_source"] = b.Source
 	if name, err := os.Hostname(); err == nil {
 		h["hostname"] = name
 	}

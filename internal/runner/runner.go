@@ -67,6 +67,9 @@ type Options struct {
 	// Distribution runs cells on several load generators (distributed.go);
 	// nil: every cell runs in this process.
 	Distribution *Distribution
+	// readLoad reads the kernel's contention counters; nil: envinfo.ReadLoad.
+	// Tests set what the host's load reads as.
+	readLoad func() envinfo.Load
 }
 
 // ErrInterrupted is returned when the context was cancelled (Ctrl-C) during a study.
@@ -106,6 +109,9 @@ func New(st *study.Study, opt Options) *Runner {
 	}
 	if opt.ConnectTimeout <= 0 {
 		opt.ConnectTimeout = 10 * time.Second
+	}
+	if opt.readLoad == nil {
+		opt.readLoad = envinfo.ReadLoad
 	}
 	if opt.Progress == nil {
 		opt.Progress = io.Discard
@@ -449,8 +455,8 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 	return cs, nil
 }
 
-// finishRun judges a measured run: the outage line, the outage limits, and
-// the workload's consistency check.
+// finishRun judges a measured run: the outage line, the outage limits, the
+// flags of a run that stands, and the workload's consistency check.
 func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, err error) (*result.Run, error) {
 	if line := OutageText(run); line != "" {
 		fmt.Fprintf(r.opt.Progress, "  outage: %s\n", line)
@@ -460,6 +466,10 @@ func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, 
 			run.Status = result.StatusFailed
 			run.Error = result.CapText(why, 4*result.MaxErrorText)
 			return run, errors.New(run.Error)
+		}
+		run.Summary.Flags = Flags(run, cs.c.Duration)
+		if len(run.Summary.Flags) > 0 {
+			fmt.Fprintf(r.opt.Progress, "  flagged: %s\n", result.FlagsText(run.Summary.Flags))
 		}
 	}
 	always := false

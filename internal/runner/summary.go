@@ -20,15 +20,20 @@ import (
 )
 
 // phase waits for d while printing progress every tick; it returns true when the
-// context was cancelled. With series non-nil, each tick's numbers are kept.
-func (m *executor) phase(ctx context.Context, col *hist.Collector, label string, start time.Time, d time.Duration, series *[]result.SeriesPoint) bool {
+// context was cancelled. With series non-nil, each tick's numbers are kept as
+// the point of its second (slot): a tick read a whole tick period late or more
+// means fairbench itself did not run, and each second it did not read is kept
+// as a missed point (result.SeriesPoint.Missed), so that every second of the
+// measured phase is in the series.
+func (m *executor) phase(ctx context.Context, col *hist.Collector, label string, start time.Time, d time.Duration, series *measuredSeries) bool {
 	every := m.r.opt.Every
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	prev := start
-	cpuPrev := cpuSeconds()
+	cpuPrev, loadPrev := cpuSeconds(), m.r.opt.readLoad()
+	slot := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -37,20 +42,32 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 			return false
 		case <-m.allDone:
 			return false
-		case now := <-ticker.C:
+		case <-ticker.C:
+			// The reading's own time, not the tick's: a tick read late
+			// covers everything since the previous reading.
+			now := time.Now()
+			if series != nil && now.Sub(start) >= d {
+				return false // the deadline passed too: the rest is the final reading's
+			}
 			stats := col.Tick()
 			window := now.Sub(prev)
 			prev = now
-			pt, _ := point(m.inst.Ops(), stats, now.Sub(start), window)
-			cpuNow := cpuSeconds()
+			pt, _ := point(m.inst.Ops(), stats, window)
+			cpuNow, loadNow := cpuSeconds(), m.r.opt.readLoad()
 			pt.CPU = (cpuNow - cpuPrev) / window.Seconds()
-			cpuPrev = cpuNow
+			if wait, ok := loadNow.WaitSince(loadPrev); ok {
+				pt.CPUWait = wait.Seconds() / window.Seconds()
+			}
+			cpuPrev, loadPrev = cpuNow, loadNow
+			k := max(int(now.Sub(start)/every), slot+1)
 			if series != nil {
 				if m.server != nil {
 					pt.Server = m.server.Take()
 				}
-				*series = append(*series, pt)
+				series.points = appendSlot(series.points, slot, k, every, pt)
+				series.slot, series.read = k, now
 			}
+			slot = k
 			if m.r.opt.NoTickLines {
 				continue
 			}
@@ -64,11 +81,55 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 	}
 }
 
+// measuredSeries is the measured phase's series as the ticks read it: its
+// points, the last slot read and when.
+type measuredSeries struct {
+	points []result.SeriesPoint
+	slot   int
+	read   time.Time
+}
+
+// finish adds the final reading, taken once the clients stopped: it is the
+// point of the last second of the measured phase when no tick read that one
+// (the phase's deadline came first, or fairbench did not run), else a point
+// after the measured phase, kept when something completed or failed in it. It
+// returns the series and how many of its points are the measured phase's: the
+// whole tick periods of the planned duration the phase lasted (phaseEnd).
+func (ms *measuredSeries) finish(names []string, last []*hist.Stats, start, phaseEnd, end time.Time, planned, every time.Duration) ([]result.SeriesPoint, int) {
+	measured := int(min(phaseEnd.Sub(start), planned) / every)
+	pt, ok := point(names, last, end.Sub(ms.read))
+	switch {
+	case ms.slot < measured:
+		return appendSlot(ms.points, ms.slot, measured, every, pt), measured
+	case ok && pt.Ops+pt.Errors > 0:
+		return appendSlot(ms.points, ms.slot, ms.slot+1, every, pt), measured
+	}
+	return ms.points, measured
+}
+
+// appendSlot appends pt as the point of slot k (the k-th tick period of the
+// measured phase), after a missed point for each slot between the last one
+// read (last) and k.
+func appendSlot(series []result.SeriesPoint, last, k int, every time.Duration, pt result.SeriesPoint) []result.SeriesPoint {
+	for s := last + 1; s < k; s++ {
+		series = append(series, result.SeriesPoint{Second: slotSecond(s, every), Missed: true, CPUWait: pt.CPUWait, Hists: []result.IntervalOp{}})
+	}
+	pt.Second = slotSecond(k, every)
+	return append(series, pt)
+}
+
+// slotSecond is the second (since the start of the measured phase) that ends
+// slot k.
+func slotSecond(k int, every time.Duration) int {
+	return int(math.Round(float64(k) * every.Seconds()))
+}
+
 // point summarises one tick window; rates use the real window length. The
 // window's histograms go with it per op type, so that series merge exactly.
-func point(names []string, stats []*hist.Stats, at, window time.Duration) (result.SeriesPoint, bool) {
+// The caller sets its second.
+func point(names []string, stats []*hist.Stats, window time.Duration) (result.SeriesPoint, bool) {
 	all := hist.Combine(stats)
-	pt := result.SeriesPoint{Second: int(math.Round(at.Seconds())), Ops: all.Count, Errors: all.ErrorCount()}
+	pt := result.SeriesPoint{Ops: all.Count, Errors: all.ErrorCount()}
 	if hs, err := hist.Interval(names, stats); err == nil {
 		pt.Hists = hs
 	}
@@ -188,13 +249,18 @@ func (m *executor) fillOutage() {
 	s := &m.run.Summary
 	s.ReconnectAttempts = m.reconnectAttempts.Load()
 	s.Reconnects = m.reconnects.Load()
-	s.DeadSpans, s.DeadSeconds = result.DeadSecondsOf(m.run.Series, quietSeconds(*s))
+	setDead(s, result.DeadSecondsOf(m.run.Series, s.MeasuredSeconds, quietSeconds(*s)))
 	m.errMu.Lock()
 	if len(m.firstErrs) > 0 {
 		s.FirstErrors = maps.Clone(m.firstErrs)
 	}
 	s.ReconnectError = m.reconnectErr
 	m.errMu.Unlock()
+}
+
+// setDead stores a dead-time account in a summary.
+func setDead(s *result.Summary, d result.DeadTime) {
+	s.DeadSpans, s.DeadSeconds, s.SilentSeconds, s.StarvedSeconds = d.Spans, d.Seconds, d.Silent, d.Starved
 }
 
 // serverCounts reads a workload's server-side counters (workload.ServerCounter)
