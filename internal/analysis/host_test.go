@@ -8,8 +8,7 @@ import (
 )
 
 // A fairbench confined by a cgroup to 0.3 CPU that used 91 % of it is a
-// saturated load generator, though it used 14 % of the host's 2 threads; an
-// embedded engine under such a quota measures the quota, and is warned too.
+// saturated load generator, though it used 14 % of the host's 2 threads.
 func TestSaturationIsAgainstTheCPUBudget(t *testing.T) {
 	quota := map[string]any{"threads": int64(2), "cpu_budget": 0.3, "cpu_budget_source": "cgroup cpu.max 30000 100000"}
 	r := withSeries(okRun(1, "a", 8, 1000), steady(), 0.273)
@@ -17,11 +16,6 @@ func TestSaturationIsAgainstTheCPUBudget(t *testing.T) {
 	w := checks(Warnings(group(t, r), ""), CheckSaturation)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "0.27 cores of its CPU budget of 0.30 cores (cgroup cpu.max 30000 100000; the host has 2 threads) (91 %)") {
 		t.Fatalf("saturation against the quota not raised: %+v", w)
-	}
-	r2 := withSeries(okRun(1, "a", 8, 1000), steady(), 0.273)
-	r2.Env = map[string]any{"host": quota, "engine_in_process": true}
-	if w := checks(Warnings(group(t, r2), ""), CheckSaturation); len(w) != 1 {
-		t.Fatalf("an embedded engine under a quota not warned: %+v", w)
 	}
 	r3 := withSeries(okRun(1, "a", 8, 1000), steady(), 0.273)
 	r3.Env = map[string]any{"host": map[string]any{"threads": int64(2), "cpu_budget": 2.0, "cpu_budget_source": "host threads"}}

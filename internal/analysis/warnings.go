@@ -59,7 +59,7 @@ var checkOrder = []string{CheckDrift, CheckSaturation, CheckGenerators, CheckRep
 // reader sees what was checked even when nothing was raised.
 var Checks = map[string]string{
 	CheckDrift:       "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)",
-	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of its CPU budget: the client host's threads, or a smaller cgroup quota, cpuset or GOMAXPROCS; or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU, unless such a budget confined them)",
+	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of its CPU budget: the client host's threads, or a smaller cgroup quota, cpuset or GOMAXPROCS; or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)",
 	CheckGenerators:  "load generators of one run that disagree (throughput per client more than 10 % apart between generators) or whose clocks are more than 5 ms off the results store's",
 	CheckRepetitions: "repetitions that disagree (coefficient of variation of the headline metric > 10 %)",
 	CheckSingleRun:   "cells resting on a single completed run (no interval, no verdict)",
@@ -160,10 +160,7 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f requests/s (first third) to %.1f requests/s (last third); its own noise is %.1f requests/s (standard error): burst credits, throttling, checkpoints or cache warming?",
 			r.ID, label, (last/first-1)*100, first, last, se)})
 	}
-	// An embedded engine's work is fairbench's CPU, so its saturation is the
-	// engine's; but a budget below the host's threads confines the engine
-	// too, and the run then measures the budget.
-	if budget, source, threads := cpuBudget(r); budget > 0 && (!inProcess(r) || budget < threads) {
+	if budget, source, threads := cpuBudget(r); budget > 0 && !inProcess(r) {
 		var cpu []float64
 		for _, p := range r.Series {
 			cpu = append(cpu, p.CPU)

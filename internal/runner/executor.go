@@ -399,15 +399,16 @@ func (m *executor) execute(ctx context.Context) error {
 		measureStart = time.Now()
 	}
 	m.run.StartedAt = measureStart
-	ms := &measuredSeries{read: measureStart}
+	ms := &measuredSeries{read: measureStart, cpu: cpu0, load: load0}
 	if !interrupted {
 		interrupted = m.phase(ctx, col, "", measureStart, c.Duration, ms)
 	}
 	phaseEnd, load1, cpuAtPhaseEnd := time.Now(), m.r.opt.readLoad(), cpuSeconds()
 	stopWorkers()
 	end := time.Now()
-	series, measured := ms.finish(m.inst.Ops(), col.Tick(), measureStart, phaseEnd, end, c.Duration, m.r.opt.Every)
-	cpu := cpuSeconds() - cpu0
+	cpuEnd := cpuSeconds()
+	series, measured := ms.finish(m.inst.Ops(), col.Tick(), cpuEnd, m.r.opt.readLoad(), measureStart, phaseEnd, end, c.Duration, m.r.opt.Every)
+	cpu := cpuEnd - cpu0
 	m.recordLoad(load0, load1, phaseEnd.Sub(measureStart), cpuAtPhaseEnd-cpu0)
 	m.run.EndedAt = end
 	m.run.Duration = end.Sub(measureStart)

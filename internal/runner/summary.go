@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
@@ -65,7 +66,7 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 					pt.Server = m.server.Take()
 				}
 				series.points = appendSlot(series.points, slot, k, every, pt)
-				series.slot, series.read = k, now
+				series.slot, series.read, series.cpu, series.load = k, now, cpuNow, loadNow
 			}
 			slot = k
 			if m.r.opt.NoTickLines {
@@ -82,11 +83,14 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 }
 
 // measuredSeries is the measured phase's series as the ticks read it: its
-// points, the last slot read and when.
+// points, the last slot read, when, and fairbench's CPU time and the load
+// counters then.
 type measuredSeries struct {
 	points []result.SeriesPoint
 	slot   int
 	read   time.Time
+	cpu    float64
+	load   envinfo.Load
 }
 
 // finish adds the final reading, taken once the clients stopped: it is the
@@ -95,9 +99,16 @@ type measuredSeries struct {
 // after the measured phase, kept when something completed or failed in it. It
 // returns the series and how many of its points are the measured phase's: the
 // whole tick periods of the planned duration the phase lasted (phaseEnd).
-func (ms *measuredSeries) finish(names []string, last []*hist.Stats, start, phaseEnd, end time.Time, planned, every time.Duration) ([]result.SeriesPoint, int) {
+func (ms *measuredSeries) finish(names []string, last []*hist.Stats, cpu float64, load envinfo.Load, start, phaseEnd, end time.Time, planned, every time.Duration) ([]result.SeriesPoint, int) {
 	measured := int(min(phaseEnd.Sub(start), planned) / every)
-	pt, ok := point(names, last, end.Sub(ms.read))
+	window := end.Sub(ms.read)
+	pt, ok := point(names, last, window)
+	if ok {
+		pt.CPU = (cpu - ms.cpu) / window.Seconds()
+		if wait, known := load.WaitSince(ms.load); known {
+			pt.CPUWait = wait.Seconds() / window.Seconds()
+		}
+	}
 	switch {
 	case ms.slot < measured:
 		return appendSlot(ms.points, ms.slot, measured, every, pt), measured
