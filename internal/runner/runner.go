@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -231,6 +233,8 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 		}
 	}()
 	var failed []string
+	flagged := map[string]int{} // flag kind → runs
+	stored := 0
 	for i, c := range cells {
 		if r.opt.Skip[c.Key()] {
 			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s: already done, skipped (--resume)\n", i+1, len(cells), cellLabel(c))
@@ -245,6 +249,14 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 				return fmt.Errorf("storing run of cell %d: %w", c.Index, serr)
 			}
 			r.stored(run)
+			stored++
+			kinds := map[string]bool{}
+			for _, f := range run.Summary.Flags {
+				kinds[f.Kind] = true
+			}
+			for k := range kinds {
+				flagged[k]++
+			}
 		}
 		if errors.Is(err, ErrInterrupted) {
 			if run != nil && run.Error != "" {
@@ -263,6 +275,15 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 				return ErrInterrupted
 			}
 		}
+	}
+	if len(flagged) > 0 && len(cells) > 1 {
+		kinds := slices.Sorted(maps.Keys(flagged))
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%d %s", flagged[k], k)
+		}
+		fmt.Fprintf(r.opt.Progress, "flagged: %s, of the %d runs stored (stored as ok: their numbers may describe this host rather than the target; the report's methodology warnings say why)\n",
+			strings.Join(parts, ", "), stored)
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%d of %d cells failed: %s", len(failed), len(cells), strings.Join(failed, "; "))
