@@ -221,7 +221,7 @@ type WarningGroup struct {
 // outage or a busy or stalled host change the numbers themselves; drift,
 // scattered repetitions and warm-up widen them; single runs, a peak at the
 // edge and a shared host are limits of the design worth knowing.
-var impactOrder = []string{CheckConfig, CheckWorkingSet, CheckSaturation, CheckGenerators, CheckErrors, CheckOutage, CheckFlagged, CheckDrift,
+var impactOrder = []string{CheckConfig, CheckWorkingSet, CheckSaturation, CheckGenerators, CheckErrors, CheckOutage, CheckHostBusy, CheckStalled, CheckDrift,
 	CheckRepetitions, CheckWarmup, CheckSingleRun, CheckPeakEdge, CheckSameHost}
 
 // GroupWarnings groups warnings by kind, most affecting first (impactOrder,

@@ -36,7 +36,7 @@ func TestFlaggedRunIsAWarningAndNotAnOutageOfTheTarget(t *testing.T) {
 	r.Summary.DeadSpans, r.Summary.DeadSeconds, r.Summary.SilentSeconds, r.Summary.StarvedSeconds = d.Spans, d.Seconds, d.Silent, d.Starved
 	r.Summary.Flags = []result.Flag{{Kind: result.FlagHostBusy, Reason: "fairbench did not read 2 of its 30 seconds in time: it was not running"}}
 	ws := Warnings(group(t, r), "")
-	f := checks(ws, CheckFlagged)
+	f := checks(ws, CheckHostBusy)
 	if len(f) != 1 || !strings.Contains(f[0].Message, "run 1") || !strings.Contains(f[0].Message, "host busy: fairbench did not read 2 of its 30 seconds") {
 		t.Fatalf("flagged warning: %+v", f)
 	}

@@ -47,13 +47,14 @@ const (
 	CheckWorkingSet  = "working-set"
 	CheckErrors      = "errors"
 	CheckOutage      = "outage"
-	CheckFlagged     = "flagged"
+	CheckHostBusy    = "host-busy"
+	CheckStalled     = "stalled"
 	CheckSameHost    = "same-host"
 	CheckPeakEdge    = "peak-edge"
 )
 
 var checkOrder = []string{CheckDrift, CheckSaturation, CheckGenerators, CheckRepetitions, CheckSingleRun, CheckWarmup,
-	CheckConfig, CheckWorkingSet, CheckErrors, CheckOutage, CheckFlagged, CheckSameHost, CheckPeakEdge}
+	CheckConfig, CheckWorkingSet, CheckErrors, CheckOutage, CheckHostBusy, CheckStalled, CheckSameHost, CheckPeakEdge}
 
 // Checks describes every check for a report's Methodology section, so that a
 // reader sees what was checked even when nothing was raised.
@@ -68,7 +69,8 @@ var Checks = map[string]string{
 	CheckWorkingSet:  "working set against memory (data size vs shared_buffers and RAM)",
 	CheckErrors:      "errors above 0.1 % of operations",
 	CheckOutage:      "outages: seconds of the measured phase without a completed operation, lost connections and reconnects",
-	CheckFlagged:     "runs stored but flagged: host busy (seconds fairbench did not read, or spent waiting for a CPU with nothing completed and no error; other processes using ≥ 0.5 cores while it waited ≥ 10 % of its time; steal ≥ 10 %) or stalled (wall time > 2× planned, an operation longer than the measured phase, an embedded engine completing nothing without an error)",
+	CheckHostBusy:    "runs stored as ok but flagged host busy: seconds fairbench did not read, or in which nothing completed or failed while it waited for a CPU; other processes using ≥ 0.5 cores while it waited ≥ 10 % of its time; steal ≥ 10 %",
+	CheckStalled:     "runs stored as ok but flagged stalled: wall time > 2× the planned duration, an operation longer than the measured phase, an embedded engine completing nothing without an error",
 	CheckSameHost:    "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)",
 	CheckPeakEdge:    "a peak of the headline metric at the edge of the clients sweep (knee not found)",
 }
@@ -190,12 +192,28 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 	if w, ok := outageWarning(r, label); ok {
 		ws = append(ws, w)
 	}
-	if fs := r.Summary.Flags; len(fs) > 0 {
-		ws = append(ws, Warning{Check: CheckFlagged, Runs: []int64{r.ID}, Message: fmt.Sprintf(
-			"run %d (%s): %s: its numbers may describe fairbench's host, not the target",
-			r.ID, label, result.FlagsText(fs))})
-	}
+	ws = append(ws, flagWarnings(r, label)...)
 	return append(ws, generatorWarnings(r, label)...)
+}
+
+// flagWarnings turn a run's flags into a warning per kind (host busy,
+// stalled), naming the reasons.
+func flagWarnings(r *result.Run, label string) []Warning {
+	var ws []Warning
+	for _, kind := range []struct{ flag, check string }{{result.FlagHostBusy, CheckHostBusy}, {result.FlagStalled, CheckStalled}} {
+		var reasons []string
+		for _, f := range r.Summary.Flags {
+			if f.Kind == kind.flag {
+				reasons = append(reasons, f.Reason)
+			}
+		}
+		if len(reasons) > 0 {
+			ws = append(ws, Warning{Check: kind.check, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+				"run %d (%s): %s: %s; its numbers may describe fairbench's host, not the target",
+				r.ID, label, kind.flag, strings.Join(reasons, "; "))})
+		}
+	}
+	return ws
 }
 
 // outageWarning names the seconds of a run without a completed operation,
