@@ -34,7 +34,7 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 	defer deadline.Stop()
 	prev := start
 	cpuPrev, loadPrev := cpuSeconds(), m.r.opt.readLoad()
-	slot := 0
+	slot, lastSlot := 0, int(d/every)
 	for {
 		select {
 		case <-ctx.Done():
@@ -46,10 +46,13 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 		case <-ticker.C:
 			// The reading's own time, not the tick's: a tick read late
 			// covers everything since the previous reading.
-			now := time.Now()
-			if series != nil && now.Sub(start) >= d {
-				return false // the deadline passed too: the rest is the final reading's
+			if series != nil && slot >= lastSlot {
+				// Every second of the phase is read and its deadline
+				// passed meanwhile: the rest is the final reading's.
+				return false
 			}
+			now := time.Now()
+			k := max(int(now.Sub(start)/every), slot+1)
 			stats := col.Tick()
 			window := now.Sub(prev)
 			prev = now
@@ -60,8 +63,10 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 				pt.CPUWait = wait.Seconds() / window.Seconds()
 			}
 			cpuPrev, loadPrev = cpuNow, loadNow
-			k := max(int(now.Sub(start)/every), slot+1)
 			if series != nil {
+				// A reading late past the phase's last whole second is
+				// that second's (the deadline passed meanwhile).
+				k = min(k, lastSlot)
 				if m.server != nil {
 					pt.Server = m.server.Take()
 				}
@@ -69,15 +74,14 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 				series.slot, series.read, series.cpu, series.load = k, now, cpuNow, loadNow
 			}
 			slot = k
-			if m.r.opt.NoTickLines {
-				continue
+			if !m.r.opt.NoTickLines {
+				prefix := "progress"
+				if label != "" {
+					prefix = label
+				}
+				fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
+					prefix, now.Sub(start).Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
 			}
-			prefix := "progress"
-			if label != "" {
-				prefix = label
-			}
-			fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
-				prefix, now.Sub(start).Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
 		}
 	}
 }
