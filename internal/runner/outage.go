@@ -114,7 +114,7 @@ func OutageText(r *result.Run) string {
 	if s.DeadSeconds > 0 {
 		parts = append(parts, fmt.Sprintf("%d dead seconds of %d (%s)", s.DeadSeconds, r.MeasuredPoints(), result.SpansText(s.DeadSpans)))
 		if n := heldUpSeconds(r); n > 0 {
-			parts[len(parts)-1] += fmt.Sprintf(", %d of them without an error while fairbench's host held it up (flagged, not an outage)", n)
+			parts[len(parts)-1] += fmt.Sprintf(", %d of them without an error while fairbench itself was held up (flagged, not an outage)", n)
 		}
 	}
 	return strings.Join(parts, ", ") + FirstErrorsText(s.FirstErrors)
