@@ -65,7 +65,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		_ = f.MarkHidden("as-generator")
 		_ = f.MarkHidden("session")
 		f.Float64Var(&maxErr, "max-error-ratio", runner.DefaultMaxErrorRatio, "a run whose share of failed operations exceeds this is stored as failed and the command exits 1 (overrides the study's max_error_ratio)")
-		f.Float64Var(&maxDead, "max-dead-ratio", runner.DefaultMaxDeadRatio, "a run with no completed operation in more than this share of its measured seconds is stored as failed and the command exits 1 (overrides the study's max_dead_ratio)")
+		f.Float64Var(&maxDead, "max-dead-ratio", runner.DefaultMaxDeadRatio, "a run with no completed operation in more than this share of its measured seconds (seconds without an error that its host held up aside) is stored as failed and the command exits 1 (overrides the study's max_dead_ratio)")
 		f.StringVar(&a.target, "target", "", "ad hoc: target URL (postgres://…, mysql://…, sqlite:FILE)")
 		f.StringVar(&a.workload, "workload", workload.Default(), "ad hoc: workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
 		f.StringVar(&a.warmup, "warmup", "0s", "ad hoc: warm-up before measuring, excluded from every number")
@@ -310,6 +310,9 @@ func printSummary(w io.Writer, r *result.Run, maxTries int) {
 func printOutcome(w io.Writer, r *result.Run) {
 	if line := runner.OutageText(r); line != "" {
 		fmt.Fprintf(w, "outage: %s\n", line)
+	}
+	if len(r.Summary.Flags) > 0 {
+		fmt.Fprintf(w, "flagged: %s\n", result.FlagsText(r.Summary.Flags))
 	}
 	if r.Status == result.StatusFailed && r.Error != "" {
 		fmt.Fprintf(w, "run failed: %s\n", r.Error)

@@ -217,11 +217,11 @@ type WarningGroup struct {
 
 // impactOrder ranks the checks by how much they can change what a
 // comparison says: a difference of configuration or of where the data
-// lives changes what is compared; a saturated load generator, errors or an
-// outage change the numbers themselves; drift, scattered repetitions and warm-up
-// widen them; single runs, a peak at the edge and a shared host are
-// limits of the design worth knowing.
-var impactOrder = []string{CheckConfig, CheckWorkingSet, CheckSaturation, CheckGenerators, CheckErrors, CheckOutage, CheckDrift,
+// lives changes what is compared; a saturated load generator, errors, an
+// outage or a busy or stalled host change the numbers themselves; drift,
+// scattered repetitions and warm-up widen them; single runs, a peak at the
+// edge and a shared host are limits of the design worth knowing.
+var impactOrder = []string{CheckConfig, CheckWorkingSet, CheckSaturation, CheckGenerators, CheckErrors, CheckOutage, CheckHostBusy, CheckStalled, CheckDrift,
 	CheckRepetitions, CheckWarmup, CheckSingleRun, CheckPeakEdge, CheckSameHost}
 
 // GroupWarnings groups warnings by kind, most affecting first (impactOrder,

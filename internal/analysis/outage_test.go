@@ -15,7 +15,8 @@ func TestOutageWarningNamesSecondsAndError(t *testing.T) {
 		rates[i] = 0
 	}
 	r := withSeries(okRun(1, "a", 1, 800), rates, 0.1)
-	r.Summary.DeadSpans, r.Summary.DeadSeconds = result.DeadSecondsOf(r.Series, false)
+	d := result.DeadSecondsOf(r.Series, 0, false)
+	r.Summary.DeadSpans, r.Summary.DeadSeconds = d.Spans, d.Seconds
 	r.Summary.ReconnectAttempts, r.Summary.Reconnects = 35, 2
 	r.Summary.FirstErrors = map[result.ErrorClass]string{result.ErrConnection: "dial tcp 127.0.0.1:5432: connect: connection refused"}
 	w := checks(Warnings(group(t, r), ""), CheckOutage)
@@ -35,18 +36,34 @@ func TestOutageWarningNamesSecondsAndError(t *testing.T) {
 
 func TestDeadSecondsOf(t *testing.T) {
 	pts := []result.SeriesPoint{{Second: 1, Ops: 5}, {Second: 2}, {Second: 3, Errors: 2}, {Second: 4, Ops: 1}, {Second: 5, Errors: 1}, {Second: 6}}
-	spans, n := result.DeadSecondsOf(pts, false)
-	if n != 4 || result.SpansText(spans) != "s 2–3, s 5–6" {
-		t.Fatalf("got %d dead seconds %v", n, spans)
+	d := result.DeadSecondsOf(pts, 0, false)
+	if d.Seconds != 4 || d.Silent != 2 || result.SpansText(d.Spans) != "s 2–3, s 5–6" {
+		t.Fatalf("got %+v", d)
 	}
 	// A remainder after the last full tick (same second) is not a dead second.
 	tail := append(append([]result.SeriesPoint{}, pts[:4]...), result.SeriesPoint{Second: 4, Errors: 3})
-	if spans, n := result.DeadSecondsOf(tail, false); n != 2 || result.SpansText(spans) != "s 2–3" {
-		t.Fatalf("with a short remainder: got %d dead seconds %v", n, spans)
+	if d := result.DeadSecondsOf(tail, 0, false); d.Seconds != 2 || result.SpansText(d.Spans) != "s 2–3" {
+		t.Fatalf("with a short remainder: got %+v", d)
 	}
 	// Slow operations (or a low rate): only seconds with errors count.
-	spans, n = result.DeadSecondsOf(pts, true)
-	if n != 2 || result.SpansText(spans) != "s 3, s 5" {
-		t.Fatalf("errors only: got %d dead seconds %v", n, spans)
+	d = result.DeadSecondsOf(pts, 0, true)
+	if d.Seconds != 2 || d.Silent != 0 || result.SpansText(d.Spans) != "s 3, s 5" {
+		t.Fatalf("errors only: got %+v", d)
+	}
+}
+
+// Only the measured phase's points count: a 3 s run whose clients took two
+// seconds to stop has 3 measured seconds, not 5 ("3 dead seconds of 4 (s 1–2,
+// s 5)" before). A second fairbench did not read is dead and starved, and so
+// is one in which its threads waited for a CPU.
+func TestDeadSecondsOfTheMeasuredPhaseOnly(t *testing.T) {
+	pts := []result.SeriesPoint{{Second: 1, Missed: true}, {Second: 2, CPUWait: 0.6}, {Second: 3, Ops: 9}, {Second: 5}}
+	d := result.DeadSecondsOf(pts, 3, false)
+	if d.Seconds != 2 || d.Silent != 2 || d.Starved != 2 || result.SpansText(d.Spans) != "s 1–2" {
+		t.Fatalf("got %+v", d)
+	}
+	pts[1].CPUWait = 0.01 // clients blocked on a server that does not answer
+	if d := result.DeadSecondsOf(pts, 3, false); d.Starved != 1 {
+		t.Fatalf("a second without CPU wait counted as starved: %+v", d)
 	}
 }

@@ -23,7 +23,8 @@ const (
 	// this many standard errors of that difference (the run's own noise).
 	DriftSigmas = 3.0
 	// SaturationShare: the load generator counts as saturated when its median
-	// CPU use per second reaches this share of the client host's threads.
+	// CPU use per second reaches this share of its CPU budget: the client
+	// host's threads, or less under a cgroup quota, cpuset or GOMAXPROCS.
 	SaturationShare = 0.8
 	// MaxCV: repetitions disagree when their coefficient of variation exceeds it.
 	MaxCV = 0.10
@@ -47,18 +48,20 @@ const (
 	CheckWorkingSet  = "working-set"
 	CheckErrors      = "errors"
 	CheckOutage      = "outage"
+	CheckHostBusy    = "host-busy"
+	CheckStalled     = "stalled"
 	CheckSameHost    = "same-host"
 	CheckPeakEdge    = "peak-edge"
 )
 
 var checkOrder = []string{CheckDrift, CheckSaturation, CheckGenerators, CheckRepetitions, CheckSingleRun, CheckWarmup,
-	CheckConfig, CheckWorkingSet, CheckErrors, CheckOutage, CheckSameHost, CheckPeakEdge}
+	CheckConfig, CheckWorkingSet, CheckErrors, CheckOutage, CheckHostBusy, CheckStalled, CheckSameHost, CheckPeakEdge}
 
 // Checks describes every check for a report's Methodology section, so that a
 // reader sees what was checked even when nothing was raised.
 var Checks = map[string]string{
 	CheckDrift:       "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)",
-	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of the client host's threads, or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)",
+	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of its CPU budget: the client host's threads, or a smaller cgroup quota, cpuset or GOMAXPROCS; or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)",
 	CheckGenerators:  "load generators of one run that disagree (throughput per client more than 10 % apart between generators) or whose clocks are more than 5 ms off the results store's",
 	CheckRepetitions: "repetitions that disagree (coefficient of variation of the headline metric > 10 %)",
 	CheckSingleRun:   "cells resting on a single completed run (no interval, no verdict)",
@@ -67,6 +70,8 @@ var Checks = map[string]string{
 	CheckWorkingSet:  "working set against memory (data size vs shared_buffers and RAM)",
 	CheckErrors:      "errors above 0.1 % of operations",
 	CheckOutage:      "outages: seconds of the measured phase without a completed operation, lost connections and reconnects",
+	CheckHostBusy:    "runs stored as ok but flagged host busy: seconds fairbench did not read, or in which nothing completed or failed while it waited for a CPU; other processes using ≥ 0.5 cores while it waited ≥ 10 % of its time; steal ≥ 10 %",
+	CheckStalled:     "runs stored as ok but flagged stalled: wall time > 2× the planned duration, an operation longer than the measured phase, an embedded engine completing nothing without an error",
 	CheckSameHost:    "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)",
 	CheckPeakEdge:    "a peak of the headline metric at the edge of the clients sweep (knee not found)",
 }
@@ -166,7 +171,7 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f requests/s (first third) to %.1f requests/s (last third); its own noise is %.1f requests/s (standard error): burst credits, throttling, checkpoints or cache warming?",
 			r.ID, label, (last/first-1)*100, first, last, se)})
 	}
-	if threads := hostThreads(r); threads > 0 && !inProcess(r) {
+	if budget, source, threads := cpuBudget(r); budget > 0 && !inProcess(r) {
 		var cpu []float64
 		for _, p := range r.Series {
 			cpu = append(cpu, p.CPU)
@@ -175,10 +180,14 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 		if len(cpu) == 0 && r.Duration.Seconds() > 0 {
 			med = r.Summary.ClientCPU / r.Duration.Seconds()
 		}
-		if med >= SaturationShare*float64(threads) {
+		of := fmt.Sprintf("the client host's %.0f threads", budget)
+		if budget < threads {
+			of = fmt.Sprintf("its CPU budget of %.2f cores (%s; the host has %.0f threads)", budget, source, threads)
+		}
+		if med >= SaturationShare*budget {
 			ws = append(ws, Warning{Check: CheckSaturation, Runs: []int64{r.ID}, Message: fmt.Sprintf(
-				"run %d (%s): fairbench used a median %.2f cores of the client host's %d threads (%.0f %%): the load generator may be the bottleneck",
-				r.ID, label, med, threads, med/float64(threads)*100)})
+				"run %d (%s): fairbench used a median %.2f cores of %s (%.0f %%): the load generator may be the bottleneck",
+				r.ID, label, med, of, med/budget*100)})
 		}
 	}
 	errs := max(r.TotalErrors(), r.Summary.Failed)
@@ -192,7 +201,28 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 	if w, ok := outageWarning(r, label); ok {
 		ws = append(ws, w)
 	}
+	ws = append(ws, flagWarnings(r, label)...)
 	return append(ws, generatorWarnings(r, label)...)
+}
+
+// flagWarnings turn a run's flags into a warning per kind (host busy,
+// stalled), naming the reasons.
+func flagWarnings(r *result.Run, label string) []Warning {
+	var ws []Warning
+	for _, kind := range []struct{ flag, check string }{{result.FlagHostBusy, CheckHostBusy}, {result.FlagStalled, CheckStalled}} {
+		var reasons []string
+		for _, f := range r.Summary.Flags {
+			if f.Kind == kind.flag {
+				reasons = append(reasons, f.Reason)
+			}
+		}
+		if len(reasons) > 0 {
+			ws = append(ws, Warning{Check: kind.check, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+				"run %d (%s): %s: %s; its numbers may describe fairbench's host, not the target",
+				r.ID, label, kind.flag, strings.Join(reasons, "; "))})
+		}
+	}
+	return ws
 }
 
 // outageWarning names the seconds of a run without a completed operation,
@@ -203,9 +233,13 @@ func outageWarning(r *result.Run, label string) (Warning, bool) {
 		return Warning{}, false
 	}
 	var parts []string
+	heldUp := s.HeldUpSeconds(inProcess(r))
 	if s.DeadSeconds > 0 {
 		parts = append(parts, fmt.Sprintf("no operation completed in %d of %d s (%s)",
-			s.DeadSeconds, len(r.Series), result.SpansText(s.DeadSpans)))
+			s.DeadSeconds, r.MeasuredPoints(), result.SpansText(s.DeadSpans)))
+	}
+	if heldUp > 0 {
+		parts = append(parts, fmt.Sprintf("%d of them without an error while fairbench itself was held up (flagged, not an outage)", heldUp))
 	}
 	if s.ReconnectAttempts > 0 {
 		parts = append(parts, fmt.Sprintf("%d lost connections replaced in %d attempts", s.Reconnects, s.ReconnectAttempts))
@@ -221,9 +255,12 @@ func outageWarning(r *result.Run, label string) (Warning, bool) {
 	for _, c := range classes {
 		parts = append(parts, fmt.Sprintf("first %s error: %s", c, s.FirstErrors[result.ErrorClass(c)]))
 	}
+	why := " (the target did not serve for part of the measured phase)"
+	if heldUp == s.DeadSeconds && s.ReconnectAttempts == 0 {
+		why = ""
+	}
 	return Warning{Check: CheckOutage, Runs: []int64{r.ID}, Message: fmt.Sprintf(
-		"run %d (%s): %s (the target did not serve for part of the measured phase)",
-		r.ID, label, strings.Join(parts, "; "))}, true
+		"run %d (%s): %s%s", r.ID, label, strings.Join(parts, "; "), why)}, true
 }
 
 // warmupShift compares the first w seconds (10 % of the series, 2 to 10
@@ -267,9 +304,17 @@ func drift(rates []float64) (first, last, se float64, ok bool) {
 	return m1, m3, se, d > DriftMinChange*mAll && d > DriftSigmas*se
 }
 
-func hostThreads(r *result.Run) int {
+// cpuBudget is the CPU the run's load generator could use, in cores, what set
+// it (envinfo.Budget), and the host's threads; runs stored before the budget
+// was recorded had the host's threads.
+func cpuBudget(r *result.Run) (budget float64, source string, threads float64) {
 	h, _ := r.Env["host"].(map[string]any)
-	return int(toFloat(h["threads"]))
+	threads = toFloat(h["threads"])
+	if b := toFloat(h["cpu_budget"]); b > 0 {
+		source, _ = h["cpu_budget_source"].(string)
+		return b, source, threads
+	}
+	return threads, "host threads", threads
 }
 
 func errorClasses(r *result.Run) string {

@@ -26,6 +26,11 @@ func Host() map[string]any {
 		"go":           runtime.Version(),
 		"tool_version": version.String(),
 	}
+	// What the process may use, which a container's quota or cpuset can
+	// set far below the host's threads: a load generator saturates against it.
+	b := Budget("/", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	h["cpu_budget"] = b.Cores
+	h["cpu_budget_source"] = b.Source
 	if name, err := os.Hostname(); err == nil {
 		h["hostname"] = name
 	}
@@ -163,35 +168,21 @@ func AvailableMemory() (bytes int64, source string, ok bool) {
 	if kb := meminfoKB("MemAvailable:"); kb > 0 {
 		bytes, source, ok = kb<<10, "MemAvailable in /proc/meminfo", true
 	}
-	for _, f := range []struct{ dir, limit, used string }{
-		{cgroupDir(""), "memory.max", "memory.current"},
-		{cgroupDir("memory"), "memory.limit_in_bytes", "memory.usage_in_bytes"},
-	} {
-		limit, err1 := readInt(filepath.Join(f.dir, f.limit))
-		used, err2 := readInt(filepath.Join(f.dir, f.used))
-		if err1 != nil || err2 != nil || limit <= 0 || limit >= 1<<60 {
+	for _, dir := range cgroupDirs("/", "memory") {
+		limit, used := "memory.limit_in_bytes", "memory.usage_in_bytes"
+		if dir.v2 {
+			limit, used = "memory.max", "memory.current"
+		}
+		l, err1 := readInt(filepath.Join(dir.path, limit))
+		u, err2 := readInt(filepath.Join(dir.path, used))
+		if err1 != nil || err2 != nil || l <= 0 || l >= 1<<60 {
 			continue // unreadable, or no limit ("max", v1's near 2^63)
 		}
-		if left := max(limit-used, 0); !ok || left < bytes {
-			bytes, source, ok = left, "the cgroup's "+f.limit+" less "+f.used, true
+		if left := max(l-u, 0); !ok || left < bytes {
+			bytes, source, ok = left, "the cgroup's "+limit+" less "+used, true
 		}
 	}
 	return bytes, source, ok
-}
-
-// cgroupDir is this process's cgroup directory: of the v1 controller
-// named, or with "" the v2 (unified) one.
-func cgroupDir(controller string) string {
-	root := filepath.Join("/sys/fs/cgroup", controller)
-	if b, err := os.ReadFile("/proc/self/cgroup"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			parts := strings.SplitN(line, ":", 3)
-			if len(parts) == 3 && parts[1] == controller && (controller != "" || parts[0] == "0") {
-				return filepath.Join(root, parts[2])
-			}
-		}
-	}
-	return root
 }
 
 func readInt(path string) (int64, error) {

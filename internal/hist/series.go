@@ -57,12 +57,15 @@ func MergeSeries(series ...[]result.SeriesPoint) ([]result.SeriesPoint, error) {
 			}
 			a := bySecond[p.Second]
 			if a == nil {
-				a = &acc{pt: result.SeriesPoint{Second: p.Second, Server: p.Server},
+				a = &acc{pt: result.SeriesPoint{Second: p.Second, Server: p.Server, Missed: true},
 					ops: map[string]*result.IntervalOp{}, hist: map[string]*hdr.Histogram{}}
 				bySecond[p.Second] = a
 			}
 			a.pt.Rate += p.Rate
 			a.pt.CPU += p.CPU
+			a.pt.CPUWait += p.CPUWait
+			// Missed by every generator: no one read the second.
+			a.pt.Missed = a.pt.Missed && p.Missed
 			for _, iv := range p.Hists {
 				o := a.ops[iv.Name]
 				if o == nil {

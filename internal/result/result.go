@@ -117,6 +117,21 @@ type Summary struct {
 	Reconnects        int64    `json:"reconnects,omitempty"`
 	DeadSeconds       int      `json:"dead_seconds,omitempty"`
 	DeadSpans         [][2]int `json:"dead_spans,omitempty"`
+	// MeasuredSeconds is how many points of the series cover the measured
+	// phase (the points after them hold what completed while the clients
+	// stopped): the dead seconds are counted among these. 0 in runs stored
+	// before it was recorded, whose dead seconds were counted over the series.
+	MeasuredSeconds int `json:"measured_seconds,omitempty"`
+	// SilentSeconds are the dead seconds in which no operation failed
+	// either: the operations were slow or frozen, or fairbench itself did
+	// not run. StarvedSeconds are those of them in which fairbench was held
+	// up by its host (DeadTime.Starved). A server that refuses or drops
+	// connections causes errors; a host that starves its client does not.
+	SilentSeconds  int `json:"silent_seconds,omitempty"`
+	StarvedSeconds int `json:"starved_seconds,omitempty"`
+	// Flags say why the numbers of a run that stands may not describe its
+	// target: its host was busy, or the run stalled (README, "Reliability").
+	Flags []Flag `json:"flags,omitempty"`
 	// FirstErrors keeps, per error class, the text of the first error of that
 	// class (the server's message), secrets scrubbed and capped at
 	// MaxErrorText bytes: what a reader needs to see why operations failed.
@@ -134,6 +149,33 @@ type Summary struct {
 	// hot time is the best of the others, as ClickBench reports them. The
 	// per-op histograms hold the same times, but not their order.
 	Queries []QueryResult `json:"queries,omitempty"`
+}
+
+// Flag kinds: a run flagged is stored as it is (not failed), and its flags
+// print with it and in the report's methodology warnings.
+const (
+	// FlagHostBusy: the host held fairbench up (seconds it could not read,
+	// its threads waiting for a CPU, the hypervisor's steal).
+	FlagHostBusy = "host busy"
+	// FlagStalled: the run took far longer than planned, an operation took
+	// longer than the measured phase, or an engine inside fairbench's own
+	// process completed nothing for seconds without an error.
+	FlagStalled = "stalled"
+)
+
+// Flag is one reason to doubt a run that stands, with the numbers behind it.
+type Flag struct {
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+}
+
+// FlagsText writes a run's flags as one line: "host busy: …; stalled: …".
+func FlagsText(flags []Flag) string {
+	parts := make([]string, len(flags))
+	for i, f := range flags {
+		parts[i] = f.Kind + ": " + f.Reason
+	}
+	return strings.Join(parts, "; ")
 }
 
 // QueryResult is one query of a query-set run.
@@ -333,6 +375,15 @@ type SeriesPoint struct {
 	P99    float64 `json:"p99_us"`
 	Max    float64 `json:"max_us"`
 	CPU    float64 `json:"client_cpu"` // fairbench's CPU use in this interval, in cores
+	// CPUWait is how long fairbench's threads waited for a CPU in this
+	// interval, in seconds per second (the kernel's run delay summed over
+	// its threads); 0 where the kernel does not say.
+	CPUWait float64 `json:"client_cpu_wait,omitempty"`
+	// Missed marks a second fairbench did not read in time: its clock tick
+	// came a whole second late or more, so fairbench itself was not running
+	// (a frozen or starved host). Nothing completed is known of it; what
+	// completed meanwhile is in the next point.
+	Missed bool `json:"missed,omitempty"`
 	// Server is the server's own view of the interval, sampled from the
 	// target's node_exporter; nil when the target names none.
 	Server *ServerSample `json:"server,omitempty"`
@@ -387,31 +438,86 @@ func CapText(s string, n int) string {
 	return s[:cut] + fmt.Sprintf("… (%d bytes cut)", len(s)-cut)
 }
 
-// DeadSecondsOf returns the seconds of a measured phase in which no operation
-// completed, as [first, last] spans of series seconds, and their count. With
-// errorsOnly, only seconds that saw errors and no completion count: for runs
-// whose operations normally take longer than a second (analytic queries) or
-// whose schedule leaves seconds empty (a low rate), a quiet second is normal.
+// StarvedCPUWait: a second in which fairbench's threads waited this long (in
+// seconds, summed over threads) for a CPU is one in which the host, not the
+// target, held the clients up. Clients waiting on a server that does not
+// answer are blocked, not waiting for a CPU.
+const StarvedCPUWait = 0.25
+
+// DeadTime is the account of a measured phase's seconds without a completed
+// operation.
+type DeadTime struct {
+	Spans   [][2]int // [first, last] series seconds
+	Seconds int      // dead seconds
+	Silent  int      // of them, seconds in which no operation failed either
+	// Starved: of the silent ones, seconds fairbench did not read in time
+	// (SeriesPoint.Missed) or in which its threads waited StarvedCPUWait
+	// or more for a CPU.
+	Starved int
+}
+
+// DeadSecondsOf counts the seconds of a measured phase in which no operation
+// completed among the first measured points of series (the rest hold what
+// completed while the clients stopped). A second fairbench did not read is
+// dead. With errorsOnly, only seconds that saw errors and no completion count:
+// for runs whose operations normally take longer than a second (analytic
+// queries) or whose schedule leaves seconds empty (a low rate), a quiet second
+// is normal.
 //
-// The final point is left out when it has the second of the point before it:
-// it is the remainder of the measured phase after the last full tick (under
-// half a second), too short to say the target was not serving.
-func DeadSecondsOf(series []SeriesPoint, errorsOnly bool) (spans [][2]int, n int) {
-	if k := len(series); k >= 2 && series[k-1].Second == series[k-2].Second {
+// With measured 0 (runs stored before it was recorded), the final point is
+// left out when it has the second of the point before it: it is the remainder
+// of the measured phase after the last full tick.
+func DeadSecondsOf(series []SeriesPoint, measured int, errorsOnly bool) DeadTime {
+	if measured > 0 && measured < len(series) {
+		series = series[:measured]
+	} else if k := len(series); measured == 0 && k >= 2 && series[k-1].Second == series[k-2].Second {
 		series = series[:k-1]
 	}
+	var d DeadTime
 	for _, p := range series {
 		if p.Ops > 0 || (errorsOnly && p.Errors == 0) {
 			continue
 		}
-		n++
-		if k := len(spans); k > 0 && spans[k-1][1] >= p.Second-1 {
-			spans[k-1][1] = p.Second
+		d.Seconds++
+		if p.Errors == 0 {
+			d.Silent++
+			if p.Missed || p.CPUWait >= StarvedCPUWait {
+				d.Starved++
+			}
+		}
+		if k := len(d.Spans); k > 0 && d.Spans[k-1][1] >= p.Second-1 {
+			d.Spans[k-1][1] = p.Second
 			continue
 		}
-		spans = append(spans, [2]int{p.Second, p.Second})
+		d.Spans = append(d.Spans, [2]int{p.Second, p.Second})
 	}
-	return spans, n
+	return d
+}
+
+// MeasuredPoints is how many points of the series the measured phase has: the
+// dead-second share is of these (all points in runs stored before
+// Summary.MeasuredSeconds was recorded).
+func (r *Run) MeasuredPoints() int {
+	if n := r.Summary.MeasuredSeconds; n > 0 {
+		return min(n, len(r.Series))
+	}
+	return len(r.Series)
+}
+
+// HeldUpSeconds are the dead seconds a busy host, not the target, explains:
+// none when connections were lost (an outage); else, for an engine inside
+// fairbench's own process (it stalls with its client), those in which nothing
+// failed either; else those in which nothing failed and fairbench itself was
+// starved (DeadTime.Starved). A server that stops answering leaves its clients
+// blocked, not waiting for a CPU, and its seconds count as an outage.
+func (s Summary) HeldUpSeconds(engineInProcess bool) int {
+	switch {
+	case s.ReconnectAttempts > 0:
+		return 0
+	case engineInProcess:
+		return s.SilentSeconds
+	}
+	return s.StarvedSeconds
 }
 
 // SpansText writes second spans the way messages name them: "s 3–9, s 12".

@@ -346,7 +346,7 @@ func (m *executor) execute(ctx context.Context) error {
 		}
 	}
 	defer sc.close(ctx)
-	counts0, cpu0 := counts(m.inst), cpuSeconds()
+	counts0, cpu0, load0 := counts(m.inst), cpuSeconds(), m.r.opt.readLoad()
 	if err := sc.snapshot(ctx); err != nil {
 		return err
 	}
@@ -424,21 +424,21 @@ func (m *executor) execute(ctx context.Context) error {
 		if m.server != nil {
 			m.server.Take() // the warm-up's share is not measured
 		}
-		cpu0 = cpuSeconds()
+		cpu0, load0 = cpuSeconds(), m.r.opt.readLoad()
 		measureStart = time.Now()
 	}
 	m.run.StartedAt = measureStart
-	var series []result.SeriesPoint
+	ms := &measuredSeries{read: measureStart, cpu: cpu0, load: load0}
 	if !interrupted {
-		interrupted = m.phase(ctx, col, "", measureStart, c.Duration, &series)
+		interrupted = m.phase(ctx, col, "", measureStart, c.Duration, ms)
 	}
+	phaseEnd, load1, cpuAtPhaseEnd := time.Now(), m.r.opt.readLoad(), cpuSeconds()
 	stopWorkers()
 	end := time.Now()
-	last := col.Tick()
-	if pt, ok := point(m.inst.Ops(), last, end.Sub(measureStart), end.Sub(measureStart)-time.Duration(len(series))*m.r.opt.Every); ok && pt.Ops+pt.Errors > 0 {
-		series = append(series, pt)
-	}
-	cpu := cpuSeconds() - cpu0
+	cpuEnd := cpuSeconds()
+	series, measured := ms.finish(m.inst.Ops(), col.Tick(), cpuEnd, m.r.opt.readLoad(), measureStart, phaseEnd, end, c.Duration, m.r.opt.Every)
+	cpu := cpuEnd - cpu0
+	m.recordLoad(load0, load1, phaseEnd.Sub(measureStart), cpuAtPhaseEnd-cpu0)
 	m.run.EndedAt = end
 	m.run.Duration = end.Sub(measureStart)
 	m.run.Series = series
@@ -453,6 +453,7 @@ func (m *executor) execute(ctx context.Context) error {
 		m.run.Deviations = append(m.run.Deviations, err.Error())
 	}
 	m.fill(col.Total(), connectTime, cpu)
+	m.run.Summary.MeasuredSeconds = measured
 	m.fillOutage()
 	if interrupted {
 		m.run.Status = result.StatusInterrupted
@@ -461,6 +462,27 @@ func (m *executor) execute(ctx context.Context) error {
 	}
 	m.run.Status = result.StatusOK
 	return nil
+}
+
+// recordLoad adds to the run's host what the kernel counted over the measured
+// phase: how long fairbench's threads waited for a CPU, per second, and the
+// share of the host's CPU time the hypervisor took (steal), the cores other
+// processes used (own: the CPU seconds fairbench used). They say whether the
+// host held fairbench up (Flags).
+func (m *executor) recordLoad(before, after envinfo.Load, phase time.Duration, own float64) {
+	host, _ := m.run.Env["host"].(map[string]any)
+	if host == nil || phase <= 0 {
+		return
+	}
+	if wait, ok := after.WaitSince(before); ok {
+		host[envClientCPUWait] = wait.Seconds() / phase.Seconds()
+	}
+	if steal, ok := after.StealSince(before); ok {
+		host[envStealPct] = steal * 100
+	}
+	if used, ok := after.UsedSince(before); ok {
+		host[envOthersCPU] = max(used-own, 0) / phase.Seconds()
+	}
 }
 
 // multiplex puts the clients on event loops, spread round-robin over threads

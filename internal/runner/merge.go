@@ -93,6 +93,9 @@ func MergeRuns(parts []*result.Run) (*result.Run, error) {
 		}
 		ps := p.Summary
 		n := float64(ps.Transactions)
+		if i == 0 || ps.MeasuredSeconds < s.MeasuredSeconds {
+			s.MeasuredSeconds = ps.MeasuredSeconds // the seconds every generator measured
+		}
 		s.Transactions += ps.Transactions
 		s.Failed += ps.Failed
 		s.Retried += ps.Retried
@@ -177,6 +180,6 @@ func MergeRuns(parts []*result.Run) (*result.Run, error) {
 	}
 	out.Series = merged
 	// Dead seconds are those in which no generator completed anything.
-	s.DeadSpans, s.DeadSeconds = result.DeadSecondsOf(merged, quietSeconds(*s))
+	setDead(s, result.DeadSecondsOf(merged, s.MeasuredSeconds, quietSeconds(*s)))
 	return &out, nil
 }

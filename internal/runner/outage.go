@@ -56,7 +56,7 @@ func (l Limits) Judge(r *result.Run) string {
 	if ops > 0 && s.Transactions == 0 {
 		return fmt.Sprintf("every operation failed (%d)%s%s", s.Failed, reconnectsText(s), FirstErrorsText(s.FirstErrors))
 	}
-	what, dead, measured := "operations", "no operation completed", len(r.Series)
+	what, dead, measured := "operations", "no operation completed", r.MeasuredPoints()
 	if len(s.Queries) > 0 {
 		// A query set records a failed or timed-out try as null and goes
 		// on, as ClickBench does: a few nulls are results, but past the
@@ -81,9 +81,17 @@ func (l Limits) Judge(r *result.Run) string {
 		}
 	}
 	if n := measured; n > 0 && s.DeadSeconds > 0 {
-		if share := float64(s.DeadSeconds) / float64(n); share > l.MaxDeadRatio {
-			return fmt.Sprintf("%s in %d of %d s (%s; %.0f %% > max_dead_ratio %.0f %%)%s%s",
-				dead, s.DeadSeconds, n, result.SpansText(s.DeadSpans), share*100, l.MaxDeadRatio*100,
+		heldUp := 0
+		if len(s.Queries) == 0 {
+			heldUp = heldUpSeconds(r)
+		}
+		if share := float64(s.DeadSeconds-heldUp) / float64(n); share > l.MaxDeadRatio {
+			var more string
+			if heldUp > 0 {
+				more = fmt.Sprintf(", besides %d held up by fairbench's host", heldUp)
+			}
+			return fmt.Sprintf("%s in %d of %d s (%s%s; %.0f %% > max_dead_ratio %.0f %%)%s%s",
+				dead, s.DeadSeconds-heldUp, n, result.SpansText(s.DeadSpans), more, share*100, l.MaxDeadRatio*100,
 				reconnectsText(s), FirstErrorsText(s.FirstErrors))
 		}
 	}
@@ -91,6 +99,15 @@ func (l Limits) Judge(r *result.Run) string {
 		return "no operation completed or failed during the measured phase" + reconnectsText(s) + FirstErrorsText(s.FirstErrors)
 	}
 	return ""
+}
+
+// heldUpSeconds are the run's dead seconds its host explains
+// (result.Summary.HeldUpSeconds).
+func heldUpSeconds(r *result.Run) int { return r.Summary.HeldUpSeconds(engineInProcess(r)) }
+
+func engineInProcess(r *result.Run) bool {
+	in, _ := r.Env["engine_in_process"].(bool)
+	return in
 }
 
 // OutageText is the one line a run's summary prints about an outage: its
@@ -105,7 +122,10 @@ func OutageText(r *result.Run) string {
 		parts = append(parts, fmt.Sprintf("%d reconnects (%d attempts)", s.Reconnects, s.ReconnectAttempts)+reconnectErrorText(s))
 	}
 	if s.DeadSeconds > 0 {
-		parts = append(parts, fmt.Sprintf("%d dead seconds of %d (%s)", s.DeadSeconds, len(r.Series), result.SpansText(s.DeadSpans)))
+		parts = append(parts, fmt.Sprintf("%d dead seconds of %d (%s)", s.DeadSeconds, r.MeasuredPoints(), result.SpansText(s.DeadSpans)))
+		if n := heldUpSeconds(r); n > 0 {
+			parts[len(parts)-1] += fmt.Sprintf(", %d of them without an error while fairbench itself was held up (flagged, not an outage)", n)
+		}
 	}
 	return strings.Join(parts, ", ") + FirstErrorsText(s.FirstErrors)
 }

@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -67,6 +69,9 @@ type Options struct {
 	// Distribution runs cells on several load generators (distributed.go);
 	// nil: every cell runs in this process.
 	Distribution *Distribution
+	// readLoad reads the kernel's contention counters; nil: envinfo.ReadLoad.
+	// Tests set what the host's load reads as.
+	readLoad func() envinfo.Load
 }
 
 // ErrInterrupted is returned when the context was cancelled (Ctrl-C) during a study.
@@ -106,6 +111,9 @@ func New(st *study.Study, opt Options) *Runner {
 	}
 	if opt.ConnectTimeout <= 0 {
 		opt.ConnectTimeout = 10 * time.Second
+	}
+	if opt.readLoad == nil {
+		opt.readLoad = envinfo.ReadLoad
 	}
 	if opt.Progress == nil {
 		opt.Progress = io.Discard
@@ -225,6 +233,8 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 		}
 	}()
 	var failed []string
+	flagged := map[string]int{} // flag kind → runs
+	stored := 0
 	for i, c := range cells {
 		if r.opt.Skip[c.Key()] {
 			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s: already done, skipped (--resume)\n", i+1, len(cells), cellLabel(c))
@@ -239,6 +249,14 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 				return fmt.Errorf("storing run of cell %d: %w", c.Index, serr)
 			}
 			r.stored(run)
+			stored++
+			kinds := map[string]bool{}
+			for _, f := range run.Summary.Flags {
+				kinds[f.Kind] = true
+			}
+			for k := range kinds {
+				flagged[k]++
+			}
 		}
 		if errors.Is(err, ErrInterrupted) {
 			if run != nil && run.Error != "" {
@@ -257,6 +275,15 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 				return ErrInterrupted
 			}
 		}
+	}
+	if len(flagged) > 0 && len(cells) > 1 {
+		kinds := slices.Sorted(maps.Keys(flagged))
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%d %s", flagged[k], k)
+		}
+		fmt.Fprintf(r.opt.Progress, "flagged: %s, of the %d runs stored (stored as ok: their numbers may describe this host rather than the target; the report's methodology warnings say why)\n",
+			strings.Join(parts, ", "), stored)
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%d of %d cells failed: %s", len(failed), len(cells), strings.Join(failed, "; "))
@@ -449,8 +476,8 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 	return cs, nil
 }
 
-// finishRun judges a measured run: the outage line, the outage limits, and
-// the workload's consistency check.
+// finishRun judges a measured run: the outage line, the outage limits, the
+// flags of a run that stands, and the workload's consistency check.
 func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, err error) (*result.Run, error) {
 	if line := OutageText(run); line != "" {
 		fmt.Fprintf(r.opt.Progress, "  outage: %s\n", line)
@@ -460,6 +487,10 @@ func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, 
 			run.Status = result.StatusFailed
 			run.Error = result.CapText(why, 4*result.MaxErrorText)
 			return run, errors.New(run.Error)
+		}
+		run.Summary.Flags = Flags(run, cs.c.Duration)
+		if len(run.Summary.Flags) > 0 {
+			fmt.Fprintf(r.opt.Progress, "  flagged: %s\n", result.FlagsText(run.Summary.Flags))
 		}
 	}
 	always := false

@@ -92,6 +92,12 @@ func runOne(t *testing.T, ctx context.Context, op behaviour, w study.Workload, w
 // runOneWith is runOne with the study adjusted by edit first.
 func runOneWith(t *testing.T, ctx context.Context, op behaviour, w study.Workload, warmup, duration time.Duration, edit func(*study.Study)) (*result.Run, error) {
 	t.Helper()
+	return runOneOpts(t, ctx, op, w, warmup, duration, edit, nil)
+}
+
+// runOneOpts is runOneWith with the runner's options adjusted by opts too.
+func runOneOpts(t *testing.T, ctx context.Context, op behaviour, w study.Workload, warmup, duration time.Duration, edit func(*study.Study), opts func(*Options)) (*result.Run, error) {
+	t.Helper()
 	behaveMu.Lock()
 	behave = op
 	behaveMu.Unlock()
@@ -109,7 +115,11 @@ func runOneWith(t *testing.T, ctx context.Context, op behaviour, w study.Workloa
 		t.Fatal(err)
 	}
 	sink := &MemorySink{}
-	r := New(st, Options{Sink: sink, Every: 100 * time.Millisecond})
+	opt := Options{Sink: sink, Every: 100 * time.Millisecond}
+	if opts != nil {
+		opts(&opt)
+	}
+	r := New(st, opt)
 	err = r.Run(ctx, cells)
 	if len(sink.Runs) != 1 {
 		t.Fatalf("want 1 stored run, got %d (err %v)", len(sink.Runs), err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
@@ -20,15 +21,20 @@ import (
 )
 
 // phase waits for d while printing progress every tick; it returns true when the
-// context was cancelled. With series non-nil, each tick's numbers are kept.
-func (m *executor) phase(ctx context.Context, col *hist.Collector, label string, start time.Time, d time.Duration, series *[]result.SeriesPoint) bool {
+// context was cancelled. With series non-nil, each tick's numbers are kept as
+// the point of its second (slot): a tick read a whole tick period late or more
+// means fairbench itself did not run, and each second it did not read is kept
+// as a missed point (result.SeriesPoint.Missed), so that every second of the
+// measured phase is in the series.
+func (m *executor) phase(ctx context.Context, col *hist.Collector, label string, start time.Time, d time.Duration, series *measuredSeries) bool {
 	every := m.r.opt.Every
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	prev := start
-	cpuPrev := cpuSeconds()
+	cpuPrev, loadPrev := cpuSeconds(), m.r.opt.readLoad()
+	slot, lastSlot := 0, int(d/every)
 	for {
 		select {
 		case <-ctx.Done():
@@ -37,38 +43,108 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 			return false
 		case <-m.allDone:
 			return false
-		case now := <-ticker.C:
+		case <-ticker.C:
+			// The reading's own time, not the tick's: a tick read late
+			// covers everything since the previous reading.
+			if series != nil && slot >= lastSlot {
+				// Every second of the phase is read and its deadline
+				// passed meanwhile: the rest is the final reading's.
+				return false
+			}
+			now := time.Now()
+			k := max(int(now.Sub(start)/every), slot+1)
 			stats := col.Tick()
 			window := now.Sub(prev)
 			prev = now
-			pt, _ := point(m.inst.Ops(), stats, now.Sub(start), window)
-			cpuNow := cpuSeconds()
+			pt, _ := point(m.inst.Ops(), stats, window)
+			cpuNow, loadNow := cpuSeconds(), m.r.opt.readLoad()
 			pt.CPU = (cpuNow - cpuPrev) / window.Seconds()
-			cpuPrev = cpuNow
+			if wait, ok := loadNow.WaitSince(loadPrev); ok {
+				pt.CPUWait = wait.Seconds() / window.Seconds()
+			}
+			cpuPrev, loadPrev = cpuNow, loadNow
 			if series != nil {
+				// A reading late past the phase's last whole second is
+				// that second's (the deadline passed meanwhile).
+				k = min(k, lastSlot)
 				if m.server != nil {
 					pt.Server = m.server.Take()
 				}
-				*series = append(*series, pt)
+				series.points = appendSlot(series.points, slot, k, every, pt)
+				series.slot, series.read, series.cpu, series.load = k, now, cpuNow, loadNow
 			}
-			if m.r.opt.NoTickLines {
-				continue
+			slot = k
+			if !m.r.opt.NoTickLines {
+				prefix := "progress"
+				if label != "" {
+					prefix = label
+				}
+				fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
+					prefix, now.Sub(start).Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
 			}
-			prefix := "progress"
-			if label != "" {
-				prefix = label
-			}
-			fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
-				prefix, now.Sub(start).Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
 		}
 	}
 }
 
+// measuredSeries is the measured phase's series as the ticks read it: its
+// points, the last slot read, when, and fairbench's CPU time and the load
+// counters then.
+type measuredSeries struct {
+	points []result.SeriesPoint
+	slot   int
+	read   time.Time
+	cpu    float64
+	load   envinfo.Load
+}
+
+// finish adds the final reading, taken once the clients stopped: it is the
+// point of the last second of the measured phase when no tick read that one
+// (the phase's deadline came first, or fairbench did not run), else a point
+// after the measured phase, kept when something completed or failed in it. It
+// returns the series and how many of its points are the measured phase's: the
+// whole tick periods of the planned duration the phase lasted (phaseEnd).
+func (ms *measuredSeries) finish(names []string, last []*hist.Stats, cpu float64, load envinfo.Load, start, phaseEnd, end time.Time, planned, every time.Duration) ([]result.SeriesPoint, int) {
+	measured := int(min(phaseEnd.Sub(start), planned) / every)
+	window := end.Sub(ms.read)
+	pt, ok := point(names, last, window)
+	if ok {
+		pt.CPU = (cpu - ms.cpu) / window.Seconds()
+		if wait, known := load.WaitSince(ms.load); known {
+			pt.CPUWait = wait.Seconds() / window.Seconds()
+		}
+	}
+	switch {
+	case ms.slot < measured:
+		return appendSlot(ms.points, ms.slot, measured, every, pt), measured
+	case ok && pt.Ops+pt.Errors > 0:
+		return appendSlot(ms.points, ms.slot, ms.slot+1, every, pt), measured
+	}
+	return ms.points, measured
+}
+
+// appendSlot appends pt as the point of slot k (the k-th tick period of the
+// measured phase), after a missed point for each slot between the last one
+// read (last) and k.
+func appendSlot(series []result.SeriesPoint, last, k int, every time.Duration, pt result.SeriesPoint) []result.SeriesPoint {
+	for s := last + 1; s < k; s++ {
+		series = append(series, result.SeriesPoint{Second: slotSecond(s, every), Missed: true, CPUWait: pt.CPUWait, Hists: []result.IntervalOp{}})
+	}
+	pt.Second = slotSecond(k, every)
+	return append(series, pt)
+}
+
+// slotSecond is the second (since the start of the measured phase) that ends
+// slot k.
+func slotSecond(k int, every time.Duration) int {
+	return int(math.Round(float64(k) * every.Seconds()))
+}
+
 // point summarises one tick window; rates use the real window length. The
 // window's histograms go with it per op type, so that series merge exactly.
-func point(names []string, stats []*hist.Stats, at, window time.Duration) (result.SeriesPoint, bool) {
+// The caller sets its second.
+func point(names []string, stats []*hist.Stats, window time.Duration) (result.SeriesPoint, bool) {
 	all := hist.Combine(stats)
-	pt := result.SeriesPoint{Second: int(math.Round(at.Seconds())), Ops: all.Count, Errors: all.ErrorCount()}
+	pt := result.SeriesPoint{Ops: all.Count, Errors: all.ErrorCount()}
 	if hs, err := hist.Interval(names, stats); err == nil {
 		pt.Hists = hs
 	}
@@ -188,11 +264,12 @@ func (m *executor) fillOutage() {
 	s := &m.run.Summary
 	s.ReconnectAttempts = m.reconnectAttempts.Load()
 	s.Reconnects = m.reconnects.Load()
-	s.DeadSpans, s.DeadSeconds = result.DeadSecondsOf(m.run.Series, quietSeconds(*s))
+	setDead(s, result.DeadSecondsOf(m.run.Series, s.MeasuredSeconds, quietSeconds(*s)))
 	if qs, ok := m.inst.(workload.QuerySet); ok && qs.Finite() {
 		// One client runs one try after another, each up to minutes: the
 		// set's own account of when no try succeeded, not the ticks.
 		s.DeadSpans, s.DeadSeconds = stallSeconds(qs.Stalls(), m.run.StartedAt)
+		s.SilentSeconds, s.StarvedSeconds = 0, 0
 	}
 	m.errMu.Lock()
 	if len(m.firstErrs) > 0 {
@@ -200,6 +277,11 @@ func (m *executor) fillOutage() {
 	}
 	s.ReconnectError = m.reconnectErr
 	m.errMu.Unlock()
+}
+
+// setDead stores a dead-time account in a summary.
+func setDead(s *result.Summary, d result.DeadTime) {
+	s.DeadSpans, s.DeadSeconds, s.SilentSeconds, s.StarvedSeconds = d.Spans, d.Seconds, d.Silent, d.Starved
 }
 
 // serverCounts reads a workload's server-side counters (workload.ServerCounter)
