@@ -63,6 +63,28 @@ type KVPrefixDeleter interface {
 	DeletePrefix(ctx context.Context, prefix string) (deleted int64, err error)
 }
 
+// KVPrefixScanner is the optional capability of KV sessions to list the keys
+// under a prefix (Redis and Valkey: SCAN MATCH prefix* COUNT 1000, on every
+// master of a cluster; embedded engines: an ordered walk from the prefix).
+// Workloads and tool cells use it to find keys they did not write before
+// writing theirs.
+type KVPrefixScanner interface {
+	// ScanPrefix calls fn with batches of the keys under prefix until fn
+	// returns false or every key was seen. A batch is fn's to keep, and fn
+	// may use the session. A key present throughout the scan is seen (on
+	// Redis possibly twice); one written or deleted during it may not be.
+	ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) (more bool)) error
+}
+
+// KVKeyCounter is the optional capability of KV sessions whose ScanPrefix
+// walks the whole database, not only the prefix (Redis's SCAN): KeyCount is
+// how many keys that walk visits (DBSIZE, summed over a cluster's masters),
+// so that a caller with a short list of keys to look for can ask for those
+// keys instead.
+type KVKeyCounter interface {
+	KeyCount(ctx context.Context) (int64, error)
+}
+
 // Doc is a document as workloads build and read it.
 type Doc = map[string]any
 
