@@ -1,0 +1,158 @@
+package ownership
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/driver"
+)
+
+// Key-value stores have no tables to mark: what fairbench (or a tool cell it
+// runs) writes there is a range of numbered keys, and before writing it
+// looks for keys of that range someone else wrote, across the whole range
+// (not its ends), and afterwards deletes exactly the range's keys, never a
+// pattern.
+
+// KeyRange is the keys Prefix + n for n in [Lo, Hi], n in decimal, zero
+// padded to Width digits (0: no padding, memtier's "memtier-42";
+// redis-benchmark's -r keys are "key:" with 12 digits).
+type KeyRange struct {
+	Prefix string
+	Width  int
+	Lo, Hi uint64
+}
+
+// Key is the range's key of number n.
+func (r KeyRange) Key(n uint64) string {
+	return r.Prefix + fmt.Sprintf("%0*d", r.Width, n)
+}
+
+// Len is how many keys the range has.
+func (r KeyRange) Len() uint64 { return r.Hi - r.Lo + 1 }
+
+// Holds reports whether key is one of the range's keys.
+func (r KeyRange) Holds(key string) bool {
+	digits, ok := strings.CutPrefix(key, r.Prefix)
+	if !ok || digits == "" {
+		return false
+	}
+	n, err := strconv.ParseUint(digits, 10, 64)
+	return err == nil && n >= r.Lo && n <= r.Hi && r.Key(n) == key
+}
+
+func (r KeyRange) String() string {
+	return r.Key(r.Lo) + "…" + r.Key(r.Hi)
+}
+
+// probeBatch is the keys one pipeline asks about or deletes.
+const probeBatch = 256
+
+// Existing calls fn with batches of the range's keys that exist on kv, until
+// fn returns false or the range is done. It looks at whichever is fewer
+// keys: the keys under the prefix (driver.KVPrefixScanner: an ordered
+// engine walks only those; Redis's SCAN walks the whole database, as many
+// keys as driver.KVKeyCounter says), or the range's own keys, a pipeline of
+// GETs at a time (a GET of a key of another type is refused, and that key
+// exists too). fn may use kv.
+func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []string) bool) error {
+	if scanner, ok := kv.(driver.KVPrefixScanner); ok && r.Prefix != "" {
+		scan := true
+		if counter, ok := kv.(driver.KVKeyCounter); ok {
+			n, err := counter.KeyCount(ctx)
+			if err != nil {
+				return fmt.Errorf("counting the keys of the database: %w", err)
+			}
+			scan = uint64(n) <= r.Len()
+		}
+		if scan {
+			return scanner.ScanPrefix(ctx, r.Prefix, func(keys []string) bool {
+				ours := keys[:0]
+				for _, k := range keys {
+					if r.Holds(k) {
+						ours = append(ours, k)
+					}
+				}
+				return len(ours) == 0 || fn(ours)
+			})
+		}
+	}
+	cmds := make([]driver.KVCommand, 0, probeBatch)
+	replies := make([]driver.KVReply, probeBatch)
+	for lo := r.Lo; ; lo += probeBatch {
+		hi := min(lo+probeBatch-1, r.Hi)
+		if hi < lo { // wrapped past the largest number
+			hi = r.Hi
+		}
+		cmds = cmds[:0]
+		for n := lo; ; n++ {
+			cmds = append(cmds, driver.KVCommand{Name: "GET", Key: []byte(r.Key(n))})
+			if n == hi {
+				break
+			}
+		}
+		if err := kv.Pipeline(ctx, cmds, replies[:len(cmds)]); err != nil {
+			return err
+		}
+		var found []string
+		for i, rep := range replies[:len(cmds)] {
+			if !rep.Miss {
+				found = append(found, string(cmds[i].Key))
+			}
+		}
+		if len(found) > 0 && !fn(found) {
+			return nil
+		}
+		if hi == r.Hi {
+			return nil
+		}
+	}
+}
+
+// FirstExisting returns one of the range's keys that exists on kv, "" when
+// none does.
+func FirstExisting(ctx context.Context, kv driver.KV, r KeyRange) (string, error) {
+	var first string
+	err := Existing(ctx, kv, r, func(keys []string) bool {
+		first = keys[0]
+		return false
+	})
+	return first, err
+}
+
+// Delete deletes the range's keys that exist on kv, found as Existing finds
+// them, and says how many it deleted. Keys under the prefix outside the
+// range stay.
+func Delete(ctx context.Context, kv driver.KV, r KeyRange) (int64, error) {
+	var deleted int64
+	var failed error
+	replies := make([]driver.KVReply, probeBatch)
+	err := Existing(ctx, kv, r, func(keys []string) bool {
+		cmds := make([]driver.KVCommand, len(keys))
+		for i, k := range keys {
+			cmds[i] = driver.KVCommand{Name: "DEL", Key: []byte(k)}
+		}
+		for len(cmds) > 0 {
+			n := min(len(cmds), probeBatch)
+			if failed = kv.Pipeline(ctx, cmds[:n], replies[:n]); failed != nil {
+				return false
+			}
+			for _, rep := range replies[:n] {
+				if rep.Err != nil {
+					failed = fmt.Errorf("DEL refused: %w", rep.Err)
+					return false
+				}
+				if string(rep.Value) == "1" {
+					deleted++
+				}
+			}
+			cmds = cmds[n:]
+		}
+		return true
+	})
+	if failed != nil {
+		return deleted, failed
+	}
+	return deleted, err
+}
