@@ -156,3 +156,81 @@ func Delete(ctx context.Context, kv driver.KV, r KeyRange) (int64, error) {
 	}
 	return deleted, err
 }
+
+// KeySet is every key a writer (a tool cell) may write: ranges of numbered
+// keys and single keys by name.
+type KeySet struct {
+	Ranges []KeyRange
+	Names  []string
+}
+
+// Empty reports whether the set has no key.
+func (s KeySet) Empty() bool { return len(s.Ranges) == 0 && len(s.Names) == 0 }
+
+func (s KeySet) String() string {
+	var parts []string
+	for _, r := range s.Ranges {
+		parts = append(parts, r.String())
+	}
+	return strings.Join(append(parts, s.Names...), ", ")
+}
+
+// FirstExisting returns one key of the set that exists on kv, "" when none
+// does.
+func (s KeySet) FirstExisting(ctx context.Context, kv driver.KV) (string, error) {
+	for _, r := range s.Ranges {
+		if k, err := FirstExisting(ctx, kv, r); k != "" || err != nil {
+			return k, err
+		}
+	}
+	if len(s.Names) == 0 {
+		return "", nil
+	}
+	cmds := make([]driver.KVCommand, len(s.Names))
+	for i, n := range s.Names {
+		cmds[i] = driver.KVCommand{Name: "GET", Key: []byte(n)}
+	}
+	replies := make([]driver.KVReply, len(cmds))
+	if err := kv.Pipeline(ctx, cmds, replies); err != nil {
+		return "", err
+	}
+	for i, rep := range replies {
+		if !rep.Miss {
+			return s.Names[i], nil
+		}
+	}
+	return "", nil
+}
+
+// Delete deletes the set's keys that exist on kv and says how many it
+// deleted.
+func (s KeySet) Delete(ctx context.Context, kv driver.KV) (int64, error) {
+	var total int64
+	for _, r := range s.Ranges {
+		n, err := Delete(ctx, kv, r)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	if len(s.Names) == 0 {
+		return total, nil
+	}
+	cmds := make([]driver.KVCommand, len(s.Names))
+	for i, n := range s.Names {
+		cmds[i] = driver.KVCommand{Name: "DEL", Key: []byte(n)}
+	}
+	replies := make([]driver.KVReply, len(cmds))
+	if err := kv.Pipeline(ctx, cmds, replies); err != nil {
+		return total, err
+	}
+	for _, rep := range replies {
+		if rep.Err != nil {
+			return total, fmt.Errorf("DEL refused: %w", rep.Err)
+		}
+		if string(rep.Value) == "1" {
+			total++
+		}
+	}
+	return total, nil
+}

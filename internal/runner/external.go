@@ -77,8 +77,9 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	}
 	// A tool that brings its own loader (go-tpc prepare) loads its own
 	// tables: the native workload of its kind (tpcc) does not load its own
-	// beside them.
-	if _, err := workload.Get(c.Workload.Kind); err == nil && t.Load == nil {
+	// beside them. Nor for a tool that writes under names of its own
+	// (redis-benchmark's key:…), which would never read them.
+	if _, err := workload.Get(c.Workload.Kind); err == nil && t.Load == nil && t.Writes == nil {
 		if err := r.prepare(ctx, c, false); err != nil {
 			return fail(err)
 		}
@@ -87,6 +88,13 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	if err := r.loadToolData(ctx, t, c); err != nil {
 		return fail(err)
 	}
+	// What the runs write besides (redis-benchmark's keys, fio's files):
+	// toolwrites.go.
+	workDir, release, err := r.claimToolWrites(ctx, t, c)
+	if err != nil {
+		return fail(err)
+	}
+	defer release()
 	// A tool with OwnWarmup (HammerDB's ramp-up) warms up inside the
 	// measured run.
 	if c.Warmup > 0 && !t.OwnWarmup {
@@ -95,7 +103,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		if err != nil {
 			return fail(err)
 		}
-		_, _, err = r.execTool(ctx, t, c, c.Warmup, logDir)
+		_, _, err = r.execTool(ctx, t, c, c.Warmup, logDir, workDir)
 		removeLogDir(logDir)
 		if err != nil {
 			return fail(err)
@@ -106,7 +114,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		return fail(err)
 	}
 	defer removeLogDir(logDir)
-	out, argv, err := r.execTool(ctx, t, c, c.Duration, logDir)
+	out, argv, err := r.execTool(ctx, t, c, c.Duration, logDir, workDir)
 	if err != nil {
 		return fail(err)
 	}
@@ -169,10 +177,11 @@ func removeLogDir(dir string) {
 
 // execTool runs the tool for d and returns its output (stdout and stderr
 // together, as a user would have saved them) and the command line. logDir,
-// when not "", is where the tool writes its side logs.
-func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration, logDir string) (string, []string, error) {
+// when not "", is where the tool writes its side logs; workDir, when not "",
+// the cell's directory for its files.
+func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration, logDir, workDir string) (string, []string, error) {
 	inv := invocation(c, d)
-	inv.LogDir = logDir
+	inv.LogDir, inv.WorkDir = logDir, workDir
 	cmd, err := t.Build(inv)
 	if err != nil {
 		return "", nil, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
