@@ -414,7 +414,9 @@ func TestForeignRecordKeysNeedReplace(t *testing.T) {
 				record = driver.KVCommand{Name: "HSET", Key: []byte(prefix + "user42"), Args: [][]byte{[]byte("field0"), []byte("theirs")}}
 			}
 			notes := []byte(prefix + "notes")
-			t.Cleanup(func() { do(driver.KVCommand{Name: "DEL", Key: notes}, driver.KVCommand{Name: "DEL", Key: []byte(prefix + "user42")}) })
+			t.Cleanup(func() {
+				do(driver.KVCommand{Name: "DEL", Key: notes}, driver.KVCommand{Name: "DEL", Key: []byte(prefix + "user42")})
+			})
 			do(record, driver.KVCommand{Name: "SET", Key: notes, Value: []byte("theirs")})
 			text := studyText(table, "c", 100, 200)
 			run, err := runCell(t, url, text, false)
