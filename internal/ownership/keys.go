@@ -57,27 +57,56 @@ const probeBatch = 256
 // GETs at a time (a GET of a key of another type is refused, and that key
 // exists too). fn may use kv.
 func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []string) bool) error {
-	if scanner, ok := kv.(driver.KVPrefixScanner); ok && r.Prefix != "" {
-		scan := true
-		if counter, ok := kv.(driver.KVKeyCounter); ok {
-			n, err := counter.KeyCount(ctx)
-			if err != nil {
-				return fmt.Errorf("counting the keys of the database: %w", err)
-			}
-			scan = uint64(n) <= r.Len()
-		}
-		if scan {
-			return scanner.ScanPrefix(ctx, r.Prefix, func(keys []string) bool {
-				ours := keys[:0]
-				for _, k := range keys {
-					if r.Holds(k) {
-						ours = append(ours, k)
-					}
+	scanner, err := scannerFor(ctx, kv, r)
+	if err != nil {
+		return err
+	}
+	if scanner != nil {
+		return scanner.ScanPrefix(ctx, r.Prefix, func(keys []string) bool {
+			ours := keys[:0]
+			for _, k := range keys {
+				if r.Holds(k) {
+					ours = append(ours, k)
 				}
-				return len(ours) == 0 || fn(ours)
-			})
+			}
+			return len(ours) == 0 || fn(ours)
+		})
+	}
+	return eachBatch(ctx, kv, r, "GET", func(cmds []driver.KVCommand, replies []driver.KVReply) bool {
+		var found []string
+		for i, rep := range replies {
+			if !rep.Miss {
+				found = append(found, string(cmds[i].Key))
+			}
+		}
+		return len(found) == 0 || fn(found)
+	})
+}
+
+// scannerFor returns the scanner to walk the keys under r's prefix with, or
+// nil when asking for r's keys looks at fewer keys (or kv cannot walk).
+func scannerFor(ctx context.Context, kv driver.KV, r KeyRange) (driver.KVPrefixScanner, error) {
+	scanner, ok := kv.(driver.KVPrefixScanner)
+	if !ok || r.Prefix == "" {
+		return nil, nil
+	}
+	if counter, ok := kv.(driver.KVKeyCounter); ok {
+		n, err := counter.KeyCount(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("counting the keys of the database: %w", err)
+		}
+		if uint64(n) > r.Len() {
+			return nil, nil
 		}
 	}
+	return scanner, nil
+}
+
+// eachBatch sends command (GET, DEL) for every key of r, a pipeline of
+// probeBatch keys at a time, and calls fn with each pipeline's commands and
+// replies until it returns false. A reply the server refused is an error,
+// but for GET's: a key of another type exists all the same.
+func eachBatch(ctx context.Context, kv driver.KV, r KeyRange, command string, fn func([]driver.KVCommand, []driver.KVReply) bool) error {
 	cmds := make([]driver.KVCommand, 0, probeBatch)
 	replies := make([]driver.KVReply, probeBatch)
 	for lo := r.Lo; ; lo += probeBatch {
@@ -87,7 +116,7 @@ func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []stri
 		}
 		cmds = cmds[:0]
 		for n := lo; ; n++ {
-			cmds = append(cmds, driver.KVCommand{Name: "GET", Key: []byte(r.Key(n))})
+			cmds = append(cmds, driver.KVCommand{Name: command, Key: []byte(r.Key(n))})
 			if n == hi {
 				break
 			}
@@ -95,16 +124,12 @@ func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []stri
 		if err := kv.Pipeline(ctx, cmds, replies[:len(cmds)]); err != nil {
 			return err
 		}
-		var found []string
 		for i, rep := range replies[:len(cmds)] {
-			if !rep.Miss {
-				found = append(found, string(cmds[i].Key))
+			if rep.Err != nil && command != "GET" {
+				return fmt.Errorf("%s %s refused: %w", command, cmds[i].Key, rep.Err)
 			}
 		}
-		if len(found) > 0 && !fn(found) {
-			return nil
-		}
-		if hi == r.Hi {
+		if !fn(cmds, replies[:len(cmds)]) || hi == r.Hi {
 			return nil
 		}
 	}
@@ -121,33 +146,46 @@ func FirstExisting(ctx context.Context, kv driver.KV, r KeyRange) (string, error
 	return first, err
 }
 
-// Delete deletes the range's keys that exist on kv, found as Existing finds
-// them, and says how many it deleted. Keys under the prefix outside the
-// range stay.
+// Delete deletes the range's keys that exist on kv and says how many it
+// deleted: those a walk of the keys under the prefix finds, or, when the
+// database holds more keys than the range, a DEL of each of the range's
+// keys. Keys under the prefix outside the range stay.
 func Delete(ctx context.Context, kv driver.KV, r KeyRange) (int64, error) {
 	var deleted int64
+	count := func(_ []driver.KVCommand, replies []driver.KVReply) bool {
+		for _, rep := range replies {
+			if string(rep.Value) == "1" {
+				deleted++
+			}
+		}
+		return true
+	}
+	scanner, err := scannerFor(ctx, kv, r)
+	if err != nil || scanner == nil {
+		if err == nil {
+			err = eachBatch(ctx, kv, r, "DEL", count)
+		}
+		return deleted, err
+	}
 	var failed error
 	replies := make([]driver.KVReply, probeBatch)
-	err := Existing(ctx, kv, r, func(keys []string) bool {
-		cmds := make([]driver.KVCommand, len(keys))
-		for i, k := range keys {
-			cmds[i] = driver.KVCommand{Name: "DEL", Key: []byte(k)}
-		}
-		for len(cmds) > 0 {
-			n := min(len(cmds), probeBatch)
-			if failed = kv.Pipeline(ctx, cmds[:n], replies[:n]); failed != nil {
+	err = Existing(ctx, kv, r, func(keys []string) bool {
+		for len(keys) > 0 {
+			cmds := make([]driver.KVCommand, min(len(keys), probeBatch))
+			for i := range cmds {
+				cmds[i] = driver.KVCommand{Name: "DEL", Key: []byte(keys[i])}
+			}
+			if failed = kv.Pipeline(ctx, cmds, replies[:len(cmds)]); failed != nil {
 				return false
 			}
-			for _, rep := range replies[:n] {
+			for i, rep := range replies[:len(cmds)] {
 				if rep.Err != nil {
-					failed = fmt.Errorf("DEL refused: %w", rep.Err)
+					failed = fmt.Errorf("DEL %s refused: %w", cmds[i].Key, rep.Err)
 					return false
 				}
-				if string(rep.Value) == "1" {
-					deleted++
-				}
 			}
-			cmds = cmds[n:]
+			count(cmds, replies[:len(cmds)])
+			keys = keys[len(cmds):]
 		}
 		return true
 	})
