@@ -57,7 +57,7 @@ const probeBatch = 256
 // GETs at a time (a GET of a key of another type is refused, and that key
 // exists too). fn may use kv.
 func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []string) bool) error {
-	scanner, err := scannerFor(ctx, kv, r)
+	scanner, err := scannerFor(ctx, kv, r.Prefix, r.Len())
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []stri
 			return len(ours) == 0 || fn(ours)
 		})
 	}
-	return eachBatch(ctx, kv, r, "GET", func(cmds []driver.KVCommand, replies []driver.KVReply) bool {
+	return eachBatch(ctx, kv, r.Len(), r.nth, "GET", func(cmds []driver.KVCommand, replies []driver.KVReply) bool {
 		var found []string
 		for i, rep := range replies {
 			if !rep.Miss {
@@ -83,43 +83,39 @@ func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []stri
 	})
 }
 
-// scannerFor returns the scanner to walk the keys under r's prefix with, or
-// nil when asking for r's keys looks at fewer keys (or kv cannot walk).
-func scannerFor(ctx context.Context, kv driver.KV, r KeyRange) (driver.KVPrefixScanner, error) {
+// nth is the range's i-th key.
+func (r KeyRange) nth(i uint64) string { return r.Key(r.Lo + i) }
+
+// scannerFor returns the scanner to walk the keys under prefix with, or nil
+// when asking for n keys one by one looks at fewer keys (or kv cannot walk).
+func scannerFor(ctx context.Context, kv driver.KV, prefix string, n uint64) (driver.KVPrefixScanner, error) {
 	scanner, ok := kv.(driver.KVPrefixScanner)
-	if !ok || r.Prefix == "" {
+	if !ok || prefix == "" {
 		return nil, nil
 	}
 	if counter, ok := kv.(driver.KVKeyCounter); ok {
-		n, err := counter.KeyCount(ctx)
+		keys, err := counter.KeyCount(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("counting the keys of the database: %w", err)
 		}
-		if uint64(n) > r.Len() {
+		if uint64(keys) > n {
 			return nil, nil
 		}
 	}
 	return scanner, nil
 }
 
-// eachBatch sends command (GET, DEL) for every key of r, a pipeline of
-// probeBatch keys at a time, and calls fn with each pipeline's commands and
-// replies until it returns false. A reply the server refused is an error,
-// but for GET's: a key of another type exists all the same.
-func eachBatch(ctx context.Context, kv driver.KV, r KeyRange, command string, fn func([]driver.KVCommand, []driver.KVReply) bool) error {
+// eachBatch sends command (GET, DEL) for each key name(0) … name(n-1), a
+// pipeline of probeBatch keys at a time, and calls fn with each pipeline's
+// commands and replies until it returns false. A reply the server refused
+// is an error, but for GET's: a key of another type exists all the same.
+func eachBatch(ctx context.Context, kv driver.KV, n uint64, name func(i uint64) string, command string, fn func([]driver.KVCommand, []driver.KVReply) bool) error {
 	cmds := make([]driver.KVCommand, 0, probeBatch)
 	replies := make([]driver.KVReply, probeBatch)
-	for lo := r.Lo; ; lo += probeBatch {
-		hi := min(lo+probeBatch-1, r.Hi)
-		if hi < lo { // wrapped past the largest number
-			hi = r.Hi
-		}
+	for lo := uint64(0); lo < n; lo += probeBatch {
 		cmds = cmds[:0]
-		for n := lo; ; n++ {
-			cmds = append(cmds, driver.KVCommand{Name: command, Key: []byte(r.Key(n))})
-			if n == hi {
-				break
-			}
+		for i := lo; i < n && i-lo < probeBatch; i++ {
+			cmds = append(cmds, driver.KVCommand{Name: command, Key: []byte(name(i))})
 		}
 		if err := kv.Pipeline(ctx, cmds, replies[:len(cmds)]); err != nil {
 			return err
@@ -129,10 +125,27 @@ func eachBatch(ctx context.Context, kv driver.KV, r KeyRange, command string, fn
 				return fmt.Errorf("%s %s refused: %w", command, cmds[i].Key, rep.Err)
 			}
 		}
-		if !fn(cmds, replies[:len(cmds)]) || hi == r.Hi {
+		if !fn(cmds, replies[:len(cmds)]) {
 			return nil
 		}
 	}
+	return nil
+}
+
+// firstExisting returns the first key of names that exists on kv, asking
+// for each, a pipeline at a time; "" when none does.
+func firstExisting(ctx context.Context, kv driver.KV, names []string) (string, error) {
+	var first string
+	err := eachBatch(ctx, kv, uint64(len(names)), func(i uint64) string { return names[i] }, "GET", func(cmds []driver.KVCommand, replies []driver.KVReply) bool {
+		for i, rep := range replies {
+			if !rep.Miss {
+				first = string(cmds[i].Key)
+				return false
+			}
+		}
+		return true
+	})
+	return first, err
 }
 
 // FirstExisting returns one of the range's keys that exists on kv, "" when
@@ -152,42 +165,18 @@ func FirstExisting(ctx context.Context, kv driver.KV, r KeyRange) (string, error
 // keys. Keys under the prefix outside the range stay.
 func Delete(ctx context.Context, kv driver.KV, r KeyRange) (int64, error) {
 	var deleted int64
-	count := func(_ []driver.KVCommand, replies []driver.KVReply) bool {
-		for _, rep := range replies {
-			if string(rep.Value) == "1" {
-				deleted++
-			}
-		}
-		return true
-	}
-	scanner, err := scannerFor(ctx, kv, r)
+	count := countDeleted(&deleted)
+	scanner, err := scannerFor(ctx, kv, r.Prefix, r.Len())
 	if err != nil || scanner == nil {
 		if err == nil {
-			err = eachBatch(ctx, kv, r, "DEL", count)
+			err = eachBatch(ctx, kv, r.Len(), r.nth, "DEL", count)
 		}
 		return deleted, err
 	}
 	var failed error
-	replies := make([]driver.KVReply, probeBatch)
 	err = Existing(ctx, kv, r, func(keys []string) bool {
-		for len(keys) > 0 {
-			cmds := make([]driver.KVCommand, min(len(keys), probeBatch))
-			for i := range cmds {
-				cmds[i] = driver.KVCommand{Name: "DEL", Key: []byte(keys[i])}
-			}
-			if failed = kv.Pipeline(ctx, cmds, replies[:len(cmds)]); failed != nil {
-				return false
-			}
-			for i, rep := range replies[:len(cmds)] {
-				if rep.Err != nil {
-					failed = fmt.Errorf("DEL %s refused: %w", cmds[i].Key, rep.Err)
-					return false
-				}
-			}
-			count(cmds, replies[:len(cmds)])
-			keys = keys[len(cmds):]
-		}
-		return true
+		failed = eachBatch(ctx, kv, uint64(len(keys)), func(i uint64) string { return keys[i] }, "DEL", count)
+		return failed == nil
 	})
 	if failed != nil {
 		return deleted, failed
@@ -221,23 +210,7 @@ func (s KeySet) FirstExisting(ctx context.Context, kv driver.KV) (string, error)
 			return k, err
 		}
 	}
-	if len(s.Names) == 0 {
-		return "", nil
-	}
-	cmds := make([]driver.KVCommand, len(s.Names))
-	for i, n := range s.Names {
-		cmds[i] = driver.KVCommand{Name: "GET", Key: []byte(n)}
-	}
-	replies := make([]driver.KVReply, len(cmds))
-	if err := kv.Pipeline(ctx, cmds, replies); err != nil {
-		return "", err
-	}
-	for i, rep := range replies {
-		if !rep.Miss {
-			return s.Names[i], nil
-		}
-	}
-	return "", nil
+	return firstExisting(ctx, kv, s.Names)
 }
 
 // Delete deletes the set's keys that exist on kv and says how many it
@@ -251,24 +224,18 @@ func (s KeySet) Delete(ctx context.Context, kv driver.KV) (int64, error) {
 			return total, err
 		}
 	}
-	if len(s.Names) == 0 {
-		return total, nil
-	}
-	cmds := make([]driver.KVCommand, len(s.Names))
-	for i, n := range s.Names {
-		cmds[i] = driver.KVCommand{Name: "DEL", Key: []byte(n)}
-	}
-	replies := make([]driver.KVReply, len(cmds))
-	if err := kv.Pipeline(ctx, cmds, replies); err != nil {
-		return total, err
-	}
-	for _, rep := range replies {
-		if rep.Err != nil {
-			return total, fmt.Errorf("DEL refused: %w", rep.Err)
+	err := eachBatch(ctx, kv, uint64(len(s.Names)), func(i uint64) string { return s.Names[i] }, "DEL", countDeleted(&total))
+	return total, err
+}
+
+// countDeleted adds DEL's replies of 1 (a key deleted) to total.
+func countDeleted(total *int64) func([]driver.KVCommand, []driver.KVReply) bool {
+	return func(_ []driver.KVCommand, replies []driver.KVReply) bool {
+		for _, rep := range replies {
+			if string(rep.Value) == "1" {
+				*total++
+			}
 		}
-		if string(rep.Value) == "1" {
-			total++
-		}
+		return true
 	}
-	return total, nil
 }

@@ -85,7 +85,10 @@ func (l *kvLayout) state(ctx context.Context, params string) (dataState, error) 
 		st.matches = string(r.Value) == "ready "+params
 		return st, nil
 	}
-	// No marker: any key under the prefix is someone else's.
+	// No marker: any key under the prefix is someone else's. The walk
+	// (SCAN visits the whole database, once, before the first load) finds
+	// any of them, not only the names the load would write: cleanup deletes
+	// every key of fairbench's names under the prefix.
 	sc, err := l.scanner()
 	if err != nil {
 		return st, err
