@@ -2,6 +2,7 @@ package ownership
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -185,21 +186,46 @@ func Delete(ctx context.Context, kv driver.KV, r KeyRange) (int64, error) {
 }
 
 // KeySet is every key a writer (a tool cell) may write: ranges of numbered
-// keys and single keys by name.
+// keys, single keys by name, and every key under a prefix, for a writer
+// whose names cannot be listed (go-ycsb's hashed record names under its
+// table's prefix): the prefix is then its own, and a key there before it
+// writes is someone else's.
 type KeySet struct {
-	Ranges []KeyRange
-	Names  []string
+	Ranges   []KeyRange
+	Names    []string
+	Prefixes []string
 }
 
 // Empty reports whether the set has no key.
-func (s KeySet) Empty() bool { return len(s.Ranges) == 0 && len(s.Names) == 0 }
+func (s KeySet) Empty() bool { return len(s.Ranges) == 0 && len(s.Names) == 0 && len(s.Prefixes) == 0 }
 
 func (s KeySet) String() string {
 	var parts []string
 	for _, r := range s.Ranges {
 		parts = append(parts, r.String())
 	}
+	for _, p := range s.Prefixes {
+		parts = append(parts, p+"*")
+	}
 	return strings.Join(append(parts, s.Names...), ", ")
+}
+
+// underPrefixes calls fn with batches of the keys under the set's prefixes.
+func (s KeySet) underPrefixes(ctx context.Context, kv driver.KV, fn func(keys []string) bool) error {
+	if len(s.Prefixes) == 0 {
+		return nil
+	}
+	scanner, ok := kv.(driver.KVPrefixScanner)
+	if !ok {
+		return fmt.Errorf("this target cannot list the keys under %s", strings.Join(s.Prefixes, ", "))
+	}
+	for _, p := range s.Prefixes {
+		more := true
+		if err := scanner.ScanPrefix(ctx, p, func(keys []string) bool { more = fn(keys); return more }); err != nil || !more {
+			return err
+		}
+	}
+	return nil
 }
 
 // FirstExisting returns one key of the set that exists on kv, "" when none
@@ -209,6 +235,11 @@ func (s KeySet) FirstExisting(ctx context.Context, kv driver.KV) (string, error)
 		if k, err := FirstExisting(ctx, kv, r); k != "" || err != nil {
 			return k, err
 		}
+	}
+	var first string
+	err := s.underPrefixes(ctx, kv, func(keys []string) bool { first = keys[0]; return false })
+	if first != "" || err != nil {
+		return first, err
 	}
 	return firstExisting(ctx, kv, s.Names)
 }
@@ -224,7 +255,15 @@ func (s KeySet) Delete(ctx context.Context, kv driver.KV) (int64, error) {
 			return total, err
 		}
 	}
-	err := eachBatch(ctx, kv, uint64(len(s.Names)), func(i uint64) string { return s.Names[i] }, "DEL", countDeleted(&total))
+	var failed error
+	err := s.underPrefixes(ctx, kv, func(keys []string) bool {
+		failed = eachBatch(ctx, kv, uint64(len(keys)), func(i uint64) string { return keys[i] }, "DEL", countDeleted(&total))
+		return failed == nil
+	})
+	if err = errors.Join(failed, err); err != nil {
+		return total, err
+	}
+	err = eachBatch(ctx, kv, uint64(len(s.Names)), func(i uint64) string { return s.Names[i] }, "DEL", countDeleted(&total))
 	return total, err
 }
 

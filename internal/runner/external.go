@@ -84,17 +84,18 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 			return fail(err)
 		}
 	}
-	// Tools with their own loader (go-ycsb load): toolload.go.
-	if err := r.loadToolData(ctx, t, c); err != nil {
-		return fail(err)
-	}
-	// What the runs write besides (redis-benchmark's keys, fio's files):
-	// toolwrites.go.
+	// What the tool writes where no marker can say it is fairbench's
+	// (redis-benchmark's keys, go-ycsb's on Redis, fio's files): checked
+	// before its load and runs, removed after them; toolwrites.go.
 	workDir, release, err := r.claimToolWrites(ctx, t, c)
 	if err != nil {
 		return fail(err)
 	}
 	defer release()
+	// Tools with their own loader (go-ycsb load): toolload.go.
+	if err := r.loadToolData(ctx, t, c); err != nil {
+		return fail(err)
+	}
 	// A tool with OwnWarmup (HammerDB's ramp-up) warms up inside the
 	// measured run.
 	if c.Warmup > 0 && !t.OwnWarmup {

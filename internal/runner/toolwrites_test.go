@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/driver"
 	_ "github.com/fairbench/fairbench/internal/driver/redis"
 	"github.com/fairbench/fairbench/internal/result"
@@ -168,5 +169,35 @@ clients = [2]
 	}
 	if b, _ := os.ReadFile(theirs); string(b) != "theirs" {
 		t.Fatalf("the file that was there holds %d bytes, not its own 6", len(b))
+	}
+}
+
+// go-ycsb on Redis: a key under its table's prefix that was there before
+// stops the cell before the load (go-ycsb would overwrite it); without one,
+// the cell's records (load and run) are deleted after it.
+func TestYcsbToolOnRedisLeavesNoKey(t *testing.T) {
+	testenv.GoYCSB(t)
+	url := testenv.RedisSpareDB(t, testenv.ValkeyURL(t))
+	st, c := ycsbStudy(t, url, "")
+	kv := testenv.Connect(t, url, driver.Options{}).(driver.KV)
+	foreign := []byte(adapter.YcsbTable + "/user42")
+	do(t, kv, driver.KVCommand{Name: "HSET", Key: foreign, Args: [][]byte{[]byte("field0"), []byte("theirs")}})
+	run, progress, err := runToolCell(t, st, c, Options{})
+	if err == nil || !strings.Contains(run.Error, string(foreign)) || !strings.Contains(run.Error, "--replace") {
+		t.Fatalf("a cell over a foreign key: %v, error %q\n%s", err, run.Error, progress)
+	}
+	if strings.Contains(progress, "load:") {
+		t.Errorf("go-ycsb loaded:\n%s", progress)
+	}
+	if n := keyCount(t, kv); n != "1" {
+		t.Fatalf("%s keys, want the foreign one", n)
+	}
+	do(t, kv, driver.KVCommand{Name: "DEL", Key: foreign})
+	run, progress, err = runToolCell(t, st, c, Options{})
+	if err != nil || run.Status != result.StatusOK {
+		t.Fatalf("%v\n%s", err, progress)
+	}
+	if n := keyCount(t, kv); n != "0" {
+		t.Fatalf("%s keys left after the cell\n%s", n, progress)
 	}
 }
