@@ -36,9 +36,8 @@ func (in *instance) markerKey() []byte { return []byte(in.prefix + "fairbench-ma
 // marker is what a marker key says: the keys fairbench may have written.
 type marker struct {
 	found bool
-	state string // "loading", "complete" or "written"
 	keys  ownership.KeyRange
-	text  string
+	text  string // "loading keys A-B …", "complete …" or "written …"
 }
 
 // markerStates are the first words of the markers fairbench writes.
@@ -59,7 +58,6 @@ func (in *instance) readMarker(ctx context.Context, kv driver.KV) (marker, error
 	if _, err := fmt.Sscanf(rest, "keys %d-%d", &m.keys.Lo, &m.keys.Hi); err != nil || !slices.Contains(markerStates, state) || m.keys.Hi < m.keys.Lo {
 		return marker{}, fmt.Errorf("the marker key %s holds %q, which fairbench did not write: choose another --key-prefix", in.markerKey(), text)
 	}
-	m.state = state
 	return m, nil
 }
 
