@@ -57,8 +57,9 @@ type KVReply struct {
 
 // KVPrefixDeleter is the optional capability of KV sessions to delete every
 // key under a prefix (Redis and Valkey: SCAN MATCH prefix* and UNLINK, on
-// every node of a cluster; embedded engines: a range delete). Workloads use it
-// to clean up only what they created, never FLUSHDB.
+// every node of a cluster; embedded engines: a range delete), never FLUSHDB.
+// Workloads do not clean up with it: a prefix may hold keys fairbench did not
+// write, so they delete the keys they recorded (internal/ownership).
 type KVPrefixDeleter interface {
 	DeletePrefix(ctx context.Context, prefix string) (deleted int64, err error)
 }
