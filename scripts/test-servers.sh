@@ -959,6 +959,13 @@ install_cc() {
     log "gcc ready for go test -race: $(gcc --version | head -1)"
 }
 
+# install_fio — fio, for the tool cells' tests (a fio cell must leave no file).
+install_fio() {
+    command -v fio >/dev/null 2>&1 || apt_install fio
+    command -v fio >/dev/null 2>&1 || die "fio did not install"
+    log "fio ready: $(fio --version)"
+}
+
 main() {
     start_kubectl
     start_postgres
@@ -969,6 +976,7 @@ main() {
     install_chromium
     install_go_ycsb
     install_cc
+    install_fio
     install_memtier
     install_go_tpc
     start_ferretdb

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -74,6 +75,24 @@ type Tool struct {
 	// into the measured run itself (HammerDB's ramp-up): the runner runs no
 	// separate warm-up run.
 	OwnWarmup bool
+	// Writes, when set, says what the cell's runs of the tool write on the
+	// target besides data a load or the native workload made and marked
+	// (redis-benchmark's keys, fio's files): the runner refuses to run over
+	// keys that are there already unless --replace, gives the runs a
+	// directory of their own, and removes what they wrote afterwards.
+	Writes func(Invocation) (Footprint, error)
+}
+
+// Footprint is what a cell's runs of a tool write.
+type Footprint struct {
+	// Keys are the keys the runs may write on a key-value target.
+	Keys ownership.KeySet
+	// Dir, when set, is the directory the tool writes its files in: the
+	// runner makes a new directory inside it for the cell
+	// (Invocation.WorkDir), which the tool writes in instead, and removes
+	// it after the cell's last run unless Keep.
+	Dir  string
+	Keep bool
 }
 
 // Executable is the program a study cell of the tool needs on the PATH.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/kvparams"
 )
@@ -37,6 +38,10 @@ type Invocation struct {
 	// Warmup, for a tool with OwnWarmup, is the cell's warm-up, which the
 	// measured run starts with.
 	Warmup time.Duration
+	// WorkDir, for a tool whose Footprint has a Dir, is the directory the
+	// runner made inside it for the cell's files; "" before the runner has
+	// made it (checking a cell before the study starts).
+	WorkDir string
 }
 
 // Command is one tool execution. Secrets travel in Env (PGPASSWORD,
@@ -56,6 +61,8 @@ var toolKindParams = map[string][]params.Spec{
 		{Name: "size", Kind: params.String, Default: "1G", Help: "file size per job (fio --size)"},
 		{Name: "direct", Kind: params.Bool, Default: true, Help: "O_DIRECT, bypassing the page cache"},
 		{Name: "ioengine", Kind: params.String, Default: "libaio", Help: "fio --ioengine"},
+		{Name: "keep_files", Kind: params.Bool, Default: false,
+			Help: "keep the cell's data files (clients × size) in the directory fairbench made for them inside the target's; by default it is removed after the cell"},
 	},
 	"kv": kvparams.Specs(),
 }
@@ -193,16 +200,37 @@ func buildSysbench(inv Invocation) (Command, error) {
 	return c, nil
 }
 
-// buildFio runs the preset in the target's directory: a fio target is
-// written file:///path/to/dir.
-func buildFio(inv Invocation) (Command, error) {
+// fioTargetDir is a fio target's directory: a fio target is written
+// file:///path/to/dir.
+func fioTargetDir(inv Invocation) (string, error) {
 	u, err := url.Parse(inv.URL)
 	if err != nil || u.Scheme != "file" || u.Path == "" {
-		return Command{}, fmt.Errorf("fio needs a file:///directory target (the directory fio writes its files in)")
+		return "", fmt.Errorf("fio needs a file:///directory target (the directory fio writes its files in)")
+	}
+	return u.Path, nil
+}
+
+// fioWrites: fio lays out clients × size bytes of files (<preset>.<job>.0)
+// in its directory; a cell's runs get a new directory inside the target's,
+// so that they never overwrite a file there, and it goes with the cell.
+func fioWrites(inv Invocation) (Footprint, error) {
+	dir, err := fioTargetDir(inv)
+	keep, _ := inv.Params["keep_files"].(bool)
+	return Footprint{Dir: dir, Keep: keep}, err
+}
+
+// buildFio runs the preset in the cell's own directory inside the target's.
+func buildFio(inv Invocation) (Command, error) {
+	dir, err := fioTargetDir(inv)
+	if err != nil {
+		return Command{}, err
+	}
+	if inv.WorkDir != "" {
+		dir = inv.WorkDir
 	}
 	p := inv.Params
 	preset := p.String("preset")
-	a := []string{"fio", "--name=" + preset, "--directory=" + u.Path}
+	a := []string{"fio", "--name=" + preset, "--directory=" + dir}
 	a = append(a, fioPresets[preset]...)
 	direct := "0"
 	if v, _ := p["direct"].(bool); v {
@@ -290,6 +318,12 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 	}
 	a = append(a, "-c", strconv.Itoa(inv.Clients), "-n", strconv.FormatInt(n, 10),
 		"-P", strconv.FormatInt(pipe, 10), "-d", strconv.FormatInt(max(p.Int("data_size"), 1), 10))
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		if _, err := strconv.Atoi(db); err != nil {
+			return Command{}, fmt.Errorf("redis://host/%s: the path must be a database number", db)
+		}
+		a = append(a, "--dbnum", db)
+	}
 	if k := p.Int("key_maximum"); k > 0 {
 		// -r draws keys in [0, k): the kv key range, under redis-benchmark's
 		// own key names (key:000000001234), not key_prefix.
@@ -297,6 +331,29 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 	}
 	c.Argv = append(a, "-t", test)
 	return c, nil
+}
+
+// redisBenchmarkKeys are the names redis-benchmark 7 gives the keys of its
+// -t tests (redis-benchmark.c): SET writes key:__rand_int__, INCR
+// counter:__rand_int__, where -r k puts a number of [0, k) in 12 digits
+// (key:000000001234) and without -r the name stays as it is. GET writes
+// nothing. It has no key prefix option.
+var redisBenchmarkKeys = map[string]string{"set": "key:", "incr": "counter:"}
+
+// redisBenchmarkWrites is the keys a redis-benchmark cell may write.
+func redisBenchmarkWrites(inv Invocation) (Footprint, error) {
+	test, err := redisBenchmarkTest(inv.Params)
+	prefix, writes := redisBenchmarkKeys[test]
+	if err != nil || !writes {
+		return Footprint{}, err
+	}
+	var keys ownership.KeySet
+	if k := inv.Params.Int("key_maximum"); k > 0 {
+		keys.Ranges = []ownership.KeyRange{{Prefix: prefix, Width: 12, Lo: 0, Hi: uint64(k - 1)}}
+	} else {
+		keys.Names = []string{prefix + "__rand_int__"}
+	}
+	return Footprint{Keys: keys}, nil
 }
 
 // kvList is a StringList parameter; nil when not given.

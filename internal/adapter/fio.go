@@ -32,6 +32,7 @@ var fioTool = &Tool{
 	Name:       "fio",
 	Kind:       "fio",
 	Build:      buildFio,
+	Writes:     fioWrites,
 	Install:    "apt-get install fio",
 	Detect:     detectFio,
 	Once:       regexp.MustCompile(`"fio version"\s*:`),

@@ -642,6 +642,33 @@ func TestBuildRedisBenchmarkKV(t *testing.T) {
 	}
 }
 
+// The target's database goes to --dbnum: fairbench checks and deletes the
+// cell's keys there, and redis-benchmark must write them there too (not in
+// database 0). The keys it may write are its own names, which -r numbers.
+func TestRedisBenchmarkDatabaseAndKeys(t *testing.T) {
+	inv := Invocation{URL: "redis://127.0.0.1:6391/9", Clients: 1, Duration: time.Second, Params: kvValues(t, map[string]any{"profile": "incr-only", "key_maximum": int64(1000)})}
+	c, err := buildRedisBenchmark(inv)
+	if err != nil || !strings.Contains(strings.Join(c.Argv, " "), " --dbnum 9 ") {
+		t.Fatalf("argv %v, %v; want --dbnum 9", c.Argv, err)
+	}
+	fp, err := redisBenchmarkWrites(inv)
+	if err != nil || fp.Keys.String() != "counter:000000000000…counter:000000000999" {
+		t.Fatalf("keys %s, %v", fp.Keys, err)
+	}
+	inv.Params = kvValues(t, map[string]any{"profile": "set-only", "key_maximum": int64(0)})
+	if fp, err = redisBenchmarkWrites(inv); err != nil || fp.Keys.String() != "key:__rand_int__" {
+		t.Fatalf("keys without -r: %s, %v", fp.Keys, err)
+	}
+	inv.Params = kvValues(t, map[string]any{"profile": "get-only"})
+	if fp, err = redisBenchmarkWrites(inv); err != nil || !fp.Keys.Empty() {
+		t.Fatalf("GET writes %s, %v", fp.Keys, err)
+	}
+	inv.URL = "redis://127.0.0.1:6391/x"
+	if _, err := buildRedisBenchmark(inv); err == nil {
+		t.Fatal("database x accepted")
+	}
+}
+
 // The study parser takes a memtier_benchmark cell with the kv parameters.
 func TestMemtierCatalog(t *testing.T) {
 	kind, ok := catalog{}.Runnable("memtier_benchmark")

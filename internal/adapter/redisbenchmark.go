@@ -18,6 +18,7 @@ var redisBenchmarkTool = &Tool{
 	Name:    "redis-benchmark",
 	Kind:    "kv",
 	Build:   buildRedisBenchmark,
+	Writes:  redisBenchmarkWrites,
 	Install: "apt-get install redis-tools",
 	Detect:  detectRedisBenchmark,
 	Parse:   parseRedisBenchmark,

@@ -36,6 +36,7 @@ var ycsbTool = &Tool{
 	Binary:  "go-ycsb",
 	Build:   buildYcsb,
 	Load:    loadYcsb,
+	Writes:  ycsbWrites,
 	Install: ycsbInstall,
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 )
@@ -222,6 +223,19 @@ func buildYcsb(inv Invocation) (Command, error) {
 
 // ycsbLoadThreads loads with a few threads whatever the cell's clients: the
 // load is not measured.
+// ycsbWrites: on Redis, go-ycsb's records are hashes <table>/user<hashed
+// number> (its redis binding), with no index to list them: every key under
+// fairbench_ycsb/ is the cell's, so none may be there before its load, and
+// the cell's keys go with it. On SQL targets the table is the load's,
+// marked in fairbench_datasets.
+func ycsbWrites(inv Invocation) (Footprint, error) {
+	db, _, _, _, err := ycsbTarget(inv.URL)
+	if err != nil || db != "redis" {
+		return Footprint{}, err
+	}
+	return Footprint{Keys: ownership.KeySet{Prefixes: []string{YcsbTable + "/"}}}, nil
+}
+
 const ycsbLoadThreads = 4
 
 func loadYcsb(inv Invocation) (*DataLoad, error) {

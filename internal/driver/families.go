@@ -57,10 +57,33 @@ type KVReply struct {
 
 // KVPrefixDeleter is the optional capability of KV sessions to delete every
 // key under a prefix (Redis and Valkey: SCAN MATCH prefix* and UNLINK, on
-// every node of a cluster; embedded engines: a range delete). Workloads use it
-// to clean up only what they created, never FLUSHDB.
+// every node of a cluster; embedded engines: a range delete), never FLUSHDB.
+// Workloads do not clean up with it: a prefix may hold keys fairbench did not
+// write, so they delete the keys they recorded (internal/ownership).
 type KVPrefixDeleter interface {
 	DeletePrefix(ctx context.Context, prefix string) (deleted int64, err error)
+}
+
+// KVPrefixScanner is the optional capability of KV sessions to list the keys
+// under a prefix (Redis and Valkey: SCAN MATCH prefix* COUNT 1000, on every
+// master of a cluster; embedded engines: an ordered walk from the prefix).
+// Workloads and tool cells use it to find keys they did not write before
+// writing theirs.
+type KVPrefixScanner interface {
+	// ScanPrefix calls fn with batches of the keys under prefix until fn
+	// returns false or every key was seen. A batch is fn's to keep, and fn
+	// may use the session. A key present throughout the scan is seen (on
+	// Redis possibly twice); one written or deleted during it may not be.
+	ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) (more bool)) error
+}
+
+// KVKeyCounter is the optional capability of KV sessions whose ScanPrefix
+// walks the whole database, not only the prefix (Redis's SCAN): KeyCount is
+// how many keys that walk visits (DBSIZE, summed over a cluster's masters),
+// so that a caller with a short list of keys to look for can ask for those
+// keys instead.
+type KVKeyCounter interface {
+	KeyCount(ctx context.Context) (int64, error)
 }
 
 // Doc is a document as workloads build and read it.

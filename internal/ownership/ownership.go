@@ -1,7 +1,9 @@
 // Package ownership is where the code that keeps fairbench's data-set markers
 // (internal/workload/sqlwork, for SQL targets) offers them to code that must
 // not import a workload package: a tool's own data load, run by the runner,
-// replaces only a table fairbench made.
+// replaces only a table fairbench made. For key-value stores, which have no
+// tables, it holds the key ranges (keys.go) that the kv and ycsb workloads
+// and the tool cells check for keys fairbench did not write, and delete.
 package ownership
 
 import (

@@ -77,12 +77,21 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	}
 	// A tool that brings its own loader (go-tpc prepare) loads its own
 	// tables: the native workload of its kind (tpcc) does not load its own
-	// beside them.
-	if _, err := workload.Get(c.Workload.Kind); err == nil && t.Load == nil {
+	// beside them. Nor for a tool that writes under names of its own
+	// (redis-benchmark's key:…), which would never read them.
+	if _, err := workload.Get(c.Workload.Kind); err == nil && t.Load == nil && t.Writes == nil {
 		if err := r.prepare(ctx, c, false); err != nil {
 			return fail(err)
 		}
 	}
+	// What the tool writes where no marker can say it is fairbench's
+	// (redis-benchmark's keys, go-ycsb's on Redis, fio's files): checked
+	// before its load and runs, removed after them; toolwrites.go.
+	workDir, release, err := r.claimToolWrites(ctx, t, c)
+	if err != nil {
+		return fail(err)
+	}
+	defer release()
 	// Tools with their own loader (go-ycsb load): toolload.go.
 	if err := r.loadToolData(ctx, t, c); err != nil {
 		return fail(err)
@@ -95,7 +104,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		if err != nil {
 			return fail(err)
 		}
-		_, _, err = r.execTool(ctx, t, c, c.Warmup, logDir)
+		_, _, err = r.execTool(ctx, t, c, c.Warmup, logDir, workDir)
 		removeLogDir(logDir)
 		if err != nil {
 			return fail(err)
@@ -106,7 +115,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		return fail(err)
 	}
 	defer removeLogDir(logDir)
-	out, argv, err := r.execTool(ctx, t, c, c.Duration, logDir)
+	out, argv, err := r.execTool(ctx, t, c, c.Duration, logDir, workDir)
 	if err != nil {
 		return fail(err)
 	}
@@ -169,10 +178,11 @@ func removeLogDir(dir string) {
 
 // execTool runs the tool for d and returns its output (stdout and stderr
 // together, as a user would have saved them) and the command line. logDir,
-// when not "", is where the tool writes its side logs.
-func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration, logDir string) (string, []string, error) {
+// when not "", is where the tool writes its side logs; workDir, when not "",
+// the cell's directory for its files.
+func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration, logDir, workDir string) (string, []string, error) {
 	inv := invocation(c, d)
-	inv.LogDir = logDir
+	inv.LogDir, inv.WorkDir = logDir, workDir
 	cmd, err := t.Build(inv)
 	if err != nil {
 		return "", nil, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,4 +189,43 @@ func redisURLOptions(raw, caFile string) (*goredis.Options, error) {
 		o.TLSConfig.RootCAs = pool
 	}
 	return redisOptions(o), nil
+}
+
+// spareRedisDB is the database number RedisSpareDB hands out: no other test
+// uses it, and tests that do take it one at a time.
+const spareRedisDB = 9
+
+// RedisSpareDB returns rawURL (a test Redis or Valkey) with database
+// spareRedisDB, for a test of a tool that has no key prefix
+// (redis-benchmark writes key:…): the test holds it alone (a flock per
+// server, across the packages' test processes) until it ends. The database
+// must be empty when taken: a key there fails the test, which deletes
+// nothing it did not write.
+func RedisSpareDB(t testing.TB, rawURL string) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(os.TempDir(), "fairbench-test-redis-db-"+strings.ReplaceAll(u.Host, ":", "_")+".lock")
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("locking the spare database of %s: %v", u.Host, err)
+	}
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
+	u.Path = fmt.Sprintf("/%d", spareRedisDB)
+	o, err := redisURLOptions(u.String(), os.Getenv("FAIRBENCH_TEST_REDIS_CA"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := goredis.NewClient(o)
+	defer c.Close()
+	if n, err := c.DBSize(context.Background()).Result(); err != nil || n != 0 {
+		t.Fatalf("the spare database %s of %s holds %d keys (%v): a test left them; they are not deleted here", u.Path, u.Host, n, err)
+	}
+	return u.String()
 }

@@ -133,3 +133,23 @@ func (s *store) DeletePrefix(ctx context.Context, p []byte) (int64, error) {
 		}
 	}
 }
+
+// Keys implements embedkv.Store: a cursor from the prefix, or from the key
+// after after.
+func (s *store) Keys(prefix, after []byte, limit int) ([]string, error) {
+	var out []string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucket).Cursor()
+		k, _ := c.Seek(prefix)
+		if after != nil {
+			if k, _ = c.Seek(after); bytes.Equal(k, after) {
+				k, _ = c.Next()
+			}
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, _ = c.Next() {
+			out = append(out, string(k))
+		}
+		return nil
+	})
+	return out, err
+}

@@ -32,6 +32,9 @@ type Store interface {
 	// DeletePrefix deletes every key that starts with prefix, which is not
 	// empty, and says how many it deleted.
 	DeletePrefix(ctx context.Context, prefix []byte) (int64, error)
+	// Keys returns up to limit keys under prefix, in order, from the first
+	// one after after (from the first under prefix when after is nil).
+	Keys(prefix, after []byte, limit int) ([]string, error)
 }
 
 // Answers is a pipeline's state that a Store fills replies from: the buffer
@@ -98,6 +101,7 @@ type Session struct {
 var (
 	_ driver.KV              = (*Session)(nil)
 	_ driver.KVPrefixDeleter = (*Session)(nil)
+	_ driver.KVPrefixScanner = (*Session)(nil)
 	_ driver.Path            = (*Session)(nil)
 )
 
@@ -213,4 +217,33 @@ func (s *Session) DeletePrefix(ctx context.Context, prefix string) (int64, error
 		return 0, err
 	}
 	return s.st.DeletePrefix(ctx, []byte(prefix))
+}
+
+// scanBatch is the keys ScanPrefix reads under the session's lock at a time.
+const scanBatch = 1000
+
+// ScanPrefix implements driver.KVPrefixScanner: the keys under prefix, a
+// batch at a time, each read under the session's lock and handed to fn
+// without it, so that fn may use the session (delete what it found).
+func (s *Session) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
+	var after []byte
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		keys, err := s.keys([]byte(prefix), after)
+		if err != nil || len(keys) == 0 || !fn(keys) || len(keys) < scanBatch {
+			return err
+		}
+		after = []byte(keys[len(keys)-1])
+	}
+}
+
+func (s *Session) keys(prefix, after []byte) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return nil, s.errClosed()
+	}
+	return s.st.Keys(prefix, after, scanBatch)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,6 +114,17 @@ func (s *fakeStore) DeletePrefix(ctx context.Context, prefix []byte) (int64, err
 		}
 	}
 	return n, nil
+}
+
+func (s *fakeStore) Keys(prefix, after []byte, limit int) ([]string, error) {
+	var out []string
+	for k := range s.d.m {
+		if strings.HasPrefix(k, string(prefix)) && k > string(after) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out[:min(len(out), limit)], nil
 }
 
 func newRegistry() *Registry[fakeConfig, *fakeDB] {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +54,7 @@ func Conformance(t *testing.T, e Engine) {
 	// atomicity on the code path that waits for each fsync.
 	t.Run("IncrAtomicSync", func(t *testing.T) { testIncrAtomic(t, e, "", 100) })
 	t.Run("DeletePrefix", func(t *testing.T) { testDeletePrefix(t, e) })
+	t.Run("ScanPrefix", func(t *testing.T) { testScanPrefix(t, e) })
 	t.Run("Persist", func(t *testing.T) { testPersist(t, e) })
 	t.Run("Close", func(t *testing.T) { testClose(t, e) })
 	t.Run("SharedFile", func(t *testing.T) { testShared(t, e) })
@@ -359,6 +361,63 @@ func testIncrAtomic(t *testing.T, e Engine, query string, per int) {
 	}
 	if v, _ := get(t, kvs[0], "counter"); v != strconv.Itoa(sessions*per) {
 		t.Errorf("counter = %s after %d×%d increments", v, sessions, per)
+	}
+}
+
+// ScanPrefix lists exactly the keys under the prefix, over more than one
+// batch, stops when asked to, and lets its callback delete what it found
+// through the same session (fairbench's cleanup does).
+func testScanPrefix(t *testing.T, e Engine) {
+	kv := session(t, open(t, e.url(filepath.Join(t.TempDir(), "db"), e.NoSync)))
+	var set []driver.KVCommand
+	want := map[string]bool{}
+	for i := range 2500 {
+		k := fmt.Sprintf("s:%05d", i)
+		want[k] = true
+		set = append(set, cmd("SET", k, "v"))
+	}
+	want["s:\xff"] = true
+	set = append(set, cmd("SET", "s:\xff", "v"), cmd("SET", "s", "v"), cmd("SET", "s;", "v"), cmd("SET", "r:1", "v"), cmd("SET", "S:1", "v"))
+	for _, r := range run(t, kv, set...) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	sc := kv.(driver.KVPrefixScanner)
+	seen := map[string]bool{}
+	if err := sc.ScanPrefix(context.Background(), "s:", func(keys []string) bool {
+		for _, k := range keys {
+			seen[k] = true
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(seen, want) {
+		t.Errorf("ScanPrefix(s:) saw %d keys, want the %d under s: only", len(seen), len(want))
+	}
+	batches := 0
+	if err := sc.ScanPrefix(context.Background(), "s:", func([]string) bool { batches++; return false }); err != nil || batches != 1 {
+		t.Errorf("ScanPrefix whose callback says stop: %d batches, %v; want 1", batches, err)
+	}
+	if err := sc.ScanPrefix(context.Background(), "s:", func(keys []string) bool {
+		del := driver.KVCommand{Name: "DEL", Key: []byte(keys[0])}
+		for _, k := range keys[1:] {
+			del.Args = append(del.Args, []byte(k))
+		}
+		if r := run(t, kv, del); r[0].Err != nil {
+			t.Fatal(r[0].Err)
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	left := 0
+	if err := sc.ScanPrefix(context.Background(), "s:", func(keys []string) bool { left += len(keys); return true }); err != nil || left != 0 {
+		t.Errorf("after deleting every key the scan found, %d remain (%v)", left, err)
+	}
+	if _, found := get(t, kv, "s;"); !found {
+		t.Error("key s;, outside the prefix, was deleted")
 	}
 }
 

@@ -216,3 +216,23 @@ func (s *store) DeletePrefix(ctx context.Context, lo []byte) (int64, error) {
 	}
 	return n, nil
 }
+
+// Keys implements embedkv.Store: an iterator bounded by the prefix and its
+// successor, from the prefix or past after.
+func (s *store) Keys(prefix, after []byte, limit int) ([]string, error) {
+	it, err := s.d.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: successor(prefix)})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	valid := it.First()
+	if after != nil {
+		if valid = it.SeekGE(after); valid && bytes.Equal(it.Key(), after) {
+			valid = it.Next()
+		}
+	}
+	for ; valid && len(out) < limit; valid = it.Next() {
+		out = append(out, string(it.Key()))
+	}
+	return out, it.Close()
+}

@@ -3,10 +3,12 @@ package redis
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -161,13 +163,60 @@ func (c *Client) DeletePrefix(ctx context.Context, prefix string) (int64, error)
 			cursor = next
 		}
 	}
-	var err error
-	if cc, ok := c.admin.(*goredis.ClusterClient); ok {
-		err = cc.ForEachMaster(ctx, func(ctx context.Context, m *goredis.Client) error { return one(ctx, m) })
-	} else {
-		err = one(ctx, c.admin)
-	}
+	err := c.forEachMaster(ctx, one)
 	return total, scrub(err, c.cfg)
+}
+
+// forEachMaster runs fn on the server, or on every master of a cluster.
+func (c *Client) forEachMaster(ctx context.Context, fn func(context.Context, goredis.Cmdable) error) error {
+	if cc, ok := c.admin.(*goredis.ClusterClient); ok {
+		return cc.ForEachMaster(ctx, func(ctx context.Context, m *goredis.Client) error { return fn(ctx, m) })
+	}
+	return fn(ctx, c.admin)
+}
+
+// errStopScan ends ScanPrefix's walk when fn has seen enough.
+var errStopScan = errors.New("scan stopped")
+
+// ScanPrefix lists the keys under prefix with SCAN MATCH, COUNT 1000, on
+// every master of a cluster in turn (one at a time, so that fn is never
+// called concurrently).
+func (c *Client) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
+	var mu sync.Mutex
+	err := c.forEachMaster(ctx, func(ctx context.Context, n goredis.Cmdable) error {
+		mu.Lock()
+		defer mu.Unlock()
+		var cursor uint64
+		for {
+			keys, next, err := n.Scan(ctx, cursor, globEscape(prefix)+"*", 1000).Result()
+			if err != nil {
+				return err
+			}
+			if len(keys) > 0 && !fn(keys) {
+				return errStopScan
+			}
+			if next == 0 {
+				return nil
+			}
+			cursor = next
+		}
+	})
+	if errors.Is(err, errStopScan) {
+		return nil
+	}
+	return scrub(err, c.cfg)
+}
+
+// KeyCount is DBSIZE, summed over a cluster's masters: the keys a SCAN
+// visits.
+func (c *Client) KeyCount(ctx context.Context) (int64, error) {
+	var total atomic.Int64
+	err := c.forEachMaster(ctx, func(ctx context.Context, n goredis.Cmdable) error {
+		k, err := n.DBSize(ctx).Result()
+		total.Add(k)
+		return err
+	})
+	return total.Load(), scrub(err, c.cfg)
 }
 
 // ConnectionLimit implements driver.ConnectionLimiter: maxclients less the

@@ -270,3 +270,11 @@ func (s *ClusterSession) ClientPath() string {
 func (s *ClusterSession) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
 	return s.c.DeletePrefix(ctx, prefix)
 }
+
+// ScanPrefix implements driver.KVPrefixScanner.
+func (s *ClusterSession) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
+	return s.c.ScanPrefix(ctx, prefix, fn)
+}
+
+// KeyCount implements driver.KVKeyCounter.
+func (s *ClusterSession) KeyCount(ctx context.Context) (int64, error) { return s.c.KeyCount(ctx) }

@@ -245,3 +245,46 @@ func TestClusterFollowsAReshardingMidRun(t *testing.T) {
 		t.Fatalf("the slot map names %s for slot %d, want %s", got, slot, to)
 	}
 }
+
+// ScanPrefix walks every master of a cluster: it sees each of 300 keys
+// spread over the slots (SCAN may return one twice, when a node rehashes
+// meanwhile), and no key outside the prefix; KeyCount sums the masters'
+// DBSIZE.
+func TestClusterScanPrefixSeesEveryMaster(t *testing.T) {
+	c := openCluster(t)
+	p := testenv.RedisKeyPrefix(t)
+	s, err := c.Session(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	var cmds []driver.KVCommand
+	for i := range 300 {
+		cmds = append(cmds, driver.KVCommand{Name: "SET", Key: fmt.Appendf(nil, "%s%d", p, i), Value: []byte("v")})
+	}
+	cmds = append(cmds, driver.KVCommand{Name: "SET", Key: []byte(strings.TrimSuffix(p, "-") + "+outside"), Value: []byte("v")})
+	t.Cleanup(func() { c.admin.Del(context.Background(), strings.TrimSuffix(p, "-")+"+outside") })
+	if err := s.(driver.KV).Pipeline(context.Background(), cmds, make([]driver.KVReply, len(cmds))); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	if err := s.(driver.KVPrefixScanner).ScanPrefix(context.Background(), p, func(keys []string) bool {
+		for _, k := range keys {
+			seen[k] = true
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 300 {
+		t.Errorf("ScanPrefix saw %d keys, want 300", len(seen))
+	}
+	for k := range seen {
+		if !strings.HasPrefix(k, p) {
+			t.Errorf("ScanPrefix(%s) saw %s", p, k)
+		}
+	}
+	if n, err := s.(driver.KVKeyCounter).KeyCount(context.Background()); err != nil || n < 301 {
+		t.Errorf("KeyCount = %d, %v; want at least the 301 keys written", n, err)
+	}
+}

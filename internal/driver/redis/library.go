@@ -120,3 +120,11 @@ func (s *librarySession) ClientPath() string {
 func (s *librarySession) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
 	return s.c.DeletePrefix(ctx, prefix)
 }
+
+// ScanPrefix implements driver.KVPrefixScanner.
+func (s *librarySession) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
+	return s.c.ScanPrefix(ctx, prefix, fn)
+}
+
+// KeyCount implements driver.KVKeyCounter.
+func (s *librarySession) KeyCount(ctx context.Context) (int64, error) { return s.c.KeyCount(ctx) }

@@ -224,6 +224,14 @@ func (s *Session) DeletePrefix(ctx context.Context, prefix string) (int64, error
 	return s.c.DeletePrefix(ctx, prefix)
 }
 
+// ScanPrefix implements driver.KVPrefixScanner.
+func (s *Session) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
+	return s.c.ScanPrefix(ctx, prefix, fn)
+}
+
+// KeyCount implements driver.KVKeyCounter.
+func (s *Session) KeyCount(ctx context.Context) (int64, error) { return s.c.KeyCount(ctx) }
+
 // Pipeline implements driver.KV.
 func (s *Session) Pipeline(_ context.Context, cmds []driver.KVCommand, replies []driver.KVReply) error {
 	return s.n.pipeline(cmds, replies)

@@ -2,23 +2,27 @@ package kv
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // Prefill writes every key of the range once, with pipelined SETs from
-// several connections, and records what it wrote in a marker key under the
-// prefix: "loading …" while it runs, "complete …" when done. A later prefill
-// of the same range and value size reuses it; cleanup deletes only a prefix
-// whose marker fairbench wrote. Keys under the prefix without a marker are
-// someone else's (memtier's own prefill, an application): fairbench neither
-// overwrites nor deletes them unless told to (--replace).
+// several connections. What fairbench wrote is recorded in a marker key under
+// the prefix: "loading keys A-B …" while a prefill runs, "complete keys A-B
+// …" when it is done, "written keys A-B …" after a run whose SETs (or
+// commands) wrote over a range it had not prefilled. A later prefill of the
+// same range and value size reuses a complete one; cleanup deletes the keys
+// of the recorded range, one by one, never a pattern. Before writing a key
+// the marker does not cover, fairbench looks for it across the whole range
+// (ownership.Existing): a key there that it did not write (memtier's own
+// prefill, an application) stops the load or run, unless --replace.
 
 const (
 	prefillPipeline = 64
@@ -29,9 +33,71 @@ const (
 // too, and not a number, so that no key pattern draws it.
 func (in *instance) markerKey() []byte { return []byte(in.prefix + "fairbench-marker") }
 
-// shape is what the marker records: the range and the values' size.
-func (in *instance) shape() string {
-	return fmt.Sprintf("keys %d-%d data_size %d-%d", in.keys.min, in.keys.max, in.sizeMin, in.sizeMax)
+// marker is what a marker key says: the keys fairbench may have written.
+type marker struct {
+	found bool
+	keys  ownership.KeyRange
+	text  string // "loading keys A-B …", "complete …" or "written …"
+}
+
+// markerStates are the first words of the markers fairbench writes.
+var markerStates = []string{"loading", "complete", "written"}
+
+// readMarker reads the marker key; a value fairbench did not write is an
+// error naming it.
+func (in *instance) readMarker(ctx context.Context, kv driver.KV) (marker, error) {
+	text, found, err := get(ctx, kv, in.markerKey())
+	if err != nil || !found {
+		if err != nil {
+			err = fmt.Errorf("reading the marker key %s: %w", in.markerKey(), err)
+		}
+		return marker{}, err
+	}
+	m := marker{found: true, text: text, keys: ownership.KeyRange{Prefix: in.prefix}}
+	state, rest, _ := strings.Cut(text, " ")
+	if _, err := fmt.Sscanf(rest, "keys %d-%d", &m.keys.Lo, &m.keys.Hi); err != nil || !slices.Contains(markerStates, state) || m.keys.Hi < m.keys.Lo {
+		return marker{}, fmt.Errorf("the marker key %s holds %q, which fairbench did not write: choose another --key-prefix", in.markerKey(), text)
+	}
+	return m, nil
+}
+
+// keyRange is the instance's own range of keys.
+func (in *instance) keyRange() ownership.KeyRange {
+	return ownership.KeyRange{Prefix: in.prefix, Lo: in.keys.min, Hi: in.keys.max}
+}
+
+// writes reports whether a run sends commands that may write keys: SETs,
+// read-modify-writes or arbitrary commands.
+func (in *instance) writes() bool { return in.ratio.set > 0 || in.rmw || len(in.commands) > 0 }
+
+// refuseForeign returns an error naming a key of r that exists, is not in
+// the range the marker m records, and so is not fairbench's; nil when there
+// is none or replace allows overwriting it.
+func (in *instance) refuseForeign(ctx context.Context, kv driver.KV, m marker, r ownership.KeyRange, replace bool) error {
+	if replace {
+		return nil
+	}
+	var foreign string
+	err := ownership.Existing(ctx, kv, r, func(keys []string) bool {
+		for _, k := range keys {
+			if !m.found || !m.keys.Holds(k) {
+				foreign = k
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("looking for keys fairbench did not write in %s: %w", r, err)
+	}
+	if foreign == "" {
+		return nil
+	}
+	recorded := "there is no marker key " + string(in.markerKey())
+	if m.found {
+		recorded = "its marker records keys " + m.keys.String()
+	}
+	return fmt.Errorf("key %s exists and fairbench did not write it (%s): choose another --key-prefix or key range, or pass --replace to overwrite the keys of %s", foreign, recorded, r)
 }
 
 // get runs one GET.
@@ -56,46 +122,69 @@ func set(ctx context.Context, kv driver.KV, key []byte, value string) error {
 
 // Prepare implements workload.Instance: with prefill (or for fairbench load),
 // the key range is written unless a complete prefill of the same shape is
-// there.
+// there; a run that writes without prefill records the range it may write.
+// Either way, keys of the range fairbench did not write stop it first.
 func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
-	if !env.Load && !in.p.Bool("prefill") {
+	prefill := env.Load || in.p.Bool("prefill")
+	if !prefill && !in.writes() {
 		return nil
 	}
 	kv, err := kvConn(env.Conn)
 	if err != nil {
 		return err
 	}
-	marker, found, err := get(ctx, kv, in.markerKey())
+	m, err := in.readMarker(ctx, kv)
 	if err != nil {
-		return fmt.Errorf("reading the marker key %s: %w", in.markerKey(), err)
+		return err
 	}
-	want := "complete " + in.shape()
-	switch {
-	case found && marker == want:
-		env.Logf("kv: %s already prefilled (%s): reused", in.prefix, in.shape())
-		return nil
-	case found && !strings.HasPrefix(marker, "complete ") && !strings.HasPrefix(marker, "loading "):
-		return fmt.Errorf("the marker key %s holds %q, which fairbench did not write: choose another key_prefix", in.markerKey(), marker)
-	case !found && !env.Replace:
-		// No marker: are there keys of someone else's under the prefix?
-		for _, k := range []uint64{in.keys.min, in.keys.max} {
-			if _, there, err := get(ctx, kv, []byte(fmt.Sprintf("%s%d", in.prefix, k))); err != nil {
-				return err
-			} else if there {
-				return fmt.Errorf("keys under the prefix %q exist and fairbench did not write them (no marker key %s): choose another key_prefix, or pass --replace to overwrite them", in.prefix, in.markerKey())
-			}
+	want := in.keyRange()
+	if !prefill {
+		if m.found && m.keys.Lo <= want.Lo && want.Hi <= m.keys.Hi {
+			return nil // keys fairbench wrote
 		}
+		if m.found { // the union: one range the marker can record
+			want.Lo, want.Hi = min(want.Lo, m.keys.Lo), max(want.Hi, m.keys.Hi)
+		}
+		if err := in.refuseForeign(ctx, kv, m, want, env.Replace); err != nil {
+			return err
+		}
+		return in.setMarker(ctx, kv, "written", want)
 	}
-	if err := set(ctx, kv, in.markerKey(), "loading "+in.shape()); err != nil {
-		return fmt.Errorf("writing the marker key: %w", err)
+	if m.found && m.text == in.markerText("complete", want) {
+		env.Logf("kv: %s already prefilled (%s): reused", in.prefix, strings.TrimPrefix(m.text, "complete "))
+		return nil
+	}
+	if err := in.refuseForeign(ctx, kv, m, want, env.Replace); err != nil {
+		return err
+	}
+	if m.found && m.keys != want {
+		// fairbench's own keys of another range: deleted, so that the
+		// marker, which records one range, covers every key it wrote.
+		n, err := ownership.Delete(ctx, kv, m.keys)
+		if err != nil {
+			return fmt.Errorf("deleting fairbench's keys %s of an earlier prefill: %w", m.keys, err)
+		}
+		env.Logf("kv: deleted %d keys %s of fairbench's earlier prefill", n, m.keys)
+	}
+	if err := in.setMarker(ctx, kv, "loading", want); err != nil {
+		return err
 	}
 	n := in.keys.max - in.keys.min + 1
 	env.Logf("kv: prefilling %d keys %s%d…%s%d with %s-byte values", n, in.prefix, in.keys.min, in.prefix, in.keys.max, sizeText(in.sizeMin, in.sizeMax))
 	if err := in.fill(ctx, env); err != nil {
 		return err
 	}
-	if err := set(ctx, kv, in.markerKey(), want); err != nil {
-		return fmt.Errorf("writing the marker key: %w", err)
+	return in.setMarker(ctx, kv, "complete", want)
+}
+
+// markerText is the marker of state over keys r, with the values' size.
+func (in *instance) markerText(state string, r ownership.KeyRange) string {
+	return fmt.Sprintf("%s keys %d-%d data_size %d-%d", state, r.Lo, r.Hi, in.sizeMin, in.sizeMax)
+}
+
+func (in *instance) setMarker(ctx context.Context, kv driver.KV, state string, r ownership.KeyRange) error {
+	if err := set(ctx, kv, in.markerKey(), in.markerText(state, r)); err != nil {
+		return fmt.Errorf("writing the marker key %s: %w", in.markerKey(), err)
 	}
 	return nil
 }
@@ -177,24 +266,27 @@ func (in *instance) fill(ctx context.Context, env workload.PrepareEnv) error {
 	return first
 }
 
-// Cleanup implements workload.Cleaner: deletes the keys under the prefix,
-// only when the marker says fairbench wrote them.
+// Cleanup implements workload.Cleaner: deletes the keys of the range the
+// marker records, then the marker; keys under the prefix outside that range
+// are someone else's and stay.
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	kv, err := kvConn(conn)
 	if err != nil {
 		return err
 	}
-	del, ok := conn.(driver.KVPrefixDeleter)
-	if !ok {
-		return errors.New("this target cannot delete keys by prefix")
-	}
-	marker, found, err := get(ctx, kv, in.markerKey())
+	m, err := in.readMarker(ctx, kv)
 	if err != nil {
 		return err
 	}
-	if !found || !(strings.HasPrefix(marker, "complete ") || strings.HasPrefix(marker, "loading ")) {
+	if !m.found {
 		return fmt.Errorf("no fairbench marker key %s: the keys under %q are not fairbench's, and are left alone", in.markerKey(), in.prefix)
 	}
-	_, err = del.DeletePrefix(ctx, in.prefix)
-	return err
+	if _, err := ownership.Delete(ctx, kv, m.keys); err != nil {
+		return fmt.Errorf("deleting fairbench's keys %s: %w", m.keys, err)
+	}
+	r := make([]driver.KVReply, 1)
+	if err := kv.Pipeline(ctx, []driver.KVCommand{{Name: "DEL", Key: in.markerKey()}}, r); err != nil {
+		return err
+	}
+	return r[0].Err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,7 +13,9 @@ import (
 )
 
 // kvLayout keeps records on key-value targets under fairbench's own key
-// prefix (fb:ycsb:<table>:), so that cleanup deletes exactly them. On Redis
+// prefix (fb:ycsb:<table>:), with a marker key there once fairbench loaded
+// them: keys under the prefix without the marker are someone else's, and
+// cleanup deletes only the keys with the names fairbench gives records. On Redis
 // and Valkey a record is a hash, and the sorted set <prefix>_indices scores
 // each key by Java's String.hashCode, as YCSB's redis binding does, for
 // scans; on the embedded engines, which answer GET, SET, INCR and DEL only,
@@ -82,23 +85,84 @@ func (l *kvLayout) state(ctx context.Context, params string) (dataState, error) 
 		st.matches = string(r.Value) == "ready "+params
 		return st, nil
 	}
-	if l.hashes {
-		// An index without fairbench's marker: YCSB-shaped data someone else wrote.
-		z, err := l.do(ctx, driver.KVCommand{Name: "ZCARD", Key: l.index})
-		if err != nil {
-			return st, err
-		}
-		st.found = z.Err == nil && string(z.Value) != "0"
+	// No marker: any key under the prefix is someone else's. The walk
+	// (SCAN visits the whole database, once, before the first load) finds
+	// any of them, not only the names the load would write: cleanup deletes
+	// every key of fairbench's names under the prefix.
+	sc, err := l.scanner()
+	if err != nil {
+		return st, err
 	}
-	return st, nil
+	err = sc.ScanPrefix(ctx, l.prefix, func(keys []string) bool {
+		st.found = true
+		st.holds = fmt.Sprintf("keys under %s (%s among them)", l.prefix, keys[0])
+		return false
+	})
+	return st, err
 }
 
-func (l *kvLayout) deletePrefix(ctx context.Context) error {
-	d, ok := l.kv.(driver.KVPrefixDeleter)
+func (l *kvLayout) scanner() (driver.KVPrefixScanner, error) {
+	sc, ok := l.kv.(driver.KVPrefixScanner)
 	if !ok {
-		return errors.New("ycsb: this key-value target cannot delete a key prefix, so fairbench cannot replace or clean up its records")
+		return nil, errors.New("ycsb: this key-value target cannot list the keys under a prefix, so fairbench cannot tell its records from someone else's")
 	}
-	_, err := d.DeletePrefix(ctx, l.prefix)
+	return sc, nil
+}
+
+// ours reports whether key is one fairbench writes under the prefix: a
+// record (YCSB's "user" and a number), the index or the marker.
+func (l *kvLayout) ours(key string) bool {
+	rest, ok := strings.CutPrefix(key, l.prefix)
+	if !ok {
+		return false
+	}
+	if rest == "_indices" || rest == "_marker" {
+		return true
+	}
+	digits, ok := strings.CutPrefix(rest, KeyPrefix)
+	if !ok || digits == "" {
+		return false
+	}
+	_, err := strconv.ParseUint(digits, 10, 64)
+	return err == nil
+}
+
+// deleteOurs deletes the keys under the prefix that have the names fairbench
+// gives its records, index and marker: keys of other names are not
+// fairbench's and stay (never a pattern delete).
+func (l *kvLayout) deleteOurs(ctx context.Context) error {
+	sc, err := l.scanner()
+	if err != nil {
+		return err
+	}
+	var failed error
+	var cmds []driver.KVCommand
+	var replies []driver.KVReply
+	err = sc.ScanPrefix(ctx, l.prefix, func(keys []string) bool {
+		cmds = cmds[:0]
+		for _, k := range keys {
+			if l.ours(k) {
+				cmds = append(cmds, driver.KVCommand{Name: "DEL", Key: []byte(k)})
+			}
+		}
+		if len(cmds) == 0 {
+			return true
+		}
+		replies = slices.Grow(replies[:0], len(cmds))[:len(cmds)]
+		if failed = l.kv.Pipeline(ctx, cmds, replies); failed != nil {
+			return false
+		}
+		for _, r := range replies {
+			if r.Err != nil {
+				failed = fmt.Errorf("ycsb: deleting fairbench's records: %w", r.Err)
+				return false
+			}
+		}
+		return true
+	})
+	if failed != nil {
+		return failed
+	}
 	return err
 }
 
@@ -111,7 +175,7 @@ func (l *kvLayout) setMarker(ctx context.Context, v string) error {
 }
 
 func (l *kvLayout) reset(ctx context.Context, params string) error {
-	if err := l.deletePrefix(ctx); err != nil {
+	if err := l.deleteOurs(ctx); err != nil {
 		return err
 	}
 	return l.setMarker(ctx, "loading "+params)
@@ -136,7 +200,7 @@ func (l *kvLayout) records(ctx context.Context) (int64, bool, error) {
 	return n, err == nil, err
 }
 
-func (l *kvLayout) drop(ctx context.Context) error { return l.deletePrefix(ctx) }
+func (l *kvLayout) drop(ctx context.Context) error { return l.deleteOurs(ctx) }
 
 // kvSession is one worker's pipeline scratch.
 type kvSession struct {

@@ -387,6 +387,62 @@ func TestForeignDataNeedsReplace(t *testing.T) {
 	}
 }
 
+// Records under fairbench's key prefix that fairbench did not write (no
+// marker, no index: a hash someone made, a value on an embedded engine) stop
+// the load unless --replace, instead of being deleted; keys there of names
+// fairbench never gives survive --replace and cleanup.
+func TestForeignRecordKeysNeedReplace(t *testing.T) {
+	table := fmt.Sprintf("fbtest_ycsb_%x", rand.Uint32())
+	prefix := "fb:ycsb:" + table + ":"
+	dir := t.TempDir()
+	urls := map[string]string{"valkey": testenv.ValkeyURL(t), "pebble": "pebble:" + filepath.Join(dir, "p"), "bbolt": "bbolt:" + filepath.Join(dir, "b.db")}
+	if c := os.Getenv("FAIRBENCH_TEST_REDIS_CLUSTER"); c != "" {
+		urls["cluster"] = "redis://" + strings.Split(c, ",")[0] + "?cluster=true"
+	}
+	for name, url := range urls {
+		t.Run(name, func(t *testing.T) {
+			kv := testenv.Connect(t, url, driver.Options{}).(driver.KV)
+			do := func(cmds ...driver.KVCommand) []driver.KVReply {
+				r := make([]driver.KVReply, len(cmds))
+				if err := kv.Pipeline(context.Background(), cmds, r); err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			record := driver.KVCommand{Name: "SET", Key: []byte(prefix + "user42"), Value: []byte("theirs")}
+			if name == "valkey" || name == "cluster" {
+				record = driver.KVCommand{Name: "HSET", Key: []byte(prefix + "user42"), Args: [][]byte{[]byte("field0"), []byte("theirs")}}
+			}
+			notes := []byte(prefix + "notes")
+			t.Cleanup(func() {
+				do(driver.KVCommand{Name: "DEL", Key: notes}, driver.KVCommand{Name: "DEL", Key: []byte(prefix + "user42")})
+			})
+			do(record, driver.KVCommand{Name: "SET", Key: notes, Value: []byte("theirs")})
+			text := studyText(table, "c", 100, 200)
+			run, err := runCell(t, url, text, false)
+			if err == nil || !strings.Contains(run.Error, "--replace") || !strings.Contains(run.Error, prefix) {
+				t.Fatalf("load over a foreign record: %v, status %s, error %q", err, run.Status, run.Error)
+			}
+			if r := do(driver.KVCommand{Name: "EXISTS", Key: []byte(prefix + "user42")}); name != "pebble" && name != "bbolt" && string(r[0].Value) != "1" {
+				t.Fatal("the foreign record is gone")
+			}
+			if r := do(driver.KVCommand{Name: "GET", Key: notes}); r[0].Miss {
+				t.Fatal("the foreign key notes is gone")
+			}
+			if run, err := runCell(t, url, text, true); err != nil || run.Status != result.StatusOK {
+				t.Fatalf("with --replace: %v %s", err, run.Error)
+			}
+			cleanup(t, url, text)
+			if r := do(driver.KVCommand{Name: "GET", Key: notes}); r[0].Miss {
+				t.Fatal("--replace or cleanup deleted the key notes, whose name fairbench never gives a key")
+			}
+			if r := do(driver.KVCommand{Name: "GET", Key: []byte(prefix + "_marker")}); !r[0].Miss {
+				t.Fatal("cleanup left fairbench's marker")
+			}
+		})
+	}
+}
+
 // A run's inserts follow the records that are there: a second run of
 // workload D inserts new keys, not the first run's again.
 func TestInsertsContinueAfterAnEarlierRun(t *testing.T) {
