@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,39 +16,20 @@ import (
 
 func init() { addCommand(newQueries) }
 
-// planners lists the workload kinds whose instances say their statements
-// (queryset.Planner): the query-set workloads.
-func planners() []string {
-	var out []string
-	for _, k := range workload.Kinds() {
-		w, err := workload.Get(k)
-		if err != nil {
-			continue
-		}
-		in, err := w.New(params.WithDefaults(w.Params(), nil))
-		if err != nil {
-			continue
-		}
-		if _, ok := in.(queryset.Planner); ok {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // newQueries is `fairbench queries`: the DDL, loads and queries a query-set
 // workload sends to an engine in a dialect, without connecting to one.
 func newQueries() *cobra.Command {
 	var (
-		a              adhoc
-		engine, dialVe string
-		asJSON         bool
-		dataDir        string
+		a               adhoc
+		engine, version string
+		asJSON          bool
+		dataDir         string
 	)
+	planners := strings.Join(queryset.Kinds(), ", ")
 	cmd := &cobra.Command{
 		Use:   "queries --workload KIND --engine ENGINE [--dialect modern|18.16] [--json] [--data DIR] [flags]",
 		Short: "Print the DDL, loads and queries a query-set workload sends to an engine",
-		Long: `Print the statements a query-set workload (` + strings.Join(planners(), ", ") + `) sends to an
+		Long: `Print the statements a query-set workload (` + planners + `) sends to an
 engine, in the order it sends them: each table's CREATE TABLE, each table's load
 (the rows are fairbench's generated ones) or fill, then the queries. --engine is
 the target's engine (clickhouse, postgres or sqlite); --dialect picks ClickHouse's
@@ -64,26 +46,32 @@ tab-separated text (PostgreSQL's COPY text format, ClickHouse's TSV).`,
   fairbench queries --workload ssb --engine clickhouse --form join --scale 0.01 --json --data /tmp/ssb`,
 	}
 	define := func(f *pflag.FlagSet, kind string) error {
-		a, engine, dialVe, asJSON, dataDir = adhoc{}, "", queryset.VersionModern, false, ""
-		f.StringVar(&a.workload, "workload", workload.Default(), "workload kind ("+strings.Join(planners(), ", ")+"); the flags below are this workload's")
+		a, engine, version, asJSON, dataDir = adhoc{}, "", queryset.VersionModern, false, ""
+		f.StringVar(&a.workload, "workload", workload.Default(), "workload kind ("+planners+"); the flags below are this workload's")
 		f.StringVar(&engine, "engine", "", "the target's engine: clickhouse, postgres or sqlite (required)")
-		f.StringVar(&dialVe, "dialect", queryset.VersionModern, "ClickHouse's dialect: "+queryset.VersionModern+" or "+queryset.Version18)
+		f.StringVar(&version, "dialect", queryset.VersionModern, "ClickHouse's dialect: "+queryset.VersionModern+" or "+queryset.Version18)
 		f.BoolVar(&asJSON, "json", false, "print one JSON object a line instead of an SQL script")
 		f.StringVar(&dataDir, "data", "", "also write each loaded table's generated rows to DIR/TABLE.tsv")
 		f.StringArrayVar(&a.set, "set", nil, "any workload parameter as key=value (repeatable)")
 		return a.defineWorkloadFlags(f, kind, false)
 	}
 	withWorkloadFlags(cmd, cobra.NoArgs, define, func(cmd *cobra.Command, _ []string) error {
+		if !cmd.Flags().Changed("workload") {
+			return fmt.Errorf("queries: --workload is required (%s)", planners)
+		}
 		if engine == "" {
 			return errors.New("queries: --engine is required (clickhouse, postgres or sqlite)")
 		}
-		dialect, err := queryset.DialectFor(engine, dialVe)
+		dialect, err := queryset.DialectFor(engine, version)
 		if err != nil {
 			return fmt.Errorf("queries: %w", err)
 		}
 		w, err := workload.Get(a.workload)
 		if err != nil {
 			return err
+		}
+		if !slices.Contains(queryset.Kinds(), a.workload) {
+			return fmt.Errorf("queries: workload %s sends no fixed query texts; the query-set workloads do: %s", a.workload, planners)
 		}
 		specs := w.Params()
 		given, _, err := a.values(cmd.Flags(), specs)
@@ -100,7 +88,7 @@ tab-separated text (PostgreSQL's COPY text format, ClickHouse's TSV).`,
 		}
 		pl, ok := in.(queryset.Planner)
 		if !ok {
-			return fmt.Errorf("queries: workload %s sends no fixed query texts; the query-set workloads do: %s", a.workload, strings.Join(planners(), ", "))
+			return fmt.Errorf("queries: workload %s says no statements", a.workload)
 		}
 		plan, err := pl.Plan(dialect)
 		if err != nil {

@@ -179,6 +179,7 @@ func TestQueriesCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
+		{[]string{"--engine", "clickhouse"}, "--workload is required (clickbench, ssb)"},
 		{[]string{"--workload", "ssb"}, "--engine is required"},
 		{[]string{"--workload", "ssb", "--engine", "postgres", "--dialect", "18.16"}, "postgres has one dialect"},
 		{[]string{"--workload", "ssb", "--engine", "clickhouse", "--dialect", "25"}, "ClickHouse's are modern and 18.16"},

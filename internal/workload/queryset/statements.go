@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/driver"
@@ -18,6 +19,17 @@ import (
 // 26.9, in-process through chdb).
 type Planner interface {
 	Plan(dialect string) (Plan, error)
+}
+
+// kindsRegistered are the query-set workloads' kinds, in registration order.
+var kindsRegistered []string
+
+// Kinds lists the query-set workloads' kinds, sorted: those whose
+// instances are Planners.
+func Kinds() []string {
+	out := append([]string(nil), kindsRegistered...)
+	sort.Strings(out)
+	return out
 }
 
 // Dialect versions `fairbench queries --dialect` takes: a current
