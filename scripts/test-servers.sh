@@ -832,6 +832,16 @@ install_go_tpc() {
     ENV_LINES+=("FAIRBENCH_TEST_GOTPC=$bin")
 }
 
+# install_chdb — ClickHouse 26.9's engine in-process (PyPI's chdb-core), in
+# a venv under .bin/ (ignored by git), made once (scripts/install-chdb.sh):
+# the modern ClickHouse dialect's checks run on it, as the test server is 18.16.
+install_chdb() {
+    local py
+    py=$(bash "$REPO_ROOT/scripts/install-chdb.sh" "$REPO_ROOT/.bin") || die "installing chdb failed (scripts/install-chdb.sh)"
+    [ -x "$py" ] || die "install-chdb.sh printed '$py', which is not an executable"
+    ENV_LINES+=("FAIRBENCH_TEST_CHDB_PYTHON=$py")
+}
+
 # ---------------------------------------------------------------- ClickHouse
 
 # start_clickhouse — Debian's ClickHouse 18.16.1 for the clickhouse://
@@ -981,6 +991,7 @@ main() {
     install_go_tpc
     start_ferretdb
     start_clickhouse
+    install_chdb
     start_opensearch
     finish_kubectl
     write_env

@@ -161,26 +161,29 @@ func (in *instance) dataset(d string) (queryset.Dataset, error) {
 	return ds, nil
 }
 
+// Plan implements queryset.Planner: hits and the queries in dialect d.
+func (in *instance) Plan(d string) (queryset.Plan, error) {
+	ds, err := in.dataset(d)
+	if err != nil {
+		return queryset.Plan{}, err
+	}
+	p := queryset.Plan{Dataset: ds}
+	if in.source == "" {
+		p.Facts = [][2]string{{queryset.FactSynthetic, fmt.Sprintf("%d rows, seed %d", in.rows, in.seed)}}
+	} else {
+		p.Facts = [][2]string{{"source", in.sourceName()}}
+	}
+	for _, name := range in.Names() {
+		q, _ := QueryNamed(name)
+		p.Queries = append(p.Queries, queryset.Query{Name: name, SQL: q.SQL[d], Skip: "no text for the " + d + " dialect"})
+	}
+	return p, nil
+}
+
 // Prepare implements workload.Instance: it loads hits and binds the
 // queries in the target's dialect.
 func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
-	d, err := in.Set.Prepare(ctx, env, Kind, func(d string) (queryset.Plan, error) {
-		ds, err := in.dataset(d)
-		if err != nil {
-			return queryset.Plan{}, err
-		}
-		p := queryset.Plan{Dataset: ds}
-		if in.source == "" {
-			p.Facts = [][2]string{{queryset.FactSynthetic, fmt.Sprintf("%d rows, seed %d", in.rows, in.seed)}}
-		} else {
-			p.Facts = [][2]string{{"source", in.sourceName()}}
-		}
-		for _, name := range in.Names() {
-			q, _ := QueryNamed(name)
-			p.Queries = append(p.Queries, queryset.Query{Name: name, SQL: q.SQL[d], Skip: "no text for the " + d + " dialect"})
-		}
-		return p, nil
-	})
+	d, err := in.Set.Prepare(ctx, env, Kind, in.Plan)
 	in.dial = d
 	return err
 }

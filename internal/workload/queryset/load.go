@@ -53,6 +53,7 @@ func Dialect(ctx context.Context, c driver.SQL) (string, error) {
 // ClickBench's score, ClickBench's result file and run summary.
 func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool)) {
 	workload.Register(w)
+	kindsRegistered = append(kindsRegistered, w.Kind())
 	kinds.Register(kinds.Info{
 		Kind:       w.Kind(),
 		Headline:   GeoMeanHeadline,

@@ -172,29 +172,38 @@ func (in *instance) resolve(d string) (string, error) {
 	return FormJoin, nil
 }
 
+// Plan implements queryset.Planner: the tables the form resolved for
+// dialect d loads, and the queries in d in that form.
+func (in *instance) Plan(d string) (queryset.Plan, error) {
+	f, err := in.resolve(d)
+	if err != nil {
+		return queryset.Plan{}, err
+	}
+	ds, err := in.dataset(d, f)
+	if err != nil {
+		return queryset.Plan{}, err
+	}
+	p := queryset.Plan{Dataset: ds}
+	for _, name := range in.Names() {
+		q, _ := QueryNamed(name)
+		text := q.Join[d]
+		if f == FormFlat {
+			text = q.Flat[d]
+		}
+		p.Queries = append(p.Queries, queryset.Query{Name: name, SQL: text, Skip: "no text in the " + d + " dialect"})
+	}
+	return p, nil
+}
+
 // Prepare implements workload.Instance: it loads the tables the form needs
 // and binds the queries in the target's dialect.
 func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
 	d, err := in.Set.Prepare(ctx, env, Kind, func(d string) (queryset.Plan, error) {
-		f, err := in.resolve(d)
-		if err != nil {
-			return queryset.Plan{}, err
+		p, err := in.Plan(d)
+		if err == nil {
+			in.used, _ = in.resolve(d)
 		}
-		ds, err := in.dataset(d, f)
-		if err != nil {
-			return queryset.Plan{}, err
-		}
-		in.used = f
-		p := queryset.Plan{Dataset: ds}
-		for _, name := range in.Names() {
-			q, _ := QueryNamed(name)
-			text := q.Join[d]
-			if f == FormFlat {
-				text = q.Flat[d]
-			}
-			p.Queries = append(p.Queries, queryset.Query{Name: name, SQL: text, Skip: "no text in the " + d + " dialect"})
-		}
-		return p, nil
+		return p, err
 	})
 	in.dial = d
 	return err
