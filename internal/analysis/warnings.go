@@ -181,12 +181,11 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 				r.ID, label, med, threads, med/float64(threads)*100)})
 		}
 	}
-	errs := max(r.TotalErrors(), r.Summary.Failed)
-	if total := r.Summary.Transactions + errs; total > 0 && errs > 0 {
+	if errs, total, unit := r.FailuresIn(Headline(r).Headline); total > 0 && errs > 0 {
 		if share := float64(errs) / float64(total); share > MaxErrorShare {
 			ws = append(ws, Warning{Check: CheckErrors, Runs: []int64{r.ID}, Message: fmt.Sprintf(
-				"run %d (%s): %d errors in %d operations (%.2f %%, > %.1f %%)%s",
-				r.ID, label, errs, total, share*100, MaxErrorShare*100, errorClasses(r))})
+				"run %d (%s): %d errors in %d %s (%.2f %%, > %.1f %%)%s",
+				r.ID, label, errs, total, unit, share*100, MaxErrorShare*100, errorClasses(r))})
 		}
 	}
 	if w, ok := outageWarning(r, label); ok {
