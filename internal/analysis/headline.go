@@ -98,7 +98,11 @@ type OpStat struct {
 	// is false when no run has a histogram of it.
 	P99        float64
 	HasLatency bool
-	Errors     int64
+	// P50 and P95 are µs from the same merged histograms; Mean is the
+	// type's mean latency in µs over the runs, exact where the runs stored
+	// their interval sums (else the histograms' bucketed mean).
+	P50, P95, Mean float64
+	Errors         int64
 }
 
 // PerOpShown reports whether the group's op types are worth a table beside
@@ -112,10 +116,12 @@ func (g *Group) opStats() error {
 	idx := map[string]int{}
 	rates := map[string][]float64{}
 	merged := map[string]*hdr.Histogram{}
+	sums, counts := map[string]float64{}, map[string]int64{}
 	for _, r := range g.Runs {
 		secs := r.Duration.Seconds()
 		seen := map[string]bool{}
-		for _, op := range r.Ops {
+		sumUs := opSumUs(r)
+		for k, op := range r.Ops {
 			if op.Count == 0 && len(op.Errors) == 0 {
 				continue // a type the mix never drew (YCSB A's scans): nothing to show
 			}
@@ -134,6 +140,10 @@ func (g *Group) opStats() error {
 			}
 			for _, n := range op.Errors {
 				g.Ops[i].Errors += n
+			}
+			if op.Count > 0 {
+				sums[op.Name] += sumUs(k)
+				counts[op.Name] += op.Count
 			}
 			if len(op.Histogram) > 0 {
 				h, err := hist.Decode(op.Histogram)
@@ -156,6 +166,10 @@ func (g *Group) opStats() error {
 		s.Rate = stats.Median(rs)
 		if m := merged[s.Name]; m != nil && m.TotalCount() > 0 {
 			s.P99, s.HasLatency = float64(m.ValueAtQuantile(99)), true
+			s.P50, s.P95 = float64(m.ValueAtQuantile(50)), float64(m.ValueAtQuantile(95))
+			if counts[s.Name] > 0 {
+				s.Mean = sums[s.Name] / float64(counts[s.Name])
+			}
 		}
 	}
 	return nil
