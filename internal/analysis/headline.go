@@ -85,6 +85,28 @@ func opSumUs(r *result.Run) func(i int) float64 {
 	}
 }
 
+// opLatencySum is op's total latency in µs and the requests it is over:
+// exact from the series' interval sums where the run stored them, else
+// from its histogram (bucketed).
+func opLatencySum(r *result.Run, op result.Op) (sumUs float64, n int64) {
+	for _, p := range r.Series {
+		for _, io := range p.Hists {
+			if io.Name == op.Name && io.SumUs > 0 {
+				sumUs += io.SumUs
+				n += io.Count
+			}
+		}
+	}
+	if n > 0 || len(op.Histogram) == 0 {
+		return sumUs, n
+	}
+	h, err := hist.Decode(op.Histogram)
+	if err != nil {
+		return 0, 0
+	}
+	return h.Mean() * float64(h.TotalCount()), h.TotalCount()
+}
+
 // OpStat is one op type of a group: its rate and tail latency beside the
 // headline, which may count only some op types (TPC-C's New-Orders).
 type OpStat struct {
@@ -120,8 +142,7 @@ func (g *Group) opStats() error {
 	for _, r := range g.Runs {
 		secs := r.Duration.Seconds()
 		seen := map[string]bool{}
-		sumUs := opSumUs(r)
-		for k, op := range r.Ops {
+		for _, op := range r.Ops {
 			if op.Count == 0 && len(op.Errors) == 0 {
 				continue // a type the mix never drew (YCSB A's scans): nothing to show
 			}
@@ -141,9 +162,9 @@ func (g *Group) opStats() error {
 			for _, n := range op.Errors {
 				g.Ops[i].Errors += n
 			}
-			if op.Count > 0 {
-				sums[op.Name] += sumUs(k)
-				counts[op.Name] += op.Count
+			if sum, n := opLatencySum(r, op); n > 0 {
+				sums[op.Name] += sum
+				counts[op.Name] += n
 			}
 			if len(op.Histogram) > 0 {
 				h, err := hist.Decode(op.Histogram)

@@ -155,13 +155,13 @@ func headlineList(groups []*analysis.Group) string {
 // workload and params columns of the terminal's main table (and the study's
 // with multiStudy); the Markdown and HTML sections are per scenario already.
 func opTable(groups []*analysis.Group, full, multiStudy bool, label *labeler) (table, bool) {
-	t := table{Caption: "Per op type: successful requests per second (median of the completed repetitions) and p99 (ms, merged histograms); headline: whether the headline metric counts the op type:",
-		Header: []string{"target", "clients", "op", "ops/s", "p99 ms", "headline"}}
-	right := []bool{false, true, false, true, true, false}
+	t := table{Caption: "Per op type: successful requests per second (median of the completed repetitions); latency average, p50, p95 and p99 (ms; the average exact, the percentiles from the merged histograms); headline: whether the headline metric counts the op type:",
+		Header: []string{"target", "clients", "op", "ops/s", "avg ms", "p50 ms", "p95 ms", "p99 ms", "headline"}}
+	right := []bool{false, true, false, true, true, true, true, true, false}
 	if full {
-		t.Caption = "per op type: successful requests per second (median of the completed repetitions) and p99 (ms, merged histograms); headline: whether the headline metric counts the op type"
-		t.Header = []string{"target", "workload", "params", "clients", "op", "ops/s", "p99 ms", "headline"}
-		right = []bool{false, false, false, true, false, true, true, false}
+		t.Caption = "per op type: successful requests per second (median of the completed repetitions); latency average, p50, p95 and p99 (ms; the average exact, the percentiles from the merged histograms); headline: whether the headline metric counts the op type"
+		t.Header = []string{"target", "workload", "params", "clients", "op", "ops/s", "avg ms", "p50 ms", "p95 ms", "p99 ms", "headline"}
+		right = []bool{false, false, false, true, false, true, true, true, true, true, false}
 		if multiStudy {
 			t.Header = append([]string{"study"}, t.Header...)
 			right = append([]bool{false}, right...)
@@ -173,17 +173,17 @@ func opTable(groups []*analysis.Group, full, multiStudy bool, label *labeler) (t
 			continue
 		}
 		for _, o := range g.Ops {
-			p99 := none
+			avg, p50, p95, p99 := none, none, none, none
 			if o.HasLatency {
-				p99 = ms(o.P99)
+				avg, p50, p95, p99 = ms(o.Mean), ms(o.P50), ms(o.P95), ms(o.P99)
 			}
 			counted := "no"
 			if o.Counted {
 				counted = "yes"
 			}
-			row := []string{g.Target, strconv.Itoa(g.Clients), o.Name, rate(o.Rate), p99, counted}
+			row := []string{g.Target, strconv.Itoa(g.Clients), o.Name, rate(o.Rate), avg, p50, p95, p99, counted}
 			if full {
-				row = []string{g.Target, workloadName(g), label.params(g), strconv.Itoa(g.Clients), o.Name, rate(o.Rate), p99, counted}
+				row = []string{g.Target, workloadName(g), label.params(g), strconv.Itoa(g.Clients), o.Name, rate(o.Rate), avg, p50, p95, p99, counted}
 				if multiStudy {
 					row = append([]string{g.Study}, row...)
 				}

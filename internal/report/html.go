@@ -383,6 +383,14 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 	commonShown := map[string]bool{}
 	for i, sec := range sections(groups) {
 		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy, label)}
+		if t, ok := spreadTable(sec.groups, false, false, nil); ok {
+			t.Title = "Latency average and spread"
+			hs.Tables = append(hs.Tables, t)
+		}
+		if t, ok := sharesTable(sec.groups, opt.LatencyShares, false, false, nil); ok {
+			t.Title = "Cumulative latency"
+			hs.Tables = append(hs.Tables, t)
+		}
 		if t, ok := opTable(sec.groups, false, false, nil); ok {
 			t.Title = "Per op type"
 			hs.OpTable = &t
