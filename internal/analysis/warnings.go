@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/stats"
 )
@@ -656,6 +657,9 @@ func joinFloats(xs []float64) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
 		parts[i] = strconv.FormatFloat(x, 'f', 1, 64)
+		if math.Abs(x) < 1 {
+			parts[i] = numfmt.Significant(x, 3) // a query set's 0.06 s must not read 0.1
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/numfmt"
+
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -20,13 +22,19 @@ func isTPS(h result.Headline) bool {
 	return h.Name == result.Throughput.Name && h.Unit == result.Throughput.Unit && h.HigherIsBetter
 }
 
-// headlineValue formats a headline value: a time with millisecond decimals,
-// a rate with one decimal and thousands separators.
+// headlineValue formats a headline value: a time with 4 significant digits
+// (a query set's 0.06338 s must not read 0.0), a rate with one decimal and
+// thousands separators.
 func headlineValue(h result.Headline, v float64) string {
-	if h.Field == result.FieldSeconds {
-		return strconv.FormatFloat(v, 'f', 3, 64)
+	if isTime(h) {
+		return numfmt.Significant(v, 4)
 	}
 	return rate(v)
+}
+
+// isTime reports whether a headline is a time rather than a rate.
+func isTime(h result.Headline) bool {
+	return h.Field == result.FieldSeconds || h.Field == result.FieldQueryTimes
 }
 
 // capital writes s with its first letter in upper case.
@@ -70,6 +78,8 @@ func headlineMeaning(h result.Headline) string {
 		s = "items of the successful requests of " + of + " per " + per
 	case result.FieldSeconds:
 		s = "total seconds spent in " + of
+	case result.FieldQueryTimes:
+		s = "geometric mean of the queries' hot times (each query's best try after the first), in seconds"
 	default:
 		s = "successful requests of " + of + " per " + per
 	}

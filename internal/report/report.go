@@ -62,6 +62,9 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	label := newLabeler(groups)
 	writeFindingsText(ew, groups, summarise(groups, opt), label)
 
+	if err := writeKindSectionsText(ew, groups, opt.Baseline, true); err != nil {
+		return err
+	}
 	unit, sameUnit := sharedUnit(groups)
 	headCol := unit + " (median)"
 	if !sameUnit || unit == "" {
@@ -126,7 +129,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 			return err
 		}
 	}
-	if err := writeKindSectionsText(ew, groups, opt.Baseline); err != nil {
+	if err := writeKindSectionsText(ew, groups, opt.Baseline, false); err != nil {
 		return err
 	}
 	if t, ok := generatorsTable(groupRuns(groups)); ok {
@@ -176,6 +179,10 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		ew.printf("## %s\n\n", cell(heading))
 		if common != "" {
 			ew.printf("%s\n\n", wrap(cell(common), lineWidth, ""))
+		}
+		kt := kindTables(sec, opt.Baseline)
+		for _, t := range leading(kt, true) {
+			t.writeMarkdown(ew)
 		}
 
 		levels := clientLevels(sec.groups)
@@ -236,7 +243,7 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		if t, ok := levelShiftTable(sec.groups, label); ok {
 			t.writeMarkdown(ew)
 		}
-		for _, t := range kindTables(sec, opt.Baseline) {
+		for _, t := range leading(kt, false) {
 			t.writeMarkdown(ew)
 		}
 		if errs := sectionErrors(sec.groups); errs != "" {

@@ -21,6 +21,8 @@ type table struct {
 	// of TextCols.
 	Right []bool
 	Note  string // a sentence after the table
+	// Lead: a kind's table that opens its report section (kinds.Section.Lead).
+	Lead bool
 }
 
 // num reports whether column i is right-aligned (holds numbers).
