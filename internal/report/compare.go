@@ -556,7 +556,13 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 	} else if opt.Title != "" {
 		ew.printf("%s\n\n", opt.Title)
 	}
-	scen, targets, by := indexPeaks(peaks, (*analysis.Peak).Scenario)
+	// Columns are named by what varies between the compared scenarios; the
+	// parameters they share are said once, above the tables.
+	label, scenario := peakNames(peaks)
+	scen, targets, by := indexPeaks(peaks, scenario)
+	if common := label.commonAll(peakGroups(peaks)); len(common) > 0 {
+		ew.printf("%s\n\n", wrap("Same in every column: "+strings.Join(common, "; ")+" (others at their defaults).", lineWidth, ""))
+	}
 	edge, single := false, false
 	h0 := result.Throughput
 	if len(peaks) > 0 {
@@ -655,6 +661,23 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		ew.printf("results: %s\n", opt.Results)
 	}
 	return ew.err
+}
+
+// peakGroups stands each peak's scenario in as a cell, for the labeler.
+func peakGroups(peaks []*analysis.Peak) []*analysis.Group {
+	out := make([]*analysis.Group, len(peaks))
+	for i, p := range peaks {
+		out[i] = &analysis.Group{Study: p.Study, Workload: p.Workload, Kind: p.Kind, Params: p.Params, ParamValues: p.ParamValues,
+			Target: p.Target, Clients: p.Clients}
+	}
+	return out
+}
+
+// peakNames names each peak's scenario by its workload and the parameters
+// that vary between the peaks of that workload.
+func peakNames(peaks []*analysis.Peak) (labeler, func(*analysis.Peak) string) {
+	label := newLabeler(peakGroups(peaks))
+	return label, func(p *analysis.Peak) string { return label.scenario(peakGroups([]*analysis.Peak{p})[0]) }
 }
 
 // indexPeaks lists the scenarios (as name gives them) and targets of peaks in

@@ -110,6 +110,9 @@ func writeKindSections(ew *errWriter, groups []*analysis.Group, baseline string,
 				ew.printf("\n%s\n", t.Note)
 			}
 		}
+		if lead {
+			ew.printf("\n") // the table of cells follows
+		}
 	}
 	return ew.err
 }
