@@ -647,8 +647,8 @@ li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside
 </section>{{end}}
 {{range .Sections}}<section>
 <h2>{{.Heading}}</h2>{{if .Common}}<p class="common">{{.Common}}</p>{{end}}
-{{range .Lead}}{{template "table" .}}{{end}}{{range .Numbers}}{{template "table" .}}{{end}}{{range .Figures}}<div class="figure">{{.SVG}}{{if .Numbers}}<div class="numbers">{{template "table" .Numbers}}</div>{{end}}</div>
-{{end}}{{with .OpTable}}{{template "table" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
+{{range .Lead}}{{template "table" .}}{{end}}{{range .Figures}}<div class="figure">{{.SVG}}{{if .Numbers}}<div class="numbers">{{template "table" .Numbers}}</div>{{end}}</div>
+{{end}}{{range .Numbers}}{{template "table" .}}{{end}}{{with .OpTable}}{{template "table" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
 {{range .Runs}}<details><summary>{{.Label}}</summary>{{if .Charts}}<div class="runcharts">{{range .Charts}}{{.}}{{end}}{{range .Numbers}}<div class="numbers">{{template "table" .}}</div>{{end}}</div>{{else}}<p>No per-second series recorded.</p>{{end}}</details>
 {{end}}</details>
 </section>

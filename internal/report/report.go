@@ -227,6 +227,10 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		})
 		clientTable("Latency, ms (average / p50 / p95 / p99):", func(g *analysis.Group) string {
 			if !hasLatencies(g) {
+				if g.MeanLatency > 0 {
+					// An import that printed only its mean latency.
+					return average(g) + " / " + none + " / " + none + " / " + none
+				}
 				return none
 			}
 			return average(g) + " / " + ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
