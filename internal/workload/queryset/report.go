@@ -315,7 +315,8 @@ func Sections(runs []*result.Run, baseline string) []kinds.Section {
 			"Sums and geometric means over the queries each target answered (a sum over fewer says how many); their ratios over the queries both answered. " +
 			"ClickBench score: ClickBench's combined relative time over these targets, (time + 10 ms) / (best time + 10 ms), a missing time counted as 2 × max(300 s, the slowest); 1 is the fastest on every query.",
 		Columns: cols, Right: right, Rows: rows,
-		Note: "Cold times are each run's first try; fairbench neither restarts the server nor drops the page cache before it, as ClickBench's run.sh does where it can.",
+		Note: "Cold times are each run's first try; fairbench neither restarts the server nor drops the page cache before it, as ClickBench's run.sh does where it can. " +
+			"The headline is each run's geometric mean, the median over the runs: it can differ from this table's geometric mean of the per-query medians.",
 	}}
 }
 
