@@ -58,30 +58,11 @@ func Better(h result.Headline, a, b float64) bool {
 	return a < b
 }
 
-// opSumUs gives each op's total latency in µs: exact from the series'
-// interval sums where they were stored, else its histogram's mean × count.
+// opSumUs gives each op's total latency in µs (opLatencySum).
 func opSumUs(r *result.Run) func(i int) float64 {
 	return func(i int) float64 {
-		op := r.Ops[i]
-		var sum float64
-		for _, p := range r.Series {
-			for _, io := range p.Hists {
-				if io.Name == op.Name {
-					sum += io.SumUs
-				}
-			}
-		}
-		if sum > 0 {
-			return sum
-		}
-		if len(op.Histogram) == 0 {
-			return 0
-		}
-		h, err := hist.Decode(op.Histogram)
-		if err != nil {
-			return 0
-		}
-		return h.Mean() * float64(h.TotalCount())
+		sum, _ := opLatencySum(r, r.Ops[i])
+		return sum
 	}
 }
 

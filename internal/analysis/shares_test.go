@@ -97,3 +97,21 @@ func TestPooledLatencyStddevConnectTimeAndOpQuantiles(t *testing.T) {
 		t.Errorf("read: %+v", read)
 	}
 }
+
+// An op type's average is exact where the run stored its intervals' latency
+// sums, not the histogram's bucketed mean.
+func TestOpMeanFromIntervalSums(t *testing.T) {
+	r := okRun(1, "x", 1, 10)
+	r.Ops = []result.Op{{Name: "get", Count: 3, Histogram: encode(t, map[int64]int64{1000: 3})}}
+	r.Series = []result.SeriesPoint{
+		{Second: 1, Hists: []result.IntervalOp{{Name: "get", Count: 2, SumUs: 2001}}},
+		{Second: 2, Hists: []result.IntervalOp{{Name: "get", Count: 1, SumUs: 1002}}},
+	}
+	groups, err := GroupRuns([]*result.Run{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := groups[0].Ops[0].Mean; got != 1001 {
+		t.Errorf("mean %v µs, want (2001 + 1002) / 3 = 1001", got)
+	}
+}
