@@ -56,7 +56,7 @@ func TestSSBCommandLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(b)
-	if !strings.Contains(page, "Hot time per query") || !strings.Contains(page, "Per query: hot time") {
+	if !strings.Contains(page, "Hot time per query") || !strings.Contains(page, "Per query: cold and hot time") {
 		t.Error("the HTML report lacks the per-query table and bar chart")
 	}
 	o = fairbench(t, dir, "report", "--format", "nonsense")
@@ -92,10 +92,17 @@ func TestAnalyticsDemo(t *testing.T) {
 		}
 	}
 	md := readAll(t, dir, "fairbench-demo-analytics.md")
-	for _, want := range []string{"Per query: hot time", "ClickBench score", "big-cache / default-cache", "geometric mean"} {
+	for _, want := range []string{"Per query: cold and hot time", "ClickBench score", "big-cache / default-cache (hot)", "| geometric mean |", "| sum |", "default-cache cold (s)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+	// The per-query table leads the section; the headline is never "0.0".
+	if q, h := strings.Index(md, "Per query: cold and hot time"), strings.Index(md, "Geometric mean, s:"); q < 0 || h < 0 || q > h {
+		t.Errorf("the per-query table (at %d) does not lead the section (headline table at %d)", q, h)
+	}
+	if strings.Contains(md, "| 0.0 |") || strings.Contains(md, " 0.0 s") {
+		t.Errorf("a time headline rounded to 0.0:\n%s", md)
 	}
 	pc := testenv.CheckPage(t, filepath.Join(dir, "fairbench-demo-analytics.html"), filepath.Join(testenv.ArtifactDir(t, "../.."), "demo-analytics-report.png"))
 	if len(pc.ConsoleErrors) > 0 || len(pc.Requests) > 0 {

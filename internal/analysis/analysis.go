@@ -17,6 +17,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -58,6 +59,16 @@ type Group struct {
 	// MeanLatency is the exact mean in µs: each run's Summary.LatencyMean
 	// weighted by its Summary.Transactions, since a histogram's mean is bucketed.
 	MeanLatency float64
+	// LatencyStddev is the exact standard deviation in µs over every
+	// successful operation of the runs, pooled from each run's
+	// Summary.LatencyMean and LatencyStddev weighted by its Transactions
+	// (pgbench's "latency stddev"); 0 when no run recorded one.
+	LatencyStddev float64
+	// ConnectTime is the mean of the runs' initial connection times in ms
+	// (Summary.ConnectTimeMean, pgbench's "initial connection time") over
+	// the runs that measured one; HasConnectTime says whether any did.
+	ConnectTime    float64
+	HasConnectTime bool
 	// Errors sums, per run, the larger of the per-operation error counts and
 	// Summary.Failed: native runs fill both, imported ones often only one.
 	Errors       int64
@@ -151,10 +162,18 @@ func (g *Group) aggregate() error {
 	if err := g.opStats(); err != nil {
 		return err
 	}
-	var weighted float64
+	var weighted, squares, connects float64
+	nConnects, hasStddev := 0, false
 	for _, r := range g.Runs {
 		g.Transactions += r.Summary.Transactions
-		weighted += r.Summary.LatencyMean * float64(r.Summary.Transactions)
+		n, m, sd := float64(r.Summary.Transactions), r.Summary.LatencyMean, r.Summary.LatencyStddev
+		weighted += m * n
+		squares += (sd*sd + m*m) * n
+		hasStddev = hasStddev || sd > 0
+		if r.Summary.ConnectTimeMean > 0 {
+			connects += r.Summary.ConnectTimeMean
+			nConnects++
+		}
 		g.Errors += max(r.TotalErrors(), r.Summary.Failed)
 		for _, op := range r.Ops {
 			if len(op.Histogram) == 0 {
@@ -171,6 +190,14 @@ func (g *Group) aggregate() error {
 	g.Median = stats.Median(g.Values)
 	if g.Transactions > 0 {
 		g.MeanLatency = weighted / float64(g.Transactions)
+		// The pooled variance: every operation's squared distance from the
+		// pooled mean, from each run's mean and variance.
+		if hasStddev {
+			g.LatencyStddev = math.Sqrt(max(squares/float64(g.Transactions)-g.MeanLatency*g.MeanLatency, 0))
+		}
+	}
+	if nConnects > 0 {
+		g.ConnectTime, g.HasConnectTime = connects/float64(nConnects), true
 	}
 	g.P50 = float64(g.Merged.ValueAtQuantile(50))
 	g.P95 = float64(g.Merged.ValueAtQuantile(95))

@@ -58,31 +58,34 @@ func Better(h result.Headline, a, b float64) bool {
 	return a < b
 }
 
-// opSumUs gives each op's total latency in µs: exact from the series'
-// interval sums where they were stored, else its histogram's mean × count.
+// opSumUs gives each op's total latency in µs (opLatencySum).
 func opSumUs(r *result.Run) func(i int) float64 {
 	return func(i int) float64 {
-		op := r.Ops[i]
-		var sum float64
-		for _, p := range r.Series {
-			for _, io := range p.Hists {
-				if io.Name == op.Name {
-					sum += io.SumUs
-				}
+		sum, _ := opLatencySum(r, r.Ops[i])
+		return sum
+	}
+}
+
+// opLatencySum is op's total latency in µs and the requests it is over:
+// exact from the series' interval sums where the run stored them, else
+// from its histogram (bucketed).
+func opLatencySum(r *result.Run, op result.Op) (sumUs float64, n int64) {
+	for _, p := range r.Series {
+		for _, io := range p.Hists {
+			if io.Name == op.Name && io.SumUs > 0 {
+				sumUs += io.SumUs
+				n += io.Count
 			}
 		}
-		if sum > 0 {
-			return sum
-		}
-		if len(op.Histogram) == 0 {
-			return 0
-		}
-		h, err := hist.Decode(op.Histogram)
-		if err != nil {
-			return 0
-		}
-		return h.Mean() * float64(h.TotalCount())
 	}
+	if n > 0 || len(op.Histogram) == 0 {
+		return sumUs, n
+	}
+	h, err := hist.Decode(op.Histogram)
+	if err != nil {
+		return 0, 0
+	}
+	return h.Mean() * float64(h.TotalCount()), h.TotalCount()
 }
 
 // OpStat is one op type of a group: its rate and tail latency beside the
@@ -98,7 +101,11 @@ type OpStat struct {
 	// is false when no run has a histogram of it.
 	P99        float64
 	HasLatency bool
-	Errors     int64
+	// P50 and P95 are µs from the same merged histograms; Mean is the
+	// type's mean latency in µs over the runs, exact where the runs stored
+	// their interval sums (else the histograms' bucketed mean).
+	P50, P95, Mean float64
+	Errors         int64
 }
 
 // PerOpShown reports whether the group's op types are worth a table beside
@@ -112,6 +119,7 @@ func (g *Group) opStats() error {
 	idx := map[string]int{}
 	rates := map[string][]float64{}
 	merged := map[string]*hdr.Histogram{}
+	sums, counts := map[string]float64{}, map[string]int64{}
 	for _, r := range g.Runs {
 		secs := r.Duration.Seconds()
 		seen := map[string]bool{}
@@ -135,6 +143,10 @@ func (g *Group) opStats() error {
 			for _, n := range op.Errors {
 				g.Ops[i].Errors += n
 			}
+			if sum, n := opLatencySum(r, op); n > 0 {
+				sums[op.Name] += sum
+				counts[op.Name] += n
+			}
 			if len(op.Histogram) > 0 {
 				h, err := hist.Decode(op.Histogram)
 				if err != nil {
@@ -156,6 +168,10 @@ func (g *Group) opStats() error {
 		s.Rate = stats.Median(rs)
 		if m := merged[s.Name]; m != nil && m.TotalCount() > 0 {
 			s.P99, s.HasLatency = float64(m.ValueAtQuantile(99)), true
+			s.P50, s.P95 = float64(m.ValueAtQuantile(50)), float64(m.ValueAtQuantile(95))
+			if counts[s.Name] > 0 {
+				s.Mean = sums[s.Name] / float64(counts[s.Name])
+			}
 		}
 	}
 	return nil

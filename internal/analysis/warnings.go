@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/stats"
 )
@@ -190,12 +191,11 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 				r.ID, label, med, of, med/budget*100)})
 		}
 	}
-	errs := max(r.TotalErrors(), r.Summary.Failed)
-	if total := r.Summary.Transactions + errs; total > 0 && errs > 0 {
+	if errs, total, unit := r.FailuresIn(Headline(r).Headline); total > 0 && errs > 0 {
 		if share := float64(errs) / float64(total); share > MaxErrorShare {
 			ws = append(ws, Warning{Check: CheckErrors, Runs: []int64{r.ID}, Message: fmt.Sprintf(
-				"run %d (%s): %d errors in %d operations (%.2f %%, > %.1f %%)%s",
-				r.ID, label, errs, total, share*100, MaxErrorShare*100, errorClasses(r))})
+				"run %d (%s): %d errors in %d %s (%.2f %%, > %.1f %%)%s",
+				r.ID, label, errs, total, unit, share*100, MaxErrorShare*100, errorClasses(r))})
 		}
 	}
 	if w, ok := outageWarning(r, label); ok {
@@ -702,6 +702,9 @@ func joinFloats(xs []float64) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
 		parts[i] = strconv.FormatFloat(x, 'f', 1, 64)
+		if math.Abs(x) < 1 {
+			parts[i] = numfmt.Significant(x, 3) // a query set's 0.06 s must not read 0.1
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -301,3 +301,19 @@ func TestPeakEdgeWarning(t *testing.T) {
 		t.Errorf("peak at 1 client raised, though no sweep can go lower: %+v", w)
 	}
 }
+
+// A bulk of documents is one request but each refused document one failure:
+// the warning counts both in documents, the unit the headline counts, so
+// 1 000 refused of 20 000 sent reads 5 %, not 1 000 of 1 020 "operations".
+func TestErrorWarningCountsItemsOfAnItemsHeadline(t *testing.T) {
+	r := okRun(1, "a", 1, 1000)
+	docs := result.Headline{Name: "documents/s", Unit: "docs/s", HigherIsBetter: true, Field: result.FieldItems}
+	r.Summary.Metric = &result.Metric{Headline: docs, Value: 1000}
+	r.Summary.Transactions = 20 // 20 bulk requests of 950 accepted documents each
+	r.Summary.Failed = 1000     // one failure per refused document
+	r.Ops = []result.Op{{Name: "bulk", Count: 20, Items: 19000, Errors: map[result.ErrorClass]int64{result.ErrThrottled: 1000}}}
+	w := checks(Warnings(group(t, r), ""), CheckErrors)
+	if len(w) != 1 || !strings.Contains(w[0].Message, "1000 errors in 20000 docs (5.00 %") {
+		t.Fatalf("want 1000 errors in 20000 docs (5.00 %%), got %+v", w)
+	}
+}

@@ -78,6 +78,10 @@ type Section struct {
 	Rows  [][]string
 	// Note is a sentence printed after the table (why a table is missing).
 	Note string
+	// Lead puts the table first in its report section, before the generic
+	// headline and latency tables: it is what a reader of the kind's
+	// results reads first (a query set's per-query times).
+	Lead bool
 	// Bars, when set, is a chart of the table's numbers that the HTML report
 	// draws beside it (per-query times of several targets).
 	Bars *Bars

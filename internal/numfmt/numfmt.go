@@ -5,6 +5,7 @@ package numfmt
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -25,6 +26,23 @@ func Rate(f float64) string {
 		b.WriteRune(c)
 	}
 	return sign + b.String() + "." + frac
+}
+
+// Significant formats f with n significant digits and no exponent, so that
+// a small time never reads as zero: 0.0634, 0.000512, 1.23, 123, 12346. A
+// whole number keeps its integer digits (12345.6 with 3 digits is 12346).
+func Significant(f float64, n int) string {
+	if f == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	if math.Abs(f) >= math.Pow(10, float64(n)) {
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	// The digits come from rounding to n significant digits first, so that
+	// 0.09996 reads 0.100 (three digits), not 0.1000.
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', n, 64), 64)
+	decimals := n - 1 - int(math.Floor(math.Log10(math.Abs(r))))
+	return strconv.FormatFloat(r, 'f', max(decimals, 0), 64)
 }
 
 // Number reads a number from a run's environment or parameters, whichever type

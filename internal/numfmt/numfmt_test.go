@@ -20,3 +20,15 @@ func TestNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestSignificant(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{{0.0634, "0.0634"}, {0.04, "0.0400"}, {0.000512345, "0.000512"}, {0.09996, "0.100"}, {1.2345, "1.23"}, {123.4, "123"},
+		{12345.6, "12346"}, {0, "0"}, {-0.00123456, "-0.00123"}} {
+		if got := Significant(c.f, 3); got != c.want {
+			t.Errorf("Significant(%v, 3) = %q, want %q", c.f, got, c.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -59,13 +60,13 @@ func deltaText(m analysis.Metric, level float64) string {
 }
 
 // metricValue formats a compared value: the headline as a rate, or as a
-// time with millisecond decimals when lower is better; latency in ms.
+// time with 4 significant digits when lower is better; latency in ms.
 func metricValue(m analysis.Metric, v float64) string {
 	switch {
 	case !m.Headline:
 		return ms(v)
 	case !m.HigherIsBetter:
-		return strconv.FormatFloat(v, 'f', 3, 64)
+		return numfmt.Significant(v, 4)
 	}
 	return rate(v)
 }
@@ -98,6 +99,9 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 	}
 	ew.printf("baseline: %s · verdicts: two-sided Mann–Whitney U, α = %.2f · intervals: %.0f %% where n allows\n", c.Baseline, c.Alpha, c.Level*100)
 	ew.printf("where n is too small for Mann–Whitney to ever decide: Welch's t on log values (%s)\n\n", analysis.WelchAssumption)
+	if err := writeKindSectionsText(ew, comparisonGroups(c), c.Baseline, true); err != nil {
+		return err
+	}
 	if len(c.Cells) == 0 {
 		ew.printf("no cell has completed runs on both %s and another target\n", c.Baseline)
 	} else {
@@ -121,7 +125,7 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 			return err
 		}
 	}
-	if err := writeKindSectionsText(ew, comparisonGroups(c), c.Baseline); err != nil {
+	if err := writeKindSectionsText(ew, comparisonGroups(c), c.Baseline, false); err != nil {
 		return err
 	}
 	if err := Methodology(ew, c.Warnings, comparisonGroups(c), false); err != nil {
@@ -233,6 +237,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		"and the verdict of a two-sided Mann–Whitney U test at α = %.2f on the per-run values. "+
 		"Where n is too small for Mann–Whitney to ever decide (3 against 3 never gets below p = 0.10): "+
 		"Welch's t-test on the logs of the per-run values (%s), with its interval.", cell(c.Baseline), c.Level*100, c.Alpha, analysis.WelchAssumption), lineWidth, ""))
+	writeKindSectionsMarkdown(ew, comparisonGroups(c), c.Baseline, true)
 
 	type sec struct {
 		name  string
@@ -353,7 +358,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		ew.printf("\n")
 		t.writeMarkdown(ew)
 	}
-	writeKindSectionsMarkdown(ew, comparisonGroups(c), c.Baseline)
+	writeKindSectionsMarkdown(ew, comparisonGroups(c), c.Baseline, false)
 	if err := Methodology(ew, c.Warnings, comparisonGroups(c), true); err != nil {
 		return err
 	}
@@ -551,7 +556,13 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 	} else if opt.Title != "" {
 		ew.printf("%s\n\n", opt.Title)
 	}
-	scen, targets, by := indexPeaks(peaks, (*analysis.Peak).Scenario)
+	// Columns are named by what varies between the compared scenarios; the
+	// parameters they share are said once, above the tables.
+	label, scenario := peakNames(peaks)
+	scen, targets, by := indexPeaks(peaks, scenario)
+	if common := label.commonAll(peakGroups(peaks)); len(common) > 0 {
+		ew.printf("%s\n\n", wrap("Same in every column: "+strings.Join(common, "; ")+" (others at their defaults).", lineWidth, ""))
+	}
 	edge, single := false, false
 	h0 := result.Throughput
 	if len(peaks) > 0 {
@@ -650,6 +661,23 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		ew.printf("results: %s\n", opt.Results)
 	}
 	return ew.err
+}
+
+// peakGroups stands each peak's scenario in as a cell, for the labeler.
+func peakGroups(peaks []*analysis.Peak) []*analysis.Group {
+	out := make([]*analysis.Group, len(peaks))
+	for i, p := range peaks {
+		out[i] = &analysis.Group{Study: p.Study, Workload: p.Workload, Kind: p.Kind, Params: p.Params, ParamValues: p.ParamValues,
+			Target: p.Target, Clients: p.Clients}
+	}
+	return out
+}
+
+// peakNames names each peak's scenario by its workload and the parameters
+// that vary between the peaks of that workload.
+func peakNames(peaks []*analysis.Peak) (labeler, func(*analysis.Peak) string) {
+	label := newLabeler(peakGroups(peaks))
+	return label, func(p *analysis.Peak) string { return label.scenario(peakGroups([]*analysis.Peak{p})[0]) }
 }
 
 // indexPeaks lists the scenarios (as name gives them) and targets of peaks in

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/params"
@@ -52,17 +53,24 @@ type jsonGroup struct {
 	MedianCI *jsonCI         `json:"median_ci,omitempty"`
 	// The same under the keys of files written before headline metrics,
 	// present when the headline is throughput in tps.
-	Throughputs  []float64 `json:"throughputs,omitempty"`
-	TMedian      *float64  `json:"throughput_median,omitempty"`
-	TMedianCI    *jsonCI   `json:"throughput_median_ci,omitempty"`
-	Ops          []jsonOp  `json:"ops,omitempty"`
-	P50          *float64  `json:"p50_us"`
-	P95          *float64  `json:"p95_us"`
-	P99          *float64  `json:"p99_us"`
-	Max          *float64  `json:"max_us"`
-	Errors       int64     `json:"errors"`
-	Transactions int64     `json:"transactions"`
-	WorkingSet   string    `json:"working_set,omitempty"`
+	Throughputs []float64 `json:"throughputs,omitempty"`
+	TMedian     *float64  `json:"throughput_median,omitempty"`
+	TMedianCI   *jsonCI   `json:"throughput_median_ci,omitempty"`
+	Ops         []jsonOp  `json:"ops,omitempty"`
+	// The latency average and standard deviation (exact, µs) and the mean
+	// initial connection time (ms) of the repetitions, where they recorded them.
+	Mean        *float64 `json:"mean_us,omitempty"`
+	Stddev      *float64 `json:"stddev_us,omitempty"`
+	ConnectTime *float64 `json:"connect_time_ms,omitempty"`
+	// Shares are the cumulative latency shares (0 to 1) at the report's thresholds.
+	Shares       []jsonShare `json:"latency_shares,omitempty"`
+	P50          *float64    `json:"p50_us"`
+	P95          *float64    `json:"p95_us"`
+	P99          *float64    `json:"p99_us"`
+	Max          *float64    `json:"max_us"`
+	Errors       int64       `json:"errors"`
+	Transactions int64       `json:"transactions"`
+	WorkingSet   string      `json:"working_set,omitempty"`
 }
 
 // jsonOp is one op type of a cell, beside the headline.
@@ -71,10 +79,19 @@ type jsonOp struct {
 	Counted bool     `json:"counted_in_headline"`
 	Rate    float64  `json:"rate"` // successful requests per second, median of the runs
 	P99     *float64 `json:"p99_us,omitempty"`
+	P50     *float64 `json:"p50_us,omitempty"`
+	P95     *float64 `json:"p95_us,omitempty"`
+	Mean    *float64 `json:"mean_us,omitempty"`
 	Errors  int64    `json:"errors"`
 }
 
-func groupJSON(g *analysis.Group) jsonGroup {
+// jsonShare is the share of a cell's successful requests within a latency threshold.
+type jsonShare struct {
+	ThresholdUs int64    `json:"threshold_us"`
+	Share       *float64 `json:"share"`
+}
+
+func groupJSON(g *analysis.Group, shares []time.Duration) jsonGroup {
 	j := jsonGroup{Study: g.Study, Target: g.Target, Workload: g.Workload, Kind: g.Kind,
 		Params: params.Values(g.ParamValues).JSONable(), Clients: g.Clients, N: g.N, Incomplete: g.Incomplete,
 		Headline: g.Headline, Values: append([]float64{}, g.Values...), Errors: g.Errors, Transactions: g.Transactions}
@@ -85,6 +102,20 @@ func groupJSON(g *analysis.Group) jsonGroup {
 		j.Median = num(g.Median)
 		j.MedianCI = ciJSON(analysis.MedianCI(g.Values, 0.95))
 		j.P50, j.P95, j.P99, j.Max = num(g.P50), num(g.P95), num(g.P99), num(g.Max)
+		if g.MeanLatency > 0 {
+			j.Mean = num(g.MeanLatency)
+		}
+		if g.LatencyStddev > 0 {
+			j.Stddev = num(g.LatencyStddev)
+		}
+		if g.HasConnectTime {
+			j.ConnectTime = num(g.ConnectTime)
+		}
+		if hasLatencies(g) {
+			for i, s := range analysis.LatencyShares(g.Merged, shares) {
+				j.Shares = append(j.Shares, jsonShare{ThresholdUs: int64(shares[i] / time.Microsecond), Share: num(s)})
+			}
+		}
 	}
 	if isTPS(g.Headline) {
 		j.Throughputs, j.TMedian, j.TMedianCI = j.Values, j.Median, j.MedianCI
@@ -92,7 +123,7 @@ func groupJSON(g *analysis.Group) jsonGroup {
 	for _, o := range g.Ops {
 		jo := jsonOp{Name: o.Name, Counted: o.Counted, Rate: o.Rate, Errors: o.Errors}
 		if o.HasLatency {
-			jo.P99 = num(o.P99)
+			jo.P99, jo.P50, jo.P95, jo.Mean = num(o.P99), num(o.P50), num(o.P95), num(o.Mean)
 		}
 		j.Ops = append(j.Ops, jo)
 	}
@@ -115,7 +146,7 @@ func JSON(w io.Writer, groups []*analysis.Group, opt Options) error {
 		WarningGroups: warningGroupsJSON(analysis.GroupWarnings(opt.Warnings, groups), newLabeler(groups))}
 	doc.Findings = findingsJSON(summarise(groups, opt))
 	for _, g := range groups {
-		doc.Cells = append(doc.Cells, groupJSON(g))
+		doc.Cells = append(doc.Cells, groupJSON(g, opt.LatencyShares))
 	}
 	if doc.Warnings == nil {
 		doc.Warnings = []analysis.Warning{}
@@ -216,13 +247,20 @@ func f64(f float64) string {
 
 // CSV writes one row per cell, numbers unformatted (µs, the headline's unit),
 // for spreadsheets. headline, unit and higher_is_better name the cell's
-// headline metric; median and ci_* are its median and interval.
-func CSV(w io.Writer, groups []*analysis.Group) error {
+// headline metric; median and ci_* are its median and interval. After the
+// columns of earlier versions come the exact latency average and standard
+// deviation, the initial connection time and, per threshold of
+// opt.LatencyShares, the share (0 to 1) of requests within it (le_<µs>us).
+func CSV(w io.Writer, groups []*analysis.Group, opt Options) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"study", "target", "workload", "kind", "params", "clients", "n", "incomplete",
+	header := []string{"study", "target", "workload", "kind", "params", "clients", "n", "incomplete",
 		"headline", "unit", "higher_is_better",
 		"median", "ci_lo", "ci_hi", "ci_level", "p50_us", "p95_us", "p99_us", "max_us",
-		"errors", "transactions", "working_set"})
+		"errors", "transactions", "working_set", "mean_us", "stddev_us", "connect_time_ms"}
+	for _, d := range opt.LatencyShares {
+		header = append(header, "le_"+strconv.FormatInt(int64(d/time.Microsecond), 10)+"us")
+	}
+	cw.Write(header)
 	for _, g := range groups {
 		row := []string{g.Study, g.Target, g.Workload, g.Kind, g.Params, strconv.Itoa(g.Clients),
 			strconv.Itoa(g.N), strconv.Itoa(g.Incomplete), g.Headline.Name, g.Headline.Unit, strconv.FormatBool(g.Headline.HigherIsBetter)}
@@ -238,6 +276,25 @@ func CSV(w io.Writer, groups []*analysis.Group) error {
 		}
 		ws, _ := analysis.WorkingSet(g)
 		row = append(row, strconv.FormatInt(g.Errors, 10), strconv.FormatInt(g.Transactions, 10), ws)
+		mean, sd, conn := "", "", ""
+		if g.N > 0 && g.MeanLatency > 0 {
+			mean = f64(g.MeanLatency)
+		}
+		if g.N > 0 && g.LatencyStddev > 0 {
+			sd = f64(g.LatencyStddev)
+		}
+		if g.N > 0 && g.HasConnectTime {
+			conn = f64(g.ConnectTime)
+		}
+		row = append(row, mean, sd, conn)
+		shares := analysis.LatencyShares(g.Merged, opt.LatencyShares)
+		for _, s := range shares {
+			v := ""
+			if g.N > 0 {
+				v = f64(s)
+			}
+			row = append(row, v)
+		}
 		cw.Write(row)
 	}
 	cw.Flush()

@@ -86,7 +86,8 @@ func renderJournal(t *testing.T, format string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := Options{Title: "SQLite journal modes", Results: "fairbench.db", Warnings: analysis.Warnings(groups, ""), Checked: true}
+	opt := Options{Title: "SQLite journal modes", Results: "fairbench.db", Warnings: analysis.Warnings(groups, ""), Checked: true,
+		LatencyShares: analysis.DefaultShareThresholds}
 	var b bytes.Buffer
 	switch format {
 	case "text":

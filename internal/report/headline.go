@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/numfmt"
+
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -20,13 +22,19 @@ func isTPS(h result.Headline) bool {
 	return h.Name == result.Throughput.Name && h.Unit == result.Throughput.Unit && h.HigherIsBetter
 }
 
-// headlineValue formats a headline value: a time with millisecond decimals,
-// a rate with one decimal and thousands separators.
+// headlineValue formats a headline value: a time with 4 significant digits
+// (a query set's 0.06338 s must not read 0.0), a rate with one decimal and
+// thousands separators.
 func headlineValue(h result.Headline, v float64) string {
-	if h.Field == result.FieldSeconds {
-		return strconv.FormatFloat(v, 'f', 3, 64)
+	if isTime(h) {
+		return numfmt.Significant(v, 4)
 	}
 	return rate(v)
+}
+
+// isTime reports whether a headline is a time rather than a rate.
+func isTime(h result.Headline) bool {
+	return h.Field == result.FieldSeconds || h.Field == result.FieldQueryTimes
 }
 
 // capital writes s with its first letter in upper case.
@@ -70,6 +78,8 @@ func headlineMeaning(h result.Headline) string {
 		s = "items of the successful requests of " + of + " per " + per
 	case result.FieldSeconds:
 		s = "total seconds spent in " + of
+	case result.FieldQueryTimes:
+		s = "geometric mean of the queries' hot times (each query's best try after the first), in seconds"
 	default:
 		s = "successful requests of " + of + " per " + per
 	}
@@ -155,13 +165,13 @@ func headlineList(groups []*analysis.Group) string {
 // workload and params columns of the terminal's main table (and the study's
 // with multiStudy); the Markdown and HTML sections are per scenario already.
 func opTable(groups []*analysis.Group, full, multiStudy bool, label *labeler) (table, bool) {
-	t := table{Caption: "Per op type: successful requests per second (median of the completed repetitions) and p99 (ms, merged histograms); headline: whether the headline metric counts the op type:",
-		Header: []string{"target", "clients", "op", "ops/s", "p99 ms", "headline"}}
-	right := []bool{false, true, false, true, true, false}
+	t := table{Caption: "Per op type: successful requests per second (median of the completed repetitions); latency average, p50, p95 and p99 (ms; the average exact, the percentiles from the merged histograms); headline: whether the headline metric counts the op type:",
+		Header: []string{"target", "clients", "op", "ops/s", "avg ms", "p50 ms", "p95 ms", "p99 ms", "headline"}}
+	right := []bool{false, true, false, true, true, true, true, true, false}
 	if full {
-		t.Caption = "per op type: successful requests per second (median of the completed repetitions) and p99 (ms, merged histograms); headline: whether the headline metric counts the op type"
-		t.Header = []string{"target", "workload", "params", "clients", "op", "ops/s", "p99 ms", "headline"}
-		right = []bool{false, false, false, true, false, true, true, false}
+		t.Caption = "per op type: successful requests per second (median of the completed repetitions); latency average, p50, p95 and p99 (ms; the average exact, the percentiles from the merged histograms); headline: whether the headline metric counts the op type"
+		t.Header = []string{"target", "workload", "params", "clients", "op", "ops/s", "avg ms", "p50 ms", "p95 ms", "p99 ms", "headline"}
+		right = []bool{false, false, false, true, false, true, true, true, true, true, false}
 		if multiStudy {
 			t.Header = append([]string{"study"}, t.Header...)
 			right = append([]bool{false}, right...)
@@ -173,17 +183,17 @@ func opTable(groups []*analysis.Group, full, multiStudy bool, label *labeler) (t
 			continue
 		}
 		for _, o := range g.Ops {
-			p99 := none
+			avg, p50, p95, p99 := none, none, none, none
 			if o.HasLatency {
-				p99 = ms(o.P99)
+				avg, p50, p95, p99 = ms(o.Mean), ms(o.P50), ms(o.P95), ms(o.P99)
 			}
 			counted := "no"
 			if o.Counted {
 				counted = "yes"
 			}
-			row := []string{g.Target, strconv.Itoa(g.Clients), o.Name, rate(o.Rate), p99, counted}
+			row := []string{g.Target, strconv.Itoa(g.Clients), o.Name, rate(o.Rate), avg, p50, p95, p99, counted}
 			if full {
-				row = []string{g.Target, workloadName(g), label.params(g), strconv.Itoa(g.Clients), o.Name, rate(o.Rate), p99, counted}
+				row = []string{g.Target, workloadName(g), label.params(g), strconv.Itoa(g.Clients), o.Name, rate(o.Rate), avg, p50, p95, p99, counted}
 				if multiStudy {
 					row = append([]string{g.Study}, row...)
 				}

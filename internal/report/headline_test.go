@@ -58,11 +58,12 @@ func TestHeadlineInReports(t *testing.T) {
 	if strings.Contains(out, "Throughput, tps") {
 		t.Errorf("the report still leads with throughput:\n%s", out)
 	}
-	// Per op type: payments are 3000 / 60 s = 50/s on a, not in the headline.
-	if got := strings.Join(rowOfTable(t, out, "Per op type", "a"), ","); got != "a,4,new_order,10.0,2.000,yes" {
+	// Per op type: payments are 3000 / 60 s = 50/s on a, not in the headline;
+	// every new_order took 2 ms and every payment 0.5 ms (avg, p50, p95, p99).
+	if got := strings.Join(rowOfTable(t, out, "Per op type", "a"), ","); got != "a,4,new_order,10.0,2.000,2.000,2.000,2.000,yes" {
 		t.Errorf("per-op row %q", got)
 	}
-	if !strings.Contains(out, "| a | 4 | payment | 50.0 | 0.500 | no |") {
+	if !strings.Contains(out, "| a | 4 | payment | 50.0 | 0.500 | 0.500 | 0.500 | 0.500 | no |") {
 		t.Errorf("no payment row:\n%s", out)
 	}
 
@@ -98,10 +99,15 @@ func TestHeadlineInReports(t *testing.T) {
 	if err := HTML(&page, groups, runs, HTMLOptions{Comparison: cmp}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<th>NOPM</th>", "601.5 → 901.5 NOPM", "NOPM · orders", "<td>new_order</td>", "901.5 NOPM"} {
+	for _, want := range []string{"<th>NOPM</th>", "601.5 → 901.5 NOPM", "NOPM: median of the repetitions", "<td>new_order</td>", "901.5 NOPM"} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("HTML lacks %q", want)
 		}
+	}
+	// Every cell has 4 clients: a chart against clients would be one point
+	// per target; the page has its numbers and no such chart.
+	if strings.Contains(page.String(), "NOPM · orders") || strings.Contains(page.String(), "Latency p99 · orders") {
+		t.Errorf("HTML draws single-point charts against clients")
 	}
 
 	var js bytes.Buffer
@@ -161,7 +167,7 @@ func TestLowerIsBetterInReports(t *testing.T) {
 	if err := PeakMarkdown(&b, analysis.Peaks(groups, "fast"), "fast", nil, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Min query time, s, per scenario (clients):", "| fast (baseline) | 8.050 (2) † |", "| slow | 16.100 (2) † |", "| slow | 100.0 |"} {
+	for _, want := range []string{"Min query time, s, per scenario (clients):", "| fast (baseline) | 8.050 (2) † |", "| slow | 16.10 (2) † |", "| slow | 100.0 |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("peaks lack %q:\n%s", want, b.String())
 		}

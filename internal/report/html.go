@@ -53,8 +53,10 @@ type htmlFigure struct {
 
 type htmlSection struct {
 	Heading string
-	Common  string // parameters every section of this workload shares, on its first section
+	Common  string  // parameters every section of this workload shares, on its first section
+	Lead    []table // the kind's tables that open the section
 	Figures []htmlFigure
+	Numbers []table // the charts' numbers where a section has no charts (one client count)
 	OpTable *table  // per-op-type results, when the runs have several op types
 	Tables  []table // the extra sections the workload's kind registers
 	Runs    []htmlRun
@@ -130,8 +132,18 @@ func sectionHeading(g0 *analysis.Group, multiStudy bool, label labeler) string {
 	return h
 }
 
-// sectionCharts draws throughput and p50/p95/p99 against clients, one line per target.
+// sectionCharts draws throughput and p50/p95/p99 against clients, one line
+// per target, when the section has more than one client count: a chart
+// against clients of a single point says nothing its numbers do not.
 func sectionCharts(idx int, groups []*analysis.Group) []*lineChart {
+	if len(clientLevels(groups)) < 2 {
+		return nil
+	}
+	return clientCharts(idx, groups)
+}
+
+// clientCharts draws the charts of sectionCharts, each with the table of its numbers.
+func clientCharts(idx int, groups []*analysis.Group) []*lineChart {
 	levels := clientLevels(groups)
 	targets := distinct(groups, func(g *analysis.Group) string { return g.Target })
 	byCell := map[string]*analysis.Group{}
@@ -383,6 +395,14 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 	commonShown := map[string]bool{}
 	for i, sec := range sections(groups) {
 		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy, label)}
+		if t, ok := spreadTable(sec.groups, false, false, nil); ok {
+			t.Title = "Latency average and spread"
+			hs.Tables = append(hs.Tables, t)
+		}
+		if t, ok := sharesTable(sec.groups, opt.LatencyShares, false, false, nil); ok {
+			t.Title = "Cumulative latency"
+			hs.Tables = append(hs.Tables, t)
+		}
 		if t, ok := opTable(sec.groups, false, false, nil); ok {
 			t.Title = "Per op type"
 			hs.OpTable = &t
@@ -391,7 +411,9 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			t.Title = "Level shifts"
 			hs.Tables = append(hs.Tables, t)
 		}
-		hs.Tables = append(hs.Tables, kindTables(sec, opt.Baseline)...)
+		kt := kindTables(sec, opt.Baseline)
+		hs.Lead = leading(kt, true)
+		hs.Tables = append(hs.Tables, leading(kt, false)...)
 		if t, ok := generatorsTable(groupRuns(sec.groups)); ok {
 			t.Title = "Load generators"
 			hs.Tables = append(hs.Tables, t)
@@ -403,8 +425,15 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			commonShown[wk] = true
 			hs.Common = commonLine(sec.groups[0], label.common(sec.groups[0]))
 		}
-		for _, c := range sectionCharts(i, sec.groups) {
-			hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg()), Numbers: c.Numbers})
+		if charts := sectionCharts(i, sec.groups); len(charts) > 0 {
+			for _, c := range charts {
+				hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg()), Numbers: c.Numbers})
+			}
+		} else {
+			// One client count: the numbers without their single-point charts.
+			for _, c := range clientCharts(i, sec.groups) {
+				hs.Numbers = append(hs.Numbers, *c.Numbers)
+			}
 		}
 		for _, g := range sec.groups {
 			for _, r := range g.Runs {
@@ -618,8 +647,8 @@ li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside
 </section>{{end}}
 {{range .Sections}}<section>
 <h2>{{.Heading}}</h2>{{if .Common}}<p class="common">{{.Common}}</p>{{end}}
-{{range .Figures}}<div class="figure">{{.SVG}}{{if .Numbers}}<div class="numbers">{{template "table" .Numbers}}</div>{{end}}</div>
-{{end}}{{with .OpTable}}{{template "table" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
+{{range .Lead}}{{template "table" .}}{{end}}{{range .Figures}}<div class="figure">{{.SVG}}{{if .Numbers}}<div class="numbers">{{template "table" .Numbers}}</div>{{end}}</div>
+{{end}}{{range .Numbers}}{{template "table" .}}{{end}}{{with .OpTable}}{{template "table" .}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}<details><summary>Per-run series ({{len .Runs}} runs)</summary>
 {{range .Runs}}<details><summary>{{.Label}}</summary>{{if .Charts}}<div class="runcharts">{{range .Charts}}{{.}}{{end}}{{range .Numbers}}<div class="numbers">{{template "table" .}}</div>{{end}}</div>{{else}}<p>No per-second series recorded.</p>{{end}}</details>
 {{end}}</details>
 </section>

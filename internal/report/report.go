@@ -37,6 +37,9 @@ type Options struct {
 	// Baseline is the target the ratios of a kind's extra sections divide
 	// by; "" for the first target of each cell.
 	Baseline string
+	// LatencyShares are the thresholds of the cumulative latency table
+	// (analysis.LatencyShares); nil leaves the table out.
+	LatencyShares []time.Duration
 }
 
 // none stands for a number that does not exist (no completed run), which must
@@ -59,12 +62,15 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	label := newLabeler(groups)
 	writeFindingsText(ew, groups, summarise(groups, opt), label)
 
+	if err := writeKindSectionsText(ew, groups, opt.Baseline, true); err != nil {
+		return err
+	}
 	unit, sameUnit := sharedUnit(groups)
 	headCol := unit + " (median)"
 	if !sameUnit || unit == "" {
 		headCol = "headline (median)"
 	}
-	header := []string{"target", "workload", "params", "clients", "n", headCol, "p50 ms", "p95 ms", "p99 ms", "max ms", "errors"}
+	header := []string{"target", "workload", "params", "clients", "n", headCol, "avg ms", "p50 ms", "p95 ms", "p99 ms", "max ms", "errors"}
 	if multiStudy {
 		header = append([]string{"study"}, header...)
 	}
@@ -72,13 +78,13 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	for _, g := range groups {
 		row := []string{g.Target, workloadName(g), label.params(g), strconv.Itoa(g.Clients), strconv.Itoa(g.N)}
 		if g.N == 0 {
-			row = append(row, none, none, none, none, none, none)
+			row = append(row, none, none, none, none, none, none, none)
 		} else {
 			v := headlineValue(g.Headline, g.Median)
 			if !sameUnit || unit == "" {
 				v = withUnit(g.Headline, g.Median)
 			}
-			row = append(row, v, latency(g, g.P50), latency(g, g.P95), latency(g, g.P99), latency(g, g.Max), strconv.FormatInt(g.Errors, 10))
+			row = append(row, v, average(g), latency(g, g.P50), latency(g, g.P95), latency(g, g.P99), latency(g, g.Max), strconv.FormatInt(g.Errors, 10))
 		}
 		if multiStudy {
 			row = append([]string{g.Study}, row...)
@@ -86,7 +92,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		rows = append(rows, row)
 	}
 	// The columns before clients hold names.
-	if err := (table{Header: header, Rows: rows, TextCols: len(header) - 8}).writeText(ew); err != nil {
+	if err := (table{Header: header, Rows: rows, TextCols: len(header) - 9}).writeText(ew); err != nil {
 		return err
 	}
 
@@ -105,10 +111,16 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	} else {
 		ew.printf("\nheadline (%s): median of the completed repetitions; latency: percentiles of their merged histograms.\n", headlineList(groups))
 	}
-	if t, ok := opTable(groups, true, multiStudy, &label); ok {
-		ew.printf("\n")
-		if err := t.writeText(ew); err != nil {
-			return err
+	for _, t := range []func() (table, bool){
+		func() (table, bool) { return spreadTable(groups, true, multiStudy, &label) },
+		func() (table, bool) { return sharesTable(groups, opt.LatencyShares, true, multiStudy, &label) },
+		func() (table, bool) { return opTable(groups, true, multiStudy, &label) },
+	} {
+		if t, ok := t(); ok {
+			ew.printf("\n")
+			if err := t.writeText(ew); err != nil {
+				return err
+			}
 		}
 	}
 	if t, ok := levelShiftTable(groups, label); ok {
@@ -117,7 +129,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 			return err
 		}
 	}
-	if err := writeKindSectionsText(ew, groups, opt.Baseline); err != nil {
+	if err := writeKindSectionsText(ew, groups, opt.Baseline, false); err != nil {
 		return err
 	}
 	if t, ok := generatorsTable(groupRuns(groups)); ok {
@@ -168,6 +180,10 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		if common != "" {
 			ew.printf("%s\n\n", wrap(cell(common), lineWidth, ""))
 		}
+		kt := kindTables(sec, opt.Baseline)
+		for _, t := range leading(kt, true) {
+			t.writeMarkdown(ew)
+		}
 
 		levels := clientLevels(sec.groups)
 		targets := distinct(sec.groups, func(g *analysis.Group) string { return g.Target })
@@ -209,19 +225,29 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			}
 			return headlineValue(g.Headline, g.Median)
 		})
-		clientTable("Latency, ms (p50 / p95 / p99):", func(g *analysis.Group) string {
+		clientTable("Latency, ms (average / p50 / p95 / p99):", func(g *analysis.Group) string {
 			if !hasLatencies(g) {
+				if g.MeanLatency > 0 {
+					// An import that printed only its mean latency.
+					return average(g) + " / " + none + " / " + none + " / " + none
+				}
 				return none
 			}
-			return ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
+			return average(g) + " / " + ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
 		})
+		if t, ok := spreadTable(sec.groups, false, false, nil); ok {
+			t.writeMarkdown(ew)
+		}
+		if t, ok := sharesTable(sec.groups, opt.LatencyShares, false, false, nil); ok {
+			t.writeMarkdown(ew)
+		}
 		if t, ok := opTable(sec.groups, false, false, nil); ok {
 			t.writeMarkdown(ew)
 		}
 		if t, ok := levelShiftTable(sec.groups, label); ok {
 			t.writeMarkdown(ew)
 		}
-		for _, t := range kindTables(sec, opt.Baseline) {
+		for _, t := range leading(kt, false) {
 			t.writeMarkdown(ew)
 		}
 		if errs := sectionErrors(sec.groups); errs != "" {
@@ -482,6 +508,14 @@ func latency(g *analysis.Group, us float64) string {
 		return none
 	}
 	return ms(us)
+}
+
+// average is a cell's exact mean latency in ms, "–" when its runs recorded none.
+func average(g *analysis.Group) string {
+	if g.MeanLatency <= 0 {
+		return none
+	}
+	return ms(g.MeanLatency)
 }
 
 func ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }

@@ -148,9 +148,10 @@ func TestMarkdown(t *testing.T) {
 		t.Errorf("latency header %q, want %q", got, wantHead)
 	}
 	// vm at 1 client: 1000 ops at 1000 µs and 1000 at 1500 µs. Merged p50 is 1 ms
-	// and p95/p99 are 1.5 ms; averaging the runs' p99s would have given 1.25 ms.
-	if got := cells(lat[2]); got[0] != "vm" || got[1] != "1.000 / 1.500 / 1.500" {
-		t.Errorf("latency row %q, want vm with 1.000 / 1.500 / 1.500 at 1 client", got)
+	// and p95/p99 are 1.5 ms; averaging the runs' p99s would have given 1.25 ms,
+	// which is their average.
+	if got := cells(lat[2]); got[0] != "vm" || got[1] != "1.250 / 1.000 / 1.500 / 1.500" {
+		t.Errorf("latency row %q, want vm with 1.250 / 1.000 / 1.500 / 1.500 at 1 client", got)
 	}
 	if len(lat) != 4 || !strings.HasPrefix(lat[3], "| k8s |") {
 		t.Errorf("latency table rows: %q", lat)
@@ -238,7 +239,7 @@ func TestTerminal(t *testing.T) {
 	if !strings.HasPrefix(out, "Findings\n") {
 		t.Errorf("the report does not open with its findings:\n%s", out)
 	}
-	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "target workload params clients n tps (median) p50 ms p95 ms p99 ms max ms errors" {
+	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "target workload params clients n tps (median) avg ms p50 ms p95 ms p99 ms max ms errors" {
 		t.Errorf("header %q", lines[0])
 	}
 	var vm4 string
@@ -247,7 +248,8 @@ func TestTerminal(t *testing.T) {
 			vm4 = l
 		}
 	}
-	if f := strings.Fields(vm4); len(f) != 11 || f[2] != "scale=10" || f[4] != "2" || f[5] != "1,250.0" || f[6] != "1.100" || f[8] != "1.200" || f[10] != "0" {
+	// vm at 4 clients: 1000 ops at 1100 µs and 1000 at 1200 µs, their average 1.150 ms.
+	if f := strings.Fields(vm4); len(f) != 12 || f[2] != "scale=10" || f[4] != "2" || f[5] != "1,250.0" || f[6] != "1.150" || f[7] != "1.100" || f[9] != "1.200" || f[11] != "0" {
 		t.Errorf("vm 4-client row %q", vm4)
 	}
 	// Alignment: every data row has its columns end at the same offsets as the header's.

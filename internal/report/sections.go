@@ -20,7 +20,7 @@ func kindTables(sec section, baseline string) []table {
 	var out []table
 	for _, s := range kindSections(sec, baseline) {
 		out = append(out, table{Title: s.Title, Caption: s.Caption, Header: s.Columns, Rows: s.Rows,
-			TextCols: 1, Right: s.Right, Note: s.Note})
+			TextCols: 1, Right: s.Right, Note: s.Note, Lead: s.Lead})
 	}
 	return out
 }
@@ -58,22 +58,34 @@ func kindCharts(i int, sec section, baseline string) []*barChart {
 	return out
 }
 
+// leading splits a section's kind tables into those that open it and the rest.
+func leading(tables []table, lead bool) []table {
+	var out []table
+	for _, t := range tables {
+		if t.Lead == lead {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // writeKindSectionsText writes the kinds' tables of every section for the
-// terminal, each section under its heading.
-func writeKindSectionsText(ew *errWriter, groups []*analysis.Group, baseline string) error {
-	return writeKindSections(ew, groups, baseline, false)
+// terminal, each section under its heading: with lead the tables that open
+// a report (before its table of cells), else the others.
+func writeKindSectionsText(ew *errWriter, groups []*analysis.Group, baseline string, lead bool) error {
+	return writeKindSections(ew, groups, baseline, false, lead)
 }
 
 // writeKindSectionsMarkdown writes the same for an article.
-func writeKindSectionsMarkdown(ew *errWriter, groups []*analysis.Group, baseline string) {
-	_ = writeKindSections(ew, groups, baseline, true)
+func writeKindSectionsMarkdown(ew *errWriter, groups []*analysis.Group, baseline string, lead bool) {
+	_ = writeKindSections(ew, groups, baseline, true, lead)
 }
 
-func writeKindSections(ew *errWriter, groups []*analysis.Group, baseline string, markdown bool) error {
+func writeKindSections(ew *errWriter, groups []*analysis.Group, baseline string, markdown, lead bool) error {
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
 	for _, sec := range sections(groups) {
-		tables := kindTables(sec, baseline)
+		tables := leading(kindTables(sec, baseline), lead)
 		if len(tables) == 0 {
 			continue
 		}
@@ -97,6 +109,9 @@ func writeKindSections(ew *errWriter, groups []*analysis.Group, baseline string,
 			if t.Note != "" {
 				ew.printf("\n%s\n", t.Note)
 			}
+		}
+		if lead {
+			ew.printf("\n") // the table of cells follows
 		}
 	}
 	return ew.err

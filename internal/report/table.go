@@ -21,6 +21,8 @@ type table struct {
 	// of TextCols.
 	Right []bool
 	Note  string // a sentence after the table
+	// Lead: a kind's table that opens its report section (kinds.Section.Lead).
+	Lead bool
 }
 
 // num reports whether column i is right-aligned (holds numbers).
@@ -36,7 +38,7 @@ func (t table) num(i int) bool {
 // tabwriter's AlignRight would right-align the names as well.
 func (t table) writeText(ew *errWriter) error {
 	if t.Caption != "" {
-		ew.printf("%s\n", t.Caption)
+		ew.printf("%s\n", wrap(t.Caption, lineWidth, "  "))
 	}
 	rows := append([][]string{t.Header}, t.Rows...)
 	width := make([]int, len(t.Header))
@@ -71,7 +73,7 @@ func (t table) writeMarkdown(ew *errWriter) {
 		ew.printf("### %s\n\n", cell(t.Title))
 	}
 	if t.Caption != "" {
-		ew.printf("%s\n\n", t.Caption)
+		ew.printf("%s\n\n", wrap(t.Caption, lineWidth, ""))
 	}
 	ew.printf("|")
 	for _, h := range t.Header {

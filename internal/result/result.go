@@ -423,6 +423,28 @@ func (r *Run) TotalErrors() int64 {
 	return n
 }
 
+// FailuresIn counts a run's failures and what they are a share of in the
+// unit headline h counts: a headline of items (a bulk's documents) counts
+// its items, since a refused document is one failure however many rode in
+// its request; any other counts operations. unit names what of counts.
+func (r *Run) FailuresIn(h Headline) (failed, of int64, unit string) {
+	failed = max(r.TotalErrors(), r.Summary.Failed)
+	if h.Field != FieldItems {
+		return failed, r.Summary.Transactions + failed, "operations"
+	}
+	of = failed
+	for _, op := range r.Ops {
+		if h.Counts(op.Name) {
+			of += op.Items
+		}
+	}
+	unit = strings.TrimSuffix(h.Unit, "/s")
+	if unit == "" || unit == h.Unit {
+		unit = "items"
+	}
+	return failed, of, unit
+}
+
 // MaxErrorText caps each error text a run keeps (Summary.FirstErrors, Run.Error).
 const MaxErrorText = 512
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -235,4 +236,18 @@ func (s *Store) addImported(f ImportedFile) (bool, error) {
 	}
 	n, err := res.RowsAffected()
 	return n > 0, err
+}
+
+// StudySource returns the study file a run was made from, as SaveStudy kept
+// it (secrets replaced); ok is false when the store has no study of that hash.
+func (s *Store) StudySource(hash string) (content []byte, ok bool, err error) {
+	var c any
+	err = s.db.QueryRow(s.q("SELECT content FROM studies WHERE hash = ?"), hash).Scan(&c)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%s %s: reading study %s: %w", s.kind, s.path, hash, err)
+	}
+	return asBytes(c), true, nil
 }

@@ -24,6 +24,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/toolcat"
@@ -54,6 +55,10 @@ type Study struct {
 	// run is stored as failed (keys max_error_ratio, max_dead_ratio); nil =
 	// the runner's defaults.
 	MaxErrorRatio, MaxDeadRatio *float64
+	// LatencyShares are the thresholds of the reports' cumulative latency
+	// table (key latency_shares, e.g. ["1ms", "5ms", "50ms"]); nil = the
+	// reports' defaults.
+	LatencyShares []time.Duration
 }
 
 // Target is one database endpoint under test.
@@ -363,7 +368,7 @@ func (p *parser) tables(doc map[string]any, name string) []map[string]any {
 	return nil
 }
 
-var studyKeys = []string{"name", "repetitions", "warmup", "duration", "cooldown", "order", "seed", "max_error_ratio", "max_dead_ratio"}
+var studyKeys = []string{"name", "repetitions", "warmup", "duration", "cooldown", "order", "seed", "max_error_ratio", "max_dead_ratio", "latency_shares"}
 
 func (p *parser) study(s *Study, v any) {
 	const where = "study"
@@ -421,6 +426,12 @@ func (p *parser) study(s *Study, v any) {
 				} else {
 					s.MaxDeadRatio = &f
 				}
+			}
+		case "latency_shares":
+			if d, err := latencyShares(x); err != nil {
+				p.errorf(path, where, "latency_shares: %v", err)
+			} else {
+				s.LatencyShares = d
 			}
 		default:
 			p.errorf(path, where, "unknown key %q (known keys: %s)", k, strings.Join(studyKeys, ", "))
@@ -903,4 +914,37 @@ func describe(x any) string {
 		return "a date or time"
 	}
 	return fmt.Sprintf("%T", x)
+}
+
+// latencyShares reads the latency_shares key: a list of durations as strings.
+func latencyShares(x any) ([]time.Duration, error) {
+	list, ok := x.([]any)
+	if !ok {
+		return nil, fmt.Errorf("must be a list of durations such as [\"1ms\", \"5ms\", \"50ms\"], got %s", describe(x))
+	}
+	ss := make([]string, len(list))
+	for i, v := range list {
+		str, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("must be a list of durations as strings such as \"1ms\", got %s", describe(v))
+		}
+		ss[i] = str
+	}
+	return analysis.ParseShareThresholds(ss)
+}
+
+// LatencySharesOf reads the latency_shares key from a study file as a
+// results file stores it, for reports; ok is false when the file does not
+// set it (or the key is unreadable: the file was checked when it ran).
+func LatencySharesOf(src []byte) (shares []time.Duration, ok bool) {
+	var doc struct {
+		Study struct {
+			LatencyShares any `toml:"latency_shares"`
+		} `toml:"study"`
+	}
+	if err := toml.Unmarshal(src, &doc); err != nil || doc.Study.LatencyShares == nil {
+		return nil, false
+	}
+	d, err := latencyShares(doc.Study.LatencyShares)
+	return d, err == nil
 }

@@ -261,15 +261,48 @@ func TestCombinedScoreIsClickBenchs(t *testing.T) {
 	if math.Abs(got[0]-wantA) > 1e-9 || math.Abs(got[1]-wantB) > 1e-9 {
 		t.Errorf("scores %v, want [%v %v]", got, wantA, wantB)
 	}
-	secs := Sections([]*result.Run{a, b}, "a")
-	if len(secs) != 1 || len(secs[0].Rows) != 4 {
-		t.Fatalf("sections %+v", secs)
+	sec := Sections([]*result.Run{a, b}, "a")
+	if len(sec) != 1 || len(sec[0].Rows) != 5 || !sec[0].Lead {
+		t.Fatalf("sections %+v", sec)
 	}
-	if row := secs[0].Rows[0]; row[1] != "1.000" || row[2] != "0.5000" || !strings.HasPrefix(row[3], "×0.33") {
-		t.Errorf("row A %v: want a's hot 1 s, b's 0.5 s, b/a = median 0.5 over median 1.5", row)
+	want := "query,a cold (s),a hot (s),b cold (s),b hot (s),b / a (hot)"
+	if got := strings.Join(sec[0].Columns, ","); got != want {
+		t.Errorf("columns %s, want %s", got, want)
 	}
-	if row := secs[0].Rows[1]; row[2] != "null" || row[3] != "—" {
+	// The ratio is of the hot times beside it, 0.5 / 1, not of the medians
+	// of every hot try (0.5 / 1.5).
+	if row := sec[0].Rows[0]; row[1] != "9.000" || row[2] != "1.000" || row[4] != "0.5000" || !strings.HasPrefix(row[5], "×0.50") {
+		t.Errorf("row A %v: want a's cold 9 s and hot 1 s, b's hot 0.5 s, b/a ×0.50", row)
+	}
+	if row := sec[0].Rows[1]; row[3] != "null" || row[4] != "null" || row[5] != "—" {
 		t.Errorf("row B %v: b has no time", row)
+	}
+	// Sums: a's cold 9 + 9, hot 1 + 3; b answered one query of two. The
+	// ratio of the sums is over the query both answered: 0.5 / 1.
+	if row := sec[0].Rows[2]; strings.Join(row, ",") != "sum,18.000,4.000,9.000 (1 of 2),0.5000 (1 of 2),×0.50" {
+		t.Errorf("sum row %v", row)
+	}
+	if row := sec[0].Rows[3]; row[0] != "geometric mean" || row[2] != secs(math.Sqrt(3)) || row[5] != "×0.50" {
+		t.Errorf("geometric mean row %v", row)
+	}
+}
+
+// A ratio reads as the times beside it: 0.0791 s against 0.1063 s is ×1.34
+// even when the medians of every hot try are equal (a published report
+// printed ×1.00 there).
+func TestRatioAgreesWithTheTimesBesideIt(t *testing.T) {
+	a := run("a", []*float64{f64(0.2), f64(0.0791), f64(0.12), f64(0.12)})
+	b := run("b", []*float64{f64(0.2), f64(0.1063), f64(0.12), f64(0.12)})
+	rows := Sections([]*result.Run{a, b}, "a")[0].Rows
+	if row := rows[0]; row[2] != "0.0791" || row[4] != "0.1063" || !strings.HasPrefix(row[5], "×1.34") {
+		t.Errorf("row %v: want 0.0791, 0.1063 and ×1.34", row)
+	}
+}
+
+// A time under a millisecond keeps its significant digits.
+func TestTinyTimesAreNotZero(t *testing.T) {
+	if got := secs(0.0000432); got != "0.000043" {
+		t.Errorf("secs(0.0000432) = %q", got)
 	}
 }
 

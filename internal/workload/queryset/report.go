@@ -15,6 +15,7 @@ import (
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/stats"
 )
@@ -43,8 +44,11 @@ func secs(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	case v >= 1:
 		return strconv.FormatFloat(v, 'f', 3, 64)
+	case v >= 0.001 || v == 0:
+		return strconv.FormatFloat(v, 'f', 4, 64)
 	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
+	// Under a millisecond, four decimals would read 0.0000 or one digit.
+	return numfmt.Significant(v, 2)
 }
 
 func tries(q result.QueryResult) string {
@@ -192,10 +196,28 @@ func queryNames(ts []*targetRuns) []string {
 	return names
 }
 
-// Sections implements kinds.Info.Sections for query-set kinds: per query,
-// each target's hot time and its ratio to the baseline's with an interval
-// over the tries and repetitions, then the geometric mean and ClickBench's
-// combined score.
+// cold is the median over the runs of each run's cold time of query.
+func (t *targetRuns) cold(query string) (float64, bool) {
+	var cs []float64
+	for _, r := range t.runs {
+		for _, q := range r.Summary.Queries {
+			if v, ok := q.Cold(); ok && q.Name == query {
+				cs = append(cs, v)
+			}
+		}
+	}
+	if len(cs) == 0 {
+		return 0, false
+	}
+	return stats.Median(cs), true
+}
+
+// Sections implements kinds.Info.Sections for query-set kinds, as ClickBench
+// publishes a comparison: per query, each target's cold and hot time and
+// its hot time's ratio to the baseline's (with an interval over the tries
+// and repetitions), then the sums of the cold and of the hot times, their
+// geometric means and ClickBench's combined score. The table leads its
+// report section: it is what a reader of a query-set comparison reads.
 func Sections(runs []*result.Run, baseline string) []kinds.Section {
 	ts := byTarget(runs)
 	if len(ts) == 0 {
@@ -209,51 +231,69 @@ func Sections(runs []*result.Run, baseline string) []kinds.Section {
 	cols := []string{"query"}
 	right := []bool{false}
 	for _, t := range ts {
-		cols = append(cols, t.name+" hot (s)")
-		right = append(right, true)
+		cols = append(cols, t.name+" cold (s)", t.name+" hot (s)")
+		right = append(right, true, true)
 	}
 	for i, t := range ts {
 		if i != base {
-			cols = append(cols, t.name+" / "+ts[base].name)
+			cols = append(cols, t.name+" / "+ts[base].name+" (hot)")
 			right = append(right, true)
 		}
 	}
 	var rows [][]string
-	means := make([][]float64, len(ts))
+	colds, hots := make([][]float64, len(ts)), make([][]float64, len(ts))
+	// paired[i] holds the hot times of the queries both target i and the
+	// baseline answered, i's and the baseline's: the ratios of the sums and
+	// of the geometric means compare the same queries.
+	paired := make([][2][]float64, len(ts))
 	for _, name := range names {
 		row := []string{name}
+		shown := make([]float64, len(ts))
 		for i, t := range ts {
-			if v, ok := t.hot(name); ok {
-				row = append(row, secs(v))
-				means[i] = append(means[i], v)
-			} else {
-				row = append(row, "null")
+			c, cok := t.cold(name)
+			h, hok := t.hot(name)
+			row = append(row, timeOrNull(c, cok), timeOrNull(h, hok))
+			if cok {
+				colds[i] = append(colds[i], c)
+			}
+			shown[i] = math.NaN()
+			if hok {
+				hots[i] = append(hots[i], h)
+				shown[i] = h
 			}
 		}
 		for i, t := range ts {
-			if i != base {
-				row = append(row, ratioCell(t.hotSamples(name), ts[base].hotSamples(name)))
+			if i == base {
+				continue
+			}
+			row = append(row, ratioCell(shown[i]/shown[base], t.hotSamples(name), ts[base].hotSamples(name)))
+			if !math.IsNaN(shown[i]) && !math.IsNaN(shown[base]) {
+				paired[i][0] = append(paired[i][0], shown[i])
+				paired[i][1] = append(paired[i][1], shown[base])
 			}
 		}
 		rows = append(rows, row)
 	}
+	sum := []string{"sum"}
 	geo := []string{"geometric mean"}
 	for i := range ts {
-		geo = append(geo, secs(analysis.GeoMean(means[i])))
+		sum = append(sum, sumText(colds[i], len(names)), sumText(hots[i], len(names)))
+		geo = append(geo, meanText(colds[i]), meanText(hots[i]))
 	}
 	score := []string{"ClickBench score (hot)"}
 	scores := CombinedScores(ts, names)
 	for i := range ts {
-		score = append(score, strconv.FormatFloat(scores[i], 'f', 2, 64))
+		score = append(score, "", strconv.FormatFloat(scores[i], 'f', 2, 64))
 	}
 	for i := range ts {
 		if i != base {
-			g0, g := analysis.GeoMean(means[base]), analysis.GeoMean(means[i])
-			geo = append(geo, ratioText(g/g0))
+			p := paired[i]
+			sum = append(sum, ratioText(total(p[0])/total(p[1])))
+			geo = append(geo, ratioText(analysis.GeoMean(p[0])/analysis.GeoMean(p[1])))
 			score = append(score, "")
 		}
 	}
-	rows = append(rows, geo, score)
+	rows = append(rows, sum, geo, score)
 	bars := &kinds.Bars{Title: "Hot time per query", Unit: "s", Categories: names}
 	for _, t := range ts {
 		bs := kinds.BarSeries{Name: t.name}
@@ -267,14 +307,52 @@ func Sections(runs []*result.Run, baseline string) []kinds.Section {
 		bars.Series = append(bars.Series, bs)
 	}
 	return []kinds.Section{{
+		Lead:  true,
 		Bars:  bars,
-		Title: "Per query: hot time",
-		Caption: "Hot time: the median over the runs of each run's best try after the first. Ratio: its time over " + ts[base].name +
-			"'s, with the Hodges–Lehmann interval over every hot try of every run (level in %). Geometric means over the queries each target answered. " +
+		Title: "Per query: cold and hot time",
+		Caption: "Cold time: the median over the runs of each run's first try. Hot time: the median over the runs of each run's best try after the first. " +
+			"Ratio: the hot times beside it divided, with the Hodges–Lehmann interval over every hot try of every run (level in %) where it holds that ratio. " +
+			"Sums and geometric means over the queries each target answered (a sum over fewer says how many); their ratios over the queries both answered. " +
 			"ClickBench score: ClickBench's combined relative time over these targets, (time + 10 ms) / (best time + 10 ms), a missing time counted as 2 × max(300 s, the slowest); 1 is the fastest on every query.",
 		Columns: cols, Right: right, Rows: rows,
-		Note: "Cold times are each run's first try; fairbench neither restarts the server nor drops the page cache before it, as ClickBench's run.sh does where it can.",
+		Note: "Cold times are each run's first try; fairbench neither restarts the server nor drops the page cache before it, as ClickBench's run.sh does where it can. " +
+			"The headline is each run's geometric mean, the median over the runs: it can differ from this table's geometric mean of the per-query medians.",
 	}}
+}
+
+func total(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+func timeOrNull(v float64, ok bool) string {
+	if !ok {
+		return "null"
+	}
+	return secs(v)
+}
+
+// sumText is the sum of a target's times, saying over how many of the
+// queries when it answered fewer than all.
+func sumText(xs []float64, of int) string {
+	if len(xs) == 0 {
+		return "null"
+	}
+	s := secs(total(xs))
+	if len(xs) < of {
+		s += fmt.Sprintf(" (%d of %d)", len(xs), of)
+	}
+	return s
+}
+
+func meanText(xs []float64) string {
+	if len(xs) == 0 {
+		return "null"
+	}
+	return secs(analysis.GeoMean(xs))
 }
 
 func ratioText(r float64) string {
@@ -284,16 +362,23 @@ func ratioText(r float64) string {
 	return "×" + strconv.FormatFloat(r, 'f', 2, 64)
 }
 
-// ratioCell is the ratio of the medians of x and y, with the interval of
-// the ratio from the shift interval of their logarithms.
-func ratioCell(x, y []float64) string {
-	if len(x) == 0 || len(y) == 0 {
-		return "—"
+// ratioCell writes the ratio r of the hot times shown beside it, with the
+// interval of the ratio from the shift interval of the logarithms of every
+// hot try, x's over y's, when that interval holds r: the interval is about
+// the typical try, r about the best ones, and an interval beside a ratio it
+// excludes would read as a contradiction.
+func ratioCell(r float64, x, y []float64) string {
+	txt := ratioText(r)
+	if txt == "—" || len(x) == 0 || len(y) == 0 {
+		return txt
 	}
-	txt := ratioText(stats.Median(x) / stats.Median(y))
 	lx, ly := logs(x), logs(y)
 	if ci := analysis.ShiftCI(lx, ly, 0.95); ci.OK() {
-		txt += fmt.Sprintf(" [%.2f–%.2f, %.0f %%]", math.Exp(ci.Lo), math.Exp(ci.Hi), ci.Level*100)
+		lo, hi := math.Exp(ci.Lo), math.Exp(ci.Hi)
+		// Compare as printed: a ratio on an interval's printed bound is on it.
+		if rr := math.Round(r*100) / 100; rr >= math.Round(lo*100)/100 && rr <= math.Round(hi*100)/100 {
+			txt += fmt.Sprintf(" [%.2f–%.2f, %.0f %%]", lo, hi, ci.Level*100)
+		}
 	}
 	return txt
 }
