@@ -298,10 +298,7 @@ func (f importFlags) params() (map[string]any, error) {
 func (f importFlags) complete(r *result.Run, tool *adapter.Tool, file string, given map[string]any) error {
 	r.Target = f.target
 	r.StudyName = f.study
-	if r.Env == nil {
-		r.Env = map[string]any{}
-	}
-	r.Env["imported_from"] = file
+	r.Env.Set("imported_from", file)
 	switch {
 	case r.Clients == 0 && f.clients > 0:
 		r.Clients = f.clients
@@ -311,10 +308,10 @@ func (f importFlags) complete(r *result.Run, tool *adapter.Tool, file string, gi
 		return fmt.Errorf("%s: the output says %d clients, --clients says %d", file, r.Clients, f.clients)
 	}
 	if f.threads > 0 {
-		t, _ := r.Env["tool"].(map[string]any)
+		t, _ := r.Env.Extra["tool"].(map[string]any)
 		if t == nil {
 			t = map[string]any{}
-			r.Env["tool"] = t
+			r.Env.Set("tool", t)
 		}
 		if had, ok := t["threads"]; ok && fmt.Sprint(had) != strconv.Itoa(f.threads) {
 			return fmt.Errorf("%s: the output says %v threads, --threads says %d", file, had, f.threads)

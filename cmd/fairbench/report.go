@@ -355,10 +355,10 @@ func writeFacts(w io.Writer, m map[string]any, indent string) {
 	}
 }
 
-func databaseEnv(cmd *cobra.Command, st *study.Study, cells []study.Cell) (map[string]any, error) {
+func databaseEnv(cmd *cobra.Command, st *study.Study, cells []study.Cell) (result.Database, error) {
 	r := runner.New(st, runner.Options{})
 	if err := r.Preflight(cmd.Context(), cells); err != nil {
-		return nil, err
+		return result.Database{}, err
 	}
 	return r.Environments()[st.Targets[0].Name], nil
 }

@@ -40,7 +40,7 @@ func TestFioKeepsPrintedPercentiles(t *testing.T) {
 // from the clones' merged histogram, the run's write operation.
 func TestFioClonesPercentilesFromMergedHistogram(t *testing.T) {
 	r := one(t, "fio/fio333-seqwrite-logs")
-	fe := r.Env["fio"].(map[string]any)
+	fe := r.Env.Extra["fio"].(map[string]any)
 	w := fe["write"].(map[string]any)
 	near(t, "iops", w["iops"].(float64), 814.79014+911.19947, 1e-9)
 	h, err := hist.Decode(r.Ops[0].Histogram)

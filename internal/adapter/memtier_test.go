@@ -98,7 +98,7 @@ func TestMemtierTextDefault(t *testing.T) {
 	if !hasDeviation(r, "last progress lines") || !hasDeviation(r, "Request Latency Distribution") {
 		t.Errorf("deviations %q", r.Deviations)
 	}
-	eq(t, "threads", r.Env["tool"].(map[string]any)["threads"], any(int64(2)))
+	eq(t, "threads", r.Env.Extra["tool"].(map[string]any)["threads"], any(int64(2)))
 }
 
 // --hide-histogram: no distribution, the printed percentiles only.

@@ -72,8 +72,8 @@ func TestOSBFormatsAgreeWithTestRunJSON(t *testing.T) {
 	if r.Summary.Throughput != 1945.93525796259 || r.Summary.P50 != 334.8659349976515*1000 || r.ToolVersion != "opensearch-benchmark 2.4.0" {
 		t.Errorf("test_run-1.json: %v docs/s, p50 %v µs, %s", r.Summary.Throughput, r.Summary.P50, r.ToolVersion)
 	}
-	if r.StartedAt.IsZero() || r.Env["osb"].(map[string]any)["summary"].(map[string]any)["Doc count"] != float64(20000) {
-		t.Errorf("test_run-1.json: started %v, env %v", r.StartedAt, r.Env["osb"])
+	if r.StartedAt.IsZero() || r.Env.Extra["osb"].(map[string]any)["summary"].(map[string]any)["Doc count"] != float64(20000) {
+		t.Errorf("test_run-1.json: started %v, env %v", r.StartedAt, r.Env.Extra["osb"])
 	}
 }
 

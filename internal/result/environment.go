@@ -53,15 +53,21 @@ type Host struct {
 
 // Client says how the load generator drove its clients.
 type Client struct {
-	IO    string         `json:"io,omitempty"`
-	Path  string         `json:"path,omitempty"`
-	Extra map[string]any `json:"-"`
+	IO   string `json:"io,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Threads are the OS threads that wait in system calls for the
+	// clients, LockedThreads whether each client kept its own.
+	Threads       int            `json:"threads,omitempty"`
+	LockedThreads *bool          `json:"locked_threads,omitempty"`
+	Extra         map[string]any `json:"-"`
 }
 
 // Server is what the server's host told fairbench (its node_exporter).
 type Server struct {
-	MemoryBytes int64          `json:"memory_bytes,omitempty"`
-	Extra       map[string]any `json:"-"`
+	NodeExporter string         `json:"node_exporter,omitempty"` // its URL, credentials removed
+	Error        string         `json:"error,omitempty"`         // why it could not be read
+	MemoryBytes  int64          `json:"memory_bytes,omitempty"`
+	Extra        map[string]any `json:"-"`
 }
 
 // Declared is what the study says of a target that fairbench cannot measure.
@@ -109,6 +115,12 @@ type Database struct {
 	// two servers and say nothing about performance.
 	InstallationSettings []string       `json:"installation_settings,omitempty"`
 	Extra                map[string]any `json:"-"`
+}
+
+// Empty reports whether nothing was recorded of the database.
+func (d Database) Empty() bool {
+	b, err := json.Marshal(d)
+	return err == nil && string(b) == "{}"
 }
 
 // VersionText is the bare server version where the engine reports one, its
@@ -176,6 +188,22 @@ func (d Database) Cache() (bytes int64, setting string) {
 		return f.Cache(d)
 	}
 	return 0, ""
+}
+
+// WithEngineFacts returns d with its cache size and installation-only
+// settings filled in, where it lacks them, from its engine's registered facts.
+func (d Database) WithEngineFacts() Database {
+	f, ok := Engine(d.Engine)
+	if !ok {
+		return d
+	}
+	if d.CacheBytes <= 0 && f.Cache != nil {
+		d.CacheBytes, d.CacheSetting = f.Cache(d)
+	}
+	if d.InstallationSettings == nil {
+		d.InstallationSettings = f.InstallationSettings
+	}
+	return d
 }
 
 // InstallationOnly reports whether a setting identifies the installation
@@ -249,13 +277,13 @@ func DatabaseFromMap(m map[string]any) (Database, error) {
 	return d, json.Unmarshal(b, &d)
 }
 
-// FromMap reads v (a pointer to an environment part) from a map of facts.
-func FromMap(m map[string]any, v json.Unmarshaler) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
+// HostFromMap reads a host's facts from a map of them (envinfo.Host's).
+func HostFromMap(m map[string]any) Host {
+	var h Host
+	if b, err := json.Marshal(m); err == nil {
+		_ = json.Unmarshal(b, &h) // a map that encodes decodes
 	}
-	return v.UnmarshalJSON(b)
+	return h
 }
 
 // The JSON methods: typed fields under their keys, Extra's keys beside them,
