@@ -9,7 +9,7 @@ import (
 // fioEnvDir returns the run's per-direction numbers kept for the reports.
 func fioEnvDir(t *testing.T, path, dir string) map[string]any {
 	t.Helper()
-	fe, _ := one(t, path).Env["fio"].(map[string]any)
+	fe, _ := one(t, path).Env.Extra["fio"].(map[string]any)
 	de, _ := fe[dir].(map[string]any)
 	if de == nil {
 		t.Fatalf("%s: no env.fio.%s", path, dir)

@@ -313,7 +313,7 @@ func TestMemtierRunCountAggregate(t *testing.T) {
 	if j.Summary.P50 < 10 {
 		t.Errorf("p50 %v: the aggregate's empty Totals histogram was used", j.Summary.P50)
 	}
-	eq(t, "run count", j.Env["tool"].(map[string]any)["run_count"], any(int64(2)))
+	eq(t, "run count", j.Env.Extra["tool"].(map[string]any)["run_count"], any(int64(2)))
 	if !hasDeviation(j, "AGGREGATED AVERAGE") || !hasDeviation(j, "run 1 as both") {
 		t.Errorf("deviations %q", j.Deviations)
 	}

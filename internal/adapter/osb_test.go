@@ -62,7 +62,7 @@ func TestOSBFormatsAgreeWithTestRunJSON(t *testing.T) {
 			t.Errorf("%s: ops %v, want the bulk task alone", c.other, o.Ops)
 		}
 		for _, task := range []string{"match-all", "term"} {
-			if _, ok := o.Env["osb"].(map[string]any)["tasks"].(map[string]any)[task]; !ok {
+			if _, ok := o.Env.Extra["osb"].(map[string]any)["tasks"].(map[string]any)[task]; !ok {
 				t.Errorf("%s: no figures of %s in the environment", c.other, task)
 			}
 		}

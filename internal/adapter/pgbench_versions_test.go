@@ -234,7 +234,7 @@ func TestPgbenchVersionsRetriesAndFailures(t *testing.T) {
 	eq(t, "retried", d.Summary.Retried, int64(662))
 	eq(t, "retries", d.Summary.Retries, int64(1784))
 	eq(t, "series[2].errors", d.Series[2].Errors, int64(67))
-	b17 := d.Env["statements"].([]any)[8].(map[string]any)
+	b17 := d.Env.Extra["statements"].([]any)[8].(map[string]any)
 	eq(t, "branches failures", b17["failures"], any(int64(188)))
 	eq(t, "branches retries", b17["retries"], any(int64(1620)))
 	if hasDeviation(d, "counted as serialization") {

@@ -147,7 +147,7 @@ func TestClientsOnOneLoopStallIndependently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if io, _ := run.Env["client"].(map[string]any)["io"].(string); !strings.HasPrefix(io, "event loops") {
+	if io := run.Env.Client.IO; !strings.HasPrefix(io, "event loops") {
 		t.Fatalf("client io %q, want event loops", io)
 	}
 	h, err := hist.Decode(run.Ops[0].Histogram)
