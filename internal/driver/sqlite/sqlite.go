@@ -416,7 +416,7 @@ func quote(ident string) string { return `"` + strings.ReplaceAll(ident, `"`, `"
 
 // Environment implements driver.Environment.
 func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
-	env := map[string]any{"engine": "sqlite", "driver": "modernc.org/sqlite (pure Go)"}
+	env := map[string]any{"engine": engineName, "driver": "modernc.org/sqlite (pure Go)"}
 	var version string
 	if err := c.c.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
 		return nil, err
