@@ -140,8 +140,9 @@ type EngineFacts struct {
 	// InProcess: the engine runs inside fairbench's process.
 	InProcess bool
 	// Cache reads the cache size from a recorded environment: its bytes and
-	// the engine's name for it (0, "" when it cannot tell).
-	Cache func(Database) (int64, string)
+	// the engine's name for it, CacheSetting (0, "" when it cannot tell).
+	Cache        func(Database) (int64, string)
+	CacheSetting string
 	// InstallationSettings are the settings that identify an installation.
 	InstallationSettings []string
 }

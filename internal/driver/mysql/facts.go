@@ -10,7 +10,7 @@ import (
 // engine.
 func init() {
 	for _, engine := range []string{"mysql", "mariadb"} {
-		result.RegisterEngine(result.EngineFacts{Engine: engine, Cache: bufferPool, InstallationSettings: installationSettings})
+		result.RegisterEngine(result.EngineFacts{Engine: engine, Cache: bufferPool, CacheSetting: bufferPoolSetting, InstallationSettings: installationSettings})
 	}
 }
 
@@ -22,9 +22,11 @@ var installationSettings = []string{
 	"ssl_cert", "ssl_key", "ssl_ca", "bind_address", "report_host", "report_port",
 }
 
+const bufferPoolSetting = "innodb_buffer_pool_size"
+
 // bufferPool is InnoDB's cache, innodb_buffer_pool_size (in bytes).
 func bufferPool(d result.Database) (int64, string) {
-	const name = "innodb_buffer_pool_size"
+	const name = bufferPoolSetting
 	b, err := strconv.ParseInt(d.Settings[name], 10, 64)
 	if err != nil || b <= 0 {
 		return 0, ""

@@ -12,6 +12,7 @@ func init() {
 	result.RegisterEngine(result.EngineFacts{
 		Engine:               engineName,
 		Cache:                sharedBuffers,
+		CacheSetting:         "shared_buffers",
 		InstallationSettings: installationSettings,
 	})
 }

@@ -10,7 +10,7 @@ import (
 // engine: its data lives in memory up to maxmemory.
 func init() {
 	for _, engine := range []string{"redis", "valkey"} {
-		result.RegisterEngine(result.EngineFacts{Engine: engine, Cache: maxMemory, InstallationSettings: []string{}})
+		result.RegisterEngine(result.EngineFacts{Engine: engine, Cache: maxMemory, CacheSetting: "maxmemory", InstallationSettings: []string{}})
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 // What reading a recorded SQLite environment needs to know of the engine:
 // it runs inside fairbench's process, and its page cache is cache_size.
 func init() {
-	result.RegisterEngine(result.EngineFacts{Engine: engineName, InProcess: true, Cache: pageCache, InstallationSettings: []string{}})
+	result.RegisterEngine(result.EngineFacts{Engine: engineName, InProcess: true, Cache: pageCache, CacheSetting: "cache_size", InstallationSettings: []string{}})
 }
 
 const engineName = "sqlite"
