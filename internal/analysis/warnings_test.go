@@ -116,9 +116,11 @@ func TestSaturationWarning(t *testing.T) {
 	if w := checks(Warnings(group(t, r3), ""), CheckSaturation); len(w) != 0 {
 		t.Errorf("saturation raised for an embedded engine: %+v", w)
 	}
-	// A SQLite run stored before engine_in_process was recorded.
+	// A run of an embedded engine stored before engine_in_process was
+	// recorded: its driver registered the engine as in-process.
+	result.RegisterEngine(result.EngineFacts{Engine: "test-embedded", InProcess: true})
 	r4 := withSeries(okRun(1, "a", 8, 1000), steady(), 3.5)
-	r4.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}, "database": map[string]any{"engine": "sqlite"}})
+	r4.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}, "database": map[string]any{"engine": "test-embedded"}})
 	if w := checks(Warnings(group(t, r4), ""), CheckSaturation); len(w) != 0 {
 		t.Errorf("saturation raised for an older SQLite run: %+v", w)
 	}
