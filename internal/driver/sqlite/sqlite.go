@@ -434,6 +434,7 @@ func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 	env["file"] = abs
 	if st, err := os.Stat(c.cfg.Path); err == nil {
 		env["database_size"] = strconv.FormatInt(st.Size(), 10) + " bytes"
+		env["database_size_bytes"] = st.Size() // for the working-set check
 	}
 	env["tls"] = map[string]any{"enabled": false}
 	return env, nil
