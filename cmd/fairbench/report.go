@@ -263,7 +263,11 @@ func newEnv() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				out["database"] = env
+				facts, err := asFacts(env)
+				if err != nil {
+					return err
+				}
+				out["database"] = facts
 				out["target"] = driver.Redacted(target)
 				out["client_server_same_host"] = driver.Local(target)
 			}
@@ -326,6 +330,17 @@ func newEnv() *cobra.Command {
 	cmd.Flags().StringVar(&studyFile, "study", "", "study file whose declared target facts (cpu, cores, price, notes) to show")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")
 	return cmd
+}
+
+// asFacts gives a recorded part of an environment as the map of facts its
+// JSON is, for writeFacts.
+func asFacts(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	return m, json.Unmarshal(b, &m)
 }
 
 // writeFacts prints nested facts as indented "key: value" lines, keys sorted.
