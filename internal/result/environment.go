@@ -317,7 +317,15 @@ func (s Server) MarshalJSON() ([]byte, error) { return marshalWithExtra(serverJS
 func (s *Server) UnmarshalJSON(b []byte) error {
 	return unmarshalWithExtra(b, (*serverJSON)(s), &s.Extra)
 }
+
+// MarshalJSON leaves out a rate that is not a number (a generator that
+// measured no time): JSON cannot hold it, and the run must still be stored.
 func (g LoadGenerator) MarshalJSON() ([]byte, error) {
+	for _, p := range []**float64{&g.CPUPercent, &g.Throughput, &g.Headline, &g.ClientCPUSeconds} {
+		if *p != nil && (math.IsNaN(**p) || math.IsInf(**p, 0)) {
+			*p = nil
+		}
+	}
 	return marshalWithExtra(loadGeneratorJSON(g), g.Extra)
 }
 func (g *LoadGenerator) UnmarshalJSON(b []byte) error {

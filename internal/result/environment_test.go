@@ -3,6 +3,7 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -74,5 +75,20 @@ func TestDatabaseCacheFromRegisteredEngine(t *testing.T) {
 	no := false
 	if (Environment{Database: old, InProcess: &no}).EngineInProcess() {
 		t.Fatal("recorded engine_in_process ignored")
+	}
+}
+
+// A rate that is not a number, and a fact in Extra that is not either,
+// encode as absent and null: the run is stored all the same.
+func TestEnvironmentEncodesNonFiniteNumbers(t *testing.T) {
+	inf := math.Inf(1)
+	e := Environment{LoadGenerators: []LoadGenerator{{Index: 1, CPUPercent: &inf}}}
+	e.Set("load", math.NaN())
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"load":null,"load_generators":[{"clients":0,"clock_offset_ms":0,"clock_rtt_ms":0,"first_slot":0,"index":1}]}`; string(b) != want {
+		t.Fatalf("got %s, want %s", b, want)
 	}
 }
