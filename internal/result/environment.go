@@ -45,10 +45,21 @@ type Environment struct {
 
 // Host describes a machine fairbench ran on.
 type Host struct {
-	Threads     int            `json:"threads,omitempty"`
-	MemoryGiB   float64        `json:"memory_gib,omitempty"`
-	MemoryBytes int64          `json:"memory_bytes,omitempty"`
-	Extra       map[string]any `json:"-"`
+	Threads     int     `json:"threads,omitempty"`
+	MemoryGiB   float64 `json:"memory_gib,omitempty"`
+	MemoryBytes int64   `json:"memory_bytes,omitempty"`
+	// CPUBudget is the CPU, in cores, fairbench's process may use (a cgroup
+	// quota, GOMAXPROCS, the host's threads), CPUBudgetSource what sets it.
+	CPUBudget       float64 `json:"cpu_budget,omitempty"`
+	CPUBudgetSource string  `json:"cpu_budget_source,omitempty"`
+	// What the kernel counted over the measured phase (nil: not counted):
+	// seconds fairbench's threads waited for a CPU, per second; the share of
+	// the host's CPU time the hypervisor took, in %; the cores other
+	// processes used.
+	ClientCPUWait *float64       `json:"client_cpu_wait,omitempty"`
+	StealPct      *float64       `json:"steal_pct,omitempty"`
+	OthersCPU     *float64       `json:"others_cpu,omitempty"`
+	Extra         map[string]any `json:"-"`
 }
 
 // Client says how the load generator drove its clients.

@@ -15,7 +15,7 @@ func TestEnvironmentJSONRoundTrips(t *testing.T) {
 		`"settings":{"a":"1 MB","b":"on"},"tls":{"enabled":false},"version":"E 16.4 on x86_64"},` +
 		`"declared":{"cores":8,"price_per_hour":1.5},` +
 		`"generators":[{"host":{"threads":4},"load_generator":{"clients":2,"clock_offset_ms":0.25,"clock_rtt_ms":1,"cpus":4,"first_slot":0,"host":"g1","index":1,"pid":77}}],` +
-		`"host":{"cpu_model":"EPYC","disk":{"mount":"/"},"memory_bytes":25232932864,"memory_gib":23.5,"threads":16},` +
+		`"host":{"client_cpu_wait":0.02,"cpu_budget":1.5,"cpu_budget_source":"cgroup cpu.max","cpu_model":"EPYC","disk":{"mount":"/"},"memory_bytes":25232932864,"memory_gib":23.5,"steal_pct":0,"threads":16},` +
 		`"load_generators":[{"client_cpu_seconds":3.5,"clients":2,"clock_offset_ms":0,"clock_rtt_ms":1,"cpu_percent":12.5,"first_slot":0,"index":1,"throughput":0}],` +
 		`"server":{"memory_bytes":1073741824,"node_exporter":"http://h:9100/metrics"},` +
 		`"tool":{"name":"t","version":"2"},"workload":{"scale":10},"workload_tallies":{"new_order":5}}`
@@ -25,7 +25,7 @@ func TestEnvironmentJSONRoundTrips(t *testing.T) {
 	}
 	if e.Host.Threads != 16 || e.Database.SizeBytes != 23456789 || e.Database.Settings["a"] != "1 MB" ||
 		e.Server.MemoryBytes != 1<<30 || e.SameHost == nil || *e.SameHost || e.Declared.Cores != 8 ||
-		len(e.LoadGenerators) != 1 || e.Generators[0].LoadGenerator.Host != "g1" || e.Client.Path != "pgx" {
+		len(e.LoadGenerators) != 1 || e.Host.CPUBudget != 1.5 || e.Host.StealPct == nil || *e.Host.StealPct != 0 || e.Host.OthersCPU != nil || e.Generators[0].LoadGenerator.Host != "g1" || e.Client.Path != "pgx" {
 		t.Fatalf("typed fields not read: %+v", e)
 	}
 	if e.Extra["tool"].(map[string]any)["version"] != "2" || e.Host.Extra["cpu_model"] != "EPYC" || e.Database.Extra["driver"] != "x" {
