@@ -72,10 +72,9 @@ func TestCPUQuotaIsTheLoadGeneratorsBudget(t *testing.T) {
 		t.Fatalf("%d runs stored, want 1", len(runs))
 	}
 	r := runs[0]
-	host, _ := r.Env["host"].(map[string]any)
-	source, _ := host["cpu_budget_source"].(string)
-	if budget, _ := host["cpu_budget"].(float64); budget != 0.3 || !strings.Contains(source, "30000") {
-		t.Fatalf("budget %v from %q, want 0.3 from the cgroup's quota", host["cpu_budget"], source)
+	host := r.Env.Host
+	if host.CPUBudget != 0.3 || !strings.Contains(host.CPUBudgetSource, "30000") {
+		t.Fatalf("budget %v from %q, want 0.3 from the cgroup's quota", host.CPUBudget, host.CPUBudgetSource)
 	}
 	var cpu []float64
 	for _, p := range r.Series {

@@ -119,9 +119,9 @@ func checkMerged(t *testing.T, run *result.Run, parts []store.Part, clients, n i
 		if p.Run.Clients < clients/n || p.Run.Clients > clients/n+1 {
 			t.Errorf("generator %d ran %d clients: not an even share of %d over %d", p.Generator, p.Run.Clients, clients, n)
 		}
-		g, _ := p.Run.Env["load_generator"].(map[string]any)
-		first, _ := g["first_slot"].(float64)
-		slots[int64(first)] = true
+		if g := p.Run.Env.LoadGenerator; g != nil {
+			slots[int64(g.FirstSlot)] = true
+		}
 		for _, op := range p.Run.Ops {
 			h, err := hist.Decode(op.Histogram)
 			if err != nil {
@@ -151,19 +151,16 @@ func checkMerged(t *testing.T, run *result.Run, parts []store.Part, clients, n i
 			t.Errorf("merged %s = %v µs, one histogram of every latency says %v", q.name, q.got, want)
 		}
 	}
-	gens, _ := run.Env["load_generators"].([]any)
+	gens := run.Env.LoadGenerators
 	if len(gens) != n {
-		t.Fatalf("env load_generators: %v, want %d entries", run.Env["load_generators"], n)
+		t.Fatalf("env load_generators: %v, want %d entries", gens, n)
 	}
 	for i, g := range gens {
-		f := g.(map[string]any)
-		if idx, _ := f["index"].(int64); idx != int64(i) {
-			t.Errorf("load_generators[%d] is generator %v", i, f["index"])
+		if g.Index != i {
+			t.Errorf("load_generators[%d] is generator %v", i, g.Index)
 		}
-		for _, k := range []string{"throughput", "cpu_percent", "clock_offset_ms", "host"} {
-			if _, ok := f[k]; !ok {
-				t.Errorf("load_generators[%d] has no %s: %v", i, k, f)
-			}
+		if g.Throughput == nil || g.CPUPercent == nil || g.Host == "" {
+			t.Errorf("load_generators[%d] lacks throughput, cpu_percent or host: %+v", i, g)
 		}
 	}
 }

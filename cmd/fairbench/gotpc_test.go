@@ -83,7 +83,7 @@ func checkGoTPCRun(t *testing.T, dir, password string, o outcome) *result.Run {
 	if total != r.Summary.Transactions || len(r.Series) < 3 {
 		t.Errorf("transactions %d (ops %d), %d series points", r.Summary.Transactions, total, len(r.Series))
 	}
-	cmd, _ := r.Env["command"].(string)
+	cmd, _ := r.Env.Extra["command"].(string)
 	if !strings.Contains(cmd, "go-tpc tpcc run --warehouses 1 ") || !strings.Contains(cmd, "-T 2 --time 6s") || strings.Contains(cmd, password) {
 		t.Errorf("stored command %q", cmd)
 	}

@@ -100,7 +100,7 @@ func checkHammerDBRun(t *testing.T, dir, tmp, password string, o outcome, runs i
 			t.Errorf("no op %s", name)
 		}
 	}
-	cmd, _ := r.Env["command"].(string)
+	cmd, _ := r.Env.Extra["command"].(string)
 	if !strings.Contains(cmd, "hammerdbcli auto ") {
 		t.Errorf("stored command %q", cmd)
 	}

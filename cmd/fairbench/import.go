@@ -278,7 +278,7 @@ func runsKnown(s *store.Store, tools []*adapter.Tool, again bool) (knownRuns, er
 			continue
 		}
 		// A run a study cell made with the tool was not imported from a file.
-		file, _ := r.Env["imported_from"].(string)
+		file, _ := r.Env.Extra["imported_from"].(string)
 		was := fmt.Sprintf("run %d of study %q, target %q, stored at its end", r.ID, r.StudyName, r.Target)
 		if file != "" {
 			was = fmt.Sprintf("%s imported as run %d", file, r.ID)
@@ -447,10 +447,7 @@ func (f importFlags) params() (map[string]any, error) {
 func (f importFlags) complete(r *result.Run, tool *adapter.Tool, file string, given map[string]any) error {
 	r.Target = f.target
 	r.StudyName = f.study
-	if r.Env == nil {
-		r.Env = map[string]any{}
-	}
-	r.Env["imported_from"] = file
+	r.Env.Set("imported_from", file)
 	switch {
 	case r.Clients == 0 && f.clients > 0:
 		r.Clients = f.clients
@@ -460,10 +457,10 @@ func (f importFlags) complete(r *result.Run, tool *adapter.Tool, file string, gi
 		return fmt.Errorf("%s: the output says %d clients, --clients says %d", file, r.Clients, f.clients)
 	}
 	if f.threads > 0 {
-		t, _ := r.Env["tool"].(map[string]any)
+		t, _ := r.Env.Extra["tool"].(map[string]any)
 		if t == nil {
 			t = map[string]any{}
-			r.Env["tool"] = t
+			r.Env.Set("tool", t)
 		}
 		if had, ok := t["threads"]; ok && fmt.Sprint(had) != strconv.Itoa(f.threads) {
 			return fmt.Errorf("%s: the output says %v threads, --threads says %d", file, had, f.threads)

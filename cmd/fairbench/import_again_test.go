@@ -81,7 +81,7 @@ func TestImportSkipsTheSameRunFromItsOtherFile(t *testing.T) {
 		}
 	}
 	runs := runsIn(t, filepath.Join(dir, defaultResults))
-	if len(runs) != 4 || runs[2].Env["imported_from"] != osb("test_run-1.json") || runs[3].Env["imported_from"] != osb("results-3.md") {
+	if len(runs) != 4 || runs[2].Env.Extra["imported_from"] != osb("test_run-1.json") || runs[3].Env.Extra["imported_from"] != osb("results-3.md") {
 		t.Fatalf("%d runs stored, want 4, the third from test_run-1.json", len(runs))
 	}
 	o = fairbench(t, dir, "import", "--again", "--target", "r", mt("mt23-requests-rep1.json"))

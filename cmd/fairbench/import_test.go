@@ -176,7 +176,7 @@ func TestStudyRunsPgbenchBesideTpcb(t *testing.T) {
 	if tool.Kind != "tpcb" || tool.Summary.Transactions == 0 || tool.Summary.Throughput <= 0 {
 		t.Fatalf("pgbench run: kind %q summary %+v", tool.Kind, tool.Summary)
 	}
-	cmd, _ := tool.Env["command"].(string)
+	cmd, _ := tool.Env.Extra["command"].(string)
 	if !strings.HasPrefix(cmd, "pgbench ") || !strings.Contains(cmd, " -S ") || strings.Contains(cmd, testenv.Password(t, pg)) {
 		t.Fatalf("stored command %q", cmd)
 	}

@@ -319,7 +319,7 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("run %d: %s %s", r.ID, r.Status, r.Error)
 		}
 		seen[cell{r.Target, r.Params["mode"].(string), r.Clients, r.Repetition}] = true
-		if in, _ := r.Env["engine_in_process"].(bool); !in {
+		if !r.Env.EngineInProcess() {
 			t.Errorf("run %d: SQLite not recorded as running in fairbench's process", r.ID)
 		}
 	}

@@ -97,7 +97,7 @@ clients = [4]
 	if _, ok := s.Extra["misses_per_sec"]; !ok {
 		t.Errorf("no misses in %v", s.Extra)
 	}
-	cmd, _ := r.Env["command"].(string)
+	cmd, _ := r.Env.Extra["command"].(string)
 	for _, want := range []string{"memtier_benchmark ", "-t 2 -c 2", "--ratio=1:4", "--key-prefix=" + prefix, "--key-maximum=1000", "--distinct-client-seed", "--test-time=2", "--json-out-file="} {
 		if !strings.Contains(cmd, want) {
 			t.Errorf("command %q lacks %q", cmd, want)

@@ -303,7 +303,11 @@ func newEnv() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				out["database"] = env
+				facts, err := asFacts(env)
+				if err != nil {
+					return err
+				}
+				out["database"] = facts
 				out["target"] = driver.Redacted(target)
 				out["client_server_same_host"] = driver.Local(target)
 			}
@@ -368,6 +372,17 @@ func newEnv() *cobra.Command {
 	return cmd
 }
 
+// asFacts gives a recorded part of an environment as the map of facts its
+// JSON is, for writeFacts.
+func asFacts(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	return m, json.Unmarshal(b, &m)
+}
+
 // writeFacts prints nested facts as indented "key: value" lines, keys sorted.
 func writeFacts(w io.Writer, m map[string]any, indent string) {
 	keys := make([]string, 0, len(m))
@@ -395,10 +410,10 @@ func writeFacts(w io.Writer, m map[string]any, indent string) {
 	}
 }
 
-func databaseEnv(cmd *cobra.Command, st *study.Study, cells []study.Cell) (map[string]any, error) {
+func databaseEnv(cmd *cobra.Command, st *study.Study, cells []study.Cell) (result.Database, error) {
 	r := runner.New(st, runner.Options{})
 	if err := r.Preflight(cmd.Context(), cells); err != nil {
-		return nil, err
+		return result.Database{}, err
 	}
 	return r.Environments()[st.Targets[0].Name], nil
 }

@@ -281,11 +281,8 @@ func printSummary(w io.Writer, r *result.Run, maxTries int) {
 	// The run record does not keep its cell's max tries; printers that report
 	// it read it from the Env of this copy.
 	shown := *r
-	shown.Env = maps.Clone(r.Env)
-	if shown.Env == nil {
-		shown.Env = map[string]any{}
-	}
-	shown.Env[kinds.MaxTriesKey] = maxTries
+	shown.Env.Extra = maps.Clone(r.Env.Extra)
+	shown.Env.Set(kinds.MaxTriesKey, maxTries)
 	defer printOutcome(w, r)
 	if f, ok := kinds.Summary(r.Kind); ok {
 		f(w, &shown)

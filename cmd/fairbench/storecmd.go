@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fairbench/fairbench/internal/numfmt"
+	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 )
 
@@ -99,11 +99,17 @@ The merged run is the exact merge of these; they never count as runs of their ow
 					fmt.Fprintf(tw, "%d\t%s\t-\t-\t-\t-\t-\t-\t-\t\n", p.Generator, p.Status)
 					continue
 				}
-				g, _ := p.Run.Env["load_generator"].(map[string]any)
-				host, _ := g["host"].(string)
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%.1f\t%.3f\t%.3f\t%.0f\t%+.3f\t\n", p.Generator, p.Status, host, p.Run.Clients,
+				var g result.LoadGenerator
+				if p.Run.Env.LoadGenerator != nil {
+					g = *p.Run.Env.LoadGenerator
+				}
+				var cpu float64
+				if g.CPUPercent != nil {
+					cpu = *g.CPUPercent
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%.1f\t%.3f\t%.3f\t%.0f\t%+.3f\t\n", p.Generator, p.Status, g.Host, p.Run.Clients,
 					p.Run.Summary.Throughput, p.Run.Summary.P50/1000, p.Run.Summary.P99/1000,
-					numfmt.Number(g["cpu_percent"]), numfmt.Number(g["clock_offset_ms"]))
+					cpu, g.ClockOffsetMS)
 			}
 			if err := tw.Flush(); err != nil {
 				return err

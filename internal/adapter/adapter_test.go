@@ -76,7 +76,7 @@ func TestPgbenchPlain(t *testing.T) {
 	eq(t, "query_mode", r.Params["query_mode"], any("simple"))
 	eq(t, "vacuum", r.Params["vacuum"], any(true))
 	eq(t, "clients", r.Clients, 2)
-	eq(t, "threads", r.Env["tool"].(map[string]any)["threads"], any(int64(2)))
+	eq(t, "threads", r.Env.Extra["tool"].(map[string]any)["threads"], any(int64(2)))
 	eq(t, "duration", r.Duration.Seconds(), 3.0)
 	eq(t, "transactions", r.Summary.Transactions, int64(892))
 	eq(t, "failed", r.Summary.Failed, int64(0))
@@ -108,7 +108,7 @@ func TestPgbenchProgressAndStatements(t *testing.T) {
 	near(t, "series[2].rate", r.Series[2].Rate, 6217.6, 1e-9)
 	near(t, "series[1].mean", r.Series[1].Mean, 714, 1e-9)
 	eq(t, "series[1].ops", r.Series[1].Ops, int64(5012))
-	st := r.Env["statements"].([]any)
+	st := r.Env.Extra["statements"].([]any)
 	if len(st) != 2 {
 		t.Fatalf("statements: %v", st)
 	}
@@ -120,7 +120,7 @@ func TestPgbenchProgressAndStatements(t *testing.T) {
 func TestPgbenchRetriesAndFailures(t *testing.T) {
 	r := one(t, "pgbench/pg15-tpcb-maxtries-failures.txt")
 	eq(t, "clients", r.Clients, 8)
-	eq(t, "max tries", r.Env["tool"].(map[string]any)["max_tries"], any(int64(5)))
+	eq(t, "max tries", r.Env.Extra["tool"].(map[string]any)["max_tries"], any(int64(5)))
 	eq(t, "transactions", r.Summary.Transactions, int64(921))
 	eq(t, "failed", r.Summary.Failed, int64(325))
 	eq(t, "retried", r.Summary.Retried, int64(824))
@@ -131,7 +131,7 @@ func TestPgbenchRetriesAndFailures(t *testing.T) {
 	}
 	eq(t, "series[0].errors", r.Series[0].Errors, int64(65))
 	near(t, "series[0].rate", r.Series[0].Rate, 185.9, 1e-9)
-	st := r.Env["statements"].([]any)
+	st := r.Env.Extra["statements"].([]any)
 	branches := st[8].(map[string]any)
 	eq(t, "branches failures", branches["failures"], any(int64(295)))
 	eq(t, "branches retries", branches["retries"], any(int64(2074)))
@@ -163,7 +163,7 @@ func TestPgbenchRateAndLatencyLimit(t *testing.T) {
 	near(t, "lag mean", r.Summary.LagMean, 804, 0.001)
 	near(t, "lag max", r.Summary.LagMax, 21810, 0.001)
 	eq(t, "late", r.Summary.LateStarts, int64(686))
-	eq(t, "latency limit", r.Env["tool"].(map[string]any)["latency_limit"], any("5ms"))
+	eq(t, "latency limit", r.Env.Extra["tool"].(map[string]any)["latency_limit"], any("5ms"))
 	near(t, "tps", r.Summary.Throughput, 272.351281, 1e-9)
 	eq(t, "series", len(r.Series), 4)
 	near(t, "series[3].rate", r.Series[3].Rate, 271.5, 1e-9)
@@ -205,7 +205,7 @@ func TestSysbenchIntervals(t *testing.T) {
 	if r.Ops[0].Histogram != nil {
 		t.Error("histogram without --histogram")
 	}
-	sb := r.Env["sysbench"].(map[string]any)
+	sb := r.Env.Extra["sysbench"].(map[string]any)
 	eq(t, "reads", sb["queries_read"], any(int64(7448)))
 }
 
@@ -236,7 +236,7 @@ func TestFioJSON(t *testing.T) {
 	eq(t, "read count", n, int64(86299))
 	near(t, "read clat p50", float64(p50), 3096.576, 3096.576*0.001)
 	near(t, "read clat max", float64(max), 37931.661, 37931.661*0.001)
-	fe := r.Env["fio"].(map[string]any)
+	fe := r.Env.Extra["fio"].(map[string]any)
 	near(t, "read bw", fe["read"].(map[string]any)["bw_bytes"].(float64), 235340015, 0)
 	near(t, "write lat mean", fe["write"].(map[string]any)["lat_mean_us"].(float64), 3774.931057396, 1e-6)
 	near(t, "disk util", fe["disk_util"].([]map[string]any)[0]["util"].(float64), 91.424667, 1e-9)

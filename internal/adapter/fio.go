@@ -289,7 +289,7 @@ func fioRun(name string, out fioOutput, jobs []fioJob) (*result.Run, error) {
 	if !r.EndedAt.IsZero() {
 		r.StartedAt = r.EndedAt.Add(-r.Duration)
 	}
-	r.Env = map[string]any{"fio": env}
+	r.Env.Extra = map[string]any{"fio": env}
 	if reconstructed {
 		r.Deviations = append(r.Deviations, reconstructedNote+" (fio's clat percentiles; use --output-format=json+ for its full histogram)")
 	}
@@ -426,7 +426,7 @@ func attachFioLogs(runs []*result.Run, logs []File) error {
 			}
 			kib = append(kib, sum)
 		}
-		if fe, ok := r.Env["fio"].(map[string]any); ok {
+		if fe, ok := r.Env.Extra["fio"].(map[string]any); ok {
 			fe["bw_series_kib_s"] = kib
 		}
 	}

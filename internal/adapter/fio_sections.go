@@ -127,7 +127,7 @@ func fioDirectionsIO(runs []*result.Run) map[string]*fioIO {
 	for _, d := range fioDirections {
 		var iops, bw, mean, p99, p999 []float64
 		for _, r := range runs {
-			fe, _ := r.Env["fio"].(map[string]any)
+			fe, _ := r.Env.Extra["fio"].(map[string]any)
 			de, _ := fe[d].(map[string]any)
 			if de == nil || numfmt.Number(de["total_ios"]) <= 0 {
 				continue

@@ -316,7 +316,7 @@ func fioEnvRun(id int64, target string, clients int, dirs map[string]float64) *r
 	}
 	return &result.Run{ID: id, StudyName: "s", Target: target, Workload: "fio", Kind: "fio",
 		Params: map[string]any{"rw": "randrw"}, Clients: clients, Repetition: 1, Status: result.StatusOK,
-		Summary: result.Summary{Throughput: 1}, Env: map[string]any{"fio": fe}}
+		Summary: result.Summary{Throughput: 1}, Env: result.EnvironmentFromMap(map[string]any{"fio": fe})}
 }
 
 func TestFioRatiosPairCellsWithTheBaseline(t *testing.T) {

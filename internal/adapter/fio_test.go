@@ -9,7 +9,7 @@ import (
 // fioEnvDir returns the run's per-direction numbers kept for the reports.
 func fioEnvDir(t *testing.T, path, dir string) map[string]any {
 	t.Helper()
-	fe, _ := one(t, path).Env["fio"].(map[string]any)
+	fe, _ := one(t, path).Env.Extra["fio"].(map[string]any)
 	de, _ := fe[dir].(map[string]any)
 	if de == nil {
 		t.Fatalf("%s: no env.fio.%s", path, dir)
@@ -40,7 +40,7 @@ func TestFioKeepsPrintedPercentiles(t *testing.T) {
 // from the clones' merged histogram, the run's write operation.
 func TestFioClonesPercentilesFromMergedHistogram(t *testing.T) {
 	r := one(t, "fio/fio333-seqwrite-logs")
-	fe := r.Env["fio"].(map[string]any)
+	fe := r.Env.Extra["fio"].(map[string]any)
 	w := fe["write"].(map[string]any)
 	near(t, "iops", w["iops"].(float64), 814.79014+911.19947, 1e-9)
 	h, err := hist.Decode(r.Ops[0].Histogram)

@@ -335,7 +335,7 @@ func parseGoTPCLines(l *lines) ([]*result.Run, error) {
 		env["wait_seconds"] = waits
 		r.Params["keying_thinking"] = true
 	}
-	r.Env = map[string]any{"go-tpc": env}
+	r.Env.Extra = map[string]any{"go-tpc": env}
 	r.Deviations = append(r.Deviations,
 		"go-tpc's tpmC is the client's count of committed New-Orders per minute since its first New-Order, not NOPM read from the districts' next order ids at the edges of the measured phase: the NOPM shown is go-tpc's tpmC",
 		"go-tpc's latency histograms have one significant digit and a floor of 1 ms (a faster transaction counts as 1 ms): its percentiles are bucket values about 6 % apart; "+reconstructedNote)

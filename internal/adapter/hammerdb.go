@@ -237,7 +237,7 @@ func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 	if len(settings) > 0 {
 		env["settings"] = settings
 	}
-	r.Env = map[string]any{"hammerdb": env}
+	r.Env.Extra = map[string]any{"hammerdb": env}
 	r.Deviations = append(r.Deviations, fmt.Sprintf("the throughput is HammerDB's TPM / 60 (%s's commits and rollbacks per second, the server's count), not the client's transactions", engine))
 	if timing != nil {
 		timing.apply(r, true)
@@ -302,7 +302,7 @@ func (tm *hdbTiming) apply(r *result.Run, fromOutput bool) {
 		}
 	}
 	r.Deviations = append(keep, devs...)
-	if env, ok := r.Env["hammerdb"].(map[string]any); ok {
+	if env, ok := r.Env.Extra["hammerdb"].(map[string]any); ok {
 		env["time_profile"] = tm.source
 	}
 }

@@ -34,8 +34,8 @@ func TestHammerDBPostgresWithProfile(t *testing.T) {
 	near(t, "server transactions", r.Summary.Extra[tpccparams.ServerTransactions], 41397, 0)
 	near(t, "NOPM from the counter", tpccparams.Headline.Measure(r.Ops, r.Summary.Extra, r.Duration, nil, nil), 18003, 1e-9)
 	near(t, "throughput (TPM/60)", r.Summary.Throughput, 41397.0/60, 1e-9)
-	eq(t, "engine", r.Env["hammerdb"].(map[string]any)["engine"], any("PostgreSQL"))
-	eq(t, "profile", r.Env["hammerdb"].(map[string]any)["time_profile"], any("hdbxtprofile.log"))
+	eq(t, "engine", r.Env.Extra["hammerdb"].(map[string]any)["engine"], any("PostgreSQL"))
+	eq(t, "profile", r.Env.Extra["hammerdb"].(map[string]any)["time_profile"], any("hdbxtprofile.log"))
 
 	// Calls summed over the virtual users' sections (the SUMMARY's are doubled):
 	// NEWORD 8312 + 8157 + 8471, PAYMENT 8553 + 8033 + 8407, OSTAT 853 + 844 + 882,
@@ -151,7 +151,7 @@ func TestHammerDBRefusesGarbageAroundJobResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := runs[0].Env["hammerdb"].(map[string]any)
+	env := runs[0].Env.Extra["hammerdb"].(map[string]any)
 	eq(t, "job id", env["job_id"], any("6B0722CD661103E243330303"))
 	eq(t, "job started", env["job_started"], any("2026-11-25 18:02:53"))
 }
@@ -164,7 +164,7 @@ func TestHammerDBMariaDB(t *testing.T) {
 	// TEST RESULT : System achieved 6662 NOPM from 15657 MySQL TPM
 	near(t, "NOPM", r.Summary.Metric.Value, 6662, 0)
 	near(t, "server transactions", r.Summary.Extra[tpccparams.ServerTransactions], 15657, 0)
-	eq(t, "engine", r.Env["hammerdb"].(map[string]any)["engine"], any("MySQL"))
+	eq(t, "engine", r.Env.Extra["hammerdb"].(map[string]any)["engine"], any("MySQL"))
 	eq(t, "clients", r.Clients, 3)
 	// NEWORD CALLS 3243 + 3499 + 3312 (the SUMMARY says 20108)
 	no := goTPCOp(t, r, tpccparams.NewOrder)

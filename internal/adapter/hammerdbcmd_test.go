@@ -261,7 +261,7 @@ func TestHammerDBRunKeepsNoPassword(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	settings := runs[0].Env["hammerdb"].(map[string]any)["settings"].(map[string]string)
+	settings := runs[0].Env.Extra["hammerdb"].(map[string]any)["settings"].(map[string]string)
 	for _, k := range []string{"pg_pass", "pg_superuserpass"} {
 		eq(t, k, settings[k], "(not kept)")
 	}

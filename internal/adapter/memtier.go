@@ -273,7 +273,7 @@ func parseMemtierText(l *lines) ([]*result.Run, error) {
 			return nil, err
 		}
 		if len(warnings) > 0 {
-			r.Env["memtier_warnings"] = warnings
+			r.Env.Extra["memtier_warnings"] = warnings
 		}
 		runs = append(runs, r)
 	}
@@ -442,7 +442,7 @@ func memtierTextRun(l *lines, s *memtierSection, info map[string]int64, finalOps
 	r := &result.Run{Workload: "memtier_benchmark", Kind: "kv", Params: map[string]any{},
 		Clients: int(threads * conns)}
 	tool := map[string]any{"threads": threads, "connections_per_thread": conns, "section": s.title}
-	r.Env = map[string]any{"tool": tool}
+	r.Env.Extra = map[string]any{"tool": tool}
 	var totals memtierRow
 	for _, row := range s.rows {
 		if row.label == "Totals" {
@@ -760,7 +760,7 @@ func memtierJSONRun(name, sec string, body map[string]json.RawMessage, cfg map[s
 			clean[k] = v
 		}
 	}
-	r.Env = map[string]any{"tool": tool, "memtier": map[string]any{"configuration": clean}}
+	r.Env.Extra = map[string]any{"tool": tool, "memtier": map[string]any{"configuration": clean}}
 	var rt memtierJSONRuntime
 	if raw, ok := body["Runtime"]; !ok {
 		return nil, bad(`no "Runtime"`)

@@ -56,7 +56,7 @@ func parseMysqlslapLines(l *lines) ([]*result.Run, error) {
 			cur.Summary.Throughput = clients * perClient / avg
 		}
 		cur.Ops = []result.Op{{Name: "query", Count: cur.Summary.Transactions}}
-		cur.Env = map[string]any{"mysqlslap": map[string]any{
+		cur.Env.Extra = map[string]any{"mysqlslap": map[string]any{
 			"avg_seconds": avg,
 			"min_seconds": seen["Minimum number of seconds to run all queries"],
 			"max_seconds": seen["Maximum number of seconds to run all queries"],

@@ -239,7 +239,7 @@ func osbRun(name string, tasks []*osbTask, summary map[string]any, meta map[stri
 		r.Ops = append(r.Ops, op)
 	}
 	env["tasks"] = service
-	r.Env = map[string]any{"osb": env}
+	r.Env.Extra = map[string]any{"osb": env}
 	s := &r.Summary
 	s.Throughput = bulk.throughput["mean"]
 	s.P50, s.P95, s.P99, s.Max = bulk.latency[50]*1000, bulk.latency[95]*1000, bulk.latency[99]*1000, bulk.latency[100]*1000

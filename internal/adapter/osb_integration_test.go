@@ -82,9 +82,9 @@ index = "%s"
 		t.Errorf("p50 %v, duration %v, version %q", run.Summary.P50, run.Duration, run.ToolVersion)
 	}
 	t.Logf("OSB: %.0f documents/s, p50 %.1f ms, %s", run.Summary.Metric.Value, run.Summary.P50/1000, run.Duration)
-	osb, _ := run.Env["osb"].(map[string]any)
-	if id, _ := osb["test-run-id"].(string); id == "" || !strings.Contains(fmt.Sprint(run.Env["command"]), "--test-run-id="+id) {
-		t.Errorf("the run is not this run's test_run.json: id %q, command %v", id, run.Env["command"])
+	osb, _ := run.Env.Extra["osb"].(map[string]any)
+	if id, _ := osb["test-run-id"].(string); id == "" || !strings.Contains(fmt.Sprint(run.Env.Extra["command"]), "--test-run-id="+id) {
+		t.Errorf("the run is not this run's test_run.json: id %q, command %v", id, run.Env.Extra["command"])
 	}
 	code, count := osbHTTP(t, target, "GET", "/"+osbIndex+"/_count")
 	if code != 200 || count["count"] != 20000.0 {

@@ -62,7 +62,7 @@ func TestOSBFormatsAgreeWithTestRunJSON(t *testing.T) {
 			t.Errorf("%s: ops %v, want the bulk task alone", c.other, o.Ops)
 		}
 		for _, task := range []string{"match-all", "term"} {
-			if _, ok := o.Env["osb"].(map[string]any)["tasks"].(map[string]any)[task]; !ok {
+			if _, ok := o.Env.Extra["osb"].(map[string]any)["tasks"].(map[string]any)[task]; !ok {
 				t.Errorf("%s: no figures of %s in the environment", c.other, task)
 			}
 		}
@@ -72,8 +72,8 @@ func TestOSBFormatsAgreeWithTestRunJSON(t *testing.T) {
 	if r.Summary.Throughput != 1945.93525796259 || r.Summary.P50 != 334.8659349976515*1000 || r.ToolVersion != "opensearch-benchmark 2.4.0" {
 		t.Errorf("test_run-1.json: %v docs/s, p50 %v µs, %s", r.Summary.Throughput, r.Summary.P50, r.ToolVersion)
 	}
-	if r.StartedAt.IsZero() || r.Env["osb"].(map[string]any)["summary"].(map[string]any)["Doc count"] != float64(20000) {
-		t.Errorf("test_run-1.json: started %v, env %v", r.StartedAt, r.Env["osb"])
+	if r.StartedAt.IsZero() || r.Env.Extra["osb"].(map[string]any)["summary"].(map[string]any)["Doc count"] != float64(20000) {
+		t.Errorf("test_run-1.json: started %v, env %v", r.StartedAt, r.Env.Extra["osb"])
 	}
 }
 

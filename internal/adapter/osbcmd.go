@@ -527,7 +527,7 @@ func attachOSBLogDir(runs []*result.Run, dir string) error {
 	if err != nil {
 		return err
 	}
-	if got, _ := jr[0].Env["osb"].(map[string]any)["test-run-id"].(string); got != id {
+	if got, _ := jr[0].Env.Extra["osb"].(map[string]any)["test-run-id"].(string); got != id {
 		return fmt.Errorf("%s: test run %q, expected %q", path, got, id)
 	}
 	if err := validRun(path, jr[0]); err != nil {

@@ -454,9 +454,9 @@ func parsePgbenchLines(l *lines) ([]*result.Run, error) {
 	}
 	op := result.Op{Name: opName(r), Count: s.Transactions, Errors: errs}
 	r.Ops = []result.Op{op}
-	r.Env = map[string]any{"workload": facts, "tool": tool}
+	r.Env.Extra = map[string]any{"workload": facts, "tool": tool}
 	if len(statements) > 0 {
-		r.Env["statements"] = statements
+		r.Env.Extra["statements"] = statements
 	}
 	r.Deviations = append(r.Deviations, "no latency distribution: pgbench prints only mean and stddev; percentiles need its -l per-transaction logs imported alongside")
 	return []*result.Run{r}, nil
@@ -709,6 +709,6 @@ func (a *pgbenchLogs) attach(r *result.Run) error {
 		}
 	}
 	r.Deviations = dev
-	r.Env["pgbench_logs"] = a.files
+	r.Env.Extra["pgbench_logs"] = a.files
 	return nil
 }

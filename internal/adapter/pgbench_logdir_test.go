@@ -73,7 +73,7 @@ func TestPgbenchLogDir(t *testing.T) {
 	eq(t, "histogram count", n, int64(304))
 	near(t, "histogram max", float64(max), 132254, 132254*0.001)
 	near(t, "min", r.Summary.LatencyMin, 258, 0)
-	eq(t, "logs", r.Env["pgbench_logs"], any(2))
+	eq(t, "logs", r.Env.Extra["pgbench_logs"], any(2))
 	eq(t, "started", r.StartedAt.UnixMicro(), int64(1795354430049090))
 	if len(r.Series) != 3 {
 		t.Fatalf("series %v: want the 3 seconds 1795354430–32 of the logs", r.Series)

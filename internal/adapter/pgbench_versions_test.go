@@ -32,7 +32,7 @@ func checkPgbench(t *testing.T, w pgbenchWant) *result.Run {
 	t.Helper()
 	r := one(t, "pgbench/"+w.file)
 	eq(t, w.file+" version", r.ToolVersion, w.version)
-	wf := r.Env["workload"].(map[string]any)
+	wf := r.Env.Extra["workload"].(map[string]any)
 	if w.server != "" {
 		eq(t, w.file+" server version", wf["server version"], any(w.server))
 	} else if _, ok := wf["server version"]; ok {
@@ -88,8 +88,8 @@ func TestPgbenchVersionsTpcbProgressStatements(t *testing.T) {
 		eq(t, f+" mode", r.Params["mode"], any("tpcb-like"))
 		eq(t, f+" scale", r.Params["scale"], any(int64(2)))
 		eq(t, f+" clients", r.Clients, 4)
-		eq(t, f+" threads", r.Env["tool"].(map[string]any)["threads"], any(int64(2)))
-		eq(t, f+" max tries", r.Env["tool"].(map[string]any)["max_tries"], any(int64(1)))
+		eq(t, f+" threads", r.Env.Extra["tool"].(map[string]any)["threads"], any(int64(2)))
+		eq(t, f+" max tries", r.Env.Extra["tool"].(map[string]any)["max_tries"], any(int64(1)))
 		eq(t, f+" duration", r.Duration, 5*time.Second)
 		eq(t, f+" failed", r.Summary.Failed, int64(0))
 		if len(r.Series) != 5 {
@@ -100,7 +100,7 @@ func TestPgbenchVersionsTpcbProgressStatements(t *testing.T) {
 		eq(t, f+" progress second", p.Second, c.pt.i+1)
 		near(t, f+" progress rate", p.Rate, c.pt.rate, 1e-9)
 		near(t, f+" progress mean", p.Mean, c.pt.mean*1000, 1e-6)
-		st, _ := r.Env["statements"].([]any)
+		st, _ := r.Env.Extra["statements"].([]any)
 		if len(st) != 11 {
 			t.Errorf("%s: %d statements, want the 11 of tpcb-like", f, len(st))
 			continue
@@ -153,7 +153,7 @@ func TestPgbenchVersionsRateLatencyLimit(t *testing.T) {
 		eq(t, f+" mode", r.Params["mode"], any("select-only"))
 		eq(t, f+" skipped", r.Summary.Skipped, c.skipped)
 		eq(t, f+" late", r.Summary.LateStarts, c.late)
-		eq(t, f+" latency limit", r.Env["tool"].(map[string]any)["latency_limit"], any("5ms"))
+		eq(t, f+" latency limit", r.Env.Extra["tool"].(map[string]any)["latency_limit"], any("5ms"))
 		near(t, f+" lag", r.Summary.LagMean, c.lag*1000, 1e-6)
 		near(t, f+" lag max", r.Summary.LagMax, c.lagMax*1000, 1e-6)
 		// -T 4 -P 1 printed three progress lines in these versions.
@@ -191,7 +191,7 @@ func TestPgbenchVersionsTransactionCount(t *testing.T) {
 		r := checkPgbench(t, w)
 		eq(t, w.file+" mode", r.Params["mode"], any("simple-update"))
 		eq(t, w.file+" query mode", r.Params["query_mode"], any("prepared"))
-		eq(t, w.file+" per client", r.Env["tool"].(map[string]any)["transactions_per_client"], any(int64(300)))
+		eq(t, w.file+" per client", r.Env.Extra["tool"].(map[string]any)["transactions_per_client"], any(int64(300)))
 		near(t, w.file+" duration", r.Duration.Seconds(), 600/w.tps, 1e-6)
 		if len(r.Series) != 0 {
 			t.Errorf("%s: series without -P", w.file)
@@ -209,7 +209,7 @@ func TestPgbenchVersionsRetriesAndFailures(t *testing.T) {
 	r := checkPgbench(t, pgbenchWant{file: "pg16-tpcb-maxtries-failures.txt", version: "pgbench 16.15", server: "15.18 (Debian 15.18-0+deb12u1)",
 		transactions: 604, latency: 29.112, stddev: 71.085, connect: 379.100, tps: 166.079522})
 	eq(t, "clients", r.Clients, 8)
-	eq(t, "max tries", r.Env["tool"].(map[string]any)["max_tries"], any(int64(5)))
+	eq(t, "max tries", r.Env.Extra["tool"].(map[string]any)["max_tries"], any(int64(5)))
 	eq(t, "failed", r.Summary.Failed, int64(85))
 	eq(t, "retried", r.Summary.Retried, int64(334))
 	eq(t, "retries", r.Summary.Retries, int64(840))
@@ -218,7 +218,7 @@ func TestPgbenchVersionsRetriesAndFailures(t *testing.T) {
 		t.Fatalf("series: %d points, want 4", len(r.Series))
 	}
 	eq(t, "series[1].errors", r.Series[1].Errors, int64(15))
-	st := r.Env["statements"].([]any)
+	st := r.Env.Extra["statements"].([]any)
 	tellers, branches := st[7].(map[string]any), st[8].(map[string]any)
 	eq(t, "tellers failures", tellers["failures"], any(int64(6)))
 	eq(t, "tellers retries", tellers["retries"], any(int64(125)))
@@ -234,7 +234,7 @@ func TestPgbenchVersionsRetriesAndFailures(t *testing.T) {
 	eq(t, "retried", d.Summary.Retried, int64(662))
 	eq(t, "retries", d.Summary.Retries, int64(1784))
 	eq(t, "series[2].errors", d.Series[2].Errors, int64(67))
-	b17 := d.Env["statements"].([]any)[8].(map[string]any)
+	b17 := d.Env.Extra["statements"].([]any)[8].(map[string]any)
 	eq(t, "branches failures", b17["failures"], any(int64(188)))
 	eq(t, "branches retries", b17["retries"], any(int64(1620)))
 	if hasDeviation(d, "counted as serialization") {
@@ -292,7 +292,7 @@ func TestPgbenchVersionsLogs(t *testing.T) {
 		if !(r.Summary.P50 > 0 && r.Summary.P50 <= r.Summary.P99 && r.Summary.P99 <= r.Summary.Max) {
 			t.Errorf("%s: percentiles p50 %v p99 %v max %v", c.dir, r.Summary.P50, r.Summary.P99, r.Summary.Max)
 		}
-		eq(t, c.dir+" logs", r.Env["pgbench_logs"], any(2))
+		eq(t, c.dir+" logs", r.Env.Extra["pgbench_logs"], any(2))
 		if hasDeviation(r, "no latency distribution") {
 			t.Errorf("%s: the logs give the distribution, yet: %v", c.dir, r.Deviations)
 		}

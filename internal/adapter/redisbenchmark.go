@@ -124,10 +124,10 @@ func parseRedisBenchmarkLines(l *lines) ([]*result.Run, error) {
 		case strings.HasPrefix(t, "keep alive: "), strings.HasPrefix(t, "host configuration "),
 			strings.HasPrefix(t, "multi-thread: "), strings.HasPrefix(t, "threads: "):
 			k, v, _ := strings.Cut(t, ":")
-			if cur.Env == nil {
-				cur.Env = map[string]any{}
+			if cur.Env.Extra == nil {
+				cur.Env.Extra = map[string]any{}
 			}
-			cur.Env[k] = strings.TrimSpace(v)
+			cur.Env.Extra[k] = strings.TrimSpace(v)
 		case t == "Latency by percentile distribution:", t == "Cumulative distribution of latencies:":
 			inDist = true
 		case inDist:

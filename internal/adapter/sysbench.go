@@ -277,6 +277,6 @@ func parseSysbenchLines(l *lines) ([]*result.Run, error) {
 		env["percentile"] = pctLabel
 	}
 	r.Ops = []result.Op{{Name: "transaction", Count: s.Transactions, Histogram: encode(h)}}
-	r.Env = map[string]any{"sysbench": env}
+	r.Env.Extra = map[string]any{"sysbench": env}
 	return []*result.Run{r}, nil
 }

@@ -87,8 +87,8 @@ func parseYcsbLines(l *lines) ([]*result.Run, error) {
 		if ycsbSignal.MatchString(t) {
 			// go-ycsb stops at SIGINT and still prints its results: that is
 			// how a study cell bounds its run to the cell's duration.
-			if r.Env == nil {
-				r.Env = map[string]any{"stopped_by": "SIGINT"}
+			if r.Env.Extra == nil {
+				r.Env.Extra = map[string]any{"stopped_by": "SIGINT"}
 				r.Deviations = append(r.Deviations, "go-ycsb was stopped by SIGINT (the end of the cell's duration): an operation in flight at that moment may count as an error, at most one per client")
 			}
 			continue
@@ -205,13 +205,13 @@ func parseYcsbLines(l *lines) ([]*result.Run, error) {
 		}
 	}
 	env := map[string]any{"properties": props, "total_calls": calls}
-	for k, v := range r.Env {
+	for k, v := range r.Env.Extra {
 		env[k] = v
 	}
 	if props["command"] == "load" || props["dotransactions"] == "false" {
 		r.Workload = "ycsb-load"
 	}
-	r.Env = map[string]any{"ycsb": env}
+	r.Env.Extra = map[string]any{"ycsb": env}
 	r.ToolVersion = "go-ycsb"
 	if r.Duration > 0 {
 		s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil, nil)}

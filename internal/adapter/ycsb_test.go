@@ -28,7 +28,7 @@ func decodeOp(t *testing.T, op result.Op) *hdr.Histogram {
 	return h
 }
 
-func ycsbEnv(r *result.Run) map[string]any { return r.Env["ycsb"].(map[string]any) }
+func ycsbEnv(r *result.Run) map[string]any { return r.Env.Extra["ycsb"].(map[string]any) }
 
 func TestYCSBJavaDefaultWithStatusLines(t *testing.T) {
 	tool, runs := parseFile(t, "ycsb/ycsb017-basicdb-workloada-status.txt")

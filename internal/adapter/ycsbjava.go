@@ -569,7 +569,7 @@ func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
 		env["other"] = other
 	}
 	env["overall_throughput"] = thr
-	r.Env = map[string]any{"ycsb": env}
+	r.Env.Extra = map[string]any{"ycsb": env}
 	r.ToolVersion = "YCSB (Java)"
 	if version != "" {
 		r.ToolVersion = "YCSB " + version

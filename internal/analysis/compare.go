@@ -371,13 +371,11 @@ func runHistogram(r *result.Run) *hdr.Histogram {
 }
 
 // PricePerHour returns the price per hour the study declared for the group's
-// target (run.Env["declared"]["price_per_hour"]), 0 when none did.
+// target, 0 when none did.
 func PricePerHour(g *Group) float64 {
 	for _, r := range g.Runs {
-		if d, ok := r.Env["declared"].(map[string]any); ok {
-			if p := toFloat(d["price_per_hour"]); p > 0 {
-				return p
-			}
+		if p := r.Env.Declared.PricePerHour; p > 0 {
+			return p
 		}
 	}
 	return 0

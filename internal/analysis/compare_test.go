@@ -164,7 +164,7 @@ func TestGeoMeanRowAndPrice(t *testing.T) {
 	// arithmetic mean of the ratios would claim +25 %; the geomean says 0 %.
 	mk := func(id int64, target string, clients int, tps, price float64) *result.Run {
 		r := okRun(id, target, clients, tps)
-		r.Env = map[string]any{"declared": map[string]any{"price_per_hour": price}}
+		r.Env = result.EnvironmentFromMap(map[string]any{"declared": map[string]any{"price_per_hour": price}})
 		return r
 	}
 	gs, _ := GroupRuns([]*result.Run{mk(1, "base", 1, 100, 1), mk(2, "other", 1, 200, 2),

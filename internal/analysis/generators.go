@@ -32,25 +32,25 @@ type GeneratorShare struct {
 // LoadGenerators returns the generators of a run measured by several, in
 // generator order; nil for a run of one process.
 func LoadGenerators(r *result.Run) []GeneratorShare {
-	list, _ := r.Env["load_generators"].([]any)
+	list := r.Env.LoadGenerators
 	out := make([]GeneratorShare, 0, len(list))
-	for _, v := range list {
-		m, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
+	for _, m := range list {
 		g := GeneratorShare{
-			Index:         int(toFloat(m["index"])),
-			Clients:       int(toFloat(m["clients"])),
-			Throughput:    toFloat(m["throughput"]),
-			CPUPercent:    toFloat(m["cpu_percent"]),
-			CPUs:          int(toFloat(m["cpus"])),
-			ClockOffsetMS: toFloat(m["clock_offset_ms"]),
+			Index:         m.Index,
+			Host:          m.Host,
+			Clients:       m.Clients,
+			CPUs:          m.CPUs,
+			ClockOffsetMS: m.ClockOffsetMS,
 		}
-		if h, ok := m["headline"]; ok {
-			g.Throughput = toFloat(h)
+		if m.Throughput != nil {
+			g.Throughput = *m.Throughput
 		}
-		g.Host, _ = m["host"].(string)
+		if m.CPUPercent != nil {
+			g.CPUPercent = *m.CPUPercent
+		}
+		if m.Headline != nil {
+			g.Throughput = *m.Headline
+		}
 		out = append(out, g)
 	}
 	if len(out) == 0 {

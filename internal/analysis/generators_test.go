@@ -12,7 +12,7 @@ func generatorsRun(shares ...map[string]any) *result.Run {
 	for i, s := range shares {
 		list[i] = s
 	}
-	return &result.Run{ID: 7, Env: map[string]any{"load_generators": list}}
+	return &result.Run{ID: 7, Env: result.EnvironmentFromMap(map[string]any{"load_generators": list})}
 }
 
 func gen(index int, host string, clients int, tput, cpu float64) map[string]any {
@@ -32,7 +32,7 @@ func TestGeneratorWarnings(t *testing.T) {
 			[]string{"differ by 22 %"}},
 		// 5 clients over 2 generators: 3 and 2 clients, equal per client.
 		{"unequal shares, equal per client", generatorsRun(gen(0, "a", 3, 1500, 30), gen(1, "b", 2, 1000, 30)), nil},
-		{"one process", &result.Run{ID: 7, Env: map[string]any{}}, nil},
+		{"one process", &result.Run{ID: 7, Env: result.EnvironmentFromMap(map[string]any{})}, nil},
 		{"a skewed clock", generatorsRun(gen(0, "a", 4, 1000, 30), func() map[string]any {
 			g := gen(1, "b", 4, 1000, 30)
 			g["clock_offset_ms"] = -12.5
@@ -52,7 +52,8 @@ func TestGeneratorWarnings(t *testing.T) {
 	}
 	// An embedded engine's work is the generator's CPU: not a saturation.
 	r := generatorsRun(gen(0, "a", 4, 1000, 95), gen(1, "b", 4, 1000, 95))
-	r.Env["engine_in_process"] = true
+	inProcess := true
+	r.Env.InProcess = &inProcess
 	if ws := generatorWarnings(r, "x"); len(ws) != 0 {
 		t.Errorf("embedded engine: %v", ws)
 	}

@@ -12,13 +12,13 @@ import (
 func TestSaturationIsAgainstTheCPUBudget(t *testing.T) {
 	quota := map[string]any{"threads": int64(2), "cpu_budget": 0.3, "cpu_budget_source": "cgroup cpu.max 30000 100000"}
 	r := withSeries(okRun(1, "a", 8, 1000), steady(), 0.273)
-	r.Env = map[string]any{"host": quota}
+	r.Env = result.EnvironmentFromMap(map[string]any{"host": quota})
 	w := checks(Warnings(group(t, r), ""), CheckSaturation)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "0.27 cores of its CPU budget of 0.30 cores (cgroup cpu.max 30000 100000; the host has 2 threads) (91 %)") {
 		t.Fatalf("saturation against the quota not raised: %+v", w)
 	}
 	r3 := withSeries(okRun(1, "a", 8, 1000), steady(), 0.273)
-	r3.Env = map[string]any{"host": map[string]any{"threads": int64(2), "cpu_budget": 2.0, "cpu_budget_source": "host threads"}}
+	r3.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(2), "cpu_budget": 2.0, "cpu_budget_source": "host threads"}})
 	if w := checks(Warnings(group(t, r3), ""), CheckSaturation); len(w) != 0 {
 		t.Fatalf("saturation raised at 14 %% of the host's threads: %+v", w)
 	}

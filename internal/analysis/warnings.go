@@ -68,7 +68,7 @@ var Checks = map[string]string{
 	CheckSingleRun:   "cells resting on a single completed run (no interval, no verdict)",
 	CheckWarmup:      "warm-up too short (the first seconds of the measured phase differ from the rest by > 10 %)",
 	CheckConfig:      "database versions and settings that differ between compared targets",
-	CheckWorkingSet:  "working set against memory (data size vs shared_buffers and RAM)",
+	CheckWorkingSet:  "working set against memory (data size vs the database's own cache and RAM)",
 	CheckErrors:      "errors above 0.1 % of operations",
 	CheckOutage:      "outages: seconds of the measured phase without a completed operation, lost connections and reconnects",
 	CheckHostBusy:    "runs stored as ok but flagged host busy: seconds fairbench did not read, or in which nothing completed or failed while it waited for a CPU; other processes using ≥ 0.5 cores while it waited ≥ 10 % of its time; steal ≥ 10 %",
@@ -308,11 +308,10 @@ func drift(rates []float64) (first, last, se float64, ok bool) {
 // it (envinfo.Budget), and the host's threads; runs stored before the budget
 // was recorded had the host's threads.
 func cpuBudget(r *result.Run) (budget float64, source string, threads float64) {
-	h, _ := r.Env["host"].(map[string]any)
-	threads = toFloat(h["threads"])
-	if b := toFloat(h["cpu_budget"]); b > 0 {
-		source, _ = h["cpu_budget_source"].(string)
-		return b, source, threads
+	h := r.Env.Host
+	threads = float64(h.Threads)
+	if h.CPUBudget > 0 {
+		return h.CPUBudget, h.CPUBudgetSource, threads
 	}
 	return threads, "host threads", threads
 }
@@ -333,16 +332,6 @@ func errorClasses(r *result.Run) string {
 	}
 	sort.Strings(parts)
 	return ": " + strings.Join(parts, ", ")
-}
-
-// ignoredSettings identify an installation rather than configure it: they
-// always differ between two servers and say nothing about performance.
-var ignoredSettings = map[string]bool{
-	"data_directory": true, "config_file": true, "hba_file": true, "ident_file": true,
-	"external_pid_file": true, "listen_addresses": true, "port": true, "cluster_name": true,
-	"unix_socket_directories": true, "ssl_cert_file": true, "ssl_key_file": true, "ssl_ca_file": true,
-	"log_directory": true, "log_filename": true, "application_name": true, "TimeZone": true,
-	"log_timezone": true, "transaction_deferrable": true, "transaction_isolation": true, "transaction_read_only": true,
 }
 
 // configWarnings lists, per study, the versions and settings in which a
@@ -369,22 +358,17 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 			continue
 		}
 		r := g.Runs[0]
-		db, _ := r.Env["database"].(map[string]any)
-		if db == nil {
+		db := r.Env.Database
+		if db.Empty() {
 			continue
 		}
-		f := &facts{run: r.ID, settings: map[string]string{}}
-		f.engine, _ = db["engine"].(string)
-		if v, ok := db["server_version"].(string); ok && v != "" {
-			f.version = v
-		} else if v, ok := db["version"].(string); ok {
-			f.version = v
-		}
-		if s, ok := SettingsMap(db["settings"]); ok {
-			for k, v := range s {
-				if !ignoredSettings[k] {
-					f.settings[k] = fmt.Sprint(v)
-				}
+		f := &facts{run: r.ID, engine: db.Engine, version: db.VersionText(), settings: map[string]string{}}
+		for k, v := range db.Settings {
+			// Settings that identify an installation (its paths, its
+			// port) always differ between two servers and say nothing
+			// about performance.
+			if !db.InstallationOnly(k) {
+				f.settings[k] = v
 			}
 		}
 		studies[g.Study][g.Target] = f
@@ -445,22 +429,6 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 	return ws
 }
 
-// SettingsMap reads a recorded settings map: map[string]any once read back
-// from a results file, map[string]string as a driver records it.
-func SettingsMap(v any) (map[string]any, bool) {
-	switch m := v.(type) {
-	case map[string]any:
-		return m, true
-	case map[string]string:
-		out := make(map[string]any, len(m))
-		for k, x := range m {
-			out[k] = x
-		}
-		return out, true
-	}
-	return nil, false
-}
-
 func orUnset(s string) string {
 	if s == "" {
 		return "(not reported)"
@@ -468,16 +436,17 @@ func orUnset(s string) string {
 	return s
 }
 
-// WorkingSet labels a cell by where its data can live: "in shared_buffers",
+// WorkingSet labels a cell by where its data can live: "in the database
+// cache" (the engine's own: its driver says how large, under which setting),
 // "in RAM" (page cache), "disk-bound", or "" when the sizes are unknown.
-// detail gives the numbers.
+// detail gives the numbers, the cache under the engine's name for it.
 func WorkingSet(g *Group) (label, detail string) {
 	if len(g.Runs) == 0 {
 		return "", ""
 	}
 	r := g.Runs[0]
-	db, _ := r.Env["database"].(map[string]any)
-	data := toFloat(db["database_size_bytes"])
+	db := r.Env.Database
+	data := float64(db.SizeBytes)
 	how := "database size"
 	if info, ok := kinds.Lookup(g.Kind); data <= 0 && ok && info.WorkingSet != nil {
 		// The kind's own estimate from its parameters.
@@ -489,38 +458,32 @@ func WorkingSet(g *Group) (label, detail string) {
 	if data <= 0 {
 		return "", ""
 	}
-	var buffers float64
-	if s, ok := SettingsMap(db["settings"]); ok {
-		buffers = SettingBytes(fmt.Sprint(s["shared_buffers"]))
+	cacheBytes, cacheName := db.Cache()
+	cache := float64(cacheBytes)
+	if cacheName == "" {
+		cacheName = "database cache"
 	}
-	var ram float64
-	if srv, ok := r.Env["server"].(map[string]any); ok {
-		ram = toFloat(srv["memory_bytes"])
-	}
-	if ram <= 0 {
-		if same, _ := r.Env["client_server_same_host"].(bool); same {
-			if h, ok := r.Env["host"].(map[string]any); ok {
-				ram = toFloat(h["memory_gib"]) * (1 << 30)
-			}
-		}
+	ram := float64(r.Env.Server.MemoryBytes)
+	if ram <= 0 && r.Env.ClientServerSameHost() {
+		ram = r.Env.Host.MemoryGiB * (1 << 30)
 	}
 	detail = fmt.Sprintf("data %s (%s)", bytesIEC(data), how)
-	if buffers > 0 {
-		detail += ", shared_buffers " + bytesIEC(buffers)
+	if cache > 0 {
+		detail += ", " + cacheName + " " + bytesIEC(cache)
 	}
 	if ram > 0 {
 		detail += ", RAM " + bytesIEC(ram)
 	}
 	switch {
-	case buffers > 0 && data <= buffers:
-		return "in shared_buffers", detail
+	case cache > 0 && data <= cache:
+		return "in the database cache", detail
 	case ram > 0 && data <= 0.8*ram:
-		// 0.8: the OS, the server's own memory and shared_buffers itself
+		// 0.8: the OS, the server's own memory and its cache itself
 		// take their share before the page cache gets any.
 		return "in RAM", detail
-	case ram > 0 || buffers > 0:
+	case ram > 0 || cache > 0:
 		if ram == 0 {
-			return "exceeds shared_buffers", detail
+			return "exceeds the database cache", detail
 		}
 		return "disk-bound", detail
 	}
@@ -575,7 +538,7 @@ func sameHostWarnings(groups []*Group) []Warning {
 		for _, r := range g.Runs {
 			if inProcess(r) {
 				embedded.add(r)
-			} else if same, _ := r.Env["client_server_same_host"].(bool); same {
+			} else if r.Env.ClientServerSameHost() {
 				shared.add(r)
 			}
 		}
@@ -608,56 +571,9 @@ func (t *targetRuns) add(r *result.Run) {
 }
 
 // inProcess reports whether the run's engine ran inside fairbench's process.
-// Runs stored before the runner recorded it are recognised by their engine.
-func inProcess(r *result.Run) bool {
-	if in, ok := r.Env["engine_in_process"].(bool); ok {
-		return in
-	}
-	db, _ := r.Env["database"].(map[string]any)
-	return db["engine"] == "sqlite"
-}
-
-// SettingBytes reads a PostgreSQL setting as the driver records it, the value
-// followed by its unit ("16384 8kB", "4096 MB", "128MB"), as bytes; 0 when it
-// is not a size.
-func SettingBytes(s string) float64 {
-	s = strings.TrimSpace(s)
-	i := 0
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
-	}
-	n, err := strconv.ParseFloat(s[:i], 64)
-	if err != nil {
-		return 0
-	}
-	unit := strings.TrimSpace(s[i:])
-	mult := 1.0
-	j := 0
-	for j < len(unit) && unit[j] >= '0' && unit[j] <= '9' {
-		j++
-	}
-	if j > 0 { // "8kB": a block count in units of 8 kB
-		m, _ := strconv.ParseFloat(unit[:j], 64)
-		mult, unit = m, unit[j:]
-	}
-	switch unit {
-	case "B", "":
-		if unit == "" {
-			return 0 // a bare number is not a size
-		}
-	case "kB":
-		mult *= 1 << 10
-	case "MB":
-		mult *= 1 << 20
-	case "GB":
-		mult *= 1 << 30
-	case "TB":
-		mult *= 1 << 40
-	default:
-		return 0
-	}
-	return n * mult
-}
+// Runs stored before the runner recorded it are recognised by their engine
+// (its driver registered it as in-process).
+func inProcess(r *result.Run) bool { return r.Env.EngineInProcess() }
 
 func bytesIEC(b float64) string {
 	switch {

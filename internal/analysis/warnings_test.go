@@ -99,26 +99,28 @@ func TestWarmupWarning(t *testing.T) {
 
 func TestSaturationWarning(t *testing.T) {
 	r := withSeries(okRun(1, "a", 8, 1000), steady(), 3.5) // 3.5 of 4 threads = 87.5 %
-	r.Env = map[string]any{"host": map[string]any{"threads": int64(4)}}
+	r.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}})
 	w := checks(Warnings(group(t, r), ""), CheckSaturation)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "3.50 cores") || !strings.Contains(w[0].Message, "88 %") {
 		t.Fatalf("saturation not raised: %+v", w)
 	}
 	r2 := withSeries(okRun(1, "a", 8, 1000), steady(), 3.0) // 75 %
-	r2.Env = map[string]any{"host": map[string]any{"threads": int64(4)}}
+	r2.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}})
 	if w := checks(Warnings(group(t, r2), ""), CheckSaturation); len(w) != 0 {
 		t.Errorf("saturation raised at 75 %%: %+v", w)
 	}
 	// An embedded engine's work is fairbench's CPU: busy cores are the
 	// database's, not a saturated load generator.
 	r3 := withSeries(okRun(1, "a", 8, 1000), steady(), 3.5)
-	r3.Env = map[string]any{"host": map[string]any{"threads": int64(4)}, "engine_in_process": true}
+	r3.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}, "engine_in_process": true})
 	if w := checks(Warnings(group(t, r3), ""), CheckSaturation); len(w) != 0 {
 		t.Errorf("saturation raised for an embedded engine: %+v", w)
 	}
-	// A SQLite run stored before engine_in_process was recorded.
+	// A run of an embedded engine stored before engine_in_process was
+	// recorded: its driver registered the engine as in-process.
+	result.RegisterEngine(result.EngineFacts{Engine: "test-embedded", InProcess: true})
 	r4 := withSeries(okRun(1, "a", 8, 1000), steady(), 3.5)
-	r4.Env = map[string]any{"host": map[string]any{"threads": int64(4)}, "database": map[string]any{"engine": "sqlite"}}
+	r4.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}, "database": map[string]any{"engine": "test-embedded"}})
 	if w := checks(Warnings(group(t, r4), ""), CheckSaturation); len(w) != 0 {
 		t.Errorf("saturation raised for an older SQLite run: %+v", w)
 	}
@@ -147,13 +149,16 @@ func TestRepetitionWarnings(t *testing.T) {
 }
 
 func TestConfigWarning(t *testing.T) {
-	env := func(version, sb string) map[string]any {
-		return map[string]any{"database": map[string]any{"server_version": version,
-			"settings": map[string]any{"shared_buffers": sb, "port": "5432", "work_mem": "4096 kB"}}}
+	// The driver names the settings that identify an installation ("port"):
+	// they always differ and say nothing.
+	env := func(version, sb string) result.Environment {
+		return result.Environment{Database: result.Database{ServerVersion: version,
+			Settings:             map[string]string{"shared_buffers": sb, "port": "5432", "work_mem": "4096 kB"},
+			InstallationSettings: []string{"port"}}}
 	}
 	a, b := okRun(1, "base", 1, 1000), okRun(2, "other", 1, 1000)
 	a.Env, b.Env = env("17.2", "16384 8kB"), env("16.4", "524288 8kB")
-	b.Env["database"].(map[string]any)["settings"].(map[string]any)["port"] = "5433"
+	b.Env.Database.Settings["port"] = "5433"
 	w := checks(Warnings(group(t, a, b), "base"), CheckConfig)
 	if len(w) != 1 {
 		t.Fatalf("config difference not raised: %+v", w)
@@ -173,8 +178,8 @@ func TestConfigWarning(t *testing.T) {
 	}
 	// Two engines: one line naming them, not every setting of each as
 	// "not reported" on the other side.
-	a.Env = map[string]any{"database": map[string]any{"engine": "bbolt", "version": "1.5.0", "settings": map[string]any{"nosync": "false"}}}
-	b.Env = map[string]any{"database": map[string]any{"engine": "pebble", "version": "2.1.7", "settings": map[string]any{"sync": "true"}}}
+	a.Env = result.EnvironmentFromMap(map[string]any{"database": map[string]any{"engine": "bbolt", "version": "1.5.0", "settings": map[string]any{"nosync": "false"}}})
+	b.Env = result.EnvironmentFromMap(map[string]any{"database": map[string]any{"engine": "pebble", "version": "2.1.7", "settings": map[string]any{"sync": "true"}}})
 	w = checks(Warnings(group(t, a, b), "base"), CheckConfig)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "different engines") || !strings.Contains(w[0].Message, "pebble 2.1.7 vs bbolt 1.5.0") ||
 		strings.Contains(w[0].Message, "not reported") {
@@ -193,20 +198,18 @@ var estimatedKind = sync.OnceFunc(func() {
 
 func TestWorkingSet(t *testing.T) {
 	estimatedKind()
-	mk := func(id int64, target string, sb string, size float64) *result.Run {
+	// The driver reports the engine's cache in bytes, under its own name.
+	mk := func(id int64, target string, cache int64, size int64) *result.Run {
 		r := okRun(id, target, 1, 1000)
 		r.Workload, r.Kind = "test-estimated", "test-estimated"
-		r.Env = map[string]any{"database": map[string]any{"settings": map[string]any{"shared_buffers": sb}}}
-		if size > 0 {
-			r.Env["database"].(map[string]any)["database_size_bytes"] = size
-		}
-		r.Env["server"] = map[string]any{"memory_bytes": float64(4 << 30)}
+		r.Env.Database = result.Database{SizeBytes: size, CacheBytes: cache, CacheSetting: "pool_size"}
+		r.Env.Server.MemoryBytes = 4 << 30
 		return r
 	}
-	// Scale 10 → ~150 MiB: fits 1 GiB (131072 × 8 kB) of shared_buffers, not 128 MiB.
-	gs := group(t, mk(1, "big", "131072 8kB", 0), mk(2, "small", "16384 8kB", 0))
-	if l, _ := WorkingSet(gs[0]); l != "in shared_buffers" {
-		t.Errorf("big: %q", l)
+	// Scale 10 → ~150 MiB: fits a 1 GiB cache, not a 128 MiB one.
+	gs := group(t, mk(1, "big", 1<<30, 0), mk(2, "small", 128<<20, 0))
+	if l, detail := WorkingSet(gs[0]); l != "in the database cache" || !strings.Contains(detail, "pool_size 1.0 GiB") {
+		t.Errorf("big: %q, %q", l, detail)
 	}
 	if l, _ := WorkingSet(gs[1]); l != "in RAM" {
 		t.Errorf("small: %q", l)
@@ -216,7 +219,7 @@ func TestWorkingSet(t *testing.T) {
 		t.Fatalf("differing working-set labels not raised: %+v", w)
 	}
 	// A recorded 10 GiB database on 4 GiB of RAM is disk-bound on both: info only.
-	gs = group(t, mk(1, "a", "16384 8kB", 10<<30), mk(2, "b", "16384 8kB", 10<<30))
+	gs = group(t, mk(1, "a", 128<<20, 10<<30), mk(2, "b", 128<<20, 10<<30))
 	if l, _ := WorkingSet(gs[0]); l != "disk-bound" {
 		t.Errorf("10 GiB on 4 GiB: %q", l)
 	}
@@ -224,15 +227,6 @@ func TestWorkingSet(t *testing.T) {
 		if !w.Info {
 			t.Errorf("equal labels raised a warning: %+v", w)
 		}
-	}
-	if got := SettingBytes("16384 8kB"); got != 128<<20 {
-		t.Errorf("SettingBytes(16384 8kB) = %v", got)
-	}
-	if got := SettingBytes("4GB"); got != 4<<30 {
-		t.Errorf("SettingBytes(4GB) = %v", got)
-	}
-	if got := SettingBytes("on"); got != 0 {
-		t.Errorf("SettingBytes(on) = %v", got)
 	}
 }
 
@@ -254,8 +248,8 @@ func TestErrorWarning(t *testing.T) {
 
 func TestSameHostWarning(t *testing.T) {
 	a, b := okRun(1, "local", 1, 1000), okRun(2, "remote", 1, 1000)
-	a.Env = map[string]any{"client_server_same_host": true}
-	b.Env = map[string]any{"client_server_same_host": false}
+	a.Env = result.EnvironmentFromMap(map[string]any{"client_server_same_host": true})
+	b.Env = result.EnvironmentFromMap(map[string]any{"client_server_same_host": false})
 	w := checks(Warnings(group(t, a, b), ""), CheckSameHost)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "local") || strings.Contains(w[0].Message, "remote") {
 		t.Fatalf("same host: %+v", w)
@@ -265,7 +259,7 @@ func TestSameHostWarning(t *testing.T) {
 	}
 	// Embedded: a note, not a warning, and never mixed into the warning's list.
 	e := okRun(3, "embedded", 1, 1000)
-	e.Env = map[string]any{"client_server_same_host": true, "engine_in_process": true}
+	e.Env = result.EnvironmentFromMap(map[string]any{"client_server_same_host": true, "engine_in_process": true})
 	w = checks(Warnings(group(t, a, e), ""), CheckSameHost)
 	if len(w) != 2 {
 		t.Fatalf("want a warning for local and a note for embedded: %+v", w)

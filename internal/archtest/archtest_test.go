@@ -7,6 +7,10 @@
 //   - knowledge where it belongs: analysis, report and cmd/fairbench spell no
 //     workload kind and no tool name (the workload and adapter packages own
 //     them, internal/kinds carries what generic code needs);
+//   - analysis, report, runner, study, store and result spell no engine, no
+//     engine's cache setting and no installation-only setting (each driver
+//     registers them with result.RegisterEngine; the store's own SQLite and
+//     PostgreSQL backends excepted);
 //   - the repository holds no file over 1 MiB outside a testdata/ directory
 //     (scripts/test.sh also refuses any tracked ELF binary).
 //
@@ -31,7 +35,18 @@ import (
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/adapter"
+	"github.com/fairbench/fairbench/internal/driver"
+	_ "github.com/fairbench/fairbench/internal/driver/bbolt"
+	_ "github.com/fairbench/fairbench/internal/driver/clickhouse"
+	_ "github.com/fairbench/fairbench/internal/driver/mongodb"
+	_ "github.com/fairbench/fairbench/internal/driver/mysql"
+	_ "github.com/fairbench/fairbench/internal/driver/opensearch"
+	_ "github.com/fairbench/fairbench/internal/driver/pebble"
+	_ "github.com/fairbench/fairbench/internal/driver/postgres"
+	_ "github.com/fairbench/fairbench/internal/driver/redis"
+	_ "github.com/fairbench/fairbench/internal/driver/sqlite"
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/workload"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
@@ -185,6 +200,86 @@ func names() map[string]bool {
 		n[i.Kind] = true
 	}
 	return n
+}
+
+// engineNames are the engines and their settings generic code must not
+// spell: every driver's scheme, every registered engine, its cache setting
+// and its installation-only settings (the drivers own them; code that reads
+// an environment asks result.Database for the cache and the settings to
+// ignore).
+func engineNames() map[string]bool {
+	n := map[string]bool{}
+	for _, s := range driver.Schemes() {
+		n[strings.TrimSuffix(strings.TrimSuffix(s, "://"), ":")] = true
+	}
+	for _, f := range result.RegisteredEngines() {
+		n[f.Engine] = true
+		if f.CacheSetting != "" {
+			n[f.CacheSetting] = true
+		}
+		for _, s := range f.InstallationSettings {
+			n[s] = true
+		}
+	}
+	return n
+}
+
+// TestGenericCodeNamesNoEngineOrSetting fails on a string literal equal to
+// an engine or one of its settings in the non-test files of the packages
+// that read results generically.
+func TestGenericCodeNamesNoEngineOrSetting(t *testing.T) {
+	banned := engineNames()
+	if len(banned) < 10 {
+		t.Fatalf("only %d engine names found: the drivers did not register", len(banned))
+	}
+	var paths []string
+	for _, p := range []string{"analysis", "report", "runner", "study", "store", "result"} {
+		paths = append(paths, module+"/internal/"+p)
+	}
+	// The results store keeps its own data in SQLite (a results file) or
+	// PostgreSQL (a results server): its backends, not an engine under test.
+	storeBackend := map[string]map[string]bool{
+		"internal/store/store.go":    {"sqlite": true},
+		"internal/store/postgres.go": {"postgres": true, "postgresql": true, "application_name": true},
+	}
+	for _, f := range stringLiterals(t, paths) {
+		file, _, _ := strings.Cut(f.pos, ":")
+		if banned[f.value] && !storeBackend[file][f.value] {
+			t.Errorf("%s: string literal %q names an engine or an engine's setting (it belongs in the driver)", f.pos, f.value)
+		}
+	}
+}
+
+type literal struct{ pos, value string }
+
+// stringLiterals lists the string literals of the non-test files of paths.
+func stringLiterals(t *testing.T, paths []string) []literal {
+	t.Helper()
+	pkgs := list(t, paths...)
+	fset := token.NewFileSet()
+	var out []literal
+	for _, path := range paths {
+		p, ok := pkgs[path]
+		if !ok {
+			t.Fatalf("go list did not return %s", path)
+		}
+		for _, name := range p.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel := strings.TrimPrefix(path, module+"/") + "/" + name
+			ast.Inspect(f, func(n ast.Node) bool {
+				if x, ok := n.(*ast.BasicLit); ok && x.Kind == token.STRING {
+					if s, err := strconv.Unquote(x.Value); err == nil {
+						out = append(out, literal{fmt.Sprintf("%s:%d", rel, fset.Position(x.Pos()).Line), s})
+					}
+				}
+				return true
+			})
+		}
+	}
+	return out
 }
 
 // TestGenericCodeNamesNoKindOrTool fails on a string literal equal to a kind

@@ -27,8 +27,7 @@ func newLabeler(groups []*analysis.Group) labeler {
 			l.engines[wk] = map[string]bool{}
 		}
 		for _, r := range g.Runs {
-			db, _ := r.Env["database"].(map[string]any)
-			if e, ok := db["engine"].(string); ok && e != "" {
+			if e := r.Env.Database.Engine; e != "" {
 				l.engines[wk][e] = true
 			}
 		}

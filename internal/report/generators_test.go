@@ -17,7 +17,7 @@ func TestLoadGeneratorsTable(t *testing.T) {
 		map[string]any{"index": int64(1), "host": "gen-b", "clients": int64(2), "throughput": 500.0, "cpu_percent": 85.0, "cpus": int64(2), "clock_offset_ms": -1.5},
 	}
 	run := &result.Run{ID: 3, Target: "pg", Workload: "tpcb", Kind: "tpcb", Clients: 5, Repetition: 1, Status: result.StatusOK,
-		Env: map[string]any{"load_generators": gens}, Summary: result.Summary{Transactions: 1400, Throughput: 1400}}
+		Env: result.EnvironmentFromMap(map[string]any{"load_generators": gens}), Summary: result.Summary{Transactions: 1400, Throughput: 1400}}
 	tb, ok := generatorsTable([]*result.Run{run})
 	if !ok || len(tb.Rows) != 2 {
 		t.Fatalf("table %v %v", tb, ok)
@@ -30,7 +30,7 @@ func TestLoadGeneratorsTable(t *testing.T) {
 			t.Errorf("row %d = %v, want %v", i, tb.Rows[i], want)
 		}
 	}
-	if _, ok := generatorsTable([]*result.Run{{ID: 1, Env: map[string]any{}}}); ok {
+	if _, ok := generatorsTable([]*result.Run{{ID: 1, Env: result.EnvironmentFromMap(map[string]any{})}}); ok {
 		t.Errorf("a table for a run of one process")
 	}
 	groups, err := analysis.GroupRuns([]*result.Run{run})

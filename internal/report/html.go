@@ -336,7 +336,7 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 	}
 
 	// Targets, their environment, and the settings that differ.
-	envOf := map[string]map[string]any{}
+	envOf := map[string]result.Environment{}
 	for _, g := range groups {
 		if _, ok := envOf[g.Target]; ok || len(g.Runs) == 0 {
 			continue
@@ -344,7 +344,7 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 		r := g.Runs[0]
 		envOf[g.Target] = r.Env
 		t := htmlTarget{Name: g.Target, URL: r.TargetURL}
-		if len(r.Env) > 0 {
+		if !r.Env.Empty() {
 			b, err := json.MarshalIndent(r.Env, "", "  ")
 			if err != nil {
 				return err
@@ -513,14 +513,14 @@ func htmlWarning(wg analysis.WarningGroup, label labeler) htmlWarnGroup {
 
 // differingSettings lists the database version and settings whose values
 // differ between targets (from each target's first completed run).
-func differingSettings(targets []string, envOf map[string]map[string]any) []htmlSetting {
+func differingSettings(targets []string, envOf map[string]result.Environment) []htmlSetting {
 	if len(targets) < 2 {
 		return nil
 	}
 	vals := map[string]map[string]string{}
 	for _, t := range targets {
-		db, _ := envOf[t]["database"].(map[string]any)
-		if db == nil {
+		db := envOf[t].Database
+		if db.Empty() {
 			continue
 		}
 		add := func(k string, v any) {
@@ -529,15 +529,13 @@ func differingSettings(targets []string, envOf map[string]map[string]any) []html
 			}
 			vals[k][t] = fmt.Sprint(v)
 		}
-		if v, ok := db["server_version"]; ok {
-			add("server_version", v)
-		} else if v, ok := db["version"]; ok {
-			add("version", v)
+		if db.ServerVersion != "" {
+			add("server_version", db.ServerVersion)
+		} else if db.Version != "" {
+			add("version", db.Version)
 		}
-		if s, ok := analysis.SettingsMap(db["settings"]); ok {
-			for k, v := range s {
-				add(k, v)
-			}
+		for k, v := range db.Settings {
+			add(k, v)
 		}
 	}
 	var names []string

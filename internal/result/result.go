@@ -75,8 +75,8 @@ type Run struct {
 	Duration  time.Duration // actual measured duration
 
 	ToolVersion string
-	Env         map[string]any // host and database facts, passwords removed
-	Deviations  []string       // where the run differs from the reference definition
+	Env         Environment // host and database facts, passwords removed
+	Deviations  []string    // where the run differs from the reference definition
 
 	Summary Summary
 	Ops     []Op          // one per operation / transaction type

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/envinfo"
-	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/study"
@@ -273,22 +272,22 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 	}
 	// The merged run is the cell's, under the coordinator's identity and
 	// environment; each generator's environment stays under "generators".
-	genEnvs := merged.Env["generators"]
+	genEnvs := merged.Env.Generators
 	merged.ID = 0
 	merged.Source, merged.StudyName, merged.StudyHash = run.Source, run.StudyName, run.StudyHash
 	merged.CellKey, merged.CellIndex, merged.Target, merged.TargetURL = run.CellKey, run.CellIndex, run.Target, run.TargetURL
 	merged.Workload, merged.Kind, merged.Params, merged.Clients = run.Workload, run.Kind, run.Params, c.Clients
 	merged.Repetition, merged.Warmup, merged.ToolVersion = run.Repetition, run.Warmup, run.ToolVersion
 	merged.Env = run.Env
-	merged.Env["generators"] = genEnvs
-	merged.Env["load_generators"] = generatorFacts(runs)
+	merged.Env.Generators = genEnvs
+	merged.Env.LoadGenerators = generatorFacts(runs)
 	merged.Deviations = append(append([]string{}, run.Deviations...), partDeviations(runs, run.Deviations)...)
 	if len(failed) > 0 {
 		merged.Status, merged.Error = result.StatusFailed, strings.Join(failed, "; ")
 	}
 	if t, ok := cs.inst.(workload.Tallier); ok {
 		for _, p := range runs {
-			t.AddTallies(tallies(p.Env["workload_tallies"]))
+			t.AddTallies(p.Env.WorkloadTallies)
 		}
 	}
 	if err := sc.growth(ctx, &merged.Summary.Extra); err != nil {
@@ -404,31 +403,20 @@ func (r *Runner) awaitParts(ctx context.Context, co *coordination, seq, n int, w
 // generatorFacts is what the report shows per load generator: its clients,
 // throughput and CPU, and its clock against the store's. The parts come in
 // generator order (store.Parts).
-func generatorFacts(runs []*result.Run) []any {
-	out := make([]any, 0, len(runs))
+func generatorFacts(runs []*result.Run) []result.LoadGenerator {
+	out := make([]result.LoadGenerator, 0, len(runs))
 	for _, p := range runs {
-		g, _ := p.Env["load_generator"].(map[string]any)
-		f := make(map[string]any, len(g)+4)
-		for k, v := range g {
-			f[k] = v
+		var f result.LoadGenerator
+		if p.Env.LoadGenerator != nil {
+			f = *p.Env.LoadGenerator
 		}
-		f["clients"] = p.Clients
-		f["throughput"] = p.Summary.Throughput
+		f.Clients = p.Clients
+		f.Throughput = &p.Summary.Throughput
 		if p.Summary.Metric != nil {
-			f["headline"] = p.Summary.Metric.Value
+			f.Headline = &p.Summary.Metric.Value
 		}
-		f["client_cpu_seconds"] = p.Summary.ClientCPU
+		f.ClientCPUSeconds = &p.Summary.ClientCPU
 		out = append(out, f)
-	}
-	return out
-}
-
-// tallies reads a part's workload tallies back from its JSON.
-func tallies(v any) map[string]int64 {
-	m, _ := v.(map[string]any)
-	out := make(map[string]int64, len(m))
-	for k, x := range m {
-		out[k] = int64(numfmt.Number(x))
 	}
 	return out
 }
@@ -439,10 +427,13 @@ func tallies(v any) map[string]int64 {
 func partDeviations(runs []*result.Run, have []string) []string {
 	var out []string
 	for _, p := range runs {
-		g, _ := p.Env["load_generator"].(map[string]any)
+		var index int
+		if g := p.Env.LoadGenerator; g != nil {
+			index = g.Index
+		}
 		for _, d := range p.Deviations {
 			if !slices.Contains(have, d) {
-				out = append(out, fmt.Sprintf("load generator %d: %s", int(numfmt.Number(g["index"])), d))
+				out = append(out, fmt.Sprintf("load generator %d: %s", index, d))
 			}
 		}
 	}
@@ -655,18 +646,19 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 	}
 	err = m.execute(runCtx)
 	if t, ok := cs.inst.(workload.Tallier); ok {
-		run.Env["workload_tallies"] = t.Tallies()
+		run.Env.WorkloadTallies = t.Tallies()
 	}
-	facts := map[string]any{
-		"index": g.index, "host": g.host, "pid": os.Getpid(), "cpus": g.cpus,
-		"first_slot": base, "clients": count,
-		"clock_offset_ms": float64(g.clock.Offset) / 1e6, "clock_rtt_ms": float64(g.clock.RTT) / 1e6,
+	facts := &result.LoadGenerator{
+		Index: g.index, Host: g.host, PID: os.Getpid(), CPUs: g.cpus,
+		FirstSlot: base, Clients: count,
+		ClockOffsetMS: float64(g.clock.Offset) / 1e6, ClockRTTMS: float64(g.clock.RTT) / 1e6,
 	}
 	if run.Duration > 0 {
 		// ClientCPU is CPU seconds over the measured phase.
-		facts["cpu_percent"] = math.Round(1000*run.Summary.ClientCPU/(run.Duration.Seconds()*float64(g.cpus))) / 10
+		pct := math.Round(1000*run.Summary.ClientCPU/(run.Duration.Seconds()*float64(g.cpus))) / 10
+		facts.CPUPercent = &pct
 	}
-	run.Env["load_generator"] = facts
+	run.Env.LoadGenerator = facts
 	if off := g.clock.Offset; off > MaxClockSkew || off < -MaxClockSkew {
 		run.Deviations = append(run.Deviations, fmt.Sprintf("this load generator's clock is %+.1f ms off the results store's (measured within ±%.1f ms): its seconds align with the others' to that precision", float64(off)/1e6, float64(g.clock.RTT)/2e6))
 	}

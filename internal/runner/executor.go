@@ -174,7 +174,7 @@ func (m *executor) closeWorkers(ctx context.Context) {
 
 func (m *executor) execute(ctx context.Context) error {
 	c := m.cell
-	m.run.Env["host"] = envinfo.Host()
+	m.run.Env.Host = result.HostFromMap(envinfo.Host())
 	nops := len(m.inst.Ops())
 	m.allDone = make(chan struct{})
 	// Connect all clients; pgbench's "initial connection time" is the time this takes.
@@ -250,11 +250,11 @@ func (m *executor) execute(ctx context.Context) error {
 	}
 	// How the clients were driven goes with the run: it decides the client's
 	// cost per operation (README, "The load generator waits like pgbench").
-	client := map[string]any{"io": "goroutine per client"}
+	client := &m.run.Env.Client
+	client.IO = "goroutine per client"
 	if p, ok := m.workers[0].conn.(driver.Path); ok {
-		client["path"] = p.ClientPath()
+		client.Path = p.ClientPath()
 	}
-	m.run.Env["client"] = client
 	// Spare Ps beside the clients' threads: the ticker and the collector must
 	// never wait for a P held by a thread blocked in a read.
 	procs := 0
@@ -265,13 +265,13 @@ func (m *executor) execute(ctx context.Context) error {
 	}
 	clientThreads := 0 // OS threads that wait in system calls for the clients
 	if m.loops != nil {
-		client["io"] = "event loops (clients multiplexed per thread, like pgbench -j)"
+		client.IO = "event loops (clients multiplexed per thread, like pgbench -j)"
 		clientThreads = len(m.loops)
 		for _, l := range m.loops {
 			defer l.Close()
 		}
 	} else if tp, ok := m.workers[0].conn.(fastpath.ThreadPerClient); ok && tp.BlocksThread() {
-		client["io"] = "thread per client"
+		client.IO = "thread per client"
 		clientThreads = c.Clients
 	}
 	// With a CPU for each client thread, each keeps its own OS thread, as
@@ -285,8 +285,8 @@ func (m *executor) execute(ctx context.Context) error {
 	// selects at 8 threads on 2 vCPUs: 37–45k locked against 58–61k).
 	lockThreads := clientThreads > 0 && clientThreads <= runtime.GOMAXPROCS(0)
 	if clientThreads > 0 {
-		client["threads"] = clientThreads
-		client["locked_threads"] = lockThreads
+		client.Threads = clientThreads
+		client.LockedThreads = &lockThreads
 		procs = clientThreads + 2
 	}
 	lockThread := func() func() {
@@ -470,20 +470,22 @@ func (m *executor) execute(ctx context.Context) error {
 // processes used (own: the CPU seconds fairbench used). They say whether the
 // host held fairbench up (Flags).
 func (m *executor) recordLoad(before, after envinfo.Load, phase time.Duration, own float64) {
-	host, _ := m.run.Env["host"].(map[string]any)
-	if host == nil || phase <= 0 {
+	if phase <= 0 {
 		return
 	}
+	host := &m.run.Env.Host
 	if wait, ok := after.WaitSince(before); ok {
-		host[envClientCPUWait] = wait.Seconds() / phase.Seconds()
+		host.ClientCPUWait = ptr(wait.Seconds() / phase.Seconds())
 	}
 	if steal, ok := after.StealSince(before); ok {
-		host[envStealPct] = steal * 100
+		host.StealPct = ptr(steal * 100)
 	}
 	if used, ok := after.UsedSince(before); ok {
-		host[envOthersCPU] = max(used-own, 0) / phase.Seconds()
+		host.OthersCPU = ptr(max(used-own, 0) / phase.Seconds())
 	}
 }
+
+func ptr(v float64) *float64 { return &v }
 
 // multiplex puts the clients on event loops, spread round-robin over threads
 // loops, as pgbench -j spreads its clients over its threads. It fails, and the
@@ -523,22 +525,19 @@ func (m *executor) multiplex(ctx context.Context, threads int) error {
 // the rest of the cell (until ctx ends) and records what it learnt; a failing
 // exporter is recorded and the run goes on without server samples.
 func (m *executor) startServerSampling(ctx context.Context, rawURL string) {
-	info := map[string]any{"node_exporter": nodeexp.Redacted(rawURL)}
-	if m.run.Env == nil {
-		m.run.Env = map[string]any{}
-	}
-	m.run.Env["server"] = info
+	info := &m.run.Env.Server
+	info.NodeExporter = nodeexp.Redacted(rawURL)
 	smp, err := nodeexp.New(rawURL)
 	if err == nil {
 		err = smp.Start(ctx, m.r.opt.Every)
 	}
 	if err != nil {
-		info["error"] = envinfo.Scrub(err.Error())
-		fmt.Fprintf(m.out, "  node_exporter: %s (continuing without server samples)\n", info["error"])
+		info.Error = envinfo.Scrub(err.Error())
+		fmt.Fprintf(m.out, "  node_exporter: %s (continuing without server samples)\n", info.Error)
 		return
 	}
 	if mem := smp.Memory(); mem > 0 {
-		info["memory_bytes"] = mem
+		info.MemoryBytes = int64(mem)
 	}
 	m.server = smp
 }

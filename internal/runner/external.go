@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"strings"
@@ -144,14 +145,19 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	} else if got.Duration > 0 {
 		run.StartedAt = run.EndedAt.Add(-got.Duration)
 	}
-	env := map[string]any{"host": envinfo.Host(), "command": strings.Join(argv, " "), "fairbench": version.String()}
-	for k, v := range got.Env {
-		env[k] = v
+	env := got.Env // the tool's facts, then fairbench's where the tool has none
+	env.Extra = maps.Clone(env.Extra)
+	env.Host = result.HostFromMap(envinfo.Host())
+	for k, v := range map[string]any{"command": strings.Join(argv, " "), "fairbench": version.String()} {
+		if _, ok := env.Extra[k]; !ok {
+			env.Set(k, v)
+		}
 	}
 	if dbEnv, ok := r.envs[c.Target.Name]; ok {
-		env["database"] = dbEnv
+		env.Database = dbEnv
 	}
-	env["client_server_same_host"] = driver.Local(c.Target.URL)
+	same := driver.Local(c.Target.URL)
+	env.SameHost = &same
 	run.Env = env
 	run.Status = result.StatusOK
 	return run, nil

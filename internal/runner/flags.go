@@ -29,13 +29,6 @@ const (
 	BusyWaitShare   = 0.10
 )
 
-// Keys of the measured phase's load in a run's host environment (recordLoad).
-const (
-	envClientCPUWait = "client_cpu_wait" // s fairbench's threads waited for a CPU, per s
-	envStealPct      = "steal_pct"       // % of the host's CPU time stolen
-	envOthersCPU     = "others_cpu"      // cores other processes used
-)
-
 // Flags are the reasons to doubt run, a run that stands, whose measured phase
 // was planned to last planned.
 func Flags(r *result.Run, planned time.Duration) []result.Flag {
@@ -70,18 +63,16 @@ func Flags(r *result.Run, planned time.Duration) []result.Flag {
 	if missed > 0 && s.StarvedSeconds == 0 {
 		add(result.FlagHostBusy, "fairbench did not read %d of its %d seconds in time: it was not running", missed, n)
 	}
-	host, _ := r.Env["host"].(map[string]any)
-	if steal, ok := host[envStealPct].(float64); ok && steal >= BusyStealShare*100 {
-		add(result.FlagHostBusy, "the hypervisor took %.0f %% of the host's CPU time (steal)", steal)
+	host := r.Env.Host
+	if host.StealPct != nil && *host.StealPct >= BusyStealShare*100 {
+		add(result.FlagHostBusy, "the hypervisor took %.0f %% of the host's CPU time (steal)", *host.StealPct)
 	}
 	// Beside a server on the same host, the other processes include the
 	// server, which competes with its clients by design (the same-host
 	// warning says so): only an engine in fairbench's process or a server
 	// elsewhere leaves the other processes to be a load of their own.
-	sameHost, _ := r.Env["client_server_same_host"].(bool)
-	others, ok1 := host[envOthersCPU].(float64)
-	wait, ok2 := host[envClientCPUWait].(float64)
-	if ok1 && ok2 && (engineInProcess(r) || !sameHost) && r.Duration > 0 {
+	if host.OthersCPU != nil && host.ClientCPUWait != nil && (engineInProcess(r) || !r.Env.ClientServerSameHost()) && r.Duration > 0 {
+		others, wait := *host.OthersCPU, *host.ClientCPUWait
 		used := s.ClientCPU / r.Duration.Seconds()
 		if share := wait / (wait + used); others >= BusyOthersCores && share >= BusyWaitShare {
 			add(result.FlagHostBusy, "other processes used %.1f cores of the host while fairbench's threads waited for a CPU %.0f %% of the time they were ready to run",

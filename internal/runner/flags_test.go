@@ -189,7 +189,7 @@ func TestRunThatOverranItsDurationIsFlaggedStalled(t *testing.T) {
 // seconds not read. Judged on its numbers alone: flagged, not failed, unless
 // connections were lost.
 func TestFrozenRunIsFlaggedAndAnOutageStillFails(t *testing.T) {
-	run := &result.Run{Duration: 271 * time.Second, Env: map[string]any{},
+	run := &result.Run{Duration: 271 * time.Second, Env: result.Environment{},
 		Series: []result.SeriesPoint{{Second: 1, Missed: true}, {Second: 2, Missed: true}, {Second: 3, Ops: 40}, {Second: 4, Ops: 2}}}
 	run.Summary = result.Summary{Transactions: 42, Max: 178e6, MeasuredSeconds: 3}
 	setDead(&run.Summary, result.DeadSecondsOf(run.Series, 3, false))

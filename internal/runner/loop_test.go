@@ -147,7 +147,7 @@ func TestClientsOnOneLoopStallIndependently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if io, _ := run.Env["client"].(map[string]any)["io"].(string); !strings.HasPrefix(io, "event loops") {
+	if io := run.Env.Client.IO; !strings.HasPrefix(io, "event loops") {
 		t.Fatalf("client io %q, want event loops", io)
 	}
 	h, err := hist.Decode(run.Ops[0].Histogram)
@@ -237,9 +237,9 @@ func TestClientThreadsKeepTheirOSThread(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		client, _ := run.Env["client"].(map[string]any)
-		if got, _ := client["locked_threads"].(bool); got != tc.locked {
-			t.Fatalf("%s: locked_threads = %v, want %v (client env %v)", tc.name, client["locked_threads"], tc.locked, client)
+		client := run.Env.Client
+		if got := client.LockedThreads != nil && *client.LockedThreads; got != tc.locked {
+			t.Fatalf("%s: locked_threads = %v, want %v (client env %+v)", tc.name, got, tc.locked, client)
 		}
 		if !tc.locked {
 			continue

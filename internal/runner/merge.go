@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 
 	"github.com/fairbench/fairbench/internal/hist"
@@ -26,11 +27,8 @@ func MergeRuns(parts []*result.Run) (*result.Run, error) {
 	out := *first
 	out.ID = 0
 	out.Ops, out.Series, out.Summary = nil, nil, result.Summary{}
-	out.Env = map[string]any{}
-	for k, v := range first.Env {
-		out.Env[k] = v
-	}
-	gens := make([]any, len(parts))
+	out.Env.Extra = maps.Clone(first.Env.Extra)
+	gens := make([]result.Environment, len(parts))
 	out.Clients = 0
 	var series [][]result.SeriesPoint
 	opIndex := map[string]int{}
@@ -144,7 +142,7 @@ func MergeRuns(parts []*result.Run) (*result.Run, error) {
 			s.Metric.Value += ps.Metric.Value
 		}
 	}
-	out.Env["generators"] = gens
+	out.Env.Generators = gens
 	if s.Transactions > 0 {
 		n := float64(s.Transactions)
 		s.LatencyMean = sumUs / n

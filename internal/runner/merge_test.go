@@ -83,8 +83,8 @@ func TestMergeRunsIsExact(t *testing.T) {
 	if seriesOps != m.Summary.Transactions {
 		t.Fatalf("merged series holds %d operations, the run %d", seriesOps, m.Summary.Transactions)
 	}
-	if g, ok := m.Env["generators"].([]any); !ok || len(g) != 2 {
-		t.Fatalf("env generators %v, want both generators' environments", m.Env["generators"])
+	if g := m.Env.Generators; len(g) != 2 {
+		t.Fatalf("env generators %v, want both generators' environments", g)
 	}
 
 	b.CellKey = "another cell"

@@ -105,10 +105,7 @@ func (l Limits) Judge(r *result.Run) string {
 // (result.Summary.HeldUpSeconds).
 func heldUpSeconds(r *result.Run) int { return r.Summary.HeldUpSeconds(engineInProcess(r)) }
 
-func engineInProcess(r *result.Run) bool {
-	in, _ := r.Env["engine_in_process"].(bool)
-	return in
-}
+func engineInProcess(r *result.Run) bool { return r.Env.EngineInProcess() }
 
 // OutageText is the one line a run's summary prints about an outage: its
 // reconnects, dead seconds and first errors; "" when there was none.

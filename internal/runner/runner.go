@@ -98,7 +98,7 @@ func (e *TargetError) Unwrap() error { return e.Err }
 type Runner struct {
 	st   *study.Study
 	opt  Options
-	envs map[string]map[string]any // per target: captured environment
+	envs map[string]result.Database // per target: captured environment
 	// coord is the coordinator's session once a cell ran on several load
 	// generators.
 	coord *coordination
@@ -121,7 +121,7 @@ func New(st *study.Study, opt Options) *Runner {
 	for _, t := range st.Targets {
 		registerSecrets(t.URL)
 	}
-	return &Runner{st: st, opt: opt, envs: map[string]map[string]any{}}
+	return &Runner{st: st, opt: opt, envs: map[string]result.Database{}}
 }
 
 // registerSecrets keeps the URL's password out of every message.
@@ -159,12 +159,12 @@ func (r *Runner) Preflight(ctx context.Context, cells []study.Cell) error {
 			cl.Close(ctx)
 			return err
 		}
-		env := map[string]any{}
+		var env result.Database
 		if e := environment(cl, conn); e != nil {
 			if got, err := e.Environment(ctx); err == nil {
-				env = got
+				env = databaseOf(got)
 			} else {
-				env["error"] = envinfo.Scrub(err.Error())
+				env.Extra = map[string]any{"error": envinfo.Scrub(err.Error())}
 			}
 		}
 		r.envs[c.Target.Name] = env
@@ -432,34 +432,21 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 			return cs, err
 		}
 	}
-	env := map[string]any{} // the executor adds its load generator's host and client
+	var env result.Environment // the executor adds its load generator's host and client
 	if dbEnv, ok := r.envs[c.Target.Name]; ok {
-		env["database"] = dbEnv
+		env.Database = dbEnv
 	} else if e := environment(cs.client, cs.admin); e != nil {
 		if got, err := e.Environment(ctx); err == nil {
-			r.envs[c.Target.Name] = got
-			env["database"] = got
+			r.envs[c.Target.Name] = databaseOf(got)
+			env.Database = r.envs[c.Target.Name]
 		}
 	}
-	declared := map[string]any{}
-	if c.Target.Cores > 0 {
-		declared["cores"] = c.Target.Cores
-	}
-	if c.Target.CPU != "" {
-		declared["cpu"] = c.Target.CPU
-	}
-	if c.Target.PricePerHour > 0 {
-		declared["price_per_hour"] = c.Target.PricePerHour
-	}
-	if c.Target.Notes != "" {
-		declared["notes"] = c.Target.Notes
-	}
-	if len(declared) > 0 {
-		env["declared"] = declared
-	}
-	env["client_server_same_host"] = driver.Local(c.Target.URL)
+	env.Declared = result.Declared{Cores: c.Target.Cores, CPU: c.Target.CPU, PricePerHour: c.Target.PricePerHour, Notes: c.Target.Notes}
+	same := driver.Local(c.Target.URL)
+	env.SameHost = &same
 	if driver.EngineInProcess(c.Target.URL) {
-		env["engine_in_process"] = true
+		inProcess := true
+		env.InProcess = &inProcess
 	}
 	run.Env = env
 	var facts [][2]string
@@ -471,7 +458,7 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 		for _, kv := range facts {
 			f[kv[0]] = kv[1]
 		}
-		env["workload"] = f
+		run.Env.Set("workload", f)
 	}
 	return cs, nil
 }
@@ -576,4 +563,14 @@ func (r *Runner) withSession(ctx context.Context, c study.Cell, f func(workload.
 }
 
 // Environments returns the database facts Preflight captured, per target name.
-func (r *Runner) Environments() map[string]map[string]any { return r.envs }
+func (r *Runner) Environments() map[string]result.Database { return r.envs }
+
+// databaseOf reads a driver's description of its database, with the cache
+// size and installation-only settings its driver knows of the engine.
+func databaseOf(facts map[string]any) result.Database {
+	db, err := result.DatabaseFromMap(facts)
+	if err != nil {
+		return result.Database{Extra: map[string]any{"error": envinfo.Scrub(err.Error())}}
+	}
+	return db.WithEngineFacts()
+}

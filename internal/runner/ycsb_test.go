@@ -100,12 +100,12 @@ func checkYcsbRun(t *testing.T, run *result.Run, password, db string) {
 	if len(run.Series) < 2 {
 		t.Fatalf("series: %v", run.Series)
 	}
-	cmd, _ := run.Env["command"].(string)
+	cmd, _ := run.Env.Extra["command"].(string)
 	if !strings.Contains(cmd, "go-ycsb run "+db+" ") || !strings.Contains(cmd, "table=fairbench_ycsb") ||
 		!strings.Contains(cmd, "requestdistribution=zipfian") || strings.Contains(cmd, password) {
 		t.Fatalf("stored command %q", cmd)
 	}
-	ye := run.Env["ycsb"].(map[string]any)
+	ye := run.Env.Extra["ycsb"].(map[string]any)
 	if ye["stopped_by"] != "SIGINT" {
 		t.Fatalf("env %v", ye)
 	}

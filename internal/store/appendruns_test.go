@@ -14,7 +14,7 @@ func TestAppendRunsAllOrNothing(t *testing.T) { eachDialect(t, testAppendRunsAll
 func testAppendRunsAllOrNothing(t *testing.T, s *Store) {
 	mk := func() []*result.Run { return []*result.Run{sampleRun(t, 1), sampleRun(t, 2)} }
 	bad := sampleRun(t, 3)
-	bad.Env = map[string]any{"unencodable": make(chan int)}
+	bad.Env.Set("unencodable", make(chan int))
 	rec := &ImportedFile{Hash: "abc", Name: "f.txt", StudyName: "import", Target: "x", Runs: 3}
 	if err := s.AppendRuns(append(mk(), bad), rec); err == nil {
 		t.Fatal("a run that cannot be encoded was accepted")

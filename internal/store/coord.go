@@ -305,7 +305,6 @@ func (s *Store) SetPart(ctx context.Context, sid int64, seq, index int, status s
 	if run != nil {
 		r := *run
 		r.Summary = finiteSummary(r.Summary)
-		r.Env = finiteValues(r.Env)
 		r.Params = finiteValues(r.Params)
 		b, err := json.Marshal(&r)
 		if err != nil {

@@ -1,10 +1,14 @@
 package store
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // A results file written before schema 3 (testdata/schema2, made by fairbench
@@ -63,4 +67,79 @@ func TestSchema2FileMigrates(t *testing.T) {
 	if v != SchemaVersion() {
 		t.Fatalf("migrated file at version %d, want %d", v, SchemaVersion())
 	}
+}
+
+// Every environment in the schema 2 file reads into the typed
+// result.Environment and writes back as the same JSON object: results files
+// written while the environment was a map need no data migration.
+func TestSchema2EnvironmentsRoundTrip(t *testing.T) {
+	s, err := Open(copyFixture(t, "testdata/schema2/schema2.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows, err := s.db.Query("SELECT id, env FROM runs ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id int64
+		var stored string
+		if err := rows.Scan(&id, &stored); err != nil {
+			t.Fatal(err)
+		}
+		var env result.Environment
+		if err := json.Unmarshal([]byte(stored), &env); err != nil {
+			t.Fatalf("run %d: %v", id, err)
+		}
+		if env.Host.Threads == 0 || env.Database.Engine == "" || env.Client.IO == "" {
+			t.Fatalf("run %d: typed fields not read from %s: %+v", id, stored, env)
+		}
+		again, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := canonicalJSON(t, stored); string(again) != want {
+			t.Fatalf("run %d: environment changed on the way through the typed struct:\nstored %s\nagain  %s", id, want, again)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 12 {
+		t.Fatalf("%d environments read, the file holds 12 runs", n)
+	}
+}
+
+// canonicalJSON re-encodes a JSON object as a map would: keys sorted, no
+// spaces, numbers as written.
+func canonicalJSON(t *testing.T, s string) string {
+	t.Helper()
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func copyFixture(t *testing.T, from string) string {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), filepath.Base(from))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

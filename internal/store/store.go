@@ -587,7 +587,7 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	env, err := enc("environment", finiteValues(r.Env))
+	env, err := enc("environment", r.Env)
 	if err != nil {
 		return 0, err
 	}
@@ -966,8 +966,10 @@ func scanRun(rows *sql.Rows) (*result.Run, error) {
 	if r.Params, err = decodeMap(p.String); err != nil {
 		return bad("params", err)
 	}
-	if r.Env, err = decodeMap(env.String); err != nil {
-		return bad("environment", err)
+	if env.String != "" && env.String != "null" {
+		if err := json.Unmarshal([]byte(env.String), &r.Env); err != nil {
+			return bad("environment", err)
+		}
 	}
 	if err := json.Unmarshal([]byte(dev.String), &r.Deviations); err != nil {
 		return bad("deviations", err)

@@ -60,7 +60,7 @@ func sampleRun(t testing.TB, seed int) *result.Run {
 		Duration:   60*time.Second + 17*time.Nanosecond,
 
 		ToolVersion: "0.1.0-dev+abc",
-		Env:         map[string]any{"cores": int64(8), "cpu": "EPYC", "settings": map[string]any{"shared_buffers": "128MB", "max_connections": int64(100)}},
+		Env:         result.EnvironmentFromMap(map[string]any{"cores": int64(8), "cpu": "EPYC", "settings": map[string]any{"shared_buffers": "128MB", "max_connections": int64(100)}}),
 		Deviations:  []string{"no vacuum before run"},
 		Summary: result.Summary{
 			Transactions: 60000 + int64(seed), Failed: 3, Retried: 2, Retries: 4, Throughput: 1000.25 + float64(seed),
@@ -162,7 +162,7 @@ func testNonFinite(t *testing.T, s *Store) {
 	r.Summary.LatencyMin = math.Inf(1) // minimum over zero operations
 	r.Summary.LatencyStddev = math.NaN()
 	r.Series[0].Mean = math.NaN()
-	r.Env["load"] = math.Inf(-1)
+	r.Env.Extra["load"] = math.Inf(-1)
 	if _, err := s.AppendRun(r); err != nil {
 		t.Fatalf("AppendRun: %v", err)
 	}
@@ -174,7 +174,7 @@ func testNonFinite(t *testing.T, s *Store) {
 	if got.Summary.LatencyMin != 0 || got.Summary.LatencyStddev != 0 || got.Series[0].Mean != 0 {
 		t.Errorf("non-finite numbers stored as %v %v %v, want 0", got.Summary.LatencyMin, got.Summary.LatencyStddev, got.Series[0].Mean)
 	}
-	if v, ok := got.Env["load"]; !ok || v != nil {
+	if v, ok := got.Env.Extra["load"]; !ok || v != nil {
 		t.Errorf("env load = %v (present %v), want nil", v, ok)
 	}
 	if got.Summary.Throughput != r.Summary.Throughput {

@@ -199,6 +199,7 @@ func (c *Client) Environment(context.Context) (map[string]any, error) {
 	env["file"] = c.H.Path
 	if st, err := os.Stat(c.H.Path); err == nil {
 		env["database_size"] = strconv.FormatInt(st.Size(), 10) + " bytes"
+		env["database_size_bytes"] = st.Size() // for the working-set check
 	}
 	return env, nil
 }

@@ -53,7 +53,32 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		delete(changed, "max_execution_time")
 	}
 	env["settings_changed"] = changed
+	if s := c.serverSettings(ctx); len(s) > 0 {
+		env["server_settings"] = s
+	}
 	return env, nil
+}
+
+// serverSettings reads the server's memory limit and caches
+// (system.server_settings, from ClickHouse 23.3; nil before).
+func (c *Client) serverSettings(ctx context.Context) map[string]string {
+	rows, err := c.conn.Query(ctx, "SELECT name, value FROM system.server_settings WHERE name IN ('"+strings.Join(serverSettingNames, "', '")+"')")
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil
+		}
+		out[name] = value
+	}
+	if rows.Err() != nil {
+		return nil
+	}
+	return out
 }
 
 // secretSetting keeps credentials some settings may hold out of the record.

@@ -103,7 +103,12 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		Repl *struct {
 			SetName string `bson:"setName"`
 		} `bson:"repl"`
-		Uptime float64 `bson:"uptime"`
+		Uptime     float64 `bson:"uptime"`
+		WiredTiger *struct {
+			Cache struct {
+				Max float64 `bson:"maximum bytes configured"`
+			} `bson:"cache"`
+		} `bson:"wiredTiger"`
 	}
 	if err := c.db.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&ss); err == nil {
 		if ss.Process != "" {
@@ -116,6 +121,9 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 			env["replica_set"] = ss.Repl.SetName
 		}
 		env["uptime_seconds"] = int64(ss.Uptime)
+		if ss.WiredTiger != nil && ss.WiredTiger.Cache.Max > 0 {
+			env[cacheFact] = int64(ss.WiredTiger.Cache.Max)
+		}
 	} else {
 		// Managed services may refuse serverStatus to a plain user.
 		env["server_status_error"] = c.cfg.secrets.Scrub(err.Error())

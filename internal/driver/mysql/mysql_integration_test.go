@@ -298,3 +298,22 @@ func TestCancelInterruptsStatement(t *testing.T) {
 		t.Fatalf("interrupted statement classified %s (%v)", cl, err)
 	}
 }
+
+// A real server's environment gives its buffer pool as the cache.
+func TestEnvironmentReportsTheBufferPool(t *testing.T) {
+	c, err := connect(t, testenv.MySQLURL(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := c.(driver.Environment).Environment(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := result.DatabaseFromMap(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, name := db.WithEngineFacts().Cache(); b < 1<<20 || name != "innodb_buffer_pool_size" {
+		t.Fatalf("cache %d bytes of %q from settings %v", b, name, db.Settings)
+	}
+}

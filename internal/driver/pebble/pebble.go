@@ -152,7 +152,7 @@ func open(abs string, cfg Config) (*database, map[string]string, error) {
 	settings := map[string]string{
 		"sync":                       strconv.FormatBool(cfg.Sync),
 		"disable_wal":                strconv.FormatBool(cfg.DisableWAL),
-		"cache_size":                 strconv.FormatInt(eff.CacheSize, 10),
+		blockCacheSetting:            strconv.FormatInt(eff.CacheSize, 10),
 		"mem_table_size":             strconv.FormatUint(eff.MemTableSize, 10),
 		"bytes_per_sync":             strconv.Itoa(eff.BytesPerSync),
 		"l0_compaction_threshold":    strconv.Itoa(eff.L0CompactionThreshold),
@@ -239,6 +239,8 @@ func (c *Client) Environment(context.Context) (map[string]any, error) {
 	env, settings := c.Env(c.H.Path)
 	settings["format_major_version"] = db.FormatMajorVersion().String()
 	env["directory"] = c.H.Path
-	env["database_size"] = strconv.FormatUint(db.Metrics().DiskSpaceUsage(), 10) + " bytes"
+	size := db.Metrics().DiskSpaceUsage()
+	env["database_size"] = strconv.FormatUint(size, 10) + " bytes"
+	env["database_size_bytes"] = int64(size) // for the working-set check
 	return env, nil
 }

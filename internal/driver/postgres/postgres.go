@@ -508,7 +508,7 @@ func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 	if c.wire != nil {
 		return nil, errMultiplexed
 	}
-	env := map[string]any{"engine": "postgresql"}
+	env := map[string]any{"engine": engineName}
 	var version, dbSize, uptime string
 	var dbBytes int64
 	err := c.c.QueryRow(ctx, `SELECT version(), pg_size_pretty(pg_database_size(current_database())),

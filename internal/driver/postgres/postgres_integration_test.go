@@ -189,3 +189,24 @@ func TestInterruptWakesABlockedStatement(t *testing.T) {
 		})
 	}
 }
+
+// A real server's environment gives its cache (shared_buffers, in bytes) and
+// names its installation-only settings: what the working-set and
+// configuration checks read, without knowing PostgreSQL.
+func TestEnvironmentReportsTheCache(t *testing.T) {
+	env, err := connect(t, testenv.PostgresURL(t), "").Environment(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := result.DatabaseFromMap(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db = db.WithEngineFacts()
+	if b, name := db.Cache(); b < 128<<10 || name != "shared_buffers" {
+		t.Fatalf("cache %d bytes of %q from settings %v", b, name, db.Settings)
+	}
+	if !db.InstallationOnly("data_directory") || db.InstallationOnly("shared_buffers") {
+		t.Fatalf("installation-only settings %v", db.InstallationSettings)
+	}
+}

@@ -416,7 +416,7 @@ func quote(ident string) string { return `"` + strings.ReplaceAll(ident, `"`, `"
 
 // Environment implements driver.Environment.
 func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
-	env := map[string]any{"engine": "sqlite", "driver": "modernc.org/sqlite (pure Go)"}
+	env := map[string]any{"engine": engineName, "driver": "modernc.org/sqlite (pure Go)"}
 	var version string
 	if err := c.c.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
 		return nil, err
@@ -434,6 +434,7 @@ func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 	env["file"] = abs
 	if st, err := os.Stat(c.cfg.Path); err == nil {
 		env["database_size"] = strconv.FormatInt(st.Size(), 10) + " bytes"
+		env["database_size_bytes"] = st.Size() // for the working-set check
 	}
 	env["tls"] = map[string]any{"enabled": false}
 	return env, nil

@@ -125,8 +125,8 @@ func TestBadSourceLineNamesFileAndLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Summary.Queries[0].Rows != 1 || r.Env["workload"].(map[string]any)["source"] != goodPath {
-		t.Errorf("after the good load: %+v, facts %v", r.Summary.Queries[0], r.Env["workload"])
+	if r.Summary.Queries[0].Rows != 1 || r.Env.Extra["workload"].(map[string]any)["source"] != goodPath {
+		t.Errorf("after the good load: %+v, facts %v", r.Summary.Queries[0], r.Env.Extra["workload"])
 	}
 	w, _ := workload.Get("clickbench")
 	p := map[string]any{}

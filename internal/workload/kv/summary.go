@@ -25,7 +25,7 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	if secs <= 0 {
 		secs = 1
 	}
-	facts, _ := r.Env["workload"].(map[string]any)
+	facts, _ := r.Env.Extra["workload"].(map[string]any)
 	for _, k := range []string{"profile", "pipeline", "key range", "data size", "key pattern"} {
 		if v, ok := facts[k]; ok {
 			fmt.Fprintf(w, "%s: %v\n", k, v)

@@ -18,7 +18,7 @@ func init() { kinds.RegisterSummary(Workload{}.Kind(), PeerSummary) }
 // have stopped on them. Reconnects are the connection errors the runner
 // recovered from by reconnecting.
 func PeerSummary(w io.Writer, r *result.Run) {
-	facts, _ := r.Env["workload"].(map[string]any)
+	facts, _ := r.Env.Extra["workload"].(map[string]any)
 	for _, k := range []string{"script", "tables", "table size", "random distribution", "query mode"} {
 		if v, ok := facts[k]; ok {
 			fmt.Fprintf(w, "%s: %v\n", k, v)

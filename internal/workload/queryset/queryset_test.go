@@ -309,12 +309,12 @@ func TestTinyTimesAreNotZero(t *testing.T) {
 func TestClickBenchFileShape(t *testing.T) {
 	r := run("pg", []*float64{f64(0.1234567891), f64(0.05), f64(0.04)}, []*float64{nil, f64(1), nil})
 	r.StartedAt = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	r.Env = map[string]any{
+	r.Env = result.EnvironmentFromMap(map[string]any{
 		"database":                map[string]any{"engine": "postgresql", "version": "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64"},
 		"host":                    map[string]any{"cpu_model": "AMD EPYC", "threads": 2, "memory_gib": 23.6},
 		"workload":                map[string]any{FactLoadSeconds: "12.500", FactDataBytes: "1048576", FactSynthetic: "1000 rows"},
 		"client_server_same_host": true,
-	}
+	})
 	var buf bytes.Buffer
 	if err := WriteClickBench(&buf, r); err != nil {
 		t.Fatal(err)
@@ -339,11 +339,12 @@ func TestClickBenchFileShape(t *testing.T) {
 	if !strings.Contains(got["comment"].(string), "synthetic") {
 		t.Errorf("synthetic data not said: %v", got["comment"])
 	}
-	r.Env["client_server_same_host"] = false
+	same := false
+	r.Env.SameHost = &same
 	if cb, _ := ClickBench(r); cb.Machine != "pg" {
 		t.Errorf("a remote server's machine is %q: want the target's name, not this host", cb.Machine)
 	}
-	r.Env["declared"] = map[string]any{"cpu": "Graviton4", "cores": 16}
+	r.Env.Declared = result.Declared{CPU: "Graviton4", Cores: 16}
 	if cb, _ := ClickBench(r); cb.Machine != "Graviton4, 16 cores" {
 		t.Errorf("machine %q: want what the study declares", cb.Machine)
 	}

@@ -454,21 +454,20 @@ func ClickBench(r *result.Run) (*ClickBenchResult, error) {
 	if len(r.Summary.Queries) == 0 {
 		return nil, fmt.Errorf("run %d has no per-query tries (a %s run in the concurrent mode, or not a query-set run)", r.ID, r.Kind)
 	}
-	db, _ := r.Env["database"].(map[string]any)
-	host, _ := r.Env["host"].(map[string]any)
-	facts, _ := r.Env["workload"].(map[string]any)
-	system := fmt.Sprint(db["engine"])
-	if db == nil || db["engine"] == nil {
+	db := r.Env.Database
+	facts, _ := r.Env.Extra["workload"].(map[string]any)
+	system := db.Engine
+	if system == "" {
 		system = r.Target
 	}
-	if v, ok := db["version"]; ok {
+	if v := db.Version; v != "" {
 		// PostgreSQL's version() is a sentence: its number is what a
 		// ClickBench system name carries.
-		if n := versionNumber.FindString(fmt.Sprint(v)); n != "" {
+		if n := versionNumber.FindString(v); n != "" {
 			system += " " + n
 		}
 	}
-	out := &ClickBenchResult{System: system, Date: r.StartedAt.UTC().Format(time.DateOnly), Machine: machine(r, host), ClusterSize: 1,
+	out := &ClickBenchResult{System: system, Date: r.StartedAt.UTC().Format(time.DateOnly), Machine: machine(r), ClusterSize: 1,
 		Proprietary: "no", Tuned: "no", Tags: []string{"fairbench", r.Kind}}
 	if s, ok := facts[FactLoadSeconds].(string); ok {
 		if v, err := strconv.ParseFloat(s, 64); err == nil {
@@ -511,25 +510,23 @@ var RunFormats = map[string]func(io.Writer, *result.Run) error{"clickbench": Wri
 // machine names the server ClickBench's file describes: what the study
 // declares of the target (cpu, cores), else this host when the server runs
 // on it, else the target's name, which the user may edit in the file.
-func machine(r *result.Run, host map[string]any) string {
+func machine(r *result.Run) string {
 	var parts []string
-	if d, ok := r.Env["declared"].(map[string]any); ok {
-		if v, ok := d["cpu"]; ok {
-			parts = append(parts, fmt.Sprint(v))
-		}
-		if v, ok := d["cores"]; ok {
-			parts = append(parts, fmt.Sprint(v)+" cores")
-		}
+	if d := r.Env.Declared; d.CPU != "" {
+		parts = append(parts, d.CPU)
 	}
-	if len(parts) == 0 && host != nil && r.Env["client_server_same_host"] == true {
-		if v, ok := host["cpu_model"]; ok {
+	if d := r.Env.Declared; d.Cores > 0 {
+		parts = append(parts, strconv.Itoa(d.Cores)+" cores")
+	}
+	if host := r.Env.Host; len(parts) == 0 && r.Env.ClientServerSameHost() {
+		if v, ok := host.Extra["cpu_model"]; ok {
 			parts = append(parts, fmt.Sprint(v))
 		}
-		if v, ok := host["threads"]; ok {
-			parts = append(parts, fmt.Sprint(v)+" threads")
+		if host.Threads > 0 {
+			parts = append(parts, strconv.Itoa(host.Threads)+" threads")
 		}
-		if v, ok := host["memory_gib"].(float64); ok {
-			parts = append(parts, strconv.FormatFloat(math.Round(v), 'f', 0, 64)+" GiB")
+		if host.MemoryGiB > 0 {
+			parts = append(parts, strconv.FormatFloat(math.Round(host.MemoryGiB), 'f', 0, 64)+" GiB")
 		}
 	}
 	if len(parts) == 0 {

@@ -44,7 +44,7 @@ func checkQuerySetRun(t *testing.T, r *fbresult.Run) {
 	if m := r.Headline(); m.Field != fbresult.FieldQueryTimes || m.Value != mean || m.HigherIsBetter {
 		t.Errorf("headline %+v, want the geometric mean %v, lower is better", m, mean)
 	}
-	facts, _ := r.Env["workload"].(map[string]any)
+	facts, _ := r.Env.Extra["workload"].(map[string]any)
 	if _, ok := facts[queryset.FactDataBytes]; !ok {
 		t.Errorf("no data size among the facts %v", facts)
 	}
@@ -63,7 +63,7 @@ func TestRunOnSQLiteReusesItsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkQuerySetRun(t, again)
-	f1, f2 := first.Env["workload"].(map[string]any), again.Env["workload"].(map[string]any)
+	f1, f2 := first.Env.Extra["workload"].(map[string]any), again.Env.Extra["workload"].(map[string]any)
 	if f1[queryset.FactLoadSeconds] == nil || f1[queryset.FactLoadSeconds] != f2[queryset.FactLoadSeconds] {
 		t.Errorf("load time %v then %v: the second run must reuse the first load and report its time", f1[queryset.FactLoadSeconds], f2[queryset.FactLoadSeconds])
 	}
@@ -113,14 +113,14 @@ func TestClickHouse18RunsTheFlatFormAndCleansUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkQuerySetRun(t, r)
-	if facts := r.Env["workload"].(map[string]any); facts["form"] != "flat" || facts["dialect"] != queryset.ClickHouse18 {
+	if facts := r.Env.Extra["workload"].(map[string]any); facts["form"] != "flat" || facts["dialect"] != queryset.ClickHouse18 {
 		t.Errorf("facts %v: want the flat form on 18.16", facts)
 	}
 	again, err := runSSB(t, u, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Env["workload"].(map[string]any)[queryset.FactLoadSeconds] != r.Env["workload"].(map[string]any)[queryset.FactLoadSeconds] {
+	if again.Env.Extra["workload"].(map[string]any)[queryset.FactLoadSeconds] != r.Env.Extra["workload"].(map[string]any)[queryset.FactLoadSeconds] {
 		t.Error("the second run loaded again instead of reusing fairbench's tables")
 	}
 	w, _ := workload.Get("ssb")

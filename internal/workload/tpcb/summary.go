@@ -14,16 +14,16 @@ func init() { kinds.RegisterSummary(Workload{}.Kind(), PeerSummary) }
 // PeerSummary prints a run's summary with pgbench's field names and order, so
 // the two tools' outputs can be read (and parsed) side by side, followed by the
 // percentiles from the run's histogram. The tries per transaction are read
-// from r.Env[kinds.MaxTriesKey] (1 when absent), since the run record does not
+// from r.Env.Extra[kinds.MaxTriesKey] (1 when absent), since the run record does not
 // keep its cell's max tries.
 func PeerSummary(w io.Writer, r *result.Run) {
 	maxTries := 1
-	if v, ok := r.Env[kinds.MaxTriesKey]; ok {
+	if v, ok := r.Env.Extra[kinds.MaxTriesKey]; ok {
 		if n, err := strconv.Atoi(fmt.Sprint(v)); err == nil {
 			maxTries = n
 		}
 	}
-	facts, _ := r.Env["workload"].(map[string]any)
+	facts, _ := r.Env.Extra["workload"].(map[string]any)
 	for _, k := range []string{"transaction type", "scaling factor", "query mode"} {
 		if v, ok := facts[k]; ok {
 			fmt.Fprintf(w, "%s: %v\n", k, v)

@@ -74,8 +74,7 @@ func wantClientIO(t *testing.T, r *result.Run, multiplexed bool) {
 	if multiplexed {
 		want = "event loops"
 	}
-	client, _ := r.Env["client"].(map[string]any)
-	if io, _ := client["io"].(string); !strings.HasPrefix(io, want) {
+	if io := r.Env.Client.IO; !strings.HasPrefix(io, want) {
 		t.Fatalf("%d clients ran with client io %q, want %q", r.Clients, io, want)
 	}
 }

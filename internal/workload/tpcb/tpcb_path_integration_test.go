@@ -26,9 +26,9 @@ func TestPostgresClientPathDoesNotDependOnClients(t *testing.T) {
 				if r.Status != result.StatusOK || r.Summary.Transactions < 10 || r.Summary.Failed != 0 {
 					t.Fatalf("%s, %d clients, %s: status %s, %d transactions, %d failed: %s", net, clients, r.Params["query_mode"], r.Status, r.Summary.Transactions, r.Summary.Failed, r.Error)
 				}
-				client, _ := r.Env["client"].(map[string]any)
-				if path, _ := client["path"].(string); path != wantPath {
-					t.Errorf("%s, %d clients, %s: client path %q, want %q (io %v)", net, clients, r.Params["query_mode"], path, wantPath, client["io"])
+				client := r.Env.Client
+				if path := client.Path; path != wantPath {
+					t.Errorf("%s, %d clients, %s: client path %q, want %q (io %v)", net, clients, r.Params["query_mode"], path, wantPath, client.IO)
 				}
 				if net == "sockets" {
 					wantClientIO(t, r, clients > 2)

@@ -56,8 +56,7 @@ func FiguresOf(r *result.Run) Figures {
 
 // engineName is HammerDB's word for the engine in its TEST RESULT line.
 func engineName(r *result.Run) string {
-	db, _ := r.Env["database"].(map[string]any)
-	switch fmt.Sprint(db["engine"]) {
+	switch r.Env.Database.Engine {
 	case "postgresql":
 		return "PostgreSQL"
 	case "mysql":
@@ -74,7 +73,7 @@ func engineName(r *result.Run) string {
 // line, then its time profile's percentiles per transaction — with
 // fairbench's tpmC beside NOPM, from the run's own histograms.
 func PeerSummary(w io.Writer, r *result.Run) {
-	facts, _ := r.Env["workload"].(map[string]any)
+	facts, _ := r.Env.Extra["workload"].(map[string]any)
 	fmt.Fprintf(w, "TPC-C: %v warehouse(s), %d virtual user(s), %v; ramp-up %s, measured %.0f s\n",
 		facts["warehouses"], r.Clients, facts["implementation"], r.Warmup, r.Duration.Seconds())
 	f := FiguresOf(r)

@@ -99,7 +99,7 @@ func TestTPCCRunsOnEveryEngine(t *testing.T) {
 				clients = 1 // one writer at a time: more users only queue
 			}
 			run := runTPCC(t, url, map[string][]any{"warehouses": {int64(1)}, "implementation": {v.impl}}, clients, 15*time.Second)
-			facts, _ := run.Env["workload"].(map[string]any)
+			facts, _ := run.Env.Extra["workload"].(map[string]any)
 			if impl := fmt.Sprint(facts["implementation"]); (v.impl == tpccparams.Procedures) != strings.Contains(impl, "stored procedures") {
 				t.Errorf("the run records implementation %q for %s", impl, v.impl)
 			}
