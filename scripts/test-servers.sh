@@ -905,8 +905,8 @@ start_opensearch() {
 # secured as Elastic ships them: security on, https with the test CA's
 # certificate (the Redis TLS instance's), the superuser bench created with
 # bin/elasticsearch-users. The downloads (~300 MB cold, one Maven at a time)
-# come first, then the three nodes start in parallel (~40 s each on an idle
-# 2-core machine); each step's time is printed.
+# come first, then the three nodes start in parallel (30-60 s each alone,
+# 100-170 s together on a busy 2-core machine); each step's time is printed.
 SEARCH_ES_USER=bench
 SEARCH_ES_PASSWORD=fairbench-test-pw
 SEARCH_NODES=(es8 es9 opensearch3)
