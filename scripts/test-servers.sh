@@ -24,6 +24,8 @@ die() { printf 'test-servers: ERROR: %s\n' "$*" >&2; exit 1; }
 APT_CALLER=test-servers
 # shellcheck source=scripts/apt.sh
 . "$REPO_ROOT/scripts/apt.sh"
+# shellcheck source=scripts/jdk.sh
+. "$REPO_ROOT/scripts/jdk.sh"
 
 # as_user USER CMD... — run CMD as USER from / (so the tool does not complain
 # that it cannot read the caller's working directory).
@@ -900,6 +902,71 @@ start_opensearch() {
     ENV_LINES+=("FAIRBENCH_TEST_OPENSEARCH_TINYQUEUE=opensearch://127.0.0.1:9202")
 }
 
+# --------------------------------------- Elasticsearch 8 and 9, OpenSearch 3
+
+# start_search_nodes — the newer search nodes, started in the background
+# while the other servers start (finish_search_nodes waits for them):
+#   es8          https://127.0.0.1:9290  Elasticsearch 8.19.0
+#   es9          https://127.0.0.1:9291  Elasticsearch 9.1.0
+#   opensearch3  http://127.0.0.1:9203   OpenSearch 3.3.0
+# Each with a 512 MiB heap (~0.8 GB RSS) on a JDK 21+ (Temurin 25 on the
+# project's machines, scripts/jdk.sh). The Elasticsearch nodes are Elastic's
+# integ-test-zip distribution from Maven Central (scripts/elasticsearch.sh),
+# secured as Elastic ships them: security on, https with the test CA's
+# certificate (the Redis TLS instance's), the superuser bench created with
+# bin/elasticsearch-users. The downloads (~300 MB cold, one Maven at a time)
+# come first, then the three nodes start in parallel (30-60 s each alone,
+# 100-170 s together on a busy 2-core machine); each step's time is printed.
+SEARCH_ES_USER=bench
+SEARCH_ES_PASSWORD=fairbench-test-pw
+SEARCH_NODES=(es8 es9 opensearch3)
+start_search_nodes() {
+    # What the background job needs from apt, installed here: apt-get must
+    # not run in two processes at once.
+    local missing=() ca=$REDIS_TLS_DIR/ca.crt
+    command -v mvn >/dev/null 2>&1 || missing+=(maven)
+    command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+    command -v curl >/dev/null 2>&1 || missing+=(curl)
+    [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+    find_jdk 21 >/dev/null
+    ensure_redis_tls
+    SEARCH_OUT=$(mktemp -d)
+    local es=$REPO_ROOT/scripts/elasticsearch.sh os=$REPO_ROOT/scripts/opensearch.sh
+    local secure=(secure "$ca" "$REDIS_TLS_DIR/server.crt" "$REDIS_TLS_DIR/server.key" "$SEARCH_ES_USER" "$SEARCH_ES_PASSWORD")
+    (
+        set +e
+        timed_bg() { # NAME CMD... — CMD's stdout into NAME.out, its status into NAME.rc
+            local name=$1 t0=$SECONDS
+            shift
+            "$@" >"$SEARCH_OUT/$name.out"
+            echo $? >"$SEARCH_OUT/$name.rc"
+            log "search nodes: $name took $((SECONDS - t0)) s"
+        }
+        timed_bg install-es8 bash "$es" install 8.19.0
+        timed_bg install-es9 bash "$es" install 9.1.0
+        timed_bg install-opensearch3 env OS_VERSION=3.3.0 bash "$os" install
+        timed_bg es8 bash "$es" start es8 8.19.0 9290 512m "${secure[@]}" &
+        timed_bg es9 bash "$es" start es9 9.1.0 9291 512m "${secure[@]}" &
+        timed_bg opensearch3 env OS_VERSION=3.3.0 bash "$os" start opensearch3 9203 512m &
+        wait
+    ) &
+    SEARCH_PID=$!
+}
+
+finish_search_nodes() {
+    local n failed=()
+    wait "$SEARCH_PID" || true
+    for n in install-es8 install-es9 install-opensearch3 "${SEARCH_NODES[@]}"; do
+        [ "$(cat "$SEARCH_OUT/$n.rc" 2>/dev/null)" = 0 ] || failed+=("$n")
+    done
+    [ ${#failed[@]} -eq 0 ] || die "search nodes: ${failed[*]} failed (scripts/elasticsearch.sh, scripts/opensearch.sh; see their output above)"
+    local ca=$REDIS_TLS_DIR/ca.crt auth="$SEARCH_ES_USER:$SEARCH_ES_PASSWORD"
+    ENV_LINES+=("FAIRBENCH_TEST_OPENSEARCH3=opensearch://127.0.0.1:9203")
+    ENV_LINES+=("FAIRBENCH_TEST_ELASTICSEARCH8='elasticsearchs://$auth@127.0.0.1:9290?ca=$ca'")
+    ENV_LINES+=("FAIRBENCH_TEST_ELASTICSEARCH9='elasticsearchs://$auth@127.0.0.1:9291?ca=$ca'")
+    rm -rf "$SEARCH_OUT"
+}
+
 # ------------------------------------------------------------------- kubectl
 
 # start_kubectl — the kubectl that internal/k8s's dry-run test runs on
@@ -976,25 +1043,25 @@ install_fio() {
     log "fio ready: $(fio --version)"
 }
 
+# timed STEP — run the function STEP and print how long it took.
+timed() {
+    local t0=$SECONDS
+    "$1"
+    log "$1 took $((SECONDS - t0)) s"
+}
+
 main() {
-    start_kubectl
-    start_postgres
-    start_mariadb
-    start_redis
-    start_valkey
-    start_redis_cluster
-    install_chromium
-    install_go_ycsb
-    install_cc
-    install_fio
-    install_memtier
-    install_go_tpc
-    start_ferretdb
-    start_clickhouse
-    install_chdb
-    start_opensearch
-    finish_kubectl
+    local t0=$SECONDS step
+    # The search nodes (downloads, then three JVMs) start in the background first.
+    timed start_kubectl
+    timed start_search_nodes
+    for step in start_postgres start_mariadb start_redis start_valkey start_redis_cluster install_chromium \
+        install_go_ycsb install_cc install_fio install_memtier install_go_tpc start_ferretdb start_clickhouse \
+        install_chdb start_opensearch finish_search_nodes finish_kubectl; do
+        timed "$step"
+    done
     write_env
+    log "all servers ready after $((SECONDS - t0)) s"
 }
 
 main "$@"

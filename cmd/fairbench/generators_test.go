@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	batchv1 "k8s.io/api/batch/v1"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -458,9 +457,13 @@ func TestRenderedPodCommandsParse(t *testing.T) {
 
 // Bulk indexing on two load generators: each indexes its share of the
 // corpus, and the coordinator's count check, with the generators' tallies
-// added, finds the index holding the corpus exactly once.
+// added, finds the index holding the corpus exactly once; on every engine
+// and release the tests have.
 func TestBulkIndexCorpusIsSharedByGenerators(t *testing.T) {
-	node := testenv.OpenSearch(t)
+	testenv.EachSearchNode(t, false, func(t *testing.T, _ testenv.SearchNode, node string) { bulkIndexOnGenerators(t, node) })
+}
+
+func bulkIndexOnGenerators(t *testing.T, node string) {
 	index := testenv.OpenSearchIndex(t, node)
 	dir := t.TempDir()
 	study := fmt.Sprintf(`[study]
@@ -502,20 +505,7 @@ generators = 2
 	if items != 20000 || sum != 20000 {
 		t.Errorf("merged run %d documents, parts %d: want the corpus once, 20000", items, sum)
 	}
-	base, err := testenv.OpenSearchHTTP(node)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Get(base + "/" + index + "/_count")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var count struct{ Count int64 }
-	if err := json.NewDecoder(resp.Body).Decode(&count); err != nil {
-		t.Fatal(err)
-	}
-	if count.Count != 20000 {
-		t.Errorf("index %s holds %d documents, want 20000", index, count.Count)
+	if n := testenv.SearchCount(t, node, index); n != 20000 {
+		t.Errorf("index %s holds %d documents, want 20000", index, n)
 	}
 }

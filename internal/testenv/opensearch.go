@@ -2,6 +2,9 @@ package testenv
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +16,53 @@ import (
 	"testing"
 	"time"
 )
+
+// SearchNode is one of the search engine nodes scripts/test-servers.sh
+// starts for the search driver and workloads (scripts/opensearch.sh,
+// scripts/elasticsearch.sh).
+type SearchNode struct {
+	Name    string // the subtest's name: "opensearch-2.19", "elasticsearch-9.1"
+	Env     string // the variable that holds its URL
+	Engine  string // "opensearch" or "elasticsearch", as the driver records it
+	Version string // the exact release the node runs
+	// Secure: security on, https with the test CA and a superuser created
+	// with bin/elasticsearch-users, all in the URL
+	// (elasticsearchs://bench:PASSWORD@host:port?ca=FILE).
+	Secure bool
+}
+
+// SearchNodes are the nodes every search test runs on: both OpenSearch
+// majors, plain http without security (the runner has no security
+// plugin), and both Elasticsearch majors as Elastic ships them (integ-test
+// distribution: no rest-root module, so GET / answers 405), secured.
+var SearchNodes = []SearchNode{
+	{Name: "opensearch-2.19", Env: "FAIRBENCH_TEST_OPENSEARCH", Engine: "opensearch", Version: "2.19.1"},
+	{Name: "opensearch-3.3", Env: "FAIRBENCH_TEST_OPENSEARCH3", Engine: "opensearch", Version: "3.3.0"},
+	{Name: "elasticsearch-8.19", Env: "FAIRBENCH_TEST_ELASTICSEARCH8", Engine: "elasticsearch", Version: "8.19.0", Secure: true},
+	{Name: "elasticsearch-9.1", Env: "FAIRBENCH_TEST_ELASTICSEARCH9", Engine: "elasticsearch", Version: "9.1.0", Secure: true},
+}
+
+// EachSearchNode runs test as a subtest per node of SearchNodes (of those
+// with secure set, only the secured ones), with the node's URL, shared
+// (OpenSearchShared). A node whose variable is unset is skipped, or fails
+// with FAIRBENCH_REQUIRE_SERVERS=1. With -short (the race detector's pass
+// of scripts/test.sh) only the first such node: the engines differ in what
+// the driver learns when it opens, not in how goroutines share state.
+func EachSearchNode(t *testing.T, secureOnly bool, test func(t *testing.T, n SearchNode, url string)) {
+	t.Helper()
+	ran := false
+	for _, n := range SearchNodes {
+		if secureOnly && !n.Secure || testing.Short() && ran {
+			continue
+		}
+		ran = true
+		t.Run(n.Name, func(t *testing.T) {
+			u := need(t, n.Env)
+			OpenSearchShared(t, u)
+			test(t, n, u)
+		})
+	}
+}
 
 // OpenSearch returns the URL of the test OpenSearch 2.19.1
 // (FAIRBENCH_TEST_OPENSEARCH, opensearch://127.0.0.1:9201): one node, plain
@@ -49,13 +99,12 @@ func OpenSearchURLOnly(t testing.TB) string {
 // never created is no error, a node that cannot be reached is only logged.
 func OpenSearchIndex(t testing.TB, rawURL string) string {
 	t.Helper()
-	base, err := OpenSearchHTTP(rawURL)
-	if err != nil {
+	if _, err := OpenSearchHTTP(rawURL); err != nil {
 		t.Fatal(err)
 	}
 	name := "fbtest-" + randomHex(6)
 	t.Cleanup(func() {
-		status, body, err := openSearchDo(http.MethodDelete, base+"/"+name)
+		status, body, err := SearchDo(rawURL, http.MethodDelete, "/"+name, "")
 		if err != nil {
 			t.Logf("deleting the test index %s: %v", name, err)
 		} else if status != http.StatusOK && status != http.StatusNotFound {
@@ -73,29 +122,81 @@ func OpenSearchHTTP(rawURL string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("OpenSearch test URL %q: %v", rawURL, err)
 	}
-	scheme := map[string]string{"opensearch": "http", "opensearchs": "https", "http": "http", "https": "https"}[u.Scheme]
+	scheme := map[string]string{"opensearch": "http", "opensearchs": "https", "elasticsearch": "http", "elasticsearchs": "https",
+		"http": "http", "https": "https"}[u.Scheme]
 	if scheme == "" || u.Host == "" {
 		return "", fmt.Errorf("OpenSearch test URL %q: want opensearch://host:port", rawURL)
 	}
 	return scheme + "://" + u.Host, nil
 }
 
-// openSearchDo sends one request without a body and returns the status and
-// (the first 64 KiB of) the response body.
-func openSearchDo(method, target string) (int, []byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, target, nil)
+// SearchDo sends one request to the test node of rawURL (an opensearch://
+// or elasticsearch(s):// URL of the test environment, whose user and ca it
+// uses), with body as JSON when not empty, and returns the status and (the
+// first 64 KiB of) the response body: for tests that check the node with
+// plain HTTP requests, not through fairbench's driver.
+func SearchDo(rawURL, method, path, body string) (int, []byte, error) {
+	base, err := OpenSearchHTTP(rawURL)
 	if err != nil {
 		return 0, nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	u, _ := url.Parse(rawURL) // parsed by OpenSearchHTTP
+	client := http.DefaultClient
+	if ca := u.Query().Get("ca"); ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return 0, nil, fmt.Errorf("the test URL's ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return 0, nil, fmt.Errorf("the test URL's ca %s holds no PEM certificate", ca)
+		}
+		client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		req.SetBasicAuth(u.User.Username(), pw)
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	return resp.StatusCode, body, err
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	return resp.StatusCode, b, err
+}
+
+// SearchCount is the number of documents the index holds, after a refresh,
+// as the node at rawURL says (GET /{index}/_count).
+func SearchCount(t testing.TB, rawURL, index string) int64 {
+	t.Helper()
+	if status, body, err := SearchDo(rawURL, http.MethodPost, "/"+index+"/_refresh", ""); err != nil || status != http.StatusOK {
+		t.Fatalf("refreshing %s: HTTP %d, %v: %s", index, status, err, body)
+	}
+	status, body, err := SearchDo(rawURL, http.MethodGet, "/"+index+"/_count", "")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("counting %s: HTTP %d, %v: %s", index, status, err, body)
+	}
+	var r struct {
+		Count *int64 `json:"count"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || r.Count == nil {
+		t.Fatalf("counting %s: no count in %s", index, body)
+	}
+	return *r.Count
 }
 
 // OpenSearchShared and OpenSearchExclusive coordinate the tests of all

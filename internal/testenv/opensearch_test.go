@@ -3,6 +3,7 @@ package testenv
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -10,17 +11,17 @@ import (
 // The OpenSearch nodes scripts/test-servers.sh starts must be what their
 // variables say, checked with plain HTTP (not through fairbench's driver).
 
-func openSearchJSON(t *testing.T, target string, v any) {
+func openSearchJSON(t *testing.T, rawURL, path string, v any) {
 	t.Helper()
-	status, body, err := openSearchDo(http.MethodGet, target)
+	status, body, err := SearchDo(rawURL, http.MethodGet, path, "")
 	if err != nil {
-		t.Fatalf("GET %s: %v", target, err)
+		t.Fatalf("GET %s: %v", path, err)
 	}
 	if status != http.StatusOK {
-		t.Fatalf("GET %s: HTTP %d: %s", target, status, body)
+		t.Fatalf("GET %s: HTTP %d: %s", path, status, body)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		t.Fatalf("GET %s: %v in %s", target, err, body)
+		t.Fatalf("GET %s: %v in %s", path, err, body)
 	}
 }
 
@@ -45,7 +46,7 @@ func TestOpenSearchServers(t *testing.T) {
 					Number       string `json:"number"`
 				} `json:"version"`
 			}
-			openSearchJSON(t, base+"/", &root)
+			openSearchJSON(t, base, "/", &root)
 			if root.Version.Distribution != "opensearch" || root.Version.Number != "2.19.1" || root.ClusterName != c.cluster {
 				t.Errorf("%s is %s %s, cluster %q; want opensearch 2.19.1, cluster %q",
 					base, root.Version.Distribution, root.Version.Number, root.ClusterName, c.cluster)
@@ -54,7 +55,7 @@ func TestOpenSearchServers(t *testing.T) {
 				Size      string `json:"size"`
 				QueueSize string `json:"queue_size"`
 			}
-			openSearchJSON(t, base+"/_cat/thread_pool/write?format=json&h=size,queue_size", &pools)
+			openSearchJSON(t, base, "/_cat/thread_pool/write?format=json&h=size,queue_size", &pools)
 			if len(pools) != 1 {
 				t.Fatalf("%s has %d nodes, want 1", base, len(pools))
 			}
@@ -68,6 +69,39 @@ func TestOpenSearchServers(t *testing.T) {
 	}
 }
 
+// Each search node runs the engine and release SearchNodes says, and the
+// secured ones refuse a request without credentials.
+func TestSearchNodesAreWhatTheySay(t *testing.T) {
+	EachSearchNode(t, false, func(t *testing.T, n SearchNode, u string) {
+		var nodes struct {
+			Nodes map[string]struct {
+				Version     string `json:"version"`
+				BuildFlavor string `json:"build_flavor"` // Elasticsearch's only
+			} `json:"nodes"`
+		}
+		openSearchJSON(t, u, "/_nodes/_local?filter_path=nodes.*.version,nodes.*.build_flavor", &nodes)
+		if len(nodes.Nodes) != 1 {
+			t.Fatalf("%d local nodes: %+v", len(nodes.Nodes), nodes)
+		}
+		for _, node := range nodes.Nodes {
+			if node.Version != n.Version || (node.BuildFlavor != "") != (n.Engine == "elasticsearch") {
+				t.Errorf("the node runs %s (build flavor %q); want %s %s", node.Version, node.BuildFlavor, n.Engine, n.Version)
+			}
+		}
+		if !n.Secure {
+			return
+		}
+		anonymous, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		anonymous.User = nil
+		if status, body, err := SearchDo(anonymous.String(), http.MethodGet, "/_cluster/health", ""); err != nil || status != http.StatusUnauthorized {
+			t.Errorf("without credentials: HTTP %d, %v, want 401: %s", status, err, body)
+		}
+	})
+}
+
 func TestOpenSearchIndexIsDeleted(t *testing.T) {
 	base, err := OpenSearchHTTP(OpenSearch(t))
 	if err != nil {
@@ -79,14 +113,14 @@ func TestOpenSearchIndexIsDeleted(t *testing.T) {
 		if !strings.HasPrefix(name, "fbtest-") {
 			t.Fatalf("index name %q", name)
 		}
-		if status, body, err := openSearchDo(http.MethodPut, base+"/"+name); err != nil || status != http.StatusOK {
+		if status, body, err := SearchDo(base, http.MethodPut, "/"+name, ""); err != nil || status != http.StatusOK {
 			t.Fatalf("PUT %s: HTTP %d, %v: %s", name, status, err, body)
 		}
 	})
 	if name == "" {
 		return // the subtest failed before it had a name
 	}
-	if status, body, err := openSearchDo(http.MethodHead, base+"/"+name); err != nil || status != http.StatusNotFound {
+	if status, body, err := SearchDo(base, http.MethodHead, "/"+name, ""); err != nil || status != http.StatusNotFound {
 		t.Errorf("HEAD %s after its test ended: HTTP %d, %v (want 404: deleted): %s", name, status, err, body)
 	}
 }

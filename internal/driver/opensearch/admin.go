@@ -18,15 +18,30 @@ import (
 
 // rootInfo is GET /'s answer.
 type rootInfo struct {
-	Name        string `json:"name"`
-	ClusterName string `json:"cluster_name"`
-	Version     struct {
+	Version struct {
 		Number       string `json:"number"`
 		Distribution string `json:"distribution"` // "opensearch"; Elasticsearch has none
 		BuildFlavor  string `json:"build_flavor"` // Elasticsearch's "default"
 		Lucene       string `json:"lucene_version"`
 	} `json:"version"`
 }
+
+// identity is what the node is: the engine, its version and the cluster.
+type identity struct {
+	engine      string // "opensearch" or "elasticsearch"
+	version     string // "" when the node would not say (versionError says why)
+	buildFlavor string // Elasticsearch's; "" for OpenSearch
+	lucene      string // "" where the engine does not say
+	cluster     string
+	// versionError is why the version is unknown: a user without the
+	// monitor privilege may index and search but not read it.
+	versionError string
+}
+
+// productHeader is the header every Elasticsearch answer (7.14 and later)
+// carries, "X-Elastic-Product: Elasticsearch"; OpenSearch sends none.
+// Elastic's own clients tell their engine apart by it.
+const productHeader = "X-Elastic-Product"
 
 // health is GET /_cluster/health's answer.
 type health struct {
@@ -41,37 +56,91 @@ type health struct {
 // getJSON sends a GET and decodes a 2xx answer into v; other statuses come
 // back as *Error.
 func (c *Client) getJSON(ctx context.Context, path string, v any) error {
-	var buf bytes.Buffer
-	status, err := c.do(ctx, http.MethodGet, path, nil, "", &buf)
-	if err != nil {
-		return err
-	}
-	if status/100 != 2 {
-		return c.httpError("GET "+path, status, buf.Bytes())
-	}
-	if err := json.Unmarshal(buf.Bytes(), v); err != nil {
-		return fmt.Errorf("GET %s: decoding the answer: %w", path, err)
-	}
-	return nil
+	_, err := c.getJSONHeader(ctx, path, v)
+	return err
 }
 
-// check is Open's look at the cluster: GET / (the node answers, the
-// credentials are good) and GET /_cluster/health (not red). Each failure
-// is one line that says what to do.
-func (c *Client) check(ctx context.Context) error {
-	var root rootInfo
-	if err := c.getJSON(ctx, "/", &root); err != nil {
-		return c.openError(err)
+// getJSONHeader is getJSON that returns the answer's header too.
+func (c *Client) getJSONHeader(ctx context.Context, path string, v any) (http.Header, error) {
+	var buf bytes.Buffer
+	status, hdr, err := c.send(ctx, http.MethodGet, path, nil, "", &buf)
+	if err != nil {
+		return nil, err
 	}
+	if status/100 != 2 {
+		return hdr, c.httpError("GET "+path, status, buf.Bytes())
+	}
+	if err := json.Unmarshal(buf.Bytes(), v); err != nil {
+		return hdr, fmt.Errorf("GET %s: decoding the answer: %w", path, err)
+	}
+	return hdr, nil
+}
+
+// check is Open's look at the cluster: GET /_cluster/health (the node
+// answers, the credentials are good, the cluster is not red), then what the
+// engine is (identify). Each failure is one line that says what to do.
+func (c *Client) check(ctx context.Context) error {
 	var h health
-	if err := c.getJSON(ctx, "/_cluster/health", &h); err != nil {
+	hdr, err := c.getJSONHeader(ctx, "/_cluster/health", &h)
+	if err != nil {
 		return c.openError(err)
 	}
 	if h.Status == "red" {
 		return fmt.Errorf("cluster %q is red: a primary shard is unassigned (%d unassigned shards in all): GET _cluster/allocation/explain says why",
 			h.ClusterName, h.UnassignedShards)
 	}
+	id, err := c.identify(ctx, hdr)
+	if err != nil {
+		return c.openError(err)
+	}
+	id.cluster = h.ClusterName
+	c.id = id
 	return nil
+}
+
+// identify tells the engine apart the way Elastic's clients do: an answer
+// (hdr, the health check's) that says X-Elastic-Product: Elasticsearch is
+// Elasticsearch's, whose version GET /_nodes/_local gives (GET / is no
+// help there: a node without the rest-root module, such as Elastic's
+// integration-test distribution, answers it with 405). Anything else is
+// asked GET /, where OpenSearch names itself in version.distribution (and
+// an Elasticsearch older than 7.14, or behind a proxy that drops the
+// header, has a build_flavor).
+func (c *Client) identify(ctx context.Context, hdr http.Header) (identity, error) {
+	if hdr.Get(productHeader) == "Elasticsearch" {
+		id := identity{engine: "elasticsearch"}
+		var nodes struct {
+			Nodes map[string]struct {
+				Version     string `json:"version"`
+				BuildFlavor string `json:"build_flavor"`
+			} `json:"nodes"`
+		}
+		err := c.getJSON(ctx, "/_nodes/_local?filter_path=nodes.*.version,nodes.*.build_flavor", &nodes)
+		for _, n := range nodes.Nodes {
+			id.version, id.buildFlavor = n.Version, n.BuildFlavor
+		}
+		switch {
+		case err != nil:
+			id.versionError = err.Error()
+		case id.version == "":
+			id.versionError = "GET /_nodes/_local named no node version"
+		}
+		return id, nil
+	}
+	var root rootInfo
+	if err := c.getJSON(ctx, "/", &root); err != nil {
+		return identity{}, fmt.Errorf("neither Elasticsearch (no %s header) nor OpenSearch: %w", productHeader, err)
+	}
+	id := identity{version: root.Version.Number, lucene: root.Version.Lucene}
+	switch {
+	case root.Version.Distribution != "":
+		id.engine = root.Version.Distribution
+	case root.Version.BuildFlavor != "":
+		id.engine, id.buildFlavor = "elasticsearch", root.Version.BuildFlavor
+	default:
+		return identity{}, fmt.Errorf("GET / names no engine (no version.distribution, no build_flavor, no %s header): is this an OpenSearch or Elasticsearch node's HTTP port?", productHeader)
+	}
+	return id, nil
 }
 
 // openError turns a failed check into the line Open returns.
@@ -184,30 +253,23 @@ func (s *Conn) Count(ctx context.Context, index string) (int64, error) {
 	return *r.Count, nil
 }
 
-// Environment implements driver.Environment: what the cluster is (GET /,
+// Environment implements driver.Environment: what the cluster is (as Open found it,
 // /_cluster/health), its nodes (/_nodes/jvm,os: heap, processors, OS) and
 // the cluster settings set explicitly; TLS as the URL asks for it. A part
 // the user may not read (managed services) is noted, not fatal.
 func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
-	var root rootInfo
-	if err := c.getJSON(ctx, "/", &root); err != nil {
-		return nil, err
-	}
 	env := map[string]any{
 		"driver":       libraryVersion(),
-		"version":      root.Version.Number,
-		"cluster_name": root.ClusterName,
-		"lucene":       root.Version.Lucene,
+		"version":      c.id.version,
+		"cluster_name": c.id.cluster,
+		"distribution": c.id.engine,
+		"engine":       c.id.engine,
 	}
-	// OpenSearch says "opensearch" in version.distribution; Elasticsearch
-	// has no distribution but a build_flavor.
-	dist := root.Version.Distribution
-	if dist == "" && root.Version.BuildFlavor != "" {
-		dist = "elasticsearch"
-		env["build_flavor"] = root.Version.BuildFlavor
+	for k, v := range map[string]string{"lucene": c.id.lucene, "build_flavor": c.id.buildFlavor, "version_error": c.id.versionError} {
+		if v != "" {
+			env[k] = v
+		}
 	}
-	env["distribution"] = dist
-	env["engine"] = dist
 	var h health
 	if err := c.getJSON(ctx, "/_cluster/health", &h); err == nil {
 		env["status"] = h.Status

@@ -134,6 +134,7 @@ func newClient(cfg config) (*osgo.Client, error) {
 type Client struct {
 	cfg config
 	oc  *osgo.Client
+	id  identity // the engine and version, as Open found them
 	driver.ClientState
 }
 
@@ -177,13 +178,19 @@ func (s *Conn) ClientPath() string { return clientPath }
 // do sends one request and reads the whole answer into buf, which it
 // resets; it returns the HTTP status. A non-2xx status is no error here.
 func (c *Client) do(ctx context.Context, method, path string, body []byte, contentType string, buf *bytes.Buffer) (int, error) {
+	status, _, err := c.send(ctx, method, path, body, contentType, buf)
+	return status, err
+}
+
+// send is do that returns the answer's header too.
+func (c *Client) send(ctx context.Context, method, path string, body []byte, contentType string, buf *bytes.Buffer) (int, http.Header, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, path, rd)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -196,13 +203,13 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, conte
 		if err == nil {
 			err = errors.New("no response")
 		}
-		return 0, c.cfg.secrets.ScrubErr(err)
+		return 0, nil, c.cfg.secrets.ScrubErr(err)
 	}
 	buf.Reset()
 	if _, err := buf.ReadFrom(res.Body); err != nil {
-		return 0, c.cfg.secrets.ScrubErr(fmt.Errorf("%s %s: reading the response: %w", method, path, err))
+		return 0, nil, c.cfg.secrets.ScrubErr(fmt.Errorf("%s %s: reading the response: %w", method, path, err))
 	}
-	return res.StatusCode, nil
+	return res.StatusCode, res.Header, nil
 }
 
 // Error is a request the engine refused as a whole.

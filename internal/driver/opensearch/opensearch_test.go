@@ -433,3 +433,91 @@ func TestElasticsearchToldApart(t *testing.T) {
 		t.Fatalf("distribution %v, version %v; want elasticsearch 8.15.0", env["distribution"], env["version"])
 	}
 }
+
+// fakeElasticsearch answers as Elasticsearch 9.1 without the rest-root
+// module (Elastic's integration-test distribution): every answer says
+// X-Elastic-Product, GET / is refused with 405, and GET /_nodes/_local
+// answers with nodes (or with nodesStatus and an error).
+func fakeElasticsearch(t *testing.T, nodesStatus int) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-elastic-product", "Elasticsearch")
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/":
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			io.WriteString(w, `{"error":"Incorrect HTTP method for uri [/] and method [GET], allowed: [DELETE]","status":405}`) //nolint:errcheck // test server
+		case "/_cluster/health":
+			io.WriteString(w, `{"cluster_name":"es-fake","status":"yellow","number_of_nodes":1,"number_of_data_nodes":1}`) //nolint:errcheck // test server
+		case "/_nodes/_local":
+			if nodesStatus != http.StatusOK {
+				w.WriteHeader(nodesStatus)
+				io.WriteString(w, `{"error":{"type":"security_exception","reason":"action [cluster:monitor/nodes/info] is unauthorized for user [writer]"},"status":403}`) //nolint:errcheck // test server
+				return
+			}
+			io.WriteString(w, `{"nodes":{"3FKnkvIoSsaM9SvMzUf3PA":{"version":"9.1.0","build_flavor":"default"}}}`) //nolint:errcheck // test server
+		default:
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"type":"no_route","reason":"not faked"},"status":400}`) //nolint:errcheck // test server
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func openEnvironment(t *testing.T, rawURL string) (map[string]any, error) {
+	t.Helper()
+	ctx := context.Background()
+	cl, err := Driver{}.Open(ctx, driver.Target{URL: rawURL}, driver.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close(ctx)
+	return cl.(driver.Environment).Environment(ctx)
+}
+
+// An Elasticsearch whose GET / answers 405 is told apart by the header its
+// answers carry, and its version read from GET /_nodes/_local.
+func TestElasticsearchWithoutRootEndpoint(t *testing.T) {
+	clearEnv(t)
+	srv := fakeElasticsearch(t, http.StatusOK)
+	for _, scheme := range []string{"elasticsearch://", "opensearch://"} {
+		env, err := openEnvironment(t, scheme+strings.TrimPrefix(srv.URL, "http://"))
+		if err != nil {
+			t.Fatalf("%s: %v", scheme, err)
+		}
+		if env["engine"] != "elasticsearch" || env["version"] != "9.1.0" || env["build_flavor"] != "default" || env["cluster_name"] != "es-fake" {
+			t.Errorf("%s: environment %v, want elasticsearch 9.1.0 (default), cluster es-fake", scheme, env)
+		}
+	}
+}
+
+// A user who may not read the nodes' info still runs: the version is
+// recorded as unknown, with the reason.
+func TestElasticsearchVersionNotReadable(t *testing.T) {
+	clearEnv(t)
+	srv := fakeElasticsearch(t, http.StatusForbidden)
+	env, err := openEnvironment(t, "elasticsearch://"+strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env["engine"] != "elasticsearch" || env["version"] != "" || !strings.Contains(fmt.Sprint(env["version_error"]), "HTTP 403 security_exception") {
+		t.Errorf("environment %v, want elasticsearch with version_error", env)
+	}
+}
+
+// A node without the header whose GET / names no engine is refused in one line.
+func TestOpenNeitherEngine(t *testing.T) {
+	clearEnv(t)
+	for name, root := range map[string]http.HandlerFunc{
+		"405":       jsonReply(http.StatusMethodNotAllowed, `{"error":"Incorrect HTTP method","status":405}`),
+		"no engine": jsonReply(http.StatusOK, `{"name":"x","version":{"number":"1.0"}}`),
+	} {
+		srv := fakeNode(t, map[string]http.HandlerFunc{"GET /": root})
+		_, err := Driver{}.Open(context.Background(), driver.Target{URL: nodeURL(srv, "")}, driver.Options{})
+		t.Log(err)
+		if err == nil || !strings.Contains(err.Error(), "X-Elastic-Product") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line naming the header", name, err)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package bulkindex_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -37,29 +36,13 @@ kind = %q
 `, url, kind, extra)
 }
 
-// count asks the node itself how many documents index holds.
-func count(t *testing.T, url, index string) int64 {
-	t.Helper()
-	base, err := testenv.OpenSearchHTTP(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	http.Post(base+"/"+index+"/_refresh", "application/json", nil) //nolint:errcheck
-	resp, err := http.Get(base + "/" + index + "/_count")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var n int64
-	if _, err := fmt.Sscanf(string(b[bytes.Index(b, []byte(`"count":`))+8:]), "%d", &n); err != nil {
-		t.Fatalf("count of %s: %s", index, b)
-	}
-	return n
+// Bulk indexing, then searches on what it indexed, on every engine and
+// release the tests have.
+func TestBulkIndexOnOpenSearch(t *testing.T) {
+	testenv.EachSearchNode(t, false, func(t *testing.T, _ testenv.SearchNode, url string) { bulkIndexThenSearch(t, url) })
 }
 
-func TestBulkIndexOnOpenSearch(t *testing.T) {
-	url := testenv.OpenSearch(t)
+func bulkIndexThenSearch(t *testing.T, url string) {
 	index := testenv.OpenSearchIndex(t, url)
 	run, err := cellrun.One(t, cell(url, "bulkindex", fmt.Sprintf("index = %q\ndocs = 30000\nbulk_size = 1000\nclients = 4", index)), false)
 	if err != nil || run.Status != result.StatusOK {
@@ -68,7 +51,7 @@ func TestBulkIndexOnOpenSearch(t *testing.T) {
 	if run.Ops[0].Items != 30000 || run.Ops[0].Count != 30 || run.Summary.Failed != 0 {
 		t.Fatalf("%d bulks of %d documents, %d failed; want 30 of 30000", run.Ops[0].Count, run.Ops[0].Items, run.Summary.Failed)
 	}
-	if n := count(t, url, index); n != 30000 {
+	if n := testenv.SearchCount(t, url, index); n != 30000 {
 		t.Fatalf("the node holds %d documents", n)
 	}
 	if m := run.Summary.Metric; m == nil || m.Unit != "docs/s" || m.Value <= 0 {
@@ -117,8 +100,8 @@ func TestRejectionsAreCountedAndRetried(t *testing.T) {
 	if refused == 0 {
 		t.Skip("the tiny write queue refused nothing this time: cannot check the accounting")
 	}
-	if run.Ops[0].Items+refused != 40000 || count(t, url, index) != run.Ops[0].Items {
-		t.Fatalf("%d accepted + %d refused, want 40000; the node holds %d", run.Ops[0].Items, refused, count(t, url, index))
+	if run.Ops[0].Items+refused != 40000 || testenv.SearchCount(t, url, index) != run.Ops[0].Items {
+		t.Fatalf("%d accepted + %d refused, want 40000; the node holds %d", run.Ops[0].Items, refused, testenv.SearchCount(t, url, index))
 	}
 	// With retries the refused documents are sent again until indexed.
 	index2 := testenv.OpenSearchIndex(t, url)
@@ -126,8 +109,8 @@ func TestRejectionsAreCountedAndRetried(t *testing.T) {
 	if err != nil || run.Status != result.StatusOK {
 		t.Fatalf("run with retries: %v %s", err, run.Error)
 	}
-	if run.Ops[0].Items != 40000 || count(t, url, index2) != 40000 {
-		t.Fatalf("with retries: %d accepted, the node holds %d; want 40000", run.Ops[0].Items, count(t, url, index2))
+	if run.Ops[0].Items != 40000 || testenv.SearchCount(t, url, index2) != 40000 {
+		t.Fatalf("with retries: %d accepted, the node holds %d; want 40000", run.Ops[0].Items, testenv.SearchCount(t, url, index2))
 	}
 	t.Logf("throttled documents: %d without retries, %d with (%v)", refused, run.Ops[0].Errors[result.ErrThrottled], run.Summary.Extra)
 }
@@ -153,23 +136,23 @@ func TestBadCorpusLineStopsBeforeIndexing(t *testing.T) {
 	}
 }
 
+// An index fairbench did not create (no ownership marker in its mapping)
+// is refused and left as it was, on every engine and release.
 func TestForeignIndexIsRefusedAndKept(t *testing.T) {
-	url := testenv.OpenSearch(t)
-	index := testenv.OpenSearchIndex(t, url)
-	base, _ := testenv.OpenSearchHTTP(url)
-	req, _ := http.NewRequest(http.MethodPut, base+"/"+index+"/_doc/1?refresh=true", strings.NewReader(`{"mine":true}`))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode/100 != 2 {
-		t.Fatalf("creating a foreign index: %v %v", err, resp)
-	}
-	run, err := cellrun.One(t, cell(url, "bulkindex", fmt.Sprintf("index = %q\ndocs = 100", index)), true)
-	if err == nil || !strings.Contains(run.Error, "fairbench did not create it") {
-		t.Fatalf("run on a foreign index: %v: %s", err, run.Error)
-	}
-	if n := count(t, url, index); n != 1 {
-		t.Fatalf("the foreign index holds %d documents, want its 1", n)
-	}
+	testenv.EachSearchNode(t, false, func(t *testing.T, _ testenv.SearchNode, url string) {
+		index := testenv.OpenSearchIndex(t, url)
+		status, body, err := testenv.SearchDo(url, http.MethodPut, "/"+index+"/_doc/1?refresh=true", `{"mine":true}`)
+		if err != nil || status/100 != 2 {
+			t.Fatalf("creating a foreign index: HTTP %d %v: %s", status, err, body)
+		}
+		run, err := cellrun.One(t, cell(url, "bulkindex", fmt.Sprintf("index = %q\ndocs = 100", index)), true)
+		if err == nil || !strings.Contains(run.Error, "fairbench did not create it") {
+			t.Fatalf("run on a foreign index: %v: %s", err, run.Error)
+		}
+		if n := testenv.SearchCount(t, url, index); n != 1 {
+			t.Fatalf("the foreign index holds %d documents, want its 1", n)
+		}
+	})
 }
 
 func TestRateModeKeepsServiceTimesApart(t *testing.T) {
