@@ -6,10 +6,14 @@
 // The package is split by concern: runner.go is the study and the cell's
 // lifecycle (bind the workload, open the target's client, prepare data,
 // capture the environment, check); executor.go measures one cell on this load
-// generator and returns a partial run; schedule.go paces, retries and records
-// each client's operations; summary.go turns ticks and totals into the series,
-// op results and headline; merge.go merges partial runs exactly, as a
-// coordinator of several load generators does. The runner knows no workload,
+// generator in phases and returns a partial run; connect.go connects (and
+// reconnects) the clients; drive.go chooses how they are driven (a goroutine
+// or a thread each, or event loops) and starts and stops them; schedule.go
+// retries and records each client's operations, paced by closedloop.go or
+// rate.go; selfending.go ends a run whose clients finished their work;
+// summary.go turns ticks and totals into the series, op results and
+// headline; merge.go merges partial runs exactly, as a coordinator of
+// several load generators does. The runner knows no workload,
 // driver or tool by name: it asks the workload and kinds registries and the
 // driver's capabilities.
 package runner
