@@ -31,16 +31,15 @@ import (
 
 // executor is one cell's warm-up and measured phase on this load generator.
 type executor struct {
-	r     *Runner
-	cell  study.Cell
-	inst  workload.Instance
-	copts driver.Options
-	run   *result.Run
-	out   io.Writer
+	r    *Runner
+	cell study.Cell
+	bound
+	run *result.Run
+	out io.Writer
 	// client is the cell's client; every worker takes its session from it.
 	client driver.Client
 	// admin is fairbench's own session beside the clients', idle while they
-	// run: it reads the database's counters (workload.ServerCounter).
+	// run: it reads the database's counters (the ServerCounts hook).
 	admin driver.Conn
 
 	stop    atomic.Bool
@@ -245,7 +244,7 @@ type baseline struct {
 }
 
 func (m *executor) baseline() baseline {
-	return baseline{counts: counts(m.inst), cpu: cpuSeconds(), load: m.r.opt.readLoad()}
+	return baseline{counts: counts(m.hooks), cpu: cpuSeconds(), load: m.r.opt.readLoad()}
 }
 
 // warmUp runs the warm-up from runStart, showing progress, then discards
@@ -266,7 +265,7 @@ func (m *executor) warmUp(ctx context.Context, col *hist.Collector, sc *serverCo
 	}
 	// The workload's own counters are read right before the histograms
 	// restart, so both describe (within microseconds) the same measured phase.
-	counts0 := counts(m.inst)
+	counts0 := counts(m.hooks)
 	if err := sc.snapshot(ctx); err != nil {
 		stopClients()
 		return time.Time{}, baseline{}, err
@@ -298,8 +297,8 @@ func (m *executor) measure(ctx context.Context, col *hist.Collector, sc *serverC
 	m.run.EndedAt = end
 	m.run.Duration = end.Sub(start)
 	m.run.Series = series
-	m.run.Summary.Extra = countsSince(m.inst, base.counts)
-	if sc.sc != nil {
+	m.run.Summary.Extra = countsSince(m.hooks, base.counts)
+	if sc.read != nil {
 		// Servers publish some counters when a session ends (PostgreSQL's
 		// backends flush their commit counts at most once a second, and at
 		// exit): the clients' sessions end before the counters are read.

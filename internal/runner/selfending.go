@@ -4,7 +4,10 @@ package runner
 // workload.ErrClientDone has sent all its requests (memtier's --requests, a
 // YCSB operationcount, a corpus indexed once) and stops; once every client
 // has, the phase in progress ends (allDone). A run whose clients all end
-// within the warm-up has nothing left to measure and fails.
+// within the warm-up has nothing left to measure and fails. A workload whose
+// shape says SelfEnding (workload.Shape) ends every run so: its Limit
+// replaces the cell's duration (setupCell), and it runs on several load
+// generators only when its work is split among them (splittable).
 
 import "fmt"
 
