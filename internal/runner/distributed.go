@@ -196,7 +196,7 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 		return failRun(ctx, run, err)
 	}
 	defer cs.close(ctx)
-	if err := splittable(cs.inst, c, n); err != nil {
+	if err := splittable(cs.shape, c, n); err != nil {
 		return failRun(ctx, run, err)
 	}
 	st := r.opt.Distribution.Store
@@ -221,8 +221,8 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 	// The database's own counters are the coordinator's to read: each
 	// generator's window would hold every generator's work.
 	sc := &serverCounts{}
-	if scr, ok := cs.inst.(workload.ServerCounter); ok {
-		sc = &serverCounts{sc: scr, conn: cs.admin}
+	if read := cs.hooks.ServerCounts; read != nil {
+		sc = &serverCounts{read: read, conn: cs.admin}
 	}
 	if err := sc.snapshot(ctx); err != nil {
 		return fail(err)
@@ -236,7 +236,7 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 		return fail(err)
 	}
 	fmt.Fprintf(r.opt.Progress, "  %d load generators start at %s (store clock)\n", n, startAt.UTC().Format("15:04:05.000"))
-	if c.Warmup > 0 && sc.sc != nil {
+	if c.Warmup > 0 && sc.read != nil {
 		select {
 		case <-time.After(time.Until(co.clock.Local(startAt).Add(c.Warmup))):
 		case <-ctx.Done():
@@ -285,7 +285,7 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 	if len(failed) > 0 {
 		merged.Status, merged.Error = result.StatusFailed, strings.Join(failed, "; ")
 	}
-	if t, ok := cs.inst.(workload.Tallier); ok {
+	if t := cs.shape; t.AddTallies != nil {
 		for _, p := range runs {
 			t.AddTallies(p.Env.WorkloadTallies)
 		}
@@ -301,19 +301,18 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 }
 
 // splittable refuses cells whose work cannot yet be shared by generators.
-func splittable(inst workload.Instance, c study.Cell, n int) error {
-	if sp, ok := inst.(workload.Splitter); ok {
+func splittable(shape workload.Shape, c study.Cell, n int) error {
+	if shape.Split != nil {
 		// The coordinator's instance runs no client: splitting it only
 		// asks whether the work can be shared.
-		if err := sp.Split(0, n); err != nil {
+		if err := shape.Split(0, n); err != nil {
 			return err
 		}
 	}
-	_, shared := inst.(workload.Splitter)
-	if se, ok := inst.(workload.SelfEnding); ok && se.Limit() > 0 && !shared {
+	if shape.SelfEnding && shape.Split == nil {
 		return fmt.Errorf("workload %s ends when its clients have done a fixed amount of work, which is not split over load generators yet: run it on one generator", c.Workload.Kind)
 	}
-	if qs, ok := inst.(workload.QuerySet); ok && qs.Finite() {
+	if shape.Finite {
 		return fmt.Errorf("workload %s runs a fixed query set, which is not split over load generators: run it on one generator", c.Workload.Kind)
 	}
 	return nil
@@ -608,8 +607,8 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 		return failPart(err)
 	}
 	defer cs.close(ctx)
-	if sp, ok := cs.inst.(workload.Splitter); ok {
-		if err := sp.Split(g.index, g.n); err != nil {
+	if cs.shape.Split != nil {
+		if err := cs.shape.Split(g.index, g.n); err != nil {
 			return failPart(err)
 		}
 	}
@@ -618,7 +617,7 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := &executor{
-		r: r, cell: cs.c, inst: cs.inst, copts: cs.copts, run: run, out: r.opt.Progress, client: cs.client, admin: cs.admin,
+		r: r, cell: cs.c, bound: cs.bound, run: run, out: r.opt.Progress, client: cs.client, admin: cs.admin,
 		slotBase: base, slots: c.Clients, noServerCounts: true,
 		beforeStart: func(ctx context.Context) (time.Time, error) {
 			if err := g.st.SetPart(ctx, g.sid, seq, g.index, store.PartReady, nil, "", g.clock.Now()); err != nil {
@@ -645,7 +644,7 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 		},
 	}
 	err = m.execute(runCtx)
-	if t, ok := cs.inst.(workload.Tallier); ok {
+	if t := cs.shape; t.Tallies != nil {
 		run.Env.WorkloadTallies = t.Tallies()
 	}
 	facts := &result.LoadGenerator{

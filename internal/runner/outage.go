@@ -8,10 +8,8 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // Default thresholds: a run is failed when more than this share of its
@@ -154,22 +152,4 @@ func FirstErrorsText(m map[result.ErrorClass]string) string {
 		fmt.Fprintf(&b, "; first %s error: %s", c, m[result.ErrorClass(c)])
 	}
 	return b.String()
-}
-
-// stallSeconds turns a query set's stalls into dead seconds: their total
-// length, rounded, and the progress seconds they touch (second s is the
-// tick from s-1 to s after start), merged into spans.
-func stallSeconds(stalls []workload.Stall, start time.Time) (spans [][2]int, n int) {
-	var total time.Duration
-	for _, st := range stalls {
-		total += st.To.Sub(st.From)
-		from := int(math.Floor(st.From.Sub(start).Seconds())) + 1
-		to := max(from, int(math.Ceil(st.To.Sub(start).Seconds())))
-		if k := len(spans); k > 0 && spans[k-1][1] >= from-1 {
-			spans[k-1][1] = max(spans[k-1][1], to)
-			continue
-		}
-		spans = append(spans, [2]int{from, to})
-	}
-	return spans, int(math.Round(total.Seconds()))
 }

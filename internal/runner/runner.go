@@ -6,11 +6,16 @@
 // The package is split by concern: runner.go is the study and the cell's
 // lifecycle (bind the workload, open the target's client, prepare data,
 // capture the environment, check); executor.go measures one cell on this load
-// generator and returns a partial run; schedule.go paces, retries and records
-// each client's operations; summary.go turns ticks and totals into the series,
-// op results and headline; merge.go merges partial runs exactly, as a
-// coordinator of several load generators does. The runner knows no workload,
-// driver or tool by name: it asks the workload and kinds registries and the
+// generator in phases and returns a partial run; connect.go connects (and
+// reconnects) the clients; drive.go chooses how they are driven (a goroutine
+// or a thread each, or event loops) and starts and stops them; schedule.go
+// retries and records each client's operations, paced by closedloop.go or
+// rate.go; selfending.go ends a run whose clients finished their work;
+// tries.go runs a finite query set; summary.go turns ticks and totals into
+// the series, op results and headline; merge.go merges partial runs exactly,
+// as a coordinator of several load generators does. The runner knows no
+// workload, driver or tool by name: it asks the workload and kinds
+// registries, the workload's shape and hooks (read once, by bind) and the
 // driver's capabilities.
 package runner
 
@@ -215,12 +220,34 @@ func (r *Runner) connect(ctx context.Context, cl driver.Client, t *study.Target)
 	return conn, nil
 }
 
-func bind(c study.Cell) (workload.Instance, error) {
+// bound is a cell's workload instance with what it declares about its runs
+// (workload.Shape) and the hooks it has around them (workload.Hooks).
+type bound struct {
+	inst  workload.Instance
+	shape workload.Shape
+	hooks workload.Hooks
+}
+
+// bind binds the cell's workload to its parameters and reads its shape and
+// hooks, once: the one place the runner asks an instance for an optional
+// interface (workload.NewWorker asks for workload.SlotWorkers).
+func bind(c study.Cell) (bound, error) {
 	w, err := workload.Get(c.Workload.Kind)
 	if err != nil {
-		return nil, err
+		return bound{}, err
 	}
-	return w.New(c.Params)
+	inst, err := w.New(c.Params)
+	if err != nil {
+		return bound{}, err
+	}
+	b := bound{inst: inst}
+	if s, ok := inst.(workload.Shaper); ok {
+		b.shape = s.Shape()
+	}
+	if h, ok := inst.(workload.Hooker); ok {
+		b.hooks = h.Hooks()
+	}
+	return b, nil
 }
 
 // Run executes the cells in order, skipping those in Options.Skip. It stops at the
@@ -325,7 +352,7 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	}
 	defer cs.close(ctx)
 	m := &executor{
-		r: r, cell: cs.c, inst: cs.inst, copts: cs.copts, run: run, out: r.opt.Progress, client: cs.client, admin: cs.admin,
+		r: r, cell: cs.c, bound: cs.bound, run: run, out: r.opt.Progress, client: cs.client, admin: cs.admin,
 	}
 	err = m.execute(ctx)
 	if err != nil && run.Status == "" {
@@ -365,9 +392,8 @@ func failRun(ctx context.Context, run *result.Run, err error) (*result.Run, erro
 // cellSetup is a cell made ready to measure: its workload bound and its data
 // prepared, its target's client and fairbench's own session open.
 type cellSetup struct {
-	c      study.Cell // with the workload's own duration where it sets one
-	inst   workload.Instance
-	copts  driver.Options
+	c study.Cell // with the workload's own duration where it sets one
+	bound
 	client driver.Client
 	admin  driver.Conn
 }
@@ -385,7 +411,7 @@ func (cs *cellSetup) close(ctx context.Context) {
 // and fills run's environment. A load generator of several (generator) finds
 // the data its coordinator prepared: the workload's Prepare verifies it and
 // learns what its workers need, and nothing runs before the run
-// (workload.BeforeRunner), which is the coordinator's to do once.
+// (its BeforeRun hook), which is the coordinator's to do once.
 func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, generator bool) (cs *cellSetup, err error) {
 	cs = &cellSetup{c: c}
 	defer func() {
@@ -393,23 +419,16 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 			cs.close(ctx)
 		}
 	}()
-	if cs.inst, err = bind(c); err != nil {
+	if cs.bound, err = bind(c); err != nil {
 		return cs, err
 	}
-	if qs, ok := cs.inst.(workload.QuerySet); ok && qs.Finite() {
-		// The run is the query set, each query tried a number of times:
-		// the first try is the cold one, which a warm-up would spend, and
-		// the set, not a duration, ends the run.
-		cs.c.Warmup, run.Warmup = 0, 0
-		cs.c.Duration = qs.Bound()
+	if cs.shape.Finite {
+		triesCell(&cs.c, run, cs.shape) // tries.go
 	}
-	if se, ok := cs.inst.(workload.SelfEnding); ok {
-		cs.c.Duration = se.Limit()
+	if cs.shape.SelfEnding {
+		cs.c.Duration = cs.shape.Limit // selfending.go
 	}
-	if co, ok := cs.inst.(workload.ConnOptioner); ok {
-		cs.copts = co.ConnOptions()
-	}
-	if cs.client, err = r.open(ctx, c.Target, cs.copts); err != nil {
+	if cs.client, err = r.open(ctx, c.Target, cs.shape.ConnOptions); err != nil {
 		return cs, err
 	}
 	if cs.admin, err = r.connect(ctx, cs.client, c.Target); err != nil {
@@ -427,8 +446,8 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 	if err != nil {
 		return cs, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("preparing %s: %w", c.Workload.Kind, err)}
 	}
-	if br, ok := cs.inst.(workload.BeforeRunner); ok && !generator {
-		if err := br.BeforeRun(ctx, cs.admin); err != nil {
+	if cs.hooks.BeforeRun != nil && !generator {
+		if err := cs.hooks.BeforeRun(ctx, cs.admin); err != nil {
 			return cs, err
 		}
 	}
@@ -450,8 +469,8 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 	}
 	run.Env = env
 	var facts [][2]string
-	if d, ok := cs.inst.(workload.Describer); ok {
-		facts, run.Deviations = d.Describe(cs.admin)
+	if cs.hooks.Describe != nil {
+		facts, run.Deviations = cs.hooks.Describe(cs.admin)
 	}
 	if len(facts) > 0 {
 		f := map[string]any{}
@@ -480,13 +499,9 @@ func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, 
 			fmt.Fprintf(r.opt.Progress, "  flagged: %s\n", result.FlagsText(run.Summary.Flags))
 		}
 	}
-	always := false
-	if a, ok := cs.inst.(workload.AlwaysChecked); ok {
-		always = a.AlwaysCheck()
-	}
-	if (r.opt.Check || always) && run.Status == result.StatusOK {
-		if ch, ok := cs.inst.(workload.Checker); ok {
-			if cerr := ch.Check(context.WithoutCancel(ctx), cs.admin); cerr != nil {
+	if (r.opt.Check || cs.hooks.AlwaysCheck) && run.Status == result.StatusOK {
+		if cs.hooks.Check != nil {
+			if cerr := cs.hooks.Check(context.WithoutCancel(ctx), cs.admin); cerr != nil {
 				run.Status = result.StatusFailed
 				run.Error = "consistency check failed: " + cerr.Error()
 				return run, errors.New(run.Error)
@@ -502,8 +517,8 @@ func (r *Runner) Prepare(ctx context.Context, c study.Cell) error { return r.pre
 // prepare readies a cell's data; load says the user asked for the data
 // itself (PrepareEnv.Load), not a run (a tool cell's).
 func (r *Runner) prepare(ctx context.Context, c study.Cell, load bool) error {
-	return r.withSession(ctx, c, func(inst workload.Instance, client driver.Client, conn driver.Conn) error {
-		err := inst.Prepare(ctx, workload.PrepareEnv{
+	return r.withSession(ctx, c, func(b bound, client driver.Client, conn driver.Conn) error {
+		err := b.inst.Prepare(ctx, workload.PrepareEnv{
 			Load:    load,
 			Conn:    conn,
 			Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
@@ -511,8 +526,8 @@ func (r *Runner) prepare(ctx context.Context, c study.Cell, load bool) error {
 			Logf:    func(format string, args ...any) { fmt.Fprintf(r.opt.Progress, format+"\n", args...) },
 		})
 		// fairbench load --check: the data as loaded must pass the workload's own check.
-		if ch, ok := inst.(workload.Checker); ok && err == nil && load && r.opt.Check {
-			if err = ch.Check(ctx, conn); err != nil {
+		if b.hooks.Check != nil && err == nil && load && r.opt.Check {
+			if err = b.hooks.Check(ctx, conn); err != nil {
 				return fmt.Errorf("consistency check after the load failed: %w", err)
 			}
 			fmt.Fprintf(r.opt.Progress, "consistency check passed\n")
@@ -522,31 +537,26 @@ func (r *Runner) prepare(ctx context.Context, c study.Cell, load bool) error {
 }
 
 // Clean deletes the data of one cell's workload from its target, only what
-// the workload's own marker says fairbench created (workload.Cleaner):
+// the workload's own marker says fairbench created (its Cleanup hook):
 // `fairbench load --clean`.
 func (r *Runner) Clean(ctx context.Context, c study.Cell) error {
-	return r.withSession(ctx, c, func(inst workload.Instance, _ driver.Client, conn driver.Conn) error {
-		cl, ok := inst.(workload.Cleaner)
-		if !ok {
+	return r.withSession(ctx, c, func(b bound, _ driver.Client, conn driver.Conn) error {
+		if b.hooks.Cleanup == nil {
 			return fmt.Errorf("workload %s keeps no data of its own to clean up", c.Workload.Kind)
 		}
-		return cl.Cleanup(ctx, conn)
+		return b.hooks.Cleanup(ctx, conn)
 	})
 }
 
 // withSession binds the cell's workload, opens its target's client and one
 // session with the workload's connection options, and runs f on them; f's
 // error is the target's.
-func (r *Runner) withSession(ctx context.Context, c study.Cell, f func(workload.Instance, driver.Client, driver.Conn) error) error {
-	inst, err := bind(c)
+func (r *Runner) withSession(ctx context.Context, c study.Cell, f func(bound, driver.Client, driver.Conn) error) error {
+	b, err := bind(c)
 	if err != nil {
 		return err
 	}
-	var copts driver.Options
-	if co, ok := inst.(workload.ConnOptioner); ok {
-		copts = co.ConnOptions()
-	}
-	client, err := r.open(ctx, c.Target, copts)
+	client, err := r.open(ctx, c.Target, b.shape.ConnOptions)
 	if err != nil {
 		return err
 	}
@@ -556,7 +566,7 @@ func (r *Runner) withSession(ctx context.Context, c study.Cell, f func(workload.
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if err := f(inst, client, conn); err != nil {
+	if err := f(b, client, conn); err != nil {
 		return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
 	}
 	return nil

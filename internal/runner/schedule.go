@@ -1,9 +1,10 @@
 package runner
 
-// Schedule, rate and retries: how each client paces its operations (closed
-// loop, or a Poisson schedule fixed in advance whose latency counts from the
-// intended start), retries them with pgbench's --max-tries meaning, and
-// records the requests an operation reports itself.
+// Schedule and retries: each client's loop paces its operations (a pacer:
+// the closed loop of closedloop.go, or rate.go's Poisson schedule fixed in
+// advance, whose latency counts from the intended start), retries them with
+// pgbench's --max-tries meaning, and records the requests an operation
+// reports itself.
 
 import (
 	"context"
@@ -37,44 +38,53 @@ func (q *requests) Failed(op int, class result.ErrorClass) {
 	q.buf = append(q.buf, hist.Request{Op: op, Failed: true, Class: class})
 }
 
-// loop is one client: closed loop by default, or the fixed-rate schedule.
+// loop is one client: its operations paced by the cell's schedule (pacer),
+// each performed with retries (once).
 func (m *executor) loop(ctx context.Context, w *worker, start time.Time) {
-	wl := m.cell.Workload
-	maxTries := wl.MaxTries
-	if maxTries < 1 {
-		maxTries = 1
-	}
-	rate := wl.Rate / float64(len(m.workers))
-	next := start
+	maxTries := max(m.cell.Workload.MaxTries, 1)
 	opCtx := ctx
 	if m.detached {
 		opCtx = context.WithoutCancel(ctx)
 	}
+	pacer := m.pacer(start)
 	for !m.stop.Load() && !w.done {
-		var intended time.Time
-		if rate > 0 {
-			// Poisson arrivals like pgbench -R; latency counts from the intended start,
-			// so a slow server cannot hide its delays by slowing the schedule.
-			next = next.Add(time.Duration(w.arr.ExpFloat64() / rate * float64(time.Second)))
-			if wait := time.Until(next); wait > 0 {
-				if !m.sleep(w, wait) {
-					return
-				}
-			}
-			lag := time.Since(next)
-			if wl.LatencyLimit > 0 && lag > wl.LatencyLimit {
-				w.rec.RecordSkip()
-				continue
-			}
-			w.rec.RecordLag(lag)
-			w.req.late = max(0, lag)
-			w.req.paced = true
-			intended = next
-		} else {
-			intended = time.Now()
+		intended, step := pacer.next(w)
+		switch step {
+		case paceStop:
+			return
+		case paceSkip:
+			continue
 		}
 		m.once(ctx, opCtx, w, intended, maxTries)
 	}
+}
+
+// pacer says when a client's next operation is intended to start: its
+// latency counts from then. Each client has its own.
+type pacer interface {
+	// next waits for the next operation's intended start and returns it,
+	// with paceRun; paceSkip when that operation is not to run at all,
+	// paceStop when the run stopped meanwhile.
+	next(w *worker) (time.Time, pace)
+}
+
+type pace int
+
+const (
+	paceRun pace = iota
+	paceSkip
+	paceStop
+)
+
+// pacer is the schedule of a client whose run starts at start: the closed
+// loop (closedloop.go), or with a rate its share of the Poisson schedule
+// (rate.go).
+func (m *executor) pacer(start time.Time) pacer {
+	wl := m.cell.Workload
+	if rate := wl.Rate / float64(len(m.workers)); rate > 0 {
+		return &poissonSchedule{m: m, perSecond: rate, at: start, latencyLimit: wl.LatencyLimit}
+	}
+	return closedLoop{}
 }
 
 // sleep waits, returning false if the run stops first. A worker on an event

@@ -205,12 +205,12 @@ func (m *executor) fill(total []*hist.Stats, connectTime time.Duration, cpu floa
 		}
 		m.run.Ops = append(m.run.Ops, op)
 	}
-	if qs, ok := m.inst.(workload.QuerySet); ok {
-		s.Queries = qs.Results()
+	if m.shape.Results != nil {
+		s.Queries = m.shape.Results()
 	}
 	h := kinds.Headline(m.cell.Workload.Kind)
-	if hl, ok := m.inst.(workload.Headliner); ok {
-		h = hl.Headline()
+	if m.shape.Headline != nil {
+		h = *m.shape.Headline
 	}
 	s.Metric = &result.Metric{Headline: h, Value: h.Measure(m.run.Ops, m.run.Summary.Extra, m.run.Duration, func(i int) float64 { return total[i].SumUs }, s.Queries)}
 }
@@ -228,17 +228,17 @@ func quietSeconds(s result.Summary) bool {
 		s.Metric != nil && (s.Metric.Field == result.FieldQueryTimes || s.Metric.Field == result.FieldItems)
 }
 
-// counts snapshots a workload's own counters (workload.Counter), if it keeps any.
-func counts(inst workload.Instance) map[string]int64 {
-	if c, ok := inst.(workload.Counter); ok {
-		return c.Counts()
+// counts snapshots a workload's own counters (its Counts hook), if it keeps any.
+func counts(hooks workload.Hooks) map[string]int64 {
+	if hooks.Counts != nil {
+		return hooks.Counts()
 	}
 	return nil
 }
 
 // countsSince is the growth of the workload's counters since a snapshot.
-func countsSince(inst workload.Instance, before map[string]int64) map[string]float64 {
-	now := counts(inst)
+func countsSince(hooks workload.Hooks, before map[string]int64) map[string]float64 {
+	now := counts(hooks)
 	if now == nil {
 		return nil
 	}
@@ -265,11 +265,8 @@ func (m *executor) fillOutage() {
 	s.ReconnectAttempts = m.reconnectAttempts.Load()
 	s.Reconnects = m.reconnects.Load()
 	setDead(s, result.DeadSecondsOf(m.run.Series, s.MeasuredSeconds, quietSeconds(*s)))
-	if qs, ok := m.inst.(workload.QuerySet); ok && qs.Finite() {
-		// One client runs one try after another, each up to minutes: the
-		// set's own account of when no try succeeded, not the ticks.
-		s.DeadSpans, s.DeadSeconds = stallSeconds(qs.Stalls(), m.run.StartedAt)
-		s.SilentSeconds, s.StarvedSeconds = 0, 0
+	if m.shape.Finite {
+		triesDeadTime(s, m.shape, m.run.StartedAt) // tries.go
 	}
 	m.errMu.Lock()
 	if len(m.firstErrs) > 0 {
@@ -284,39 +281,39 @@ func setDead(s *result.Summary, d result.DeadTime) {
 	s.DeadSpans, s.DeadSeconds, s.SilentSeconds, s.StarvedSeconds = d.Spans, d.Seconds, d.Silent, d.Starved
 }
 
-// serverCounts reads a workload's server-side counters (workload.ServerCounter)
+// serverCounts reads a workload's server-side counters (its ServerCounts hook)
 // on fairbench's own session, not a client's, so that reading them never waits
 // behind a client's transaction and needs no connection beyond those the
 // client limit check counts. The zero value, for workloads without such
 // counters, does nothing.
 type serverCounts struct {
-	sc     workload.ServerCounter
+	read   func(ctx context.Context, conn driver.Conn, final bool) (map[string]int64, error)
 	conn   driver.Conn
 	owned  bool // conn was opened for the counters and is closed with them
 	before map[string]int64
 }
 
 func (m *executor) openServerCounts(ctx context.Context) (*serverCounts, error) {
-	sc, ok := m.inst.(workload.ServerCounter)
-	if !ok {
+	read := m.hooks.ServerCounts
+	if read == nil {
 		return &serverCounts{}, nil
 	}
 	if m.admin != nil {
-		return &serverCounts{sc: sc, conn: m.admin}, nil
+		return &serverCounts{read: read, conn: m.admin}, nil
 	}
 	conn, err := m.r.connect(ctx, m.client, m.cell.Target)
 	if err != nil {
 		return nil, fmt.Errorf("the session that reads the database's own counters: %w", err)
 	}
-	return &serverCounts{sc: sc, conn: conn, owned: true}, nil
+	return &serverCounts{read: read, conn: conn, owned: true}, nil
 }
 
 // snapshot takes the counters at the start of the measured phase.
 func (s *serverCounts) snapshot(ctx context.Context) error {
-	if s.sc == nil {
+	if s.read == nil {
 		return nil
 	}
-	v, err := s.sc.ServerCounts(ctx, s.conn, false)
+	v, err := s.read(ctx, s.conn, false)
 	if err != nil {
 		return fmt.Errorf("reading the database's own counters before the measured phase: %w", err)
 	}
@@ -326,10 +323,10 @@ func (s *serverCounts) snapshot(ctx context.Context) error {
 
 // growth adds the counters' growth since the snapshot to extra.
 func (s *serverCounts) growth(ctx context.Context, extra *map[string]float64) error {
-	if s.sc == nil || s.before == nil {
+	if s.read == nil || s.before == nil {
 		return nil
 	}
-	now, err := s.sc.ServerCounts(context.WithoutCancel(ctx), s.conn, true)
+	now, err := s.read(context.WithoutCancel(ctx), s.conn, true)
 	if err != nil {
 		return fmt.Errorf("the database's own counters could not be read after the measured phase (%v): the figures built on them are missing", err)
 	}

@@ -108,90 +108,107 @@ type PrepareEnv struct {
 	Logf func(format string, args ...any)
 }
 
-// BeforeRunner is optional: work done before each measured run, outside the
-// measurement (pgbench vacuums and truncates history before every run).
-type BeforeRunner interface {
-	BeforeRun(ctx context.Context, conn driver.Conn) error
+// Shaper is optional: an instance whose runs do not have the common shape
+// (the zero Shape). The runner reads Shape once, when it binds the cell's
+// workload.
+type Shaper interface {
+	Shape() Shape
 }
 
-// Checker is optional: a consistency check after a run.
-type Checker interface {
-	Check(ctx context.Context, conn driver.Conn) error
-}
+// Shape is how a run of the instance executes, and what it reports besides
+// its operations. The zero Shape is the common run: operations for the cell's
+// duration after its warm-up, on sessions with the driver's default options,
+// under its kind's headline.
+type Shape struct {
+	// ConnOptions are connection options the parameters ask for (query mode).
+	ConnOptions driver.Options
 
-// AlwaysChecked is optional: a Checker whose check belongs to every run
-// (OSB's final refresh and document count), which the runner then runs
-// after each run whether or not the user asked for checks.
-type AlwaysChecked interface {
-	AlwaysCheck() bool
-}
+	// Finite: the instance runs a fixed set of queries to completion, each a
+	// number of times in a row (SSB's and ClickBench's tries), rather than
+	// operations for a duration. The runner then runs no warm-up (the first
+	// try is the cold one, which a warm-up would spend) and bounds the
+	// measured phase by Bound instead of the cell's duration. An instance
+	// that loops over its queries for a duration (a concurrent mode) is not
+	// finite.
+	Finite bool
+	Bound  time.Duration
+	// Results, when set, are the queries' tries of the measured phase, in
+	// order, for Summary.Queries (nil when the instance keeps none).
+	Results func() []result.QueryResult
+	// Stalls, when set, are a finite set's stretches of the measured phase
+	// in which tries failed and none succeeded, each from the start of a
+	// failed try to the start of the next successful one (or the end of the
+	// last try): its dead time (README, "Reliability").
+	Stalls func() []Stall
 
-// Cleaner is optional: removes only what the workload created.
-type Cleaner interface {
-	Cleanup(ctx context.Context, conn driver.Conn) error
-}
+	// SelfEnding: the clients end the run themselves, each returning
+	// ErrClientDone once the work is done (a corpus indexed once, as OSB's
+	// bulk task ends with its corpus). The cell's duration does not apply:
+	// Limit bounds the measured phase instead, and the warm-up stays.
+	SelfEnding bool
+	Limit      time.Duration
 
-// Counter is optional: cumulative counts the workload keeps besides its
-// operations (sysbench's queries by class). The runner stores their growth over
-// the measured phase in the run's Summary.Extra, so warm-up is excluded.
-type Counter interface {
-	Counts() map[string]int64
-}
+	// Split, when set, says that the instance's work is a total for the
+	// whole cell (YCSB's operationcount), not an amount per client, and so
+	// must be shared when several load generators measure the cell. It is
+	// called on each generator's instance, before its workers, with its
+	// number among generators; an error says why the work cannot be shared.
+	Split func(generator, generators int) error
+	// Tallies and AddTallies, when set: the instance's check needs tallies
+	// of the whole run (the documents the engine accepted), which on several
+	// load generators are spread over the generators' instances. Each
+	// generator's Tallies travel with its partial run; the coordinator's
+	// instance, which ran no client, adds them all (AddTallies) before its
+	// check.
+	Tallies    func() map[string]int64
+	AddTallies func(map[string]int64)
 
-// ServerCounter is optional: counts the database itself keeps (TPC-C's sum
-// of the districts' next order ids, the server's commits and rollbacks). The
-// runner reads them on a session of their own right before the measured phase
-// starts and right after it ends, as HammerDB snapshots them at the end of its
-// ramp-up and of its run, and stores their growth in Summary.Extra beside
-// Counter's. final is true for the read after the phase, when the clients'
-// sessions have been closed (a server may publish a session's counts only
-// when it ends).
-type ServerCounter interface {
-	ServerCounts(ctx context.Context, conn driver.Conn, final bool) (map[string]int64, error)
-}
-
-// QuerySet is optional: a workload that runs a fixed set of queries, each a
-// number of times in a row (SSB's and ClickBench's tries), rather than
-// operations for a duration.
-type QuerySet interface {
-	// Finite reports whether the instance runs its set to completion. The
-	// runner then runs no warm-up (the first try is the cold one, which a
-	// warm-up would spend) and bounds the measured phase by Bound instead of
-	// the cell's duration. An instance that loops over its queries for a
-	// duration (a concurrent mode) is not finite.
-	Finite() bool
-	Bound() time.Duration
-	// Results are the queries' tries of the measured phase, in order, for
-	// Summary.Queries; nil when the instance keeps none.
-	Results() []result.QueryResult
-	// Stalls are the stretches of the measured phase in which tries failed
-	// and none succeeded, each from the start of a failed try to the start
-	// of the next successful one (or the end of the last try): a finite
-	// set's dead time (README, "Reliability"). Nil when the instance keeps
-	// none.
-	Stalls() []Stall
+	// Headline, when set, is the instance's headline instead of its kind's
+	// (a query set in a concurrent mode counts queries per second).
+	Headline *result.Headline
 }
 
 // Stall is a stretch of time in which no try of a query set succeeded.
 type Stall struct{ From, To time.Time }
 
-// Splitter is optional: an instance whose work is a total for the whole
-// cell (YCSB's operationcount), not an amount per client, and so must be
-// shared when several load generators measure the cell. Split is called on
-// each generator's instance, before its workers, with its number among
-// generators; an error says why the work cannot be shared.
-type Splitter interface {
-	Split(generator, generators int) error
+// Hooker is optional: an instance with work of its own around its runs. The
+// runner reads Hooks once, when it binds the cell's workload.
+type Hooker interface {
+	Hooks() Hooks
 }
 
-// Tallier is optional: an instance whose check needs tallies of the whole
-// run (the documents the engine accepted), which on several load generators
-// are spread over the generators' instances. Each generator's Tallies travel
-// with its partial run; the coordinator's instance, which ran no client,
-// adds them all (AddTallies) before its check.
-type Tallier interface {
-	Tallies() map[string]int64
-	AddTallies(map[string]int64)
+// Hooks are what the runner calls around an instance's runs; each is
+// optional (nil: none).
+type Hooks struct {
+	// BeforeRun is work done before each measured run, outside the
+	// measurement (pgbench vacuums and truncates history before every run).
+	BeforeRun func(ctx context.Context, conn driver.Conn) error
+	// Check is a consistency check after a run; AlwaysCheck says that it
+	// belongs to every run (OSB's final refresh and document count), which
+	// the runner then runs after each run whether or not the user asked for
+	// checks.
+	Check       func(ctx context.Context, conn driver.Conn) error
+	AlwaysCheck bool
+	// Cleanup removes only what the workload created.
+	Cleanup func(ctx context.Context, conn driver.Conn) error
+	// Describe gives facts for the run summary ("transaction type",
+	// "scaling factor", ...) and deviations from the reference definition
+	// on this target.
+	Describe func(conn driver.Conn) (facts [][2]string, deviations []string)
+	// Counts are cumulative counts the workload keeps besides its
+	// operations (sysbench's queries by class). The runner stores their
+	// growth over the measured phase in the run's Summary.Extra, so warm-up
+	// is excluded.
+	Counts func() map[string]int64
+	// ServerCounts are counts the database itself keeps (TPC-C's sum of the
+	// districts' next order ids, the server's commits and rollbacks). The
+	// runner reads them on a session of their own right before the measured
+	// phase starts and right after it ends, as HammerDB snapshots them at
+	// the end of its ramp-up and of its run, and stores their growth in
+	// Summary.Extra beside Counts'. final is true for the read after the
+	// phase, when the clients' sessions have been closed (a server may
+	// publish a session's counts only when it ends).
+	ServerCounts func(ctx context.Context, conn driver.Conn, final bool) (map[string]int64, error)
 }
 
 // Share is generator i's share of total split over n as evenly as can be,
@@ -204,31 +221,6 @@ func Share(total int64, n, i int) (first, count int64) {
 		count++
 	}
 	return first, count
-}
-
-// SelfEnding is optional: an instance whose clients end the run themselves,
-// each returning ErrClientDone once the work is done (a corpus indexed once,
-// as OSB's bulk task ends with its corpus). The cell's duration does not
-// apply: Limit bounds the measured phase instead, and the warm-up stays.
-type SelfEnding interface {
-	Limit() time.Duration
-}
-
-// Headliner is optional: an instance whose headline is not its kind's (a
-// query-set workload in a concurrent mode counts queries per second).
-type Headliner interface {
-	Headline() result.Headline
-}
-
-// ConnOptioner is optional: connection options the parameters ask for (query mode).
-type ConnOptioner interface {
-	ConnOptions() driver.Options
-}
-
-// Describer is optional: facts for the run summary ("transaction type", "scaling
-// factor", ...) and deviations from the reference definition on this target.
-type Describer interface {
-	Describe(conn driver.Conn) (facts [][2]string, deviations []string)
 }
 
 var (

@@ -135,12 +135,21 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 // Ops implements workload.Instance.
 func (in *instance) Ops() []string { return []string{opBulk} }
 
-// Limit implements workload.SelfEnding.
-func (in *instance) Limit() time.Duration {
-	if in.limit > 0 {
-		return in.limit
+// Shape implements workload.Shaper: the clients end the run once the
+// corpus is indexed, within time_limit; the corpus is shared when several
+// load generators index it, and the count check adds their tallies.
+func (in *instance) Shape() workload.Shape {
+	limit := in.limit
+	if limit <= 0 {
+		limit = 30 * 24 * time.Hour
 	}
-	return 30 * 24 * time.Hour
+	return workload.Shape{SelfEnding: true, Limit: limit, Split: in.Split, Tallies: in.Tallies, AddTallies: in.AddTallies}
+}
+
+// Hooks implements workload.Hooker. The count check is part of every run, as
+// OSB's refresh is part of its schedule.
+func (in *instance) Hooks() workload.Hooks {
+	return workload.Hooks{BeforeRun: in.BeforeRun, Check: in.Check, AlwaysCheck: true, Cleanup: in.Cleanup, Counts: in.Counts, Describe: in.Describe}
 }
 
 // Prepare implements workload.Instance: the corpus is checked whole before
@@ -163,7 +172,7 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	return nil
 }
 
-// BeforeRun implements workload.BeforeRunner: OSB's delete-index and
+// BeforeRun is the BeforeRun hook: OSB's delete-index and
 // create-index, on fairbench's own index only, and a fresh corpus reader.
 func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
 	if err := in.corpus.recreate(ctx, conn); err != nil {
@@ -178,7 +187,7 @@ func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
-// Split implements workload.Splitter: each load generator indexes its
+// Split is the shape's Split: each load generator indexes its
 // share of the corpus, documents in corpus order, so that together they
 // index it once. Index-update's ids and conflicts are drawn from one
 // sequence, which generators cannot share.
@@ -194,25 +203,25 @@ func (in *instance) Split(generator, generators int) error {
 	return nil
 }
 
-// Tallies implements workload.Tallier: what this instance's clients got
+// Tallies are the shape's Tallies: what this instance's clients got
 // indexed and refused, over the whole run (warm-up included), which the
 // count check compares with the index.
 func (in *instance) Tallies() map[string]int64 {
 	return map[string]int64{"indexed": in.indexed.Load(), "refused": in.refusedItems.Load()}
 }
 
-// AddTallies implements workload.Tallier.
+// AddTallies is the shape's AddTallies.
 func (in *instance) AddTallies(t map[string]int64) {
 	in.indexed.Add(t["indexed"])
 	in.refusedItems.Add(t["refused"])
 }
 
-// Cleanup implements workload.Cleaner.
+// Cleanup is the Cleanup hook.
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return in.corpus.drop(ctx, conn)
 }
 
-// Counts implements workload.Counter.
+// Counts is the Counts hook.
 func (in *instance) Counts() map[string]int64 {
 	return map[string]int64{
 		"refused items":            in.refusedItems.Load(),
@@ -221,7 +230,7 @@ func (in *instance) Counts() map[string]int64 {
 	}
 }
 
-// Check implements workload.Checker: OSB's final refresh, and a count that
+// Check is the Check hook: OSB's final refresh, and a count that
 // must equal the documents the engine accepted.
 func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
 	if box := in.src.Load(); box != nil {
@@ -244,11 +253,7 @@ func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
-// AlwaysCheck implements workload.AlwaysChecked: the count check is part of
-// the run, as OSB's refresh is part of its schedule.
-func (in *instance) AlwaysCheck() bool { return true }
-
-// Describe implements workload.Describer.
+// Describe is the Describe hook.
 func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 	facts := [][2]string{{"corpus", in.corpus.Describe()}, {"documents", strconv.FormatInt(in.corpus.Count(), 10)}, {"bulk size", strconv.Itoa(in.bulk)}}
 	return facts, nil

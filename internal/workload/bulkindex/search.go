@@ -145,7 +145,10 @@ func (in *searchInstance) Prepare(ctx context.Context, env workload.PrepareEnv) 
 	return in.corpus.load(ctx, env, logf)
 }
 
-// Cleanup implements workload.Cleaner.
+// Hooks implements workload.Hooker.
+func (in *searchInstance) Hooks() workload.Hooks { return workload.Hooks{Cleanup: in.Cleanup} }
+
+// Cleanup is the Cleanup hook.
 func (in *searchInstance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return in.corpus.drop(ctx, conn)
 }

@@ -188,7 +188,13 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	return err
 }
 
-// Describe implements workload.Describer.
+// Hooks implements workload.Hooker; the query set gives the shape
+// (queryset.Set.Shape).
+func (in *instance) Hooks() workload.Hooks {
+	return workload.Hooks{Describe: in.Describe, Cleanup: in.Cleanup}
+}
+
+// Describe is the Describe hook.
 func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
 	facts := append([][2]string{{"dialect", in.dial}}, in.Set.Describe()...)
 	var devs []string
@@ -207,7 +213,7 @@ func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
 	return facts, devs
 }
 
-// Cleanup implements workload.Cleaner: only a hits table fairbench loaded.
+// Cleanup is the Cleanup hook: only a hits table fairbench loaded.
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return queryset.Cleanup(ctx, conn, Kind, in.dataset)
 }

@@ -208,7 +208,12 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 // Ops implements workload.Instance.
 func (in *instance) Ops() []string { return in.ops }
 
-// Counts implements workload.Counter: hits and misses of GETs and of the
+// Hooks implements workload.Hooker.
+func (in *instance) Hooks() workload.Hooks {
+	return workload.Hooks{Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts}
+}
+
+// Counts is the Counts hook: hits and misses of GETs and of the
 // arbitrary command (a nil reply is a miss, as memtier counts it), and the
 // cluster redirections followed.
 func (in *instance) Counts() map[string]int64 {
@@ -473,7 +478,7 @@ func workingSet(p map[string]any) (int64, string, bool) {
 	return n * per, fmt.Sprintf("%d keys × (%d-byte values + ~80 bytes of key and overhead)", n, size), true
 }
 
-// Describe implements workload.Describer: the facts memtier prints in its
+// Describe is the Describe hook: the facts memtier prints in its
 // header, and where this run differs from memtier's defaults in a way a
 // reader comparing with memtier must know.
 func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []string) {

@@ -266,7 +266,7 @@ func (in *instance) fill(ctx context.Context, env workload.PrepareEnv) error {
 	return first
 }
 
-// Cleanup implements workload.Cleaner: deletes the keys of the range the
+// Cleanup is the Cleanup hook: deletes the keys of the range the
 // marker records, then the marker; keys under the prefix outside that range
 // are someone else's and stay.
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {

@@ -152,10 +152,17 @@ const dataset = "oltp"
 // Ops implements workload.Instance: one transaction type, named like sysbench's script.
 func (in *instance) Ops() []string { return []string{"oltp_" + in.mode} }
 
-// ConnOptions implements workload.ConnOptioner.
-func (in *instance) ConnOptions() driver.Options { return driver.Options{QueryMode: in.queryMode} }
+// Shape implements workload.Shaper: sessions in the query mode asked for.
+func (in *instance) Shape() workload.Shape {
+	return workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}}
+}
 
-// Counts implements workload.Counter: statements executed so far, in sysbench's
+// Hooks implements workload.Hooker.
+func (in *instance) Hooks() workload.Hooks {
+	return workload.Hooks{Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts}
+}
+
+// Counts is the Counts hook: statements executed so far, in sysbench's
 // classes (reads = SELECT, writes = INSERT/UPDATE/DELETE, other = BEGIN/COMMIT).
 func (in *instance) Counts() map[string]int64 {
 	in.mu.Lock()
@@ -419,7 +426,7 @@ func (r *rowGen) Next() bool {
 
 func (r *rowGen) Values() []any { return r.vals }
 
-// Cleanup implements workload.Cleaner: drops the sbtest tables only when
+// Cleanup is the Cleanup hook: drops the sbtest tables only when
 // fairbench loaded them (sysbench cleanup drops them unconditionally).
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	c, err := workload.SQLConn("oltp", conn)
@@ -438,7 +445,7 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return sqlwork.DeleteMarker(ctx, c, dataset)
 }
 
-// Describe implements workload.Describer.
+// Describe is the Describe hook.
 func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 	facts := [][2]string{
 		{"script", "oltp_" + in.mode},

@@ -43,7 +43,7 @@ func bound(t *testing.T, url string, set map[string]any) (workload.Op, driver.SQ
 	if err != nil {
 		t.Fatal(err)
 	}
-	mode := inst.(workload.ConnOptioner).ConnOptions().QueryMode
+	mode := inst.(workload.Shaper).Shape().ConnOptions.QueryMode
 	admin := open(t, url, mode)
 	ctx := context.Background()
 	err = inst.Prepare(ctx, workload.PrepareEnv{Conn: admin, Logf: t.Logf,
@@ -99,7 +99,7 @@ func TestReadWriteStatementMixOnMariaDB(t *testing.T) {
 				t.Errorf("%s mode: Com_%s grew by %d in one read_write transaction, sysbench issues %d", mode, n, got, defaultMix[n])
 			}
 		}
-		counts := inst.(workload.Counter).Counts()
+		counts := inst.(workload.Hooker).Hooks().Counts()
 		if counts["queries_read"] != 14 || counts["queries_write"] != 4 || counts["queries_other"] != 2 {
 			t.Errorf("%s mode: workload counted %v, want read 14 write 4 other 2", mode, counts)
 		}
@@ -331,7 +331,7 @@ func TestTablesRecreatedOverFairbenchsLoadAreProtected(t *testing.T) {
 	if err := prepare(50); err != nil {
 		t.Fatalf("sysbench's tables at the asked size must be reused: %v", err)
 	}
-	if err := instance(50).(workload.Cleaner).Cleanup(ctx, c); err != nil {
+	if err := instance(50).(workload.Hooker).Hooks().Cleanup(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	if n := rows(); n != 50 {

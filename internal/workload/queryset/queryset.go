@@ -166,23 +166,31 @@ func (s *Set) reset() {
 	s.stalls, s.failingSince, s.lastEnd = nil, time.Time{}, time.Time{}
 }
 
-// Finite implements workload.QuerySet: the tries mode runs its set once.
-func (s *Set) Finite() bool { return s.mode == ModeTries }
+// Shape implements workload.Shaper: the tries mode is a finite set, with
+// its tries as results and its stalls as dead time; the concurrent mode
+// loops over the queries for the cell's duration. Either has its own
+// headline.
+func (s *Set) Shape() workload.Shape {
+	h := s.headline()
+	return workload.Shape{Finite: s.finite(), Bound: s.bound(), Results: s.runResults, Stalls: s.runStalls, Headline: &h}
+}
 
-// Bound implements workload.QuerySet: every try may take the timeout, and
-// the bound must never end a run whose queries are all within it.
-func (s *Set) Bound() time.Duration {
+// finite: the tries mode runs its set once.
+func (s *Set) finite() bool { return s.mode == ModeTries }
+
+// bound is the finite set's bound on its run: every try may take the
+// timeout, and the bound must never end a run whose queries are all within it.
+func (s *Set) bound() time.Duration {
 	if s.timeout <= 0 {
 		return 30 * 24 * time.Hour
 	}
 	return time.Duration(len(s.names)*s.tries+1) * (s.timeout + time.Second)
 }
 
-// Results implements workload.QuerySet: the tries of the run, in the tries
-// mode; nil in the concurrent mode, whose per-query figures are the op
-// types' histograms.
-func (s *Set) Results() []result.QueryResult {
-	if !s.Finite() {
+// runResults are the tries of the run, in the tries mode; nil in the
+// concurrent mode, whose per-query figures are the op types' histograms.
+func (s *Set) runResults() []result.QueryResult {
+	if !s.finite() {
 		return nil
 	}
 	s.mu.Lock()
@@ -194,11 +202,11 @@ func (s *Set) Results() []result.QueryResult {
 	return out
 }
 
-// Stalls implements workload.QuerySet: in the tries mode, the stretches in
-// which tries failed and none succeeded. A try that ran into the set's own
+// runStalls are, in the tries mode, the stretches in which tries failed and
+// none succeeded. A try that ran into the set's own
 // timeout starts none: the timeout is the set's bound on a query, its null a
 // result (ClickBench's), and the engine was busy with it, not gone.
-func (s *Set) Stalls() []workload.Stall {
+func (s *Set) runStalls() []workload.Stall {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := slices.Clone(s.stalls)
@@ -221,10 +229,10 @@ func (s *Set) noteTry(start time.Time, err error) {
 	}
 }
 
-// Headline implements workload.Headliner: the concurrent mode's number is
-// queries per second; the tries mode keeps its kind's geometric mean.
-func (s *Set) Headline() result.Headline {
-	if s.Finite() {
+// headline: the concurrent mode's number is queries per second; the tries
+// mode keeps its kind's geometric mean.
+func (s *Set) headline() result.Headline {
+	if s.finite() {
 		return GeoMeanHeadline
 	}
 	return result.Headline{Name: "queries/s", Unit: "qps", HigherIsBetter: true, Field: result.FieldRequests}
@@ -237,7 +245,7 @@ var GeoMeanHeadline = result.Headline{Name: "geometric mean", Unit: "s", Field: 
 // Describe gives the facts of the run's method for the run summary.
 func (s *Set) Describe() [][2]string {
 	facts := [][2]string{{"mode", s.mode}, {"queries", strconv.Itoa(len(s.names))}}
-	if s.Finite() {
+	if s.finite() {
 		facts = append(facts, [2]string{"tries per query", strconv.Itoa(s.tries)})
 	}
 	if s.timeout > 0 {
@@ -258,7 +266,7 @@ func (s *Set) NewSlotWorker(_ context.Context, conn driver.Conn, slot workload.C
 	if queries == nil {
 		return nil, errors.New("query set: no queries bound (Prepare did not run)")
 	}
-	if s.Finite() {
+	if s.finite() {
 		if slot.Clients > 1 {
 			return nil, fmt.Errorf("the tries mode runs one query at a time, as ClickBench does, and takes 1 client, not %d: "+
 				"set mode = \"concurrent\" (--mode concurrent) for several clients", slot.Clients)

@@ -112,7 +112,7 @@ func TestTriesRunEachQueryInARowColdThenHot(t *testing.T) {
 	if len(ops) != 6 || ops[0] != 0 || ops[5] != 1 {
 		t.Fatalf("op types %v", ops)
 	}
-	res := s.Results()
+	res := s.Shape().Results()
 	cold, _ := res[0].Cold()
 	hot, _ := res[0].Hot()
 	if cold < 0.060 || cold > 0.5 || hot < 0.010 || hot >= 0.040 {
@@ -124,8 +124,8 @@ func TestTriesRunEachQueryInARowColdThenHot(t *testing.T) {
 	if res[0].Rows != 3 || res[0].ServerSeconds < 0.005 || res[0].ServerSeconds > 0.009 {
 		t.Errorf("A: rows %d, server time %.4f s: want the engine's account of the hot try (5 ms)", res[0].Rows, res[0].ServerSeconds)
 	}
-	if !s.Finite() || s.Bound() < 6*10*time.Minute {
-		t.Errorf("tries mode: finite %v, bound %s", s.Finite(), s.Bound())
+	if sh := s.Shape(); !sh.Finite || sh.Bound < 6*10*time.Minute {
+		t.Errorf("tries mode: finite %v, bound %s", sh.Finite, sh.Bound)
 	}
 }
 
@@ -142,7 +142,7 @@ func TestTimedOutTryIsNullWithTheReasonAndTheRunGoesOn(t *testing.T) {
 	if len(errs) != 6 {
 		t.Fatalf("%d tries, want 6", len(errs))
 	}
-	res := s.Results()
+	res := s.Shape().Results()
 	if res[0].Tries[0] == nil || res[0].Tries[1] == nil {
 		t.Errorf("A: %v", res[0].Tries)
 	}
@@ -177,7 +177,7 @@ func TestStallsAreTheTimeNoTrySucceeded(t *testing.T) {
 	}
 	drain(t, s, f)
 	// Calls: qa qa qb qb qc qc qd qd qe qe.
-	st := s.Stalls()
+	st := s.Shape().Stalls()
 	if len(st) != 2 {
 		t.Fatalf("stalls %+v, want C's and E's", st)
 	}
@@ -188,7 +188,7 @@ func TestStallsAreTheTimeNoTrySucceeded(t *testing.T) {
 		t.Errorf("E's stall %v–%v, want from E's first try to the end of its last", e.From, e.To)
 	}
 	s.Bind([]Query{{Name: "A", SQL: "qa"}, {Name: "B", SQL: "qb"}, {Name: "C", SQL: "qc"}, {Name: "D", SQL: "qd"}, {Name: "E", SQL: "qe"}})
-	if st := s.Stalls(); len(st) != 0 {
+	if st := s.Shape().Stalls(); len(st) != 0 {
 		t.Errorf("stalls of the last run kept by a new one: %v", st)
 	}
 }
@@ -203,7 +203,7 @@ func TestQueryWithoutTextIsNotSent(t *testing.T) {
 	if strings.Contains(strings.Join(f.calls, ","), "qa") || len(f.calls) != 3 {
 		t.Errorf("calls %v", f.calls)
 	}
-	if r := s.Results()[0]; r.Error != "not run: no rewrite for this version" || r.Tries[0] != nil {
+	if r := s.Shape().Results()[0]; r.Error != "not run: no rewrite for this version" || r.Tries[0] != nil {
 		t.Errorf("A: %+v", r)
 	}
 	if err := s.Bind([]Query{{Name: "A", Skip: "x"}, {Name: "B", Skip: "x"}}); err == nil {
@@ -220,8 +220,8 @@ func TestTriesModeTakesOneClientAndConcurrentModeMany(t *testing.T) {
 	}
 	c, _ := New(values(t, map[string]any{"mode": ModeConcurrent}), []string{"A"})
 	c.Bind([]Query{{Name: "A", SQL: "qa"}})
-	if c.Finite() || c.Results() != nil || c.Headline().Unit != "qps" {
-		t.Errorf("concurrent mode: finite %v, results %v, headline %+v", c.Finite(), c.Results(), c.Headline())
+	if sh := c.Shape(); sh.Finite || sh.Results() != nil || sh.Headline.Unit != "qps" {
+		t.Errorf("concurrent mode: finite %v, results %v, headline %+v", sh.Finite, sh.Results(), sh.Headline)
 	}
 	if _, err := c.NewSlotWorker(context.Background(), &fakeEngine{}, workload.ClientSlot{Index: 1, Clients: 4}); err != nil {
 		t.Error(err)

@@ -209,7 +209,13 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	return err
 }
 
-// Describe implements workload.Describer.
+// Hooks implements workload.Hooker; the query set gives the shape
+// (queryset.Set.Shape).
+func (in *instance) Hooks() workload.Hooks {
+	return workload.Hooks{Describe: in.Describe, Cleanup: in.Cleanup}
+}
+
+// Describe is the Describe hook.
 func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
 	facts := append([][2]string{{"scale factor", strconv.FormatFloat(in.scale, 'g', -1, 64)}, {"form", in.used}, {"dialect", in.dial}}, in.Set.Describe()...)
 	devs := []string{"rows come from fairbench's generator, with ssb-dbgen's row counts and value domains but not its random streams"}
@@ -219,7 +225,7 @@ func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
 	return facts, devs
 }
 
-// Cleanup implements workload.Cleaner: only tables fairbench loaded (the
+// Cleanup is the Cleanup hook: only tables fairbench loaded (the
 // flat form's dataset names every table either form loads).
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return queryset.Cleanup(ctx, conn, Kind, func(d string) (queryset.Dataset, error) { return in.dataset(d, FormFlat) })

@@ -128,7 +128,7 @@ func TestClickHouse18RunsTheFlatFormAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := in.(workload.Cleaner).Cleanup(ctx, ch); err != nil {
+	if err := in.(workload.Hooker).Hooks().Cleanup(ctx, ch); err != nil {
 		t.Fatal(err)
 	}
 	n, err := ch.QueryInt64(ctx, "SELECT count(*) FROM system.tables WHERE database = currentDatabase() AND name IN ('lineorder', 'lineorder_flat', 'date', 'theirs')")

@@ -108,7 +108,15 @@ var lastingTables = tables[1:]
 
 func (in *instance) Ops() []string { return []string{in.mode} }
 
-func (in *instance) ConnOptions() driver.Options { return driver.Options{QueryMode: in.queryMode} }
+// Shape implements workload.Shaper: sessions in the query mode asked for.
+func (in *instance) Shape() workload.Shape {
+	return workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}}
+}
+
+// Hooks implements workload.Hooker.
+func (in *instance) Hooks() workload.Hooks {
+	return workload.Hooks{BeforeRun: in.BeforeRun, Check: in.Check, Cleanup: in.Cleanup, Describe: in.Describe}
+}
 
 // columns are the exact columns of pgbench's tables, as pgbench -i and
 // fairbench's load make them in every dialect (aid is a bigint from scale
@@ -368,7 +376,7 @@ func (r *rows) Next() bool {
 
 func (r *rows) Values() []any { return r.vals }
 
-// BeforeRun implements workload.BeforeRunner: what pgbench does before every run
+// BeforeRun is the BeforeRun hook: what pgbench does before every run
 // unless -n is given.
 func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
 	if !in.vacuum {
@@ -393,7 +401,7 @@ func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
-// Describe implements workload.Describer.
+// Describe is the Describe hook.
 func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 	facts := [][2]string{
 		{"transaction type", pgbenchNames[in.mode]},
@@ -423,7 +431,7 @@ func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 	return facts, dev
 }
 
-// Check implements workload.Checker: every delta went to one account, one teller,
+// Check is the Check hook: every delta went to one account, one teller,
 // one branch and one history row, so all four sums must agree (tpcb-like only;
 // it holds while history has not been truncated since the load).
 func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
@@ -454,7 +462,7 @@ func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
-// Cleanup implements workload.Cleaner: drops pgbench's tables only when fairbench loaded them.
+// Cleanup is the Cleanup hook: drops pgbench's tables only when fairbench loaded them.
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	c, err := workload.SQLConn("tpcb", conn)
 	if err != nil {

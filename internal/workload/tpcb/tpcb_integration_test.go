@@ -239,7 +239,7 @@ func cleanup(t *testing.T, url string, scale int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := inst.(workload.Cleaner).Cleanup(context.Background(), connect(t, url)); err != nil {
+	if err := inst.(workload.Hooker).Hooks().Cleanup(context.Background(), connect(t, url)); err != nil {
 		t.Fatalf("cleanup: %v", err)
 	}
 }

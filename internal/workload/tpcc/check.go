@@ -25,7 +25,7 @@ var consistency = []struct{ name, sql string }{
 			"ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id WHERE l.n IS NULL OR o.s <> l.n"},
 }
 
-// Check implements workload.Checker: consistency conditions 1–4.
+// Check is the Check hook: consistency conditions 1–4.
 func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
 	c, err := workload.SQLConn("tpcc", conn)
 	if err != nil {

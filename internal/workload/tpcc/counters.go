@@ -10,7 +10,7 @@ import (
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
-// ServerCounts implements workload.ServerCounter with HammerDB's two
+// ServerCounts is the ServerCounts hook, with HammerDB's two
 // snapshots: the sum of the districts' next order ids (NOPM) and the
 // server's commits plus rollbacks (TPM). PostgreSQL's are the benchmark
 // database's only, where HammerDB sums every database's: work in other

@@ -101,7 +101,12 @@ func (in *instance) dataParams() string {
 	return fmt.Sprintf("warehouses=%d seed=%d", in.warehouses, in.seed)
 }
 
-// Counts implements workload.Counter.
+// Hooks implements workload.Hooker.
+func (in *instance) Hooks() workload.Hooks {
+	return workload.Hooks{Check: in.Check, Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts, ServerCounts: in.ServerCounts}
+}
+
+// Counts is the Counts hook.
 func (in *instance) Counts() map[string]int64 {
 	return map[string]int64{rolledBack: in.rollbacks.Load()}
 }
@@ -374,7 +379,7 @@ func dropIndexes(ctx context.Context, c driver.SQL) error {
 	return nil
 }
 
-// Cleanup implements workload.Cleaner: drops the tables and procedures only
+// Cleanup is the Cleanup hook: drops the tables and procedures only
 // when fairbench loaded them.
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	c, err := workload.SQLConn("tpcc", conn)
@@ -396,7 +401,7 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return sqlwork.DeleteMarker(ctx, c, dataset)
 }
 
-// Describe implements workload.Describer.
+// Describe is the Describe hook.
 func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 	impl := "SQL statements sent by fairbench"
 	if in.impl == tpccparams.Procedures {
@@ -420,6 +425,8 @@ func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 	return facts, dev
 }
 
-// ConnOptions implements workload.ConnOptioner: statements are prepared
+// Shape implements workload.Shaper: statements are prepared
 // once per session and executed by name, as HammerDB and go-tpc do.
-func (in *instance) ConnOptions() driver.Options { return driver.Options{QueryMode: "prepared"} }
+func (in *instance) Shape() workload.Shape {
+	return workload.Shape{ConnOptions: driver.Options{QueryMode: "prepared"}}
+}

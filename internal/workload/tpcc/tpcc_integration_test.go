@@ -289,7 +289,7 @@ func TestTPCCReusesAnotherToolsTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := in.(workload.Cleaner).Cleanup(context.Background(), c); err != nil {
+	if err := in.(workload.Hooker).Hooks().Cleanup(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := c.QueryInt64(context.Background(), "SELECT count(*) FROM warehouse"); err != nil || n != 1 {

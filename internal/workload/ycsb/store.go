@@ -262,7 +262,7 @@ func randomValue(rng *rand.Rand, n int64) []byte {
 	return valueChars[off : off+n : off+n]
 }
 
-// Cleanup implements workload.Cleaner: drops only what fairbench loaded.
+// Cleanup is the Cleanup hook: drops only what fairbench loaded.
 func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	l, err := in.layoutFor(ctx, conn)
 	if err != nil {

@@ -47,14 +47,14 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 	return w.op, nil
 }
 
-// BeforeRun implements workload.BeforeRunner: operationcount is the run's
+// BeforeRun is the BeforeRun hook: operationcount is the run's
 // budget.
 func (in *instance) BeforeRun(context.Context, driver.Conn) error {
 	in.budget.Store(in.cfg.OperationCount)
 	return nil
 }
 
-// Split implements workload.Splitter: operationcount is the cell's, so each
+// Split is the shape's Split: operationcount is the cell's, so each
 // load generator does its share, as YCSB's clients on several machines
 // are each given a share. Inserts are refused: every generator would
 // insert the same keys from recordcount on (YCSB's clients would too).

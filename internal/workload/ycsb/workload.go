@@ -208,7 +208,7 @@ const (
 // Ops implements workload.Instance.
 func (in *instance) Ops() []string { return ycsbparams.Ops }
 
-// Counts implements workload.Counter: the YCSB operations completed.
+// Counts is the Counts hook: the YCSB operations completed.
 func (in *instance) Counts() map[string]int64 {
 	return map[string]int64{ycsbparams.Operations: in.operations.sum()}
 }
@@ -311,7 +311,7 @@ func workingSet(p map[string]any) (int64, string, bool) {
 	return n * per, fmt.Sprintf("%d records × (%d fields × %d bytes + key)", n, fields, length), true
 }
 
-// Describe implements workload.Describer: the properties that shape the run,
+// Describe is the Describe hook: the properties that shape the run,
 // as YCSB's -s header would list them, and where fairbench differs from YCSB.
 func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []string) {
 	c := in.cfg
@@ -338,7 +338,15 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 	return facts, deviations
 }
 
-// ConnOptions implements workload.ConnOptioner: prepared statements, as
+// Shape implements workload.Shaper: prepared statements, as
 // YCSB's JDBC binding and go-ycsb's PostgreSQL and MySQL bindings run them
-// (the server plans each statement once per session).
-func (in *instance) ConnOptions() driver.Options { return driver.Options{QueryMode: "prepared"} }
+// (the server plans each statement once per session); operationcount shared
+// among load generators (Split).
+func (in *instance) Shape() workload.Shape {
+	return workload.Shape{ConnOptions: driver.Options{QueryMode: "prepared"}, Split: in.Split}
+}
+
+// Hooks implements workload.Hooker.
+func (in *instance) Hooks() workload.Hooks {
+	return workload.Hooks{BeforeRun: in.BeforeRun, Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts}
+}

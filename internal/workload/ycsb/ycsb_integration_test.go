@@ -291,7 +291,7 @@ func cleanup(t *testing.T, url, text string) {
 	}
 	conn := testenv.Connect(t, url, driver.Options{})
 	defer conn.Close(context.Background())
-	if err := in.(workload.Cleaner).Cleanup(context.Background(), conn); err != nil {
+	if err := in.(workload.Hooker).Hooks().Cleanup(context.Background(), conn); err != nil {
 		t.Errorf("cleanup: %v", err)
 	}
 }
