@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/result"
@@ -50,11 +49,10 @@ clients = 2
 			t.Fatalf("%d runs stored, want bulkindex's and search's", len(runs))
 		}
 		for _, r := range runs {
-			env := fmt.Sprint(r.Env)
-			if r.Status != result.StatusOK || r.Summary.Transactions == 0 ||
-				!strings.Contains(env, "engine:"+n.Engine) || !strings.Contains(env, "version:"+n.Version) {
-				t.Errorf("run %s: %s %s, %d operations; environment %s, want %s %s",
-					r.Workload, r.Status, r.Error, r.Summary.Transactions, env, n.Engine, n.Version)
+			db := r.Env.Database
+			if r.Status != result.StatusOK || r.Summary.Transactions == 0 || db.Engine != n.Engine || db.Version != n.Version {
+				t.Errorf("run %s: %s %s, %d operations; database %s %s, want %s %s",
+					r.Workload, r.Status, r.Error, r.Summary.Transactions, db.Engine, db.Version, n.Engine, n.Version)
 			}
 		}
 		if c := testenv.SearchCount(t, node, index); c != 5000 {
