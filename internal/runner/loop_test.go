@@ -72,7 +72,7 @@ func (pingWorkload) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 
 func init() {
 	driver.Register(sockDriver{}, "fakesock://")
-	workload.Register(pingWorkload{})
+	workload.Register(workload.Plugin{Workload: pingWorkload{}})
 }
 
 // pingServer answers every byte with one byte. The first connection to get
@@ -211,7 +211,7 @@ func (tidWorkload) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op
 	}, nil
 }
 
-func init() { workload.Register(tidWorkload{}) }
+func init() { workload.Register(workload.Plugin{Workload: tidWorkload{}}) }
 
 // With a CPU for each client thread, a client's operations all run on one OS
 // thread, over a run long enough for dozens of yields to the Go scheduler

@@ -80,7 +80,7 @@ func (f fakeInstance) NewWorker(context.Context, driver.Conn) (workload.Op, erro
 
 func init() {
 	driver.Register(fakeDriver{}, "fake://")
-	workload.Register(fakeWorkload{})
+	workload.Register(workload.Plugin{Workload: fakeWorkload{}})
 }
 
 // runOne runs a one-cell study of the fake workload and returns its run.
@@ -393,7 +393,7 @@ var interruptConns = make(chan *interruptConn, 16)
 
 func init() {
 	driver.Register(interruptDriver{conns: interruptConns}, "fakeint://")
-	workload.Register(hangWorkload{})
+	workload.Register(workload.Plugin{Workload: hangWorkload{}})
 }
 
 // With connections that can be interrupted, operations run under a context the

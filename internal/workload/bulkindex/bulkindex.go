@@ -35,9 +35,10 @@ import (
 const opBulk = "bulk"
 
 func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{Kind: searchparams.Kind, Headline: searchparams.Headline, WorkingSet: workingSet})
-	kinds.RegisterSummary(searchparams.Kind, PrintSummary)
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind:     kinds.Info{Headline: searchparams.Headline, WorkingSet: workingSet, Summary: PrintSummary},
+	})
 }
 
 // Workload is the bulkindex kind.

@@ -18,7 +18,7 @@ import (
 // SearchKind is the search workload's kind.
 const SearchKind = "search"
 
-func init() { workload.Register(SearchWorkload{}) }
+func init() { workload.Register(workload.Plugin{Workload: SearchWorkload{}}) }
 
 // SearchWorkload runs the http_logs track's kinds of queries against an
 // index of the corpus, which it loads first when fairbench's index of that

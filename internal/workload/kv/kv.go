@@ -33,11 +33,13 @@ import (
 )
 
 func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{
-		Kind:       "kv",
-		Headline:   result.Headline{Name: "throughput", Unit: "ops/s", HigherIsBetter: true, Field: result.FieldRequests},
-		WorkingSet: workingSet,
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind: kinds.Info{
+			Headline:   result.Headline{Name: "throughput", Unit: "ops/s", HigherIsBetter: true, Field: result.FieldRequests},
+			WorkingSet: workingSet,
+			Summary:    PeerSummary,
+		},
 	})
 }
 

@@ -17,12 +17,15 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
 
-func init() { workload.Register(Workload{}) }
+func init() {
+	workload.Register(workload.Plugin{Workload: Workload{}, Kind: kinds.Info{Summary: PeerSummary}})
+}
 
 // Modes, named after sysbench's scripts without the oltp_ prefix.
 const (

@@ -2,10 +2,6 @@ package tpcb
 
 import "github.com/fairbench/fairbench/internal/workload"
 
-// tpcb is what `fairbench run --target URL` runs when no --workload is given,
-// as pgbench runs its TPC-B-like script when given no script.
-func init() { workload.SetDefault(Workload{}.Kind()) }
-
 // Flags implements workload.Flagger: pgbench's own flags and meanings.
 func (Workload) Flags() []workload.Flag {
 	return []workload.Flag{

@@ -3,21 +3,7 @@ package tpcb
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/fairbench/fairbench/internal/kinds"
-	"github.com/fairbench/fairbench/internal/result"
 )
-
-// What reports need to know about tpcb results, native or imported from
-// pgbench: the headline (transactions per second, pgbench's tps) and the size
-// of the data a scale touches.
-func init() {
-	kinds.Register(kinds.Info{
-		Kind:       "tpcb",
-		Headline:   result.Throughput,
-		WorkingSet: workingSet,
-	})
-}
 
 // BytesPerScale estimates pgbench's data size on PostgreSQL per scale unit
 // (tables and indexes, ~15 MB), for runs that did not record the database size.

@@ -13,12 +13,25 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
 
-func init() { workload.Register(Workload{}) }
+// The one registration of tpcb: its headline (transactions per second,
+// pgbench's tps), the size of the data a scale touches, pgbench's summary,
+// and its place as what `fairbench run --target URL` runs when no
+// --workload is given, as pgbench runs its TPC-B-like script when given no
+// script.
+func init() {
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind:     kinds.Info{Headline: result.Throughput, WorkingSet: workingSet, Summary: PeerSummary},
+		Default:  true,
+	})
+}
 
 // Rows per scale unit, as in pgbench.
 const (

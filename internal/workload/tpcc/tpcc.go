@@ -23,13 +23,14 @@ import (
 )
 
 func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{
-		Kind:       Workload{}.Kind(),
-		Headline:   tpccparams.Headline,
-		Summary:    PeerSummary,
-		WorkingSet: workingSet,
-		Sections:   sections,
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind: kinds.Info{
+			Headline:   tpccparams.Headline,
+			Summary:    PeerSummary,
+			WorkingSet: workingSet,
+			Sections:   sections,
+		},
 	})
 }
 

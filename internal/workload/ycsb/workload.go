@@ -21,13 +21,10 @@ import (
 )
 
 func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{
-		Kind:       "ycsb",
-		Headline:   ycsbparams.Headline,
-		WorkingSet: workingSet,
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind:     kinds.Info{Headline: ycsbparams.Headline, WorkingSet: workingSet, Summary: PeerSummary},
 	})
-	kinds.RegisterSummary("ycsb", PeerSummary)
 }
 
 // Workload is the ycsb workload kind.
