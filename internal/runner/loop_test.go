@@ -123,7 +123,7 @@ func runPing(t *testing.T, ctx context.Context, url string, w study.Workload, d 
 	}
 	st := &study.Study{Name: "t", Duration: d, Seed: 7,
 		Targets: []*study.Target{{Name: "s", URL: url}}, Workloads: []*study.Workload{&w}}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,7 +110,7 @@ func runOneOpts(t *testing.T, ctx context.Context, op behaviour, w study.Workloa
 	if edit != nil {
 		edit(st)
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func TestCancelledRunInterruptsHungConnections(t *testing.T) {
 	w := study.Workload{Name: "hang", Kind: "fake-hang", Clients: []study.ClientLevel{{N: 2}}}
 	st := &study.Study{Name: "t", Duration: time.Minute, Seed: 7,
 		Targets: []*study.Target{{Name: "f", URL: "fakeint://x"}}, Workloads: []*study.Workload{&w}}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -321,21 +321,6 @@ func sortedKinds() []string {
 	return out
 }
 
-// Catalog adapts the registry to what the study parser needs to validate keys.
-type Catalog struct{}
-
-// Params returns the parameter specs of a kind.
-func (Catalog) Params(kind string) ([]params.Spec, bool) {
-	w, err := Get(kind)
-	if err != nil {
-		return nil, false
-	}
-	return w.Params(), true
-}
-
-// Kinds lists the kinds.
-func (Catalog) Kinds() []string { return Kinds() }
-
 // SQLConn asserts the SQL capability, with an error naming the workload.
 func SQLConn(kind string, c driver.Conn) (driver.SQL, error) {
 	s, ok := c.(driver.SQL)
