@@ -15,6 +15,7 @@ import (
 	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/kvparams"
+	"github.com/fairbench/fairbench/internal/params/tpcbparams"
 )
 
 // Invocation is what a command builder needs from a study cell. It is a
@@ -113,20 +114,20 @@ func buildPgbench(inv Invocation) (Command, error) {
 	if m := u.Query().Get("sslmode"); m != "" {
 		c.Env = append(c.Env, "PGSSLMODE="+m)
 	}
-	p := inv.Params
-	switch p.String("mode") {
-	case "select-only":
+	o := tpcbparams.Decode(inv.Params)
+	switch o.Mode {
+	case tpcbparams.SelectOnly:
 		a = append(a, "-S")
-	case "simple-update":
+	case tpcbparams.SimpleUpdate:
 		a = append(a, "-N")
 	}
 	jobs := inv.Clients
 	if inv.Threads > 0 {
 		jobs = min(inv.Threads, inv.Clients)
 	}
-	a = append(a, "-M", p.String("query_mode"), "-c", strconv.Itoa(inv.Clients), "-j", strconv.Itoa(jobs),
+	a = append(a, "-M", o.QueryMode, "-c", strconv.Itoa(inv.Clients), "-j", strconv.Itoa(jobs),
 		"-T", secs(inv.Duration), "-P", "1")
-	if v, ok := p["vacuum"].(bool); ok && !v {
+	if !o.Vacuum {
 		a = append(a, "-n")
 	}
 	if inv.Rate > 0 {

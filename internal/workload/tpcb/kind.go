@@ -3,6 +3,8 @@ package tpcb
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/fairbench/fairbench/internal/params/tpcbparams"
 )
 
 // BytesPerScale estimates pgbench's data size on PostgreSQL per scale unit
@@ -12,7 +14,7 @@ const BytesPerScale = 15 << 20
 // workingSet is scale × BytesPerScale; false without a scale.
 func workingSet(p map[string]any) (int64, string, bool) {
 	var s float64
-	switch x := p["scale"].(type) {
+	switch x := p[tpcbparams.Scale].(type) {
 	case int64:
 		s = float64(x)
 	case int:
