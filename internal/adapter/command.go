@@ -15,6 +15,7 @@ import (
 	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/kvparams"
+	"github.com/fairbench/fairbench/internal/params/oltpparams"
 	"github.com/fairbench/fairbench/internal/params/tpcbparams"
 )
 
@@ -155,7 +156,8 @@ func buildSysbench(inv Invocation) (Command, error) {
 		return Command{}, err
 	}
 	var c Command
-	a := []string{"sysbench", "oltp_" + inv.Params.String("mode")}
+	o := oltpparams.Decode(inv.Params)
+	a := []string{"sysbench", "oltp_" + o.Mode}
 	switch u.Scheme {
 	case "mysql", "mariadb":
 		a = append(a, "--db-driver=mysql")
@@ -191,8 +193,7 @@ func buildSysbench(inv Invocation) (Command, error) {
 	default:
 		return Command{}, fmt.Errorf("sysbench needs a mysql:// or postgres:// target")
 	}
-	p := inv.Params
-	a = append(a, "--tables="+strconv.FormatInt(p.Int("tables"), 10), "--table-size="+strconv.FormatInt(p.Int("table_size"), 10),
+	a = append(a, "--tables="+strconv.FormatInt(o.Tables, 10), "--table-size="+strconv.FormatInt(o.TableSize, 10),
 		"--threads="+strconv.Itoa(inv.Clients), "--time="+secs(inv.Duration), "--report-interval=1", "--histogram=on")
 	if inv.Rate > 0 {
 		a = append(a, "--rate="+strconv.FormatFloat(inv.Rate, 'f', 0, 64))
