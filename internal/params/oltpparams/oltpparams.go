@@ -84,7 +84,7 @@ func Specs() []params.Spec {
 			Help: "distribution of row ids (sysbench 1.0's --rand-type, default special)"},
 		{Name: RandSpecIter, Kind: params.Int, Default: int64(12), Min: params.MinOf(1), Max: params.MaxOf(1000), Help: "iterations of the gaussian and special distributions"},
 		{Name: RandSpecPct, Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(100), Help: "special: percent of the range holding the special values"},
-		{Name: RandSpecRes, Kind: params.Int, Default: int64(75), Min: params.MinOf(0), Max: params.MaxOf(100), Help: "special: percent of draws that hit the special values"},
+		{Name: RandSpecRes, Kind: params.Int, Default: int64(75), Min: params.MinOf(0), Max: params.MaxOf(99), Help: "special: percent of draws that hit the special values"},
 		{Name: RandParetoH, Kind: params.Float, Default: 0.2, Min: params.MinOf(0), Max: params.MaxOf(1), Help: "pareto: shape parameter h"},
 		{Name: MySQLStorageEngine, Kind: params.String, Default: "innodb", Help: "storage engine on MySQL/MariaDB",
 			Engines: []string{"mysql", "mariadb"}},
