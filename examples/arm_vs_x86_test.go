@@ -8,7 +8,6 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/testenv"
-	"github.com/fairbench/fairbench/internal/workload"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
@@ -32,7 +31,7 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 	w.Warmup, w.Duration, w.Cooldown = nil, nil, nil
 	w.Params["table_size"] = []any{int64(1000)}
 	w.Params["tables"] = []any{int64(2)}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

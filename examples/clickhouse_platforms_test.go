@@ -7,7 +7,6 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/testenv"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // The ClickHouse example runs end to end on the test ClickHouse 18.16,
@@ -35,7 +34,7 @@ func TestClickHousePlatformsExampleRuns(t *testing.T) {
 		}
 		w.Params["tries"] = []any{int64(2)}
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

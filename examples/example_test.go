@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/fairbench/fairbench/examples"
+	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // parseExample reads and parses one of the shipped study files, as `fairbench
@@ -16,7 +16,7 @@ func parseExample(t *testing.T, name string) *study.Study {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := study.Parse(name, data, workload.Catalog{})
+	st, err := study.Parse(name, data, runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

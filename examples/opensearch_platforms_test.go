@@ -9,7 +9,6 @@ import (
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // The OpenSearch example runs end to end on the test OpenSearch 2.19.1,
@@ -40,7 +39,7 @@ func TestOpenSearchPlatformsExampleRuns(t *testing.T) {
 			w.Duration = &two
 		}
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

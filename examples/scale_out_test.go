@@ -15,7 +15,6 @@ import (
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // The scale-out example renders its Kubernetes manifests as its comment says,
@@ -45,7 +44,7 @@ func TestScaleOutExampleRuns(t *testing.T) {
 		w.Clients = []study.ClientLevel{{N: 8}}
 		w.Params["key_maximum"] = []any{int64(10000)}
 		w.Params["key_prefix"] = []any{prefix}
-		cells, err := st.Plan(workload.Catalog{})
+		cells, err := st.Plan(runner.Catalog{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // The study of issue 29 runs as shipped (about a minute and a half) and its
@@ -31,7 +30,7 @@ func TestSQLiteJournalExampleFindings(t *testing.T) {
 		file, query, _ := strings.Cut(strings.TrimPrefix(tg.URL, "sqlite:"), "?")
 		tg.URL = "sqlite:" + filepath.Join(dir, filepath.Base(file)) + "?" + query
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
-	"github.com/fairbench/fairbench/internal/workload"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
@@ -35,7 +34,7 @@ func TestStoredocYCSBExampleRuns(t *testing.T) {
 	w.Params["operationcount"] = []any{int64(200)}
 	w.Params["properties"] = []any{[]string{"table=" + table}}
 	w.Clients = []study.ClientLevel{{N: 2}, {N: 4}}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

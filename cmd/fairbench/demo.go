@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/examples"
+	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/study"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 const demoDataDir = "fairbench-demo-data"
@@ -67,7 +67,7 @@ each (cold, then hot), with SQLite's default page cache against a 256 MiB one wi
 			if err := os.MkdirAll(demoDataDir, 0o755); err != nil {
 				return err
 			}
-			st, err := study.Parse(d.study, src, workload.Catalog{})
+			st, err := study.Parse(d.study, src, runner.Catalog{})
 			if err != nil {
 				return err
 			}

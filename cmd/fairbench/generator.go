@@ -24,7 +24,6 @@ import (
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/study"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 func init() { addCommand(newGenerator) }
@@ -55,7 +54,7 @@ JOB_COMPLETION_INDEX variable a Kubernetes Indexed Job sets ('fairbench k8s rend
 				}
 				index = n
 			}
-			st, err := study.Load(args[0], workload.Catalog{})
+			st, err := study.Load(args[0], runner.Catalog{})
 			if err != nil {
 				return err
 			}
@@ -73,7 +72,7 @@ func runGenerator(ctx context.Context, st *study.Study, results string, index in
 	if index < 0 {
 		return fmt.Errorf("generator index %d: give 0 or more", index)
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		return err
 	}

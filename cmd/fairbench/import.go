@@ -19,6 +19,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/kvparams"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/workload"
@@ -433,10 +434,10 @@ func (f importFlags) params() (map[string]any, error) {
 		p["query_mode"] = f.queryMode
 	}
 	if f.pipeline > 0 {
-		p["pipeline"] = int64(f.pipeline)
+		p[kvparams.Pipeline] = int64(f.pipeline)
 	}
 	if f.dataSiz > 0 {
-		p["data_size"] = int64(f.dataSiz)
+		p[kvparams.DataSize] = int64(f.dataSiz)
 	}
 	return p, nil
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/internal/k8s"
+	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // newK8s is `fairbench k8s`, a group for the Kubernetes commands (render only,
@@ -47,7 +47,7 @@ OPENSEARCH_PASSWORD, CLICKHOUSE_PASSWORD, …).`,
       --results postgres://bench@stats-db/fairbench --secret bench-pw | kubectl apply -f -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := study.Load(args[0], workload.Catalog{})
+			st, err := study.Load(args[0], runner.Catalog{})
 			if err != nil {
 				return err
 			}

@@ -295,7 +295,7 @@ func newEnv() *cobra.Command {
 				kind := workload.Default()
 				st := &study.Study{Name: "env", Targets: []*study.Target{{Name: driver.Redacted(target), URL: target}},
 					Workloads: []*study.Workload{{Name: kind, Kind: kind}}, Duration: 1}
-				cells, err := st.Plan(workload.Catalog{})
+				cells, err := st.Plan(runner.Catalog{})
 				if err != nil {
 					return err
 				}
@@ -312,7 +312,7 @@ func newEnv() *cobra.Command {
 				out["client_server_same_host"] = driver.Local(target)
 			}
 			if studyFile != "" {
-				st, err := study.Load(studyFile, workload.Catalog{})
+				st, err := study.Load(studyFile, runner.Catalog{})
 				if err != nil {
 					return err
 				}

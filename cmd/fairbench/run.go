@@ -124,7 +124,7 @@ type execution struct {
 }
 
 func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, error) {
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +225,7 @@ func studyFor(args []string, a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, b
 		if a.target != "" {
 			return nil, cell{}, false, errors.New("give either a study file or --target, not both")
 		}
-		st, err := study.Load(args[0], workload.Catalog{})
+		st, err := study.Load(args[0], runner.Catalog{})
 		return st, cell{}, false, err
 	}
 	if a.target == "" {
@@ -382,7 +382,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		if err != nil {
 			return err
 		}
-		cells, err := st.Plan(workload.Catalog{})
+		cells, err := st.Plan(runner.Catalog{})
 		if err != nil {
 			return err
 		}
@@ -420,11 +420,11 @@ func newValidate() *cobra.Command {
 
 // validate checks a study file and prints its plan.
 func validate(args []string) error {
-	st, err := study.Load(args[0], workload.Catalog{})
+	st, err := study.Load(args[0], runner.Catalog{})
 	if err != nil {
 		return err
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		return err
 	}

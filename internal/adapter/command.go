@@ -15,6 +15,8 @@ import (
 	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/kvparams"
+	"github.com/fairbench/fairbench/internal/params/oltpparams"
+	"github.com/fairbench/fairbench/internal/params/tpcbparams"
 )
 
 // Invocation is what a command builder needs from a study cell. It is a
@@ -113,20 +115,20 @@ func buildPgbench(inv Invocation) (Command, error) {
 	if m := u.Query().Get("sslmode"); m != "" {
 		c.Env = append(c.Env, "PGSSLMODE="+m)
 	}
-	p := inv.Params
-	switch p.String("mode") {
-	case "select-only":
+	o := tpcbparams.Decode(inv.Params)
+	switch o.Mode {
+	case tpcbparams.SelectOnly:
 		a = append(a, "-S")
-	case "simple-update":
+	case tpcbparams.SimpleUpdate:
 		a = append(a, "-N")
 	}
 	jobs := inv.Clients
 	if inv.Threads > 0 {
 		jobs = min(inv.Threads, inv.Clients)
 	}
-	a = append(a, "-M", p.String("query_mode"), "-c", strconv.Itoa(inv.Clients), "-j", strconv.Itoa(jobs),
+	a = append(a, "-M", o.QueryMode, "-c", strconv.Itoa(inv.Clients), "-j", strconv.Itoa(jobs),
 		"-T", secs(inv.Duration), "-P", "1")
-	if v, ok := p["vacuum"].(bool); ok && !v {
+	if !o.Vacuum {
 		a = append(a, "-n")
 	}
 	if inv.Rate > 0 {
@@ -154,7 +156,8 @@ func buildSysbench(inv Invocation) (Command, error) {
 		return Command{}, err
 	}
 	var c Command
-	a := []string{"sysbench", "oltp_" + inv.Params.String("mode")}
+	o := oltpparams.Decode(inv.Params)
+	a := []string{"sysbench", "oltp_" + o.Mode}
 	switch u.Scheme {
 	case "mysql", "mariadb":
 		a = append(a, "--db-driver=mysql")
@@ -190,8 +193,7 @@ func buildSysbench(inv Invocation) (Command, error) {
 	default:
 		return Command{}, fmt.Errorf("sysbench needs a mysql:// or postgres:// target")
 	}
-	p := inv.Params
-	a = append(a, "--tables="+strconv.FormatInt(p.Int("tables"), 10), "--table-size="+strconv.FormatInt(p.Int("table_size"), 10),
+	a = append(a, "--tables="+strconv.FormatInt(o.Tables, 10), "--table-size="+strconv.FormatInt(o.TableSize, 10),
 		"--threads="+strconv.Itoa(inv.Clients), "--time="+secs(inv.Duration), "--report-interval=1", "--histogram=on")
 	if inv.Rate > 0 {
 		a = append(a, "--rate="+strconv.FormatFloat(inv.Rate, 'f', 0, 64))
@@ -244,11 +246,11 @@ func buildFio(inv Invocation) (Command, error) {
 
 // redisBenchmarkTest is the one test (-t) redis-benchmark runs for a kv
 // cell: it runs one command per test, so only the single-command mixes map.
-func redisBenchmarkTest(p params.Values) (string, error) {
-	if len(kvList(p, "command")) > 0 {
-		return "", fmt.Errorf("redis-benchmark cannot run the kv parameter command (memtier's --command): use tool = \"memtier_benchmark\"")
+func redisBenchmarkTest(o kvparams.Options) (string, error) {
+	if len(o.Commands) > 0 {
+		return "", fmt.Errorf("redis-benchmark cannot run the kv parameter %s (memtier's --command): use tool = \"memtier_benchmark\"", kvparams.Command)
 	}
-	switch prof := p.String("profile"); prof {
+	switch prof := o.Profile; prof {
 	case "set-only":
 		return "set", nil
 	case "get-only":
@@ -256,7 +258,7 @@ func redisBenchmarkTest(p params.Values) (string, error) {
 	case "incr-only":
 		return "incr", nil
 	case "":
-		switch r := p.String("ratio"); r {
+		switch r := o.Ratio; r {
 		case "1:0":
 			return "set", nil
 		case "0:1":
@@ -274,18 +276,21 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
 		return Command{}, fmt.Errorf("redis-benchmark needs a redis:// target")
 	}
-	p := inv.Params
-	test, err := redisBenchmarkTest(p)
+	o, err := kvparams.Decode(inv.Params)
+	if err != nil {
+		return Command{}, err
+	}
+	test, err := redisBenchmarkTest(o)
 	if err != nil {
 		return Command{}, err
 	}
 	switch {
-	case p.String("data_size_range") != "":
-		return Command{}, fmt.Errorf("redis-benchmark has one value size (-d): data_size_range is memtier's; use data_size")
-	case p.String("key_pattern") != "" && p.String("key_pattern") != "R:R":
-		return Command{}, fmt.Errorf("redis-benchmark draws keys uniformly at random (-r): key_pattern %q needs memtier_benchmark", p.String("key_pattern"))
-	case p.Int("key_minimum") > 0:
-		return Command{}, fmt.Errorf("redis-benchmark's keys start at 0 (-r): key_minimum %d needs memtier_benchmark", p.Int("key_minimum"))
+	case o.DataSizeRange != "":
+		return Command{}, fmt.Errorf("redis-benchmark has one value size (-d): %s is memtier's; use %s", kvparams.DataSizeRange, kvparams.DataSize)
+	case o.KeyPattern != "" && o.KeyPattern != "R:R":
+		return Command{}, fmt.Errorf("redis-benchmark draws keys uniformly at random (-r): %s %q needs memtier_benchmark", kvparams.KeyPattern, o.KeyPattern)
+	case o.KeyMinimum > 0:
+		return Command{}, fmt.Errorf("redis-benchmark's keys start at 0 (-r): %s %d needs memtier_benchmark", kvparams.KeyMinimum, o.KeyMinimum)
 	}
 	var c Command
 	a := []string{"redis-benchmark"}
@@ -311,20 +316,19 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 	// the cell's duration becomes duration × 20 000 × pipeline requests, and
 	// the run records how long they really took. requests, memtier's count
 	// per connection, becomes the same total.
-	pipe := max(p.Int("pipeline"), 1)
-	n := max(int64(inv.Duration.Seconds()*20000*float64(pipe)), 1000)
-	if r := p.Int("requests"); r > 0 {
-		n = r * int64(max(inv.Clients, 1))
+	n := max(int64(inv.Duration.Seconds()*20000*float64(o.Pipeline)), 1000)
+	if o.Requests > 0 {
+		n = o.Requests * int64(max(inv.Clients, 1))
 	}
 	a = append(a, "-c", strconv.Itoa(inv.Clients), "-n", strconv.FormatInt(n, 10),
-		"-P", strconv.FormatInt(pipe, 10), "-d", strconv.FormatInt(max(p.Int("data_size"), 1), 10))
+		"-P", strconv.FormatInt(o.Pipeline, 10), "-d", strconv.FormatInt(o.DataSize, 10))
 	if db := strings.Trim(u.Path, "/"); db != "" {
 		if _, err := strconv.Atoi(db); err != nil {
 			return Command{}, fmt.Errorf("redis://host/%s: the path must be a database number", db)
 		}
 		a = append(a, "--dbnum", db)
 	}
-	if k := p.Int("key_maximum"); k > 0 {
+	if k := o.KeyMaximum; k > 0 {
 		// -r draws keys in [0, k): the kv key range, under redis-benchmark's
 		// own key names (key:000000001234), not key_prefix.
 		a = append(a, "-r", strconv.FormatInt(k, 10))
@@ -342,37 +346,22 @@ var redisBenchmarkKeys = map[string]string{"set": "key:", "incr": "counter:"}
 
 // redisBenchmarkWrites is the keys a redis-benchmark cell may write.
 func redisBenchmarkWrites(inv Invocation) (Footprint, error) {
-	test, err := redisBenchmarkTest(inv.Params)
+	o, err := kvparams.Decode(inv.Params)
+	if err != nil {
+		return Footprint{}, err
+	}
+	test, err := redisBenchmarkTest(o)
 	prefix, writes := redisBenchmarkKeys[test]
 	if err != nil || !writes {
 		return Footprint{}, err
 	}
 	var keys ownership.KeySet
-	if k := inv.Params.Int("key_maximum"); k > 0 {
+	if k := o.KeyMaximum; k > 0 {
 		keys.Ranges = []ownership.KeyRange{{Prefix: prefix, Width: 12, Lo: 0, Hi: uint64(k - 1)}}
 	} else {
 		keys.Names = []string{prefix + "__rand_int__"}
 	}
 	return Footprint{Keys: keys}, nil
-}
-
-// kvList is a StringList parameter; nil when not given.
-func kvList(p params.Values, name string) []string {
-	switch v := p[name].(type) {
-	case []string:
-		return v
-	case []any: // read back from JSON
-		out := make([]string, 0, len(v))
-		for _, e := range v {
-			out = append(out, fmt.Sprint(e))
-		}
-		return out
-	case string:
-		if v != "" {
-			return []string{v}
-		}
-	}
-	return nil
 }
 
 // memtierURLKeys are the query parameters of a redis:// target memtier
@@ -508,60 +497,56 @@ func buildMemtier(inv Invocation) (Command, error) {
 		}
 		a = append(a, "--rate-limiting="+strconv.FormatInt(int64(per), 10))
 	}
-	mix, err := memtierMix(inv.Params)
+	o, err := kvparams.Decode(inv.Params)
+	if err != nil {
+		return Command{}, err
+	}
+	mix, err := memtierMix(o)
 	if err != nil {
 		return Command{}, err
 	}
 	a = append(a, mix...)
-	p := inv.Params
-	if r := p.String("data_size_range"); r != "" {
-		lo, hi, ok := strings.Cut(r, "-")
-		x, e1 := strconv.ParseUint(lo, 10, 32)
-		y, e2 := strconv.ParseUint(hi, 10, 32)
-		if !ok || e1 != nil || e2 != nil || x < 1 || y < x {
-			return Command{}, fmt.Errorf("data_size_range %q: write min-max in bytes, e.g. 32-1024", r)
-		}
-		a = append(a, "--data-size-range="+r)
+	if o.DataSizeRange != "" {
+		a = append(a, fmt.Sprintf("--data-size-range=%d-%d", o.DataSizeMin, o.DataSizeMax))
 	} else {
-		a = append(a, "-d", strconv.FormatInt(max(p.Int("data_size"), 1), 10))
+		a = append(a, "-d", strconv.FormatInt(o.DataSize, 10))
 	}
-	a = append(a, "--pipeline="+strconv.FormatInt(max(p.Int("pipeline"), 1), 10))
-	pattern := p.String("key_pattern")
+	a = append(a, "--pipeline="+strconv.FormatInt(o.Pipeline, 10))
+	pattern := o.KeyPattern
 	if pattern == "" {
 		pattern = "R:R"
 	}
 	a = append(a, "--key-pattern="+pattern)
 	// memtier refuses --key-minimum=0 and --key-maximum=0, although 0 is its
 	// default minimum: given only above 0.
-	if k := p.Int("key_minimum"); k > 0 {
+	if k := o.KeyMinimum; k > 0 {
 		a = append(a, "--key-minimum="+strconv.FormatInt(k, 10))
 	}
-	if k := p.Int("key_maximum"); k > 0 {
+	if k := o.KeyMaximum; k > 0 {
 		a = append(a, "--key-maximum="+strconv.FormatInt(k, 10))
 	}
-	if v, ok := p["key_prefix"].(string); ok {
-		a = append(a, "--key-prefix="+v)
-	}
+	a = append(a, "--key-prefix="+o.KeyPrefix)
 	// The distribution options memtier refuses at 0 (0 = its default) and
-	// the Zipf exponent it refuses outside (0, 5): given only when they apply.
-	if v := p.Float("key_stddev"); v > 0 {
+	// the Zipf exponent it refuses outside (0, 5), which the spec's [0, 5]
+	// lets through at its ends: given only when they apply.
+	if v := o.KeyStddev; v > 0 {
 		a = append(a, "--key-stddev="+strconv.FormatFloat(v, 'g', -1, 64))
 	}
-	if v := p.Float("key_median"); v > 0 {
+	if v := o.KeyMedian; v > 0 {
 		a = append(a, "--key-median="+strconv.FormatFloat(v, 'g', -1, 64))
 	}
-	if strings.Contains(pattern, "Z") || slices.Contains(kvList(p, "command_key_pattern"), "Z") {
-		z := p.Float("key_zipf_exp")
+	if strings.Contains(pattern, "Z") || slices.Contains(o.CommandKeyPatterns, "Z") {
+		z := o.KeyZipfExp
 		if z <= 0 || z >= 5 {
-			return Command{}, fmt.Errorf("key_zipf_exp = %g: memtier takes an exponent in (0, 5)", z)
+			return Command{}, fmt.Errorf("%s = %g: memtier takes an exponent in (0, 5)", kvparams.KeyZipfExp, z)
 		}
 		a = append(a, "--key-zipf-exp="+strconv.FormatFloat(z, 'g', -1, 64))
 	}
-	if v, ok := p["distinct_client_seed"].(bool); !ok || v {
+	if o.DistinctClientSeed {
 		// Without it every connection replays the same key sequence.
 		a = append(a, "--distinct-client-seed")
 	}
-	if r := p.Int("requests"); r > 0 {
+	if r := o.Requests; r > 0 {
 		a = append(a, "--requests="+strconv.FormatInt(r, 10))
 	} else {
 		a = append(a, "--test-time="+secs(inv.Duration))
@@ -575,16 +560,10 @@ func buildMemtier(inv Invocation) (Command, error) {
 }
 
 // memtierMix is the SET/GET ratio or the commands of a kv cell.
-func memtierMix(p params.Values) ([]string, error) {
-	cmds := kvList(p, "command")
-	ratios, patterns := kvList(p, "command_ratio"), kvList(p, "command_key_pattern")
-	prof := p.String("profile")
-	if len(cmds) > 0 && prof != "" {
-		return nil, fmt.Errorf("profile %q and command both set: give one of them", prof)
-	}
-	if len(cmds) == 0 && (len(ratios) > 0 || len(patterns) > 0) {
-		return nil, fmt.Errorf("command_ratio and command_key_pattern apply to command, which is not set")
-	}
+func memtierMix(o kvparams.Options) ([]string, error) {
+	cmds := o.Commands
+	ratios, patterns := o.CommandRatios, o.CommandKeyPatterns
+	prof := o.Profile
 	switch prof {
 	case "get-heavy":
 		return []string{"--ratio=1:10"}, nil
@@ -601,7 +580,7 @@ func memtierMix(p params.Values) ([]string, error) {
 		return nil, fmt.Errorf("profile %q: memtier_benchmark cells know %s", prof, strings.Join(kvparams.Profiles[1:], ", "))
 	}
 	if len(cmds) == 0 {
-		r := p.String("ratio")
+		r := o.Ratio
 		if r == "" {
 			r = "1:10"
 		}
@@ -614,14 +593,6 @@ func memtierMix(p params.Values) ([]string, error) {
 		}
 		return []string{"--ratio=" + r}, nil
 	}
-	for _, list := range []struct {
-		name string
-		v    []string
-	}{{"command_ratio", ratios}, {"command_key_pattern", patterns}} {
-		if len(list.v) > 0 && len(list.v) != len(cmds) {
-			return nil, fmt.Errorf("%s has %d entries for %d commands: give one per command, in the same order", list.name, len(list.v), len(cmds))
-		}
-	}
 	var out []string
 	for i, c := range cmds {
 		if strings.TrimSpace(c) == "" {
@@ -631,7 +602,7 @@ func memtierMix(p params.Values) ([]string, error) {
 		out = append(out, "--command="+c)
 		if len(ratios) > 0 {
 			if n, err := strconv.ParseUint(ratios[i], 10, 32); err != nil || n == 0 {
-				return nil, fmt.Errorf("command_ratio %q: a whole number above 0", ratios[i])
+				return nil, fmt.Errorf("%s %q: a whole number above 0", kvparams.CommandRatio, ratios[i])
 			}
 			out = append(out, "--command-ratio="+ratios[i])
 		}
@@ -639,7 +610,7 @@ func memtierMix(p params.Values) ([]string, error) {
 			switch patterns[i] {
 			case "R", "S", "G", "Z", "P":
 			default:
-				return nil, fmt.Errorf("command_key_pattern %q: one of R, S, G, Z, P", patterns[i])
+				return nil, fmt.Errorf("%s %q: one of R, S, G, Z, P", kvparams.CommandKeyPattern, patterns[i])
 			}
 			out = append(out, "--command-key-pattern="+patterns[i])
 		}

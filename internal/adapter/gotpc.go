@@ -328,12 +328,12 @@ func parseGoTPCLines(l *lines) ([]*result.Run, error) {
 	s.Extra = map[string]float64{tpccparams.NewOrders: tpmC * r.Duration.Minutes()}
 	s.Metric = &result.Metric{Headline: tpccparams.Headline, Value: tpmC}
 	if w, ok := goTPCWarehouses(tpmC, tpm[2]); ok {
-		r.Params["warehouses"] = w
+		r.Params[tpccparams.Warehouses] = w
 	}
 	env := map[string]any{"tpmC": tpmC, "tpmTotal": tpmTotal, "efficiency_percent": eff}
 	if len(waits) > 0 {
 		env["wait_seconds"] = waits
-		r.Params["keying_thinking"] = true
+		r.Params[tpccparams.KeyingThinking] = true
 	}
 	r.Env.Extra = map[string]any{"go-tpc": env}
 	r.Deviations = append(r.Deviations,

@@ -211,18 +211,15 @@ func goTPCCommand(argv, env []string, pwVar string) Command {
 
 // goTPCCellChecks refuses what go-tpc cannot run.
 func goTPCCellChecks(inv Invocation) (warehouses int64, err error) {
-	p := inv.Params
-	warehouses = p.Int("warehouses")
-	if warehouses < 1 {
-		return 0, fmt.Errorf("warehouses = %d: at least 1", warehouses)
-	}
-	if impl := p.String("implementation"); impl != "" && impl != tpccparams.Client {
+	o := tpccparams.Decode(inv.Params)
+	warehouses = o.Warehouses
+	if impl := o.Implementation; impl != tpccparams.Client {
 		return 0, fmt.Errorf("implementation = %q: go-tpc sends each transaction's statements from the client and has no stored procedures; use implementation = %q", impl, tpccparams.Client)
 	}
-	if all, ok := p["all_warehouses"].(bool); ok && !all && warehouses > 1 {
+	if !o.AllWarehouses && warehouses > 1 {
 		return 0, fmt.Errorf("all_warehouses = false: go-tpc draws every transaction's warehouse at random (HammerDB's allwarehouse), with no home warehouse per client; set all_warehouses = true for go-tpc cells with more than one warehouse")
 	}
-	if s := p.Int("seed"); s != 0 {
+	if s := o.Seed; s != 0 {
 		return 0, fmt.Errorf("seed = %d: go-tpc generates its data with its own random numbers, not fairbench's seed; leave seed at 0", s)
 	}
 	return warehouses, nil
@@ -253,7 +250,7 @@ func buildGoTPC(inv Invocation) (Command, error) {
 	a = append(a, conn...)
 	a = append(a, "-T", strconv.Itoa(inv.Clients), "--time", secs(inv.Duration)+"s", "--interval", "1s",
 		"--output", "plain", "--ignore-error")
-	if kt, _ := inv.Params["keying_thinking"].(bool); kt {
+	if tpccparams.Decode(inv.Params).KeyingThinking {
 		a = append(a, "--wait")
 	}
 	return goTPCCommand(a, env, pwVar), nil
@@ -269,7 +266,7 @@ func loadGoTPC(inv Invocation) (*DataLoad, error) {
 		return nil, err
 	}
 	// go-tpc loads one warehouse per thread at a time.
-	workers := min(max(inv.Params.Int("load_workers"), 1), w)
+	workers := min(tpccparams.Decode(inv.Params).LoadWorkers, w)
 	a := []string{"go-tpc", "tpcc", "prepare", "--warehouses", strconv.FormatInt(w, 10)}
 	a = append(a, conn...)
 	a = append(a, "-T", strconv.FormatInt(workers, 10), "--dropdata", "--output", "plain")

@@ -89,7 +89,7 @@ func parseHammerDB(name, text string) ([]*result.Run, error) {
 
 func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 	r := &result.Run{Workload: tpccKind, Kind: tpccKind, ToolVersion: "hammerdb",
-		Params: map[string]any{"implementation": tpccparams.Procedures}}
+		Params: map[string]any{tpccparams.Implementation: tpccparams.Procedures}}
 	env := map[string]any{}
 	settings := map[string]string{}
 	var nopm, tpm float64
@@ -215,15 +215,15 @@ func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 		switch key {
 		case "count_ware":
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
-				r.Params["warehouses"] = n
+				r.Params[tpccparams.Warehouses] = n
 			}
 		case "allwarehouse":
-			r.Params["all_warehouses"] = v == "true"
+			r.Params[tpccparams.AllWarehouses] = v == "true"
 		case "keyandthink":
-			r.Params["keying_thinking"] = v == "true"
+			r.Params[tpccparams.KeyingThinking] = v == "true"
 		case "no_stored_procs":
 			if v == "true" {
-				r.Params["implementation"] = tpccparams.Client
+				r.Params[tpccparams.Implementation] = tpccparams.Client
 			}
 		}
 	}

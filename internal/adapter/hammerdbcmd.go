@@ -188,12 +188,9 @@ type hdbCell struct {
 }
 
 func hammerdbCellChecks(inv Invocation, t *hdbTarget) (hdbCell, error) {
-	p := inv.Params
-	c := hdbCell{warehouses: p.Int("warehouses")}
-	if c.warehouses < 1 {
-		return c, fmt.Errorf("warehouses = %d: at least 1", c.warehouses)
-	}
-	switch impl := p.String("implementation"); impl {
+	o := tpccparams.Decode(inv.Params)
+	c := hdbCell{warehouses: o.Warehouses}
+	switch impl := o.Implementation; impl {
 	case "", tpccparams.Procedures:
 	case tpccparams.Client:
 		if t.db == "pg" {
@@ -203,7 +200,7 @@ func hammerdbCellChecks(inv Invocation, t *hdbTarget) (hdbCell, error) {
 	default:
 		return c, fmt.Errorf("implementation = %q: hammerdb cells know %q and %q", impl, tpccparams.Procedures, tpccparams.Client)
 	}
-	if s := p.Int("seed"); s != 0 {
+	if s := o.Seed; s != 0 {
 		return c, fmt.Errorf("seed = %d: HammerDB generates its data with its own random numbers, not fairbench's seed; leave seed at 0", s)
 	}
 	return c, nil
@@ -334,8 +331,8 @@ func buildHammerDB(inv Invocation) (Command, error) {
 		return Command{}, err
 	}
 	p := t.db + "_"
-	kt, _ := inv.Params["keying_thinking"].(bool)
-	all, _ := inv.Params["all_warehouses"].(bool)
+	o := tpccparams.Decode(inv.Params)
+	kt, all := o.KeyingThinking, o.AllWarehouses
 	s := t.script(c, 1)
 	s = append(s,
 		"diset tpcc "+p+"driver timed",
@@ -380,7 +377,7 @@ func loadHammerDB(inv Invocation) (*DataLoad, error) {
 		return nil, fmt.Errorf("HammerDB's load needs a private directory for its script")
 	}
 	// HammerDB builds with at most one virtual user per warehouse.
-	vus := min(max(inv.Params.Int("load_workers"), 1), c.warehouses)
+	vus := min(tpccparams.Decode(inv.Params).LoadWorkers, c.warehouses)
 	s := t.script(c, vus)
 	s = append(s, "buildschema", `puts "SCHEMA BUILD COMPLETED"`)
 	cmd, err := hammerdbCommand(inv.LogDir, s)

@@ -16,6 +16,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/params/kvparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -492,7 +493,7 @@ func memtierTextRun(l *lines, s *memtierSection, info map[string]int64, finalOps
 	}
 	r.Duration = time.Duration(secs * float64(time.Second))
 	if info["Requests per client"] > 0 {
-		r.Params["requests"] = info["Requests per client"]
+		r.Params[kvparams.Requests] = info["Requests per client"]
 	}
 	if s.aggregated() {
 		tool["run_count"] = int64(s.runs)
@@ -986,8 +987,8 @@ func memtierSeries(ts map[string]memtierJSONSecond, d time.Duration) ([]result.S
 	return out, nil
 }
 
-// memtierParams maps memtier's configuration to the kv parameters a study
-// cell gives (command.go's toolKindParams["kv"]).
+// memtierParams maps memtier's configuration (its JSON's names, which are
+// mostly the kv parameters') to the kv parameters a study cell gives.
 func memtierParams(r *result.Run, cfg map[string]any, arbitrary bool) {
 	num := func(k string) (float64, bool) { v, ok := cfg[k].(float64); return v, ok }
 	str := func(k string) (string, bool) { v, ok := cfg[k].(string); return v, ok }
@@ -996,32 +997,32 @@ func memtierParams(r *result.Run, cfg map[string]any, arbitrary bool) {
 		// --command runs print the default ratio, which they do not use,
 		// and not the commands they ran.
 		if v, ok := str("ratio"); ok {
-			p["ratio"] = v
+			p[kvparams.Ratio] = v
 		}
 	}
 	if v, ok := num("pipeline"); ok {
-		p["pipeline"] = int64(v)
+		p[kvparams.Pipeline] = int64(v)
 	}
 	if v, ok := str("data_size_range"); ok && v != "0:0" {
-		p["data_size_range"] = strings.Replace(v, ":", "-", 1)
+		p[kvparams.DataSizeRange] = strings.Replace(v, ":", "-", 1)
 	} else if v, ok := num("data_size"); ok {
-		p["data_size"] = int64(v)
+		p[kvparams.DataSize] = int64(v)
 	}
 	pattern, _ := str("key_pattern")
 	if pattern != "" {
-		p["key_pattern"] = pattern
+		p[kvparams.KeyPattern] = pattern
 	}
-	for _, k := range []string{"key_minimum", "key_maximum", "requests"} {
-		if v, ok := num(k); ok && (k != "requests" || v > 0) {
-			p[k] = int64(v)
+	for json, name := range map[string]string{"key_minimum": kvparams.KeyMinimum, "key_maximum": kvparams.KeyMaximum, "requests": kvparams.Requests} {
+		if v, ok := num(json); ok && (name != kvparams.Requests || v > 0) {
+			p[name] = int64(v)
 		}
 	}
 	if v, ok := str("key_prefix"); ok {
-		p["key_prefix"] = v
+		p[kvparams.KeyPrefix] = v
 	}
-	for _, k := range []string{"key_stddev", "key_median"} {
-		if v, ok := num(k); ok && v > 0 {
-			p[k] = v
+	for json, name := range map[string]string{"key_stddev": kvparams.KeyStddev, "key_median": kvparams.KeyMedian} {
+		if v, ok := num(json); ok && v > 0 {
+			p[name] = v
 		}
 	}
 	if strings.Contains(pattern, "Z") {
@@ -1029,7 +1030,7 @@ func memtierParams(r *result.Run, cfg map[string]any, arbitrary bool) {
 		if v == 0 {
 			v = 1 // memtier's default when the pattern asks for Zipf
 		}
-		p["key_zipf_exp"] = v
+		p[kvparams.KeyZipfExp] = v
 	}
 	if v, ok := num("rate_limit"); ok && v > 0 {
 		r.Summary.TargetRate = v * float64(r.Clients)
@@ -1041,7 +1042,7 @@ func memtierParams(r *result.Run, cfg map[string]any, arbitrary bool) {
 // commands (neither output records them).
 func completeMemtier(r *result.Run) error {
 	var need []string
-	if _, ok := r.Params["pipeline"]; !ok {
+	if _, ok := r.Params[kvparams.Pipeline]; !ok {
 		need = append(need, "--pipeline N (memtier's default is 1)")
 	}
 	arbitrary := false
@@ -1051,12 +1052,12 @@ func completeMemtier(r *result.Run) error {
 		}
 	}
 	if arbitrary {
-		if _, ok := r.Params["command"]; !ok {
+		if _, ok := r.Params[kvparams.Command]; !ok {
 			need = append(need, `--set command="INCR __key__" (the --command memtier ran: its outputs name only the command's type)`)
 		}
 	} else {
-		_, size := r.Params["data_size"]
-		_, sizes := r.Params["data_size_range"]
+		_, size := r.Params[kvparams.DataSize]
+		_, sizes := r.Params[kvparams.DataSizeRange]
 		if !size && !sizes {
 			need = append(need, "--data-size N (memtier's default is 32)")
 		}

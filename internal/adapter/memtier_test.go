@@ -667,19 +667,16 @@ func TestRedisBenchmarkDatabaseAndKeys(t *testing.T) {
 	}
 }
 
-// The study parser takes a memtier_benchmark cell with the kv parameters.
+// A study cell can run memtier_benchmark with the kv parameters.
 func TestMemtierCatalog(t *testing.T) {
-	kind, ok := catalog{}.Runnable("memtier_benchmark")
-	if !ok || kind != "kv" {
-		t.Fatalf("Runnable: %q %v", kind, ok)
-	}
-	if !slices.Contains(catalog{}.RunnableTools(), "memtier_benchmark") {
-		t.Fatal("not among the runnable tools")
+	tool, ok := Lookup("memtier_benchmark")
+	if !ok || tool.Kind != "kv" || tool.Build == nil {
+		t.Fatalf("Lookup: %+v %v; want a runnable tool of kind kv", tool, ok)
 	}
 	if !slices.Contains(Readable(), "memtier_benchmark") {
 		t.Fatal("not among the readable tools")
 	}
-	specs, ok := catalog{}.KindParams("kv")
+	specs, ok := KindParams("kv")
 	if !ok {
 		t.Fatal("no kv parameters")
 	}

@@ -258,14 +258,14 @@ func buildOSB(inv Invocation) (Command, error) {
 		return Command{}, fmt.Errorf("opensearch-benchmark runs each client as its own asyncio task: remove threads")
 	}
 	p := inv.Params
-	if p.Int("retries") > 0 {
-		return Command{}, fmt.Errorf("retries = %d: opensearch-benchmark can only send a whole _bulk request again (retry-on-error), "+
-			"which indexes its accepted documents a second time; use retries = 0 for an OSB cell", p.Int("retries"))
+	if r := searchparams.DecodeBulk(p).Retries; r > 0 {
+		return Command{}, fmt.Errorf("%s = %d: opensearch-benchmark can only send a whole _bulk request again (retry-on-error), "+
+			"which indexes its accepted documents a second time; use %s = 0 for an OSB cell", searchparams.Retries, r, searchparams.Retries)
 	}
 	if _, err := osbWorkload(p, inv, nil); err != nil {
 		return Command{}, err
 	}
-	files := p.Strings("corpus")
+	files := p.Strings(searchparams.CorpusFiles)
 	for _, f := range files {
 		if st, err := os.Stat(f); err != nil {
 			return Command{}, fmt.Errorf("corpus: %w", err)
@@ -315,35 +315,28 @@ type osbDocs struct {
 
 // osbWorkload is workload.json for the cell's parameters and corpus.
 func osbWorkload(p params.Values, inv Invocation, docs []osbDocs) (map[string]any, error) {
-	index := p.String("index")
+	index := p.String(searchparams.Index)
 	if index == "" || strings.ContainsAny(index, "{}%#") {
 		// OSB renders workload.json with Jinja2.
 		return nil, fmt.Errorf("index = %q: opensearch-benchmark cells need an index name without {, }, %% or #", index)
 	}
-	bulkSize := p.Int("bulk_size")
-	if bulkSize < 1 {
-		return nil, fmt.Errorf("bulk_size = %d: at least 1", bulkSize)
+	b := searchparams.DecodeBulk(p)
+	// The spec takes 0 %, which indexes nothing; OSB refuses it.
+	if b.IngestPercentage <= 0 {
+		return nil, fmt.Errorf("%s = %g: OSB takes more than 0 and at most 100", searchparams.IngestPercentage, b.IngestPercentage)
 	}
-	ingest := p.Float("ingest_percentage")
-	if ingest <= 0 || ingest > 100 {
-		return nil, fmt.Errorf("ingest_percentage = %g: OSB takes more than 0 and at most 100", ingest)
-	}
-	bulk := map[string]any{"name": osbBulkTask, "operation-type": "bulk", "bulk-size": bulkSize, "ingest-percentage": ingest}
-	switch m := p.String("mode"); m {
-	case "", "index-append":
-	case "index-update":
-		cp := p.Float("conflict_probability")
-		if cp < 0 || cp > 100 {
-			return nil, fmt.Errorf("conflict_probability = %g: a percentage, 0 to 100", cp)
-		}
+	bulk := map[string]any{"name": osbBulkTask, "operation-type": "bulk", "bulk-size": b.Size, "ingest-percentage": b.IngestPercentage}
+	switch m := b.Mode; m {
+	case searchparams.ModeAppend:
+	case searchparams.ModeUpdate:
 		bulk["conflicts"] = "random"
-		bulk["conflict-probability"] = cp
+		bulk["conflict-probability"] = b.ConflictProbability
 		bulk["on-conflict"] = "index"
 	default:
-		return nil, fmt.Errorf("mode = %q: opensearch-benchmark cells run index-append or index-update", m)
+		return nil, fmt.Errorf("%s = %q: opensearch-benchmark cells run %s or %s", searchparams.Mode, m, searchparams.ModeAppend, searchparams.ModeUpdate)
 	}
 	task := map[string]any{"operation": bulk, "clients": inv.Clients, "warmup-time-period": int64(inv.Warmup.Round(time.Second) / time.Second)}
-	if tl := p.Duration("time_limit"); tl > 0 {
+	if tl := b.TimeLimit; tl > 0 {
 		task["time-period"] = max(int64(tl.Round(time.Second)/time.Second), 1)
 	}
 	return map[string]any{

@@ -287,23 +287,28 @@ func TestOSBTargets(t *testing.T) {
 func TestBuildOSBRefuses(t *testing.T) {
 	base := Invocation{URL: "opensearch://127.0.0.1:9241", Clients: 2, Params: osbParams(nil)}
 	for want, change := range map[string]func(*Invocation){
-		"take no rate":              func(i *Invocation) { i.Rate = 100 },
-		"no latency limit":          func(i *Invocation) { i.LatencyLimit = time.Second },
-		"remove max_tries":          func(i *Invocation) { i.MaxTries = 3 },
-		"remove threads":            func(i *Invocation) { i.Threads = 2 },
-		"at least one client":       func(i *Invocation) { i.Clients = 0 },
-		"retries = 2":               func(i *Invocation) { i.Params["retries"] = int64(2) },
-		"ingest_percentage = 0":     func(i *Invocation) { i.Params["ingest_percentage"] = 0.0 },
-		`mode = "index-delete"`:     func(i *Invocation) { i.Params["mode"] = "index-delete" },
-		"bulk_size = 0":             func(i *Invocation) { i.Params["bulk_size"] = int64(0) },
-		"index name without {":      func(i *Invocation) { i.Params["index"] = "logs-{{x}}" },
-		"conflict_probability = -1": func(i *Invocation) { i.Params["mode"] = "index-update"; i.Params["conflict_probability"] = -1.0 },
+		"take no rate":          func(i *Invocation) { i.Rate = 100 },
+		"no latency limit":      func(i *Invocation) { i.LatencyLimit = time.Second },
+		"remove max_tries":      func(i *Invocation) { i.MaxTries = 3 },
+		"remove threads":        func(i *Invocation) { i.Threads = 2 },
+		"at least one client":   func(i *Invocation) { i.Clients = 0 },
+		"retries = 2":           func(i *Invocation) { i.Params["retries"] = int64(2) },
+		"ingest_percentage = 0": func(i *Invocation) { i.Params["ingest_percentage"] = 0.0 },
+		`mode = "index-delete"`: func(i *Invocation) { i.Params["mode"] = "index-delete" },
+		"index name without {":  func(i *Invocation) { i.Params["index"] = "logs-{{x}}" },
 	} {
 		inv := base
 		inv.Params = osbParams(nil)
 		change(&inv)
 		if _, err := buildOSB(inv); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+	// The specs refuse what is out of range before a builder sees it.
+	for name, v := range map[string]any{searchparams.BulkSize: int64(0), searchparams.ConflictProbability: -1.0} {
+		spec, _ := params.Find(searchparams.BulkSpecs(), name)
+		if _, err := params.Coerce(spec, v); err == nil || !strings.Contains(err.Error(), name+" must be at least") {
+			t.Errorf("%s = %v: %v; want the spec to refuse it", name, v, err)
 		}
 	}
 	// docs = 0 is refused when the corpus is written.

@@ -16,6 +16,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/params/tpcbparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -108,9 +109,9 @@ var pgbenchBuiltinStatements = map[string]int{
 
 // pgbenchModes maps pgbench's builtin script names to tpcb's modes.
 var pgbenchModes = map[string]string{
-	"<builtin: TPC-B (sort of)>": "tpcb-like",
-	"<builtin: simple update>":   "simple-update",
-	"<builtin: select only>":     "select-only",
+	"<builtin: TPC-B (sort of)>": tpcbparams.TPCBLike,
+	"<builtin: simple update>":   tpcbparams.SimpleUpdate,
+	"<builtin: select only>":     tpcbparams.SelectOnly,
 }
 
 func parsePgbench(name, text string) ([]*result.Run, error) {
@@ -289,7 +290,7 @@ func parsePgbenchLines(l *lines) ([]*result.Run, error) {
 			txType = val
 			facts[key] = val
 			if mode, ok := pgbenchModes[val]; ok {
-				r.Params["mode"] = mode
+				r.Params[tpcbparams.Mode] = mode
 			} else {
 				// A custom script (-f) or several (-b/-f with weights): not
 				// comparable with tpcb, so its own kind.
@@ -304,10 +305,10 @@ func parsePgbenchLines(l *lines) ([]*result.Run, error) {
 			if err != nil {
 				return nil, err
 			}
-			r.Params["scale"] = n
+			r.Params[tpcbparams.Scale] = n
 			facts[key] = val
 		case "query mode":
-			r.Params["query_mode"] = val
+			r.Params[tpcbparams.QueryMode] = val
 			facts[key] = val
 		case "number of clients":
 			n, err := l.integer(val, key)
@@ -417,7 +418,7 @@ func parsePgbenchLines(l *lines) ([]*result.Run, error) {
 		tool["max_tries"] = int64(1)
 	}
 	if r.Kind == "tpcb" {
-		r.Params["vacuum"] = vacuum
+		r.Params[tpcbparams.Vacuum] = vacuum
 	}
 	if r.Duration == 0 && s.Throughput > 0 {
 		// -t runs: the measured time follows from count and rate.
@@ -463,7 +464,7 @@ func parsePgbenchLines(l *lines) ([]*result.Run, error) {
 }
 
 func opName(r *result.Run) string {
-	if m, ok := r.Params["mode"].(string); ok {
+	if m, ok := r.Params[tpcbparams.Mode].(string); ok {
 		return m
 	}
 	return "script"

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/params/kvparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -42,7 +43,7 @@ var (
 func detectRedisBenchmark(text string) bool { return redisDetectRe.MatchString(head(text, 64<<10)) }
 
 func newRedisRun(test string) *result.Run {
-	return &result.Run{Workload: "redis-benchmark", Kind: "kv", Params: map[string]any{"command": test}}
+	return &result.Run{Workload: "redis-benchmark", Kind: "kv", Params: map[string]any{kvparams.Command: test}}
 }
 
 func parseRedisBenchmark(name, text string) ([]*result.Run, error) {
@@ -61,7 +62,7 @@ func parseRedisBenchmarkLines(l *lines) ([]*result.Run, error) {
 			return nil
 		}
 		if !complete {
-			return l.missing("summary of test " + cur.Params["command"].(string))
+			return l.missing("summary of test " + cur.Params[kvparams.Command].(string))
 		}
 		if len(pts) > 0 {
 			h := histFromCumulative(pts)
@@ -120,7 +121,7 @@ func parseRedisBenchmarkLines(l *lines) ([]*result.Run, error) {
 			cur.Clients = int(n)
 		case redisPayload.MatchString(t):
 			n, _ := l.integer(match(redisPayload, t)[1], "payload")
-			cur.Params["data_size"] = n
+			cur.Params[kvparams.DataSize] = n
 		case strings.HasPrefix(t, "keep alive: "), strings.HasPrefix(t, "host configuration "),
 			strings.HasPrefix(t, "multi-thread: "), strings.HasPrefix(t, "threads: "):
 			k, v, _ := strings.Cut(t, ":")

@@ -9,6 +9,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/fairbench/fairbench/internal/params/oltpparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -26,7 +27,7 @@ var sysbenchTool = &Tool{
 	Once:    regexp.MustCompile(`(?m)^SQL statistics:`),
 	Parse:   parseSysbench,
 	Complete: func(r *result.Run) error {
-		if _, ok := r.Params["mode"]; !ok {
+		if _, ok := r.Params[oltpparams.Mode]; !ok {
 			return errors.New("sysbench does not print which test ran: give --mode (read_write, read_only, point_select, ...)")
 		}
 		return nil

@@ -63,7 +63,7 @@ func detectYcsb(text string) bool { return ycsbDetectRe.MatchString(head(text, 2
 // "workload" property (go-ycsb's "core", Java's workload class) is not one:
 // the parameter workload is the core workload's letter (a–f), known when the
 // command line names the workload file.
-var ycsbParams = []string{"recordcount", "readproportion", "updateproportion", "insertproportion", "scanproportion",
+var ycsbParams = []string{ycsbparams.RecordCount, "readproportion", "updateproportion", "insertproportion", "scanproportion",
 	"readmodifywriteproportion", "requestdistribution", "fieldcount", "fieldlength", "readallfields"}
 
 func parseYcsb(name, text string) ([]*result.Run, error) {

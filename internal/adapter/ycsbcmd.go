@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/ownership"
-	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 )
 
@@ -163,8 +162,8 @@ func ycsbTarget(raw string) (db string, props [][2]string, env []string, sql boo
 }
 
 // ycsbData are the properties of the data set itself, shared by load and run.
-func ycsbData(p params.Values) [][2]string {
-	return [][2]string{{"table", YcsbTable}, {"recordcount", strconv.FormatInt(p.Int("recordcount"), 10)},
+func ycsbData(o ycsbparams.Options) [][2]string {
+	return [][2]string{{"table", YcsbTable}, {ycsbparams.RecordCount, strconv.FormatInt(o.RecordCount, 10)},
 		{"fieldcount", "10"}, {"fieldlength", "100"}}
 }
 
@@ -184,26 +183,26 @@ func buildYcsb(inv Invocation) (Command, error) {
 	if err != nil {
 		return Command{}, err
 	}
-	p := inv.Params
-	w, ok := ycsbWorkloads[p.String("workload")]
+	o := ycsbparams.Decode(inv.Params)
+	w, ok := ycsbWorkloads[o.Workload]
 	if !ok {
-		return Command{}, fmt.Errorf("unknown YCSB workload %q (a to f)", p.String("workload"))
+		return Command{}, fmt.Errorf("unknown YCSB workload %q (a to f)", o.Workload)
 	}
 	if inv.Clients < 1 {
 		return Command{}, fmt.Errorf("go-ycsb needs at least one client")
 	}
 	ops := ycsbNoLimit
-	if n := p.Int("operationcount"); n > 0 {
+	if n := o.OperationCount; n > 0 {
 		if n < int64(inv.Clients) {
 			return Command{}, fmt.Errorf("operationcount %d is less than the %d clients (go-ycsb gives each thread operationcount/threads operations)", n, inv.Clients)
 		}
 		ops = strconv.FormatInt(n, 10)
 	}
-	user, err := ycsbUserProps(p, conn)
+	user, err := ycsbUserProps(o, conn)
 	if err != nil {
 		return Command{}, err
 	}
-	props := append(user.omit(ycsbData(p)), [2]string{"workload", "core"}, [2]string{"operationcount", ops},
+	props := append(user.omit(ycsbData(o)), [2]string{"workload", "core"}, [2]string{ycsbparams.OperationCount, ops},
 		[2]string{"threadcount", strconv.Itoa(inv.Clients)})
 	props = append(props, user.omit(append([][2]string{{"readallfields", "true"}}, w...))...)
 	if inv.Rate > 0 {
@@ -243,13 +242,13 @@ func loadYcsb(inv Invocation) (*DataLoad, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := inv.Params
-	n := p.Int("recordcount")
-	user, err := ycsbUserProps(p, conn)
+	o := ycsbparams.Decode(inv.Params)
+	n := o.RecordCount
+	user, err := ycsbUserProps(o, conn)
 	if err != nil {
 		return nil, err
 	}
-	props := append(user.omit(ycsbData(p)), [2]string{"workload", "core"},
+	props := append(user.omit(ycsbData(o)), [2]string{"workload", "core"},
 		[2]string{"threadcount", strconv.FormatInt(min(ycsbLoadThreads, max(n, 1)), 10)})
 	if sql {
 		// Drops and recreates the table (go-ycsb honours dropdata when loading;
@@ -262,7 +261,7 @@ func loadYcsb(inv Invocation) (*DataLoad, error) {
 	if len(user.files) > 0 || len(user.props) > 0 {
 		// The files and properties may shape the data: another set, another load.
 		shape = fmt.Sprintf("recordcount=%d property_files=%s properties=%s", n,
-			strings.Join(user.files, ","), strings.Join(ycsbList(p, "properties"), ","))
+			strings.Join(user.files, ","), strings.Join(o.Properties, ","))
 	}
 	l := &DataLoad{
 		Command: Command{Argv: ycsbArgv("load", db, user.files, props), Env: env},
@@ -322,8 +321,8 @@ func (u ycsbUser) omit(props [][2]string) [][2]string {
 	return out
 }
 
-func ycsbUserProps(p params.Values, conn [][2]string) (ycsbUser, error) {
-	u := ycsbUser{files: ycsbList(p, "property_files"), set: map[string]bool{}}
+func ycsbUserProps(o ycsbparams.Options, conn [][2]string) (ycsbUser, error) {
+	u := ycsbUser{files: o.PropertyFiles, set: map[string]bool{}}
 	connKey := map[string]bool{}
 	for _, kv := range conn {
 		connKey[kv[0]] = true
@@ -337,7 +336,7 @@ func ycsbUserProps(p params.Values, conn [][2]string) (ycsbUser, error) {
 			u.set[k] = true
 		}
 	}
-	for _, e := range ycsbList(p, "properties") {
+	for _, e := range o.Properties {
 		k, v, ok := strings.Cut(e, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
@@ -381,10 +380,4 @@ func ycsbPropertyKeys(path string) ([]string, error) {
 		keys = append(keys, t)
 	}
 	return keys, nil
-}
-
-// ycsbList is a list parameter's value (params.StringList).
-func ycsbList(p params.Values, name string) []string {
-	l, _ := p[name].([]string)
-	return l
 }

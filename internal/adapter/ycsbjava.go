@@ -543,7 +543,7 @@ func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
 	}
 	for _, f := range flags.propFiles {
 		if m := match(yjWorkloadFileRe, f); m != nil {
-			r.Params["workload"] = m[1]
+			r.Params[ycsbparams.Workload] = m[1]
 		}
 	}
 

@@ -1,9 +1,13 @@
 // Package archtest enforces the project's architecture rules as tests, so a
 // change that breaks one fails go test with the file and the rule it broke:
-//   - the import graph: internal/driver has no fast path, study learns tools
-//     through toolcat, runner knows no workload package, report reaches the
-//     workloads only through internal/kinds, adapter does not depend on
-//     analysis;
+//   - the import graph: internal/driver has no fast path, study is passed
+//     its catalog of workloads and tools and imports neither, runner knows
+//     no workload package (sqlwork's data-set markers aside), report
+//     reaches the workloads only through internal/kinds, adapter does not
+//     depend on analysis;
+//   - one registration per kind: kinds.Register is called by
+//     workload.Register (a native workload's one registration) and by the
+//     adapters (a kind only a tool produces), nowhere else;
 //   - knowledge where it belongs: analysis, report and cmd/fairbench spell no
 //     workload kind and no tool name (the workload and adapter packages own
 //     them, internal/kinds carries what generic code needs);
@@ -116,12 +120,73 @@ func forbidDeps(t *testing.T, rel string, banned func(dep string) bool, why stri
 
 func TestStudyDoesNotImportAdapter(t *testing.T) {
 	forbidDeps(t, "internal/study", func(dep string) bool { return under(dep, module+"/internal/adapter") },
-		"it learns tools through internal/toolcat")
+		"it is passed the tools with the workloads (study.Catalog, runner.Catalog)")
 }
 
 func TestRunnerImportsNoWorkloadPackage(t *testing.T) {
-	forbidDeps(t, "internal/runner", func(dep string) bool { return strings.HasPrefix(dep, module+"/internal/workload/") },
-		"it may know internal/workload only")
+	forbidDeps(t, "internal/runner", func(dep string) bool {
+		// sqlwork is no workload: it keeps fairbench's data-set markers on
+		// SQL targets, which a tool's load checks before replacing a table.
+		return strings.HasPrefix(dep, module+"/internal/workload/") && dep != module+"/internal/workload/sqlwork"
+	}, "it may know internal/workload (and internal/workload/sqlwork's markers) only")
+}
+
+func TestStudyImportsNoWorkload(t *testing.T) {
+	forbidDeps(t, "internal/study", func(dep string) bool { return under(dep, module+"/internal/workload") },
+		"it is passed the workloads it may name (study.Catalog, runner.Catalog)")
+}
+
+// TestOneRegistrationPerKind keeps a kind's registration in one place: a
+// native workload registers everything its kind declares with one
+// workload.Register, which alone passes it on to internal/kinds; only the
+// adapters register the kinds no workload has (fio).
+func TestOneRegistrationPerKind(t *testing.T) {
+	allowed := func(path string) bool {
+		return path == module+"/internal/workload" || under(path, module+"/internal/adapter")
+	}
+	pkgs := list(t, module+"/...")
+	var paths []string
+	for path := range pkgs {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	fset := token.NewFileSet()
+	for _, path := range paths {
+		if allowed(path) {
+			continue
+		}
+		p := pkgs[path]
+		for _, name := range p.GoFiles {
+			file := filepath.Join(p.Dir, name)
+			f, err := parser.ParseFile(fset, file, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			local := ""
+			for _, imp := range f.Imports {
+				if imp.Path.Value == strconv.Quote(module+"/internal/kinds") {
+					local = "kinds"
+					if imp.Name != nil {
+						local = imp.Name.Name
+					}
+				}
+			}
+			if local == "" {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Register" {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == local {
+					t.Errorf("%s/%s:%d: calls kinds.Register: a workload registers its kind with workload.Register(workload.Plugin{..., Kind: kinds.Info{...}}); only internal/adapter registers a tool's kind",
+						strings.TrimPrefix(path, module+"/"), name, fset.Position(sel.Pos()).Line)
+				}
+				return true
+			})
+		}
+	}
 }
 
 // TestReportReachesWorkloadsThroughKinds keeps internal/report off the

@@ -18,8 +18,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
-	"github.com/fairbench/fairbench/internal/workload"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
@@ -63,7 +63,7 @@ func writeStudy(t *testing.T, text string) string {
 
 func loadStudy(t *testing.T, text string) *study.Study {
 	t.Helper()
-	st, err := study.Load(writeStudy(t, text), workload.Catalog{})
+	st, err := study.Load(writeStudy(t, text), runner.Catalog{})
 	if err != nil {
 		t.Fatalf("test study does not load: %v", err)
 	}

@@ -3,9 +3,10 @@
 // tool does (fio, mysqlslap): the headline metric a reader looks at first, the
 // summary printed in the peer tool's own shape, the size of the data a run
 // touches, extra report sections, and the parameters a native workload
-// declares. Workload and adapter packages register
-// their kinds from init; analysis, report and cmd ask this registry and never
-// name a kind or a tool themselves.
+// declares. A native workload's kind is registered with the workload, in one
+// workload.Register (internal/workload); a kind only a tool produces, by the
+// adapter's catalog (internal/adapter). Analysis, report and cmd ask this
+// registry and never name a kind or a tool themselves.
 package kinds
 
 import (
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -40,6 +42,11 @@ type Info struct {
 	// the name `fairbench report --format` takes ("clickbench":
 	// ClickBench's result JSON).
 	RunFormats map[string]func(w io.Writer, r *result.Run) error
+	// Params declares the kind's parameters with their defaults, so that a
+	// report can tell a parameter at its default from one a study set;
+	// workload.Register sets it to the workload's Params. Nil for a kind
+	// that declares none (an imported tool's).
+	Params func() []params.Spec
 }
 
 // RunFormat returns the writer of format for runs of kind, if it has one.
@@ -124,6 +131,30 @@ func Lookup(kind string) (Info, bool) {
 	i, ok := registry[kind]
 	return i, ok
 }
+
+// Params returns the parameters kind declares, with their defaults; ok is
+// false for a kind that declares none.
+func Params(kind string) (specs []params.Spec, ok bool) {
+	i, found := Lookup(kind)
+	if !found || i.Params == nil {
+		return nil, false
+	}
+	return i.Params(), true
+}
+
+// Summary returns kind's printer of a run summary in the peer tool's shape;
+// ok is false when it has none and the caller prints its generic summary.
+func Summary(kind string) (f func(w io.Writer, r *result.Run), ok bool) {
+	i, found := Lookup(kind)
+	if !found || i.Summary == nil {
+		return nil, false
+	}
+	return i.Summary, true
+}
+
+// MaxTriesKey is the Env key of the tries per transaction a run was allowed
+// (pgbench's --max-tries), for printers that report it; absent means 1.
+const MaxTriesKey = "max_tries"
 
 // Headline returns the kind's headline metric, throughput when it declares none.
 func Headline(kind string) result.Headline {

@@ -97,13 +97,13 @@ func (fakeConn) Pipeline(ctx context.Context, cmds []driver.KVCommand, replies [
 }
 
 func init() {
-	workload.Register(kvWorkload{opsWorkload{kind: "fake-kv", ops: []string{"get", "set"}}})
-	workload.Register(opsWorkload{kind: "fake-bulk", ops: []string{"bulk"}})
-	workload.Register(opsWorkload{kind: "fake-tpcc", ops: []string{"new_order", "payment"}})
-	kinds.Register(kinds.Info{Kind: "fake-bulk", Headline: result.Headline{
-		Name: "indexing throughput", Unit: "docs/s", HigherIsBetter: true, Field: result.FieldItems}})
-	kinds.Register(kinds.Info{Kind: "fake-tpcc", Headline: result.Headline{
-		Name: "NOPM", Unit: "NOPM", HigherIsBetter: true, Field: result.FieldRequests, Ops: []string{"new_order"}, Per: 60}})
+	workload.Register(workload.Plugin{Workload: kvWorkload{opsWorkload{kind: "fake-kv", ops: []string{"get", "set"}}}})
+	workload.Register(workload.Plugin{Workload: opsWorkload{kind: "fake-bulk", ops: []string{"bulk"}},
+		Kind: kinds.Info{Headline: result.Headline{
+			Name: "indexing throughput", Unit: "docs/s", HigherIsBetter: true, Field: result.FieldItems}}})
+	workload.Register(workload.Plugin{Workload: opsWorkload{kind: "fake-tpcc", ops: []string{"new_order", "payment"}},
+		Kind: kinds.Info{Headline: result.Headline{
+			Name: "NOPM", Unit: "NOPM", HigherIsBetter: true, Field: result.FieldRequests, Ops: []string{"new_order"}, Per: 60}}})
 }
 
 func TestPipelineRecordsEachRequest(t *testing.T) {

@@ -72,7 +72,7 @@ func (pingWorkload) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 
 func init() {
 	driver.Register(sockDriver{}, "fakesock://")
-	workload.Register(pingWorkload{})
+	workload.Register(workload.Plugin{Workload: pingWorkload{}})
 }
 
 // pingServer answers every byte with one byte. The first connection to get
@@ -123,7 +123,7 @@ func runPing(t *testing.T, ctx context.Context, url string, w study.Workload, d 
 	}
 	st := &study.Study{Name: "t", Duration: d, Seed: 7,
 		Targets: []*study.Target{{Name: "s", URL: url}}, Workloads: []*study.Workload{&w}}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func (tidWorkload) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op
 	}, nil
 }
 
-func init() { workload.Register(tidWorkload{}) }
+func init() { workload.Register(workload.Plugin{Workload: tidWorkload{}}) }
 
 // With a CPU for each client thread, a client's operations all run on one OS
 // thread, over a run long enough for dozens of yields to the Go scheduler

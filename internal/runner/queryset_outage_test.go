@@ -42,7 +42,7 @@ func (i setInstance) Prepare(context.Context, workload.PrepareEnv) error {
 	return i.Bind(qs)
 }
 
-func init() { workload.Register(setWorkload{}) }
+func init() { workload.Register(workload.Plugin{Workload: setWorkload{}}) }
 
 // runSet runs the query set (30 tries) on the pool driver, the tries whose
 // call number down names failing with a lost connection.

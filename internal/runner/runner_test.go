@@ -80,7 +80,7 @@ func (f fakeInstance) NewWorker(context.Context, driver.Conn) (workload.Op, erro
 
 func init() {
 	driver.Register(fakeDriver{}, "fake://")
-	workload.Register(fakeWorkload{})
+	workload.Register(workload.Plugin{Workload: fakeWorkload{}})
 }
 
 // runOne runs a one-cell study of the fake workload and returns its run.
@@ -110,7 +110,7 @@ func runOneOpts(t *testing.T, ctx context.Context, op behaviour, w study.Workloa
 	if edit != nil {
 		edit(st)
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +393,7 @@ var interruptConns = make(chan *interruptConn, 16)
 
 func init() {
 	driver.Register(interruptDriver{conns: interruptConns}, "fakeint://")
-	workload.Register(hangWorkload{})
+	workload.Register(workload.Plugin{Workload: hangWorkload{}})
 }
 
 // With connections that can be interrupted, operations run under a context the
@@ -403,7 +403,7 @@ func TestCancelledRunInterruptsHungConnections(t *testing.T) {
 	w := study.Workload{Name: "hang", Kind: "fake-hang", Clients: []study.ClientLevel{{N: 2}}}
 	st := &study.Study{Name: "t", Duration: time.Minute, Seed: 7,
 		Targets: []*study.Target{{Name: "f", URL: "fakeint://x"}}, Workloads: []*study.Workload{&w}}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/study"
+	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
 
 // Tools that bring their own loader (tool = "ycsb": go-ycsb load) load their
@@ -43,12 +43,8 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		return targetErr(err)
 	}
 	var sq driver.SQL
-	var marks ownership.SQLTables
+	var marks sqlwork.Markers
 	if len(l.Tables) > 0 {
-		var ok bool
-		if marks, ok = ownership.SQL(); !ok {
-			return targetErr(fmt.Errorf("%s loads tables, but this program has no dataset markers to check who made them (internal/ownership has none registered)", t.Name))
-		}
 		cl, err := r.open(ctx, c.Target, driver.Options{})
 		if err != nil {
 			return err
@@ -124,7 +120,7 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 // create, and the load could not run beside it anyway. A load interrupted
 // before MarkReady leaves tables without a marker, which the next run refuses
 // (drop the database's tables, or point the target at a new database).
-func (r *Runner) clearWholeDatabase(ctx context.Context, t *adapter.Tool, l *adapter.DataLoad, marks ownership.SQLTables, s driver.SQL) error {
+func (r *Runner) clearWholeDatabase(ctx context.Context, t *adapter.Tool, l *adapter.DataLoad, marks sqlwork.Markers, s driver.SQL) error {
 	tables, err := marks.Tables(ctx, s)
 	if err != nil {
 		return fmt.Errorf("listing the database's tables: %w", err)

@@ -16,7 +16,6 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // toolCells plans a study of one target and one tool workload.
@@ -33,11 +32,11 @@ url = "` + url + `"
 
 [[workload]]
 ` + workloadTable
-	st, err := study.Parse("tool.toml", []byte(src), workload.Catalog{})
+	st, err := study.Parse("tool.toml", []byte(src), Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

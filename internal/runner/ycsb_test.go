@@ -14,7 +14,6 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
-	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
 
@@ -38,11 +37,11 @@ tool = "ycsb"
 recordcount = 2000
 clients = [2]
 ` + extra
-	st, err := study.Parse("ycsb.toml", []byte(src), workload.Catalog{})
+	st, err := study.Parse("ycsb.toml", []byte(src), Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

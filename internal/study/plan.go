@@ -53,7 +53,7 @@ func (c Cell) Key() string {
 // parameter values with params.Coerce, so that whoever reads the study after
 // planning — the runner, the results store — sees the values that actually ran.
 func (s *Study) Plan(cat Catalog) ([]Cell, error) {
-	pl := &planner{s: s, cat: WithTools(cat)}
+	pl := &planner{s: s, cat: cat}
 	pl.defaults()
 	pl.check()
 	wps := make([]*workPlan, 0, len(s.Workloads))

@@ -27,13 +27,23 @@ import (
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/toolcat"
 )
 
-// Catalog tells the parser which workload kinds exist and their parameters.
+// Catalog tells the parser which workload kinds and external tools exist,
+// and their parameters. The caller passes it in (runner.Catalog: the
+// registered workloads and internal/adapter's tools), so that this package
+// imports neither.
 type Catalog interface {
+	// Params returns the parameters of a kind a cell can run: a native
+	// workload's, or one only tools run (fio).
 	Params(kind string) ([]params.Spec, bool)
+	// Kinds lists the native workload kinds.
 	Kinds() []string
+	// Tool returns the kind of the runs a study cell of tool name makes; ok
+	// is false when fairbench cannot run that tool.
+	Tool(name string) (kind string, ok bool)
+	// Tools lists the tools a study cell can run, for messages.
+	Tools() []string
 }
 
 // Study is a parsed study file, or one built in code for an ad-hoc run.
@@ -219,7 +229,7 @@ func Parse(file string, data []byte, cat Catalog) (*Study, error) {
 		Order:       OrderInterleaved,
 		Seed:        DefaultSeed,
 	}
-	p := &parser{file: file, pos: keyPositions(data), cat: WithTools(cat)}
+	p := &parser{file: file, pos: keyPositions(data), cat: cat}
 
 	for _, k := range sortedKeys(doc) {
 		switch k {
@@ -540,8 +550,8 @@ func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload 
 	_, hasKind := m["kind"]
 	if x, ok := m["tool"]; ok {
 		if name, ok := p.str(base+".tool", where, "tool", x); ok {
-			if toolKind, ok := toolcat.Get().Runnable(name); !ok {
-				p.errorf(base+".tool", where, "tool = %q: fairbench can run %s", name, strings.Join(toolcat.Get().RunnableTools(), ", "))
+			if toolKind, ok := p.cat.Tool(name); !ok {
+				p.errorf(base+".tool", where, "tool = %q: fairbench can run %s", name, strings.Join(p.cat.Tools(), ", "))
 			} else {
 				w.Tool = name
 				if !hasKind {
@@ -788,20 +798,6 @@ func (p *parser) targetRefs(path, where string, x any, targets []*Target) []stri
 		out = append(out, name)
 	}
 	return out
-}
-
-// WithTools adds to a catalog the kinds only external tools run (fio, kv), as
-// the tools registered in toolcat declare them, so that study cells naming a
-// tool validate and plan like native ones.
-func WithTools(cat Catalog) Catalog { return toolCatalog{cat} }
-
-type toolCatalog struct{ Catalog }
-
-func (c toolCatalog) Params(kind string) ([]params.Spec, bool) {
-	if s, ok := c.Catalog.Params(kind); ok {
-		return s, true
-	}
-	return toolcat.Get().KindParams(kind)
 }
 
 func (p *parser) kinds() []string {

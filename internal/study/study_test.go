@@ -33,6 +33,16 @@ func (c fakeCatalog) Kinds() []string {
 	return out
 }
 
+// fakeCatalog runs one tool, "bench-tool", whose runs are of kind tpcb.
+func (fakeCatalog) Tool(name string) (string, bool) {
+	if name == "bench-tool" {
+		return "tpcb", true
+	}
+	return "", false
+}
+
+func (fakeCatalog) Tools() []string { return []string{"bench-tool"} }
+
 var cat = fakeCatalog{
 	"tpcb": {
 		{Name: "mode", Kind: params.String, Choices: []string{"select-only", "tpcb-like", "simple-update"}, Default: "tpcb-like"},
@@ -842,5 +852,21 @@ func TestPlanRefusesPercentClientsPastTheLimit(t *testing.T) {
 	}
 	if _, err := st.Plan(cat); err == nil || !strings.Contains(err.Error(), "10000000 clients, more than 1000000") {
 		t.Fatalf("Plan: %v, want a refusal of 10000000 clients", err)
+	}
+}
+
+// TestToolsComeFromThePassedCatalog: the tools a cell may name are the
+// catalog's the caller passes in, as the workload kinds are: a cell of one
+// of them takes its kind and that kind's parameters, any other tool is
+// refused naming the catalog's tools.
+func TestToolsComeFromThePassedCatalog(t *testing.T) {
+	const head = "[[target]]\nname = \"a\"\nurl = \"sqlite:a.db\"\n[[workload]]\n"
+	s := mustParse(t, head+"tool = \"bench-tool\"\nscale = 3\n")
+	if w := s.Workloads[0]; w.Tool != "bench-tool" || w.Kind != "tpcb" {
+		t.Errorf("tool cell: tool %q kind %q, want bench-tool of kind tpcb", w.Tool, w.Kind)
+	}
+	_, err := Parse("study.toml", []byte(head+"tool = \"other-tool\"\n"), cat)
+	if err == nil || !strings.Contains(err.Error(), `tool = "other-tool": fairbench can run bench-tool`) {
+		t.Errorf("unknown tool: %v; want it refused, naming bench-tool", err)
 	}
 }

@@ -1,9 +1,6 @@
 package workload
 
 import (
-	"fmt"
-	"sync"
-
 	"github.com/fairbench/fairbench/internal/params"
 )
 
@@ -115,35 +112,4 @@ func FlagsOf(w Workload) (flags []Flag, ok bool) {
 		return nil, false
 	}
 	return f.Flags(), true
-}
-
-var (
-	defaultMu   sync.RWMutex
-	defaultKind string
-)
-
-// SetDefault makes kind the workload ad-hoc commands run when no --workload
-// is given. The workload's package calls it from init; only one may.
-func SetDefault(kind string) {
-	defaultMu.Lock()
-	defer defaultMu.Unlock()
-	if defaultKind != "" && defaultKind != kind {
-		panic(fmt.Sprintf("workload: default set twice (%s, then %s)", defaultKind, kind))
-	}
-	defaultKind = kind
-}
-
-// Default returns the default workload kind: the one set with SetDefault,
-// else the first registered kind by name, else "".
-func Default() string {
-	defaultMu.RLock()
-	k := defaultKind
-	defaultMu.RUnlock()
-	if k != "" {
-		return k
-	}
-	if ks := Kinds(); len(ks) > 0 {
-		return ks[0]
-	}
-	return ""
 }

@@ -224,20 +224,65 @@ func Share(total int64, n, i int) (first, count int64) {
 }
 
 var (
-	mu       sync.RWMutex
-	registry = map[string]Workload{}
+	mu          sync.RWMutex
+	registry    = map[string]Workload{}
+	defaultKind string
 )
 
-// Register adds a workload kind. Workload packages call it from init; the
-// all-workloads import list lives in internal/workload/all.
-func Register(w Workload) {
+// Plugin is everything a native workload kind declares, registered at once
+// from one file of its package: the workload, what generic code needs of its
+// kind, and whether it is the default.
+type Plugin struct {
+	Workload Workload
+	// Kind is what reports and analysis need of the kind (headline, summary,
+	// working set, sections, run formats). Register fills in its Kind and
+	// Params from the workload.
+	Kind kinds.Info
+	// Default makes the workload the one ad-hoc commands run when no
+	// --workload is given (tpcb, as pgbench runs its TPC-B-like script when
+	// given none). One workload may be the default.
+	Default bool
+}
+
+// Register adds a workload kind and registers its kind with internal/kinds,
+// where reports, which do not import workloads, find it. Workload packages
+// call it from init, once per kind; the all-workloads import list lives in
+// internal/workload/all. It panics on a kind registered twice, a Kind.Kind
+// other than the workload's, or a second default.
+func Register(p Plugin) {
+	w := p.Workload
+	info := p.Kind
+	if info.Kind != "" && info.Kind != w.Kind() {
+		panic(fmt.Sprintf("workload %s registers kind information for %q", w.Kind(), info.Kind))
+	}
+	info.Kind, info.Params = w.Kind(), w.Params
 	mu.Lock()
 	defer mu.Unlock()
 	if _, dup := registry[w.Kind()]; dup {
 		panic("workload registered twice: " + w.Kind())
 	}
+	if p.Default {
+		if defaultKind != "" {
+			panic(fmt.Sprintf("workload: default set twice (%s, then %s)", defaultKind, w.Kind()))
+		}
+		defaultKind = w.Kind()
+	}
 	registry[w.Kind()] = w
-	kinds.RegisterParams(w.Kind(), w.Params) // for reports, which do not import workloads
+	kinds.Register(info)
+}
+
+// Default returns the default workload kind: the one registered as
+// Default, else the first registered kind by name, else "".
+func Default() string {
+	mu.RLock()
+	defer mu.RUnlock()
+	if defaultKind != "" {
+		return defaultKind
+	}
+	if ks := sortedKinds(); len(ks) > 0 {
+		return ks[0]
+	}
+	return ""
 }
 
 // Get returns the workload of the given kind.
@@ -267,21 +312,6 @@ func sortedKinds() []string {
 	sort.Strings(out)
 	return out
 }
-
-// Catalog adapts the registry to what the study parser needs to validate keys.
-type Catalog struct{}
-
-// Params returns the parameter specs of a kind.
-func (Catalog) Params(kind string) ([]params.Spec, bool) {
-	w, err := Get(kind)
-	if err != nil {
-		return nil, false
-	}
-	return w.Params(), true
-}
-
-// Kinds lists the kinds.
-func (Catalog) Kinds() []string { return Kinds() }
 
 // SQLConn asserts the SQL capability, with an error naming the workload.
 func SQLConn(kind string, c driver.Conn) (driver.SQL, error) {

@@ -36,6 +36,25 @@ const (
 	ModeUpdate = "index-update"
 )
 
+// Names of the search kinds' parameters, spelled here only.
+const (
+	Index               = "index"
+	CorpusFiles         = "corpus"
+	Docs                = "docs"
+	Seed                = "seed"
+	Mapping             = "mapping"
+	Shards              = "shards"
+	Replicas            = "replicas"
+	RefreshInterval     = "refresh_interval"
+	Codec               = "codec"
+	BulkSize            = "bulk_size"
+	IngestPercentage    = "ingest_percentage"
+	Mode                = "mode"
+	ConflictProbability = "conflict_probability"
+	Retries             = "retries"
+	TimeLimit           = "time_limit"
+)
+
 // DefaultIndex is the index the workloads make unless told another.
 const DefaultIndex = "fairbench-logs"
 
@@ -43,15 +62,15 @@ const DefaultIndex = "fairbench-logs"
 // which the search workload shares.
 func CorpusSpecs() []params.Spec {
 	return []params.Spec{
-		{Name: "index", Kind: params.String, Default: DefaultIndex, Help: "the index to create and fill (fairbench's own: it refuses an index it did not create)"},
-		{Name: "corpus", Kind: params.StringList, Default: []string{}, Help: "NDJSON files, one document per line, indexed in order; empty: generated http_logs documents"},
-		{Name: "docs", Kind: params.Int, Default: int64(1000000), Min: params.MinOf(1), Max: params.MaxOf(1e10), Help: "generated documents (without a corpus)"},
-		{Name: "seed", Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "the generator's seed"},
-		{Name: "mapping", Kind: params.String, Default: "", Help: "a JSON file with the index's mappings (OSB's index.json works); default: http_logs' for generated documents, dynamic for a corpus"},
-		{Name: "shards", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024), Help: "index.number_of_shards"},
-		{Name: "replicas", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(100), Help: "index.number_of_replicas"},
-		{Name: "refresh_interval", Kind: params.String, Default: "", Help: `index.refresh_interval ("30s", "-1"); empty: the engine's default`},
-		{Name: "codec", Kind: params.String, Default: "", Help: `index.codec ("best_compression"); empty: the engine's default`},
+		{Name: Index, Kind: params.String, Default: DefaultIndex, Help: "the index to create and fill (fairbench's own: it refuses an index it did not create)"},
+		{Name: CorpusFiles, Kind: params.StringList, Default: []string{}, Help: "NDJSON files, one document per line, indexed in order; empty: generated http_logs documents"},
+		{Name: Docs, Kind: params.Int, Default: int64(1000000), Min: params.MinOf(1), Max: params.MaxOf(1e10), Help: "generated documents (without a corpus)"},
+		{Name: Seed, Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "the generator's seed"},
+		{Name: Mapping, Kind: params.String, Default: "", Help: "a JSON file with the index's mappings (OSB's index.json works); default: http_logs' for generated documents, dynamic for a corpus"},
+		{Name: Shards, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024), Help: "index.number_of_shards"},
+		{Name: Replicas, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(100), Help: "index.number_of_replicas"},
+		{Name: RefreshInterval, Kind: params.String, Default: "", Help: `index.refresh_interval ("30s", "-1"); empty: the engine's default`},
+		{Name: Codec, Kind: params.String, Default: "", Help: `index.codec ("best_compression"); empty: the engine's default`},
 	}
 }
 
@@ -60,20 +79,39 @@ func CorpusSpecs() []params.Spec {
 // with an entry per item; a generated http_logs document is some 300 bytes
 // of JSON, a corpus line may be longer: 1 KB an item is counted, 3 times.
 func bulkMemory(v params.Values) (shared, perClient float64) {
-	return 0, 3 * 1024 * float64(v.Int("bulk_size"))
+	return 0, 3 * 1024 * float64(v.Int(BulkSize))
 }
 
 // BulkSpecs are the bulkindex workload's parameters: OSB's bulk parameters.
 func BulkSpecs() []params.Spec {
 	return append(CorpusSpecs(),
-		params.Spec{Name: "bulk_size", Kind: params.Int, Default: int64(5000), Min: params.MinOf(1), Max: params.MaxOf(1_000_000), Memory: bulkMemory, Help: "documents per _bulk request (OSB bulk-size)"},
-		params.Spec{Name: "ingest_percentage", Kind: params.Float, Default: 100.0, Min: params.MinOf(0), Max: params.MaxOf(100), Help: "share of the corpus to index, % (OSB ingest-percentage)"},
-		params.Spec{Name: "mode", Kind: params.String, Default: ModeAppend, Choices: []string{ModeAppend, ModeUpdate},
+		params.Spec{Name: BulkSize, Kind: params.Int, Default: int64(5000), Min: params.MinOf(1), Max: params.MaxOf(1_000_000), Memory: bulkMemory, Help: "documents per _bulk request (OSB bulk-size)"},
+		params.Spec{Name: IngestPercentage, Kind: params.Float, Default: 100.0, Min: params.MinOf(0), Max: params.MaxOf(100), Help: "share of the corpus to index, % (OSB ingest-percentage)"},
+		params.Spec{Name: Mode, Kind: params.String, Default: ModeAppend, Choices: []string{ModeAppend, ModeUpdate},
 			Help: "index-append: new documents with engine ids; index-update: own ids, conflict_probability % of them reusing an earlier one"},
-		params.Spec{Name: "conflict_probability", Kind: params.Float, Default: 25.0, Min: params.MinOf(0), Max: params.MaxOf(100), Help: "index-update: % of documents that reuse an id already sent (OSB conflict-probability)"},
-		params.Spec{Name: "retries", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(1000), Help: "times a refused item (429) is sent again; 0: counted and dropped, as OSB does"},
-		params.Spec{Name: "time_limit", Kind: params.Duration, Default: time.Duration(0), Help: "stop indexing after this long; 0: when the corpus is indexed"},
+		params.Spec{Name: ConflictProbability, Kind: params.Float, Default: 25.0, Min: params.MinOf(0), Max: params.MaxOf(100), Help: "index-update: % of documents that reuse an id already sent (OSB conflict-probability)"},
+		params.Spec{Name: Retries, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(1000), Help: "times a refused item (429) is sent again; 0: counted and dropped, as OSB does"},
+		params.Spec{Name: TimeLimit, Kind: params.Duration, Default: time.Duration(0), Help: "stop indexing after this long; 0: when the corpus is indexed"},
 	)
+}
+
+// Bulk are the bulkindex workload's bulk parameters (BulkSpecs beyond the
+// corpus), decoded once: the workload and OSB's tool cell read these fields.
+type Bulk struct {
+	Size                int64
+	IngestPercentage    float64
+	Mode                string  // ModeAppend or ModeUpdate
+	ConflictProbability float64 // %
+	Retries             int64
+	TimeLimit           time.Duration
+}
+
+// DecodeBulk reads a bulkindex cell's bulk parameters, validated against
+// BulkSpecs (which bound each number); a missing one takes its default.
+func DecodeBulk(v params.Values) Bulk {
+	v = params.WithDefaults(BulkSpecs(), v)
+	return Bulk{Size: v.Int(BulkSize), IngestPercentage: v.Float(IngestPercentage), Mode: v.String(Mode),
+		ConflictProbability: v.Float(ConflictProbability), Retries: v.Int(Retries), TimeLimit: v.Duration(TimeLimit)}
 }
 
 // Corpus is what documents an index gets and how the index is made: the
@@ -94,10 +132,10 @@ type Corpus struct {
 }
 
 func NewCorpus(p params.Values) (Corpus, error) {
-	c := Corpus{Index: p.String("index"), Files: p.Strings("corpus"), Docs: p.Int("docs"), Seed: uint64(p.Int("seed")),
-		Share: 1, Mapping: p.String("mapping"), Shards: p.Int("shards"), Replicas: p.Int("replicas"),
-		Refresh: p.String("refresh_interval"), Codec: p.String("codec")}
-	if pct, ok := p["ingest_percentage"].(float64); ok {
+	c := Corpus{Index: p.String(Index), Files: p.Strings(CorpusFiles), Docs: p.Int(Docs), Seed: uint64(p.Int(Seed)),
+		Share: 1, Mapping: p.String(Mapping), Shards: p.Int(Shards), Replicas: p.Int(Replicas),
+		Refresh: p.String(RefreshInterval), Codec: p.String(Codec)}
+	if pct, ok := p[IngestPercentage].(float64); ok {
 		c.Share = pct / 100
 	}
 	if c.Index == "" || strings.ToLower(c.Index) != c.Index || strings.ContainsAny(c.Index, `\/*?"<>| ,#:`) || strings.HasPrefix(c.Index, "_") || strings.HasPrefix(c.Index, "-") {

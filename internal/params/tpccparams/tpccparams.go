@@ -8,9 +8,20 @@
 package tpccparams
 
 import (
+	"math"
+
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
-	"math"
+)
+
+// Names of the tpcc kind's parameters, spelled here only.
+const (
+	Warehouses     = "warehouses"
+	Implementation = "implementation"
+	AllWarehouses  = "all_warehouses"
+	KeyingThinking = "keying_thinking"
+	LoadWorkers    = "load_workers"
+	Seed           = "seed"
 )
 
 // Op types of a tpcc run, in the order of the mix (45/43/4/4/4).
@@ -59,17 +70,39 @@ const (
 // warehouses are some 10 TB.
 func Specs() []params.Spec {
 	return []params.Spec{
-		{Name: "warehouses", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(100_000),
+		{Name: Warehouses, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(100_000),
 			Help: "number of warehouses (HammerDB count_ware, go-tpc --warehouses): 10 districts, 30 000 customers and 100 000 stock rows each"},
-		{Name: "implementation", Kind: params.String, Default: Client, Choices: []string{Client, Procedures},
+		{Name: Implementation, Kind: params.String, Default: Client, Choices: []string{Client, Procedures},
 			Help: "client: each transaction's statements sent by fairbench (portable, go-tpc's way); procedures: stored procedures fairbench installs, one call per transaction (HammerDB's default; PostgreSQL and MySQL/MariaDB)"},
-		{Name: "all_warehouses", Kind: params.Bool, Default: false,
+		{Name: AllWarehouses, Kind: params.Bool, Default: false,
 			Help: "spread each virtual user over every warehouse instead of one home warehouse per user (HammerDB allwarehouse)"},
-		{Name: "keying_thinking", Kind: params.Bool, Default: false,
+		{Name: KeyingThinking, Kind: params.Bool, Default: false,
 			Help: "the specification's keying and think times between transactions (HammerDB keyandthink); off gives HammerDB's timed driver without waits"},
-		{Name: "load_workers", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024),
+		{Name: LoadWorkers, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024),
 			Help: "connections loading in parallel (HammerDB num_vu during the build): the items, each warehouse's stock and each district load as parts of their own"},
-		{Name: "seed", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(math.MaxInt64),
+		{Name: Seed, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(math.MaxInt64),
 			Help: "seed of the loaded data: the same seed loads the same rows, part by part"},
+	}
+}
+
+// Options are a tpcc cell's parameters, decoded once: the native workload
+// and the go-tpc and HammerDB command builders read these fields.
+type Options struct {
+	Warehouses     int64
+	Implementation string // Client or Procedures
+	AllWarehouses  bool
+	KeyingThinking bool
+	LoadWorkers    int64
+	Seed           int64
+}
+
+// Decode reads a tpcc cell's values, validated against Specs (which bound
+// each number); a missing one takes its default.
+func Decode(v params.Values) Options {
+	v = params.WithDefaults(Specs(), v)
+	return Options{
+		Warehouses: v.Int(Warehouses), Implementation: v.String(Implementation),
+		AllWarehouses: v.Bool(AllWarehouses), KeyingThinking: v.Bool(KeyingThinking),
+		LoadWorkers: v.Int(LoadWorkers), Seed: v.Int(Seed),
 	}
 }

@@ -11,6 +11,16 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
+// Names of the ycsb kind's parameters, spelled here only. RecordCount and
+// OperationCount are also YCSB's property names, which the parameters set.
+const (
+	Workload       = "workload"
+	RecordCount    = "recordcount"
+	OperationCount = "operationcount"
+	Properties     = "properties"
+	PropertyFiles  = "property_files"
+)
+
 // Op types of a ycsb run, named as YCSB's report names them ([READ], ...),
 // so that native and imported runs compare op by op.
 const (
@@ -42,15 +52,33 @@ var Presets = []string{"a", "b", "c", "d", "e", "f"}
 // workload files and -p options carry over unchanged.
 func Specs() []params.Spec {
 	return []params.Spec{
-		{Name: "workload", Kind: params.String, Default: "a", Choices: Presets,
+		{Name: Workload, Kind: params.String, Default: "a", Choices: Presets,
 			Help: "YCSB core workload (workloads/workload[a-f]): a 50/50 read/update, b 95/5 read/update, c read only, d read latest with 5% inserts, e short scans with 5% inserts, f 50/50 read/read-modify-write"},
-		{Name: "recordcount", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Max: params.MaxOf(1e12),
+		{Name: RecordCount, Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Max: params.MaxOf(1e12),
 			Help: "records loaded (YCSB recordcount; 1 KB each with the default 10 fields of 100 bytes)"},
-		{Name: "operationcount", Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(1e15),
+		{Name: OperationCount, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(1e15),
 			Help: "stop after this many operations over all clients (YCSB operationcount); 0: run for the cell's duration"},
-		{Name: "properties", Kind: params.StringList,
+		{Name: Properties, Kind: params.StringList,
 			Help: "YCSB properties as name=value (-p), applied after the preset and the property files: fieldcount=20, requestdistribution=uniform, ..."},
-		{Name: "property_files", Kind: params.StringList,
+		{Name: PropertyFiles, Kind: params.StringList,
 			Help: "YCSB workload files (-P), read in order after the preset; unknown properties are errors"},
 	}
+}
+
+// Options are a ycsb cell's parameters, decoded once: the native workload
+// and the go-ycsb builder read these fields.
+type Options struct {
+	Workload       string // the preset, a to f
+	RecordCount    int64
+	OperationCount int64    // 0: for the cell's duration
+	Properties     []string // name=value, after the preset and the files
+	PropertyFiles  []string
+}
+
+// Decode reads a ycsb cell's values, validated against Specs (which bound
+// each number); a missing one takes its default.
+func Decode(v params.Values) Options {
+	v = params.WithDefaults(Specs(), v)
+	return Options{Workload: v.String(Workload), RecordCount: v.Int(RecordCount), OperationCount: v.Int(OperationCount),
+		Properties: v.Strings(Properties), PropertyFiles: v.Strings(PropertyFiles)}
 }

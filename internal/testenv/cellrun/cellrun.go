@@ -9,7 +9,6 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
-	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // One runs a study of exactly one cell, given as TOML, through the runner
@@ -17,11 +16,11 @@ import (
 // its run and the runner's error. The caller imports the workloads it names.
 func One(t testing.TB, studyTOML string, replace bool) (*result.Run, error) {
 	t.Helper()
-	st, err := study.Parse("test.toml", []byte(studyTOML), workload.Catalog{})
+	st, err := study.Parse("test.toml", []byte(studyTOML), runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,9 +35,10 @@ import (
 const opBulk = "bulk"
 
 func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{Kind: searchparams.Kind, Headline: searchparams.Headline, WorkingSet: workingSet})
-	kinds.RegisterSummary(searchparams.Kind, PrintSummary)
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind:     kinds.Info{Headline: searchparams.Headline, WorkingSet: workingSet, Summary: PrintSummary},
+	})
 }
 
 // Workload is the bulkindex kind.
@@ -59,26 +60,26 @@ func (Workload) Flags() []workload.Flag {
 	return []workload.Flag{
 		{Name: "clients", Shorthand: "c", Field: workload.FieldClients, Default: "8", Usage: "clients, each sending its own _bulk requests (OSB clients)"},
 		{Name: "warmup-time-period", Field: workload.FieldWarmup, Default: "0s", Usage: "indexing before the measured phase (OSB warmup-time-period)"},
-		{Name: "corpus", Param: "corpus"},
-		{Name: "docs", Param: "docs"},
-		{Name: "seed", Param: "seed"},
-		{Name: "index", Param: "index"},
-		{Name: "mapping", Param: "mapping"},
-		{Name: "bulk-size", Param: "bulk_size"},
-		{Name: "shards", Param: "shards"},
-		{Name: "replicas", Param: "replicas"},
-		{Name: "refresh-interval", Param: "refresh_interval"},
-		{Name: "codec", Param: "codec"},
-		{Name: "ingest-percentage", Param: "ingest_percentage"},
-		{Name: "mode", Param: "mode"},
-		{Name: "conflict-probability", Param: "conflict_probability"},
-		{Name: "retries", Param: "retries"},
-		{Name: "time-limit", Param: "time_limit"},
+		{Name: "corpus", Param: searchparams.CorpusFiles},
+		{Name: "docs", Param: searchparams.Docs},
+		{Name: "seed", Param: searchparams.Seed},
+		{Name: "index", Param: searchparams.Index},
+		{Name: "mapping", Param: searchparams.Mapping},
+		{Name: "bulk-size", Param: searchparams.BulkSize},
+		{Name: "shards", Param: searchparams.Shards},
+		{Name: "replicas", Param: searchparams.Replicas},
+		{Name: "refresh-interval", Param: searchparams.RefreshInterval},
+		{Name: "codec", Param: searchparams.Codec},
+		{Name: "ingest-percentage", Param: searchparams.IngestPercentage},
+		{Name: "mode", Param: searchparams.Mode},
+		{Name: "conflict-probability", Param: searchparams.ConflictProbability},
+		{Name: "retries", Param: searchparams.Retries},
+		{Name: "time-limit", Param: searchparams.TimeLimit},
 	}
 }
 
 func workingSet(p map[string]any) (int64, string, bool) {
-	switch c := p["corpus"].(type) {
+	switch c := p[searchparams.CorpusFiles].(type) {
 	case []string:
 		if len(c) > 0 {
 			return 0, "", false
@@ -88,7 +89,7 @@ func workingSet(p map[string]any) (int64, string, bool) {
 			return 0, "", false
 		}
 	}
-	docs, ok := p["docs"].(int64)
+	docs, ok := p[searchparams.Docs].(int64)
 	if !ok {
 		return 0, "", false
 	}
@@ -121,15 +122,9 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &instance{corpus: c, bulk: int(p.Int("bulk_size")), update: p.String("mode") == searchparams.ModeUpdate,
-		conflict: p.Float("conflict_probability") / 100, retries: int(p.Int("retries")), limit: p.Duration("time_limit")}
-	if pct := p.Float("ingest_percentage"); pct > 100 {
-		return nil, fmt.Errorf("ingest_percentage %g: give a share of the corpus between 0 and 100", pct)
-	}
-	if in.conflict > 1 {
-		return nil, fmt.Errorf("conflict_probability %g: give a percentage between 0 and 100", p.Float("conflict_probability"))
-	}
-	return in, nil
+	b := searchparams.DecodeBulk(p)
+	return &instance{corpus: c, bulk: int(b.Size), update: b.Mode == searchparams.ModeUpdate,
+		conflict: b.ConflictProbability / 100, retries: int(b.Retries), limit: b.TimeLimit}, nil
 }
 
 // Ops implements workload.Instance.

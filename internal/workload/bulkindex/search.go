@@ -15,10 +15,16 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// The search workload's own parameters, beside the corpus's.
+const (
+	paramOperations = "operations"
+	paramQuery      = "query"
+)
+
 // SearchKind is the search workload's kind.
 const SearchKind = "search"
 
-func init() { workload.Register(SearchWorkload{}) }
+func init() { workload.Register(workload.Plugin{Workload: SearchWorkload{}}) }
 
 // SearchWorkload runs the http_logs track's kinds of queries against an
 // index of the corpus, which it loads first when fairbench's index of that
@@ -53,9 +59,9 @@ func searchNames() []string {
 // Params implements workload.Workload.
 func (SearchWorkload) Params() []params.Spec {
 	return append(searchparams.CorpusSpecs(),
-		params.Spec{Name: "operations", Kind: params.StringList, Default: searchNames(),
+		params.Spec{Name: paramOperations, Kind: params.StringList, Default: searchNames(),
 			Help: "the searches, each client drawing one at random per request: match-all, term, range, date-histogram"},
-		params.Spec{Name: "query", Kind: params.String, Default: "", Help: "a file with one search body of your own, run as the operation \"query\" instead"},
+		params.Spec{Name: paramQuery, Kind: params.String, Default: "", Help: "a file with one search body of your own, run as the operation \"query\" instead"},
 	)
 }
 
@@ -64,15 +70,15 @@ func (SearchWorkload) Flags() []workload.Flag {
 	return []workload.Flag{
 		{Name: "clients", Shorthand: "c", Field: workload.FieldClients, Default: "1", Usage: "clients, each sending one search at a time (OSB clients)"},
 		{Name: "target-throughput", Field: workload.FieldRate, Usage: "searches per second over all clients, scheduled without coordinated omission (OSB target-throughput)"},
-		{Name: "corpus", Param: "corpus"},
-		{Name: "docs", Param: "docs"},
-		{Name: "seed", Param: "seed"},
-		{Name: "index", Param: "index"},
-		{Name: "mapping", Param: "mapping"},
-		{Name: "shards", Param: "shards"},
-		{Name: "replicas", Param: "replicas"},
-		{Name: "operations", Param: "operations"},
-		{Name: "query", Param: "query"},
+		{Name: "corpus", Param: searchparams.CorpusFiles},
+		{Name: "docs", Param: searchparams.Docs},
+		{Name: "seed", Param: searchparams.Seed},
+		{Name: "index", Param: searchparams.Index},
+		{Name: "mapping", Param: searchparams.Mapping},
+		{Name: "shards", Param: searchparams.Shards},
+		{Name: "replicas", Param: searchparams.Replicas},
+		{Name: "operations", Param: paramOperations},
+		{Name: "query", Param: paramQuery},
 	}
 }
 
@@ -89,7 +95,7 @@ func (SearchWorkload) New(p params.Values) (workload.Instance, error) {
 		return nil, err
 	}
 	in := &searchInstance{corpus: c}
-	if q := p.String("query"); q != "" {
+	if q := p.String(paramQuery); q != "" {
 		m, err := searchparams.ReadJSONFile(q)
 		if err != nil {
 			return nil, fmt.Errorf("query: %w", err)
@@ -101,7 +107,7 @@ func (SearchWorkload) New(p params.Values) (workload.Instance, error) {
 		in.names, in.bodies = []string{"query"}, [][]byte{b}
 		return in, nil
 	}
-	for _, name := range p.Strings("operations") {
+	for _, name := range p.Strings(paramOperations) {
 		found := false
 		for _, s := range searches {
 			if s.name == name {

@@ -45,23 +45,30 @@ const MaxRows = 100_000_000_000
 // is the same for any number of rows: past it, the chunks grow instead.
 const maxChunks = 10_000
 
+// Names of clickbench's parameters (queryset's besides), spelled here only.
+const (
+	paramSource = "source"
+	paramRows   = "rows"
+	paramSeed   = "seed"
+)
+
 // Params implements workload.Workload.
 func (Workload) Params() []params.Spec {
 	return append([]params.Spec{
-		{Name: "source", Kind: params.String, Default: "",
+		{Name: paramSource, Kind: params.String, Default: "",
 			Help: "ClickBench's dataset: a path or http(s) URL of hits.tsv, hits.csv or hits.parquet (.gz for TSV and CSV); empty: synthetic rows (not comparable with published results)"},
-		{Name: "rows", Kind: params.Int, Default: int64(1_000_000), Min: params.MinOf(1), Max: params.MaxOf(MaxRows),
+		{Name: paramRows, Kind: params.Int, Default: int64(1_000_000), Min: params.MinOf(1), Max: params.MaxOf(MaxRows),
 			Help: "rows of the synthetic hits table (without a source); ClickBench's has 99 997 497"},
-		{Name: "seed", Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "seed of the synthetic rows: the same seed gives the same rows on every engine"},
+		{Name: paramSeed, Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "seed of the synthetic rows: the same seed gives the same rows on every engine"},
 	}, queryset.Specs()...)
 }
 
 // Flags implements workload.Flagger.
 func (Workload) Flags() []workload.Flag {
 	return append([]workload.Flag{
-		{Name: "source", Param: "source"},
-		{Name: "rows", Param: "rows"},
-		{Name: "seed", Param: "seed"},
+		{Name: "source", Param: paramSource},
+		{Name: "rows", Param: paramRows},
+		{Name: "seed", Param: paramSeed},
 	}, queryset.Flags()...)
 }
 
@@ -69,10 +76,10 @@ func (Workload) Flags() []workload.Flag {
 // rows take 70–80 GB in PostgreSQL), a tenth of that compressed in a column
 // store; the estimate takes the row store's.
 func workingSet(p map[string]any) (int64, string, bool) {
-	if s, _ := p["source"].(string); s != "" {
+	if s, _ := p[paramSource].(string); s != "" {
 		return 100_000_000 * 700, "ClickBench's hits, ~70 GB in a row store", true
 	}
-	n, ok := p["rows"].(int64)
+	n, ok := p[paramRows].(int64)
 	if !ok {
 		return 0, "", false
 	}
@@ -102,7 +109,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &instance{Set: set, source: p.String("source"), rows: p.Int("rows"), seed: uint64(p.Int("seed"))}
+	in := &instance{Set: set, source: p.String(paramSource), rows: p.Int(paramRows), seed: uint64(p.Int(paramSeed))}
 	if in.source != "" && !remote(in.source) {
 		if _, err := os.Stat(in.source); err != nil {
 			return nil, fmt.Errorf("source: %w: give the path of ClickBench's hits.tsv, hits.csv or hits.parquet, or an http(s) URL", err)

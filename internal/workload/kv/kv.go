@@ -33,11 +33,13 @@ import (
 )
 
 func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{
-		Kind:       "kv",
-		Headline:   result.Headline{Name: "throughput", Unit: "ops/s", HigherIsBetter: true, Field: result.FieldRequests},
-		WorkingSet: workingSet,
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind: kinds.Info{
+			Headline:   result.Headline{Name: "throughput", Unit: "ops/s", HigherIsBetter: true, Field: result.FieldRequests},
+			WorkingSet: workingSet,
+			Summary:    PeerSummary,
+		},
 	})
 }
 
@@ -77,7 +79,7 @@ const (
 )
 
 type instance struct {
-	p        params.Values
+	opt      kvparams.Options
 	ratio    ratio
 	setPat   byte
 	getPat   byte
@@ -107,15 +109,16 @@ type command struct {
 
 // New implements workload.Workload.
 func (Workload) New(p params.Values) (workload.Instance, error) {
-	in := &instance{p: p, prefix: p.String("key_prefix"), pipeline: int(p.Int("pipeline")), size: int(p.Int("data_size"))}
-	in.stats.Store(&[]*counts{})
-	var err error
-	rs := p.String("ratio")
-	cmds := p.Strings("command")
-	if len(cmds) > 0 && p.String("profile") != "" {
-		return nil, fmt.Errorf("profile %q and command both set: give one of them", p.String("profile"))
+	o, err := kvparams.Decode(p)
+	if err != nil {
+		return nil, err
 	}
-	switch p.String("profile") {
+	in := &instance{opt: o, prefix: o.KeyPrefix, pipeline: int(o.Pipeline), size: int(o.DataSize),
+		sizeMin: int(o.DataSizeMin), sizeMax: int(o.DataSizeMax)}
+	in.stats.Store(&[]*counts{})
+	rs := o.Ratio
+	cmds := o.Commands
+	switch o.Profile {
 	case "get-heavy":
 		rs = "1:10"
 	case "set-only":
@@ -130,40 +133,19 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	if in.ratio, err = parseRatio(rs); err != nil {
 		return nil, err
 	}
-	if in.setPat, in.getPat, err = parsePattern(p.String("key_pattern")); err != nil {
+	if in.setPat, in.getPat, err = parsePattern(o.KeyPattern); err != nil {
 		return nil, err
 	}
-	lo, hi := p.Int("key_minimum"), p.Int("key_maximum")
-	if hi < lo {
-		return nil, fmt.Errorf("key_maximum %d is below key_minimum %d", hi, lo)
-	}
-	in.keys = keySpace{min: uint64(lo), max: uint64(hi), stddev: p.Float("key_stddev"), median: p.Float("key_median"), zipfExp: p.Float("key_zipf_exp")}
+	in.keys = keySpace{min: uint64(o.KeyMinimum), max: uint64(o.KeyMaximum), stddev: o.KeyStddev, median: o.KeyMedian, zipfExp: o.KeyZipfExp}
+	// The spec bounds the exponent to [0, 5]; memtier takes neither end.
 	if z := in.keys.zipfExp; z <= 0 || z >= 5 {
-		return nil, fmt.Errorf("key_zipf_exp %v must be within (0, 5), as memtier requires", z)
+		return nil, fmt.Errorf("%s %v must be within (0, 5), as memtier requires", kvparams.KeyZipfExp, z)
 	}
 	if in.prefix == "" {
-		return nil, fmt.Errorf("key_prefix must not be empty: cleanup deletes the keys under it, and only them")
-	}
-	in.sizeMin, in.sizeMax = in.size, in.size
-	if r := p.String("data_size_range"); r != "" {
-		a, b, ok := strings.Cut(r, "-")
-		x, err1 := strconv.Atoi(a)
-		y, err2 := strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || x < 1 || y < x || y > kvparams.MaxValueSize {
-			return nil, fmt.Errorf("data_size_range %q: write MIN-MAX in bytes, 1 ≤ MIN ≤ MAX ≤ %d (memtier --data-size-range)", r, kvparams.MaxValueSize)
-		}
-		in.sizeMin, in.sizeMax = x, y
+		return nil, fmt.Errorf("%s must not be empty: cleanup deletes the keys under it, and only them", kvparams.KeyPrefix)
 	}
 	in.value = bytes.Repeat([]byte("x"), in.sizeMax)
-	ratios, patterns := p.Strings("command_ratio"), p.Strings("command_key_pattern")
-	if len(cmds) == 0 && len(ratios)+len(patterns) > 0 {
-		return nil, fmt.Errorf("command_ratio and command_key_pattern apply to command, which is not set")
-	}
-	for name, l := range map[string][]string{"command_ratio": ratios, "command_key_pattern": patterns} {
-		if len(l) > 0 && len(l) != len(cmds) {
-			return nil, fmt.Errorf("%s has %d entries for %d commands: give one per command, in the same order", name, len(l), len(cmds))
-		}
-	}
+	ratios, patterns := o.CommandRatios, o.CommandKeyPatterns
 	seen := map[string]int{}
 	for i, text := range cmds {
 		c := command{words: strings.Fields(text), ratio: 1, pattern: 'R'}
@@ -176,14 +158,14 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		if len(ratios) > 0 {
 			r, err := strconv.Atoi(ratios[i])
 			if err != nil || r < 1 {
-				return nil, fmt.Errorf("command_ratio %q for %q: a whole number ≥ 1", ratios[i], text)
+				return nil, fmt.Errorf("%s %q for %q: a whole number ≥ 1", kvparams.CommandRatio, ratios[i], text)
 			}
 			c.ratio = r
 		}
 		if len(patterns) > 0 {
 			pat := strings.ToUpper(patterns[i])
 			if len(pat) != 1 || !strings.Contains("RSGZP", pat) {
-				return nil, fmt.Errorf("command_key_pattern %q for %q: use R, S, G, Z or P", patterns[i], text)
+				return nil, fmt.Errorf("%s %q for %q: use R, S, G, Z or P", kvparams.CommandKeyPattern, patterns[i], text)
 			}
 			c.pattern = pat[0]
 		}
@@ -282,7 +264,7 @@ func (in *instance) NewSlotWorker(_ context.Context, conn driver.Conn, slot work
 		return nil, err
 	}
 	w := &worker{in: in, kv: kv, c: in.newCounts()}
-	if !in.p.Bool("distinct_client_seed") {
+	if !in.opt.DistinctClientSeed {
 		w.own = rand.New(rand.NewPCG(0x6d656d74, 0x69657221)) // one sequence for every client
 	}
 	if w.setKeys, err = in.keys.newKeyGen(in.setPat, slot.Index, slot.Clients); err != nil {
@@ -298,7 +280,7 @@ func (in *instance) NewSlotWorker(_ context.Context, conn driver.Conn, slot work
 		}
 		w.cmdKeys = append(w.cmdKeys, g)
 	}
-	w.left = in.p.Int("requests")
+	w.left = in.opt.Requests
 	w.counted = w.left > 0
 	n := in.pipeline
 	w.cmds = make([]driver.KVCommand, n)
@@ -465,9 +447,9 @@ func (w *worker) modify(ctx context.Context, rng *rand.Rand, req workload.Reques
 
 // workingSet is the key range times the key and value sizes.
 func workingSet(p map[string]any) (int64, string, bool) {
-	lo, ok1 := p["key_minimum"].(int64)
-	hi, ok2 := p["key_maximum"].(int64)
-	size, ok3 := p["data_size"].(int64)
+	lo, ok1 := p[kvparams.KeyMinimum].(int64)
+	hi, ok2 := p[kvparams.KeyMaximum].(int64)
+	size, ok3 := p[kvparams.DataSize].(int64)
 	if !ok1 || !ok2 || !ok3 || hi < lo {
 		return 0, "", false
 	}
@@ -493,7 +475,7 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 	case in.rmw:
 		what = "rmw (GET then SET of one key)"
 	}
-	if p := in.p.String("profile"); p != "" {
+	if p := in.opt.Profile; p != "" {
 		what = p + ": " + what
 	}
 	facts = [][2]string{
@@ -501,9 +483,9 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 		{"pipeline", strconv.Itoa(in.pipeline)},
 		{"key range", fmt.Sprintf("%s%d … %s%d", in.prefix, in.keys.min, in.prefix, in.keys.max)},
 		{"data size", sizeText(in.sizeMin, in.sizeMax)},
-		{"key pattern", in.p.String("key_pattern")},
+		{"key pattern", in.opt.KeyPattern},
 	}
-	if !in.p.Bool("distinct_client_seed") {
+	if !in.opt.DistinctClientSeed {
 		deviations = append(deviations, "every client draws the same key sequence (distinct_client_seed = false, memtier's default)")
 	}
 	return facts, deviations

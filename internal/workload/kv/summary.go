@@ -8,11 +8,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/fairbench/fairbench/internal/hist"
-	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
 )
-
-func init() { kinds.RegisterSummary(Workload{}.Kind(), PeerSummary) }
 
 // PeerSummary prints a run as memtier_benchmark prints its ALL STATS table
 // (Sets, Gets or the command's row, Waits, Totals: ops/sec, hits/sec,

@@ -17,26 +17,28 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/oltpparams"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
 
-func init() { workload.Register(Workload{}) }
+func init() {
+	workload.Register(workload.Plugin{Workload: Workload{}, Kind: kinds.Info{Summary: PeerSummary}})
+}
 
-// Modes, named after sysbench's scripts without the oltp_ prefix.
+// Modes (oltpparams'), named after sysbench's scripts without the oltp_ prefix.
 const (
-	PointSelect    = "point_select"
-	ReadOnly       = "read_only"
-	WriteOnly      = "write_only"
-	ReadWrite      = "read_write"
-	UpdateIndex    = "update_index"
-	UpdateNonIndex = "update_non_index"
-	Insert         = "insert"
-	Delete         = "delete"
+	PointSelect    = oltpparams.PointSelect
+	ReadOnly       = oltpparams.ReadOnly
+	WriteOnly      = oltpparams.WriteOnly
+	ReadWrite      = oltpparams.ReadWrite
+	UpdateIndex    = oltpparams.UpdateIndex
+	UpdateNonIndex = oltpparams.UpdateNonIndex
+	Insert         = oltpparams.Insert
+	Delete         = oltpparams.Delete
 )
-
-var modes = []string{PointSelect, ReadOnly, WriteOnly, ReadWrite, UpdateIndex, UpdateNonIndex, Insert, Delete}
 
 // Workload is the oltp kind.
 type Workload struct{}
@@ -50,41 +52,7 @@ func (Workload) Description() string {
 }
 
 // Params implements workload.Workload: sysbench's option names and 1.0 defaults.
-// The maxima keep a typo from sizing a load or a transaction past any run:
-// statements per transaction at most 10 000 (sysbench's are 1 to 10), a
-// range of at most a million rows, 10^10 rows per table.
-func (Workload) Params() []params.Spec {
-	return []params.Spec{
-		{Name: "mode", Kind: params.String, Default: ReadWrite, Choices: modes,
-			Help: "sysbench script: point_select, read_only, write_only, read_write, update_index, update_non_index, insert, delete"},
-		{Name: "tables", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(10_000), Help: "number of tables"},
-		{Name: "table_size", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Max: params.MaxOf(1e10), Help: "rows per table"},
-		{Name: "range_size", Kind: params.Int, Default: int64(100), Min: params.MinOf(1), Max: params.MaxOf(1_000_000), Help: "range size of range SELECTs"},
-		{Name: "point_selects", Kind: params.Int, Default: int64(10), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "point SELECTs per transaction"},
-		{Name: "simple_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "simple range SELECTs per transaction"},
-		{Name: "sum_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "SELECT SUM() per transaction"},
-		{Name: "order_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "SELECT ORDER BY per transaction"},
-		{Name: "distinct_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "SELECT DISTINCT per transaction"},
-		{Name: "index_updates", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "UPDATEs of the indexed column k per transaction"},
-		{Name: "non_index_updates", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "UPDATEs of the non-indexed column c per transaction"},
-		{Name: "delete_inserts", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "DELETE/INSERT pairs per transaction"},
-		{Name: "range_selects", Kind: params.Bool, Default: true, Help: "enable the range SELECTs"},
-		{Name: "skip_trx", Kind: params.Bool, Default: false, Help: "no BEGIN/COMMIT: every statement in autocommit mode"},
-		{Name: "auto_inc", Kind: params.Bool, Default: true, Help: "id is AUTO_INCREMENT (SERIAL on PostgreSQL); false = client-generated ids"},
-		{Name: "secondary", Kind: params.Bool, Default: false, Help: "a secondary index on id instead of the primary key"},
-		{Name: "create_secondary", Kind: params.Bool, Default: true, Help: "create the secondary index k_N on k"},
-		{Name: "rand_type", Kind: params.String, Default: "special", Choices: []string{"uniform", "gaussian", "special", "pareto"},
-			Help: "distribution of row ids (sysbench 1.0's --rand-type, default special)"},
-		{Name: "rand_spec_iter", Kind: params.Int, Default: int64(12), Min: params.MinOf(1), Max: params.MaxOf(1000), Help: "iterations of the gaussian and special distributions"},
-		{Name: "rand_spec_pct", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(100), Help: "special: percent of the range holding the special values"},
-		{Name: "rand_spec_res", Kind: params.Int, Default: int64(75), Min: params.MinOf(0), Max: params.MaxOf(100), Help: "special: percent of draws that hit the special values"},
-		{Name: "rand_pareto_h", Kind: params.Float, Default: 0.2, Min: params.MinOf(0), Max: params.MaxOf(1), Help: "pareto: shape parameter h"},
-		{Name: "mysql_storage_engine", Kind: params.String, Default: "innodb", Help: "storage engine on MySQL/MariaDB",
-			Engines: []string{"mysql", "mariadb"}},
-		{Name: "query_mode", Kind: params.String, Default: "prepared", Choices: []string{"simple", "extended", "prepared"},
-			Help: "prepared = server-side prepared statements, sysbench's default (--db-ps-mode=auto); simple = text with client-side parameters (--db-ps-mode=disable)"},
-	}
-}
+func (Workload) Params() []params.Spec { return oltpparams.Specs() }
 
 type instance struct {
 	mode, queryMode, engine                         string
@@ -107,28 +75,22 @@ type counters struct{ read, write, other atomic.Int64 }
 
 // New implements workload.Workload.
 func (Workload) New(p params.Values) (workload.Instance, error) {
-	d, err := newDist(p.String("rand_type"), p.Int("rand_spec_iter"), p.Int("rand_spec_pct"), p.Int("rand_spec_res"), p.Float("rand_pareto_h"))
+	o := oltpparams.Decode(p)
+	d, err := newDist(o.RandType, o.RandSpecIter, o.RandSpecPct, o.RandSpecRes, o.RandParetoH)
 	if err != nil {
 		return nil, err
 	}
-	engine := p.String("mysql_storage_engine")
-	if !isWord(engine) {
-		return nil, fmt.Errorf("mysql_storage_engine %q is not a storage engine name", engine)
+	if !isWord(o.MySQLStorageEngine) {
+		return nil, fmt.Errorf("%s %q is not a storage engine name", oltpparams.MySQLStorageEngine, o.MySQLStorageEngine)
 	}
 	in := &instance{
-		mode: p.String("mode"), queryMode: p.String("query_mode"), engine: engine,
-		tables: p.Int("tables"), tableSize: p.Int("table_size"), rangeSize: p.Int("range_size"),
-		pointSelects: p.Int("point_selects"), simpleRanges: p.Int("simple_ranges"), sumRanges: p.Int("sum_ranges"),
-		orderRanges: p.Int("order_ranges"), distinctRanges: p.Int("distinct_ranges"),
-		indexUpdates: p.Int("index_updates"), nonIndexUpdates: p.Int("non_index_updates"), deleteInserts: p.Int("delete_inserts"),
-		rangeSelects: p.Bool("range_selects"), skipTrx: p.Bool("skip_trx"), autoInc: p.Bool("auto_inc"),
-		secondary: p.Bool("secondary"), csec: p.Bool("create_secondary"), randType: p.String("rand_type"), dist: d,
-	}
-	if in.tables < 1 || in.tableSize < 1 {
-		return nil, fmt.Errorf("tables and table_size must be at least 1")
-	}
-	if in.tableSize > 1<<31-1 {
-		return nil, fmt.Errorf("table_size %d does not fit sysbench's INTEGER id", in.tableSize)
+		mode: o.Mode, queryMode: o.QueryMode, engine: o.MySQLStorageEngine,
+		tables: o.Tables, tableSize: o.TableSize, rangeSize: o.RangeSize,
+		pointSelects: o.PointSelects, simpleRanges: o.SimpleRanges, sumRanges: o.SumRanges,
+		orderRanges: o.OrderRanges, distinctRanges: o.DistinctRanges,
+		indexUpdates: o.IndexUpdates, nonIndexUpdates: o.NonIndexUpdates, deleteInserts: o.DeleteInserts,
+		rangeSelects: o.RangeSelects, skipTrx: o.SkipTrx, autoInc: o.AutoInc,
+		secondary: o.Secondary, csec: o.CreateSecondary, randType: o.RandType, dist: d,
 	}
 	if in.mode == PointSelect {
 		in.pointSelects = 1 // oltp_point_select.lua: one query per event

@@ -198,7 +198,7 @@ func runStudy(t *testing.T, url string, p map[string][]any, clients int) ([]*res
 		Targets: []*study.Target{{Name: "db", URL: url}},
 		Workloads: []*study.Workload{{Name: "oltp", Kind: "oltp", Params: p,
 			Clients: []study.ClientLevel{{N: clients}}, MaxTries: 10}}}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,15 +28,8 @@ func newDist(kind string, iter, pct, res int64, paretoH float64) (*dist, error) 
 	default:
 		return nil, fmt.Errorf("rand_type %q is not one of uniform, gaussian, special, pareto", kind)
 	}
-	if iter < 1 {
-		return nil, fmt.Errorf("rand_spec_iter must be at least 1, got %d", iter)
-	}
-	if pct < 0 || pct > 100 {
-		return nil, fmt.Errorf("rand_spec_pct must be between 0 and 100, got %d", pct)
-	}
-	if res < 0 || res >= 100 {
-		return nil, fmt.Errorf("rand_spec_res must be between 0 and 99, got %d", res)
-	}
+	// The specs bound rand_spec_iter, rand_spec_pct and rand_spec_res; the
+	// Pareto shape's [0, 1] takes its ends, which the distribution cannot.
 	if paretoH <= 0 || paretoH >= 1 {
 		return nil, fmt.Errorf("rand_pareto_h must be between 0 and 1 (exclusive), got %g", paretoH)
 	}

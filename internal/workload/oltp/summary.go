@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
 )
-
-func init() { kinds.RegisterSummary(Workload{}.Kind(), PeerSummary) }
 
 // PeerSummary prints a run of the oltp workload the way sysbench 1.0 prints
 // its run summary (SQL statistics, general statistics, latency in ms), so the two

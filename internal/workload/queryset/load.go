@@ -52,16 +52,17 @@ func Dialect(ctx context.Context, c driver.SQL) (string, error) {
 // the hot times as headline, the per-query report section with
 // ClickBench's score, ClickBench's result file and run summary.
 func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool)) {
-	workload.Register(w)
 	kindsRegistered = append(kindsRegistered, w.Kind())
-	kinds.Register(kinds.Info{
-		Kind:       w.Kind(),
-		Headline:   GeoMeanHeadline,
-		WorkingSet: workingSet,
-		Sections:   Sections,
-		RunFormats: RunFormats,
+	workload.Register(workload.Plugin{
+		Workload: w,
+		Kind: kinds.Info{
+			Headline:   GeoMeanHeadline,
+			WorkingSet: workingSet,
+			Sections:   Sections,
+			RunFormats: RunFormats,
+			Summary:    PrintSummary,
+		},
 	})
-	kinds.RegisterSummary(w.Kind(), PrintSummary)
 }
 
 // Plan is what a query-set workload loads and runs in one dialect.

@@ -35,16 +35,24 @@ const (
 	ModeConcurrent = "concurrent"
 )
 
+// Names of the parameters every query-set workload takes, spelled here only.
+const (
+	paramMode    = "mode"
+	paramTries   = "tries"
+	paramQueries = "queries"
+	paramTimeout = "timeout"
+)
+
 // Specs are the parameters every query-set workload takes, beside its own.
 func Specs() []params.Spec {
 	return []params.Spec{
-		{Name: "mode", Kind: params.String, Default: ModeTries, Choices: []string{ModeTries, ModeConcurrent},
+		{Name: paramMode, Kind: params.String, Default: ModeTries, Choices: []string{ModeTries, ModeConcurrent},
 			Help: "tries: one client runs each query `tries` times in a row (ClickBench's run.sh); concurrent: the clients draw queries from the set for the duration (clickhouse-benchmark)"},
-		{Name: "tries", Kind: params.Int, Default: int64(3), Min: params.MinOf(1), Max: params.MaxOf(1000),
+		{Name: paramTries, Kind: params.Int, Default: int64(3), Min: params.MinOf(1), Max: params.MaxOf(1000),
 			Help: "times each query runs in a row in the tries mode; the first try is the cold one, the best of the others the hot one"},
-		{Name: "queries", Kind: params.StringList, Default: []string{},
+		{Name: paramQueries, Kind: params.StringList, Default: []string{},
 			Help: "the queries to run, by name; empty: the whole set"},
-		{Name: "timeout", Kind: params.Duration, Default: 10 * time.Minute,
+		{Name: paramTimeout, Kind: params.Duration, Default: 10 * time.Minute,
 			Help: "longest a query may take; a try that times out is recorded as null with the reason, and the run goes on (0: no limit)"},
 	}
 }
@@ -54,10 +62,10 @@ func Specs() []params.Spec {
 // where it has them.
 func Flags() []workload.Flag {
 	return []workload.Flag{
-		{Name: "tries", Param: "tries"},
-		{Name: "queries", Param: "queries", Usage: "the queries to run, comma-separated names (Q1.1,Q2.1); default: all"},
-		{Name: "timeout", Param: "timeout"},
-		{Name: "mode", Param: "mode"},
+		{Name: "tries", Param: paramTries},
+		{Name: "queries", Param: paramQueries, Usage: "the queries to run, comma-separated names (Q1.1,Q2.1); default: all"},
+		{Name: "timeout", Param: paramTimeout},
+		{Name: "mode", Param: paramMode},
 		{Name: "concurrency", Shorthand: "c", Field: workload.FieldClients, Default: "1",
 			Usage: "clients in the concurrent mode, one session each (clickhouse-benchmark -c)"},
 		{Name: "duration", Field: workload.FieldDuration, Default: "60s", Usage: "measured time of the concurrent mode; the tries mode runs its set to the end"},
@@ -105,11 +113,11 @@ func (s *Set) SetFacts(f [][2]string) { s.facts = f }
 // in the workload's order; an unknown name is an error that lists the set.
 func New(p params.Values, all []string) (*Set, error) {
 	names := all
-	if want := p.Strings("queries"); len(want) > 0 {
+	if want := p.Strings(paramQueries); len(want) > 0 {
 		names = nil
 		for _, w := range want {
 			if !slices.Contains(all, w) {
-				return nil, fmt.Errorf("queries: no query %q in this set; it has %s", w, strings.Join(all, ", "))
+				return nil, fmt.Errorf("%s: no query %q in this set; it has %s", paramQueries, w, strings.Join(all, ", "))
 			}
 		}
 		for _, n := range all {
@@ -118,7 +126,7 @@ func New(p params.Values, all []string) (*Set, error) {
 			}
 		}
 	}
-	return &Set{mode: p.String("mode"), tries: int(p.Int("tries")), timeout: p.Duration("timeout"), names: names}, nil
+	return &Set{mode: p.String(paramMode), tries: int(p.Int(paramTries)), timeout: p.Duration(paramTimeout), names: names}, nil
 }
 
 // Names are the instance's queries in order.

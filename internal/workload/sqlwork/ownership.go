@@ -5,37 +5,34 @@ import (
 	"fmt"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	owned "github.com/fairbench/fairbench/internal/ownership"
 )
 
-// The markers are offered, through ownership, to the loads of external tools
-// (go-ycsb load), whose runner must not import a workload package.
-func init() { owned.RegisterSQL(Markers{}) }
-
-// Markers implements ownership.SQLTables with this package's marker table.
+// Markers are this package's data-set markers as the runner's loads of
+// external tools (go-ycsb load, HammerDB's build) use them: a tool's load
+// replaces only tables fairbench made.
 type Markers struct{}
 
-// TableExists implements owned.SQLTables.
+// TableExists is for tool loads.
 func (Markers) TableExists(ctx context.Context, c driver.SQL, table string) (bool, error) {
 	return TableExists(ctx, c, table)
 }
 
-// Owns implements owned.SQLTables.
+// Owns is for tool loads.
 func (Markers) Owns(ctx context.Context, c driver.SQL, dataset string, tables []string) (bool, error) {
 	return Owns(ctx, c, dataset, tables)
 }
 
-// MarkLoading implements owned.SQLTables.
+// MarkLoading is for tool loads.
 func (Markers) MarkLoading(ctx context.Context, c driver.SQL, dataset, params string) error {
 	return WriteMarker(ctx, c, dataset, params, Loading, nil)
 }
 
-// MarkReady implements owned.SQLTables.
+// MarkReady is for tool loads.
 func (Markers) MarkReady(ctx context.Context, c driver.SQL, dataset, params string, tables []string) error {
 	return WriteMarker(ctx, c, dataset, params, Ready, tables)
 }
 
-// Tables implements owned.SQLTables.
+// Tables is for tool loads.
 func (Markers) Tables(ctx context.Context, c driver.SQL) ([]string, error) {
 	all, err := ListTables(ctx, c)
 	if err != nil {
@@ -50,7 +47,7 @@ func (Markers) Tables(ctx context.Context, c driver.SQL) ([]string, error) {
 	return out, nil
 }
 
-// DropMarkers implements owned.SQLTables.
+// DropMarkers is for tool loads.
 func (Markers) DropMarkers(ctx context.Context, c driver.SQL) error {
 	for _, t := range []string{IdentityTable, MarkerTable} {
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {

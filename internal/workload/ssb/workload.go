@@ -49,23 +49,30 @@ const MaxScale = 10_000
 // is the same at every scale: past it, the chunks grow instead.
 const maxChunks = 10_000
 
+// Names of ssb's parameters (queryset's besides), spelled here only.
+const (
+	paramScale = "scale"
+	paramForm  = "form"
+	paramSeed  = "seed"
+)
+
 // Params implements workload.Workload.
 func (Workload) Params() []params.Spec {
 	return append([]params.Spec{
-		{Name: "scale", Kind: params.Float, Default: 1.0, Min: params.MinOf(0.001), Max: params.MaxOf(MaxScale),
+		{Name: paramScale, Kind: params.Float, Default: 1.0, Min: params.MinOf(0.001), Max: params.MaxOf(MaxScale),
 			Help: "scale factor, dbgen's -s: 6 000 000 lineorder rows per unit"},
-		{Name: "form", Kind: params.String, Default: FormAuto, Choices: []string{FormAuto, FormJoin, FormFlat},
+		{Name: paramForm, Kind: params.String, Default: FormAuto, Choices: []string{FormAuto, FormJoin, FormFlat},
 			Help: "join: the queries on the star schema; flat: on the denormalised lineorder_flat; auto: flat on ClickHouse (as its documentation runs SSB), join elsewhere"},
-		{Name: "seed", Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "seed of the data generator: the same seed gives the same rows on every engine"},
+		{Name: paramSeed, Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "seed of the data generator: the same seed gives the same rows on every engine"},
 	}, queryset.Specs()...)
 }
 
 // Flags implements workload.Flagger.
 func (Workload) Flags() []workload.Flag {
 	return append([]workload.Flag{
-		{Name: "scale", Shorthand: "s", Param: "scale", Usage: "scale factor (dbgen -s)"},
-		{Name: "form", Param: "form"},
-		{Name: "seed", Param: "seed"},
+		{Name: "scale", Shorthand: "s", Param: paramScale, Usage: "scale factor (dbgen -s)"},
+		{Name: "form", Param: paramForm},
+		{Name: "seed", Param: paramSeed},
 	}, queryset.Flags()...)
 }
 
@@ -80,7 +87,7 @@ func queryNames() []string {
 // workingSet is lineorder's size: about 100 bytes a row in the engines'
 // row stores, 6 000 000 rows per scale unit.
 func workingSet(p map[string]any) (int64, string, bool) {
-	sf, ok := p["scale"].(float64)
+	sf, ok := p[paramScale].(float64)
 	if !ok {
 		return 0, "", false
 	}
@@ -102,7 +109,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &instance{Set: set, scale: p.Float("scale"), seed: uint64(p.Int("seed")), form: p.String("form")}, nil
+	return &instance{Set: set, scale: p.Float(paramScale), seed: uint64(p.Int(paramSeed)), form: p.String(paramForm)}, nil
 }
 
 // dataset is what the instance loads on dialect d in form f.

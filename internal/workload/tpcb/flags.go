@@ -1,28 +1,27 @@
 package tpcb
 
-import "github.com/fairbench/fairbench/internal/workload"
-
-// tpcb is what `fairbench run --target URL` runs when no --workload is given,
-// as pgbench runs its TPC-B-like script when given no script.
-func init() { workload.SetDefault(Workload{}.Kind()) }
+import (
+	"github.com/fairbench/fairbench/internal/params/tpcbparams"
+	"github.com/fairbench/fairbench/internal/workload"
+)
 
 // Flags implements workload.Flagger: pgbench's own flags and meanings.
 func (Workload) Flags() []workload.Flag {
 	return []workload.Flag{
-		{Name: "mode", Param: "mode", Usage: "pgbench's built-in script: tpcb-like, simple-update or select-only"},
-		{Name: "select-only", Shorthand: "S", Param: "mode", Switch: SelectOnly, Usage: "same as --mode select-only"},
-		{Name: "skip-some-updates", Shorthand: "N", Param: "mode", Switch: SimpleUpdate, Usage: "same as --mode simple-update"},
-		{Name: "scale", Shorthand: "s", Param: "scale", Usage: "scale factor"},
+		{Name: "mode", Param: tpcbparams.Mode, Usage: "pgbench's built-in script: tpcb-like, simple-update or select-only"},
+		{Name: "select-only", Shorthand: "S", Param: tpcbparams.Mode, Switch: SelectOnly, Usage: "same as --mode select-only"},
+		{Name: "skip-some-updates", Shorthand: "N", Param: tpcbparams.Mode, Switch: SimpleUpdate, Usage: "same as --mode simple-update"},
+		{Name: "scale", Shorthand: "s", Param: tpcbparams.Scale, Usage: "scale factor"},
 		{Name: "client", Shorthand: "c", Field: workload.FieldClients, Default: "1", Usage: "number of clients (one connection each)"},
 		{Name: "jobs", Shorthand: "j", Field: workload.FieldThreads,
 			Usage: "threads that drive the clients when there are more clients than threads, each multiplexing its share like pgbench -j (default: the CPUs)"},
 		{Name: "time", Shorthand: "T", Field: workload.FieldDuration, Default: "60s", Usage: "measured duration (\"30s\", \"2m\" or seconds)"},
 		{Name: "progress", Shorthand: "P", Field: workload.FieldProgress, Usage: "show progress every N seconds"},
-		{Name: "protocol", Shorthand: "M", Param: "query_mode", Usage: "query mode: simple, extended or prepared"},
+		{Name: "protocol", Shorthand: "M", Param: tpcbparams.QueryMode, Usage: "query mode: simple, extended or prepared"},
 		{Name: "rate", Shorthand: "R", Field: workload.FieldRate,
 			Usage: "target rate in transactions per second over all clients (latency from the scheduled start)"},
 		{Name: "latency-limit", Shorthand: "L", Field: workload.FieldLatencyLimit, Usage: "with --rate, skip transactions already later than this many ms"},
 		{Name: "max-tries", Field: workload.FieldMaxTries, Default: "1", Usage: "tries per transaction on serialization failure or deadlock"},
-		{Name: "no-vacuum", Shorthand: "n", Param: "vacuum", Switch: "false", Usage: "skip pgbench's pre-run vacuum"},
+		{Name: "no-vacuum", Shorthand: "n", Param: tpcbparams.Vacuum, Switch: "false", Usage: "skip pgbench's pre-run vacuum"},
 	}
 }

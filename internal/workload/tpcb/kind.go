@@ -4,20 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/fairbench/fairbench/internal/kinds"
-	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/params/tpcbparams"
 )
-
-// What reports need to know about tpcb results, native or imported from
-// pgbench: the headline (transactions per second, pgbench's tps) and the size
-// of the data a scale touches.
-func init() {
-	kinds.Register(kinds.Info{
-		Kind:       "tpcb",
-		Headline:   result.Throughput,
-		WorkingSet: workingSet,
-	})
-}
 
 // BytesPerScale estimates pgbench's data size on PostgreSQL per scale unit
 // (tables and indexes, ~15 MB), for runs that did not record the database size.
@@ -26,7 +14,7 @@ const BytesPerScale = 15 << 20
 // workingSet is scale × BytesPerScale; false without a scale.
 func workingSet(p map[string]any) (int64, string, bool) {
 	var s float64
-	switch x := p["scale"].(type) {
+	switch x := p[tpcbparams.Scale].(type) {
 	case int64:
 		s = float64(x)
 	case int:

@@ -9,8 +9,6 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-func init() { kinds.RegisterSummary(Workload{}.Kind(), PeerSummary) }
-
 // PeerSummary prints a run's summary with pgbench's field names and order, so
 // the two tools' outputs can be read (and parsed) side by side, followed by the
 // percentiles from the run's histogram. The tries per transaction are read

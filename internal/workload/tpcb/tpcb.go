@@ -13,12 +13,26 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/tpcbparams"
+	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
 
-func init() { workload.Register(Workload{}) }
+// The one registration of tpcb: its headline (transactions per second,
+// pgbench's tps), the size of the data a scale touches, pgbench's summary,
+// and its place as what `fairbench run --target URL` runs when no
+// --workload is given, as pgbench runs its TPC-B-like script when given no
+// script.
+func init() {
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind:     kinds.Info{Headline: result.Throughput, WorkingSet: workingSet, Summary: PeerSummary},
+		Default:  true,
+	})
+}
 
 // Rows per scale unit, as in pgbench.
 const (
@@ -27,11 +41,11 @@ const (
 	accountsPerScale = 100_000
 )
 
-// Modes and their pgbench names.
+// Modes (tpcbparams') and their pgbench names.
 const (
-	TPCBLike     = "tpcb-like"
-	SimpleUpdate = "simple-update"
-	SelectOnly   = "select-only"
+	TPCBLike     = tpcbparams.TPCBLike
+	SimpleUpdate = tpcbparams.SimpleUpdate
+	SelectOnly   = tpcbparams.SelectOnly
 )
 
 var pgbenchNames = map[string]string{
@@ -51,41 +65,16 @@ func (Workload) Description() string {
 	return "pgbench-compatible TPC-B (sort of): pgbench's tables and built-in scripts"
 }
 
-// Params implements workload.Workload. The maxima keep a typo from sizing
-// a load past any target: scale 1 000 000 is 100 billion accounts, some
-// 15 TB.
-func (Workload) Params() []params.Spec {
-	return []params.Spec{
-		{Name: "mode", Kind: params.String, Default: TPCBLike, Choices: []string{TPCBLike, SimpleUpdate, SelectOnly},
-			Help: "pgbench's built-in script (-b): tpcb-like, simple-update (-N) or select-only (-S)"},
-		{Name: "scale", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1_000_000),
-			Help: "scaling factor (-s): 100 000 accounts, 10 tellers and 1 branch per unit"},
-		{Name: "query_mode", Kind: params.String, Default: "simple", Choices: []string{"simple", "extended", "prepared"},
-			Help: "pgbench's -M: how statements are sent"},
-		{Name: "fillfactor", Kind: params.Int, Default: int64(100), Min: params.MinOf(10), Max: params.MaxOf(100),
-			Help: "fill factor of the accounts, tellers and branches tables (-F), PostgreSQL only", Engines: []string{"postgresql"}},
-		{Name: "unlogged", Kind: params.Bool, Default: false,
-			Help: "create unlogged tables (--unlogged-tables), PostgreSQL only", Engines: []string{"postgresql"}},
-		{Name: "load_workers", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024),
-			Help: "connections loading pgbench_accounts in parallel; 1 loads it in one COPY … FREEZE like pgbench -i"},
-		{Name: "vacuum", Kind: params.Bool, Default: true,
-			Help: "before each run, vacuum branches and tellers and truncate history like pgbench (false = pgbench -n)"},
-	}
-}
+// Params implements workload.Workload.
+func (Workload) Params() []params.Spec { return tpcbparams.Specs() }
 
 // New implements workload.Workload.
 func (Workload) New(p params.Values) (workload.Instance, error) {
-	if ff := p.Int("fillfactor"); ff > 100 {
-		return nil, fmt.Errorf("fillfactor must be between 10 and 100, got %d", ff)
-	}
-	scale := p.Int("scale")
-	if scale < 1 {
-		return nil, fmt.Errorf("scale must be at least 1, got %d", scale)
-	}
+	o := tpcbparams.Decode(p)
 	return &instance{
-		mode: p.String("mode"), scale: scale, queryMode: p.String("query_mode"),
-		fillfactor: p.Int("fillfactor"), unlogged: p.Bool("unlogged"), vacuum: p.Bool("vacuum"),
-		loadWorkers: int(p.Int("load_workers")),
+		mode: o.Mode, scale: o.Scale, queryMode: o.QueryMode,
+		fillfactor: o.Fillfactor, unlogged: o.Unlogged, vacuum: o.Vacuum,
+		loadWorkers: int(o.LoadWorkers),
 	}, nil
 }
 

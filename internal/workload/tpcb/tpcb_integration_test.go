@@ -34,7 +34,7 @@ func runStudy(t *testing.T, url string, params map[string][]any, clients, thread
 		Targets: []*study.Target{{Name: "db", URL: url}},
 		Workloads: []*study.Workload{{Name: "tpcb", Kind: "tpcb", Params: params,
 			Clients: []study.ClientLevel{{N: clients}}, Threads: threads, MaxTries: maxTries}}}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func prepare(t *testing.T, url string, params map[string][]any, replace bool) er
 	st := &study.Study{Name: "prep", Duration: time.Second,
 		Targets:   []*study.Target{{Name: "db", URL: url}},
 		Workloads: []*study.Workload{{Name: "tpcb", Kind: "tpcb", Params: params}}}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ const bytesPerWarehouse = 100 << 20
 
 func workingSet(p map[string]any) (int64, string, bool) {
 	var w int64
-	switch x := p["warehouses"].(type) {
+	switch x := p[tpccparams.Warehouses].(type) {
 	case int64:
 		w = x
 	case int:

@@ -3,8 +3,11 @@ package tpcc
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/tpccparams"
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
@@ -112,14 +115,20 @@ func TestMixAndRetriesDealTheDeck(t *testing.T) {
 	}
 }
 
+// TestWarehousesMustBePositive: the spec refuses 0 warehouses, naming the
+// parameter, for the native workload and the tool cells alike (New takes
+// values validated against it and checks no range again).
 func TestWarehousesMustBePositive(t *testing.T) {
 	w, err := workload.Get("tpcc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.New(map[string]any{"warehouses": int64(0), "implementation": "client", "load_workers": int64(1), "seed": int64(0),
-		"all_warehouses": false, "keying_thinking": false}); err == nil {
-		t.Fatal("0 warehouses accepted")
+	spec, ok := params.Find(w.Params(), tpccparams.Warehouses)
+	if !ok {
+		t.Fatal("no warehouses parameter")
+	}
+	if _, err := params.Coerce(spec, int64(0)); err == nil || !strings.Contains(err.Error(), "warehouses must be at least 1") {
+		t.Fatalf("0 warehouses: %v; want it refused, naming warehouses", err)
 	}
 }
 

@@ -23,13 +23,14 @@ import (
 )
 
 func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{
-		Kind:       Workload{}.Kind(),
-		Headline:   tpccparams.Headline,
-		Summary:    PeerSummary,
-		WorkingSet: workingSet,
-		Sections:   sections,
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind: kinds.Info{
+			Headline:   tpccparams.Headline,
+			Summary:    PeerSummary,
+			WorkingSet: workingSet,
+			Sections:   sections,
+		},
 	})
 }
 
@@ -51,18 +52,18 @@ func (Workload) Params() []params.Spec { return tpccparams.Specs() }
 // ramp-up) and go-tpc's (--warehouses, -T threads, --time).
 func (Workload) Flags() []workload.Flag {
 	return []workload.Flag{
-		{Name: "warehouses", Param: "warehouses"},
+		{Name: "warehouses", Param: tpccparams.Warehouses},
 		{Name: "vus", Field: workload.FieldClients, Usage: "virtual users, one connection each (HammerDB vu; go-tpc -T)", Default: "1"},
 		{Name: "threads", Shorthand: "T", Field: workload.FieldClients, Usage: "same as --vus (go-tpc's -T)"},
 		{Name: "rampup", Field: workload.FieldWarmup, Usage: "ramp-up before the measured phase, excluded from every number (HammerDB rampup)", Default: "0s"},
 		{Name: "duration", Field: workload.FieldDuration, Usage: "measured duration (HammerDB duration)", Default: "60s"},
 		{Name: "time", Field: workload.FieldDuration, Usage: "same as --duration (go-tpc's --time)"},
-		{Name: "implementation", Param: "implementation"},
-		{Name: "stored-procedures", Param: "implementation", Switch: tpccparams.Procedures, Usage: "run each transaction as one stored-procedure call (HammerDB's default)"},
-		{Name: "all-warehouses", Param: "all_warehouses", Switch: "true"},
-		{Name: "keying-thinking", Param: "keying_thinking", Switch: "true"},
-		{Name: "load-workers", Param: "load_workers"},
-		{Name: "seed", Param: "seed"},
+		{Name: "implementation", Param: tpccparams.Implementation},
+		{Name: "stored-procedures", Param: tpccparams.Implementation, Switch: tpccparams.Procedures, Usage: "run each transaction as one stored-procedure call (HammerDB's default)"},
+		{Name: "all-warehouses", Param: tpccparams.AllWarehouses, Switch: "true"},
+		{Name: "keying-thinking", Param: tpccparams.KeyingThinking, Switch: "true"},
+		{Name: "load-workers", Param: tpccparams.LoadWorkers},
+		{Name: "seed", Param: tpccparams.Seed},
 		{Name: "max-tries", Field: workload.FieldMaxTries, Usage: "tries per transaction on a serialization failure or deadlock", Default: "1"},
 		{Name: "progress", Shorthand: "P", Field: workload.FieldProgress, Usage: "show progress every N seconds (0 = none)", Default: "0"},
 		{Name: "rate", Shorthand: "R", Field: workload.FieldRate, Usage: "target transactions per second over all users (0 = as fast as possible)"},
@@ -71,13 +72,10 @@ func (Workload) Flags() []workload.Flag {
 
 // New implements workload.Workload.
 func (Workload) New(p params.Values) (workload.Instance, error) {
-	w := p.Int("warehouses")
-	if w < 1 {
-		return nil, fmt.Errorf("warehouses must be at least 1, got %d", w)
-	}
+	o := tpccparams.Decode(p)
 	return &instance{
-		warehouses: w, impl: p.String("implementation"), all: p.Bool("all_warehouses"),
-		keying: p.Bool("keying_thinking"), loadWorkers: int(p.Int("load_workers")), seed: uint64(p.Int("seed")),
+		warehouses: o.Warehouses, impl: o.Implementation, all: o.AllWarehouses,
+		keying: o.KeyingThinking, loadWorkers: int(o.LoadWorkers), seed: uint64(o.Seed),
 	}, nil
 }
 

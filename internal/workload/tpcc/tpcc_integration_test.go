@@ -44,7 +44,7 @@ func tpccStudy(url string, p map[string][]any, clients int, warmup, duration tim
 func runTPCC(t *testing.T, url string, p map[string][]any, clients int, duration time.Duration) *result.Run {
 	t.Helper()
 	st := tpccStudy(url, p, clients, time.Second, duration)
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func checksums(t *testing.T, c driver.SQL) map[string]string {
 func prepareTPCC(t *testing.T, ctx context.Context, url string, p map[string][]any, logf func(string)) error {
 	t.Helper()
 	st := tpccStudy(url, p, 1, 0, time.Second)
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,13 +21,10 @@ import (
 )
 
 func init() {
-	workload.Register(Workload{})
-	kinds.Register(kinds.Info{
-		Kind:       "ycsb",
-		Headline:   ycsbparams.Headline,
-		WorkingSet: workingSet,
+	workload.Register(workload.Plugin{
+		Workload: Workload{},
+		Kind:     kinds.Info{Headline: ycsbparams.Headline, WorkingSet: workingSet, Summary: PeerSummary},
 	})
-	kinds.RegisterSummary("ycsb", PeerSummary)
 }
 
 // Workload is the ycsb workload kind.
@@ -46,7 +43,7 @@ func (Workload) Description() string {
 func (Workload) Params() []params.Spec {
 	specs := ycsbparams.Specs()
 	for i := range specs {
-		if specs[i].Name == "properties" {
+		if specs[i].Name == ycsbparams.Properties {
 			specs[i].Memory = recordMemory
 		}
 	}
@@ -78,18 +75,20 @@ func recordMemory(v params.Values) (shared, perClient float64) {
 // preset's workload file, then the kind's recordcount and operationcount
 // parameters, then the property files in order, then the -p properties.
 func propsOf(p params.Values) (Props, error) {
+	o := ycsbparams.Decode(p)
 	props := Props{}
-	if err := Preset(p.String("workload"), props); err != nil {
+	if err := Preset(o.Workload, props); err != nil {
 		return nil, err
 	}
-	props.Set("recordcount", strconv.FormatInt(p.Int("recordcount"), 10), "parameter recordcount")
-	props.Set("operationcount", strconv.FormatInt(p.Int("operationcount"), 10), "parameter operationcount")
-	for _, f := range p.Strings("property_files") {
+	// The parameters are the YCSB properties of the same names.
+	props.Set(ycsbparams.RecordCount, strconv.FormatInt(o.RecordCount, 10), "parameter "+ycsbparams.RecordCount)
+	props.Set(ycsbparams.OperationCount, strconv.FormatInt(o.OperationCount, 10), "parameter "+ycsbparams.OperationCount)
+	for _, f := range o.PropertyFiles {
 		if err := LoadFile(f, props); err != nil {
 			return nil, err
 		}
 	}
-	for _, kv := range p.Strings("properties") {
+	for _, kv := range o.Properties {
 		if err := SetFlag(kv, props); err != nil {
 			return nil, err
 		}
@@ -102,10 +101,10 @@ func propsOf(p params.Values) (Props, error) {
 // fairbench's --target is the URL).
 func (Workload) Flags() []workload.Flag {
 	return []workload.Flag{
-		{Name: "preset", Param: "workload", Usage: "YCSB core workload a–f (workloads/workload[a-f])"},
-		{Name: "property", Shorthand: "p", Param: "properties", Repeat: true,
+		{Name: "preset", Param: ycsbparams.Workload, Usage: "YCSB core workload a–f (workloads/workload[a-f])"},
+		{Name: "property", Shorthand: "p", Param: ycsbparams.Properties, Repeat: true,
 			Usage: "a YCSB property, name=value (repeatable): -p recordcount=1000000 -p requestdistribution=uniform"},
-		{Name: "property-file", Shorthand: "P", Param: "property_files", Repeat: true,
+		{Name: "property-file", Shorthand: "P", Param: ycsbparams.PropertyFiles, Repeat: true,
 			Usage: "a YCSB workload file (repeatable), read after the preset"},
 		{Name: "threads", Field: workload.FieldClients, Default: "1", Usage: "client threads, one session each (YCSB -threads)"},
 		{Name: "duration", Field: workload.FieldDuration, Default: "60s",
@@ -287,12 +286,12 @@ func (s *shardedCounter) sum() int64 {
 // the key, from the kind's parameters (properties that change them are not
 // looked at).
 func workingSet(p map[string]any) (int64, string, bool) {
-	n, ok := p["recordcount"].(int64)
+	n, ok := p[ycsbparams.RecordCount].(int64)
 	if !ok || n < 1 {
 		return 0, "", false
 	}
 	fields, length := int64(10), int64(100)
-	for _, kv := range params.Values(p).Strings("properties") {
+	for _, kv := range params.Values(p).Strings(ycsbparams.Properties) {
 		k, v, _ := strings.Cut(kv, "=")
 		x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {

@@ -172,12 +172,12 @@ func mongoCounts(t *testing.T, url string) (int64, int64) {
 
 func runCell(t *testing.T, url, workloadTable string, replace bool) (*result.Run, error) {
 	t.Helper()
-	st, err := study.Parse("ycsb.toml", []byte(workloadTable), workload.Catalog{})
+	st, err := study.Parse("ycsb.toml", []byte(workloadTable), runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Targets = []*study.Target{{Name: "t", URL: url}}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,11 +274,11 @@ func TestWorkloadAOnEveryEngine(t *testing.T) {
 }
 
 func cleanup(t *testing.T, url, text string) {
-	st, err := study.Parse("ycsb.toml", []byte(text), workload.Catalog{})
+	st, err := study.Parse("ycsb.toml", []byte(text), runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := st.Plan(workload.Catalog{})
+	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
 		t.Fatal(err)
 	}

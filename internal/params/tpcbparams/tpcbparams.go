@@ -1,0 +1,68 @@
+// Package tpcbparams declares the parameters of the tpcb kind — pgbench's
+// options — once, for the native tpcb workload and for the pgbench tool cell
+// and importer (internal/adapter), so that a native cell and a pgbench cell
+// with the same parameters are the same measurement. It imports nothing but
+// params.
+package tpcbparams
+
+import "github.com/fairbench/fairbench/internal/params"
+
+// Names of the tpcb kind's parameters, spelled here only.
+const (
+	Mode        = "mode"
+	Scale       = "scale"
+	QueryMode   = "query_mode"
+	Fillfactor  = "fillfactor"
+	Unlogged    = "unlogged"
+	LoadWorkers = "load_workers"
+	Vacuum      = "vacuum"
+)
+
+// Modes, pgbench's built-in scripts.
+const (
+	TPCBLike     = "tpcb-like"
+	SimpleUpdate = "simple-update"
+	SelectOnly   = "select-only"
+)
+
+// Specs are the tpcb kind's parameters with pgbench's defaults. The maxima
+// keep a typo from sizing a load past any target: scale 1 000 000 is 100
+// billion accounts, some 15 TB.
+func Specs() []params.Spec {
+	return []params.Spec{
+		{Name: Mode, Kind: params.String, Default: TPCBLike, Choices: []string{TPCBLike, SimpleUpdate, SelectOnly},
+			Help: "pgbench's built-in script (-b): tpcb-like, simple-update (-N) or select-only (-S)"},
+		{Name: Scale, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1_000_000),
+			Help: "scaling factor (-s): 100 000 accounts, 10 tellers and 1 branch per unit"},
+		{Name: QueryMode, Kind: params.String, Default: "simple", Choices: []string{"simple", "extended", "prepared"},
+			Help: "pgbench's -M: how statements are sent"},
+		{Name: Fillfactor, Kind: params.Int, Default: int64(100), Min: params.MinOf(10), Max: params.MaxOf(100),
+			Help: "fill factor of the accounts, tellers and branches tables (-F), PostgreSQL only", Engines: []string{"postgresql"}},
+		{Name: Unlogged, Kind: params.Bool, Default: false,
+			Help: "create unlogged tables (--unlogged-tables), PostgreSQL only", Engines: []string{"postgresql"}},
+		{Name: LoadWorkers, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024),
+			Help: "connections loading pgbench_accounts in parallel; 1 loads it in one COPY … FREEZE like pgbench -i"},
+		{Name: Vacuum, Kind: params.Bool, Default: true,
+			Help: "before each run, vacuum branches and tellers and truncate history like pgbench (false = pgbench -n)"},
+	}
+}
+
+// Options are a tpcb cell's parameters, decoded once: the native workload
+// and the pgbench command builder read these fields.
+type Options struct {
+	Mode        string
+	Scale       int64
+	QueryMode   string
+	Fillfactor  int64
+	Unlogged    bool
+	LoadWorkers int64
+	Vacuum      bool
+}
+
+// Decode reads a tpcb cell's values, validated against Specs (which bound
+// each number); a missing one takes its default.
+func Decode(v params.Values) Options {
+	v = params.WithDefaults(Specs(), v)
+	return Options{Mode: v.String(Mode), Scale: v.Int(Scale), QueryMode: v.String(QueryMode), Fillfactor: v.Int(Fillfactor),
+		Unlogged: v.Bool(Unlogged), LoadWorkers: v.Int(LoadWorkers), Vacuum: v.Bool(Vacuum)}
+}

@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"github.com/fairbench/fairbench/internal/adapter"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/workload"
+)
+
+// Catalog is what a study may name and this runner can run: the registered
+// workloads and the external tools of internal/adapter. It is the
+// study.Catalog callers pass to study.Load, Parse and Plan, so that the
+// study package imports neither workloads nor adapters.
+type Catalog struct{}
+
+// Params returns the parameters of a native workload's kind, else those of
+// a kind only tools run (fio).
+func (Catalog) Params(kind string) ([]params.Spec, bool) {
+	if w, err := workload.Get(kind); err == nil {
+		return w.Params(), true
+	}
+	return adapter.KindParams(kind)
+}
+
+// Kinds lists the native workload kinds.
+func (Catalog) Kinds() []string { return workload.Kinds() }
+
+// Tool returns the kind of the runs a study cell of tool name makes; ok is
+// false when the tool is unknown or fairbench can only import its output.
+func (Catalog) Tool(name string) (string, bool) {
+	t, ok := adapter.Lookup(name)
+	if !ok || t.Build == nil {
+		return "", false
+	}
+	return t.Kind, true
+}
+
+// Tools lists the tools a study cell can run.
+func (Catalog) Tools() []string {
+	var out []string
+	for _, t := range adapter.Tools() {
+		if t.Build != nil {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
