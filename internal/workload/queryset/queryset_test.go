@@ -164,7 +164,10 @@ func TestTimedOutTryIsNullWithTheReasonAndTheRunGoesOn(t *testing.T) {
 // to the start of the next successful one, or to the end of the last try;
 // tries that ran into the set's own timeout start none.
 func TestStallsAreTheTimeNoTrySucceeded(t *testing.T) {
-	s, err := New(values(t, map[string]any{"tries": int64(2), "timeout": 30 * time.Millisecond}), []string{"A", "B", "C", "D", "E"})
+	// The timeout is far above C's 20 ms tries: on a loaded machine a 20 ms
+	// sleep can overrun a timeout close to it, and a try that timed out
+	// starts no stall.
+	s, err := New(values(t, map[string]any{"tries": int64(2), "timeout": 500 * time.Millisecond}), []string{"A", "B", "C", "D", "E"})
 	if err != nil {
 		t.Fatal(err)
 	}
