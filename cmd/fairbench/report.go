@@ -348,11 +348,20 @@ func writeFacts(w io.Writer, m map[string]any, indent string) {
 			fmt.Fprintf(w, "%s%s:\n", indent, k)
 			writeFacts(w, sub, indent+"  ")
 		case float64:
-			fmt.Fprintf(w, "%s%s: %s\n", indent, k, strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64))
+			fmt.Fprintf(w, "%s%s: %s\n", indent, k, factNumber(v))
 		default:
 			fmt.Fprintf(w, "%s%s: %v\n", indent, k, v)
 		}
 	}
+}
+
+// factNumber writes a fact with two decimals, or three significant digits
+// below 1, so that a price of 0.0151 an hour is not shown as 0.02.
+func factNumber(v float64) string {
+	if v != 0 && math.Abs(v) < 1 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 }
 
 func databaseEnv(cmd *cobra.Command, st *study.Study, cells []study.Cell) (map[string]any, error) {

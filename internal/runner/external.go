@@ -60,7 +60,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		CellKey: c.Key(), CellIndex: c.Index,
 		Target: c.Target.Name, TargetURL: driver.Redacted(c.Target.URL),
 		Workload: c.Workload.Name, Kind: c.Workload.Kind,
-		Params: c.Params.JSONable(), Clients: c.Clients, Repetition: c.Repetition,
+		Params: c.Params.JSONable(), Clients: c.Clients, ClientLevel: c.Level, Repetition: c.Repetition,
 		Warmup: c.Warmup, StartedAt: time.Now(),
 	}
 	fail := func(err error) (*result.Run, error) {

@@ -27,6 +27,10 @@ type Cell struct {
 	Params     params.Values // full values: kind defaults + this combination of swept values
 	Clients    int
 	Repetition int // 1-based
+	// Level is the clients level Clients came from when it was a share of
+	// the target's hardware threads ("50%"), "" for a literal count: the
+	// run records it so that targets with different cores pair by it.
+	Level string
 	// Effective timing: the workload's override, else the study's.
 	Warmup, Duration, Cooldown time.Duration
 }
@@ -101,18 +105,30 @@ type workPlan struct {
 	cells   float64 // how many cells the workload makes, counted before building them
 	combos  []params.Values
 	targets []*Target
-	levels  map[*Target][]int
+	levels  map[*Target][]level
 	warmup  time.Duration
 	measure time.Duration
 	cool    time.Duration
 }
 
-func (s *Study) cell(wp *workPlan, t *Target, combo params.Values, clients, rep int) Cell {
+// level is one resolved clients level of a target: its client count, the
+// share of hardware threads it came from ("" for a literal count), and its
+// position in the workload's clients sweep, which the interleaved order
+// runs the targets by: "50%" on every target together, whatever count it
+// came to on each one's cores.
+type level struct {
+	n     int
+	share string
+	pos   int
+}
+
+func (s *Study) cell(wp *workPlan, t *Target, combo params.Values, l level, rep int) Cell {
 	return Cell{
 		Target:     t,
 		Workload:   wp.w,
 		Params:     maps.Clone(combo),
-		Clients:    clients,
+		Clients:    l.n,
+		Level:      l.share,
 		Repetition: rep,
 		Warmup:     wp.warmup,
 		Duration:   wp.measure,
@@ -129,17 +145,18 @@ func (s *Study) interleaved(wps []*workPlan) []Cell {
 		for _, wp := range wps {
 			var union []int
 			for _, t := range wp.targets {
-				for _, n := range wp.levels[t] {
-					if !slices.Contains(union, n) {
-						union = append(union, n)
+				for _, l := range wp.levels[t] {
+					if !slices.Contains(union, l.pos) {
+						union = append(union, l.pos)
 					}
 				}
 			}
+			slices.Sort(union)
 			for _, combo := range wp.combos {
-				for _, n := range union {
+				for _, pos := range union {
 					for _, t := range wp.targets {
-						if slices.Contains(wp.levels[t], n) {
-							cells = append(cells, s.cell(wp, t, combo, n, rep))
+						if i := slices.IndexFunc(wp.levels[t], func(l level) bool { return l.pos == pos }); i >= 0 {
+							cells = append(cells, s.cell(wp, t, combo, wp.levels[t][i], rep))
 						}
 					}
 				}
@@ -157,9 +174,9 @@ func (s *Study) sequential(wps []*workPlan) []Cell {
 				continue
 			}
 			for _, combo := range wp.combos {
-				for _, n := range wp.levels[t] {
+				for _, l := range wp.levels[t] {
 					for rep := 1; rep <= s.Repetitions; rep++ {
-						cells = append(cells, s.cell(wp, t, combo, n, rep))
+						cells = append(cells, s.cell(wp, t, combo, l, rep))
 					}
 				}
 			}
@@ -375,7 +392,7 @@ func (pl *planner) check() {
 func (pl *planner) workPlan(w *Workload) *workPlan {
 	s := pl.s
 	where := fmt.Sprintf("workload %q", w.Name)
-	wp := &workPlan{w: w, levels: map[*Target][]int{}, warmup: s.Warmup, measure: s.Duration, cool: s.Cooldown}
+	wp := &workPlan{w: w, levels: map[*Target][]level{}, warmup: s.Warmup, measure: s.Duration, cool: s.Cooldown}
 	if w.Warmup != nil {
 		wp.warmup = *w.Warmup
 	}
@@ -476,15 +493,19 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 // the target's hardware threads, so that "half the cores" means the same load
 // factor on a 4-core and a 64-core machine; clients_per_thread scales only those,
 // since a literal count already says exactly how many clients to run.
-func (pl *planner) levels(w *Workload, t *Target, where string) ([]int, bool) {
+//
+// A share that comes to a count the target already runs is that cell: one
+// count runs once per target, under the level that named it first.
+func (pl *planner) levels(w *Workload, t *Target, where string) ([]level, bool) {
 	threads := t.Cores
 	if threads <= 0 && driver.Local(t.URL) {
 		threads = runtime.NumCPU()
 	}
-	var out []int
-	for _, c := range w.Clients {
-		n := c.N
+	var out []level
+	for pos, c := range w.Clients {
+		n, share := c.N, ""
 		if c.Percent > 0 {
+			share = c.String()
 			if threads <= 0 {
 				line, col := w.clientsLine, w.clientsCol
 				if line == 0 {
@@ -516,8 +537,8 @@ func (pl *planner) levels(w *Workload, t *Target, where string) ([]int, bool) {
 			pl.errorf(line, col, where, "clients: %d on target %q cannot be split over generators = %d: give at least one client per load generator", n, t.Name, w.Generators)
 			return nil, false
 		}
-		if !slices.Contains(out, n) {
-			out = append(out, n)
+		if !slices.ContainsFunc(out, func(l level) bool { return l.n == n }) {
+			out = append(out, level{n, share, pos})
 		}
 	}
 	return out, true
