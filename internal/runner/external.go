@@ -39,6 +39,20 @@ func preflightTool(c study.Cell) error {
 	return nil
 }
 
+// CheckToolCell checks, without running or finding the tool, that a tool
+// cell's command can be built: the tool accepts its target's URL (fio's
+// file:///dir, which no driver speaks) and its parameters. validate calls it.
+func CheckToolCell(c study.Cell) error {
+	t, ok := adapter.Lookup(c.Workload.Tool)
+	if !ok || t.Build == nil {
+		return fmt.Errorf("workload %q: fairbench cannot run tool %q", c.Workload.Name, c.Workload.Tool)
+	}
+	if _, err := t.Build(invocation(c, c.Duration)); err != nil {
+		return fmt.Errorf("target %q: %s: %w", c.Target.Name, t.Name, err)
+	}
+	return nil
+}
+
 func invocation(c study.Cell, d time.Duration) adapter.Invocation {
 	return adapter.Invocation{
 		URL: c.Target.URL, Clients: c.Clients, Duration: d, Params: c.Params,

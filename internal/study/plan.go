@@ -31,6 +31,10 @@ type Cell struct {
 	// the target's hardware threads ("50%"), "" for a literal count: the
 	// run records it so that targets with different cores pair by it.
 	Level string
+	// Data names the data set the cell needs: its kind's parameters that
+	// shape the loaded data (params.Spec.Data) with their values, "" when
+	// the kind has none. validate counts the loads the order makes from it.
+	Data string
 	// Effective timing: the workload's override, else the study's.
 	Warmup, Duration, Cooldown time.Duration
 }
@@ -104,6 +108,7 @@ type workPlan struct {
 	w       *Workload
 	cells   float64 // how many cells the workload makes, counted before building them
 	combos  []params.Values
+	data    []string // the kind's parameters that shape its data (params.Spec.Data)
 	targets []*Target
 	levels  map[*Target][]level
 	warmup  time.Duration
@@ -129,6 +134,7 @@ func (s *Study) cell(wp *workPlan, t *Target, combo params.Values, l level, rep 
 		Params:     maps.Clone(combo),
 		Clients:    l.n,
 		Level:      l.share,
+		Data:       dataKey(wp.data, combo),
 		Repetition: rep,
 		Warmup:     wp.warmup,
 		Duration:   wp.measure,
@@ -215,6 +221,7 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "estimated duration %s (warm-up, measurement and cool-down; data loading not included)\n", s.Estimate(cells))
+	writeDataLoads(w, s, cells)
 
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -240,6 +247,51 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 			c.Index+1, c.Target.Name, c.Workload.Name, c.Workload.Kind, shownParams(c), clients, c.Repetition)
 	}
 	tw.Flush()
+}
+
+// dataKey names a combination's data set: the data parameters with values.
+func dataKey(names []string, combo params.Values) string {
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		parts = append(parts, n+"="+params.Format(combo[n]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// writeDataLoads says how many data sets the cells need and how many times
+// the order loads them, counting a load wherever a database (a target URL)
+// gets a cell of a kind whose data set differs from its previous one.
+func writeDataLoads(w io.Writer, s *Study, cells []Cell) {
+	type db struct{ url, kind string }
+	last := map[db]string{}
+	sets := map[string]bool{}
+	var names []string
+	loads := 0
+	for _, c := range cells {
+		if c.Data == "" {
+			continue
+		}
+		k := db{c.Target.URL, c.Workload.Kind}
+		if prev, ok := last[k]; !ok || prev != c.Data {
+			loads++
+		}
+		last[k] = c.Data
+		if id := c.Workload.Kind + " " + c.Data; !sets[id] {
+			sets[id] = true
+			names = append(names, id)
+		}
+	}
+	if len(names) < 2 && loads <= len(names) {
+		return
+	}
+	fmt.Fprintf(w, "data: %s (%s), loaded %s in this order", plural(len(names), "data set"), strings.Join(names, "; "), plural(loads, "time"))
+	switch s.Order {
+	case OrderInterleaved:
+		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded once per database and repetition round")
+	case OrderSequential:
+		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded once per target")
+	}
+	fmt.Fprintln(w)
 }
 
 // shownParams lists only the parameters the user wrote: the defaults are the
@@ -466,9 +518,25 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 		return wp
 	}
 	// The cartesian product nests in the kind's spec order, first parameter
-	// outermost, so the plan reads the way the kind documents its parameters.
+	// outermost, so the plan reads the way the kind documents its parameters;
+	// except that the parameters that shape the loaded data come first, so
+	// that the cells of one data set run together and each is loaded once
+	// per repetition round, not at every switch (two scales on one database).
 	cs := []params.Values{{}}
-	for _, spec := range specs {
+	ordered := slices.Clone(specs)
+	slices.SortStableFunc(ordered, func(a, b params.Spec) int {
+		switch {
+		case a.Data && !b.Data:
+			return -1
+		case b.Data && !a.Data:
+			return 1
+		}
+		return 0
+	})
+	for _, spec := range ordered {
+		if spec.Data {
+			wp.data = append(wp.data, spec.Name)
+		}
 		vals, swept := w.Params[spec.Name]
 		if !swept {
 			continue

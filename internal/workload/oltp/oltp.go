@@ -57,8 +57,8 @@ func (Workload) Params() []params.Spec {
 	return []params.Spec{
 		{Name: "mode", Kind: params.String, Default: ReadWrite, Choices: modes,
 			Help: "sysbench script: point_select, read_only, write_only, read_write, update_index, update_non_index, insert, delete"},
-		{Name: "tables", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(10_000), Help: "number of tables"},
-		{Name: "table_size", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Max: params.MaxOf(1e10), Help: "rows per table"},
+		{Name: "tables", Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(10_000), Help: "number of tables", Data: true},
+		{Name: "table_size", Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Max: params.MaxOf(1e10), Help: "rows per table", Data: true},
 		{Name: "range_size", Kind: params.Int, Default: int64(100), Min: params.MinOf(1), Max: params.MaxOf(1_000_000), Help: "range size of range SELECTs"},
 		{Name: "point_selects", Kind: params.Int, Default: int64(10), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "point SELECTs per transaction"},
 		{Name: "simple_ranges", Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "simple range SELECTs per transaction"},
