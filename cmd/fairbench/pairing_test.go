@@ -1,10 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/testenv"
 )
 
 // env --study shows a declared price as written: 0.0151 an hour is not 0.02.
@@ -107,5 +112,68 @@ func TestExampleHeaderCommandsParse(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no command found in the examples' headers")
+	}
+}
+
+// A study cell with tool = "mysqlslap" runs the real mysqlslap at each
+// concurrency against the test MariaDB, in a schema of its own, and the
+// report shows the seconds mysqlslap printed per concurrency.
+func TestStudyRunsMysqlslapPerConcurrency(t *testing.T) {
+	if _, err := exec.LookPath("mysqlslap"); err != nil {
+		t.Skip("mysqlslap not installed (the MariaDB client packages ship it)")
+	}
+	url := testenv.FreshMySQL(t)
+	db := url[strings.LastIndex(url, "/")+1:]
+	if i := strings.IndexByte(db, '?'); i >= 0 {
+		db = db[:i]
+	}
+	dir := t.TempDir()
+	st := fmt.Sprintf(`[study]
+name = "slap"
+duration = "1s"
+
+[[target]]
+name = "mariadb"
+url = %q
+
+[[workload]]
+tool = "mysqlslap"
+queries = 200
+iterations = 2
+schema = %q
+clients = [1, 4]
+`, url, db+"_slap")
+	if err := os.WriteFile(filepath.Join(dir, "study.toml"), []byte(st), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := fairbench(t, dir, "run", "study.toml")
+	if o.code != 0 {
+		t.Fatalf("run: %s\n%s", o.stdout, o.stderr)
+	}
+	runs := runsIn(t, filepath.Join(dir, defaultResults))
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want one per concurrency", len(runs))
+	}
+	for _, r := range runs {
+		if r.Source != "mysqlslap" || r.Status != result.StatusOK || r.Summary.Transactions <= 0 {
+			t.Errorf("run at %d clients: %s %s, %d queries: %s", r.Clients, r.Source, r.Status, r.Summary.Transactions, r.Error)
+		}
+	}
+	o = fairbench(t, dir, "report", "--format", "md")
+	if o.code != 0 {
+		t.Fatalf("report: %s", o.stderr)
+	}
+	for _, want := range []string{"seconds to run all queries per concurrency", "| target | concurrency | average s | minimum s | maximum s |", "| mariadb | 1 |", "| mariadb | 4 |"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, o.stdout)
+		}
+	}
+	// The schema is refused when it is the target's database, which mysqlslap would drop.
+	bad := strings.Replace(st, db+"_slap", db, 1)
+	if err := os.WriteFile(filepath.Join(dir, "bad.toml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := fairbench(t, dir, "validate", "bad.toml"); o.code == 0 || !strings.Contains(o.stderr, "drops its schema") {
+		t.Errorf("validate accepted mysqlslap on the target's own database: %d %s", o.code, o.stderr)
 	}
 }

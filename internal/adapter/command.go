@@ -57,7 +57,8 @@ var toolKindParams = map[string][]params.Spec{
 		{Name: "direct", Kind: params.Bool, Default: true, Help: "O_DIRECT, bypassing the page cache"},
 		{Name: "ioengine", Kind: params.String, Default: "libaio", Help: "fio --ioengine"},
 	},
-	"kv": kvparams.Specs(),
+	"kv":        kvparams.Specs(),
+	"mysqlslap": mysqlslapParams,
 }
 
 // KindParams returns the parameters of a kind only tools run (fio, kv).
@@ -241,10 +242,18 @@ func redisBenchmarkTest(p params.Values) (string, error) {
 	}
 }
 
+// redisSchemes are the URL schemes of a Redis-protocol server (Valkey speaks
+// it), each with whether it asks for TLS.
+var redisSchemes = map[string]bool{"redis": false, "valkey": false, "rediss": true, "valkeys": true}
+
 func buildRedisBenchmark(inv Invocation) (Command, error) {
 	u, err := url.Parse(inv.URL)
-	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+	if err != nil {
 		return Command{}, fmt.Errorf("redis-benchmark needs a redis:// target")
+	}
+	tls, ok := redisSchemes[strings.ToLower(u.Scheme)]
+	if !ok {
+		return Command{}, fmt.Errorf("redis-benchmark needs a redis://, rediss://, valkey:// or valkeys:// target, not %s://", u.Scheme)
 	}
 	p := inv.Params
 	test, err := redisBenchmarkTest(p)
@@ -276,7 +285,7 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 			}
 		}
 	}
-	if u.Scheme == "rediss" {
+	if tls {
 		a = append(a, "--tls")
 	}
 	// redis-benchmark stops after a number of requests, not after a time:
