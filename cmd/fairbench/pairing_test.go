@@ -177,3 +177,68 @@ clients = [1, 4]
 		t.Errorf("validate accepted mysqlslap on the target's own database: %d %s", o.code, o.stderr)
 	}
 }
+
+// The VM-versus-Kubernetes article shows a disk's fio numbers and the
+// database's pgbench numbers together: one study with a fio cell on a
+// file:/// directory and a pgbench cell on PostgreSQL validates, runs, and
+// gives one report with both, fio's with p95 beside p99 and p99.9.
+func TestFioAndPgbenchInOneStudyAndReport(t *testing.T) {
+	for _, tool := range []string{"fio", "pgbench"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	pg := testenv.FreshPostgres(t)
+	dir := t.TempDir()
+	disk := filepath.Join(dir, "disk")
+	if err := os.Mkdir(disk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st := fmt.Sprintf(`[study]
+name = "disk and database"
+warmup = "0s"
+duration = "1s"
+
+[[target]]
+name = "vm-disk"
+url = "file://%s"
+
+[[target]]
+name = "vm-pg"
+url = %q
+
+[[workload]]
+tool = "fio"
+preset = "randrw"
+size = "8M"
+direct = false
+ioengine = "psync"
+clients = [1]
+targets = ["vm-disk"]
+
+[[workload]]
+tool = "pgbench"
+mode = "select-only"
+scale = 1
+clients = [1]
+targets = ["vm-pg"]
+`, disk, pg)
+	if err := os.WriteFile(filepath.Join(dir, "study.toml"), []byte(st), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := fairbench(t, dir, "validate", "study.toml"); o.code != 0 {
+		t.Fatalf("validate: %s", o.stderr)
+	}
+	if o := fairbench(t, dir, "run", "study.toml"); o.code != 0 {
+		t.Fatalf("run: %s\n%s", o.stdout, o.stderr)
+	}
+	o := fairbench(t, dir, "report", "--format", "md")
+	if o.code != 0 {
+		t.Fatalf("report: %s", o.stderr)
+	}
+	for _, want := range []string{"Completion latency (clat)", "read p95", "write p99.9", "| vm-disk |", "| vm-pg |", "tps"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, o.stdout)
+		}
+	}
+}

@@ -1,10 +1,14 @@
 package adapter
 
 import (
+	"bytes"
 	"os"
+	"strings"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/fairbench/fairbench/internal/report"
 )
 
 // redis-benchmark speaks to Valkey as to Redis: a valkey:// target runs,
@@ -41,5 +45,25 @@ func TestParseMysqlslapWithEngine(t *testing.T) {
 	}
 	if m := runs[0].Env["mysqlslap"].(map[string]any); m["avg_seconds"] != 0.499 {
 		t.Errorf("avg seconds %v, want 0.499 as printed", m["avg_seconds"])
+	}
+}
+
+// fio's disk_util (the device's busy share) is shown per cell and device, as
+// disk studies print it beside IOPS and latency.
+func TestFioReportShowsDeviceUtilisation(t *testing.T) {
+	f := &fioRuns{t: t}
+	f.add("A", "randrw.json", fioFixture(t, "fio333-randrw-8k-json.txt"))
+	f.add("B", "seqread.json", fioFixture(t, "fio333-seqread-1m-jsonplus.txt"))
+	var b bytes.Buffer
+	if err := report.Markdown(&b, f.groups(), f.runs, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	// disk_util: vda 91.424667 in the randrw output, 92.643752 in the seqread one.
+	for section, want := range map[string]string{"rw=randrw": "A,4,vda,91.4", "rw=read": "B,1,vda,92.6"} {
+		sec := sectionOf(t, md, section)
+		if got := strings.Join(rowOf(t, sec, "Device utilisation", want[:1]), ","); got != want {
+			t.Errorf("%s utilisation row %s, want %s", section, got, want)
+		}
 	}
 }
