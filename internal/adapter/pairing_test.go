@@ -3,8 +3,8 @@ package adapter
 import (
 	"bytes"
 	"os"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
