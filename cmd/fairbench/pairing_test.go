@@ -242,3 +242,57 @@ targets = ["vm-pg"]
 		}
 	}
 }
+
+// A study whose SET-only workload writes a key range and whose GET workload
+// then reads the same prefix: the keys the first workload wrote are the
+// study's own, so the second one's prefill reuses or rewrites them instead
+// of refusing them as foreign (issue 38 item 13).
+func TestKVStudySetThenGetOnOnePrefix(t *testing.T) {
+	url := testenv.RedisURL(t)
+	prefix := testenv.RedisKeyPrefix(t)
+	dir := t.TempDir()
+	st := fmt.Sprintf(`[study]
+name = "set then get"
+warmup = "0s"
+duration = "1s"
+
+[[target]]
+name = "redis"
+url = %q
+
+[[workload]]
+name = "sets"
+kind = "kv"
+ratio = "1:0"
+key_prefix = %q
+key_maximum = 999
+data_size = 32
+clients = [2]
+
+[[workload]]
+name = "gets"
+kind = "kv"
+ratio = "0:1"
+prefill = true
+key_prefix = %q
+key_maximum = 999
+data_size = 32
+clients = [2]
+`, url, prefix, prefix)
+	if err := os.WriteFile(filepath.Join(dir, "study.toml"), []byte(st), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := fairbench(t, dir, "run", "study.toml")
+	if o.code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	runs := runsIn(t, filepath.Join(dir, defaultResults))
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want the SET workload's and the GET workload's", len(runs))
+	}
+	for _, r := range runs {
+		if r.Status != result.StatusOK || r.Summary.Transactions == 0 {
+			t.Errorf("%s: %s, %d operations: %s", r.Workload, r.Status, r.Summary.Transactions, r.Error)
+		}
+	}
+}
