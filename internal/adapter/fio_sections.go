@@ -336,7 +336,7 @@ func fioUtilSection(runs []*result.Run) (kinds.Section, bool) {
 		if r.Status != result.StatusOK {
 			continue
 		}
-		fe, _ := r.Env["fio"].(map[string]any)
+		fe := toolFacts(r, "fio")
 		// Parsed: []map[string]any; read back from the store: []any.
 		disks, _ := fe["disk_util"].([]any)
 		if disks == nil {

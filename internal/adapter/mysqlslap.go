@@ -182,7 +182,7 @@ func mysqlslapSections(runs []*result.Run, _ string) []kinds.Section {
 		if r.Status != result.StatusOK {
 			continue
 		}
-		m, _ := r.Env["mysqlslap"].(map[string]any)
+		m := toolFacts(r, "mysqlslap")
 		if m == nil {
 			continue
 		}
@@ -212,4 +212,12 @@ func mysqlslapSections(runs []*result.Run, _ string) []kinds.Section {
 // slapSeconds writes seconds with the three decimals mysqlslap prints.
 func slapSeconds(xs []float64) string {
 	return strconv.FormatFloat(stats.Median(xs), 'f', 3, 64)
+}
+
+// toolFacts is what a tool's parser kept in a run's environment under the
+// tool's name (fio's per-direction numbers and disk_util, mysqlslap's
+// seconds); nil when the run has none.
+func toolFacts(r *result.Run, tool string) map[string]any {
+	m, _ := r.Env[tool].(map[string]any)
+	return m
 }

@@ -43,7 +43,7 @@ func TestParseMysqlslapWithEngine(t *testing.T) {
 	if len(runs) != 1 || runs[0].Params["engine"] != "innodb" || runs[0].Clients != 2 || runs[0].Summary.Transactions != 200 {
 		t.Fatalf("runs %+v", runs)
 	}
-	if m := runs[0].Env["mysqlslap"].(map[string]any); m["avg_seconds"] != 0.499 {
+	if m := toolFacts(runs[0], "mysqlslap"); m["avg_seconds"] != 0.499 {
 		t.Errorf("avg seconds %v, want 0.499 as printed", m["avg_seconds"])
 	}
 }

@@ -94,7 +94,7 @@ func TestPricesPerTarget(t *testing.T) {
 	}{{"arm", "ro", 100, 0.5}, {"arm", "rw", 50, 0.5}, {"x86", "ro", 120, 0.0151}, {"x86", "rw", 60, 0.0151}} {
 		r := okRun(int64(i+1), x.target, 4, x.tps)
 		r.Params = map[string]any{"mode": x.mode}
-		r.Env = map[string]any{"declared": map[string]any{"price_per_hour": x.price}}
+		declarePrice(r, x.price)
 		runs = append(runs, r)
 	}
 	groups, err := GroupRuns(runs)
@@ -108,4 +108,10 @@ func TestPricesPerTarget(t *testing.T) {
 	if len(ps[1].PerDollar) != 2 || ps[1].PerDollar[0] != 120*3600/0.0151 {
 		t.Errorf("x86 per dollar %v", ps[1].PerDollar)
 	}
+}
+
+// declarePrice records a price per hour in the run as the runner does from
+// the study's target.
+func declarePrice(r *result.Run, price float64) {
+	r.Env = map[string]any{"declared": map[string]any{"price_per_hour": price}}
 }

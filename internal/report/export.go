@@ -63,6 +63,10 @@ type jsonGroup struct {
 	Errors       int64     `json:"errors"`
 	Transactions int64     `json:"transactions"`
 	WorkingSet   string    `json:"working_set,omitempty"`
+
+	// ClientLevel is the share of hardware threads Clients came from
+	// ("50%"), absent for a literal count.
+	ClientLevel string `json:"client_level,omitempty"`
 }
 
 // jsonOp is one op type of a cell, beside the headline.
@@ -76,7 +80,7 @@ type jsonOp struct {
 
 func groupJSON(g *analysis.Group) jsonGroup {
 	j := jsonGroup{Study: g.Study, Target: g.Target, Workload: g.Workload, Kind: g.Kind,
-		Params: params.Values(g.ParamValues).JSONable(), Clients: g.Clients, N: g.N, Incomplete: g.Incomplete,
+		Params: params.Values(g.ParamValues).JSONable(), Clients: g.Clients, ClientLevel: g.Level, N: g.N, Incomplete: g.Incomplete,
 		Headline: g.Headline, Values: append([]float64{}, g.Values...), Errors: g.Errors, Transactions: g.Transactions}
 	for _, r := range g.Runs {
 		j.Runs = append(j.Runs, r.ID)
