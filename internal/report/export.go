@@ -42,6 +42,11 @@ type jsonGroup struct {
 	Kind       string         `json:"kind"`
 	Params     map[string]any `json:"params"`
 	Clients    int            `json:"clients"`
+
+	// ClientLevel is the share of hardware threads Clients came from
+	// ("50%"), absent for a literal count.
+	ClientLevel string `json:"client_level,omitempty"`
+
 	N          int            `json:"n"`
 	Incomplete int            `json:"incomplete"`
 	Runs       []int64        `json:"runs"`
@@ -63,10 +68,6 @@ type jsonGroup struct {
 	Errors       int64     `json:"errors"`
 	Transactions int64     `json:"transactions"`
 	WorkingSet   string    `json:"working_set,omitempty"`
-
-	// ClientLevel is the share of hardware threads Clients came from
-	// ("50%"), absent for a literal count.
-	ClientLevel string `json:"client_level,omitempty"`
 }
 
 // jsonOp is one op type of a cell, beside the headline.
