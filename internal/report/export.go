@@ -36,20 +36,20 @@ func ciJSON(c analysis.CI) *jsonCI {
 }
 
 type jsonGroup struct {
-	Study      string         `json:"study"`
-	Target     string         `json:"target"`
-	Workload   string         `json:"workload"`
-	Kind       string         `json:"kind"`
-	Params     map[string]any `json:"params"`
-	Clients    int            `json:"clients"`
+	Study    string         `json:"study"`
+	Target   string         `json:"target"`
+	Workload string         `json:"workload"`
+	Kind     string         `json:"kind"`
+	Params   map[string]any `json:"params"`
+	Clients  int            `json:"clients"`
 
 	// ClientLevel is the share of hardware threads Clients came from
 	// ("50%"), absent for a literal count.
 	ClientLevel string `json:"client_level,omitempty"`
 
-	N          int            `json:"n"`
-	Incomplete int            `json:"incomplete"`
-	Runs       []int64        `json:"runs"`
+	N          int     `json:"n"`
+	Incomplete int     `json:"incomplete"`
+	Runs       []int64 `json:"runs"`
 	// The headline metric: its values per run, their median and interval.
 	Headline result.Headline `json:"headline"`
 	Values   []float64       `json:"values"`
