@@ -14,15 +14,15 @@ import (
 // targets with different cores at different counts (analysis.cellKey): the
 // views name such a cell by its share and show the count each side ran.
 
-// shareText writes a level's share for readers: "50%" as "50 % of threads".
-func shareText(level string) string {
+// threadShare writes a level's share for readers: "50%" as "50 % of threads".
+func threadShare(level string) string {
 	return strings.TrimSuffix(level, "%") + " % of threads"
 }
 
 // levelName heads a column of cells at one clients level.
 func levelName(g *analysis.Group) string {
 	if g.Level != "" {
-		return shareText(g.Level)
+		return threadShare(g.Level)
 	}
 	return plural(g.Clients, "1 client", strconv.Itoa(g.Clients)+" clients")
 }
@@ -35,9 +35,9 @@ func clientsText(cc *analysis.CellComparison) string {
 	case g.Level == "":
 		return strconv.Itoa(g.Clients)
 	case cc.Base.Clients == g.Clients:
-		return fmt.Sprintf("%s (%d)", shareText(g.Level), g.Clients)
+		return fmt.Sprintf("%s (%d)", threadShare(g.Level), g.Clients)
 	}
-	return fmt.Sprintf("%s (%d; baseline %d)", shareText(g.Level), g.Clients, cc.Base.Clients)
+	return fmt.Sprintf("%s (%d; baseline %d)", threadShare(g.Level), g.Clients, cc.Base.Clients)
 }
 
 // sortLevels orders level ids as a sweep reads: client counts ascending, then
@@ -91,7 +91,7 @@ func groupClients(g *analysis.Group) string {
 	if g.Level == "" {
 		return strconv.Itoa(g.Clients)
 	}
-	return fmt.Sprintf("%d (%s)", g.Clients, shareText(g.Level))
+	return fmt.Sprintf("%d (%s)", g.Clients, threadShare(g.Level))
 }
 
 // baseTargets are the baselines the cells are compared against, in order of
