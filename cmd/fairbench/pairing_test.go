@@ -244,9 +244,11 @@ targets = ["vm-pg"]
 }
 
 // A study whose SET-only workload writes a key range and whose GET workload
-// then reads the same prefix: the keys the first workload wrote are the
-// study's own, so the second one's prefill reuses or rewrites them instead
-// of refusing them as foreign (issue 38 item 13).
+// then prefills a wider range of other-sized values under the same prefix,
+// in two repetition rounds: the keys one workload wrote are the study's own,
+// so the other's prefill rewrites them, and the SETs of the second round
+// write over the prefill, instead of either refusing them as foreign (issue
+// 38 item 13).
 func TestKVStudySetThenGetOnOnePrefix(t *testing.T) {
 	url := testenv.RedisURL(t)
 	prefix := testenv.RedisKeyPrefix(t)
@@ -255,6 +257,7 @@ func TestKVStudySetThenGetOnOnePrefix(t *testing.T) {
 name = "set then get"
 warmup = "0s"
 duration = "1s"
+repetitions = 2
 
 [[target]]
 name = "redis"
@@ -275,8 +278,8 @@ kind = "kv"
 ratio = "0:1"
 prefill = true
 key_prefix = %q
-key_maximum = 999
-data_size = 32
+key_maximum = 1999
+data_size = 64
 clients = [2]
 `, url, prefix, prefix)
 	if err := os.WriteFile(filepath.Join(dir, "study.toml"), []byte(st), 0o644); err != nil {
@@ -287,8 +290,8 @@ clients = [2]
 		t.Fatalf("run: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 	runs := runsIn(t, filepath.Join(dir, defaultResults))
-	if len(runs) != 2 {
-		t.Fatalf("%d runs, want the SET workload's and the GET workload's", len(runs))
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want the SET workload's and the GET workload's, twice", len(runs))
 	}
 	for _, r := range runs {
 		if r.Status != result.StatusOK || r.Summary.Transactions == 0 {
