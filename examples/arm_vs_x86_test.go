@@ -108,6 +108,13 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, md.String())
 		}
 	}
+	var page bytes.Buffer
+	if err := report.HTML(&page, groups, s.Runs, report.HTMLOptions{Options: report.Options{Baseline: "pg-x86,my-x86"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "$ per hour") {
+		t.Error("the HTML report lacks the price table")
+	}
 	if strings.Contains(md.String(), "different engines") {
 		t.Errorf("with a baseline per engine, no target is compared with the other engine:\n%s", md.String())
 	}

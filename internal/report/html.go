@@ -378,6 +378,9 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			p.TopWarnings = append(p.TopWarnings, htmlWarning(wg, label))
 		}
 		p.KeyTables = keyTables(f, label)
+		if t, ok := priceTable(groups); ok {
+			p.KeyTables = append(p.KeyTables, t)
+		}
 		if opt.Comparison == nil && len(f.Items) > 0 {
 			opt.Comparison = f.Comparison
 		}
