@@ -240,6 +240,9 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 	fmt.Fprintln(tw, "#\ttarget\tworkload\tkind\tparams\tclients\trep")
 	for _, c := range cells {
 		clients := strconv.Itoa(c.Clients)
+		if c.Level != "" {
+			clients += " (" + c.Level + " of threads)"
+		}
 		if n := c.Workload.Generators; n > 1 {
 			clients += fmt.Sprintf(" on %d generators", n)
 		}
@@ -287,9 +290,9 @@ func writeDataLoads(w io.Writer, s *Study, cells []Cell) {
 	fmt.Fprintf(w, "data: %s (%s), loaded %s in this order", plural(len(names), "data set"), strings.Join(names, "; "), plural(loads, "time"))
 	switch s.Order {
 	case OrderInterleaved:
-		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded once per database and repetition round")
+		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded at most once per database and repetition round")
 	case OrderSequential:
-		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded once per target")
+		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded at most once per target")
 	}
 	fmt.Fprintln(w)
 }

@@ -761,9 +761,9 @@ clients = [1, "100%"]
 	}
 	want := []string{
 		"1 pg sel tpcb mode=select-only 1 1",
-		"2 pg sel tpcb mode=select-only 4 1",
+		"2 pg sel tpcb mode=select-only 4 (100% of threads) 1",
 		"3 pg sel tpcb mode=tpcb-like 1 1",
-		"4 pg sel tpcb mode=tpcb-like 4 1",
+		"4 pg sel tpcb mode=tpcb-like 4 (100% of threads) 1",
 	}
 	if !slices.Equal(rows, want) {
 		t.Errorf("plan rows = %q, want %q\n%s", rows, want, out)
