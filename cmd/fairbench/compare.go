@@ -79,7 +79,7 @@ func newCompare() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&baseline, "baseline", "", "target the others are compared against (required)")
+	fl.StringVar(&baseline, "baseline", "", "target the others are compared against (required); several, comma-separated (pg-x86,my-x86), compare each target with the one of its URL scheme")
 	fl.BoolVar(&peak, "peak", false, "compare the best throughput over the clients sweep per target and scenario, and the degradation against the baseline")
 	fl.Float64Var(&alpha, "alpha", analysis.DefaultAlpha, "significance level of the verdicts; intervals are at 1 − alpha")
 	fl.StringVar(&results, "results", defaultResults, "results file, or a postgres:// URL of a shared results store")

@@ -68,7 +68,7 @@ func TestImportFioThenReportTables(t *testing.T) {
 	if got := mdRow(t, randrw, "IOPS and bandwidth", "A"); got != "| A | 4 | 1 | 28,728 | 7,296 | 224.4 | 57.0 |" {
 		t.Errorf("randrw IOPS row %q", got)
 	}
-	if got := mdRow(t, randrw, "Completion latency", "A"); got != "| A | 4 | 3.466 | 15.794 | 28.180 | 3.749 | 17.957 | 28.443 |" {
+	if got := mdRow(t, randrw, "Completion latency", "A"); got != "| A | 4 | 3.466 | 6.783 | 15.794 | 28.180 | 3.749 | 7.373 | 17.957 | 28.443 |" {
 		t.Errorf("randrw latency row %q", got)
 	}
 	// seqwrite: write iops 814.79014 and 911.19947, bw_bytes 854369385 and

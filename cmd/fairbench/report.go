@@ -57,7 +57,7 @@ func newReport() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&results, "results", defaultResults, "results file, or a postgres:// URL of a shared results store")
 	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv, benchstat (Go benchmark format), or a run's result file in a peer's format (clickbench)")
-	fl.StringVar(&baseline, "baseline", "", "text, md, html, json: the findings, the comparison (html) and the kind-specific ratios against this target instead of the first")
+	fl.StringVar(&baseline, "baseline", "", "text, md, html, json: the findings, the comparison (html) and the kind-specific ratios against this target instead of the first; several, comma-separated (pg-x86,my-x86), compare each target with the one of its URL scheme")
 	fl.StringVar(&charts, "charts", "", "html, md: also write each chart as an .svg file into this directory (md links them)")
 	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	fl.StringVar(&studyName, "study", "", "report this study (by name); default: the most recent study")
@@ -403,11 +403,20 @@ func writeFacts(w io.Writer, m map[string]any, indent string) {
 			fmt.Fprintf(w, "%s%s:\n", indent, k)
 			writeFacts(w, sub, indent+"  ")
 		case float64:
-			fmt.Fprintf(w, "%s%s: %s\n", indent, k, strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64))
+			fmt.Fprintf(w, "%s%s: %s\n", indent, k, factNumber(v))
 		default:
 			fmt.Fprintf(w, "%s%s: %v\n", indent, k, v)
 		}
 	}
+}
+
+// factNumber writes a fact with two decimals, or three significant digits
+// below 1, so that a price of 0.0151 an hour is not shown as 0.02.
+func factNumber(v float64) string {
+	if v != 0 && math.Abs(v) < 1 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 }
 
 func databaseEnv(cmd *cobra.Command, st *study.Study, cells []study.Cell) (result.Database, error) {

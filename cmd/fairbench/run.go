@@ -428,8 +428,19 @@ func validate(args []string) error {
 	if err != nil {
 		return err
 	}
+	// A target only tool cells use needs no driver: the tool speaks to it
+	// (fio's file:///dir), and the tool's command is checked instead.
+	native, tooled := map[*study.Target]bool{}, map[*study.Target]bool{}
+	for _, c := range cells {
+		tooled[c.Target] = tooled[c.Target] || c.Workload.Tool != ""
+		if c.Workload.Tool == "" {
+			native[c.Target] = true
+		} else if err := runner.CheckToolCell(c); err != nil {
+			return fmt.Errorf("%s:%d: workload %q: %v", st.File, c.Workload.Line, c.Workload.Name, err)
+		}
+	}
 	for _, t := range st.Targets {
-		if _, err := driver.ForURL(t.URL); err != nil {
+		if _, err := driver.ForURL(t.URL); err != nil && (native[t] || !tooled[t]) {
 			return fmt.Errorf("%s:%d: target %q: %v", st.File, t.Line, t.Name, err)
 		}
 	}

@@ -66,7 +66,8 @@ var toolKindParams = map[string][]params.Spec{
 		{Name: "keep_files", Kind: params.Bool, Default: false,
 			Help: "keep the cell's data files (clients × size) in the directory fairbench made for them inside the target's; by default it is removed after the cell"},
 	},
-	"kv": kvparams.Specs(),
+	"kv":        kvparams.Specs(),
+	"mysqlslap": mysqlslapParams,
 }
 
 // KindParams returns the parameters of a kind only tools run (fio, kv).
@@ -271,10 +272,18 @@ func redisBenchmarkTest(o kvparams.Options) (string, error) {
 	}
 }
 
+// redisSchemes are the URL schemes of a Redis-protocol server (Valkey speaks
+// it), each with whether it asks for TLS.
+var redisSchemes = map[string]bool{"redis": false, "valkey": false, "rediss": true, "valkeys": true}
+
 func buildRedisBenchmark(inv Invocation) (Command, error) {
 	u, err := url.Parse(inv.URL)
-	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+	if err != nil {
 		return Command{}, fmt.Errorf("redis-benchmark needs a redis:// target")
+	}
+	tls, ok := redisSchemes[strings.ToLower(u.Scheme)]
+	if !ok {
+		return Command{}, fmt.Errorf("redis-benchmark needs a redis://, rediss://, valkey:// or valkeys:// target, not %s://", u.Scheme)
 	}
 	o, err := kvparams.Decode(inv.Params)
 	if err != nil {
@@ -309,7 +318,7 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 			}
 		}
 	}
-	if u.Scheme == "rediss" {
+	if tls {
 		a = append(a, "--tls")
 	}
 	// redis-benchmark stops after a number of requests, not after a time:

@@ -33,10 +33,10 @@ type fioIO struct {
 	IOPS      float64 // median over those repetitions
 	Bandwidth float64 // bytes per second
 	ClatMean  float64 // µs; 0 when fio printed no clat
-	// P99 and P999 are µs: fio's printed percentiles where one job entry
-	// held the direction's I/O (group_reporting), else the clones' merged
-	// histogram's. HasPercentiles is false when no repetition has them.
-	P99, P999      float64
+	// P95, P99 and P999 are µs: fio's printed percentiles where one job
+	// entry held the direction's I/O (group_reporting), else the clones'
+	// merged histogram's. HasPercentiles is false when no repetition has them.
+	P95, P99, P999 float64
 	HasPercentiles bool
 }
 
@@ -125,7 +125,7 @@ func fioRatio(x, base float64) float64 {
 func fioDirectionsIO(runs []*result.Run) map[string]*fioIO {
 	out := map[string]*fioIO{}
 	for _, d := range fioDirections {
-		var iops, bw, mean, p99, p999 []float64
+		var iops, bw, mean, p95, p99, p999 []float64
 		for _, r := range runs {
 			fe, _ := r.Env.Extra["fio"].(map[string]any)
 			de, _ := fe[d].(map[string]any)
@@ -136,6 +136,9 @@ func fioDirectionsIO(runs []*result.Run) map[string]*fioIO {
 			bw = append(bw, numfmt.Number(de["bw_bytes"]))
 			if v, ok := de["clat_mean_us"]; ok {
 				mean = append(mean, numfmt.Number(v))
+			}
+			if v, ok := de["clat_p95_us"]; ok {
+				p95 = append(p95, numfmt.Number(v))
 			}
 			if v, ok := de["clat_p99_us"]; ok {
 				p99 = append(p99, numfmt.Number(v))
@@ -148,7 +151,7 @@ func fioDirectionsIO(runs []*result.Run) map[string]*fioIO {
 			continue
 		}
 		out[d] = &fioIO{N: len(iops), IOPS: stats.Median(iops), Bandwidth: stats.Median(bw), ClatMean: stats.Median(mean),
-			P99: stats.Median(p99), P999: stats.Median(p999), HasPercentiles: len(p99) > 0}
+			P95: stats.Median(p95), P99: stats.Median(p99), P999: stats.Median(p999), HasPercentiles: len(p99) > 0}
 	}
 	return out
 }
@@ -205,40 +208,52 @@ func fioSections(runs []*result.Run, baseline string) []kinds.Section {
 
 	rates := kinds.Section{Caption: "IOPS and bandwidth (MiB/s) per direction, median of the completed repetitions:",
 		Columns: append(append([]string{}, key...), "n")}
-	lat := kinds.Section{Caption: "Completion latency (clat) per direction, ms: mean, p99 and p99.9 as fio printed them per repetition, median of the completed repetitions:",
+	lat := kinds.Section{Caption: "Completion latency (clat) per direction, ms: mean, p95, p99 and p99.9 as fio printed them per repetition, median of the completed repetitions:",
 		Columns: append([]string{}, key...)}
 	for _, d := range dirs {
 		rates.Columns = append(rates.Columns, d+" IOPS")
 	}
 	for _, d := range dirs {
 		rates.Columns = append(rates.Columns, d+" MiB/s")
-		lat.Columns = append(lat.Columns, d+" mean", d+" p99", d+" p99.9")
+		lat.Columns = append(lat.Columns, d+" mean", d+" p95", d+" p99", d+" p99.9")
 	}
 	for _, c := range cells {
 		row := append(keyOf(c), strconv.Itoa(c.N))
 		row = dirCols(row, c, 1, func(io *fioIO) []string { return []string{fioCount(io.IOPS)} })
 		row = dirCols(row, c, 1, func(io *fioIO) []string { return []string{numfmt.Rate(io.Bandwidth / (1 << 20))} })
 		rates.Rows = append(rates.Rows, row)
-		lat.Rows = append(lat.Rows, dirCols(keyOf(c), c, 3, func(io *fioIO) []string {
-			mean, p99, p999 := fioNone, fioNone, fioNone
+		lat.Rows = append(lat.Rows, dirCols(keyOf(c), c, 4, func(io *fioIO) []string {
+			mean, p95, p99, p999 := fioNone, fioNone, fioNone, fioNone
 			if io.ClatMean > 0 {
 				mean = fioMs(io.ClatMean)
 			}
 			if io.HasPercentiles {
-				p99, p999 = fioMs(io.P99), fioMs(io.P999)
+				p95, p99, p999 = fioMs(io.P95), fioMs(io.P99), fioMs(io.P999)
 			}
-			return []string{mean, p99, p999}
+			return []string{mean, p95, p99, p999}
 		}))
 	}
 	rates.Right, lat.Right = right(1, len(rates.Columns)), right(1, len(lat.Columns))
-	out := []kinds.Section{rates, lat}
+	ratios, note := fioRatioSections(cells, dirs, baseline, keyOf, right)
+	lat.Note = note
+	out := append([]kinds.Section{rates, lat}, ratios...)
+	if util, ok := fioUtilSection(runs); ok {
+		out = append(out, util)
+	}
+	return out
+}
 
+// fioRatioSections is the ratio table to the baseline, with two targets or
+// more; note says why there is none where the named baseline has no
+// completed run.
+func fioRatioSections(cells []*fioCell, dirs []string, baseline string, keyOf func(*fioCell) []string, right func(int, int) []bool) (ratioTables []kinds.Section, note string) {
+	key := []string{"target", "clients"}
 	targets := map[string]bool{}
 	for _, c := range cells {
 		targets[c.Target] = true
 	}
 	if len(targets) < 2 {
-		return out
+		return nil, ""
 	}
 	var compared []*fioCell
 	bases := map[string]bool{}
@@ -250,9 +265,9 @@ func fioSections(runs []*result.Run, baseline string) []kinds.Section {
 	}
 	if len(compared) == 0 {
 		if baseline != "" {
-			out[len(out)-1].Note = "No ratios: " + baseline + " has no completed run with these parameters."
+			return nil, "No ratios: " + baseline + " has no completed run with these parameters."
 		}
-		return out
+		return nil, ""
 	}
 	ratios := kinds.Section{Columns: append([]string{}, key...)}
 	textCols := 1
@@ -285,7 +300,7 @@ func fioSections(runs []*result.Run, baseline string) []kinds.Section {
 		ratios.Rows = append(ratios.Rows, row)
 	}
 	ratios.Right = right(textCols, len(ratios.Columns))
-	return append(out, ratios)
+	return []kinds.Section{ratios}, ""
 }
 
 // fioNone stands for a number that does not exist, as in the rest of a report.
@@ -303,4 +318,56 @@ func fioTimes(r float64) string {
 		return fioNone
 	}
 	return strconv.FormatFloat(r, 'f', 2, 64) + "×"
+}
+
+// fioUtilSection is the device utilisation fio reports (its JSON's
+// disk_util: the share of the run's time each device underlying the files
+// was busy), per cell and device, median over the completed repetitions.
+// ok is false when no run has it (fio on a tmpfs, or outputs without it).
+func fioUtilSection(runs []*result.Run) (kinds.Section, bool) {
+	type row struct {
+		target, device string
+		clients        int
+		util           []float64
+	}
+	var rows []*row
+	by := map[string]*row{}
+	for _, r := range runs {
+		if r.Status != result.StatusOK {
+			continue
+		}
+		fe := toolFacts(r, "fio")
+		// Parsed: []map[string]any; read back from the store: []any.
+		disks, _ := fe["disk_util"].([]any)
+		if disks == nil {
+			if ms, ok := fe["disk_util"].([]map[string]any); ok {
+				for _, m := range ms {
+					disks = append(disks, m)
+				}
+			}
+		}
+		for _, d := range disks {
+			m, _ := d.(map[string]any)
+			name, _ := m["name"].(string)
+			u, ok := m["util"]
+			if name == "" || !ok {
+				continue
+			}
+			k := strings.Join([]string{r.Target, strconv.Itoa(r.Clients), name}, "\x00")
+			if by[k] == nil {
+				by[k] = &row{target: r.Target, device: name, clients: r.Clients}
+				rows = append(rows, by[k])
+			}
+			by[k].util = append(by[k].util, numfmt.Number(u))
+		}
+	}
+	if len(rows) == 0 {
+		return kinds.Section{}, false
+	}
+	s := kinds.Section{Caption: "Device utilisation, % (fio's disk_util: the share of the run each device was busy), median of the completed repetitions:",
+		Columns: []string{"target", "clients", "device", "util %"}, Right: []bool{false, true, false, true}}
+	for _, r := range rows {
+		s.Rows = append(s.Rows, []string{r.target, strconv.Itoa(r.clients), r.device, strconv.FormatFloat(stats.Median(r.util), 'f', 1, 64)})
+	}
+	return s, true
 }

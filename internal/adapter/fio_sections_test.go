@@ -147,9 +147,9 @@ func TestFioMarkdownTables(t *testing.T) {
 	md := b.String()
 
 	// randrw: read iops 28728.029294, bw_bytes 235340015 (224.44 MiB/s), clat
-	// mean 3466144.232332 ns, p99 15794176 ns, p99.9 28180480 ns; write iops
-	// 7296.271638, bw_bytes 59771057 (57.00 MiB/s), clat mean 3748567.607218
-	// ns, p99 17956864 ns, p99.9 28442624 ns.
+	// mean 3466144.232332 ns, p95 6782976 ns, p99 15794176 ns, p99.9 28180480
+	// ns; write iops 7296.271638, bw_bytes 59771057 (57.00 MiB/s), clat mean
+	// 3748567.607218 ns, p95 7372800 ns, p99 17956864 ns, p99.9 28442624 ns.
 	rr := sectionOf(t, md, "rw=randrw")
 	rates, lat := "IOPS and bandwidth", "Completion latency"
 	if h := headerOf(t, rr, rates); h != "target,clients,n,read IOPS,write IOPS,read MiB/s,write MiB/s" {
@@ -158,10 +158,10 @@ func TestFioMarkdownTables(t *testing.T) {
 	if got := strings.Join(rowOf(t, rr, rates, "A"), ","); got != "A,4,1,28,728,7,296,224.4,57.0" {
 		t.Errorf("randrw rates row %s", got)
 	}
-	if h := headerOf(t, rr, lat); h != "target,clients,read mean,read p99,read p99.9,write mean,write p99,write p99.9" {
+	if h := headerOf(t, rr, lat); h != "target,clients,read mean,read p95,read p99,read p99.9,write mean,write p95,write p99,write p99.9" {
 		t.Errorf("randrw latency header %s", h)
 	}
-	if got := strings.Join(rowOf(t, rr, lat, "A"), ","); got != "A,4,3.466,15.794,28.180,3.749,17.957,28.443" {
+	if got := strings.Join(rowOf(t, rr, lat, "A"), ","); got != "A,4,3.466,6.783,15.794,28.180,3.749,7.373,17.957,28.443" {
 		t.Errorf("randrw latency row %s", got)
 	}
 	if strings.Contains(rr, "Ratio") {
@@ -178,7 +178,7 @@ func TestFioMarkdownTables(t *testing.T) {
 	if got := strings.Join(rowOf(t, sr, rates, "A"), ","); got != "A,1,1,495,494.9" {
 		t.Errorf("seqread rates row %s", got)
 	}
-	if got := strings.Join(rowOf(t, sr, lat, "A"), ","); got != "A,1,31.697,86.508,96.993" {
+	if got := strings.Join(rowOf(t, sr, lat, "A"), ","); got != "A,1,31.697,50.070,86.508,96.993" {
 		t.Errorf("seqread latency row %s", got)
 	}
 
@@ -192,7 +192,7 @@ func TestFioMarkdownTables(t *testing.T) {
 			t.Errorf("seqwrite rates row %s, want %s", got, want)
 		}
 	}
-	for target, want := range map[string]string{"A": "A,2,19.165,123.208,346.030", "B": "B,2,17.189,61.604,354.419"} {
+	for target, want := range map[string]string{"A": "A,2,19.165,43.254,123.208,346.030", "B": "B,2,17.189,36.438,61.604,354.419"} {
 		if got := strings.Join(rowOf(t, sw, lat, target), ","); got != want {
 			t.Errorf("seqwrite latency row %s, want %s", got, want)
 		}

@@ -37,6 +37,9 @@ type Group struct {
 	Params                        string        // canonical form, params.Values.Canonical
 	ParamValues                   params.Values // the same parameters as values, for renderers that show only what differs
 	Clients                       int
+	// Level is the share of hardware threads Clients came from ("50%"),
+	// "" for a literal count (result.Run.ClientLevel).
+	Level string
 
 	Runs       []*result.Run // completed runs, in id order
 	Incomplete int           // interrupted or failed runs of this cell, left out of every number
@@ -112,7 +115,7 @@ func GroupRuns(runs []*result.Run) ([]*Group, error) {
 		g := groups[k]
 		if g == nil {
 			g = &Group{Study: r.StudyName, Target: r.Target, Workload: r.Workload, Kind: r.Kind,
-				Params: canon, ParamValues: pv, Clients: r.Clients, Merged: hist.New()}
+				Params: canon, ParamValues: pv, Clients: r.Clients, Level: r.ClientLevel, Merged: hist.New()}
 			groups[k] = g
 			order = append(order, g)
 		}

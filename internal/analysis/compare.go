@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/fairbench/fairbench/internal/numfmt"
 
@@ -119,7 +120,7 @@ type Comparison struct {
 }
 
 // Compare pairs every group of every other target with the baseline's group of
-// the same study, workload, parameters and clients, and compares the headline
+// the same study (with several baselines, "a,b", its own engine's baseline), workload, parameters and clients, and compares the headline
 // metric (in its direction), p95 and p99. Groups without a completed run are left out (reports show
 // them); warnings cover all groups.
 func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, error) {
@@ -130,17 +131,19 @@ func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, erro
 	if err := CheckBaseline(groups, baseline); err != nil {
 		return nil, err
 	}
+	bl := newBaselines(groups, baseline)
 	base := map[string]*Group{}
 	for _, g := range groups {
-		if g.Target == baseline {
-			base[cellKey(g)] = g
+		if IsBaseline(baseline, g.Target) {
+			base[g.Target+"\x00"+cellKey(g)] = g
 		}
 	}
 	for _, g := range groups {
-		if g.Target == baseline || g.N == 0 {
+		own := bl.For(g.Target)
+		if own == "" || own == g.Target || g.N == 0 {
 			continue
 		}
-		b := base[cellKey(g)]
+		b := base[own+"\x00"+cellKey(g)]
 		if b == nil || b.N == 0 {
 			continue
 		}
@@ -208,29 +211,45 @@ func runOpQuantiles(g *Group, op string, q float64) []float64 {
 // perDollar is the group's median headline rate as units per dollar of its
 // declared price per hour; 0 without a price or for a time.
 func perDollar(g *Group) float64 {
-	p := PricePerHour(g)
-	if p <= 0 || g.Headline.Field == result.FieldSeconds {
+	return perDollarOf(g.Headline, g.Median, PricePerHour(g))
+}
+
+// perDollarOf is a headline rate v as units per dollar at price per hour;
+// 0 without a price or for a time.
+func perDollarOf(h result.Headline, v, price float64) float64 {
+	if price <= 0 || h.Field == result.FieldSeconds {
 		return 0
 	}
-	per := g.Headline.Per
+	per := h.Per
 	if per <= 0 {
 		per = 1
 	}
-	return g.Median * 3600 / per / p
+	return v * 3600 / per / price
 }
 
-// CheckBaseline returns an error naming the targets when baseline is none of them.
+// CheckBaseline returns an error naming the targets when baseline, or one of
+// several separated by commas, is none of them, or when two of several are
+// targets of one engine (baselines.go).
 func CheckBaseline(groups []*Group, baseline string) error {
-	for _, g := range groups {
-		if g.Target == baseline {
-			return nil
-		}
-	}
-	return fmt.Errorf("baseline %q has no runs; targets: %v", baseline, sortedTargets(groups))
+	return checkBaselines(groups, baseline)
 }
 
+// cellKey is what pairs a target's group with the baseline's: the same
+// study, workload and parameters at the same clients level. A level that is a
+// share of hardware threads pairs by the share, whatever count it came to on
+// each target's cores: comparing at the same load factor is what "50 % of
+// the threads" asks for.
 func cellKey(g *Group) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d", g.Study, g.Workload, g.Kind, g.Params, g.Clients)
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", g.Study, g.Workload, g.Kind, g.Params, g.LevelID())
+}
+
+// LevelID names the group's clients level: its share of hardware threads
+// ("50%") where it has one, else its client count.
+func (g *Group) LevelID() string {
+	if g.Level != "" {
+		return g.Level
+	}
+	return strconv.Itoa(g.Clients)
 }
 
 // compareMetric tests the per-run values and sets the verdict. The shown delta

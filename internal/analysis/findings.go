@@ -106,7 +106,7 @@ func Summarise(groups []*Group, baseline string, alpha float64, ws []Warning) (*
 		it := byKey[k]
 		if it == nil {
 			it = &Finding{Study: g.Study, Workload: g.Workload, Kind: g.Kind, Params: g.Params, Scenario: names.Scenario(g),
-				Target: g.Target, Baseline: baseline, Headline: g.Headline, MinP: math.NaN(), MaxP: math.NaN()}
+				Target: g.Target, Baseline: cc.Base.Target, Headline: g.Headline, MinP: math.NaN(), MaxP: math.NaN()}
 			byKey[k] = it
 			f.Items = append(f.Items, it)
 		}

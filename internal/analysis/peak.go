@@ -85,11 +85,13 @@ func Peaks(groups []*Group, baseline string) []*Peak {
 	if baseline == "" {
 		return out
 	}
+	bl := newBaselines(groups, baseline)
 	for _, p := range out {
-		if p.Target == baseline {
+		own := bl.For(p.Target)
+		if own == "" || own == p.Target {
 			continue
 		}
-		b := peaks[key{p.Study, p.Workload, p.Kind, p.Params, baseline}]
+		b := peaks[key{p.Study, p.Workload, p.Kind, p.Params, own}]
 		if b == nil || !(b.Value > 0) || !sameHeadline(p.Headline, b.Headline) {
 			continue
 		}

@@ -380,12 +380,15 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 		if len(targets) < 2 {
 			continue
 		}
-		ref := targets[0]
-		if studies[st][baseline] != nil {
-			ref = baseline
-		}
-		rf := studies[st][ref]
+		bl := newBaselines(groups, baseline)
 		for _, t := range targets {
+			// Each target against its own baseline (baselines.go), else
+			// the study's first target.
+			ref := targets[0]
+			if own := bl.For(t); studies[st][own] != nil {
+				ref = own
+			}
+			rf := studies[st][ref]
 			if t == ref {
 				continue
 			}

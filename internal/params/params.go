@@ -69,6 +69,11 @@ type Spec struct {
 	// "postgresql", "sqlite"); reports leave it out for the others. Empty:
 	// every engine.
 	Engines []string
+	// Data marks a parameter whose value shapes the data a cell loads (a
+	// scale, a table count): cells with another value need the data loaded
+	// again. Plans sweep such parameters outermost, so that each data set is
+	// loaded once per repetition round rather than at every switch.
+	Data bool
 }
 
 // AppliesTo reports whether the parameter applies to engine ("" = unknown,

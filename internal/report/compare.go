@@ -110,7 +110,7 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 		names := newLabeler(comparisonGroups(c))
 		for _, cc := range c.Cells {
 			for _, m := range cc.Metrics() {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cc.Other.Target, names.scenario(cc.Other), cc.Other.Clients,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cc.Other.Target, names.scenario(cc.Other), clientsText(cc),
 					metricLabel(m), metricValue(m, m.Base), metricValue(m, m.Value), m.BaseN, m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
 			}
 		}
@@ -261,26 +261,26 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 	}
 	for _, s := range secs {
 		ew.printf("## %s\n\n", cell(s.name))
-		var levels []int
-		seen := map[int]bool{}
+		var levels []string
+		levelNames := map[string]string{}
 		var targets []string
 		seenT := map[string]bool{}
 		byCell := map[string]*analysis.CellComparison{}
 		for _, cc := range s.cells {
-			if !seen[cc.Other.Clients] {
-				seen[cc.Other.Clients] = true
-				levels = append(levels, cc.Other.Clients)
+			if l := cc.Other.LevelID(); levelNames[l] == "" {
+				levelNames[l] = levelName(cc.Other)
+				levels = append(levels, l)
 			}
 			if !seenT[cc.Other.Target] {
 				seenT[cc.Other.Target] = true
 				targets = append(targets, cc.Other.Target)
 			}
-			byCell[cc.Other.Target+"\x00"+strconv.Itoa(cc.Other.Clients)] = cc
+			byCell[cc.Other.Target+"\x00"+cc.Other.LevelID()] = cc
 		}
-		sortInts(levels)
+		sortLevels(levels)
 		head, rule := "| target |", "|:--|"
 		for _, l := range levels {
-			head += " " + plural(l, "1 client", strconv.Itoa(l)+" clients") + " |"
+			head += " " + levelNames[l] + " |"
 			rule += "--:|"
 		}
 		metrics := []string{"headline", "p95", "p99"}
@@ -323,27 +323,29 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 				caption = op + " latency p99, ms (" + op + "'s merged histograms; test on per-run p99):"
 			}
 			ew.printf("%s\n\n%s\n%s\n", caption, head, rule)
-			ew.printf("| %s (baseline) |", cell(c.Baseline))
-			for _, l := range levels {
-				v := ""
-				for _, t := range targets {
-					if cc := byCell[t+"\x00"+strconv.Itoa(l)]; cc != nil {
-						if m, ok := pick(cc); ok {
-							v = metricValue(m, m.Base) + fmt.Sprintf(" (n=%d)", m.BaseN)
-							break
+			for _, b := range baseTargets(s.cells) {
+				ew.printf("| %s (baseline) |", cell(b))
+				for _, l := range levels {
+					v := ""
+					for _, t := range targets {
+						if cc := byCell[t+"\x00"+l]; cc != nil && cc.Base.Target == b {
+							if m, ok := pick(cc); ok {
+								v = metricValue(m, m.Base) + fmt.Sprintf(" (n=%d%s)", m.BaseN, shareCount(cc.Base))
+								break
+							}
 						}
 					}
+					ew.printf(" %s |", v)
 				}
-				ew.printf(" %s |", v)
+				ew.printf("\n")
 			}
-			ew.printf("\n")
 			for _, t := range targets {
 				ew.printf("| %s |", cell(t))
 				for _, l := range levels {
 					v := ""
-					if cc := byCell[t+"\x00"+strconv.Itoa(l)]; cc != nil {
+					if cc := byCell[t+"\x00"+l]; cc != nil {
 						if m, ok := pick(cc); ok {
-							v = fmt.Sprintf("%s (n=%d) %s, %s", metricValue(m, m.Value), m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
+							v = fmt.Sprintf("%s (n=%d%s) %s, %s", metricValue(m, m.Value), m.N, shareCount(cc.Other), deltaText(m, c.Level), verdictText(m, c.Alpha))
 						}
 					}
 					ew.printf(" %s |", cell(v))
@@ -366,14 +368,6 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		ew.printf("---\n\nresults file: `%s`\n", strings.ReplaceAll(opt.Results, "`", "'"))
 	}
 	return ew.err
-}
-
-func sortInts(xs []int) {
-	for i := 1; i < len(xs); i++ {
-		for j := i; j > 0 && xs[j] < xs[j-1]; j-- {
-			xs[j], xs[j-1] = xs[j-1], xs[j]
-		}
-	}
 }
 
 type jsonMetric struct {
@@ -438,16 +432,20 @@ func peaksJSON(ps []*analysis.Peak) []jsonPeak {
 // CompareJSON writes the comparison (and, with peaks non-nil, the peaks) as JSON.
 func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) error {
 	type jcell struct {
-		Study      string         `json:"study"`
-		Workload   string         `json:"workload"`
-		Kind       string         `json:"kind"`
-		Params     map[string]any `json:"params"`
-		Clients    int            `json:"clients"`
-		Target     string         `json:"target"`
-		Headline   jsonMetric     `json:"headline"`
-		Throughput *jsonMetric    `json:"throughput,omitempty"` // the headline again when it is throughput in tps (the key before headline metrics)
-		P95        jsonMetric     `json:"p95"`
-		P99        jsonMetric     `json:"p99"`
+		Study    string         `json:"study"`
+		Workload string         `json:"workload"`
+		Kind     string         `json:"kind"`
+		Params   map[string]any `json:"params"`
+		Clients  int            `json:"clients"`
+		// ClientLevel is the share of hardware threads the cell pairs by
+		// ("50%"), with the baseline's count at it; absent for a count.
+		ClientLevel string      `json:"client_level,omitempty"`
+		BaseClients int         `json:"baseline_clients"`
+		Target      string      `json:"target"`
+		Headline    jsonMetric  `json:"headline"`
+		Throughput  *jsonMetric `json:"throughput,omitempty"` // the headline again when it is throughput in tps (the key before headline metrics)
+		P95         jsonMetric  `json:"p95"`
+		P99         jsonMetric  `json:"p99"`
 		// Ops are each op type's p99 ("READ p99"), where the cell has several.
 		Ops []jsonMetric `json:"ops,omitempty"`
 		// Headline units per dollar; for tps, transactions per dollar (hence the keys).
@@ -468,7 +466,7 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 	doc.WarningGroups = warningGroupsJSON(analysis.GroupWarnings(c.Warnings, gs), newLabeler(gs))
 	for _, cc := range c.Cells {
 		j := jcell{Study: cc.Other.Study, Workload: cc.Other.Workload, Kind: cc.Other.Kind,
-			Params: cc.Other.ParamValues.JSONable(), Clients: cc.Other.Clients, Target: cc.Other.Target,
+			Params: cc.Other.ParamValues.JSONable(), Clients: cc.Other.Clients, ClientLevel: cc.Other.Level, BaseClients: cc.Base.Clients, Target: cc.Other.Target,
 			Headline: metricJSON(cc.Headline), P95: metricJSON(cc.P95), P99: metricJSON(cc.P99)}
 		for _, m := range cc.Ops {
 			j.Ops = append(j.Ops, metricJSON(m))
@@ -577,7 +575,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 		rows := [][]string{append([]string{"target"}, scen...)}
 		for _, t := range targets {
 			row := []string{t}
-			if t == baseline {
+			if analysis.IsBaseline(baseline, t) {
 				row[0] += " (baseline)"
 			}
 			for _, s := range scen {
@@ -632,7 +630,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 			caption = "Degradation vs " + baseline + ", % (positive: worse) = (1 − peak / baseline peak) × 100, for a time (peak / baseline peak − 1) × 100:"
 		}
 		peakTable(caption, func(p *analysis.Peak) string {
-			if p.Target == baseline {
+			if analysis.IsBaseline(baseline, p.Target) {
 				return "0.0"
 			}
 			if math.IsNaN(p.Degradation) {

@@ -37,15 +37,20 @@ func ciJSON(c analysis.CI) *jsonCI {
 }
 
 type jsonGroup struct {
-	Study      string         `json:"study"`
-	Target     string         `json:"target"`
-	Workload   string         `json:"workload"`
-	Kind       string         `json:"kind"`
-	Params     map[string]any `json:"params"`
-	Clients    int            `json:"clients"`
-	N          int            `json:"n"`
-	Incomplete int            `json:"incomplete"`
-	Runs       []int64        `json:"runs"`
+	Study    string         `json:"study"`
+	Target   string         `json:"target"`
+	Workload string         `json:"workload"`
+	Kind     string         `json:"kind"`
+	Params   map[string]any `json:"params"`
+	Clients  int            `json:"clients"`
+
+	// ClientLevel is the share of hardware threads Clients came from
+	// ("50%"), absent for a literal count.
+	ClientLevel string `json:"client_level,omitempty"`
+
+	N          int     `json:"n"`
+	Incomplete int     `json:"incomplete"`
+	Runs       []int64 `json:"runs"`
 	// The headline metric: its values per run, their median and interval.
 	Headline result.Headline `json:"headline"`
 	Values   []float64       `json:"values"`
@@ -93,7 +98,7 @@ type jsonShare struct {
 
 func groupJSON(g *analysis.Group, shares []time.Duration) jsonGroup {
 	j := jsonGroup{Study: g.Study, Target: g.Target, Workload: g.Workload, Kind: g.Kind,
-		Params: params.Values(g.ParamValues).JSONable(), Clients: g.Clients, N: g.N, Incomplete: g.Incomplete,
+		Params: params.Values(g.ParamValues).JSONable(), Clients: g.Clients, ClientLevel: g.Level, N: g.N, Incomplete: g.Incomplete,
 		Headline: g.Headline, Values: append([]float64{}, g.Values...), Errors: g.Errors, Transactions: g.Transactions}
 	for _, r := range g.Runs {
 		j.Runs = append(j.Runs, r.ID)

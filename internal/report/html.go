@@ -79,6 +79,7 @@ type htmlMetric struct {
 type htmlCmpRow struct {
 	Scenario, Target string
 	Clients          int
+	ClientsText      string // the count, or the share of threads it came from (clientsText)
 	Metrics          []htmlMetric
 }
 
@@ -86,6 +87,7 @@ type htmlCmpRow struct {
 type htmlCmpOpRow struct {
 	Scenario, Target, Op string
 	Clients              int
+	ClientsText          string
 	Metric               htmlMetric
 }
 
@@ -388,6 +390,9 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			p.TopWarnings = append(p.TopWarnings, htmlWarning(wg, label))
 		}
 		p.KeyTables = keyTables(f, label)
+		if t, ok := priceTable(groups); ok {
+			p.KeyTables = append(p.KeyTables, t)
+		}
 		if opt.Comparison == nil && len(f.Items) > 0 {
 			opt.Comparison = f.Comparison
 		}
@@ -466,7 +471,7 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			}
 		}
 		for _, cc := range c.Cells {
-			row := htmlCmpRow{Scenario: label.scenario(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients}
+			row := htmlCmpRow{Scenario: label.scenario(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients, ClientsText: clientsText(cc)}
 			cell := func(m analysis.Metric) htmlMetric {
 				d := m.Delta
 				if math.IsNaN(d) {
@@ -481,7 +486,7 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			}
 			p.CmpRows = append(p.CmpRows, row)
 			for _, m := range cc.Ops {
-				p.CmpOpRows = append(p.CmpOpRows, htmlCmpOpRow{Scenario: row.Scenario, Target: row.Target, Clients: row.Clients,
+				p.CmpOpRows = append(p.CmpOpRows, htmlCmpOpRow{Scenario: row.Scenario, Target: row.Target, Clients: row.Clients, ClientsText: row.ClientsText,
 					Op: strings.TrimSuffix(m.Name, " p99"), Metric: cell(m)})
 			}
 		}
@@ -636,11 +641,11 @@ li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside
 <h2>Comparison against {{.Baseline}}</h2>
 <p>Each cell: baseline → target value, the change with its confidence interval ({{pct .Level}} % where n allows, otherwise the level reached) and the verdict of a two-sided Mann–Whitney U test at α = {{num .Alpha}} (where n is too small for it ever to decide: Welch's t-test on log values, which assumes roughly log-normal values and independent repetitions). Green: better; red: worse; grey: no significant difference. Click a column to sort.</p>
 <table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>{{.HeadlineCol}}</th><th>p95</th><th>p99</th></tr></thead><tbody>
-{{range .CmpRows}}<tr class="cmp-row"><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.Clients}}</td>{{range .Metrics}}<td class="{{.Class}}" data-v="{{.Delta}}">{{.Text}}</td>{{end}}</tr>
+{{range .CmpRows}}<tr class="cmp-row"><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.ClientsText}}</td>{{range .Metrics}}<td class="{{.Class}}" data-v="{{.Delta}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 {{if .CmpOpRows}}<h3>p99 per op type</h3>
 <table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>op</th><th>p99</th></tr></thead><tbody>
-{{range .CmpOpRows}}<tr><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.Clients}}</td><td>{{.Op}}</td><td class="{{.Metric.Class}}" data-v="{{.Metric.Delta}}">{{.Metric.Text}}</td></tr>
+{{range .CmpOpRows}}<tr><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.ClientsText}}</td><td>{{.Op}}</td><td class="{{.Metric.Class}}" data-v="{{.Metric.Delta}}">{{.Metric.Text}}</td></tr>
 {{end}}</tbody></table>{{end}}
 </section>{{end}}
 {{range .Sections}}<section>

@@ -76,7 +76,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	}
 	var rows [][]string
 	for _, g := range groups {
-		row := []string{g.Target, workloadName(g), label.params(g), strconv.Itoa(g.Clients), strconv.Itoa(g.N)}
+		row := []string{g.Target, workloadName(g), label.params(g), groupClients(g), strconv.Itoa(g.N)}
 		if g.N == 0 {
 			row = append(row, none, none, none, none, none, none, none)
 		} else {
@@ -132,6 +132,12 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	if err := writeKindSectionsText(ew, groups, opt.Baseline, false); err != nil {
 		return err
 	}
+	if t, ok := priceTable(groups); ok {
+		ew.printf("\n")
+		if err := t.writeText(ew); err != nil {
+			return err
+		}
+	}
 	if t, ok := generatorsTable(groupRuns(groups)); ok {
 		ew.printf("\n")
 		if err := t.writeText(ew); err != nil {
@@ -185,17 +191,17 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			t.writeMarkdown(ew)
 		}
 
-		levels := clientLevels(sec.groups)
+		levels, levelNames := pivotLevels(sec.groups)
 		targets := distinct(sec.groups, func(g *analysis.Group) string { return g.Target })
 		byCell := map[string]*analysis.Group{}
 		maxN := 0
 		for _, g := range sec.groups {
-			byCell[g.Target+"\x00"+strconv.Itoa(g.Clients)] = g
+			byCell[g.Target+"\x00"+g.LevelID()] = g
 			maxN = max(maxN, g.N)
 		}
 		header := []string{"target"}
 		for _, c := range levels {
-			header = append(header, plural(c, "1 client", strconv.Itoa(c)+" clients"))
+			header = append(header, levelNames[c])
 		}
 		clientTable := func(caption string, value func(g *analysis.Group) string) {
 			t := table{Caption: caption, Header: header, TextCols: 1}
@@ -203,13 +209,16 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 				row := []string{tg}
 				for _, c := range levels {
 					v := ""
-					if g := byCell[tg+"\x00"+strconv.Itoa(c)]; g != nil {
+					if g := byCell[tg+"\x00"+c]; g != nil {
 						if g.N == 0 {
 							v = none
 						} else {
 							v = value(g)
 							if g.N < maxN {
 								v += fmt.Sprintf(" (n=%d)", g.N)
+							}
+							if g.Level != "" {
+								v += fmt.Sprintf(" (%d)", g.Clients)
 							}
 						}
 					}
@@ -263,6 +272,9 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		if len(notes) > 0 {
 			ew.printf("%s.\n\n", strings.Join(notes, "; "))
 		}
+	}
+	if t, ok := priceTable(groups); ok {
+		t.writeMarkdown(ew)
 	}
 
 	if opt.Checked {

@@ -41,7 +41,25 @@ func kindSections(sec section, baseline string) []kinds.Section {
 		runs = append(runs, g.Runs...)
 		runs = append(runs, g.IncompleteRuns...)
 	}
-	return info.Sections(runs, baseline)
+	return info.Sections(runs, sectionBaseline(sec, baseline))
+}
+
+// sectionBaseline is the one baseline a kind's ratio tables take in a
+// section: with a baseline per engine (--baseline pg-x86,my-x86), the first
+// of them that ran in the section.
+func sectionBaseline(sec section, baseline string) string {
+	names := analysis.SplitBaselines(baseline)
+	if len(names) < 2 {
+		return baseline
+	}
+	for _, n := range names {
+		for _, g := range sec.groups {
+			if g.Target == n {
+				return n
+			}
+		}
+	}
+	return names[0]
 }
 
 // kindCharts returns the bar charts of a section's kind tables.

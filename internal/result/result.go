@@ -66,6 +66,12 @@ type Run struct {
 	Clients    int
 	Repetition int // 1-based
 
+	// ClientLevel is the study's clients level Clients came from when it was
+	// a share of the target's hardware threads ("50%"); "" for a literal
+	// count. Targets with different cores run different counts at one
+	// level, and compare pairs them by it.
+	ClientLevel string
+
 	Status Status
 	Error  string // why a run failed or was interrupted
 

@@ -40,6 +40,20 @@ func preflightTool(c study.Cell) error {
 	return nil
 }
 
+// CheckToolCell checks, without running or finding the tool, that a tool
+// cell's command can be built: the tool accepts its target's URL (fio's
+// file:///dir, which no driver speaks) and its parameters. validate calls it.
+func CheckToolCell(c study.Cell) error {
+	t, ok := adapter.Lookup(c.Workload.Tool)
+	if !ok || t.Build == nil {
+		return fmt.Errorf("workload %q: fairbench cannot run tool %q", c.Workload.Name, c.Workload.Tool)
+	}
+	if _, err := t.Build(invocation(c, c.Duration)); err != nil {
+		return fmt.Errorf("target %q: %s: %w", c.Target.Name, t.Name, err)
+	}
+	return nil
+}
+
 func invocation(c study.Cell, d time.Duration) adapter.Invocation {
 	return adapter.Invocation{
 		URL: c.Target.URL, Clients: c.Clients, Duration: d, Params: c.Params,
@@ -61,7 +75,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		CellKey: c.Key(), CellIndex: c.Index,
 		Target: c.Target.Name, TargetURL: driver.Redacted(c.Target.URL),
 		Workload: c.Workload.Name, Kind: c.Workload.Kind,
-		Params: c.Params.JSONable(), Clients: c.Clients, Repetition: c.Repetition,
+		Params: c.Params.JSONable(), Clients: c.Clients, ClientLevel: c.Level, Repetition: c.Repetition,
 		Warmup: c.Warmup, StartedAt: time.Now(),
 	}
 	fail := func(err error) (*result.Run, error) {

@@ -368,7 +368,7 @@ func (r *Runner) newRun(c study.Cell) *result.Run {
 		CellKey: c.Key(), CellIndex: c.Index,
 		Target: c.Target.Name, TargetURL: driver.Redacted(c.Target.URL),
 		Workload: c.Workload.Name, Kind: c.Workload.Kind,
-		Params: c.Params.JSONable(), Clients: c.Clients, Repetition: c.Repetition,
+		Params: c.Params.JSONable(), Clients: c.Clients, ClientLevel: c.Level, Repetition: c.Repetition,
 		Warmup: c.Warmup, ToolVersion: version.String(),
 		StartedAt: time.Now(),
 	}

@@ -189,6 +189,12 @@ CREATE TABLE coord_parts (
 	PRIMARY KEY (session_id, seq, generator)
 );
 `,
+	// 7: the clients level a run's client count came from ("50%" of the
+	// target's hardware threads; '' for a literal count), so that targets
+	// with different cores pair at the same share of their threads.
+	`
+ALTER TABLE runs ADD COLUMN client_level TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // SchemaVersion is the schema version this binary writes.
@@ -609,10 +615,10 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 	errText := s.errorText(r.Error)
 	var id int64
 	err = tx.QueryRow(s.q(`INSERT INTO runs (source, study_name, study_hash, cell_key, cell_index, target, target_url,
-		workload, kind, params, clients, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
-		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		workload, kind, params, clients, client_level, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
+		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
-		r.Workload, r.Kind, p, r.Clients, r.Repetition, string(r.Status), errText,
+		r.Workload, r.Kind, p, r.Clients, r.ClientLevel, r.Repetition, string(r.Status), errText,
 		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
 		r.ToolVersion, env, dev, sum).Scan(&id)
 	if err != nil {
@@ -740,7 +746,7 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 	where = s.q(where)
 
 	rows, err := tx.QueryContext(ctx, s.q(`SELECT r.id, r.source, r.study_name, r.study_hash, r.cell_key, r.cell_index,
-		r.target, r.target_url, r.workload, r.kind, r.params, r.clients, r.repetition, r.status, r.error,
+		r.target, r.target_url, r.workload, r.kind, r.params, r.clients, r.client_level, r.repetition, r.status, r.error,
 		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary
 		FROM runs r WHERE `)+where+` ORDER BY r.id`, args...)
 	if err != nil {
@@ -921,10 +927,10 @@ func asBytes(v any) []byte {
 func scanRun(rows *sql.Rows) (*result.Run, error) {
 	var r result.Run
 	var id, cellIndex, clients, rep, warmup, duration any
-	var source, studyName, studyHash, cellKey, target, targetURL, wl, kind, p, status, errText sql.NullString
+	var source, studyName, studyHash, cellKey, target, targetURL, wl, kind, p, level, status, errText sql.NullString
 	var started, ended, toolVersion, env, dev, sum sql.NullString
 	err := rows.Scan(&id, &source, &studyName, &studyHash, &cellKey, &cellIndex,
-		&target, &targetURL, &wl, &kind, &p, &clients, &rep, &status, &errText,
+		&target, &targetURL, &wl, &kind, &p, &clients, &level, &rep, &status, &errText,
 		&started, &ended, &warmup, &duration, &toolVersion, &env, &dev, &sum)
 	if err != nil {
 		return nil, fmt.Errorf("reading runs: %w", err)
@@ -936,6 +942,7 @@ func scanRun(rows *sql.Rows) (*result.Run, error) {
 	r.Source, r.StudyName, r.StudyHash, r.CellKey = source.String, studyName.String, studyHash.String, cellKey.String
 	r.Target, r.TargetURL, r.Workload, r.Kind = target.String, targetURL.String, wl.String, kind.String
 	r.Status, r.Error, r.ToolVersion = result.Status(status.String), errText.String, toolVersion.String
+	r.ClientLevel = level.String
 	bad := func(what string, err error) (*result.Run, error) {
 		return nil, &badRunError{label: runName(&r), err: fmt.Errorf("%s: %w", what, err)}
 	}

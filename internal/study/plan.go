@@ -27,6 +27,14 @@ type Cell struct {
 	Params     params.Values // full values: kind defaults + this combination of swept values
 	Clients    int
 	Repetition int // 1-based
+	// Level is the clients level Clients came from when it was a share of
+	// the target's hardware threads ("50%"), "" for a literal count: the
+	// run records it so that targets with different cores pair by it.
+	Level string
+	// Data names the data set the cell needs: its kind's parameters that
+	// shape the loaded data (params.Spec.Data) with their values, "" when
+	// the kind has none. validate counts the loads the order makes from it.
+	Data string
 	// Effective timing: the workload's override, else the study's.
 	Warmup, Duration, Cooldown time.Duration
 }
@@ -100,19 +108,33 @@ type workPlan struct {
 	w       *Workload
 	cells   float64 // how many cells the workload makes, counted before building them
 	combos  []params.Values
+	data    []string // the kind's parameters that shape its data (params.Spec.Data)
 	targets []*Target
-	levels  map[*Target][]int
+	levels  map[*Target][]level
 	warmup  time.Duration
 	measure time.Duration
 	cool    time.Duration
 }
 
-func (s *Study) cell(wp *workPlan, t *Target, combo params.Values, clients, rep int) Cell {
+// level is one resolved clients level of a target: its client count, the
+// share of hardware threads it came from ("" for a literal count), and its
+// position in the workload's clients sweep, which the interleaved order
+// runs the targets by: "50%" on every target together, whatever count it
+// came to on each one's cores.
+type level struct {
+	n     int
+	share string
+	pos   int
+}
+
+func (s *Study) cell(wp *workPlan, t *Target, combo params.Values, l level, rep int) Cell {
 	return Cell{
 		Target:     t,
 		Workload:   wp.w,
 		Params:     maps.Clone(combo),
-		Clients:    clients,
+		Clients:    l.n,
+		Level:      l.share,
+		Data:       dataKey(wp.data, combo),
 		Repetition: rep,
 		Warmup:     wp.warmup,
 		Duration:   wp.measure,
@@ -129,17 +151,18 @@ func (s *Study) interleaved(wps []*workPlan) []Cell {
 		for _, wp := range wps {
 			var union []int
 			for _, t := range wp.targets {
-				for _, n := range wp.levels[t] {
-					if !slices.Contains(union, n) {
-						union = append(union, n)
+				for _, l := range wp.levels[t] {
+					if !slices.Contains(union, l.pos) {
+						union = append(union, l.pos)
 					}
 				}
 			}
+			slices.Sort(union)
 			for _, combo := range wp.combos {
-				for _, n := range union {
+				for _, pos := range union {
 					for _, t := range wp.targets {
-						if slices.Contains(wp.levels[t], n) {
-							cells = append(cells, s.cell(wp, t, combo, n, rep))
+						if i := slices.IndexFunc(wp.levels[t], func(l level) bool { return l.pos == pos }); i >= 0 {
+							cells = append(cells, s.cell(wp, t, combo, wp.levels[t][i], rep))
 						}
 					}
 				}
@@ -157,9 +180,9 @@ func (s *Study) sequential(wps []*workPlan) []Cell {
 				continue
 			}
 			for _, combo := range wp.combos {
-				for _, n := range wp.levels[t] {
+				for _, l := range wp.levels[t] {
 					for rep := 1; rep <= s.Repetitions; rep++ {
-						cells = append(cells, s.cell(wp, t, combo, n, rep))
+						cells = append(cells, s.cell(wp, t, combo, l, rep))
 					}
 				}
 			}
@@ -198,6 +221,7 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "estimated duration %s (warm-up, measurement and cool-down; data loading not included)\n", s.Estimate(cells))
+	writeDataLoads(w, s, cells)
 
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -216,6 +240,9 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 	fmt.Fprintln(tw, "#\ttarget\tworkload\tkind\tparams\tclients\trep")
 	for _, c := range cells {
 		clients := strconv.Itoa(c.Clients)
+		if c.Level != "" {
+			clients += " (" + c.Level + " of threads)"
+		}
 		if n := c.Workload.Generators; n > 1 {
 			clients += fmt.Sprintf(" on %d generators", n)
 		}
@@ -223,6 +250,51 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 			c.Index+1, c.Target.Name, c.Workload.Name, c.Workload.Kind, shownParams(c), clients, c.Repetition)
 	}
 	tw.Flush()
+}
+
+// dataKey names a combination's data set: the data parameters with values.
+func dataKey(names []string, combo params.Values) string {
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		parts = append(parts, n+"="+params.Format(combo[n]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// writeDataLoads says how many data sets the cells need and how many times
+// the order loads them, counting a load wherever a database (a target URL)
+// gets a cell of a kind whose data set differs from its previous one.
+func writeDataLoads(w io.Writer, s *Study, cells []Cell) {
+	type db struct{ url, kind string }
+	last := map[db]string{}
+	sets := map[string]bool{}
+	var names []string
+	loads := 0
+	for _, c := range cells {
+		if c.Data == "" {
+			continue
+		}
+		k := db{c.Target.URL, c.Workload.Kind}
+		if prev, ok := last[k]; !ok || prev != c.Data {
+			loads++
+		}
+		last[k] = c.Data
+		if id := c.Workload.Kind + " " + c.Data; !sets[id] {
+			sets[id] = true
+			names = append(names, id)
+		}
+	}
+	if len(names) < 2 && loads <= len(names) {
+		return
+	}
+	fmt.Fprintf(w, "data: %s (%s), loaded %s in this order", plural(len(names), "data set"), strings.Join(names, "; "), plural(loads, "time"))
+	switch s.Order {
+	case OrderInterleaved:
+		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded at most once per database and repetition round")
+	case OrderSequential:
+		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded at most once per target")
+	}
+	fmt.Fprintln(w)
 }
 
 // shownParams lists only the parameters the user wrote: the defaults are the
@@ -375,7 +447,7 @@ func (pl *planner) check() {
 func (pl *planner) workPlan(w *Workload) *workPlan {
 	s := pl.s
 	where := fmt.Sprintf("workload %q", w.Name)
-	wp := &workPlan{w: w, levels: map[*Target][]int{}, warmup: s.Warmup, measure: s.Duration, cool: s.Cooldown}
+	wp := &workPlan{w: w, levels: map[*Target][]level{}, warmup: s.Warmup, measure: s.Duration, cool: s.Cooldown}
 	if w.Warmup != nil {
 		wp.warmup = *w.Warmup
 	}
@@ -449,9 +521,25 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 		return wp
 	}
 	// The cartesian product nests in the kind's spec order, first parameter
-	// outermost, so the plan reads the way the kind documents its parameters.
+	// outermost, so the plan reads the way the kind documents its parameters;
+	// except that the parameters that shape the loaded data come first, so
+	// that the cells of one data set run together and each is loaded once
+	// per repetition round, not at every switch (two scales on one database).
 	cs := []params.Values{{}}
-	for _, spec := range specs {
+	ordered := slices.Clone(specs)
+	slices.SortStableFunc(ordered, func(a, b params.Spec) int {
+		switch {
+		case a.Data && !b.Data:
+			return -1
+		case b.Data && !a.Data:
+			return 1
+		}
+		return 0
+	})
+	for _, spec := range ordered {
+		if spec.Data {
+			wp.data = append(wp.data, spec.Name)
+		}
 		vals, swept := w.Params[spec.Name]
 		if !swept {
 			continue
@@ -476,15 +564,19 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 // the target's hardware threads, so that "half the cores" means the same load
 // factor on a 4-core and a 64-core machine; clients_per_thread scales only those,
 // since a literal count already says exactly how many clients to run.
-func (pl *planner) levels(w *Workload, t *Target, where string) ([]int, bool) {
+//
+// A share that comes to a count the target already runs is that cell: one
+// count runs once per target, under the level that named it first.
+func (pl *planner) levels(w *Workload, t *Target, where string) ([]level, bool) {
 	threads := t.Cores
 	if threads <= 0 && driver.Local(t.URL) {
 		threads = runtime.NumCPU()
 	}
-	var out []int
-	for _, c := range w.Clients {
-		n := c.N
+	var out []level
+	for pos, c := range w.Clients {
+		n, share := c.N, ""
 		if c.Percent > 0 {
+			share = c.String()
 			if threads <= 0 {
 				line, col := w.clientsLine, w.clientsCol
 				if line == 0 {
@@ -516,8 +608,8 @@ func (pl *planner) levels(w *Workload, t *Target, where string) ([]int, bool) {
 			pl.errorf(line, col, where, "clients: %d on target %q cannot be split over generators = %d: give at least one client per load generator", n, t.Name, w.Generators)
 			return nil, false
 		}
-		if !slices.Contains(out, n) {
-			out = append(out, n)
+		if !slices.ContainsFunc(out, func(l level) bool { return l.n == n }) {
+			out = append(out, level{n, share, pos})
 		}
 	}
 	return out, true

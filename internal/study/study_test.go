@@ -429,8 +429,10 @@ func TestInterleavedDifferentLevelsPerTarget(t *testing.T) {
 	for _, c := range mustPlan(t, s) {
 		got = append(got, fmt.Sprintf("%s:%d", c.Target.Name, c.Clients))
 	}
-	// small: [1, 1, 2] → [1, 2]; large: [1, 4, 8]. Union in first-seen order: 1, 2, 4, 8.
-	want := []string{"small:1", "large:1", "small:2", "large:4", "large:8"}
+	// small: [1, 1, 2] → [1, 2]; large: [1, 4, 8]. The targets run each
+	// level of the sweep together: 1, then 50 % (small's is its 1 client,
+	// already run), then 100 %.
+	want := []string{"small:1", "large:1", "large:4", "small:2", "large:8"}
 	if !slices.Equal(got, want) {
 		t.Errorf("plan = %v, want %v", got, want)
 	}
@@ -769,9 +771,9 @@ clients = [1, "100%"]
 	}
 	want := []string{
 		"1 pg sel tpcb mode=select-only 1 1",
-		"2 pg sel tpcb mode=select-only 4 1",
+		"2 pg sel tpcb mode=select-only 4 (100% of threads) 1",
 		"3 pg sel tpcb mode=tpcb-like 1 1",
-		"4 pg sel tpcb mode=tpcb-like 4 1",
+		"4 pg sel tpcb mode=tpcb-like 4 (100% of threads) 1",
 	}
 	if !slices.Equal(rows, want) {
 		t.Errorf("plan rows = %q, want %q\n%s", rows, want, out)

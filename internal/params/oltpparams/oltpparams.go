@@ -63,9 +63,9 @@ func Specs() []params.Spec {
 	return []params.Spec{
 		{Name: Mode, Kind: params.String, Default: ReadWrite, Choices: Modes,
 			Help: "sysbench script: point_select, read_only, write_only, read_write, update_index, update_non_index, insert, delete"},
-		{Name: Tables, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(10_000), Help: "number of tables"},
+		{Name: Tables, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(10_000), Help: "number of tables", Data: true},
 		{Name: TableSize, Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Max: params.MaxOf(math.MaxInt32),
-			Help: "rows per table (at most 2 147 483 647: sysbench's id is an INTEGER)"},
+			Help: "rows per table (at most 2 147 483 647: sysbench's id is an INTEGER)", Data: true},
 		{Name: RangeSize, Kind: params.Int, Default: int64(100), Min: params.MinOf(1), Max: params.MaxOf(1_000_000), Help: "range size of range SELECTs"},
 		{Name: PointSelects, Kind: params.Int, Default: int64(10), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "point SELECTs per transaction"},
 		{Name: SimpleRanges, Kind: params.Int, Default: int64(1), Min: params.MinOf(0), Max: params.MaxOf(10_000), Help: "simple range SELECTs per transaction"},

@@ -60,7 +60,7 @@ const (
 func (Workload) Params() []params.Spec {
 	return append([]params.Spec{
 		{Name: paramScale, Kind: params.Float, Default: 1.0, Min: params.MinOf(0.001), Max: params.MaxOf(MaxScale),
-			Help: "scale factor, dbgen's -s: 6 000 000 lineorder rows per unit"},
+			Help: "scale factor, dbgen's -s: 6 000 000 lineorder rows per unit", Data: true},
 		{Name: paramForm, Kind: params.String, Default: FormAuto, Choices: []string{FormAuto, FormJoin, FormFlat},
 			Help: "join: the queries on the star schema; flat: on the denormalised lineorder_flat; auto: flat on ClickHouse (as its documentation runs SSB), join elsewhere"},
 		{Name: paramSeed, Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "seed of the data generator: the same seed gives the same rows on every engine"},
