@@ -400,7 +400,7 @@ func marshalWithExtra(typed any, extra map[string]any) ([]byte, error) {
 		if _, typedKey := obj[k]; typedKey {
 			continue // a typed field wins over a stray extra of its name
 		}
-		raw, err := json.Marshal(finite(v))
+		raw, err := json.Marshal(Finite(v))
 		if err != nil {
 			return nil, err
 		}
@@ -498,8 +498,9 @@ func wholeNumbers(v any) any {
 	return v
 }
 
-// finite replaces NaN and infinities, which JSON cannot hold, by nil.
-func finite(v any) any {
+// Finite copies v with NaN and infinities, which JSON cannot hold, replaced
+// by nil, in nested maps and lists too.
+func Finite(v any) any {
 	switch x := v.(type) {
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -512,13 +513,13 @@ func finite(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = finite(e)
+			out[k] = Finite(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = finite(e)
+			out[i] = Finite(e)
 		}
 		return out
 	}

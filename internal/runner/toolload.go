@@ -45,16 +45,11 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 	var sq driver.SQL
 	var marks sqlwork.Markers
 	if len(l.Tables) > 0 {
-		cl, err := r.open(ctx, c.Target, driver.Options{})
+		conn, closeAll, err := r.targetSession(ctx, c)
 		if err != nil {
 			return err
 		}
-		defer cl.Close(context.WithoutCancel(ctx))
-		conn, err := r.connect(ctx, cl, c.Target)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(context.WithoutCancel(ctx))
+		defer closeAll()
 		s, ok := conn.(driver.SQL)
 		if !ok {
 			return targetErr(fmt.Errorf("%s loads tables, but the target's driver speaks no SQL", t.Name))

@@ -88,18 +88,31 @@ func (r *Runner) claimToolWrites(ctx context.Context, t *adapter.Tool, c study.C
 	return workDir, release, nil
 }
 
-// withKV runs fn on a key-value session of the cell's target.
-func (r *Runner) withKV(ctx context.Context, c study.Cell, fn func(kv driver.KV) error) error {
+// targetSession opens a client of the cell's target and one session on it, for
+// the runner's own checks around a tool cell; closeAll closes both.
+func (r *Runner) targetSession(ctx context.Context, c study.Cell) (conn driver.Conn, closeAll func(), err error) {
 	cl, err := r.open(ctx, c.Target, driver.Options{})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer cl.Close(context.WithoutCancel(ctx))
-	conn, err := r.connect(ctx, cl, c.Target)
+	conn, err = r.connect(ctx, cl, c.Target)
+	if err != nil {
+		cl.Close(context.WithoutCancel(ctx))
+		return nil, nil, err
+	}
+	return conn, func() {
+		conn.Close(context.WithoutCancel(ctx))
+		cl.Close(context.WithoutCancel(ctx))
+	}, nil
+}
+
+// withKV runs fn on a key-value session of the cell's target.
+func (r *Runner) withKV(ctx context.Context, c study.Cell, fn func(kv driver.KV) error) error {
+	conn, closeAll, err := r.targetSession(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer closeAll()
 	kv, ok := conn.(driver.KV)
 	if !ok {
 		return errors.New("the target's driver speaks no key-value commands, so fairbench cannot check the keys the tool writes")

@@ -1089,33 +1089,7 @@ func finiteValues(m map[string]any) map[string]any {
 	if m == nil {
 		return nil
 	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = finiteValue(v)
-	}
-	return out
-}
-
-func finiteValue(v any) any {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-	case float32:
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil
-		}
-	case map[string]any:
-		return finiteValues(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = finiteValue(e)
-		}
-		return out
-	}
-	return v
+	return result.Finite(m).(map[string]any)
 }
 
 // nullBytes stores an empty byte slice as NULL.
