@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/internal/adapter"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/kvparams"
 	"github.com/fairbench/fairbench/internal/result"
@@ -202,7 +203,7 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 		}
 	}
 	out.Flush()
-	msg := fmt.Sprintf("%d runs imported into %s (study %q, target %q)", n, s.Path(), f.study, f.target)
+	msg := fmt.Sprintf("%s imported into %s (study %q, target %q)", numfmt.Count(n, "run", "runs"), s.Path(), f.study, f.target)
 	if skipped > 0 {
 		msg += fmt.Sprintf("; %d files skipped as already imported (their content or their runs)", skipped)
 	}

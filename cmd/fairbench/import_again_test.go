@@ -85,7 +85,7 @@ func TestImportSkipsTheSameRunFromItsOtherFile(t *testing.T) {
 		t.Fatalf("%d runs stored, want 4, the third from test_run-1.json", len(runs))
 	}
 	o = fairbench(t, dir, "import", "--again", "--target", "r", mt("mt23-requests-rep1.json"))
-	if o.code != 0 || !strings.Contains(o.stderr, "1 runs imported") {
+	if o.code != 0 || !strings.Contains(o.stderr, "1 run imported") {
 		t.Fatalf("--again: %d %s", o.code, o.stderr)
 	}
 }

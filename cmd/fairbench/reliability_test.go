@@ -360,7 +360,7 @@ func TestStudyGoesOnPastARefusedRunAndImportCompletesIt(t *testing.T) {
 	conn.Close()
 	code, _ := p.stop(t, nil)
 	stderr := p.errText()
-	if code != 1 || !strings.Contains(stderr, "5 runs stored in fairbench.db") || !strings.Contains(stderr, "1 runs could not be stored there") {
+	if code != 1 || !strings.Contains(stderr, "5 runs stored in fairbench.db") || !strings.Contains(stderr, "1 run could not be stored there") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "fairbench.db.unsaved-*.json"))
@@ -423,7 +423,7 @@ func TestSignalWhileStoringKeepsTheRun(t *testing.T) {
 			code, _ := p.stop(t, nil)
 			// Nothing was left undone when the signal came: the run finishes
 			// storing and the command ends as it would have, with exit 0.
-			if code != 0 || !strings.Contains(p.errText(), "1 runs stored in fairbench.db") {
+			if code != 0 || !strings.Contains(p.errText(), "1 run stored in fairbench.db") {
 				t.Fatalf("exit %d\n%s", code, p.errText())
 			}
 			runs := storedRuns(t, dir)

@@ -16,6 +16,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
@@ -208,12 +209,13 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			return sink.runs, err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%d runs stored in %s\n", len(sink.runs)-len(sink.unsaved), s.Path())
+	fmt.Fprintf(os.Stderr, "%s stored in %s\n", numfmt.Count(len(sink.runs)-len(sink.unsaved), "run", "runs"), s.Path())
 	if len(sink.unsaved) > 0 {
-		fmt.Fprintf(os.Stderr, "%d runs could not be stored there and were written to %s: store them with 'fairbench import --results %s %s'\n",
-			len(sink.unsaved), sink.fallback, s.Path(), sink.fallback)
+		n := len(sink.unsaved)
+		fmt.Fprintf(os.Stderr, "%s not be stored there and %s written to %s: store %s with 'fairbench import --results %s %s'\n",
+			numfmt.Count(n, "run could", "runs could"), numfmt.Plural(n, "was", "were"), sink.fallback, numfmt.Plural(n, "it", "them"), s.Path(), sink.fallback)
 		if runErr == nil {
-			runErr = fmt.Errorf("%d runs are not in %s but in %s", len(sink.unsaved), s.Path(), sink.fallback)
+			runErr = fmt.Errorf("%s not in %s but in %s", numfmt.Count(len(sink.unsaved), "run is", "runs are"), s.Path(), sink.fallback)
 		}
 	}
 	return sink.runs, runErr

@@ -2,8 +2,9 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/fairbench/fairbench/internal/result"
 	"strings"
+
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // A study that compares two engines on two platforms each (PostgreSQL and

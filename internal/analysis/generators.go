@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -78,7 +79,7 @@ func generatorWarnings(r *result.Run, label string) []Warning {
 	if len(busy) > 0 {
 		ws = append(ws, Warning{Check: CheckSaturation, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 			"run %d (%s): load %s at or above %.0f %% CPU: %s; that generator may be the bottleneck (add generators or CPUs)",
-			r.ID, label, pluralS(len(busy), "generator", "generators"), SaturationShare*100, strings.Join(busy, ", "))})
+			r.ID, label, numfmt.Plural(len(busy), "generator", "generators"), SaturationShare*100, strings.Join(busy, ", "))})
 	}
 	var skewed []string
 	for _, g := range gens {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -138,7 +139,7 @@ func (n *Namer) RunLabel(r *result.Run) string {
 }
 
 func clientsText(c int) string {
-	return strconv.Itoa(c) + pluralS(c, " client", " clients")
+	return strconv.Itoa(c) + numfmt.Plural(c, " client", " clients")
 }
 
 func joinComma(a, b string) string {

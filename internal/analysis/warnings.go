@@ -119,7 +119,7 @@ func Warnings(groups []*Group, baseline string) []Warning {
 	if singleCells > 0 {
 		ws = append(ws, Warning{Check: CheckSingleRun, Runs: single, Message: fmt.Sprintf(
 			"%d %s on a single completed run (runs %s): no confidence interval and no verdict for %s",
-			singleCells, pluralS(singleCells, "cell rests", "cells rest"), idRanges(single), pluralS(singleCells, "it", "them"))})
+			singleCells, numfmt.Plural(singleCells, "cell rests", "cells rest"), idRanges(single), numfmt.Plural(singleCells, "it", "them"))})
 	}
 	ws = append(ws, configWarnings(groups, baseline)...)
 	ws = append(ws, workingSetWarnings(groups, names)...)
@@ -128,7 +128,7 @@ func Warnings(groups []*Group, baseline string) []Warning {
 		if p.AtEdge {
 			ws = append(ws, Warning{Check: CheckPeakEdge, Runs: p.Runs, Message: fmt.Sprintf(
 				"%s on %s: peak %s %.1f %s at %d %s, the edge of the sweep %s: the knee was not found, a wider sweep may peak elsewhere",
-				scenario[strings.Join([]string{p.Study, p.Workload, p.Kind, p.Params}, "\x00")], p.Target, p.Headline.Name, p.Value, p.Headline.Unit, p.Clients, pluralS(p.Clients, "client", "clients"), intsList(p.Levels))})
+				scenario[strings.Join([]string{p.Study, p.Workload, p.Kind, p.Params}, "\x00")], p.Target, p.Headline.Name, p.Value, p.Headline.Unit, p.Clients, numfmt.Plural(p.Clients, "client", "clients"), intsList(p.Levels))})
 		}
 	}
 	rank := map[string]int{}
@@ -634,11 +634,4 @@ func intsList(xs []int) string {
 		parts[i] = strconv.Itoa(x)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-func pluralS(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -69,3 +69,16 @@ func Number(v any) float64 {
 	}
 	return 0
 }
+
+// Plural returns one when n is 1, else many ("run" or "runs").
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Count writes n with its noun in the right number: "1 run", "3 runs".
+func Count(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + Plural(n, one, many)
+}

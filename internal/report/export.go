@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -176,7 +177,7 @@ func warningGroupsJSON(wgs []analysis.WarningGroup, label labeler) []jsonWarning
 	for _, wg := range wgs {
 		j := jsonWarningGroup{Check: wg.Check, Info: wg.Info, Summary: warningSummary(wg, label), Cells: []string{}, Warnings: wg.Warnings}
 		for _, g := range wg.Cells {
-			j.Cells = append(j.Cells, g.Target+" · "+joinComma(label.scenario(g), plural(g.Clients, "1 client", strconv.Itoa(g.Clients)+" clients")))
+			j.Cells = append(j.Cells, g.Target+" · "+joinComma(label.scenario(g), numfmt.Plural(g.Clients, "1 client", strconv.Itoa(g.Clients)+" clients")))
 		}
 		out = append(out, j)
 	}

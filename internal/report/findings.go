@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/numfmt"
 )
 
 // Every report opens with its findings (analysis.Summarise): per scenario
@@ -111,12 +112,12 @@ func findingVerdicts(it *analysis.Finding, alpha float64) string {
 		}
 		parts = append(parts, s+")")
 	}
-	return fmt.Sprintf("verdicts in %d %s: %s", len(it.Cells), plural(len(it.Cells), "cell", "cells"), strings.Join(parts, ", "))
+	return fmt.Sprintf("verdicts in %d %s: %s", len(it.Cells), numfmt.Plural(len(it.Cells), "cell", "cells"), strings.Join(parts, ", "))
 }
 
 // peakText says where a peak is: "1,234.5 tps at 2 clients (edge of the sweep)".
 func peakText(p *analysis.Peak) string {
-	s := withUnit(p.Headline, p.Value) + " at " + plural(p.Clients, "1 client", strconv.Itoa(p.Clients)+" clients")
+	s := withUnit(p.Headline, p.Value) + " at " + numfmt.Plural(p.Clients, "1 client", strconv.Itoa(p.Clients)+" clients")
 	if p.AtEdge {
 		s += " †" // the key table's note says what it means
 	}

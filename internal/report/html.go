@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/stats"
 )
@@ -173,7 +174,7 @@ func clientCharts(idx int, groups []*analysis.Group) []*lineChart {
 	// The numbers beside each chart: targets as rows, clients as columns.
 	header := []string{"target"}
 	for _, l := range levels {
-		header = append(header, plural(l, "1 client", strconv.Itoa(l)+" clients"))
+		header = append(header, numfmt.Plural(l, "1 client", strconv.Itoa(l)+" clients"))
 	}
 	tp.Numbers = &table{Caption: headlineTitle(h) + ": median of the repetitions [95 % interval, or the range with the level it has] (n)",
 		Header: header, TextCols: 1}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/numfmt"
 )
 
 // Clients levels that are a share of each target's hardware threads pair
@@ -24,7 +25,7 @@ func levelName(g *analysis.Group) string {
 	if g.Level != "" {
 		return threadShare(g.Level)
 	}
-	return plural(g.Clients, "1 client", strconv.Itoa(g.Clients)+" clients")
+	return numfmt.Plural(g.Clients, "1 client", strconv.Itoa(g.Clients)+" clients")
 }
 
 // clientsText is a compared cell's clients: the count, or the share with the
@@ -68,7 +69,7 @@ func shareCount(g *analysis.Group) string {
 	if g.Level == "" {
 		return ""
 	}
-	return ", " + plural(g.Clients, "1 client", strconv.Itoa(g.Clients)+" clients")
+	return ", " + numfmt.Plural(g.Clients, "1 client", strconv.Itoa(g.Clients)+" clients")
 }
 
 // pivotLevels are the clients levels of groups as columns: their ids in

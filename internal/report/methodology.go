@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/numfmt"
 )
 
 // Methodology writes the warnings section every report and comparison ends
@@ -93,11 +94,11 @@ func warningSummary(wg analysis.WarningGroup, label labeler) string {
 			names = append(names, fmt.Sprintf("and %d more", len(wg.Cells)-maxNamedCells))
 			break
 		}
-		names = append(names, g.Target+" · "+joinComma(label.scenario(g), plural(g.Clients, "1 client", fmt.Sprintf("%d clients", g.Clients))))
+		names = append(names, g.Target+" · "+joinComma(label.scenario(g), numfmt.Plural(g.Clients, "1 client", fmt.Sprintf("%d clients", g.Clients))))
 	}
 	s := fmt.Sprintf("%d warnings", len(wg.Warnings))
 	if len(names) > 0 {
-		s += fmt.Sprintf(" in %d %s: %s", len(wg.Cells), plural(len(wg.Cells), "cell", "cells"), strings.Join(names, "; "))
+		s += fmt.Sprintf(" in %d %s: %s", len(wg.Cells), numfmt.Plural(len(wg.Cells), "cell", "cells"), strings.Join(names, "; "))
 	}
 	return s
 }

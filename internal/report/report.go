@@ -104,7 +104,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		incomplete += g.Incomplete
 	}
 	if incomplete > 0 {
-		ew.printf("\n%d interrupted or failed %s excluded from these numbers.\n", incomplete, plural(incomplete, "run", "runs"))
+		ew.printf("\n%d interrupted or failed %s excluded from these numbers.\n", incomplete, numfmt.Plural(incomplete, "run", "runs"))
 	}
 	if allTPS(groups) {
 		ew.printf("\nthroughput: median of the completed repetitions; latency: percentiles of their merged histograms.\n")
@@ -329,7 +329,7 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	versions := distinctStrings(runs, func(r *result.Run) string { return r.ToolVersion })
 	var foot []string
 	if len(versions) > 0 {
-		foot = append(foot, plural(len(versions), "Tool version", "Tool versions")+": "+cell(strings.Join(versions, ", ")))
+		foot = append(foot, numfmt.Plural(len(versions), "Tool version", "Tool versions")+": "+cell(strings.Join(versions, ", ")))
 	}
 	if opt.Results != "" {
 		foot = append(foot, "results file: `"+strings.ReplaceAll(opt.Results, "`", "'")+"`")
@@ -358,7 +358,7 @@ func howMeasured(groups []*analysis.Group, runs []*result.Run) string {
 	case len(reps) == 0:
 		b.WriteString("no run completed")
 	case len(reps) == 1:
-		fmt.Fprintf(&b, "%d completed %s per cell", reps[0], plural(reps[0], "repetition", "repetitions"))
+		fmt.Fprintf(&b, "%d completed %s per cell", reps[0], numfmt.Plural(reps[0], "repetition", "repetitions"))
 	default:
 		fmt.Fprintf(&b, "%d–%d completed repetitions per cell", reps[0], reps[len(reps)-1])
 	}
@@ -447,7 +447,7 @@ func sectionErrors(groups []*analysis.Group) string {
 	var parts []string
 	for _, g := range groups {
 		if g.Errors > 0 {
-			parts = append(parts, fmt.Sprintf("%s at %d %s: %d", g.Target, g.Clients, plural(g.Clients, "client", "clients"), g.Errors))
+			parts = append(parts, fmt.Sprintf("%s at %d %s: %d", g.Target, g.Clients, numfmt.Plural(g.Clients, "client", "clients"), g.Errors))
 		}
 	}
 	return cell(strings.Join(parts, ", "))
@@ -531,13 +531,6 @@ func average(g *analysis.Group) string {
 }
 
 func ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
 
 // cell makes text safe inside a Markdown table cell.
 func cell(s string) string {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 )
 
@@ -314,12 +315,7 @@ func shownParams(c Cell) string {
 	return strings.Join(names, " ")
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
+func plural(n int, word string) string { return numfmt.Count(n, word, word+"s") }
 
 // planner collects every problem of a study built in code, like the parser does
 // for files.
