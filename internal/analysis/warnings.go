@@ -342,6 +342,7 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 		engine   string
 		version  string
 		settings map[string]string
+		tls      string // result.TLS.String(); "" when not recorded
 	}
 	studies := map[string]map[string]*facts{}
 	var studyOrder []string
@@ -363,6 +364,9 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 			continue
 		}
 		f := &facts{run: r.ID, engine: db.Engine, version: db.VersionText(), settings: map[string]string{}}
+		if t, ok := db.TLS(); ok {
+			f.tls = t.String()
+		}
 		for k, v := range db.Settings {
 			// Settings that identify an installation (its paths, its
 			// port) always differ between two servers and say nothing
@@ -393,16 +397,29 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 				continue
 			}
 			f := studies[st][t]
+			// Encryption costs CPU on both ends: TLS on against off (or
+			// another protocol version) is a difference of configuration
+			// whatever the engines.
+			var tlsDiff string
+			if f.tls != "" && rf.tls != "" && f.tls != rf.tls {
+				tlsDiff = fmt.Sprintf("TLS %s vs %s", f.tls, rf.tls)
+			}
 			if f.engine != "" && rf.engine != "" && f.engine != rf.engine {
 				// Two engines (bbolt against Pebble, Redis against Valkey)
 				// have settings of their own names: listing each as "not
 				// reported" on the other side would hide the one fact.
-				ws = append(ws, Warning{Check: CheckConfig, Runs: []int64{f.run, rf.run}, Message: fmt.Sprintf(
-					"%s and %s are different engines (runs %d, %d): %s %s vs %s %s; their settings are not compared",
-					t, ref, f.run, rf.run, f.engine, f.version, rf.engine, rf.version)})
+				msg := fmt.Sprintf("%s and %s are different engines (runs %d, %d): %s %s vs %s %s; their settings are not compared",
+					t, ref, f.run, rf.run, f.engine, f.version, rf.engine, rf.version)
+				if tlsDiff != "" {
+					msg += "; " + tlsDiff
+				}
+				ws = append(ws, Warning{Check: CheckConfig, Runs: []int64{f.run, rf.run}, Message: msg})
 				continue
 			}
 			var diffs []string
+			if tlsDiff != "" {
+				diffs = append(diffs, tlsDiff)
+			}
 			if f.version != rf.version {
 				diffs = append(diffs, fmt.Sprintf("version %q vs %q", f.version, rf.version))
 			}
@@ -470,12 +487,12 @@ func WorkingSet(g *Group) (label, detail string) {
 	if ram <= 0 && r.Env.ClientServerSameHost() {
 		ram = r.Env.Host.MemoryGiB * (1 << 30)
 	}
-	detail = fmt.Sprintf("data %s (%s)", bytesIEC(data), how)
+	detail = fmt.Sprintf("data %s (%s)", numfmt.BytesIEC(data), how)
 	if cache > 0 {
-		detail += ", " + cacheName + " " + bytesIEC(cache)
+		detail += ", " + cacheName + " " + numfmt.BytesIEC(cache)
 	}
 	if ram > 0 {
-		detail += ", RAM " + bytesIEC(ram)
+		detail += ", RAM " + numfmt.BytesIEC(ram)
 	}
 	switch {
 	case cache > 0 && data <= cache:
@@ -577,17 +594,6 @@ func (t *targetRuns) add(r *result.Run) {
 // Runs stored before the runner recorded it are recognised by their engine
 // (its driver registered it as in-process).
 func inProcess(r *result.Run) bool { return r.Env.EngineInProcess() }
-
-func bytesIEC(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", b/(1<<20))
-	default:
-		return fmt.Sprintf("%.0f KiB", b/(1<<10))
-	}
-}
 
 func runIDs(rs []*result.Run) []int64 {
 	ids := make([]int64, len(rs))

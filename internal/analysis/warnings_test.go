@@ -311,3 +311,38 @@ func TestErrorWarningCountsItemsOfAnItemsHeadline(t *testing.T) {
 		t.Fatalf("want 1000 errors in 20000 docs (5.00 %%), got %+v", w)
 	}
 }
+
+// TLS on against off is a configuration difference (encryption costs CPU on
+// both ends), read from what each driver records: an object, or ClickHouse's
+// bare bool; not recorded on one side, it is not a difference.
+func TestConfigWarningNamesTLSOnAgainstOff(t *testing.T) {
+	env := func(tls any) result.Environment {
+		db := map[string]any{"engine": "postgresql", "server_version": "17.2", "settings": map[string]any{"work_mem": "4096 kB"}}
+		if tls != nil {
+			db["tls"] = tls
+		}
+		return result.EnvironmentFromMap(map[string]any{"database": db})
+	}
+	for _, tc := range []struct {
+		name      string
+		base, oth any
+		want      string // "" for no warning
+	}{
+		{"on against off", map[string]any{"enabled": false}, map[string]any{"enabled": true, "version": "TLS 1.3", "cipher": "TLS_AES_128_GCM_SHA256"},
+			"TLS TLS 1.3 TLS_AES_128_GCM_SHA256 vs off"},
+		{"a bare bool", false, true, "TLS on vs off"},
+		{"protocol versions", map[string]any{"enabled": true, "version": "TLS 1.2"}, map[string]any{"enabled": true, "version": "TLS 1.3"}, "TLS TLS 1.3 vs TLS 1.2"},
+		{"the same", map[string]any{"enabled": true}, true, ""},
+		{"not recorded on one side", nil, true, ""},
+	} {
+		a, b := okRun(1, "base", 1, 1000), okRun(2, "other", 1, 1000)
+		a.Env, b.Env = env(tc.base), env(tc.oth)
+		w := checks(Warnings(group(t, a, b), "base"), CheckConfig)
+		switch {
+		case tc.want == "" && len(w) != 0:
+			t.Errorf("%s: warned %+v", tc.name, w)
+		case tc.want != "" && (len(w) != 1 || !strings.Contains(w[0].Message, tc.want)):
+			t.Errorf("%s: %+v, want a configuration warning with %q", tc.name, w, tc.want)
+		}
+	}
+}

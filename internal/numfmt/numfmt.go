@@ -82,3 +82,15 @@ func Plural(n int, one, many string) string {
 func Count(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + Plural(n, one, many)
 }
+
+// BytesIEC writes a size in binary units: "1.5 GiB", "128 MiB", "64 KiB".
+func BytesIEC(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return strconv.FormatFloat(b/(1<<30), 'f', 1, 64) + " GiB"
+	case b >= 1<<20:
+		return strconv.FormatFloat(b/(1<<20), 'f', 0, 64) + " MiB"
+	default:
+		return strconv.FormatFloat(b/(1<<10), 'f', 0, 64) + " KiB"
+	}
+}

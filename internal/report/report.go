@@ -144,6 +144,12 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 			return err
 		}
 	}
+	if t, ok := targetsTable(groups); ok {
+		ew.printf("\n")
+		if err := t.writeText(ew); err != nil {
+			return err
+		}
+	}
 	if opt.Checked {
 		if err := Methodology(ew, opt.Warnings, groups, false); err != nil {
 			return err
@@ -170,6 +176,9 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	label := newLabeler(groups)
 	writeFindingsMarkdown(ew, summarise(groups, opt), label)
 	ew.printf("## How measured\n\n%s\n\n", wrap(howMeasured(groups, runs), lineWidth, ""))
+	if t, ok := targetsTable(groups); ok {
+		t.writeMarkdown(ew)
+	}
 	commonShown := map[string]bool{}
 	for _, sec := range sections(groups) {
 		g0 := sec.groups[0]

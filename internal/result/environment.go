@@ -189,6 +189,45 @@ func RegisteredEngines() []EngineFacts {
 	return out
 }
 
+// TLS is how the client's connections to the database were secured, as the
+// driver recorded it under "tls": an object with enabled, version and cipher
+// (PostgreSQL, MySQL, Redis, MongoDB, OpenSearch, SQLite), or a bare bool
+// (ClickHouse). known is false when nothing was recorded.
+type TLS struct {
+	Enabled         bool
+	Version, Cipher string // "" when the driver does not say
+}
+
+// TLS reads the recorded TLS facts; see type TLS.
+func (d Database) TLS() (t TLS, known bool) {
+	switch v := d.Extra["tls"].(type) {
+	case bool:
+		return TLS{Enabled: v}, true
+	case map[string]any:
+		on, ok := v["enabled"].(bool)
+		if !ok {
+			return TLS{}, false
+		}
+		t.Enabled = on
+		t.Version, _ = v["version"].(string)
+		t.Cipher, _ = v["cipher"].(string)
+		return t, true
+	}
+	return TLS{}, false
+}
+
+// String writes the facts as reports show them: "off", "on", or
+// "TLSv1.3 TLS_AES_128_GCM_SHA256".
+func (t TLS) String() string {
+	if !t.Enabled {
+		return "off"
+	}
+	if s := strings.TrimSpace(t.Version + " " + t.Cipher); s != "" {
+		return s
+	}
+	return "on"
+}
+
 // Cache is the engine's cache size and its name for it: as recorded, or for
 // an environment recorded before the cache was, read by the engine's driver
 // from what was recorded.

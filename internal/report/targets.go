@@ -1,0 +1,42 @@
+package report
+
+import (
+	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/numfmt"
+)
+
+// targetsTable is each target's setup as its runs recorded it: the engine and
+// version the server reported, the TLS of the client's connections (version
+// and cipher where the driver says), and the engine's own cache under its
+// own name, so that a reader sees what was compared before the numbers. It
+// reads the first run of each target; false when no run recorded a database.
+func targetsTable(groups []*analysis.Group) (table, bool) {
+	t := table{Caption: "Targets as measured (first run of each): the engine and version the server reported, TLS of the client's " +
+		"connections, the engine's own cache:",
+		Header: []string{"target", "engine", "version", "TLS", "cache"},
+		Right:  []bool{false, false, false, false, true}}
+	seen := map[string]bool{}
+	recorded := false
+	for _, g := range groups {
+		if seen[g.Target] || len(g.Runs) == 0 {
+			continue
+		}
+		seen[g.Target] = true
+		db := g.Runs[0].Env.Database
+		if db.Empty() {
+			t.Rows = append(t.Rows, []string{g.Target, "not recorded", "", "", ""})
+			continue
+		}
+		recorded = true
+		tls := "not recorded"
+		if s, ok := db.TLS(); ok {
+			tls = s.String()
+		}
+		cache := ""
+		if b, setting := db.Cache(); b > 0 {
+			cache = setting + " " + numfmt.BytesIEC(float64(b))
+		}
+		t.Rows = append(t.Rows, []string{g.Target, db.Engine, db.VersionText(), tls, cache})
+	}
+	return t, recorded
+}

@@ -1,0 +1,59 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// The text and Markdown reports say how each target was set up: the engine
+// and version, TLS as recorded (with its version and cipher where the
+// driver gives them, ClickHouse's bare bool, or not recorded), and the
+// engine's own cache under its own name.
+func TestReportsShowEachTargetsTLSAndCache(t *testing.T) {
+	run := func(id int64, target string, db map[string]any) *result.Run {
+		return &result.Run{ID: id, StudyName: "s", Target: target, Workload: "w", Kind: "w", Clients: 1, Repetition: 1,
+			Status: result.StatusOK, Summary: result.Summary{Transactions: 10, Throughput: 10},
+			Env: result.EnvironmentFromMap(map[string]any{"database": db})}
+	}
+	runs := []*result.Run{
+		run(1, "tls", map[string]any{"engine": "postgresql", "server_version": "17.2", "cache_bytes": int64(128 << 20), "cache_setting": "shared_buffers",
+			"tls": map[string]any{"enabled": true, "version": "TLS 1.3", "cipher": "TLS_AES_128_GCM_SHA256"}}),
+		run(2, "plain", map[string]any{"engine": "postgresql", "server_version": "17.2", "tls": map[string]any{"enabled": false}}),
+		run(3, "bare", map[string]any{"engine": "clickhouse", "version": "18.16.1", "tls": true}),
+		run(4, "unknown", map[string]any{"engine": "postgresql", "server_version": "17.2"}),
+	}
+	groups, err := analysis.GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt, md bytes.Buffer
+	if err := Terminal(&txt, groups, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, groups, runs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range [][]string{
+		{"tls", "postgresql", "17.2", "TLS 1.3 TLS_AES_128_GCM_SHA256", "shared_buffers 128 MiB"},
+		{"plain", "postgresql", "17.2", "off"},
+		{"bare", "clickhouse", "18.16.1", "on"},
+		{"unknown", "postgresql", "17.2", "not recorded"},
+	} {
+		if !strings.Contains(md.String(), "| "+strings.Join(want, " | ")+" |") {
+			t.Errorf("Markdown lacks the row %q:\n%s", want, md.String())
+		}
+		line := ""
+		for _, l := range strings.Split(txt.String(), "\n") {
+			if strings.HasPrefix(l, want[0]+" ") && strings.Contains(l, want[1]) {
+				line = l
+			}
+		}
+		if strings.Join(strings.Fields(line), " ") != strings.Join(strings.Fields(strings.Join(want, " ")), " ") {
+			t.Errorf("text row of %s: %q, want %q", want[0], line, want)
+		}
+	}
+}
