@@ -6,6 +6,7 @@ package envinfo
 
 import (
 	"bufio"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -59,13 +60,43 @@ func Host() map[string]any {
 	if pretty := osRelease(); pretty != "" {
 		h["distribution"] = pretty
 	}
-	if b, err := os.ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); err == nil {
-		h["cpu_governor"] = strings.TrimSpace(string(b))
-	}
+	maps.Copy(h, osTuning("/"))
 	if v := virtualisation(); v != "" {
 		h["virtualisation"] = v
 	}
 	return h
+}
+
+// osTuning reads, below root, the kernel settings that change what a
+// database client or server measures on this host: the CPU frequency
+// governor, transparent huge pages, swappiness and the NUMA nodes. A setting
+// the kernel does not show is left out.
+func osTuning(root string) map[string]any {
+	t := map[string]any{}
+	read := func(path string) (string, bool) {
+		b, err := os.ReadFile(filepath.Join(root, path))
+		return strings.TrimSpace(string(b)), err == nil
+	}
+	if v, ok := read("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); ok && v != "" {
+		t["cpu_governor"] = v
+	}
+	// "always [madvise] never": the bracketed word is the one in force.
+	if v, ok := read("sys/kernel/mm/transparent_hugepage/enabled"); ok {
+		if _, rest, found := strings.Cut(v, "["); found {
+			if mode, _, found := strings.Cut(rest, "]"); found {
+				t["transparent_hugepages"] = mode
+			}
+		}
+	}
+	if v, ok := read("proc/sys/vm/swappiness"); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			t["swappiness"] = n
+		}
+	}
+	if nodes, _ := filepath.Glob(filepath.Join(root, "sys/devices/system/node/node[0-9]*")); len(nodes) > 0 {
+		t["numa_nodes"] = len(nodes)
+	}
+	return t
 }
 
 func cpuModel() string {

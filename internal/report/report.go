@@ -144,10 +144,12 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 			return err
 		}
 	}
-	if t, ok := targetsTable(groups); ok {
-		ew.printf("\n")
-		if err := t.writeText(ew); err != nil {
-			return err
+	for _, t := range []func([]*analysis.Group) (table, bool){targetsTable, hostsTable} {
+		if t, ok := t(groups); ok {
+			ew.printf("\n")
+			if err := t.writeText(ew); err != nil {
+				return err
+			}
 		}
 	}
 	if opt.Checked {
@@ -176,8 +178,10 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	label := newLabeler(groups)
 	writeFindingsMarkdown(ew, summarise(groups, opt), label)
 	ew.printf("## How measured\n\n%s\n\n", wrap(howMeasured(groups, runs), lineWidth, ""))
-	if t, ok := targetsTable(groups); ok {
-		t.writeMarkdown(ew)
+	for _, t := range []func([]*analysis.Group) (table, bool){targetsTable, hostsTable} {
+		if t, ok := t(groups); ok {
+			t.writeMarkdown(ew)
+		}
 	}
 	commonShown := map[string]bool{}
 	for _, sec := range sections(groups) {

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/numfmt"
 )
@@ -37,6 +40,38 @@ func targetsTable(groups []*analysis.Group) (table, bool) {
 			cache = setting + " " + numfmt.BytesIEC(float64(b))
 		}
 		t.Rows = append(t.Rows, []string{g.Target, db.Engine, db.VersionText(), tls, cache})
+	}
+	return t, recorded
+}
+
+// hostsTable is the OS of each target's load generator as its first run
+// recorded it, the facts that change a measurement beside the hardware:
+// kernel, container or hypervisor, CPU governor, transparent huge pages,
+// swappiness, NUMA nodes. False when no run recorded any of them.
+func hostsTable(groups []*analysis.Group) (table, bool) {
+	t := table{Caption: "Client hosts as measured (first run of each target): the OS settings that shape a measurement:",
+		Header: []string{"target", "kernel", "virtualisation", "CPU governor", "transparent huge pages", "swappiness", "NUMA nodes"},
+		Right:  []bool{false, false, false, false, false, true, true}}
+	seen := map[string]bool{}
+	recorded := false
+	for _, g := range groups {
+		if seen[g.Target] || len(g.Runs) == 0 {
+			continue
+		}
+		seen[g.Target] = true
+		h := g.Runs[0].Env.Host
+		swappiness, nodes := "", ""
+		if h.Swappiness != nil {
+			swappiness = strconv.Itoa(*h.Swappiness)
+		}
+		if h.NUMANodes > 0 {
+			nodes = strconv.Itoa(h.NUMANodes)
+		}
+		row := []string{g.Target, h.Kernel, h.Virtualisation, h.CPUGovernor, h.TransparentHugepages, swappiness, nodes}
+		if strings.Join(row[1:], "") != "" {
+			recorded = true
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t, recorded
 }

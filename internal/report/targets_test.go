@@ -57,3 +57,35 @@ func TestReportsShowEachTargetsTLSAndCache(t *testing.T) {
 		}
 	}
 }
+
+// The client host's OS settings that shape a measurement (issue 38: the
+// articles print them beside kernel and virtualisation) are listed per
+// target; a swappiness of 0 is a value, not a blank.
+func TestReportsShowEachClientHostsTuning(t *testing.T) {
+	run := func(id int64, target string, host map[string]any) *result.Run {
+		return &result.Run{ID: id, StudyName: "s", Target: target, Workload: "w", Kind: "w", Clients: 1, Repetition: 1,
+			Status: result.StatusOK, Summary: result.Summary{Transactions: 10, Throughput: 10},
+			Env: result.EnvironmentFromMap(map[string]any{"host": host})}
+	}
+	runs := []*result.Run{
+		run(1, "vm", map[string]any{"kernel": "6.8.0", "virtualisation": "kvm", "cpu_governor": "performance",
+			"transparent_hugepages": "madvise", "swappiness": int64(60), "numa_nodes": int64(2)}),
+		run(2, "k8s", map[string]any{"kernel": "6.1.0", "virtualisation": "container (containerd)", "transparent_hugepages": "always", "swappiness": int64(0)}),
+	}
+	groups, err := analysis.GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, groups, runs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| vm | 6.8.0 | kvm | performance | madvise | 60 | 2 |",
+		"| k8s | 6.1.0 | container (containerd) |  | always | 0 |  |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}

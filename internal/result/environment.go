@@ -56,10 +56,19 @@ type Host struct {
 	// seconds fairbench's threads waited for a CPU, per second; the share of
 	// the host's CPU time the hypervisor took, in %; the cores other
 	// processes used.
-	ClientCPUWait *float64       `json:"client_cpu_wait,omitempty"`
-	StealPct      *float64       `json:"steal_pct,omitempty"`
-	OthersCPU     *float64       `json:"others_cpu,omitempty"`
-	Extra         map[string]any `json:"-"`
+	ClientCPUWait *float64 `json:"client_cpu_wait,omitempty"`
+	StealPct      *float64 `json:"steal_pct,omitempty"`
+	OthersCPU     *float64 `json:"others_cpu,omitempty"`
+	// The OS as it shapes a measurement: kernel release, container or
+	// hypervisor, CPU frequency governor, transparent huge pages mode,
+	// swappiness (nil: not read) and NUMA nodes.
+	Kernel               string         `json:"kernel,omitempty"`
+	Virtualisation       string         `json:"virtualisation,omitempty"`
+	CPUGovernor          string         `json:"cpu_governor,omitempty"`
+	TransparentHugepages string         `json:"transparent_hugepages,omitempty"`
+	Swappiness           *int           `json:"swappiness,omitempty"`
+	NUMANodes            int            `json:"numa_nodes,omitempty"`
+	Extra                map[string]any `json:"-"`
 }
 
 // Client says how the load generator drove its clients.
