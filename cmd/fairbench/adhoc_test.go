@@ -133,3 +133,18 @@ func TestRunWorkloadHelpAndUnknownFlag(t *testing.T) {
 		t.Errorf("a flag of another workload: %v", err)
 	}
 }
+
+// `run --check` says what the check found: a workload with a consistency
+// check (tpcb's balances) passes it and says so; one without says it has none,
+// rather than leaving the user to guess whether anything was checked.
+func TestRunCheckSaysWhatItChecked(t *testing.T) {
+	dir := t.TempDir()
+	o := fairbench(t, dir, "run", "--target", "sqlite:c.db", "--workload", "tpcb", "-c", "1", "-T", "1s", "--check")
+	if o.code != 0 || !strings.Contains(o.stdout+o.stderr, "consistency check passed") {
+		t.Fatalf("tpcb --check: exit %d, want the check's pass said\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	o = fairbench(t, dir, "run", "--target", "bbolt:k.db", "--workload", "kv", "-c", "1", "--test-time", "1", "--check")
+	if o.code != 0 || !strings.Contains(o.stdout+o.stderr, "--check: workload kv has no consistency check") {
+		t.Fatalf("kv --check: exit %d, want it said that kv has no check\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}

@@ -500,12 +500,18 @@ func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, 
 		}
 	}
 	if (r.opt.Check || cs.hooks.AlwaysCheck) && run.Status == result.StatusOK {
-		if cs.hooks.Check != nil {
+		switch {
+		case cs.hooks.Check != nil:
 			if cerr := cs.hooks.Check(context.WithoutCancel(ctx), cs.admin); cerr != nil {
 				run.Status = result.StatusFailed
 				run.Error = "consistency check failed: " + cerr.Error()
 				return run, errors.New(run.Error)
 			}
+			if r.opt.Check {
+				fmt.Fprintf(r.opt.Progress, "  consistency check passed\n")
+			}
+		case r.opt.Check:
+			fmt.Fprintf(r.opt.Progress, "  --check: workload %s has no consistency check\n", cs.c.Workload.Kind)
 		}
 	}
 	return run, err
