@@ -148,3 +148,12 @@ func TestRunCheckSaysWhatItChecked(t *testing.T) {
 		t.Fatalf("kv --check: exit %d, want it said that kv has no check\n%s%s", o.code, o.stdout, o.stderr)
 	}
 }
+
+// `fairbench version` prints what -v prints.
+func TestVersionCommandIsTheFlags(t *testing.T) {
+	dir := t.TempDir()
+	cmd, flag := fairbench(t, dir, "version"), fairbench(t, dir, "-v")
+	if cmd.code != 0 || flag.code != 0 || !strings.HasPrefix(cmd.stdout, "fairbench version ") || cmd.stdout != flag.stdout {
+		t.Fatalf("version: exit %d %q; -v: exit %d %q", cmd.code, cmd.stdout, flag.code, flag.stdout)
+	}
+}
