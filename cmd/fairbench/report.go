@@ -152,6 +152,9 @@ func selectRuns(s *store.Store, f store.Filter, purpose string) ([]*result.Run, 
 		return nil, nil, "", err
 	}
 	if len(runs) == 0 {
+		if f.StudyName != "" && !hasStudy(s, f.StudyName) {
+			return nil, nil, "", unknownStudy(s, f.StudyName)
+		}
 		return nil, nil, "", fmt.Errorf("no runs in %s match: nothing to %s", s.Path(), purpose)
 	}
 	groups, err := analysis.GroupRuns(runs)
