@@ -6,7 +6,22 @@ import (
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/numfmt"
+	"github.com/fairbench/fairbench/internal/result"
 )
+
+// firstRuns is each target's first run, in the groups' order: what the
+// setup tables read.
+func firstRuns(groups []*analysis.Group) []*result.Run {
+	seen := map[string]bool{}
+	var out []*result.Run
+	for _, g := range groups {
+		if !seen[g.Target] && len(g.Runs) > 0 {
+			seen[g.Target] = true
+			out = append(out, g.Runs[0])
+		}
+	}
+	return out
+}
 
 // targetsTable is each target's setup as its runs recorded it: the engine and
 // version the server reported, the TLS of the client's connections (version
@@ -18,16 +33,11 @@ func targetsTable(groups []*analysis.Group) (table, bool) {
 		"connections, the engine's own cache:",
 		Header: []string{"target", "engine", "version", "TLS", "cache"},
 		Right:  []bool{false, false, false, false, true}}
-	seen := map[string]bool{}
 	recorded := false
-	for _, g := range groups {
-		if seen[g.Target] || len(g.Runs) == 0 {
-			continue
-		}
-		seen[g.Target] = true
-		db := g.Runs[0].Env.Database
+	for _, r := range firstRuns(groups) {
+		db := r.Env.Database
 		if db.Empty() {
-			t.Rows = append(t.Rows, []string{g.Target, "not recorded", "", "", ""})
+			t.Rows = append(t.Rows, []string{r.Target, "not recorded", "", "", ""})
 			continue
 		}
 		recorded = true
@@ -39,7 +49,7 @@ func targetsTable(groups []*analysis.Group) (table, bool) {
 		if b, setting := db.Cache(); b > 0 {
 			cache = setting + " " + numfmt.BytesIEC(float64(b))
 		}
-		t.Rows = append(t.Rows, []string{g.Target, db.Engine, db.VersionText(), tls, cache})
+		t.Rows = append(t.Rows, []string{r.Target, db.Engine, db.VersionText(), tls, cache})
 	}
 	return t, recorded
 }
@@ -52,14 +62,9 @@ func hostsTable(groups []*analysis.Group) (table, bool) {
 	t := table{Caption: "Client hosts as measured (first run of each target): the OS settings that shape a measurement:",
 		Header: []string{"target", "kernel", "virtualisation", "CPU governor", "transparent huge pages", "swappiness", "NUMA nodes"},
 		Right:  []bool{false, false, false, false, false, true, true}}
-	seen := map[string]bool{}
 	recorded := false
-	for _, g := range groups {
-		if seen[g.Target] || len(g.Runs) == 0 {
-			continue
-		}
-		seen[g.Target] = true
-		h := g.Runs[0].Env.Host
+	for _, r := range firstRuns(groups) {
+		h := r.Env.Host
 		swappiness, nodes := "", ""
 		if h.Swappiness != nil {
 			swappiness = strconv.Itoa(*h.Swappiness)
@@ -67,7 +72,7 @@ func hostsTable(groups []*analysis.Group) (table, bool) {
 		if h.NUMANodes > 0 {
 			nodes = strconv.Itoa(h.NUMANodes)
 		}
-		row := []string{g.Target, h.Kernel, h.Virtualisation, h.CPUGovernor, h.TransparentHugepages, swappiness, nodes}
+		row := []string{r.Target, h.Kernel, h.Virtualisation, h.CPUGovernor, h.TransparentHugepages, swappiness, nodes}
 		if strings.Join(row[1:], "") != "" {
 			recorded = true
 		}

@@ -15,9 +15,7 @@ import (
 // engine's own cache under its own name.
 func TestReportsShowEachTargetsTLSAndCache(t *testing.T) {
 	run := func(id int64, target string, db map[string]any) *result.Run {
-		return &result.Run{ID: id, StudyName: "s", Target: target, Workload: "w", Kind: "w", Clients: 1, Repetition: 1,
-			Status: result.StatusOK, Summary: result.Summary{Transactions: 10, Throughput: 10},
-			Env: result.EnvironmentFromMap(map[string]any{"database": db})}
+		return setupRun(id, target, map[string]any{"database": db})
 	}
 	runs := []*result.Run{
 		run(1, "tls", map[string]any{"engine": "postgresql", "server_version": "17.2", "cache_bytes": int64(128 << 20), "cache_setting": "shared_buffers",
@@ -63,9 +61,7 @@ func TestReportsShowEachTargetsTLSAndCache(t *testing.T) {
 // target; a swappiness of 0 is a value, not a blank.
 func TestReportsShowEachClientHostsTuning(t *testing.T) {
 	run := func(id int64, target string, host map[string]any) *result.Run {
-		return &result.Run{ID: id, StudyName: "s", Target: target, Workload: "w", Kind: "w", Clients: 1, Repetition: 1,
-			Status: result.StatusOK, Summary: result.Summary{Transactions: 10, Throughput: 10},
-			Env: result.EnvironmentFromMap(map[string]any{"host": host})}
+		return setupRun(id, target, map[string]any{"host": host})
 	}
 	runs := []*result.Run{
 		run(1, "vm", map[string]any{"kernel": "6.8.0", "virtualisation": "kvm", "cpu_governor": "performance",
@@ -88,4 +84,11 @@ func TestReportsShowEachClientHostsTuning(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}
 	}
+}
+
+// setupRun is a completed run of one target whose environment is env.
+func setupRun(id int64, target string, env map[string]any) *result.Run {
+	return &result.Run{ID: id, StudyName: "s", Target: target, Workload: "w", Kind: "w", Clients: 1, Repetition: 1,
+		Status: result.StatusOK, Summary: result.Summary{Transactions: 10, Throughput: 10},
+		Env: result.EnvironmentFromMap(env)}
 }
