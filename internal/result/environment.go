@@ -482,7 +482,7 @@ func unmarshalWithExtra(b []byte, typed any, extra *map[string]any) error {
 		if *extra == nil {
 			*extra = map[string]any{}
 		}
-		(*extra)[k] = wholeNumbers(v)
+		(*extra)[k] = WholeNumbers(v)
 	}
 	return nil
 }
@@ -518,9 +518,10 @@ func jsonKeys(t reflect.Type) map[string]bool {
 	return keys
 }
 
-// wholeNumbers turns JSON numbers into int64 when whole, float64 otherwise,
-// as the results store always read them.
-func wholeNumbers(v any) any {
+// WholeNumbers turns JSON numbers (decoded with UseNumber) into int64 when
+// whole, float64 otherwise, in nested maps and lists too, as the results
+// store always read them.
+func WholeNumbers(v any) any {
 	switch x := v.(type) {
 	case json.Number:
 		if n, err := x.Int64(); err == nil {
@@ -536,11 +537,11 @@ func wholeNumbers(v any) any {
 		return f
 	case map[string]any:
 		for k, e := range x {
-			x[k] = wholeNumbers(e)
+			x[k] = WholeNumbers(e)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = wholeNumbers(e)
+			x[i] = WholeNumbers(e)
 		}
 	}
 	return v

@@ -1038,35 +1038,7 @@ func decodeMap(s string) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
 	}
-	return normalise(m).(map[string]any), nil
-}
-
-func normalise(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return n
-		}
-		f, err := x.Float64()
-		if err != nil {
-			return x.String()
-		}
-		if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
-			return int64(f)
-		}
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalise(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = normalise(e)
-		}
-		return x
-	}
-	return v
+	return result.WholeNumbers(m).(map[string]any), nil
 }
 
 func finite(f float64) float64 {
