@@ -844,6 +844,19 @@ install_chdb() {
     ENV_LINES+=("FAIRBENCH_TEST_CHDB_PYTHON=$py")
 }
 
+# ---------------------------------------------------------------- PgBouncer
+
+# start_pgbouncer — a PgBouncer on 127.0.0.1:6439 in front of the test
+# PostgreSQL (scripts/pgbouncer.sh), for the test that the driver records a
+# connection pooler.
+start_pgbouncer() {
+    local url
+    url=$(PG_HOST=$PG_HOST PG_PORT=$PG_PORT bash "$REPO_ROOT/scripts/pgbouncer.sh" start) \
+        || die "starting PgBouncer failed (scripts/pgbouncer.sh start; see its output above)"
+    [[ $url == postgres://* ]] || die "pgbouncer.sh printed '$url', not a postgres:// URL"
+    ENV_LINES+=("FAIRBENCH_TEST_PGBOUNCER=$url")
+}
+
 # ---------------------------------------------------------------- ClickHouse
 
 # start_clickhouse — Debian's ClickHouse 18.16.1 for the clickhouse://
@@ -1055,7 +1068,7 @@ main() {
     # The search nodes (downloads, then three JVMs) start in the background first.
     timed start_kubectl
     timed start_search_nodes
-    for step in start_postgres start_mariadb start_redis start_valkey start_redis_cluster install_chromium \
+    for step in start_postgres start_pgbouncer start_mariadb start_redis start_valkey start_redis_cluster install_chromium \
         install_go_ycsb install_cc install_fio install_memtier install_go_tpc start_ferretdb start_clickhouse \
         install_chdb start_opensearch finish_search_nodes finish_kubectl; do
         timed "$step"

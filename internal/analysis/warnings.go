@@ -343,6 +343,7 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 		version  string
 		settings map[string]string
 		tls      string // result.TLS.String(); "" when not recorded
+		pooler   string // result.Pooler.String()
 	}
 	studies := map[string]map[string]*facts{}
 	var studyOrder []string
@@ -363,7 +364,7 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 		if db.Empty() {
 			continue
 		}
-		f := &facts{run: r.ID, engine: db.Engine, version: db.VersionText(), settings: map[string]string{}}
+		f := &facts{run: r.ID, engine: db.Engine, version: db.VersionText(), settings: map[string]string{}, pooler: db.Pooler.String()}
 		if t, ok := db.TLS(); ok {
 			f.tls = t.String()
 		}
@@ -397,12 +398,16 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 				continue
 			}
 			f := studies[st][t]
-			// Encryption costs CPU on both ends: TLS on against off (or
-			// another protocol version) is a difference of configuration
-			// whatever the engines.
-			var tlsDiff string
+			// How the client reached the server is a difference of
+			// configuration whatever the engines: encryption costs CPU on
+			// both ends (TLS on against off, or another protocol version),
+			// and a connection pooler adds a hop and shares sessions.
+			var connDiffs []string
 			if f.tls != "" && rf.tls != "" && f.tls != rf.tls {
-				tlsDiff = fmt.Sprintf("TLS %s vs %s", f.tls, rf.tls)
+				connDiffs = append(connDiffs, fmt.Sprintf("TLS %s vs %s", f.tls, rf.tls))
+			}
+			if f.pooler != rf.pooler {
+				connDiffs = append(connDiffs, fmt.Sprintf("connection pooler %s vs %s", f.pooler, rf.pooler))
 			}
 			if f.engine != "" && rf.engine != "" && f.engine != rf.engine {
 				// Two engines (bbolt against Pebble, Redis against Valkey)
@@ -410,16 +415,13 @@ func configWarnings(groups []*Group, baseline string) []Warning {
 				// reported" on the other side would hide the one fact.
 				msg := fmt.Sprintf("%s and %s are different engines (runs %d, %d): %s %s vs %s %s; their settings are not compared",
 					t, ref, f.run, rf.run, f.engine, f.version, rf.engine, rf.version)
-				if tlsDiff != "" {
-					msg += "; " + tlsDiff
+				if len(connDiffs) > 0 {
+					msg += "; " + strings.Join(connDiffs, "; ")
 				}
 				ws = append(ws, Warning{Check: CheckConfig, Runs: []int64{f.run, rf.run}, Message: msg})
 				continue
 			}
-			var diffs []string
-			if tlsDiff != "" {
-				diffs = append(diffs, tlsDiff)
-			}
+			diffs := connDiffs
 			if f.version != rf.version {
 				diffs = append(diffs, fmt.Sprintf("version %q vs %q", f.version, rf.version))
 			}

@@ -346,3 +346,44 @@ func TestConfigWarningNamesTLSOnAgainstOff(t *testing.T) {
 		}
 	}
 }
+
+// A connection pooler on one target and none on the other is a difference
+// of configuration (a hop more, sessions shared), named with the pooler's
+// version, whatever the engines; the same pooler on both is not.
+func TestConfigWarningNamesAPoolerOnOneSideOnly(t *testing.T) {
+	env := func(engine string, pooler map[string]any) result.Environment {
+		db := map[string]any{"engine": engine, "server_version": "15.18"}
+		if pooler != nil {
+			db["pooler"] = pooler
+		}
+		return result.EnvironmentFromMap(map[string]any{"database": db})
+	}
+	bouncer := map[string]any{"name": "PgBouncer", "version": "1.18.0", "evidence": "SHOW VERSION on the console"}
+	for _, tc := range []struct {
+		name            string
+		base, oth       map[string]any
+		baseEng, othEng string
+		want            string // "" for no warning
+	}{
+		{"through PgBouncer against straight", nil, bouncer, "postgresql", "postgresql", "connection pooler PgBouncer 1.18.0 vs none found"},
+		{"the other way round", bouncer, nil, "postgresql", "postgresql", "connection pooler none found vs PgBouncer 1.18.0"},
+		{"an unnamed one", map[string]any{"evidence": "pids differ"}, bouncer, "postgresql", "postgresql",
+			"connection pooler PgBouncer 1.18.0 vs unidentified pooler or proxy"},
+		{"different engines", nil, bouncer, "mysql", "postgresql", "connection pooler PgBouncer 1.18.0 vs none found"},
+		{"both through PgBouncer", bouncer, bouncer, "postgresql", "postgresql", ""},
+		{"neither", nil, nil, "postgresql", "postgresql", ""},
+	} {
+		a, b := okRun(1, "base", 1, 1000), okRun(2, "other", 1, 1000)
+		a.Env, b.Env = env(tc.baseEng, tc.base), env(tc.othEng, tc.oth)
+		w := checks(Warnings(group(t, a, b), "base"), CheckConfig)
+		if tc.baseEng != tc.othEng && len(w) == 1 && !strings.Contains(w[0].Message, "different engines") {
+			t.Errorf("%s: %+v does not say the engines differ", tc.name, w)
+		}
+		switch {
+		case tc.want == "" && len(w) != 0:
+			t.Errorf("%s: warned %+v", tc.name, w)
+		case tc.want != "" && (len(w) != 1 || !strings.Contains(w[0].Message, tc.want)):
+			t.Errorf("%s: %+v, want a configuration warning with %q", tc.name, w, tc.want)
+		}
+	}
+}

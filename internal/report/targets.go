@@ -26,18 +26,32 @@ func firstRuns(groups []*analysis.Group) []*result.Run {
 // targetsTable is each target's setup as its runs recorded it: the engine and
 // version the server reported, the TLS of the client's connections (version
 // and cipher where the driver says), and the engine's own cache under its
-// own name, so that a reader sees what was compared before the numbers. It
-// reads the first run of each target; false when no run recorded a database.
+// own name, so that a reader sees what was compared before the numbers;
+// where a target's connections went through a connection pooler, a column
+// names it. It reads the first run of each target; false when no run
+// recorded a database.
 func targetsTable(groups []*analysis.Group) (table, bool) {
 	t := table{Caption: "Targets as measured (first run of each): the engine and version the server reported, TLS of the client's " +
 		"connections, the engine's own cache:",
 		Header: []string{"target", "engine", "version", "TLS", "cache"},
 		Right:  []bool{false, false, false, false, true}}
+	runs := firstRuns(groups)
+	pooled := false
+	for _, r := range runs {
+		pooled = pooled || r.Env.Database.Pooler != nil
+	}
+	if pooled {
+		t.Caption = strings.TrimSuffix(t.Caption, ":") + ", the connection pooler the client went through:"
+		t.Header = append(t.Header, "pooler")
+		t.Right = append(t.Right, false)
+	}
 	recorded := false
-	for _, r := range firstRuns(groups) {
+	for _, r := range runs {
 		db := r.Env.Database
 		if db.Empty() {
-			t.Rows = append(t.Rows, []string{r.Target, "not recorded", "", "", ""})
+			row := make([]string, len(t.Header))
+			row[0], row[1] = r.Target, "not recorded"
+			t.Rows = append(t.Rows, row)
 			continue
 		}
 		recorded = true
@@ -49,7 +63,11 @@ func targetsTable(groups []*analysis.Group) (table, bool) {
 		if b, setting := db.Cache(); b > 0 {
 			cache = setting + " " + numfmt.BytesIEC(float64(b))
 		}
-		t.Rows = append(t.Rows, []string{r.Target, db.Engine, db.VersionText(), tls, cache})
+		row := []string{r.Target, db.Engine, db.VersionText(), tls, cache}
+		if pooled {
+			row = append(row, db.Pooler.String())
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t, recorded
 }

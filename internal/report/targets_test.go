@@ -56,6 +56,47 @@ func TestReportsShowEachTargetsTLSAndCache(t *testing.T) {
 	}
 }
 
+// Where one target's connections went through a connection pooler, the
+// table gains a column naming it, and every other target reads "none found".
+func TestReportsShowAConnectionPooler(t *testing.T) {
+	run := func(id int64, target string, db map[string]any) *result.Run {
+		return setupRun(id, target, map[string]any{"database": db})
+	}
+	runs := []*result.Run{
+		run(1, "direct", map[string]any{"engine": "postgresql", "server_version": "15.18", "tls": map[string]any{"enabled": false}}),
+		run(2, "bounced", map[string]any{"engine": "postgresql", "server_version": "15.18", "tls": map[string]any{"enabled": false},
+			"pooler": map[string]any{"name": "PgBouncer", "version": "1.18.0", "evidence": "SHOW VERSION on the console"}}),
+		run(3, "unnamed", map[string]any{"engine": "postgresql", "server_version": "15.18", "tls": map[string]any{"enabled": false},
+			"pooler": map[string]any{"evidence": "pids differ"}}),
+		run(4, "unknown", nil),
+	}
+	groups, err := analysis.GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt, md bytes.Buffer
+	if err := Terminal(&txt, groups, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, groups, runs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| target | engine | version | TLS | cache | pooler |",
+		"| direct | postgresql | 15.18 | off |  | none found |",
+		"| bounced | postgresql | 15.18 | off |  | PgBouncer 1.18.0 |",
+		"| unnamed | postgresql | 15.18 | off |  | unidentified pooler or proxy |",
+		"| unknown | not recorded |  |  |  |  |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if !strings.Contains(txt.String(), "PgBouncer 1.18.0") || !strings.Contains(txt.String(), "the connection pooler the client went through") {
+		t.Errorf("text report does not name the pooler:\n%s", txt.String())
+	}
+}
+
 // The client host's OS settings that shape a measurement (issue 38: the
 // articles print them beside kernel and virtualisation) are listed per
 // target; a swappiness of 0 is a value, not a blank.

@@ -133,8 +133,35 @@ type Database struct {
 	// InstallationSettings name the settings that identify an installation
 	// (its paths, its port) rather than configure it: they differ between any
 	// two servers and say nothing about performance.
-	InstallationSettings []string       `json:"installation_settings,omitempty"`
-	Extra                map[string]any `json:"-"`
+	InstallationSettings []string `json:"installation_settings,omitempty"`
+	// Pooler is the connection pooler or proxy the client's connections went
+	// through, where the driver found one (nil: none found, or not looked for).
+	Pooler *Pooler        `json:"pooler,omitempty"`
+	Extra  map[string]any `json:"-"`
+}
+
+// Pooler is a connection pooler (or a proxy) between the client and the
+// database server, as the driver found it.
+type Pooler struct {
+	// Name is the pooler's name as it gives it; "" when something answered
+	// in the server's place but did not say what it is.
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Evidence says how the driver told it was there.
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// String is the pooler as reports show it: its name and version,
+// "unidentified pooler or proxy", or for none "none found" (a driver that
+// does not look finds none either).
+func (p *Pooler) String() string {
+	switch {
+	case p == nil:
+		return "none found"
+	case p.Name == "":
+		return "unidentified pooler or proxy"
+	}
+	return strings.TrimSpace(p.Name + " " + p.Version)
 }
 
 // Empty reports whether nothing was recorded of the database.

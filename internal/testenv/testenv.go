@@ -27,6 +27,14 @@ func PostgresURL(t testing.TB) string {
 	return need(t, "FAIRBENCH_TEST_PG")
 }
 
+// PgBouncerURL returns the URL of the test PgBouncer (scripts/pgbouncer.sh):
+// the test PostgreSQL's bench database through a PgBouncer whose console
+// lets the same user read SHOW VERSION.
+func PgBouncerURL(t testing.TB) string {
+	t.Helper()
+	return need(t, "FAIRBENCH_TEST_PGBOUNCER")
+}
+
 func need(t testing.TB, name string) string {
 	t.Helper()
 	v := os.Getenv(name)

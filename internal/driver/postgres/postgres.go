@@ -1,7 +1,8 @@
 // Package postgres is fairbench's PostgreSQL driver, built on pgx. It maps
 // pgbench's query modes onto pgx's execution modes, loads data through text COPY
 // (the path pgbench -i uses), and records the server's version, non-default
-// settings and the TLS version and cipher of the live connection.
+// settings, the TLS version and cipher of the live connection, and the
+// connection pooler it goes through, if any (pooler.go).
 package postgres
 
 import (
@@ -70,7 +71,9 @@ func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (d
 
 // connect opens one connection with its own copy of the parsed configuration.
 func connect(ctx context.Context, t driver.Target, cfg *pgx.ConnConfig, mode string) (driver.Conn, error) {
-	conn := &Conn{mode: mode, blocking: fastpath.Enabled()}
+	// The configuration as parsed, before the dial function below: what
+	// another connection to the same server (a pooler's console) starts from.
+	conn := &Conn{mode: mode, blocking: fastpath.Enabled(), cfg: cfg.Copy(), url: t.URL}
 	if conn.blocking {
 		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			nc, err := fastpath.Dial(ctx, network, addr)
@@ -142,6 +145,10 @@ type Conn struct {
 	// prepared counts the statements prepared on the connection; it numbers
 	// their names.
 	prepared int
+	// cfg and url are what the connection was opened with (pooler.go opens
+	// another with them); url only to scrub its password from messages.
+	cfg *pgx.ConnConfig
+	url string
 }
 
 // errMultiplexed: what a session taken over for the wire path cannot do.
@@ -547,6 +554,13 @@ func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 	}
 	env["settings"] = settings
 	env["tls"] = TLSState(c.c.PgConn().Conn())
+	p, err := c.pooler(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		env["pooler"] = p
+	}
 	return env, nil
 }
 

@@ -210,3 +210,40 @@ func TestEnvironmentReportsTheCache(t *testing.T) {
 		t.Fatalf("installation-only settings %v", db.InstallationSettings)
 	}
 }
+
+// Through a real PgBouncer the environment names it and its version, from
+// its console's SHOW VERSION, with how it was found; straight to PostgreSQL
+// it records no pooler and does not fail on the questions a pooler would
+// answer.
+func TestEnvironmentRecordsAConnectionPooler(t *testing.T) {
+	for _, tc := range []struct {
+		name, url, want string
+	}{
+		{"PgBouncer", testenv.PgBouncerURL(t), "PgBouncer"},
+		{"plain PostgreSQL", testenv.PostgresURL(t), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, err := connect(t, tc.url, "").Environment(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := result.DatabaseFromMap(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if db.Pooler != nil {
+					t.Fatalf("pooler %+v recorded on a plain PostgreSQL", *db.Pooler)
+				}
+				return
+			}
+			p := db.Pooler
+			if p == nil || p.Name != tc.want || !strings.HasPrefix(p.Version, "1.") || !strings.Contains(p.Evidence, "SHOW VERSION") {
+				t.Fatalf("pooler %+v, want %s 1.x found by SHOW VERSION", p, tc.want)
+			}
+			if db.Engine != "postgresql" || db.ServerVersion == "" {
+				t.Fatalf("through the pooler the server is still described: engine %q version %q", db.Engine, db.ServerVersion)
+			}
+		})
+	}
+}
