@@ -18,9 +18,14 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"strconv"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // LevelShiftMinExplained is the share of the per-second series' variance
@@ -131,4 +136,138 @@ func levelShiftWarning(r *result.Run, label string, s LevelShift) Warning {
 	return Warning{Check: CheckDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 		"run %d (%s): level shift: %s (%+.1f %%, %d s and %d s); the run's %s %s %s blends both levels: %s",
 		r.ID, label, s, s.Change(), s.BeforeSeconds, s.AfterSeconds, h.Headline.Name, numfmt.Rate(h.Value), h.Headline.Unit, why)}
+}
+
+// CellLevels are the two levels of a cell whose every completed run shifted
+// level the same way (all burst then steady, or all slower then faster):
+// what each level measured, so that a report can show each as a row of its
+// own beside the cell's blended numbers.
+type CellLevels struct {
+	Burst bool // the first level is the higher one
+	// UntilMin and UntilMax are the last second at the first level, the
+	// earliest and the latest over the runs.
+	UntilMin, UntilMax int
+	First, Second      Level
+	// InHeadlineUnit says whether the levels' rates measure what the cell's
+	// headline does (every request per second); else they are ops/s beside
+	// a headline of another measure.
+	InHeadlineUnit bool
+}
+
+// Level is what a cell measured at one of its two levels.
+type Level struct {
+	// Rate is the median over the runs of each run's mean ops/s at this
+	// level (the per-second series' rate, every op type).
+	Rate float64
+	// Seconds is how many seconds the runs spent at it, summed.
+	Seconds int
+	Errors  int64
+	// HasLatency says whether every second at this level kept its interval
+	// histograms (runs stored before schema 3 did not); then Mean, P50, P95,
+	// P99 and Max are µs over every request of those seconds, merged.
+	HasLatency               bool
+	Mean, P50, P95, P99, Max float64
+}
+
+// Names are the levels' names: "burst" and "steady", or "first level" and
+// "second level" when the first is the slower.
+func (c CellLevels) Names() (first, second string) {
+	if c.Burst {
+		return "burst", "steady"
+	}
+	return "first level", "second level"
+}
+
+// Until writes the last second at the first level: "5", or "5–7" when the
+// runs changed level at different seconds.
+func (c CellLevels) Until() string {
+	if c.UntilMin == c.UntilMax {
+		return strconv.Itoa(c.UntilMin)
+	}
+	return strconv.Itoa(c.UntilMin) + "–" + strconv.Itoa(c.UntilMax)
+}
+
+// CellLevelShift gives the levels of g when every completed run of it has a
+// level shift, all in the same direction; false otherwise (a cell whose
+// repetitions disagree keeps its one row, and the Level shifts table lists
+// the runs that shifted).
+func CellLevelShift(g *Group) (CellLevels, bool) {
+	if g.N == 0 {
+		return CellLevels{}, false
+	}
+	var c CellLevels
+	var before, after []float64
+	first, second := newLevelAcc(), newLevelAcc()
+	for i, r := range g.Runs {
+		s, ok := RunLevelShift(r)
+		if !ok || (i > 0 && s.Burst() != c.Burst) {
+			return CellLevels{}, false
+		}
+		if i == 0 {
+			c.Burst, c.UntilMin, c.UntilMax = s.Burst(), s.Second, s.Second
+		}
+		c.UntilMin, c.UntilMax = min(c.UntilMin, s.Second), max(c.UntilMax, s.Second)
+		before, after = append(before, s.Before), append(after, s.After)
+		first.add(r.Series[:s.BeforeSeconds])
+		second.add(r.Series[s.BeforeSeconds:])
+	}
+	c.First, c.Second = first.level(stats.Median(before)), second.level(stats.Median(after))
+	c.InHeadlineUnit = isThroughput(g.Headline)
+	return c, true
+}
+
+// levelAcc merges the seconds of one level over a cell's runs.
+type levelAcc struct {
+	seconds    int
+	errors     int64
+	merged     *hdr.Histogram
+	sumUs      float64
+	summed     int64 // requests whose latency sumUs holds
+	count      int64
+	histograms bool // every second with requests kept its histograms
+}
+
+func newLevelAcc() *levelAcc { return &levelAcc{merged: hist.New(), histograms: true} }
+
+func (a *levelAcc) add(points []result.SeriesPoint) {
+	for _, p := range points {
+		a.seconds++
+		a.errors += p.Errors
+		if p.Ops > 0 && p.Hists == nil {
+			a.histograms = false
+		}
+		for _, iv := range p.Hists {
+			if iv.Count == 0 {
+				continue
+			}
+			a.count += iv.Count
+			if iv.SumUs > 0 {
+				a.sumUs += iv.SumUs
+				a.summed += iv.Count
+			}
+			h, err := hist.Decode([]byte(iv.Histogram))
+			if err != nil {
+				a.histograms = false
+				continue
+			}
+			a.merged.Merge(h)
+		}
+	}
+}
+
+func (a *levelAcc) level(rate float64) Level {
+	l := Level{Rate: rate, Seconds: a.seconds, Errors: a.errors}
+	if !a.histograms || a.merged.TotalCount() == 0 {
+		return l
+	}
+	l.HasLatency = true
+	l.Mean = a.merged.Mean()
+	if a.summed == a.count {
+		l.Mean = a.sumUs / float64(a.summed) // exact where every second kept its sum
+	}
+	l.P50 = float64(a.merged.ValueAtQuantile(50))
+	l.P95 = float64(a.merged.ValueAtQuantile(95))
+	l.P99 = float64(a.merged.ValueAtQuantile(99))
+	l.Max = float64(a.merged.Max())
+	return l
 }

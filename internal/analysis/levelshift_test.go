@@ -1,8 +1,12 @@
 package analysis
 
 import (
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // levels is n seconds: the first k at a, the rest at b, with ±0.5 %
@@ -96,5 +100,64 @@ func TestNotALevelShift(t *testing.T) {
 	d := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 900), falling, 0.1)), ""), CheckDrift)
 	if len(d) != 1 || strings.Contains(d[0].Message, "level shift") {
 		t.Errorf("a linear fall is not the drift it was: %+v", d)
+	}
+}
+
+// withLatency gives each second of r's series one histogram of its requests
+// at us µs while the rate is above split, else at slowUs.
+func withLatency(t *testing.T, r *result.Run, split float64, us, slowUs int64) *result.Run {
+	t.Helper()
+	for i, p := range r.Series {
+		v := slowUs
+		if p.Rate > split {
+			v = us
+		}
+		h := hist.New()
+		h.RecordValues(v, p.Ops)
+		b, err := hist.Encode(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Series[i].Hists = []result.IntervalOp{{Name: "tx", Count: p.Ops, SumUs: float64(v * p.Ops), Histogram: string(b)}}
+	}
+	return r
+}
+
+// A cell whose every repetition went from a burst to a steady rate has
+// both levels: each rate the median of the repetitions', the seconds at
+// each, and each level's latency from its own seconds' histograms. A cell
+// whose repetitions disagree (one shifted, or one rose where another fell)
+// has none.
+func TestCellLevelShiftGivesEachLevelsRateAndLatency(t *testing.T) {
+	a := withLatency(t, withSeries(okRun(1, "a", 1, 2000), levels(30, 5, 7500, 1000), 0.1), 3000, 400, 1600)
+	b := withLatency(t, withSeries(okRun(2, "a", 1, 2000), levels(30, 7, 6500, 1200), 0.1), 3000, 400, 1600)
+	a.Repetition, b.Repetition = 1, 2
+	gs := group(t, a, b)
+	c, ok := CellLevelShift(gs[0])
+	if !ok || !c.Burst || c.Until() != "5–7" || !c.InHeadlineUnit {
+		t.Fatalf("levels %+v, %v; want a burst until s 5–7 in the headline's unit", c, ok)
+	}
+	if math.Abs(c.First.Rate-7000) > 10 || math.Abs(c.Second.Rate-1100) > 2 || c.First.Seconds != 12 || c.Second.Seconds != 48 {
+		t.Errorf("first %+v, second %+v; want ~7000 ops/s over 12 s, then ~1100 over 48 s", c.First, c.Second)
+	}
+	if !c.First.HasLatency || c.First.P99 != 400 || c.First.Mean != 400 || !c.Second.HasLatency || c.Second.P50 != 1600 || c.Second.Max != 1600 {
+		t.Errorf("latencies: first %+v, second %+v; want 400 µs then 1600 µs", c.First, c.Second)
+	}
+	if first, second := c.Names(); first != "burst" || second != "steady" {
+		t.Errorf("names %q, %q", first, second)
+	}
+
+	flat := withSeries(okRun(3, "a", 1, 2000), steady(), 0.1)
+	flat.Repetition = 2
+	if _, ok := CellLevelShift(group(t, a, flat)[0]); ok {
+		t.Errorf("a cell where one repetition of two shifted has levels")
+	}
+	rising := withSeries(okRun(4, "a", 1, 800), levels(30, 12, 500, 1000), 0.1)
+	rising.Repetition = 2
+	if _, ok := CellLevelShift(group(t, a, rising)[0]); ok {
+		t.Errorf("a cell whose repetitions shifted in opposite directions has levels")
+	}
+	if c, ok := CellLevelShift(group(t, withSeries(okRun(5, "a", 1, 800), levels(30, 12, 500, 1000), 0.1))[0]); !ok || c.Burst || c.First.HasLatency {
+		t.Errorf("a rising cell without histograms: %+v, %v; want its levels, throughput only", c, ok)
 	}
 }

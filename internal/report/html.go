@@ -227,9 +227,33 @@ func clientCharts(idx int, groups []*analysis.Group) []*lineChart {
 		}
 		tp.Series = append(tp.Series, s)
 		tp.Numbers.Rows = append(tp.Numbers.Rows, trow)
+		// A cell whose every repetition changed level: each level a row of
+		// its own under the target's (levelshift.go).
+		cells := make([]*analysis.Group, len(levels))
+		for i, l := range levels {
+			cells[i] = byCell[t+"\x00"+strconv.Itoa(l)]
+		}
+		lr := levelRows(t, cells, func(g *analysis.Group, c analysis.CellLevels, first bool) string {
+			v := levelRate(g, c, level(c, first), true)
+			if first {
+				v += " (until s " + c.Until() + ")"
+			}
+			return v
+		})
+		tp.Numbers.Rows = append(tp.Numbers.Rows, lr...)
+		if len(lr) > 0 && !strings.Contains(tp.Numbers.Caption, levelsNote) {
+			tp.Numbers.Caption += "; " + levelsNote
+		}
 		for k := range lat {
 			lat[k].Series = append(lat[k].Series, ls[k])
 			lat[k].Numbers.Rows = append(lat[k].Numbers.Rows, lrows[k])
+			lat[k].Numbers.Rows = append(lat[k].Numbers.Rows, levelRows(t, cells, func(_ *analysis.Group, c analysis.CellLevels, first bool) string {
+				l := level(c, first)
+				if !l.HasLatency {
+					return "throughput only"
+				}
+				return ms([]float64{l.P50, l.P95, l.P99}[k])
+			})...)
 		}
 	}
 	out := []*lineChart{tp}

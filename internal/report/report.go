@@ -75,6 +75,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		header = append([]string{"study"}, header...)
 	}
 	var rows [][]string
+	anyLevels := false
 	for _, g := range groups {
 		row := []string{g.Target, workloadName(g), label.params(g), groupClients(g), strconv.Itoa(g.N)}
 		if g.N == 0 {
@@ -90,10 +91,16 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 			row = append([]string{g.Study}, row...)
 		}
 		rows = append(rows, row)
+		levelled := levelRowsText(g, sameUnit && unit != "", multiStudy, label)
+		rows = append(rows, levelled...)
+		anyLevels = anyLevels || len(levelled) > 0
 	}
 	// The columns before clients hold names.
 	if err := (table{Header: header, Rows: rows, TextCols: len(header) - 9}).writeText(ew); err != nil {
 		return err
+	}
+	if anyLevels {
+		ew.printf("\n%s.\n", wrap(levelsNote, lineWidth, ""))
 	}
 
 	if common := label.commonAll(groups); len(common) > 0 {
@@ -216,10 +223,15 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		for _, c := range levels {
 			header = append(header, levelNames[c])
 		}
-		clientTable := func(caption string, value func(g *analysis.Group) string) {
+		levelled := false
+		clientTable := func(caption string, value func(g *analysis.Group) string, levelValue func(g *analysis.Group, c analysis.CellLevels, first bool) string) {
 			t := table{Caption: caption, Header: header, TextCols: 1}
 			for _, tg := range targets {
 				row := []string{tg}
+				cells := make([]*analysis.Group, len(levels))
+				for i, c := range levels {
+					cells[i] = byCell[tg+"\x00"+c]
+				}
 				for _, c := range levels {
 					v := ""
 					if g := byCell[tg+"\x00"+c]; g != nil {
@@ -238,6 +250,9 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 					row = append(row, v)
 				}
 				t.Rows = append(t.Rows, row)
+				lr := levelRows(tg, cells, levelValue)
+				t.Rows = append(t.Rows, lr...)
+				levelled = levelled || len(lr) > 0
 			}
 			t.writeMarkdown(ew)
 		}
@@ -246,6 +261,12 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 				return withUnit(g.Headline, g.Median)
 			}
 			return headlineValue(g.Headline, g.Median)
+		}, func(g *analysis.Group, c analysis.CellLevels, first bool) string {
+			v := levelRate(g, c, level(c, first), sameHeadlineAs(g, g0))
+			if first {
+				v += " (until s " + c.Until() + ")"
+			}
+			return v
 		})
 		clientTable("Latency, ms (average / p50 / p95 / p99):", func(g *analysis.Group) string {
 			if !hasLatencies(g) {
@@ -256,6 +277,8 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 				return none
 			}
 			return average(g) + " / " + ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
+		}, func(_ *analysis.Group, c analysis.CellLevels, first bool) string {
+			return levelLatency(level(c, first))
 		})
 		if t, ok := spreadTable(sec.groups, false, false, nil); ok {
 			t.writeMarkdown(ew)
@@ -281,6 +304,9 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		}
 		if hasPartial(sec.groups, maxN) {
 			notes = append(notes, "(n=…) fewer completed repetitions than the other cells")
+		}
+		if levelled {
+			notes = append(notes, levelsNote)
 		}
 		if len(notes) > 0 {
 			ew.printf("%s.\n\n", strings.Join(notes, "; "))
