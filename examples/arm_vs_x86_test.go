@@ -19,13 +19,17 @@ import (
 // The ARM-versus-x86 example runs end to end on the test servers, shortened
 // (1 s per cell, no warm-up, small tables, one mode, one repetition, 8 and 4
 // cores), and its report is the published one's: each engine's ARM server
-// against its own x86 server (--baseline pg-x86,my-x86) at 1 client and at
+// against its own x86 server (marked baseline = true) at 1 client and at
 // every share of the threads, whatever count the share came to on each, with
 // the declared prices' cost per hour and operations per dollar.
 func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 	st := parseExample(t, "arm-vs-x86-oltp.toml")
 	if len(st.Targets) != 4 || len(st.Workloads) != 1 {
 		t.Fatalf("want PostgreSQL and MySQL on x86 and ARM and one workload, got %d targets and %d workloads", len(st.Targets), len(st.Workloads))
+	}
+	baselines := strings.Join(st.Baselines(), ",")
+	if baselines != "pg-x86,my-x86" {
+		t.Errorf("the study's baselines are %q, want each engine's x86 server: pg-x86,my-x86", baselines)
 	}
 	pg, my := testenv.FreshPostgres(t), testenv.FreshMySQL(t)
 	urls := map[string]string{"pg-x86": pg, "pg-arm": pg, "my-x86": my, "my-arm": my}
@@ -70,7 +74,7 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := analysis.Compare(groups, "pg-x86,my-x86", analysis.DefaultAlpha)
+	cmp, err := analysis.Compare(groups, baselines, analysis.DefaultAlpha)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +103,7 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 		}
 	}
 	md.Reset()
-	if err := report.Markdown(&md, groups, s.Runs, report.Options{Baseline: "pg-x86,my-x86", Checked: true, Warnings: analysis.Warnings(groups, "pg-x86,my-x86")}); err != nil {
+	if err := report.Markdown(&md, groups, s.Runs, report.Options{Baseline: baselines, Checked: true, Warnings: analysis.Warnings(groups, baselines)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| target | $ per hour |", "| pg-arm | 0.58 |", "| my-x86 | 0.768 |", "tx per $"} {
@@ -108,7 +112,7 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 		}
 	}
 	var page bytes.Buffer
-	if err := report.HTML(&page, groups, s.Runs, report.HTMLOptions{Options: report.Options{Baseline: "pg-x86,my-x86"}}); err != nil {
+	if err := report.HTML(&page, groups, s.Runs, report.HTMLOptions{Options: report.Options{Baseline: baselines}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(page.String(), "$ per hour") {

@@ -20,13 +20,10 @@ func newCompare() *cobra.Command {
 		alpha                                     float64
 	)
 	cmd := &cobra.Command{
-		Use:   "compare --baseline NAME",
+		Use:   "compare [--baseline NAME]",
 		Short: "Compare every target against a baseline: deltas with confidence intervals, verdicts, methodology warnings",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if baseline == "" {
-				return fmt.Errorf("compare: --baseline NAME is required (the target the others are compared against)")
-			}
 			s, err := openResults(results)
 			if err != nil {
 				return err
@@ -35,6 +32,12 @@ func newCompare() *cobra.Command {
 			runs, groups, title, err := selectRuns(s, store.Filter{StudyName: studyName, LatestStudy: studyName == "" && !all}, "compare")
 			if err != nil {
 				return err
+			}
+			if baseline, err = baselineOf(s, runs, groups, baseline); err != nil {
+				return err
+			}
+			if baseline == "" {
+				return fmt.Errorf("compare: --baseline NAME is required (the target the others are compared against), unless the study marks it with baseline = true")
 			}
 			cmp, err := analysis.Compare(groups, baseline, alpha)
 			if err != nil {
@@ -79,7 +82,7 @@ func newCompare() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&baseline, "baseline", "", "target the others are compared against (required); several, comma-separated (pg-x86,my-x86), compare each target with the one of its URL scheme")
+	fl.StringVar(&baseline, "baseline", "", "target the others are compared against (default: the study's targets marked baseline = true; required without them); several, comma-separated (pg-x86,my-x86), compare each target with the one of its URL scheme")
 	fl.BoolVar(&peak, "peak", false, "compare the best throughput over the clients sweep per target and scenario, and the degradation against the baseline")
 	fl.Float64Var(&alpha, "alpha", analysis.DefaultAlpha, "significance level of the verdicts; intervals are at 1 − alpha")
 	fl.StringVar(&results, "results", defaultResults, "results file, or a postgres:// URL of a shared results store")

@@ -57,7 +57,7 @@ func newReport() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&results, "results", defaultResults, "results file, or a postgres:// URL of a shared results store")
 	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv, benchstat (Go benchmark format), or a run's result file in a peer's format (clickbench)")
-	fl.StringVar(&baseline, "baseline", "", "text, md, html, json: the findings, the comparison (html) and the kind-specific ratios against this target instead of the first; several, comma-separated (pg-x86,my-x86), compare each target with the one of its URL scheme")
+	fl.StringVar(&baseline, "baseline", "", "text, md, html, json: the findings, the comparison (html) and the kind-specific ratios against this target instead of the study's baseline = true targets or the first; several, comma-separated (pg-x86,my-x86), compare each target with the one of its URL scheme")
 	fl.StringVar(&charts, "charts", "", "html, md: also write each chart as an .svg file into this directory (md links them)")
 	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	fl.StringVar(&studyName, "study", "", "report this study (by name); default: the most recent study")
@@ -134,6 +134,45 @@ func latencyShares(s *store.Store, runs []*result.Run, flag string) ([]time.Dura
 	return analysis.DefaultShareThresholds, nil
 }
 
+// studyBaselines are the targets the study the runs were made from marks
+// baseline = true (kept in the results file), as a --baseline spec: the
+// most recent study's that marks any; "" when none does.
+func studyBaselines(s *store.Store, runs []*result.Run) (string, error) {
+	seen := map[string]bool{}
+	for i := len(runs) - 1; i >= 0; i-- {
+		h := runs[i].StudyHash
+		if h == "" || seen[h] {
+			continue
+		}
+		seen[h] = true
+		src, ok, err := s.StudySource(h)
+		if err != nil {
+			return "", err
+		}
+		if names := study.BaselinesOf(src); ok && len(names) > 0 {
+			return strings.Join(names, ","), nil
+		}
+	}
+	return "", nil
+}
+
+// baselineOf is the baseline a report or comparison uses: the --baseline
+// flag's, else the study's (studyBaselines), checked against the groups;
+// "" for none.
+func baselineOf(s *store.Store, runs []*result.Run, groups []*analysis.Group, flag string) (string, error) {
+	if flag != "" {
+		return flag, analysis.CheckBaseline(groups, flag)
+	}
+	spec, err := studyBaselines(s, runs)
+	if err != nil || spec == "" {
+		return "", err
+	}
+	if err := analysis.CheckBaseline(groups, spec); err != nil {
+		return "", fmt.Errorf("the study's baseline = true (%s): %v; give --baseline to choose another", spec, err)
+	}
+	return spec, nil
+}
+
 // writeReport renders the runs selected by f.
 func writeReport(s *store.Store, f store.Filter, format, out string) error {
 	return writeReportWith(s, f, format, out, reportExtras{})
@@ -177,18 +216,18 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 	if err != nil {
 		return err
 	}
-	opt := report.Options{Title: title, Results: s.Path(), Warnings: analysis.Warnings(groups, x.baseline), Checked: true, Baseline: x.baseline,
-		LatencyShares: shares}
-	if x.baseline != "" {
-		switch format {
-		case "text", "", "md", "markdown", "html", "json":
-		default:
-			return fmt.Errorf("--baseline is for --format text, md, html or json; use fairbench compare for the other formats")
-		}
-		if err := analysis.CheckBaseline(groups, x.baseline); err != nil {
+	switch format {
+	case "text", "", "md", "markdown", "html", "json":
+		if x.baseline, err = baselineOf(s, runs, groups, x.baseline); err != nil {
 			return err
 		}
+	default:
+		if x.baseline != "" {
+			return fmt.Errorf("--baseline is for --format text, md, html or json; use fairbench compare for the other formats")
+		}
 	}
+	opt := report.Options{Title: title, Results: s.Path(), Warnings: analysis.Warnings(groups, x.baseline), Checked: true, Baseline: x.baseline,
+		LatencyShares: shares}
 	var chartFiles []string
 	if x.charts != "" {
 		if format != "html" && format != "md" && format != "markdown" {

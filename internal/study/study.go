@@ -80,7 +80,11 @@ type Target struct {
 	PricePerHour float64
 	Notes        string
 	NodeExporter string // optional Prometheus node_exporter metrics URL of the server, sampled each tick
-	Line         int    // line of the [[target]] header, 0 if built in code
+	// Baseline marks the target the reports compare the others against
+	// (key baseline = true); with several, one per URL scheme, each target
+	// is compared with the baseline of its own engine.
+	Baseline bool
+	Line     int // line of the [[target]] header, 0 if built in code
 }
 
 // Workload is one [[workload]] table: a kind, its parameter sweeps and how to drive it.
@@ -248,6 +252,7 @@ func Parse(file string, data []byte, cat Catalog) (*Study, error) {
 		}
 	}
 	p.uniqueTargets(s.Targets)
+	p.oneBaselinePerEngine(s.Targets)
 	workloadTables := p.tables(doc, "workload")
 	for i, w := range workloadTables {
 		if w != nil {
@@ -449,7 +454,7 @@ func (p *parser) study(s *Study, v any) {
 	}
 }
 
-var targetKeys = []string{"name", "url", "cores", "cpu", "price_per_hour", "notes", "node_exporter"}
+var targetKeys = []string{"name", "url", "cores", "cpu", "price_per_hour", "notes", "node_exporter", "baseline"}
 
 func (p *parser) target(i int, m map[string]any) *Target {
 	base := index("target", i)
@@ -502,6 +507,12 @@ func (p *parser) target(i int, m map[string]any) *Target {
 				}
 				t.NodeExporter = str
 			}
+		case "baseline":
+			if b, ok := x.(bool); ok {
+				t.Baseline = b
+			} else {
+				p.errorf(path, where, "baseline must be true or false, got %s", describe(x))
+			}
 		default:
 			p.errorf(path, where, "unknown key %q (known keys: %s)", k, strings.Join(targetKeys, ", "))
 		}
@@ -528,6 +539,58 @@ func (p *parser) uniqueTargets(ts []*Target) {
 		}
 		seen[t.Name] = t
 	}
+}
+
+// oneBaselinePerEngine refuses two baselines of one URL scheme: a report
+// compares each target with the baseline of its own scheme (its driver),
+// and two would leave that engine's targets without one.
+func (p *parser) oneBaselinePerEngine(ts []*Target) {
+	byScheme := map[string]*Target{}
+	for i, t := range ts {
+		if !t.Baseline {
+			continue
+		}
+		scheme, _, _ := strings.Cut(t.URL, ":")
+		if first, dup := byScheme[scheme]; dup {
+			p.errorf(index("target", i)+".baseline", fmt.Sprintf("target %q", t.Name),
+				"baseline: %q on line %d is already the baseline of the %s:// targets; mark one baseline per engine", first.Name, first.Line, scheme)
+			continue
+		}
+		byScheme[scheme] = t
+	}
+}
+
+// Baselines names the targets marked baseline = true, in file order.
+func (s *Study) Baselines() []string {
+	var names []string
+	for _, t := range s.Targets {
+		if t.Baseline {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
+// BaselinesOf reads the targets marked baseline = true from a study file
+// as a results file stores it, for reports; nil when none is (or the file
+// is unreadable: it was checked when it ran).
+func BaselinesOf(src []byte) []string {
+	var doc struct {
+		Target []struct {
+			Name     string `toml:"name"`
+			Baseline any    `toml:"baseline"`
+		} `toml:"target"`
+	}
+	if err := toml.Unmarshal(src, &doc); err != nil {
+		return nil
+	}
+	var names []string
+	for _, t := range doc.Target {
+		if b, _ := t.Baseline.(bool); b && t.Name != "" {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 var workloadKeys = []string{"name", "kind", "tool", "clients", "clients_per_thread", "targets", "warmup", "duration", "cooldown", "rate", "latency_limit", "max_tries", "threads", "generators"}
