@@ -2,6 +2,7 @@ package study
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +34,13 @@ baseline = false
 	}
 	if got := BaselinesOf(s.Source); !slices.Equal(got, []string{"pg-v3", "my-v3"}) {
 		t.Errorf("BaselinesOf(stored source) = %v, want pg-v3, my-v3", got)
+	}
+	var plan strings.Builder
+	WritePlan(&plan, s, mustPlan(t, s))
+	for _, want := range []string{"pg-v3 (baseline)  postgres://h3/db", "my-v3 (baseline)  mysql://h3/db", "my-v4             mysql://h4/db"} {
+		if !strings.Contains(plan.String(), want) {
+			t.Errorf("validate's plan does not show %q:\n%s", want, plan.String())
+		}
 	}
 	if got := BaselinesOf([]byte(header + workload)); got != nil {
 		t.Errorf("a study without the key has baselines %v", got)

@@ -232,7 +232,11 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 		if t.Cores > 0 {
 			cores = strconv.Itoa(t.Cores)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, driver.Redacted(t.URL), cores)
+		name := t.Name
+		if t.Baseline {
+			name += " (baseline)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, driver.Redacted(t.URL), cores)
 	}
 	tw.Flush()
 
