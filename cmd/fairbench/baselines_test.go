@@ -111,4 +111,11 @@ func TestReportAndCompareUseTheStudysBaselines(t *testing.T) {
 			t.Errorf("%s with a study baseline without runs: exit %d, %s", cmd, o.code, o.stderr)
 		}
 	}
+
+	// A study that marks none: compare still asks for --baseline.
+	dir = t.TempDir()
+	peakStudy(t, dir)
+	if o = fairbench(t, dir, "compare"); o.code == 0 || !strings.Contains(o.stderr, "--baseline NAME is required") || !strings.Contains(o.stderr, "baseline = true") {
+		t.Errorf("compare without a baseline anywhere: exit %d, %s", o.code, o.stderr)
+	}
 }
