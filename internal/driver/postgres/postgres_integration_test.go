@@ -217,13 +217,15 @@ func TestEnvironmentReportsTheCache(t *testing.T) {
 // answer.
 func TestEnvironmentRecordsAConnectionPooler(t *testing.T) {
 	for _, tc := range []struct {
-		name, url, want string
+		name string
+		url  func(testing.TB) string
+		want string
 	}{
-		{"PgBouncer", testenv.PgBouncerURL(t), "PgBouncer"},
-		{"plain PostgreSQL", testenv.PostgresURL(t), ""},
+		{"PgBouncer", testenv.PgBouncerURL, "PgBouncer"},
+		{"plain PostgreSQL", testenv.PostgresURL, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env, err := connect(t, tc.url, "").Environment(context.Background())
+			env, err := connect(t, tc.url(t), "").Environment(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
