@@ -452,20 +452,20 @@ func validate(args []string) error {
 	if err := runner.CheckMemory(cells, nil, false); err != nil {
 		return fmt.Errorf("%s: %v (checked against this machine)", st.File, err)
 	}
-	bound := map[string]bool{} // a sweep over clients binds its parameters once
+	shapes := map[string]workload.Shape{} // a sweep over clients binds its parameters once
+	shapeKey := func(c study.Cell) string { return c.Workload.Name + "|" + c.Params.Canonical() }
 	for _, c := range cells {
-		key := c.Workload.Name + "|" + c.Params.Canonical()
-		if bound[key] {
+		key := shapeKey(c)
+		if _, ok := shapes[key]; ok || c.Workload.Tool != "" {
 			continue
 		}
-		bound[key] = true
-		if w, err := workload.Get(c.Workload.Kind); err == nil {
-			if _, err := w.New(c.Params); err != nil {
-				return fmt.Errorf("%s:%d: workload %q: %v", st.File, c.Workload.Line, c.Workload.Name, err)
-			}
+		shape, err := runner.ShapeOf(c)
+		if err != nil {
+			return fmt.Errorf("%s:%d: workload %q: %v", st.File, c.Workload.Line, c.Workload.Name, err)
 		}
+		shapes[key] = shape
 	}
-	study.WritePlan(os.Stdout, st, cells)
+	study.WritePlan(os.Stdout, st, cells, func(c study.Cell) study.CellTime { return runner.CellTime(c, shapes[shapeKey(c)]) })
 	return nil
 }
 

@@ -192,19 +192,78 @@ func (s *Study) sequential(wps []*workPlan) []Cell {
 	return cells
 }
 
-// Estimate is the time the cells take at the least: warm-up, measurement and
-// cool-down, without preparing data or connecting.
-func (s *Study) Estimate(cells []Cell) time.Duration {
-	var d time.Duration
-	for _, c := range cells {
-		d += c.Warmup + c.Duration + c.Cooldown
+// CellTime is how long a cell runs, as its workload says (runner.CellTime):
+// the warm-up, measurement and cool-down of a cell measured for its duration,
+// or only a bound on them for one that its work ends (operationcount, a
+// query set's tries), which can end much sooner.
+type CellTime struct {
+	Time time.Duration
+	// AtMost: Time is a bound; the cell ends when its work is done.
+	AtMost bool
+	// EndsWhen says what ends a bounded cell ("operationcount is done").
+	EndsWhen string
+}
+
+// DurationTime is the time of a cell measured for its duration.
+func DurationTime(c Cell) CellTime { return CellTime{Time: c.Warmup + c.Duration + c.Cooldown} }
+
+// Estimate is the time the cells take, without preparing data or
+// connecting: Exact for the cells measured for their duration, AtMost for
+// the cells their work ends, whose bound is all that is known before they run.
+type Estimate struct {
+	Exact, AtMost time.Duration
+	Bounded       int      // cells whose time is a bound
+	EndsWhen      []string // what ends them, each once
+}
+
+// Estimate adds up the cells' times; timeOf nil takes every cell as
+// measured for its duration (DurationTime).
+func (s *Study) Estimate(cells []Cell, timeOf func(Cell) CellTime) Estimate {
+	if timeOf == nil {
+		timeOf = DurationTime
 	}
-	return d
+	var e Estimate
+	for _, c := range cells {
+		t := timeOf(c)
+		if !t.AtMost {
+			e.Exact += t.Time
+			continue
+		}
+		e.AtMost += t.Time
+		e.Bounded++
+		if t.EndsWhen != "" && !slices.Contains(e.EndsWhen, t.EndsWhen) {
+			e.EndsWhen = append(e.EndsWhen, t.EndsWhen)
+		}
+	}
+	return e
+}
+
+// String is the estimate as the plan says it: a bound is never shown as the
+// time the cells take.
+func (e Estimate) String() string {
+	switch {
+	case e.Bounded == 0:
+		return e.Exact.String()
+	case e.Exact == 0:
+		return "at most " + e.AtMost.String()
+	}
+	return fmt.Sprintf("%s, plus at most %s", e.Exact, e.AtMost)
+}
+
+// Bounds says which cells only have a bound and what ends them; "" when
+// none.
+func (e Estimate) Bounds() string {
+	if e.Bounded == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %s when %s, which can be much sooner than the bound", plural(e.Bounded, "cell"),
+		numfmt.Plural(e.Bounded, "ends", "end"), strings.Join(e.EndsWhen, " or "))
 }
 
 // WritePlan prints the plan the way `fairbench validate` shows it, so the user
 // can see what will run, how long it takes and on what, before running it.
-func WritePlan(w io.Writer, s *Study, cells []Cell) {
+// timeOf is how long a cell runs (nil: its duration; Estimate).
+func WritePlan(w io.Writer, s *Study, cells []Cell, timeOf func(Cell) CellTime) {
 	fmt.Fprintf(w, "study %s", s.Name)
 	if s.File != "" {
 		fmt.Fprintf(w, " (%s", s.File)
@@ -221,7 +280,11 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 		fmt.Fprintf(w, " (seed %d)", s.Seed)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "estimated duration %s (warm-up, measurement and cool-down; data loading not included)\n", s.Estimate(cells))
+	e := s.Estimate(cells, timeOf)
+	fmt.Fprintf(w, "estimated duration %s (warm-up, measurement and cool-down; data loading not included)\n", e)
+	if b := e.Bounds(); b != "" {
+		fmt.Fprintf(w, "  %s\n", b)
+	}
 	writeDataLoads(w, s, cells)
 
 	fmt.Fprintln(w)
