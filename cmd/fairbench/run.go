@@ -18,6 +18,7 @@ import (
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/store"
@@ -31,6 +32,7 @@ func newRun() *cobra.Command {
 	var (
 		results                string
 		resume, replace, check bool
+		asJSON                 bool
 		a                      adhoc
 		maxErr, maxDead        float64
 		gens, asGenerator      int
@@ -56,6 +58,8 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
 		f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
 		f.BoolVar(&check, "check", false, "run the workload's consistency check after each run")
+		asJSON = false
+		f.BoolVar(&asJSON, "json", false, "ad hoc: print the run's summary as one JSON document on standard output (the text summary goes to standard error)")
 		gens, asGenerator, remoteGens, session = 0, -1, false, 0
 		f.IntVar(&gens, "generators", 0, "measure every cell with this many load generators, each with its share of the clients (default: the study's generators, else 1)")
 		f.BoolVar(&remoteGens, "remote-generators", false, "the load generators start elsewhere ('fairbench generator', e.g. pods of 'fairbench k8s render') and register in the results store; without it they are started here as local processes")
@@ -74,6 +78,9 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		return a.defineWorkloadFlags(f, kind, true)
 	}
 	withWorkloadFlags(cmd, cobra.MaximumNArgs(1), define, func(cmd *cobra.Command, args []string) error {
+		if asJSON && len(args) == 1 {
+			return errors.New("--json prints the run of an ad-hoc benchmark (--target URL --workload KIND); for a study's runs use 'fairbench report --format json'")
+		}
 		st, c, adHoc, err := studyFor(args, &a, cmd.Flags())
 		if err != nil {
 			return err
@@ -99,7 +106,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 			}
 		}
 		if adHoc {
-			x.adHoc, x.maxTries, x.progressEvery = true, c.maxTries, c.progress
+			x.adHoc, x.maxTries, x.progressEvery, x.json = true, c.maxTries, c.progress, asJSON
 		}
 		_, err = x.run(cmd.Context(), st)
 		return err
@@ -114,6 +121,7 @@ type execution struct {
 	adHoc                  bool
 	maxTries               int
 	progressEvery          int // ad hoc: -P seconds; 0 = no per-second progress
+	json                   bool // ad hoc: the summary as JSON on stdout, the text on stderr
 	// outage thresholds from the flags; nil: the study's or the defaults
 	maxErrorRatio, maxDeadRatio *float64
 	// generators overrides the study's load generators per cell (0: the
@@ -195,13 +203,23 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	}
 	runErr := r.Run(ctx, cells)
 	if x.adHoc && len(sink.runs) == 1 {
-		switch r := sink.runs[0]; {
-		case r.Status == result.StatusInterrupted && len(r.Ops) == 0:
+		text := io.Writer(os.Stdout)
+		if x.json {
+			text = os.Stderr
+		}
+		run := sink.runs[0]
+		switch {
+		case run.Status == result.StatusInterrupted && len(run.Ops) == 0:
 			// Stopped before the measured phase: no numbers at all, rather
 			// than numbers over no time.
-			fmt.Fprintln(os.Stdout, r.Error) // says that nothing was measured
-		case r.Status != result.StatusFailed || len(r.Ops) > 0:
-			printSummary(os.Stdout, r, x.maxTries)
+			fmt.Fprintln(text, run.Error) // says that nothing was measured
+		case run.Status != result.StatusFailed || len(run.Ops) > 0:
+			printSummary(text, run, x.maxTries)
+		}
+		if x.json {
+			if err := report.RunJSON(os.Stdout, run, s.Path()); err != nil {
+				return sink.runs, err
+			}
 		}
 	}
 	if !x.adHoc && len(sink.runs) > 0 && !errors.Is(runErr, runner.ErrInterrupted) {
