@@ -120,7 +120,7 @@ type execution struct {
 	resume, replace, check bool
 	adHoc                  bool
 	maxTries               int
-	progressEvery          int // ad hoc: -P seconds; 0 = no per-second progress
+	progressEvery          int  // ad hoc: -P seconds; 0 = no per-second progress
 	json                   bool // ad hoc: the summary as JSON on stdout, the text on stderr
 	// outage thresholds from the flags; nil: the study's or the defaults
 	maxErrorRatio, maxDeadRatio *float64
