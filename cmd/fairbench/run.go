@@ -111,6 +111,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		_, err = x.run(cmd.Context(), st)
 		return err
 	})
+	cmd.ValidArgsFunction = completeWorkloadArgs([]cobra.Completion{"toml"}, cobra.ShellCompDirectiveFilterFileExt) // a study file
 	return cmd
 }
 
