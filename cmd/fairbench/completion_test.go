@@ -44,7 +44,7 @@ func TestCompletionKnowsTheChosenWorkload(t *testing.T) {
 	tpcb, _ := complete(t, "run", "--workload", "tpcb", "--")
 	ycsb, _ := complete(t, "run", "--target", "sqlite:x.db", "--workload", "ycsb", "--")
 	for _, c := range []struct {
-		words     []string
+		words      []string
 		has, lacks string
 	}{{tpcb, "--scale", "--property"}, {ycsb, "--property", "--scale"}, {ycsb, "--json", ""}} {
 		if !slices.Contains(c.words, c.has) || (c.lacks != "" && slices.Contains(c.words, c.lacks)) {
