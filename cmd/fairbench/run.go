@@ -278,7 +278,7 @@ func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
 		return nil, cell{}, err
 	}
 	return &study.Study{
-		Name:        "ad hoc",
+		Name:        adHocStudyName,
 		Repetitions: 1,
 		Warmup:      warm,
 		Duration:    c.duration,
@@ -297,13 +297,17 @@ func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
 }
 
 // printSummary prints an ad-hoc run's summary in its kind's peer-tool shape,
-// or a generic one when the kind has no printer.
+// or a generic one when the kind has no printer. maxTries is the cell's
+// tries per operation; 0 when not known (a stored run: the printers then
+// say 1).
 func printSummary(w io.Writer, r *result.Run, maxTries int) {
 	// The run record does not keep its cell's max tries; printers that report
 	// it read it from the Env of this copy.
 	shown := *r
 	shown.Env.Extra = maps.Clone(r.Env.Extra)
-	shown.Env.Set(kinds.MaxTriesKey, maxTries)
+	if maxTries > 0 {
+		shown.Env.Set(kinds.MaxTriesKey, maxTries)
+	}
 	defer printOutcome(w, r)
 	if f, ok := kinds.Summary(r.Kind); ok {
 		f(w, &shown)
