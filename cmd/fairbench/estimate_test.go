@@ -10,7 +10,8 @@ import (
 // validate's estimate is what runs: a query set's tries have no warm-up and
 // end when the tries are done, and a YCSB cell with operationcount ends when
 // its operations are done; their bounds are said as "at most", never as the
-// time the study takes (issue 40 item 9). A duration-bound study is still
+// time the study takes, and a cell that ran before is estimated by its last
+// stored run (issue 40 item 9). A duration-bound study is still
 // (warm-up + duration + cool-down) × cells × repetitions.
 func TestValidateEstimateSaysWhatBoundsACell(t *testing.T) {
 	dir := t.TempDir()
@@ -60,6 +61,24 @@ timeout = "20s"
 `))
 	if want := "at most 56m0s (warm-up, measurement and cool-down; data loading not included)\n4 cells end when the queries' tries are done, each try up to its timeout, which can be much sooner than the bound"; !strings.HasPrefix(tries, want) {
 		t.Errorf("tries mode estimate %q, want %q", tries, want)
+	}
+	// Once a cell has run, its last run estimates it.
+	once := write("once.toml", `[study]
+name = "once"
+[[target]]
+name = "a"
+url = "sqlite:once.db"
+[[workload]]
+kind = "ssb"
+scale = 0.01
+tries = 2
+timeout = "20s"
+`)
+	if o := fairbench(t, dir, "run", once); o.code != 0 {
+		t.Fatalf("run once.toml: exit %d: %s", o.code, o.stderr)
+	}
+	if got := estimate(once); strings.Contains(got, "at most") || !strings.HasSuffix(got, "\n1 cell as long as its last stored run") {
+		t.Errorf("estimate after a run of the cell: %q, want its run's time", got)
 	}
 	// operationcount bounds the cells by their 30 minutes.
 	counted := estimate(write("counted.toml", `[study]

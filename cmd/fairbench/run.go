@@ -433,18 +433,24 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 }
 
 func newValidate() *cobra.Command {
-	return &cobra.Command{
+	var results string
+	cmd := &cobra.Command{
 		Use:   "validate study.toml",
 		Short: "Check a study file and print its plan: cells, order, estimated duration",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return untilInterrupted(cmd.Context(), "validate interrupted: nothing was checked to the end", func() error { return validate(args) })
+			return untilInterrupted(cmd.Context(), "validate interrupted: nothing was checked to the end", func() error {
+				return validate(args, results, cmd.Flags().Changed("results"))
+			})
 		},
 	}
+	cmd.Flags().StringVar(&results, "results", defaultResults, "results file or postgres:// store whose last run of a cell estimates a cell its work ends (a query set's tries, operationcount)")
+	return cmd
 }
 
-// validate checks a study file and prints its plan.
-func validate(args []string) error {
+// validate checks a study file and prints its plan; the runs in the
+// results store estimate the cells that only have a bound.
+func validate(args []string, results string, resultsGiven bool) error {
 	st, err := study.Load(args[0], runner.Catalog{})
 	if err != nil {
 		return err
@@ -488,7 +494,11 @@ func validate(args []string) error {
 		}
 		shapes[key] = shape
 	}
-	study.WritePlan(os.Stdout, st, cells, func(c study.Cell) study.CellTime { return runner.CellTime(c, shapes[shapeKey(c)]) })
+	last, err := lastRuns(results, resultsGiven)
+	if err != nil {
+		return fmt.Errorf("--results %s: %v", results, err)
+	}
+	study.WritePlan(os.Stdout, st, cells, cellTimer(shapes, shapeKey, last))
 	return nil
 }
 

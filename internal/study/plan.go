@@ -202,6 +202,10 @@ type CellTime struct {
 	AtMost bool
 	// EndsWhen says what ends a bounded cell ("operationcount is done").
 	EndsWhen string
+	// FromRun, when not 0, is the stored run of the same cell whose time
+	// Time is: a cell its work ends is estimated by its last run, when
+	// there is one, rather than by its bound.
+	FromRun int64
 }
 
 // DurationTime is the time of a cell measured for its duration.
@@ -214,6 +218,7 @@ type Estimate struct {
 	Exact, AtMost time.Duration
 	Bounded       int      // cells whose time is a bound
 	EndsWhen      []string // what ends them, each once
+	FromRuns      int      // cells of Exact whose time is their last stored run's
 }
 
 // Estimate adds up the cells' times; timeOf nil takes every cell as
@@ -227,6 +232,9 @@ func (s *Study) Estimate(cells []Cell, timeOf func(Cell) CellTime) Estimate {
 		t := timeOf(c)
 		if !t.AtMost {
 			e.Exact += t.Time
+			if t.FromRun != 0 {
+				e.FromRuns++
+			}
 			continue
 		}
 		e.AtMost += t.Time
@@ -241,23 +249,37 @@ func (s *Study) Estimate(cells []Cell, timeOf func(Cell) CellTime) Estimate {
 // String is the estimate as the plan says it: a bound is never shown as the
 // time the cells take.
 func (e Estimate) String() string {
+	exact, atMost := roundUp(e.Exact), roundUp(e.AtMost)
 	switch {
 	case e.Bounded == 0:
-		return e.Exact.String()
+		return exact.String()
 	case e.Exact == 0:
-		return "at most " + e.AtMost.String()
+		return "at most " + atMost.String()
 	}
-	return fmt.Sprintf("%s, plus at most %s", e.Exact, e.AtMost)
+	return fmt.Sprintf("%s, plus at most %s", exact, atMost)
 }
 
-// Bounds says which cells only have a bound and what ends them; "" when
-// none.
-func (e Estimate) Bounds() string {
-	if e.Bounded == 0 {
-		return ""
+// roundUp is d in whole seconds, rounded up: a stored run's time is exact
+// to the nanosecond, which an estimate is not.
+func roundUp(d time.Duration) time.Duration {
+	if r := d.Truncate(time.Second); r != d {
+		return r + time.Second
 	}
-	return fmt.Sprintf("%s %s when %s, which can be much sooner than the bound", plural(e.Bounded, "cell"),
-		numfmt.Plural(e.Bounded, "ends", "end"), strings.Join(e.EndsWhen, " or "))
+	return d
+}
+
+// Bounds says which cells only have a bound and what ends them, and which
+// are estimated by their last stored run; "" when none.
+func (e Estimate) Bounds() string {
+	var parts []string
+	if e.FromRuns > 0 {
+		parts = append(parts, fmt.Sprintf("%s as long as %s last stored run", plural(e.FromRuns, "cell"), numfmt.Plural(e.FromRuns, "its", "their")))
+	}
+	if e.Bounded > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s when %s, which can be much sooner than the bound", plural(e.Bounded, "cell"),
+			numfmt.Plural(e.Bounded, "ends", "end"), strings.Join(e.EndsWhen, " or ")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // WritePlan prints the plan the way `fairbench validate` shows it, so the user
