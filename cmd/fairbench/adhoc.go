@@ -317,6 +317,8 @@ func withWorkloadFlags(cmd *cobra.Command, check cobra.PositionalArgs,
 	cmd.DisableFlagParsing = true
 	cmd.Args = cobra.ArbitraryArgs
 	_ = define(cmd.Flags(), workload.Default())
+	workloadFlagDefiners[cmd] = define // completion.go
+	cmd.ValidArgsFunction = completeWorkloadArgs(nil, cobra.ShellCompDirectiveNoFileComp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		kind := scanWorkload(args)
 		cmd.ResetFlags()

@@ -62,6 +62,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentPreRun = func(cmd *cobra.Command, args []string) { prepareCompletion(cmd, args) }
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %v (see 'fairbench %s --help')", c.Name(), err, c.Name())
 	})

@@ -39,6 +39,7 @@ func newReport() *cobra.Command {
 		baseline, charts, shares        string
 		all                             bool
 		runID                           int64
+		last                            int
 	)
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -51,7 +52,7 @@ func newReport() *cobra.Command {
 			}
 			defer s.Close()
 			f := store.Filter{StudyName: studyName, LatestStudy: studyName == "" && !all}
-			return writeReportWith(s, f, format, out, reportExtras{baseline: baseline, charts: charts, run: runID, shares: shares})
+			return writeReportWith(s, f, format, out, reportExtras{baseline: baseline, charts: charts, run: runID, shares: shares, last: last})
 		},
 	}
 	fl := cmd.Flags()
@@ -63,6 +64,7 @@ func newReport() *cobra.Command {
 	fl.StringVar(&studyName, "study", "", "report this study (by name); default: the most recent study")
 	fl.BoolVar(&all, "all", false, "report every run in the results file")
 	fl.StringVar(&shares, "latency-shares", "", "text, md, html, json, csv: the thresholds of the cumulative latency table, increasing (1ms,5ms,50ms; at most 12), or none; default: the study's latency_shares, else 1ms,5ms,50ms")
+	fl.IntVar(&last, "last", defaultAdHocRuns, "text, when the runs are ad hoc (fairbench run --target … --workload …): show the last N, each as its summary (0: all)")
 	fl.Int64Var(&runID, "run", 0, "run formats (--format clickbench): write this run's file instead of the last completed run's")
 	return cmd
 }
@@ -100,6 +102,7 @@ type reportExtras struct {
 	charts   string // html, md: directory for the charts as .svg files
 	run      int64  // run formats: the run to write
 	shares   string // --latency-shares as given, "" when not
+	last     int    // text, ad-hoc runs: how many to show (0: all)
 }
 
 // latencyShares are the thresholds of the cumulative latency table: the
@@ -240,6 +243,10 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 	var buf bytes.Buffer
 	switch format {
 	case "text", "":
+		if allAdHoc(runs) {
+			writeAdHocReport(&buf, runs, groups, s.Path(), x.last)
+			break
+		}
 		err = report.Terminal(&buf, groups, opt)
 	case "md", "markdown":
 		buf.WriteString(mdMarker)

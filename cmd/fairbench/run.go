@@ -18,6 +18,7 @@ import (
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/store"
@@ -31,6 +32,7 @@ func newRun() *cobra.Command {
 	var (
 		results                string
 		resume, replace, check bool
+		asJSON                 bool
 		a                      adhoc
 		maxErr, maxDead        float64
 		gens, asGenerator      int
@@ -56,6 +58,8 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
 		f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
 		f.BoolVar(&check, "check", false, "run the workload's consistency check after each run")
+		asJSON = false
+		f.BoolVar(&asJSON, "json", false, "ad hoc: print the run's summary as one JSON document on standard output (the text summary goes to standard error)")
 		gens, asGenerator, remoteGens, session = 0, -1, false, 0
 		f.IntVar(&gens, "generators", 0, "measure every cell with this many load generators, each with its share of the clients (default: the study's generators, else 1)")
 		f.BoolVar(&remoteGens, "remote-generators", false, "the load generators start elsewhere ('fairbench generator', e.g. pods of 'fairbench k8s render') and register in the results store; without it they are started here as local processes")
@@ -74,6 +78,9 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		return a.defineWorkloadFlags(f, kind, true)
 	}
 	withWorkloadFlags(cmd, cobra.MaximumNArgs(1), define, func(cmd *cobra.Command, args []string) error {
+		if asJSON && len(args) == 1 {
+			return errors.New("--json prints the run of an ad-hoc benchmark (--target URL --workload KIND); for a study's runs use 'fairbench report --format json'")
+		}
 		st, c, adHoc, err := studyFor(args, &a, cmd.Flags())
 		if err != nil {
 			return err
@@ -99,11 +106,12 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 			}
 		}
 		if adHoc {
-			x.adHoc, x.maxTries, x.progressEvery = true, c.maxTries, c.progress
+			x.adHoc, x.maxTries, x.progressEvery, x.json = true, c.maxTries, c.progress, asJSON
 		}
 		_, err = x.run(cmd.Context(), st)
 		return err
 	})
+	cmd.ValidArgsFunction = completeWorkloadArgs([]cobra.Completion{"toml"}, cobra.ShellCompDirectiveFilterFileExt) // a study file
 	return cmd
 }
 
@@ -113,7 +121,8 @@ type execution struct {
 	resume, replace, check bool
 	adHoc                  bool
 	maxTries               int
-	progressEvery          int // ad hoc: -P seconds; 0 = no per-second progress
+	progressEvery          int  // ad hoc: -P seconds; 0 = no per-second progress
+	json                   bool // ad hoc: the summary as JSON on stdout, the text on stderr
 	// outage thresholds from the flags; nil: the study's or the defaults
 	maxErrorRatio, maxDeadRatio *float64
 	// generators overrides the study's load generators per cell (0: the
@@ -195,13 +204,23 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	}
 	runErr := r.Run(ctx, cells)
 	if x.adHoc && len(sink.runs) == 1 {
-		switch r := sink.runs[0]; {
-		case r.Status == result.StatusInterrupted && len(r.Ops) == 0:
+		text := io.Writer(os.Stdout)
+		if x.json {
+			text = os.Stderr
+		}
+		run := sink.runs[0]
+		switch {
+		case run.Status == result.StatusInterrupted && len(run.Ops) == 0:
 			// Stopped before the measured phase: no numbers at all, rather
 			// than numbers over no time.
-			fmt.Fprintln(os.Stdout, r.Error) // says that nothing was measured
-		case r.Status != result.StatusFailed || len(r.Ops) > 0:
-			printSummary(os.Stdout, r, x.maxTries)
+			fmt.Fprintln(text, run.Error) // says that nothing was measured
+		case run.Status != result.StatusFailed || len(run.Ops) > 0:
+			printSummary(text, run, x.maxTries)
+		}
+		if x.json {
+			if err := report.RunJSON(os.Stdout, run, s.Path()); err != nil {
+				return sink.runs, err
+			}
 		}
 	}
 	if !x.adHoc && len(sink.runs) > 0 && !errors.Is(runErr, runner.ErrInterrupted) {
@@ -259,7 +278,7 @@ func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
 		return nil, cell{}, err
 	}
 	return &study.Study{
-		Name:        "ad hoc",
+		Name:        adHocStudyName,
 		Repetitions: 1,
 		Warmup:      warm,
 		Duration:    c.duration,
@@ -278,13 +297,17 @@ func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
 }
 
 // printSummary prints an ad-hoc run's summary in its kind's peer-tool shape,
-// or a generic one when the kind has no printer.
+// or a generic one when the kind has no printer. maxTries is the cell's
+// tries per operation; 0 when not known (a stored run: the printers then
+// say 1).
 func printSummary(w io.Writer, r *result.Run, maxTries int) {
 	// The run record does not keep its cell's max tries; printers that report
 	// it read it from the Env of this copy.
 	shown := *r
 	shown.Env.Extra = maps.Clone(r.Env.Extra)
-	shown.Env.Set(kinds.MaxTriesKey, maxTries)
+	if maxTries > 0 {
+		shown.Env.Set(kinds.MaxTriesKey, maxTries)
+	}
 	defer printOutcome(w, r)
 	if f, ok := kinds.Summary(r.Kind); ok {
 		f(w, &shown)
@@ -410,18 +433,24 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 }
 
 func newValidate() *cobra.Command {
-	return &cobra.Command{
+	var results string
+	cmd := &cobra.Command{
 		Use:   "validate study.toml",
 		Short: "Check a study file and print its plan: cells, order, estimated duration",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return untilInterrupted(cmd.Context(), "validate interrupted: nothing was checked to the end", func() error { return validate(args) })
+			return untilInterrupted(cmd.Context(), "validate interrupted: nothing was checked to the end", func() error {
+				return validate(args, results, cmd.Flags().Changed("results"))
+			})
 		},
 	}
+	cmd.Flags().StringVar(&results, "results", defaultResults, "results file or postgres:// store whose last run of a cell estimates a cell its work ends (a query set's tries, operationcount)")
+	return cmd
 }
 
-// validate checks a study file and prints its plan.
-func validate(args []string) error {
+// validate checks a study file and prints its plan; the runs in the
+// results store estimate the cells that only have a bound.
+func validate(args []string, results string, resultsGiven bool) error {
 	st, err := study.Load(args[0], runner.Catalog{})
 	if err != nil {
 		return err
@@ -452,20 +481,24 @@ func validate(args []string) error {
 	if err := runner.CheckMemory(cells, nil, false); err != nil {
 		return fmt.Errorf("%s: %v (checked against this machine)", st.File, err)
 	}
-	bound := map[string]bool{} // a sweep over clients binds its parameters once
+	shapes := map[string]workload.Shape{} // a sweep over clients binds its parameters once
+	shapeKey := func(c study.Cell) string { return c.Workload.Name + "|" + c.Params.Canonical() }
 	for _, c := range cells {
-		key := c.Workload.Name + "|" + c.Params.Canonical()
-		if bound[key] {
+		key := shapeKey(c)
+		if _, ok := shapes[key]; ok || c.Workload.Tool != "" {
 			continue
 		}
-		bound[key] = true
-		if w, err := workload.Get(c.Workload.Kind); err == nil {
-			if _, err := w.New(c.Params); err != nil {
-				return fmt.Errorf("%s:%d: workload %q: %v", st.File, c.Workload.Line, c.Workload.Name, err)
-			}
+		shape, err := runner.ShapeOf(c)
+		if err != nil {
+			return fmt.Errorf("%s:%d: workload %q: %v", st.File, c.Workload.Line, c.Workload.Name, err)
 		}
+		shapes[key] = shape
 	}
-	study.WritePlan(os.Stdout, st, cells)
+	last, err := lastRuns(results, resultsGiven)
+	if err != nil {
+		return fmt.Errorf("--results %s: %v", results, err)
+	}
+	study.WritePlan(os.Stdout, st, cells, cellTimer(shapes, shapeKey, last))
 	return nil
 }
 

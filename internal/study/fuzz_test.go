@@ -35,7 +35,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil || len(cells) > 10000 {
 			return
 		}
-		WritePlan(io.Discard, s, cells)
-		_ = s.Estimate(cells)
+		WritePlan(io.Discard, s, cells, nil)
+		_ = s.Estimate(cells, nil)
 	})
 }

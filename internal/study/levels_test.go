@@ -71,7 +71,7 @@ scale = [1, 10]
 		t.Errorf("order %v, want %v twice", got, want)
 	}
 	var b strings.Builder
-	WritePlan(&b, s, cells)
+	WritePlan(&b, s, cells, nil)
 	if !strings.Contains(b.String(), "data: 2 data sets (tpcb scale=1; tpcb scale=10), loaded 4 times in this order") {
 		t.Errorf("plan does not count the loads:\n%s", b.String())
 	}

@@ -192,19 +192,100 @@ func (s *Study) sequential(wps []*workPlan) []Cell {
 	return cells
 }
 
-// Estimate is the time the cells take at the least: warm-up, measurement and
-// cool-down, without preparing data or connecting.
-func (s *Study) Estimate(cells []Cell) time.Duration {
-	var d time.Duration
+// CellTime is how long a cell runs, as its workload says (runner.CellTime):
+// the warm-up, measurement and cool-down of a cell measured for its duration,
+// or only a bound on them for one that its work ends (operationcount, a
+// query set's tries), which can end much sooner.
+type CellTime struct {
+	Time time.Duration
+	// AtMost: Time is a bound; the cell ends when its work is done.
+	AtMost bool
+	// EndsWhen says what ends a bounded cell ("operationcount is done").
+	EndsWhen string
+	// FromRun, when not 0, is the stored run of the same cell whose time
+	// Time is: a cell its work ends is estimated by its last run, when
+	// there is one, rather than by its bound.
+	FromRun int64
+}
+
+// DurationTime is the time of a cell measured for its duration.
+func DurationTime(c Cell) CellTime { return CellTime{Time: c.Warmup + c.Duration + c.Cooldown} }
+
+// Estimate is the time the cells take, without preparing data or
+// connecting: Exact for the cells measured for their duration, AtMost for
+// the cells their work ends, whose bound is all that is known before they run.
+type Estimate struct {
+	Exact, AtMost time.Duration
+	Bounded       int      // cells whose time is a bound
+	EndsWhen      []string // what ends them, each once
+	FromRuns      int      // cells of Exact whose time is their last stored run's
+}
+
+// Estimate adds up the cells' times; timeOf nil takes every cell as
+// measured for its duration (DurationTime).
+func (s *Study) Estimate(cells []Cell, timeOf func(Cell) CellTime) Estimate {
+	if timeOf == nil {
+		timeOf = DurationTime
+	}
+	var e Estimate
 	for _, c := range cells {
-		d += c.Warmup + c.Duration + c.Cooldown
+		t := timeOf(c)
+		if !t.AtMost {
+			e.Exact += t.Time
+			if t.FromRun != 0 {
+				e.FromRuns++
+			}
+			continue
+		}
+		e.AtMost += t.Time
+		e.Bounded++
+		if t.EndsWhen != "" && !slices.Contains(e.EndsWhen, t.EndsWhen) {
+			e.EndsWhen = append(e.EndsWhen, t.EndsWhen)
+		}
+	}
+	return e
+}
+
+// String is the estimate as the plan says it: a bound is never shown as the
+// time the cells take.
+func (e Estimate) String() string {
+	exact, atMost := roundUp(e.Exact), roundUp(e.AtMost)
+	switch {
+	case e.Bounded == 0:
+		return exact.String()
+	case e.Exact == 0:
+		return "at most " + atMost.String()
+	}
+	return fmt.Sprintf("%s, plus at most %s", exact, atMost)
+}
+
+// roundUp is d in whole seconds, rounded up: a stored run's time is exact
+// to the nanosecond, which an estimate is not.
+func roundUp(d time.Duration) time.Duration {
+	if r := d.Truncate(time.Second); r != d {
+		return r + time.Second
 	}
 	return d
 }
 
+// Bounds says which cells only have a bound and what ends them, and which
+// are estimated by their last stored run; "" when none.
+func (e Estimate) Bounds() string {
+	var parts []string
+	if e.FromRuns > 0 {
+		parts = append(parts, fmt.Sprintf("%s as long as %s last stored run", plural(e.FromRuns, "cell"), numfmt.Plural(e.FromRuns, "its", "their")))
+	}
+	if e.Bounded > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s when %s, which can be much sooner than the bound", plural(e.Bounded, "cell"),
+			numfmt.Plural(e.Bounded, "ends", "end"), strings.Join(e.EndsWhen, " or ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // WritePlan prints the plan the way `fairbench validate` shows it, so the user
 // can see what will run, how long it takes and on what, before running it.
-func WritePlan(w io.Writer, s *Study, cells []Cell) {
+// timeOf is how long a cell runs (nil: its duration; Estimate).
+func WritePlan(w io.Writer, s *Study, cells []Cell, timeOf func(Cell) CellTime) {
 	fmt.Fprintf(w, "study %s", s.Name)
 	if s.File != "" {
 		fmt.Fprintf(w, " (%s", s.File)
@@ -221,7 +302,11 @@ func WritePlan(w io.Writer, s *Study, cells []Cell) {
 		fmt.Fprintf(w, " (seed %d)", s.Seed)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "estimated duration %s (warm-up, measurement and cool-down; data loading not included)\n", s.Estimate(cells))
+	e := s.Estimate(cells, timeOf)
+	fmt.Fprintf(w, "estimated duration %s (warm-up, measurement and cool-down; data loading not included)\n", e)
+	if b := e.Bounds(); b != "" {
+		fmt.Fprintf(w, "  %s\n", b)
+	}
 	writeDataLoads(w, s, cells)
 
 	fmt.Fprintln(w)

@@ -730,7 +730,7 @@ func TestErrorFormat(t *testing.T) {
 func TestEstimate(t *testing.T) {
 	s := mustParse(t, sweepStudy("interleaved"))
 	cells := mustPlan(t, s)
-	if got, want := s.Estimate(cells), 32*2*time.Second; got != want {
+	if got, want := s.Estimate(cells, nil), 32*2*time.Second; got.Exact != want || got.Bounded != 0 {
 		t.Errorf("Estimate = %v, want %v", got, want)
 	}
 }
@@ -753,7 +753,7 @@ clients = [1, "100%"]
 	s := mustParse(t, doc)
 	cells := mustPlan(t, s)
 	var buf bytes.Buffer
-	WritePlan(&buf, s, cells)
+	WritePlan(&buf, s, cells, nil)
 	out := buf.String()
 	for _, want := range []string{"demo", "1 target", "1 workload", "4 cells", "interleaved", "40s", "db.example"} {
 		if !strings.Contains(out, want) {
@@ -797,7 +797,7 @@ generators = 4
 		t.Fatalf("cells %v: want 2 cells on 4 generators", cells)
 	}
 	var plan strings.Builder
-	WritePlan(&plan, mustParse(t, doc), cells)
+	WritePlan(&plan, mustParse(t, doc), cells, nil)
 	if !strings.Contains(plan.String(), "8 on 4 generators") {
 		t.Errorf("the plan does not say the cells run on 4 generators:\n%s", plan.String())
 	}

@@ -148,6 +148,13 @@ type Shape struct {
 	SelfEnding bool
 	Limit      time.Duration
 
+	// EndsWhenDone, when set, says that the instance's clients end the run
+	// once its work is done (YCSB's operationcount, memtier's requests), so
+	// that the cell's duration only bounds it: what ends it, for the plan's
+	// estimate ("operationcount operations are done"). Finite and SelfEnding
+	// runs end so too, and may say it here.
+	EndsWhenDone string
+
 	// Split, when set, says that the instance's work is a total for the
 	// whole cell (YCSB's operationcount), not an amount per client, and so
 	// must be shared when several load generators measure the cell. It is

@@ -190,6 +190,15 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 // Ops implements workload.Instance.
 func (in *instance) Ops() []string { return in.ops }
 
+// Shape implements workload.Shaper: with requests, each client ends once it
+// has sent them (memtier's --requests), before the cell's duration.
+func (in *instance) Shape() workload.Shape {
+	if in.opt.Requests > 0 {
+		return workload.Shape{EndsWhenDone: fmt.Sprintf("each client has sent its %d requests", in.opt.Requests)}
+	}
+	return workload.Shape{}
+}
+
 // Hooks implements workload.Hooker.
 func (in *instance) Hooks() workload.Hooks {
 	return workload.Hooks{Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts}

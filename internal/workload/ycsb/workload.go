@@ -340,9 +340,14 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 // Shape implements workload.Shaper: prepared statements, as
 // YCSB's JDBC binding and go-ycsb's PostgreSQL and MySQL bindings run them
 // (the server plans each statement once per session); operationcount shared
-// among load generators (Split).
+// among load generators (Split), which ends the run before its duration
+// when it is done.
 func (in *instance) Shape() workload.Shape {
-	return workload.Shape{ConnOptions: driver.Options{QueryMode: "prepared"}, Split: in.Split}
+	s := workload.Shape{ConnOptions: driver.Options{QueryMode: "prepared"}, Split: in.Split}
+	if in.counted {
+		s.EndsWhenDone = fmt.Sprintf("the %d operations of operationcount are done", in.cfg.OperationCount)
+	}
+	return s
 }
 
 // Hooks implements workload.Hooker.
