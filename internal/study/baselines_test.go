@@ -36,7 +36,7 @@ baseline = false
 		t.Errorf("BaselinesOf(stored source) = %v, want pg-v3, my-v3", got)
 	}
 	var plan strings.Builder
-	WritePlan(&plan, s, mustPlan(t, s))
+	WritePlan(&plan, s, mustPlan(t, s), nil)
 	for _, want := range []string{"pg-v3 (baseline)  postgres://h3/db", "my-v3 (baseline)  mysql://h3/db", "my-v4             mysql://h4/db"} {
 		if !strings.Contains(plan.String(), want) {
 			t.Errorf("validate's plan does not show %q:\n%s", want, plan.String())
