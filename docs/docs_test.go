@@ -55,16 +55,15 @@ var (
 	exitsComment  = regexp.MustCompile(`#\s*exits (\d+)\s*$`)
 )
 
-// readCommands returns the fairbench commands of one Markdown file.
-func readCommands(t *testing.T, root, rel string) []command {
-	t.Helper()
+// readCommands returns the commands of one Markdown file, and what is wrong
+// with its blocks.
+func readCommands(root, rel string) (out []command, problems []string, err error) {
 	f, err := os.Open(filepath.Join(root, rel))
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	defer f.Close()
 	var (
-		out            []command
 		inBlock        bool
 		info, notRun   string
 		pending        string // a <!-- not run --> waiting for its block
@@ -84,7 +83,7 @@ func readCommands(t *testing.T, root, rel string) []command {
 			}
 			inBlock = false
 			if commandInPlain {
-				t.Errorf("%s:%d: a block without an info string holds a fairbench command: mark it ```sh (run by this test) or ```text (a synopsis)", rel, blockStart)
+				problems = append(problems, fmt.Sprintf("%s:%d: a block without an info string holds a command: mark it ```sh (run by this test) or ```text (a synopsis)", rel, blockStart))
 			}
 			continue
 		}
@@ -122,7 +121,7 @@ func readCommands(t *testing.T, root, rel string) []command {
 		out = append(out, c)
 	}
 	if err := s.Err(); err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	for i := range out {
 		out[i].text = strings.Join(strings.Fields(out[i].text), " ")
@@ -130,7 +129,7 @@ func readCommands(t *testing.T, root, rel string) []command {
 			out[i].exit, _ = strconv.Atoi(m[1])
 		}
 	}
-	return out
+	return out, problems, nil
 }
 
 // commandPrefixes begin the lines of a ```sh block that this test runs:
@@ -472,7 +471,14 @@ func TestDocsCommands(t *testing.T) {
 	}
 	var commands []command
 	for _, f := range markdownFiles(t, root) {
-		commands = append(commands, readCommands(t, root, f)...)
+		cs, problems, err := readCommands(root, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			t.Error(p)
+		}
+		commands = append(commands, cs...)
 	}
 	if len(commands) == 0 {
 		t.Fatal("no fairbench command found in README.md and docs/")
@@ -620,5 +626,45 @@ func TestDocsLinks(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no relative link found")
+	}
+}
+
+// The block rules the docs rely on: ```sh lines that begin with fairbench
+// (or mkdir) are commands, continuations joined; <!-- not run --> marks the
+// next block only; `# exits N` is the documented status; ```text and toml
+// blocks are not run; a fairbench line in a block without an info string is
+// a problem.
+func TestReadCommands(t *testing.T) {
+	dir := t.TempDir()
+	page := "# A page\n\n" +
+		"```sh\nfairbench run --target sqlite:x.db \\\n    -c 2 -T 5s\nkubectl apply -f x.yaml\nmkdir -p data\n```\n\n" +
+		"<!-- not run: needs a cluster -->\n```sh\nfairbench report --results postgres://far/away\n```\n\n" +
+		"```sh\nfairbench run bad.toml   # exits 1\n```\n\n" +
+		"```text\nfairbench run study.toml [--resume]\n```\n\n" +
+		"```toml\nfairbench = 1\n```\n\n" +
+		"```\nfairbench version\n```\n"
+	if err := os.WriteFile(filepath.Join(dir, "page.md"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, problems, err := readCommands(dir, "page.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []command{
+		{file: "page.md", line: 4, text: "fairbench run --target sqlite:x.db -c 2 -T 5s"},
+		{file: "page.md", line: 7, text: "mkdir -p data"},
+		{file: "page.md", line: 12, text: "fairbench report --results postgres://far/away", notRun: "needs a cluster"},
+		{file: "page.md", line: 16, text: "fairbench run bad.toml # exits 1", exit: 1},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d commands, want %d:\n%+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("command %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0], "page.md:27: a block without an info string") {
+		t.Errorf("problems: %q, want the plain block at line 27", problems)
 	}
 }
