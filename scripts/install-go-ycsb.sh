@@ -6,7 +6,7 @@
 # go-ycsb is a Go program from the Go module proxy. `go install …@v1.0.1`
 # refuses it (its go.mod has a replace directive), so it is built from the
 # module's source, with the dependency versions its go.sum pins. From an empty
-# module and build cache this takes a few minutes (see the README).
+# module and build cache this takes a few minutes (see docs/tools.md).
 set -euo pipefail
 
 TOOL=go-ycsb

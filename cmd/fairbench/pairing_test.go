@@ -36,7 +36,7 @@ kind = "tpcb"
 	}
 }
 
-// validate accepts the README's fio target, file:///dir, which run accepts:
+// validate accepts docs/tools.md's fio target, file:///dir, which run accepts:
 // no driver speaks it, the tool does. A bad URL for the tool is still refused.
 func TestValidateAcceptsFioFileTarget(t *testing.T) {
 	dir := t.TempDir()

@@ -1,6 +1,6 @@
 package main
 
-// Faults and interruptions as a user meets them (README, "Reliability"): each
+// Faults and interruptions as a user meets them (docs/reliability.md): each
 // test runs the real binary, sends a signal or breaks the results file at a
 // given phase, and asserts the message, the exit code and what is stored.
 

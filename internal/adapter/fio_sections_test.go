@@ -367,16 +367,16 @@ func TestFioRatiosPairCellsWithTheBaseline(t *testing.T) {
 	}
 }
 
-// The README shows the terminal report of the seqwrite fixture's two clones
+// docs/workloads/fio.md shows the terminal report of the seqwrite fixture's two clones
 // imported as disks A and B; the report must still print those bytes.
-func TestFioTerminalAsInREADME(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+func TestFioTerminalAsInTheDocs(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "workloads", "fio.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, block, ok := strings.Cut(string(readme), "```\n-- fio --\n")
 	if !ok {
-		t.Fatal("README has no fio report block")
+		t.Fatal("docs/workloads/fio.md has no fio report block")
 	}
 	block, _, _ = strings.Cut(block, "```")
 	block = "-- fio --\n" + block
@@ -390,6 +390,6 @@ func TestFioTerminalAsInREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), block) {
-		t.Errorf("the terminal report lacks the README's block:\n%s\ngot:\n%s", block, b.String())
+		t.Errorf("the terminal report lacks the block of docs/workloads/fio.md:\n%s\ngot:\n%s", block, b.String())
 	}
 }

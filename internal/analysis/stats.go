@@ -3,7 +3,7 @@ package analysis
 // The statistics behind fairbench's verdicts. All of them are non-parametric
 // and exact for the sample sizes benchmarks have (3 to 10 repetitions): no
 // normality is assumed, no random resampling is involved, so the same data
-// always give the same numbers. README.md, "Statistics", says the same in
+// always give the same numbers. docs/statistics.md says the same in
 // plain words.
 
 import (

@@ -113,7 +113,7 @@ type Summary struct {
 	// Extra holds workload-specific counts over the measured phase, e.g. sysbench's
 	// queries by class ("queries_read", "queries_write", "queries_other").
 	Extra map[string]float64 `json:"extra,omitempty"`
-	// Outage accounting (README, "Reliability"): connections lost during the
+	// Outage accounting (docs/reliability.md): connections lost during the
 	// measured phase and how long the clients were without a completed
 	// operation. ReconnectAttempts counts every try to replace a lost
 	// connection, Reconnects the tries that succeeded. DeadSeconds counts the
@@ -136,7 +136,7 @@ type Summary struct {
 	SilentSeconds  int `json:"silent_seconds,omitempty"`
 	StarvedSeconds int `json:"starved_seconds,omitempty"`
 	// Flags say why the numbers of a run that stands may not describe its
-	// target: its host was busy, or the run stalled (README, "Reliability").
+	// target: its host was busy, or the run stalled (docs/reliability.md).
 	Flags []Flag `json:"flags,omitempty"`
 	// FirstErrors keeps, per error class, the text of the first error of that
 	// class (the server's message), secrets scrubbed and capped at

@@ -8,7 +8,7 @@ package runner
 // once an operation succeeds on a replacement. Without it, a driver whose
 // sessions are handles on a pool (ClickHouse, MongoDB, OpenSearch) "reconnects"
 // without touching the network, and a dead server made 96 052 attempts in
-// 4 s (README, "Reliability").
+// 4 s (docs/reliability.md).
 
 import (
 	"math/rand/v2"

@@ -1,8 +1,8 @@
 package runner
 
 // How the clients are driven: a goroutine each, a thread each, or event
-// loops with the clients multiplexed on them (README, "The load generator
-// waits like pgbench"), chosen once the clients are connected; then started,
+// loops with the clients multiplexed on them (docs/measurement.md, "The load
+// generator waits like pgbench"), chosen once the clients are connected; then started,
 // and stopped at the end of the run.
 
 import (
@@ -35,7 +35,7 @@ func (m *executor) chooseDriving(ctx context.Context) (release func()) {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	// How the clients were driven goes with the run: it decides the client's
-	// cost per operation (README, "The load generator waits like pgbench").
+	// cost per operation (docs/measurement.md, "The load generator waits like pgbench").
 	client := &m.run.Env.Client
 	client.IO = "goroutine per client"
 	if p, ok := m.workers[0].conn.(driver.Path); ok {

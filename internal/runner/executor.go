@@ -3,7 +3,7 @@ package runner
 // The executor: one cell measured on this load generator. It takes a session
 // per client from the cell's client (connect.go), chooses how the clients are
 // driven (drive.go: a goroutine each, a thread each, or event loops; see
-// README, "The load generator waits like pgbench"), runs the warm-up and the
+// docs/measurement.md, "The load generator waits like pgbench"), runs the warm-up and the
 // measured phase, and fills a partial run: the histograms, the per-second series with their
 // interval histograms, the summary and this generator's environment (host,
 // client I/O, client path). With several load generators, a coordinator merges

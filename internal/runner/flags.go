@@ -3,7 +3,7 @@ package runner
 // Flags: what a noisy host does to a run that stands. A busy or frozen host
 // slows or stops fairbench itself without an error, where an outage of the
 // target shows as errors and lost connections: such a run is stored as it is,
-// flagged with the numbers behind the doubt (README, "Reliability").
+// flagged with the numbers behind the doubt (docs/reliability.md).
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
 package runner
 
 // Outages: what a run says about the time its target was not answering, and
-// the thresholds past which a run is stored as failed (README, "Reliability").
+// the thresholds past which a run is stored as failed (docs/reliability.md).
 
 import (
 	"fmt"

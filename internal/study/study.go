@@ -109,8 +109,8 @@ type Workload struct {
 	// of the connections. 0 = as many as the client machine's CPUs.
 	Threads int
 	// Generators is how many load generators measure each cell together,
-	// each with its share of the clients (README, "Several load
-	// generators"); 0 and 1 are this process alone.
+	// each with its share of the clients (docs/commands/generator.md,
+	// "Several load generators"); 0 and 1 are this process alone.
 	Generators int
 	Line       int
 

@@ -138,7 +138,7 @@ type Shape struct {
 	// Stalls, when set, are a finite set's stretches of the measured phase
 	// in which tries failed and none succeeded, each from the start of a
 	// failed try to the start of the next successful one (or the end of the
-	// last try): its dead time (README, "Reliability").
+	// last try): its dead time (docs/reliability.md).
 	Stalls func() []Stall
 
 	// SelfEnding: the clients end the run themselves, each returning

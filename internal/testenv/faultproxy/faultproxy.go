@@ -1,5 +1,5 @@
 // Package faultproxy is a TCP proxy on loopback that puts faults between
-// fairbench and a real server, for the fault tests (README, "Reliability"):
+// fairbench and a real server, for the fault tests (docs/reliability.md):
 // it resets every open connection, refuses new ones for a while (the server
 // is down), stalls traffic (a partition), or delays every chunk it forwards
 // (latency spikes). It is test code: it forwards to one upstream address and
