@@ -189,6 +189,9 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		fields[f] = v
 	}
 	given := map[workload.Field]string{}
+	if err := a.exclusions(fs); err != nil {
+		return nil, cell{}, err
+	}
 	for _, d := range a.defined {
 		if d.Param == "" && d.Default != "" {
 			fields[d.Field] = d.Default
@@ -288,6 +291,30 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		}
 	}
 	return values, c, nil
+}
+
+// exclusions refuses two flags given together that exclude each other.
+func (a *adhoc) exclusions(fs *pflag.FlagSet) error {
+	if fs == nil {
+		return nil
+	}
+	for _, d := range a.defined {
+		if d.Excludes == "" || !fs.Changed(d.Name) || !fs.Changed(d.Excludes) {
+			continue
+		}
+		other := "--" + d.Excludes
+		for _, o := range a.defined {
+			if o.Name == d.Excludes {
+				other = flagName(o.Flag)
+			}
+		}
+		why := d.ExcludesText
+		if why == "" {
+			why = "give one or the other"
+		}
+		return fmt.Errorf("%s and %s: %s", flagName(d.Flag), other, why)
+	}
+	return nil
 }
 
 // scanWorkload finds --workload KIND or --workload=KIND in raw arguments,

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params/tpcbparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -29,12 +30,18 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	}
 	s := r.Summary
 	fmt.Fprintf(w, "number of clients: %d\n", r.Clients)
+	fmt.Fprintf(w, "number of threads: %d\n", threadsOf(r))
 	if maxTries < 1 {
 		maxTries = 1
 	}
 	fmt.Fprintf(w, "maximum number of tries: %d\n", maxTries)
-	fmt.Fprintf(w, "duration: %.0f s\n", r.Duration.Seconds())
-	fmt.Fprintf(w, "number of transactions actually processed: %d\n", s.Transactions)
+	if perClient := paramInt(r.Params, tpcbparams.Transactions); perClient > 0 {
+		fmt.Fprintf(w, "number of transactions per client: %d\n", perClient)
+		fmt.Fprintf(w, "number of transactions actually processed: %d/%d\n", s.Transactions, perClient*int64(r.Clients))
+	} else {
+		fmt.Fprintf(w, "duration: %.0f s\n", r.Duration.Seconds())
+		fmt.Fprintf(w, "number of transactions actually processed: %d\n", s.Transactions)
+	}
 	total := s.Transactions + s.Failed
 	pct := 0.0
 	if total > 0 {
@@ -62,4 +69,29 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	for _, d := range r.Deviations {
 		fmt.Fprintf(w, "deviation: %s\n", d)
 	}
+}
+
+// threadsOf is pgbench's "number of threads": the OS threads that drove the
+// clients (event loops like pgbench -j, or a thread per client); with a
+// goroutine per client, which the Go runtime schedules, each client counts
+// as its own thread.
+func threadsOf(r *result.Run) int {
+	if t := r.Env.Client.Threads; t > 0 {
+		return t
+	}
+	return r.Clients
+}
+
+// paramInt reads an integer parameter of a run record, which JSON may have
+// turned into a float; 0 when absent.
+func paramInt(p map[string]any, name string) int64 {
+	switch x := p[name].(type) {
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	case float64:
+		return int64(x)
+	}
+	return 0
 }

@@ -74,7 +74,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	return &instance{
 		mode: o.Mode, scale: o.Scale, queryMode: o.QueryMode,
 		fillfactor: o.Fillfactor, unlogged: o.Unlogged, vacuum: o.Vacuum,
-		loadWorkers: int(o.LoadWorkers),
+		loadWorkers: int(o.LoadWorkers), transactions: o.Transactions,
 	}, nil
 }
 
@@ -85,6 +85,7 @@ type instance struct {
 	unlogged        bool
 	vacuum          bool
 	loadWorkers     int
+	transactions    int64 // per client (-t); 0: for the duration
 }
 
 const dataset = "tpcb"
@@ -97,9 +98,21 @@ var lastingTables = tables[1:]
 
 func (in *instance) Ops() []string { return []string{in.mode} }
 
-// Shape implements workload.Shaper: sessions in the query mode asked for.
+// transactionsLimit bounds a run of -t transactions per client, which
+// pgbench leaves unbounded.
+const transactionsLimit = 24 * time.Hour
+
+// Shape implements workload.Shaper: sessions in the query mode asked for;
+// with -t, each client runs its transactions and the run ends (at most
+// transactionsLimit), on any number of load generators since the count is
+// per client.
 func (in *instance) Shape() workload.Shape {
-	return workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}}
+	sh := workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}}
+	if in.transactions > 0 {
+		sh.SelfEnding, sh.Limit, sh.PerClient = true, transactionsLimit, in.transactions
+		sh.Split = func(int, int) error { return nil }
+	}
+	return sh
 }
 
 // Hooks implements workload.Hooker.
