@@ -165,6 +165,13 @@ func (m *executor) execute(ctx context.Context) error {
 	m.allDone = make(chan struct{})
 	connectTime, err := m.connectClients(ctx)
 	defer m.closeWorkers(ctx)
+	if m.shape.Close != nil {
+		defer func() {
+			if err := m.shape.Close(); err != nil {
+				fmt.Fprintf(m.out, "  %s\n", envinfo.Scrub(err.Error()))
+			}
+		}()
+	}
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,8 @@ func (m *executor) loop(ctx context.Context, w *worker, start time.Time) {
 		case paceSkip:
 			w.ops++
 			if log != nil {
-				log(workload.Logged{Client: m.slot(w.id).Index, Seq: w.ops, Intended: intended, Began: intended, End: intended, Skipped: true})
+				log(workload.Logged{Client: m.slot(w.id).Index, Seq: w.ops, Intended: intended, Began: intended, End: intended, Skipped: true,
+					Paced: w.req.paced, MaxTries: maxTries})
 			}
 			continue
 		}
@@ -72,7 +73,8 @@ func (m *executor) loop(ctx context.Context, w *worker, start time.Time) {
 		}
 		w.ops++
 		if log != nil {
-			log(workload.Logged{Client: m.slot(w.id).Index, Seq: w.ops, Op: op, Intended: intended, Began: began, End: time.Now(), Tries: tries, Failed: failed})
+			log(workload.Logged{Client: m.slot(w.id).Index, Seq: w.ops, Op: op, Intended: intended, Began: began, End: time.Now(),
+				Tries: tries, Failed: failed, Paced: w.req.paced, MaxTries: maxTries})
 		}
 	}
 }

@@ -157,6 +157,9 @@ type Shape struct {
 	// included; it runs on the client's own goroutine and must not block
 	// for long.
 	Log func(Logged)
+	// Close, when set, is called once the clients of a run have stopped
+	// (to finish what Log wrote); its error is shown, not fatal to the run.
+	Close func() error
 
 	// Split, when set, says that the instance's work is a total for the
 	// whole cell (YCSB's operationcount), not an amount per client, and so
@@ -189,6 +192,10 @@ type Logged struct {
 	Intended, Began, End time.Time
 	Tries                int
 	Failed, Skipped      bool
+	// Paced: the run has a rate schedule; MaxTries: the cell's tries per
+	// operation (pgbench's log adds a column for each).
+	Paced    bool
+	MaxTries int
 }
 
 // Stall is a stretch of time in which no try of a query set succeeded.
