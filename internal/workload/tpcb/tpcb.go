@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -96,6 +98,9 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		return nil, err
 	}
 	if o.TransactionLog {
+		if dir := filepath.Dir(o.LogPrefix); !isDir(dir) {
+			return nil, fmt.Errorf("--log-prefix %s: directory %s does not exist; the per-transaction log (-l) is written there", o.LogPrefix, dir)
+		}
 		in.log = &txLog{prefix: o.LogPrefix}
 	}
 	return in, nil
@@ -626,4 +631,9 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 		}
 		return 0, nil
 	}, nil
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
