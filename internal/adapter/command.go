@@ -118,7 +118,10 @@ func buildPgbench(inv Invocation) (Command, error) {
 	}
 	o := tpcbparams.Decode(inv.Params)
 	switch {
-	case len(o.Scripts) > 0: // the scripts run instead of the built-in one, as in fairbench
+	case len(o.Scripts) > 0 || len(o.Builtins) > 0: // the scripts run instead of the mode's, as in fairbench
+		for _, b := range o.Builtins {
+			a = append(a, "-b", b)
+		}
 		for _, f := range o.Scripts {
 			a = append(a, "-f", f)
 		}

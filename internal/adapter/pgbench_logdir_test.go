@@ -140,13 +140,13 @@ func TestPgbenchCommandThreads(t *testing.T) {
 func TestPgbenchCommandTransactionsAndScripts(t *testing.T) {
 	inv := Invocation{URL: "postgres://bench@127.0.0.1/db", Clients: 2, Duration: time.Minute,
 		Params: params.Values{"mode": "select-only", "query_mode": "simple", "transactions": int64(100),
-			"scripts": []string{"a.sql@3", "b.sql"}, "per_statement": true}}
+			"scripts": []string{"a.sql@3", "b.sql"}, "builtins": []string{"tpcb@2"}, "per_statement": true}}
 	c, err := buildPgbench(inv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	argv := strings.Join(c.Argv, " ")
-	for _, want := range []string{"-f a.sql@3 -f b.sql", "-t 100", " -r"} {
+	for _, want := range []string{"-b tpcb@2 -f a.sql@3 -f b.sql", "-t 100", " -r"} {
 		if !strings.Contains(argv, want) {
 			t.Errorf("argv %q lacks %q", argv, want)
 		}

@@ -21,6 +21,9 @@ const (
 	// Scripts are custom script files (-f FILE[@WEIGHT]) run instead of the
 	// built-in one.
 	Scripts = "scripts"
+	// Builtins are pgbench's built-in scripts by name (-b NAME[@WEIGHT]),
+	// run with the custom scripts.
+	Builtins = "builtins"
 	// PerStatement reports each statement's average latency (-r).
 	PerStatement = "per_statement"
 	// TransactionLog writes pgbench's per-transaction log (-l) to files
@@ -62,6 +65,8 @@ func Specs() []params.Spec {
 			Help: "transactions each client runs, then the run ends (-t); 0 runs for the duration (-T)"},
 		{Name: Scripts, Kind: params.StringList,
 			Help: "pgbench script files, each FILE or FILE@WEIGHT (-f), run instead of the built-in script"},
+		{Name: Builtins, Kind: params.StringList,
+			Help: "pgbench's built-in scripts, each NAME or NAME@WEIGHT (-b): tpcb-like, simple-update, select-only or a prefix; run with the scripts, instead of mode"},
 		{Name: PerStatement, Kind: params.Bool, Default: false,
 			Help: "time each statement and report their average latencies (-r)"},
 		{Name: TransactionLog, Kind: params.Bool, Default: false,
@@ -84,6 +89,7 @@ type Options struct {
 
 	Transactions   int64
 	Scripts        []string
+	Builtins       []string
 	PerStatement   bool
 	TransactionLog bool
 	LogPrefix      string
@@ -95,6 +101,6 @@ func Decode(v params.Values) Options {
 	v = params.WithDefaults(Specs(), v)
 	return Options{Mode: v.String(Mode), Scale: v.Int(Scale), QueryMode: v.String(QueryMode), Fillfactor: v.Int(Fillfactor),
 		Unlogged: v.Bool(Unlogged), LoadWorkers: v.Int(LoadWorkers), Vacuum: v.Bool(Vacuum),
-		Transactions: v.Int(Transactions), Scripts: v.Strings(Scripts), PerStatement: v.Bool(PerStatement),
+		Transactions: v.Int(Transactions), Scripts: v.Strings(Scripts), Builtins: v.Strings(Builtins), PerStatement: v.Bool(PerStatement),
 		TransactionLog: v.Bool(TransactionLog), LogPrefix: v.String(LogPrefix)}
 }

@@ -22,6 +22,8 @@ func (Workload) Flags() []workload.Flag {
 			Usage:        "transactions each client runs, then the run ends (pgbench -t; warm-up transactions count)"},
 		{Name: "file", Shorthand: "f", Param: tpcbparams.Scripts, Repeat: true,
 			Usage: "a pgbench script, FILE or FILE@WEIGHT (repeatable), run instead of the built-in script"},
+		{Name: "builtin", Shorthand: "b", Param: tpcbparams.Builtins, Repeat: true,
+			Usage: "pgbench's built-in script, NAME or NAME@WEIGHT (repeatable): tpcb-like, simple-update, select-only or a prefix; with -f, both run"},
 		{Name: "report-per-command", Shorthand: "r", Param: tpcbparams.PerStatement, Switch: "true",
 			Usage: "report each statement's average latency and failures (pgbench -r)"},
 		{Name: "log", Shorthand: "l", Param: tpcbparams.TransactionLog, Switch: "true",

@@ -69,6 +69,7 @@ type command struct {
 // script is one parsed script file.
 type script struct {
 	name   string // the file as given, pgbench's "transaction type"
+	op     string // its op name: the file, or the built-in script's mode
 	weight int64
 	cmds   []command
 }
@@ -91,9 +92,41 @@ func (s *scriptSet) slot(name string) int {
 	return len(s.names) - 1
 }
 
-// loadScripts reads the scripts of -f FILE[@WEIGHT] arguments.
-func loadScripts(specs []string) (*scriptSet, error) {
+// loadScripts reads the scripts of -b NAME[@WEIGHT] (pgbench's built-in
+// scripts, by name or unambiguous prefix) and -f FILE[@WEIGHT] arguments,
+// the built-in ones first.
+func loadScripts(builtins, specs []string) (*scriptSet, error) {
 	set := &scriptSet{names: append([]string(nil), predefined...)}
+	for _, spec := range builtins {
+		name, weight, err := splitWeight(spec)
+		if err != nil {
+			return nil, fmt.Errorf("-b %s", strings.TrimPrefix(err.Error(), "-f "))
+		}
+		var found []string
+		for _, m := range []string{TPCBLike, SimpleUpdate, SelectOnly} {
+			if m == name {
+				found = []string{m}
+				break
+			}
+			if strings.HasPrefix(m, name) {
+				found = append(found, m)
+			}
+		}
+		switch len(found) {
+		case 0:
+			return nil, fmt.Errorf("-b %s: no such builtin script %q: tpcb-like, simple-update or select-only", spec, name)
+		case 1:
+		default:
+			return nil, fmt.Errorf("-b %s: ambiguous builtin name: %d scripts found for prefix %q (%s)", spec, len(found), name, strings.Join(found, ", "))
+		}
+		sc, err := set.parse(pgbenchNames[found[0]], builtinScript(found[0], "postgres"))
+		if err != nil {
+			return nil, err
+		}
+		sc.op, sc.weight = found[0], weight
+		set.scripts = append(set.scripts, sc)
+		set.total += weight
+	}
 	for _, spec := range specs {
 		file, weight, err := splitWeight(spec)
 		if err != nil {
@@ -107,7 +140,7 @@ func loadScripts(specs []string) (*scriptSet, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.weight = weight
+		sc.op, sc.weight = file, weight
 		set.scripts = append(set.scripts, sc)
 		set.total += weight
 	}

@@ -136,7 +136,7 @@ func writeScript(t *testing.T, text string) string {
 // pgbench's own built-in script reads as pgbench shows it under -r, its
 // variables bound as parameters in order.
 func TestPgbenchScriptParsesTheBuiltinScript(t *testing.T) {
-	set, err := loadScripts([]string{writeScript(t, builtinScript(TPCBLike, "postgres"))})
+	set, err := loadScripts(nil, []string{writeScript(t, builtinScript(TPCBLike, "postgres"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestPgbenchScriptParsesTheBuiltinScript(t *testing.T) {
 // several commands and a meta-command may share a line; casts, quoted text
 // and comments hold no variables; meta-commands continue with a backslash.
 func TestPgbenchScriptSyntax(t *testing.T) {
-	set, err := loadScripts([]string{writeScript(t, `-- a comment
+	set, err := loadScripts(nil, []string{writeScript(t, `-- a comment
 \set a \
    1 + 2
 \sleep 1 ms
@@ -201,7 +201,7 @@ func TestPgbenchScriptErrorsNameFileAndLine(t *testing.T) {
 		"\\set x :x + 1\nSELECT sqrt(:x);\n": "", // :x is set by the script: fine
 	} {
 		p := writeScript(t, text)
-		_, err := loadScripts([]string{p})
+		_, err := loadScripts(nil, []string{p})
 		if want == "" {
 			if err != nil {
 				t.Errorf("%q: %v", text, err)
@@ -221,7 +221,7 @@ func TestPgbenchScriptErrorsNameFileAndLine(t *testing.T) {
 		"@5":                 "no file before the @",
 		p + ".missing":       "no such file",
 	} {
-		if _, err := loadScripts([]string{spec}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := loadScripts(nil, []string{spec}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("-f %s: error %v, want %q", spec, err, want)
 		}
 	}
@@ -230,7 +230,7 @@ func TestPgbenchScriptErrorsNameFileAndLine(t *testing.T) {
 // Weighted choice follows the weights, and a weight of 0 is never chosen.
 func TestPgbenchScriptWeights(t *testing.T) {
 	a, b, c := writeScript(t, "SELECT 1;"), writeScript(t, "SELECT 2;"), writeScript(t, "SELECT 3;")
-	set, err := loadScripts([]string{a + "@1", b + "@3", c + "@0"})
+	set, err := loadScripts(nil, []string{a + "@1", b + "@3", c + "@0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,4 +258,22 @@ func FuzzPgbenchExpression(f *testing.F) {
 		}
 		_, _ = eval(t, src)
 	})
+}
+
+// -b names pgbench's built-in scripts, by name or unambiguous prefix, with
+// weights, run beside -f's files.
+func TestPgbenchBuiltinScriptsByName(t *testing.T) {
+	set, err := loadScripts([]string{"tpcb@2", "select-only"}, []string{writeScript(t, "SELECT 1;")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.scripts) != 3 || set.scripts[0].op != TPCBLike || set.scripts[0].weight != 2 || set.scripts[1].name != "<builtin: select only>" ||
+		len(set.scripts[1].cmds) != 2 || set.total != 4 {
+		t.Fatalf("scripts %+v", set.scripts)
+	}
+	for spec, want := range map[string]string{"s": `ambiguous builtin name: 2 scripts found for prefix "s"`, "bogus": "no such builtin script", "tpcb@x": "invalid weight"} {
+		if _, err := loadScripts([]string{spec}, nil); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "-b ") {
+			t.Errorf("-b %s: %v, want %q", spec, err, want)
+		}
+	}
 }

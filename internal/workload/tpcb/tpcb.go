@@ -82,17 +82,12 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	}
 	var err error
 	switch {
-	case len(o.Scripts) > 0:
+	case len(o.Scripts) > 0 || len(o.Builtins) > 0:
 		in.custom = true
-		in.scripts, err = loadScripts(o.Scripts)
+		in.scripts, err = loadScripts(o.Builtins, o.Scripts)
 	case o.PerStatement:
 		// -r times each statement of pgbench's own script, run as a script.
-		in.scripts = &scriptSet{names: append([]string(nil), predefined...)}
-		var sc *script
-		if sc, err = in.scripts.parse(pgbenchNames[o.Mode], builtinScript(o.Mode, "postgres")); err == nil {
-			sc.weight, in.scripts.total = 1, 1
-			in.scripts.scripts = []*script{sc}
-		}
+		in.scripts, err = loadScripts([]string{o.Mode}, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -140,9 +135,9 @@ func (in *instance) Ops() []string {
 	}
 	ops := make([]string, len(in.scripts.scripts))
 	for i, sc := range in.scripts.scripts {
-		ops[i] = sc.name
-		if slices.Contains(ops[:i], sc.name) {
-			ops[i] = fmt.Sprintf("%s (%d)", sc.name, i+1)
+		ops[i] = sc.op
+		if slices.Contains(ops[:i], sc.op) {
+			ops[i] = fmt.Sprintf("%s (%d)", sc.op, i+1)
 		}
 	}
 	return ops
