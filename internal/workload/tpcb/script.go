@@ -422,8 +422,11 @@ func (s *scriptSet) sqlCommand(text string, line int) (command, error) {
 // meta parses a meta-command line (its continuations joined).
 func (s *scriptSet) meta(text string, line int) (command, error) {
 	fields := strings.Fields(text)
-	name := fields[0]
 	c := command{line: line, first: strings.TrimSpace(text)}
+	if len(fields) == 0 || fields[0] == `\` {
+		return c, errors.New(`a lone \ is no meta-command: write \set or \sleep`)
+	}
+	name := fields[0]
 	switch strings.ToLower(name) {
 	case `\set`:
 		if len(fields) < 3 {

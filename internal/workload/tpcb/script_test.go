@@ -277,3 +277,25 @@ func TestPgbenchBuiltinScriptsByName(t *testing.T) {
 		}
 	}
 }
+
+// The script reader never panics or loops on any text.
+func FuzzPgbenchScript(f *testing.F) {
+	f.Add(builtinScript(TPCBLike, "postgres"))
+	for _, s := range []string{"SELECT 1; \\set x 1\nSELECT :x", "\\set a \\\n 1 +\\\n 2\n", "SELECT $tag$ ; $tag$, ';', \"a;b\" /* ; */ -- ;\n;",
+		"SELECT 'open", "\\sleep :x us\n", "SELECT :a::int;;;\n\n;", "/* /* nested */ ; */ SELECT 1;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 10_000 {
+			return
+		}
+		set := &scriptSet{names: append([]string(nil), predefined...)}
+		sc, err := set.parse("fuzz.sql", text)
+		if err != nil {
+			return
+		}
+		sc.weight, set.total = 1, 1
+		set.scripts = []*script{sc}
+		_ = set.check()
+	})
+}
