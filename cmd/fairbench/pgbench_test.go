@@ -158,3 +158,18 @@ func TestPgbenchScriptErrorBeforeConnecting(t *testing.T) {
 	o = fairbench(t, dir, "run", "--target", "postgres://nobody@127.0.0.1:1/none", "-f", bad+"@1000000000000")
 	assertOneLineError(t, o, "weight specification out of range (0 .. 2147483647)")
 }
+
+// An expression that fails only at run time (a division by a variable that
+// is 0) fails its transactions with the script's file:line, and the run
+// fails: nothing is silently skipped.
+func TestPgbenchScriptRuntimeErrorNamesFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "div.sql")
+	if err := os.WriteFile(script, []byte("\\set y :client_id * 0\n\\set x 10 / :y\nSELECT :x;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := fairbench(t, dir, "run", "--target", "sqlite:"+filepath.Join(dir, "b.db"), "-t", "3", "-f", script)
+	if o.code != 1 || !strings.Contains(o.stdout, script+":2: \\set x 10 / :y: division by zero") {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+}

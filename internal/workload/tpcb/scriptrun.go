@@ -129,6 +129,9 @@ func (in *instance) scriptWorker(ctx context.Context, c driver.SQL, slot workloa
 				}
 			}
 			if err != nil {
+				if cmd.kind != cmdSQL { // the server's errors keep their own text and class
+					err = fmt.Errorf("%s:%d: %w", sc.name, cmd.line, err)
+				}
 				return si, sqlwork.Rollback(ctx, c, err)
 			}
 		}
