@@ -173,3 +173,21 @@ func TestPgbenchScriptRuntimeErrorNamesFileAndLine(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
 	}
 }
+
+// A script that sleeps keeps a thread per client even with fewer -j
+// threads: on an event loop one client's \sleep would hold up the others.
+func TestPgbenchSleepingScriptIsNotMultiplexed(t *testing.T) {
+	url := testenv.FreshPostgres(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "sleep.sql")
+	if err := os.WriteFile(script, []byte("SELECT 1;\n\\sleep 1 ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := fairbench(t, dir, "run", "--target", url, "-c", "4", "-j", "1", "-t", "5", "-f", script)
+	if o.code != 0 || !strings.Contains(o.stdout, "number of threads: 4\n") {
+		t.Fatalf("exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	if runs := storedRuns(t, dir); len(runs) != 1 || runs[0].Env.Client.IO != "thread per client" || runs[0].Summary.Transactions != 20 {
+		t.Fatalf("stored %+v", runs[0].Env.Client)
+	}
+}

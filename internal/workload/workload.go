@@ -148,6 +148,10 @@ type Shape struct {
 	SelfEnding bool
 	Limit      time.Duration
 
+	// Waits: operations wait besides their requests (pgbench's \sleep, think
+	// times), which would hold up the other clients of an event loop: each
+	// client then keeps a thread of its own however many -j threads are asked.
+	Waits bool
 	// PerClient, when above 0, is the number of operations each client
 	// performs before it stops (pgbench's -t): an operation and its retries
 	// count once, and warm-up operations count too. Set it with SelfEnding.

@@ -528,6 +528,18 @@ func (s *scriptSet) check() error {
 	return nil
 }
 
+// sleeps reports whether a script has a \sleep.
+func (s *scriptSet) sleeps() bool {
+	for _, sc := range s.scripts {
+		for _, c := range sc.cmds {
+			if c.kind == cmdSleep {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // choose picks a script by weight, as pgbench's chooseScript does.
 func (s *scriptSet) choose(rng *rand.Rand) int {
 	if len(s.scripts) == 1 {

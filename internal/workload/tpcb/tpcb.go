@@ -156,6 +156,7 @@ func (in *instance) Shape() workload.Shape {
 	if in.log != nil {
 		sh.Log, sh.Close = in.log.write, in.log.close
 	}
+	sh.Waits = in.scripts != nil && in.scripts.sleeps()
 	if in.transactions > 0 {
 		sh.SelfEnding, sh.Limit, sh.PerClient = true, transactionsLimit, in.transactions
 		sh.Split = func(int, int) error { return nil }
