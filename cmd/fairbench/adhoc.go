@@ -189,6 +189,9 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		fields[f] = v
 	}
 	given := map[workload.Field]string{}
+	if err := a.exclusions(fs); err != nil {
+		return nil, cell{}, err
+	}
 	for _, d := range a.defined {
 		if d.Param == "" && d.Default != "" {
 			fields[d.Field] = d.Default
@@ -290,6 +293,30 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 	return values, c, nil
 }
 
+// exclusions refuses two flags given together that exclude each other.
+func (a *adhoc) exclusions(fs *pflag.FlagSet) error {
+	if fs == nil {
+		return nil
+	}
+	for _, d := range a.defined {
+		if d.Excludes == "" || !fs.Changed(d.Name) || !fs.Changed(d.Excludes) {
+			continue
+		}
+		other := "--" + d.Excludes
+		for _, o := range a.defined {
+			if o.Name == d.Excludes {
+				other = flagName(o.Flag)
+			}
+		}
+		why := d.ExcludesText
+		if why == "" {
+			why = "give one or the other"
+		}
+		return fmt.Errorf("%s and %s: %s", flagName(d.Flag), other, why)
+	}
+	return nil
+}
+
 // scanWorkload finds --workload KIND or --workload=KIND in raw arguments,
 // before they are parsed; the default workload when there is none.
 func scanWorkload(args []string) string {
@@ -342,8 +369,10 @@ func withWorkloadFlags(cmd *cobra.Command, check cobra.PositionalArgs,
 	}
 }
 
-// workloadFlagError says which workload's flags were expected, and which
-// workload has the flag when another one does.
+// workloadFlagError says which workload's flags were expected and, when
+// other workloads take the flag, what it means in each and which flag of
+// this workload has that meaning or name (did you mean): one generic lookup
+// over every workload's declared flags, no per-flag text.
 func workloadFlagError(cmd *cobra.Command, kind string, err error) error {
 	msg := err.Error()
 	var name string
@@ -353,25 +382,78 @@ func workloadFlagError(cmd *cobra.Command, kind string, err error) error {
 		name, _, _ = strings.Cut(n, "'")
 	}
 	if name != "" {
-		var owners []string
+		var elsewhere []string     // "kv does (-t/--threads: threads …)"
+		var theirs []workload.Flag // the flag in those workloads
+		own := false
 		for _, k := range workload.Kinds() {
 			w, _ := workload.Get(k)
 			flags, _ := workload.FlagsOf(w)
 			for _, f := range flags {
 				if f.Name == name || (f.Shorthand != "" && f.Shorthand == name) {
-					owners = append(owners, k)
+					if k == kind {
+						own = true
+					} else {
+						elsewhere = append(elsewhere, fmt.Sprintf("%s does (%s: %s)", k, flagName(f), gist(usageOf(w, f))))
+						theirs = append(theirs, f)
+					}
 					break
 				}
 			}
 		}
 		switch {
-		case slices.Contains(owners, kind):
+		case own:
 			msg += fmt.Sprintf("; %s takes only the flags of workload %s that set its parameters", cmd.Name(), kind)
-		case len(owners) > 0:
-			msg += fmt.Sprintf("; workload %s does not take it, %s does", kind, strings.Join(owners, ", "))
+		case len(elsewhere) > 0:
+			msg += fmt.Sprintf("; workload %s does not take it, %s", kind, strings.Join(elsewhere, " and "))
+			if alt := likeFlags(kind, theirs); len(alt) > 0 {
+				msg += "; did you mean " + strings.Join(alt, " or ") + "?"
+			}
 		default:
 			msg += fmt.Sprintf("; workload %s does not take it", kind)
 		}
 	}
 	return fmt.Errorf("%s: %s (see 'fairbench %s --workload %s --help')", cmd.Name(), msg, cmd.Name(), kind)
+}
+
+// likeFlags are the flags of workload kind that are named as one of theirs
+// is, or set the same parameter or cell field.
+func likeFlags(kind string, theirs []workload.Flag) []string {
+	w, err := workload.Get(kind)
+	if err != nil {
+		return nil
+	}
+	flags, ok := workload.FlagsOf(w)
+	if !ok {
+		flags = genericFlags
+	}
+	var out []string
+	for _, f := range flags {
+		for _, o := range theirs {
+			if f.Name == o.Name || (f.Param != "" && f.Param == o.Param) || (f.Param == "" && o.Param == "" && f.Field == o.Field) {
+				if n := flagName(f); !slices.Contains(out, n) {
+					out = append(out, n)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// usageOf is a flag's help text, its parameter's when it has none of its own.
+func usageOf(w workload.Workload, f workload.Flag) string {
+	if f.Usage == "" && f.Param != "" {
+		if spec, ok := params.Find(w.Params(), f.Param); ok {
+			return spec.Help
+		}
+	}
+	return f.Usage
+}
+
+// gist is a flag's usage up to its first parenthesis, semicolon or comma.
+func gist(usage string) string {
+	if i := strings.IndexAny(usage, "(;,"); i > 0 {
+		usage = usage[:i]
+	}
+	return strings.TrimSpace(usage)
 }

@@ -157,3 +157,24 @@ func TestVersionCommandIsTheFlags(t *testing.T) {
 		t.Fatalf("version: exit %d %q; -v: exit %d %q", cmd.code, cmd.stdout, flag.code, flag.stdout)
 	}
 }
+
+// A flag another workload takes says what it means there and which flag of
+// this workload is named or means the same: pgbench's -t in tpcc points to
+// go-tpc's -T/--threads, found through memtier's -t/--threads in kv.
+func TestMisusedFlagSaysWhatItMeansElsewhere(t *testing.T) {
+	var out strings.Builder
+	root := newRoot()
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs([]string{"run", "--target", "sqlite:x.db", "--workload", "tpcc", "-t", "1000"})
+	err := root.Execute()
+	if err == nil {
+		t.Fatal("tpcc took -t")
+	}
+	for _, want := range []string{"workload tpcc does not take it", "kv does (-t/--threads: threads)",
+		"tpcb does (-t/--transactions: transactions each client runs)", "did you mean -T/--threads?"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}

@@ -117,18 +117,33 @@ func buildPgbench(inv Invocation) (Command, error) {
 		c.Env = append(c.Env, "PGSSLMODE="+m)
 	}
 	o := tpcbparams.Decode(inv.Params)
-	switch o.Mode {
-	case tpcbparams.SelectOnly:
+	switch {
+	case len(o.Scripts) > 0 || len(o.Builtins) > 0: // the scripts run instead of the mode's, as in fairbench
+		for _, b := range o.Builtins {
+			a = append(a, "-b", b)
+		}
+		for _, f := range o.Scripts {
+			a = append(a, "-f", f)
+		}
+	case o.Mode == tpcbparams.SelectOnly:
 		a = append(a, "-S")
-	case tpcbparams.SimpleUpdate:
+	case o.Mode == tpcbparams.SimpleUpdate:
 		a = append(a, "-N")
 	}
 	jobs := inv.Clients
 	if inv.Threads > 0 {
 		jobs = min(inv.Threads, inv.Clients)
 	}
-	a = append(a, "-M", o.QueryMode, "-c", strconv.Itoa(inv.Clients), "-j", strconv.Itoa(jobs),
-		"-T", secs(inv.Duration), "-P", "1")
+	a = append(a, "-M", o.QueryMode, "-c", strconv.Itoa(inv.Clients), "-j", strconv.Itoa(jobs))
+	if o.Transactions > 0 {
+		a = append(a, "-t", strconv.FormatInt(o.Transactions, 10))
+	} else {
+		a = append(a, "-T", secs(inv.Duration))
+	}
+	a = append(a, "-P", "1")
+	if o.PerStatement {
+		a = append(a, "-r")
+	}
 	if !o.Vacuum {
 		a = append(a, "-n")
 	}

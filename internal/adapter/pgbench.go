@@ -349,6 +349,7 @@ func parsePgbenchLines(l *lines) ([]*result.Run, error) {
 				return nil, err
 			}
 			tool["transactions_per_client"] = n
+			r.Params[tpcbparams.Transactions] = n // pairs with a native run of -t n
 		case "number of transactions actually processed":
 			// "892", or "1000/1000" with -t.
 			done, _, _ := strings.Cut(val, "/")

@@ -134,3 +134,24 @@ func TestPgbenchCommandThreads(t *testing.T) {
 		}
 	}
 }
+
+// A cell with transactions per client and scripts runs pgbench -t and -f,
+// not -T and the built-in script.
+func TestPgbenchCommandTransactionsAndScripts(t *testing.T) {
+	inv := Invocation{URL: "postgres://bench@127.0.0.1/db", Clients: 2, Duration: time.Minute,
+		Params: params.Values{"mode": "select-only", "query_mode": "simple", "transactions": int64(100),
+			"scripts": []string{"a.sql@3", "b.sql"}, "builtins": []string{"tpcb@2"}, "per_statement": true}}
+	c, err := buildPgbench(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := strings.Join(c.Argv, " ")
+	for _, want := range []string{"-b tpcb@2 -f a.sql@3 -f b.sql", "-t 100", " -r"} {
+		if !strings.Contains(argv, want) {
+			t.Errorf("argv %q lacks %q", argv, want)
+		}
+	}
+	if slices.Contains(c.Argv, "-T") || slices.Contains(c.Argv, "-S") {
+		t.Errorf("argv %q has -T or -S", argv)
+	}
+}

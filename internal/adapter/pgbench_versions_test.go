@@ -192,6 +192,7 @@ func TestPgbenchVersionsTransactionCount(t *testing.T) {
 		eq(t, w.file+" mode", r.Params["mode"], any("simple-update"))
 		eq(t, w.file+" query mode", r.Params["query_mode"], any("prepared"))
 		eq(t, w.file+" per client", r.Env.Extra["tool"].(map[string]any)["transactions_per_client"], any(int64(300)))
+		eq(t, w.file+" transactions", r.Params["transactions"], any(int64(300)))
 		near(t, w.file+" duration", r.Duration.Seconds(), 600/w.tps, 1e-6)
 		if len(r.Series) != 0 {
 			t.Errorf("%s: series without -P", w.file)

@@ -44,7 +44,7 @@ func (m *executor) chooseDriving(ctx context.Context) (release func()) {
 	// Spare Ps beside the clients' threads: the ticker and the collector must
 	// never wait for a P held by a thread blocked in a read.
 	procs := 0
-	if _, ok := m.workers[0].conn.(fastpath.Multiplexer); ok && m.detached && c.Clients > threads {
+	if _, ok := m.workers[0].conn.(fastpath.Multiplexer); ok && m.detached && c.Clients > threads && !m.shape.Waits {
 		if err := m.multiplex(ctx, threads); err != nil {
 			fmt.Fprintf(m.out, "  clients not multiplexed, one thread each: %s\n", envinfo.Scrub(err.Error()))
 		}

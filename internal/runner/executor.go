@@ -146,6 +146,9 @@ type worker struct {
 	// done: the workload said the client has sent all its requests
 	// (workload.ErrClientDone); only the worker's own goroutine touches it.
 	done bool
+	// ops counts the client's operations, retries once, skipped ones too
+	// (workload.Shape's PerClient); only the worker's own goroutine touches it.
+	ops int64
 	// reconnectWait is the wait before the next reconnect attempt (0: none);
 	// unconfirmed, that the session is a replacement on which no operation
 	// has succeeded yet. Only the worker's own goroutine touches them.
@@ -162,6 +165,13 @@ func (m *executor) execute(ctx context.Context) error {
 	m.allDone = make(chan struct{})
 	connectTime, err := m.connectClients(ctx)
 	defer m.closeWorkers(ctx)
+	if m.shape.Close != nil {
+		defer func() {
+			if err := m.shape.Close(); err != nil {
+				fmt.Fprintf(m.out, "  %s\n", envinfo.Scrub(err.Error()))
+			}
+		}()
+	}
 	if err != nil {
 		return err
 	}

@@ -47,15 +47,35 @@ func (m *executor) loop(ctx context.Context, w *worker, start time.Time) {
 		opCtx = context.WithoutCancel(ctx)
 	}
 	pacer := m.pacer(start)
+	perClient, log := m.shape.PerClient, m.shape.Log
 	for !m.stop.Load() && !w.done {
+		if perClient > 0 && w.ops >= perClient {
+			w.done = true
+			m.clientDone()
+			return
+		}
 		intended, step := pacer.next(w)
 		switch step {
 		case paceStop:
 			return
 		case paceSkip:
+			w.ops++
+			if log != nil {
+				log(workload.Logged{Client: m.slot(w.id).Index, Seq: w.ops, Intended: intended, Began: intended, End: intended, Skipped: true,
+					Paced: w.req.paced, MaxTries: maxTries})
+			}
 			continue
 		}
-		m.once(ctx, opCtx, w, intended, maxTries)
+		began := time.Now()
+		op, tries, failed := m.once(ctx, opCtx, w, intended, maxTries)
+		if tries == 0 { // the client is done
+			return
+		}
+		w.ops++
+		if log != nil {
+			log(workload.Logged{Client: m.slot(w.id).Index, Seq: w.ops, Op: op, Intended: intended, Began: began, End: time.Now(),
+				Tries: tries, Failed: failed, Paced: w.req.paced, MaxTries: maxTries})
+		}
 	}
 }
 
@@ -110,8 +130,10 @@ func (m *executor) sleep(w *worker, d time.Duration) bool {
 // serialization failure or deadlock is retried with the same random choices.
 // The operation runs under opCtx; ctx is the run's, for reconnecting. An
 // operation that recorded its requests itself (workload.Requests) is not
-// recorded again, and not retried once it has recorded any.
-func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, maxTries int) {
+// recorded again, and not retried once it has recorded any. It returns the
+// operation's type, its tries (0 when the client said it is done) and
+// whether it failed.
+func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, maxTries int) (op, tries int, failed bool) {
 	saved := *w.pcg
 	for try := 1; ; try++ {
 		w.req.buf = w.req.buf[:0]
@@ -120,7 +142,7 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 		if errors.Is(err, workload.ErrClientDone) {
 			w.done = true
 			m.clientDone()
-			return
+			return op, 0, false
 		}
 		recorded := len(w.req.buf) > 0
 		if recorded {
@@ -143,7 +165,7 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 			if try > 1 {
 				w.rec.RecordRetries(op, try)
 			}
-			return
+			return op, try, false
 		}
 		if class.Retryable() && try < maxTries && !m.stop.Load() && !recorded {
 			*w.pcg = saved
@@ -164,6 +186,6 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 		if (class == result.ErrConnection || errors.Is(err, context.DeadlineExceeded)) && !m.stop.Load() {
 			m.reconnect(ctx, w)
 		}
-		return
+		return op, try, true
 	}
 }

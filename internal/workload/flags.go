@@ -92,6 +92,10 @@ type Flag struct {
 	// ClientsPerThread, on a FieldClients flag, makes its value the clients
 	// of each thread (memtier's -c): the run has that many times the threads.
 	ClientsPerThread bool
+	// Excludes names another flag of the workload that may not be given
+	// with this one, and ExcludesText says why in the peer tool's words
+	// (pgbench's -t and -T).
+	Excludes, ExcludesText string
 	// Default is the default shown in help; "" shows the parameter's default.
 	// For a Field it is also the value used when the flag is not given
 	// ("" leaves the command's: 1 client, 60 s, 1 try, the rest 0).

@@ -154,6 +154,22 @@ type Shape struct {
 	// estimate ("operationcount operations are done"). Finite and SelfEnding
 	// runs end so too, and may say it here.
 	EndsWhenDone string
+	// Waits: operations wait besides their requests (pgbench's \sleep, think
+	// times), which would hold up the other clients of an event loop: each
+	// client then keeps a thread of its own however many -j threads are asked.
+	Waits bool
+	// PerClient, when above 0, is the number of operations each client
+	// performs before it stops (pgbench's -t): an operation and its retries
+	// count once, and warm-up operations count too. Set it with SelfEnding.
+	PerClient int64
+	// Log, when set, is told of each operation when it ends, failed or
+	// skipped ones too (pgbench's per-transaction log, -l), warm-up
+	// included; it runs on the client's own goroutine and must not block
+	// for long.
+	Log func(Logged)
+	// Close, when set, is called once the clients of a run have stopped
+	// (to finish what Log wrote); its error is shown, not fatal to the run.
+	Close func() error
 
 	// Split, when set, says that the instance's work is a total for the
 	// whole cell (YCSB's operationcount), not an amount per client, and so
@@ -173,6 +189,23 @@ type Shape struct {
 	// Headline, when set, is the instance's headline instead of its kind's
 	// (a query set in a concurrent mode counts queries per second).
 	Headline *result.Headline
+}
+
+// Logged is one operation as Shape.Log is told of it.
+type Logged struct {
+	Client int   // the client's index among the cell's clients (0-based)
+	Seq    int64 // the client's operations so far, this one included
+	Op     int   // index in Ops()
+	// Intended is when the operation was to start (its schedule in rate
+	// mode, else its start); Began when its first try began; End when its
+	// last try ended. Latency counts from Intended.
+	Intended, Began, End time.Time
+	Tries                int
+	Failed, Skipped      bool
+	// Paced: the run has a rate schedule; MaxTries: the cell's tries per
+	// operation (pgbench's log adds a column for each).
+	Paced    bool
+	MaxTries int
 }
 
 // Stall is a stretch of time in which no try of a query set succeeded.

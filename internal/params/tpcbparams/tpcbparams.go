@@ -16,7 +16,24 @@ const (
 	Unlogged    = "unlogged"
 	LoadWorkers = "load_workers"
 	Vacuum      = "vacuum"
+	// Transactions per client (-t); 0 runs for the cell's duration (-T).
+	Transactions = "transactions"
+	// Scripts are custom script files (-f FILE[@WEIGHT]) run instead of the
+	// built-in one.
+	Scripts = "scripts"
+	// Builtins are pgbench's built-in scripts by name (-b NAME[@WEIGHT]),
+	// run with the custom scripts.
+	Builtins = "builtins"
+	// PerStatement reports each statement's average latency (-r).
+	PerStatement = "per_statement"
+	// TransactionLog writes pgbench's per-transaction log (-l) to files
+	// named LogPrefix.<pid>.
+	TransactionLog = "transaction_log"
+	LogPrefix      = "log_prefix"
 )
+
+// MaxTransactions bounds -t: 10^12 transactions per client is years at any rate.
+const MaxTransactions = 1_000_000_000_000
 
 // Modes, pgbench's built-in scripts.
 const (
@@ -44,6 +61,18 @@ func Specs() []params.Spec {
 			Help: "connections loading pgbench_accounts in parallel; 1 loads it in one COPY … FREEZE like pgbench -i"},
 		{Name: Vacuum, Kind: params.Bool, Default: true,
 			Help: "before each run, vacuum branches and tellers and truncate history like pgbench (false = pgbench -n)"},
+		{Name: Transactions, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(MaxTransactions),
+			Help: "transactions each client runs, then the run ends (-t); 0 runs for the duration (-T)"},
+		{Name: Scripts, Kind: params.StringList,
+			Help: "pgbench script files, each FILE or FILE@WEIGHT (-f), run instead of the built-in script"},
+		{Name: Builtins, Kind: params.StringList,
+			Help: "pgbench's built-in scripts, each NAME or NAME@WEIGHT (-b): tpcb-like, simple-update, select-only or a prefix; run with the scripts, instead of mode"},
+		{Name: PerStatement, Kind: params.Bool, Default: false,
+			Help: "time each statement and report their average latencies (-r)"},
+		{Name: TransactionLog, Kind: params.Bool, Default: false,
+			Help: "write a line per transaction to LOG_PREFIX.<pid> in pgbench's format (-l)"},
+		{Name: LogPrefix, Kind: params.String, Default: "pgbench_log",
+			Help: "path prefix of the per-transaction log (--log-prefix)"},
 	}
 }
 
@@ -57,6 +86,13 @@ type Options struct {
 	Unlogged    bool
 	LoadWorkers int64
 	Vacuum      bool
+
+	Transactions   int64
+	Scripts        []string
+	Builtins       []string
+	PerStatement   bool
+	TransactionLog bool
+	LogPrefix      string
 }
 
 // Decode reads a tpcb cell's values, validated against Specs (which bound
@@ -64,5 +100,7 @@ type Options struct {
 func Decode(v params.Values) Options {
 	v = params.WithDefaults(Specs(), v)
 	return Options{Mode: v.String(Mode), Scale: v.Int(Scale), QueryMode: v.String(QueryMode), Fillfactor: v.Int(Fillfactor),
-		Unlogged: v.Bool(Unlogged), LoadWorkers: v.Int(LoadWorkers), Vacuum: v.Bool(Vacuum)}
+		Unlogged: v.Bool(Unlogged), LoadWorkers: v.Int(LoadWorkers), Vacuum: v.Bool(Vacuum),
+		Transactions: v.Int(Transactions), Scripts: v.Strings(Scripts), Builtins: v.Strings(Builtins), PerStatement: v.Bool(PerStatement),
+		TransactionLog: v.Bool(TransactionLog), LogPrefix: v.String(LogPrefix)}
 }

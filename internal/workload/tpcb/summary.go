@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params/tpcbparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -29,12 +32,18 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	}
 	s := r.Summary
 	fmt.Fprintf(w, "number of clients: %d\n", r.Clients)
+	fmt.Fprintf(w, "number of threads: %d\n", threadsOf(r))
 	if maxTries < 1 {
 		maxTries = 1
 	}
 	fmt.Fprintf(w, "maximum number of tries: %d\n", maxTries)
-	fmt.Fprintf(w, "duration: %.0f s\n", r.Duration.Seconds())
-	fmt.Fprintf(w, "number of transactions actually processed: %d\n", s.Transactions)
+	if perClient := paramInt(r.Params, tpcbparams.Transactions); perClient > 0 {
+		fmt.Fprintf(w, "number of transactions per client: %d\n", perClient)
+		fmt.Fprintf(w, "number of transactions actually processed: %d/%d\n", s.Transactions, perClient*int64(r.Clients))
+	} else {
+		fmt.Fprintf(w, "duration: %.0f s\n", r.Duration.Seconds())
+		fmt.Fprintf(w, "number of transactions actually processed: %d\n", s.Transactions)
+	}
 	total := s.Transactions + s.Failed
 	pct := 0.0
 	if total > 0 {
@@ -55,11 +64,106 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	}
 	fmt.Fprintf(w, "initial connection time = %.3f ms\n", s.ConnectTimeMean)
 	fmt.Fprintf(w, "tps = %f (without initial connection time)\n", s.Throughput)
+	printScripts(w, r, facts, maxTries)
 	fmt.Fprintf(w, "latency p50 = %.3f ms\n", s.P50/1000)
 	fmt.Fprintf(w, "latency p95 = %.3f ms\n", s.P95/1000)
 	fmt.Fprintf(w, "latency p99 = %.3f ms\n", s.P99/1000)
 	fmt.Fprintf(w, "latency max = %.3f ms\n", s.Max/1000)
 	for _, d := range r.Deviations {
 		fmt.Fprintf(w, "deviation: %s\n", d)
+	}
+}
+
+// threadsOf is pgbench's "number of threads": the OS threads that drove the
+// clients (event loops like pgbench -j, or a thread per client); with a
+// goroutine per client, which the Go runtime schedules, each client counts
+// as its own thread.
+func threadsOf(r *result.Run) int {
+	if t := r.Env.Client.Threads; t > 0 {
+		return t
+	}
+	return r.Clients
+}
+
+// paramInt reads an integer parameter of a run record, which JSON may have
+// turned into a float; 0 when absent.
+func paramInt(p map[string]any, name string) int64 {
+	switch x := p[name].(type) {
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	case float64:
+		return int64(x)
+	}
+	return 0
+}
+
+// printScripts prints pgbench 15's per-script statistics (several scripts)
+// and per-statement latencies (-r), from the facts that name the scripts
+// and statements and the counts the run stored.
+func printScripts(w io.Writer, r *result.Run, facts map[string]any, maxTries int) {
+	var totalWeight, total int64
+	var weights []int64
+	var names []string
+	for i := 0; ; i++ {
+		v, ok := facts[scriptFact(i)].(string)
+		if !ok {
+			break
+		}
+		ws, name, _ := strings.Cut(v, " ")
+		n, _ := strconv.ParseInt(ws, 10, 64)
+		weights, names = append(weights, n), append(names, name)
+		totalWeight += n
+	}
+	for _, op := range r.Ops {
+		total += op.Count
+	}
+	perScript := len(names) > 1
+	scripts := max(len(names), 1)
+	for si := 0; si < scripts; si++ {
+		prefix := ""
+		if perScript && si < len(r.Ops) {
+			op := r.Ops[si]
+			failed := int64(0)
+			for _, n := range op.Errors {
+				failed += n
+			}
+			fmt.Fprintf(w, "SQL script %d: %s\n", si+1, names[si])
+			fmt.Fprintf(w, " - weight: %d (targets %.1f%% of total)\n", weights[si], 100*float64(weights[si])/float64(max(totalWeight, 1)))
+			fmt.Fprintf(w, " - %d transactions (%.1f%% of total, tps = %f)\n", op.Count, 100*float64(op.Count)/float64(max(total, 1)), float64(op.Count)/max(r.Duration.Seconds(), 1e-9))
+			fmt.Fprintf(w, " - number of failed transactions: %d (%.3f%%)\n", failed, 100*float64(failed)/float64(max(op.Count+failed, 1)))
+			if h, err := hist.Decode(op.Histogram); err == nil && h.TotalCount() > 0 {
+				fmt.Fprintf(w, " - latency average = %.3f ms\n - latency stddev = %.3f ms\n", h.Mean()/1000, h.StdDev()/1000)
+			}
+			prefix = " - "
+		}
+		if _, ok := facts[statementFact(si, 0)]; !ok {
+			continue
+		}
+		what := " and failures"
+		if maxTries != 1 {
+			what = ", failures and retries"
+		}
+		fmt.Fprintf(w, "%sstatement latencies in milliseconds%s:\n", prefix, what)
+		for ci := 0; ; ci++ {
+			text, ok := facts[statementFact(si, ci)].(string)
+			if !ok {
+				break
+			}
+			n := r.Summary.Extra[statementKey(si, ci, "executions")]
+			avg := 0.0
+			if n > 0 {
+				avg = float64(r.Summary.Extra[statementKey(si, ci, "latency_ns")]) / float64(n) / 1e6
+			}
+			failures := int64(r.Summary.Extra[statementKey(si, ci, "failures")])
+			if maxTries != 1 {
+				// fairbench retries whole transactions and does not count
+				// retries per statement: the column says 0.
+				fmt.Fprintf(w, "   %11.3f  %10d  %10d  %s\n", avg, failures, 0, text)
+			} else {
+				fmt.Fprintf(w, "   %11.3f  %10d  %s\n", avg, failures, text)
+			}
+		}
 	}
 }

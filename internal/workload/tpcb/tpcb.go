@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -71,11 +74,31 @@ func (Workload) Params() []params.Spec { return tpcbparams.Specs() }
 // New implements workload.Workload.
 func (Workload) New(p params.Values) (workload.Instance, error) {
 	o := tpcbparams.Decode(p)
-	return &instance{
+	in := &instance{
 		mode: o.Mode, scale: o.Scale, queryMode: o.QueryMode,
 		fillfactor: o.Fillfactor, unlogged: o.Unlogged, vacuum: o.Vacuum,
-		loadWorkers: int(o.LoadWorkers),
-	}, nil
+		loadWorkers: int(o.LoadWorkers), transactions: o.Transactions,
+		perStatement: o.PerStatement, stmts: &statements{},
+	}
+	var err error
+	switch {
+	case len(o.Scripts) > 0 || len(o.Builtins) > 0:
+		in.custom = true
+		in.scripts, err = loadScripts(o.Builtins, o.Scripts)
+	case o.PerStatement:
+		// -r times each statement of pgbench's own script, run as a script.
+		in.scripts, err = loadScripts([]string{o.Mode}, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.TransactionLog {
+		if dir := filepath.Dir(o.LogPrefix); !isDir(dir) {
+			return nil, fmt.Errorf("--log-prefix %s: directory %s does not exist; the per-transaction log (-l) is written there", o.LogPrefix, dir)
+		}
+		in.log = &txLog{prefix: o.LogPrefix}
+	}
+	return in, nil
 }
 
 type instance struct {
@@ -85,6 +108,15 @@ type instance struct {
 	unlogged        bool
 	vacuum          bool
 	loadWorkers     int
+	transactions    int64 // per client (-t); 0: for the duration
+	// scripts run instead of the native built-in transactions: the custom
+	// scripts (-f; custom true), or pgbench's built-in one when -r asks for
+	// each statement's time; nil otherwise.
+	scripts      *scriptSet
+	custom       bool
+	perStatement bool
+	stmts        *statements
+	log          *txLog // -l; nil without it
 }
 
 const dataset = "tpcb"
@@ -95,16 +127,51 @@ var tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", 
 // pgbench_history is truncated before each run, which MySQL may count as a new table.
 var lastingTables = tables[1:]
 
-func (in *instance) Ops() []string { return []string{in.mode} }
+// Ops implements workload.Instance: the built-in mode, or one op per
+// custom script (pgbench's per-script statistics).
+func (in *instance) Ops() []string {
+	if !in.custom {
+		return []string{in.mode}
+	}
+	ops := make([]string, len(in.scripts.scripts))
+	for i, sc := range in.scripts.scripts {
+		ops[i] = sc.op
+		if slices.Contains(ops[:i], sc.op) {
+			ops[i] = fmt.Sprintf("%s (%d)", sc.op, i+1)
+		}
+	}
+	return ops
+}
 
-// Shape implements workload.Shaper: sessions in the query mode asked for.
+// transactionsLimit bounds a run of -t transactions per client, which
+// pgbench leaves unbounded.
+const transactionsLimit = 24 * time.Hour
+
+// Shape implements workload.Shaper: sessions in the query mode asked for;
+// with -t, each client runs its transactions and the run ends (at most
+// transactionsLimit), on any number of load generators since the count is
+// per client.
 func (in *instance) Shape() workload.Shape {
-	return workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}}
+	sh := workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}}
+	if in.log != nil {
+		sh.Log, sh.Close = in.log.write, in.log.close
+	}
+	sh.Waits = in.scripts != nil && in.scripts.sleeps()
+	if in.transactions > 0 {
+		sh.SelfEnding, sh.Limit, sh.PerClient = true, transactionsLimit, in.transactions
+		sh.EndsWhenDone = fmt.Sprintf("each client has run its %d transactions (-t)", in.transactions)
+		sh.Split = func(int, int) error { return nil }
+	}
+	return sh
 }
 
 // Hooks implements workload.Hooker.
 func (in *instance) Hooks() workload.Hooks {
-	return workload.Hooks{BeforeRun: in.BeforeRun, Check: in.Check, Cleanup: in.Cleanup, Describe: in.Describe}
+	h := workload.Hooks{BeforeRun: in.BeforeRun, Check: in.Check, Cleanup: in.Cleanup, Describe: in.Describe}
+	if in.perStatement {
+		h.Counts = in.counts
+	}
+	return h
 }
 
 // columns are the exact columns of pgbench's tables, as pgbench -i and
@@ -392,11 +459,19 @@ func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
 
 // Describe is the Describe hook.
 func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
+	kind := pgbenchNames[in.mode]
+	if in.custom {
+		kind = "multiple scripts"
+		if len(in.scripts.scripts) == 1 {
+			kind = in.scripts.scripts[0].name
+		}
+	}
 	facts := [][2]string{
-		{"transaction type", pgbenchNames[in.mode]},
+		{"transaction type", kind},
 		{"scaling factor", fmt.Sprint(in.scale)},
 		{"query mode", in.queryMode},
 	}
+	facts = append(facts, in.scriptFacts()...)
 	var dev []string
 	if c, ok := conn.(driver.SQL); ok && c.Dialect() == "sqlite" {
 		dev = append(dev,
@@ -424,7 +499,7 @@ func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 // one branch and one history row, so all four sums must agree (tpcb-like only;
 // it holds while history has not been truncated since the load).
 func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
-	if in.mode != TPCBLike {
+	if in.mode != TPCBLike || in.custom {
 		return nil
 	}
 	c, err := workload.SQLConn("tpcb", conn)
@@ -469,7 +544,20 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return sqlwork.DeleteMarker(ctx, c, dataset)
 }
 
-// NewWorker implements workload.Instance.
+// NewSlotWorker implements workload.SlotWorkers: a script's :client_id is
+// the client's place.
+func (in *instance) NewSlotWorker(ctx context.Context, conn driver.Conn, slot workload.ClientSlot) (workload.Op, error) {
+	if in.scripts == nil {
+		return in.NewWorker(ctx, conn)
+	}
+	c, err := workload.SQLConn("tpcb", conn)
+	if err != nil {
+		return nil, err
+	}
+	return in.scriptWorker(ctx, c, slot)
+}
+
+// NewWorker implements workload.Instance: pgbench's built-in script, natively.
 func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.Op, error) {
 	c, err := workload.SQLConn("tpcb", conn)
 	if err != nil {
@@ -540,4 +628,9 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 		}
 		return 0, nil
 	}, nil
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }

@@ -2,6 +2,7 @@ package tpcb_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/driver"
@@ -47,5 +48,28 @@ func TestMariaDBTPCBLikeKeepsBalancesConsistent(t *testing.T) {
 	tellers, _ := c.QueryInt64(ctx, "SELECT count(*) FROM pgbench_tellers")
 	if accounts != 100_000 || tellers != 10 {
 		t.Fatalf("row counts %d/%d, want pgbench's 100000/10 at scale 1", accounts, tellers)
+	}
+}
+
+// pgbench's built-in script run by the script engine (-r) on MariaDB, with
+// its END written COMMIT and its :variables bound to ? placeholders, keeps
+// the sums equal, runs exactly -t transactions per client and times each of
+// its eleven statements.
+func TestMariaDBBuiltinScriptWithPerStatementTimes(t *testing.T) {
+	url := testenv.FreshMySQL(t)
+	runs, err := runStudy(t, url, map[string][]any{"mode": {"tpcb-like"}, "scale": {int64(1)}, "query_mode": {"prepared"},
+		"per_statement": {true}, "transactions": {int64(15)}}, 3, 3, 10, runner.Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runs[0]
+	if r.Status != result.StatusOK || r.Summary.Transactions != 45 {
+		t.Fatalf("%s, %d transactions, want 3 × 15: %s", r.Status, r.Summary.Transactions, r.Error)
+	}
+	for c := 1; c <= 11; c++ {
+		key := "statement 1." + strconv.Itoa(c) + " executions"
+		if r.Summary.Extra[key] != 45 {
+			t.Errorf("%s = %v, want 45", key, r.Summary.Extra[key])
+		}
 	}
 }
