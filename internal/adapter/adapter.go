@@ -20,8 +20,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/ownership"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/fioparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -83,6 +86,42 @@ type Tool struct {
 	Writes func(Invocation) (Footprint, error)
 }
 
+// Invocation is what a command builder needs from a study cell. It is a
+// plain struct rather than the study's cell so that this package stays below
+// the study package.
+type Invocation struct {
+	URL          string
+	Clients      int
+	Duration     time.Duration
+	Params       params.Values
+	Rate         float64       // operations per second over all clients; 0 = closed loop
+	LatencyLimit time.Duration // pgbench -L
+	MaxTries     int
+	// Threads caps the tool's client threads (pgbench -j); 0 = one per client.
+	Threads int
+	// LogDir, for a tool with AttachLogDir, is an empty directory the tool
+	// writes its side logs into; "" for none. The runner makes it private
+	// (mode 0700) and removes it after the run, so a tool's generated input
+	// files holding secrets can go there too (HammerDB's script).
+	LogDir string
+	// Warmup, for a tool with OwnWarmup, is the cell's warm-up, which the
+	// measured run starts with.
+	Warmup time.Duration
+	// WorkDir, for a tool whose Footprint has a Dir, is the directory the
+	// runner made inside it for the cell's files; "" before the runner has
+	// made it (checking a cell before the study starts).
+	WorkDir string
+}
+
+// Command is one tool execution. Secrets travel in Env (PGPASSWORD,
+// MYSQL_PWD, REDISCLI_AUTH), never in Argv, which is stored with the run.
+type Command struct {
+	Argv []string
+	Env  []string
+	// Dir is the working directory; "" for the runner's own.
+	Dir string
+}
+
 // Footprint is what a cell's runs of a tool write.
 type Footprint struct {
 	// Keys are the keys the runs may write on a key-value target.
@@ -93,6 +132,20 @@ type Footprint struct {
 	// it after the cell's last run unless Keep.
 	Dir  string
 	Keep bool
+}
+
+// toolKindParams are the parameters of the kinds fairbench has no native
+// workload of (fio, mysqlslap); go-tpc and YCSB add theirs (tpcc, ycsb) in
+// their init, for a build without the native workloads.
+var toolKindParams = map[string][]params.Spec{
+	"fio":       fioparams.Specs(),
+	"mysqlslap": mysqlslapParams,
+}
+
+// KindParams returns the parameters of a kind only tools run (fio).
+func KindParams(kind string) ([]params.Spec, bool) {
+	s, ok := toolKindParams[kind]
+	return s, ok
 }
 
 // Executable is the program a study cell of the tool needs on the PATH.

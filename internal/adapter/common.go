@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -327,4 +329,33 @@ func clip(s string) string {
 		return string(r[:max]) + "…"
 	}
 	return s
+}
+
+// --- command lines ---------------------------------------------------------
+
+func secs(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return strconv.Itoa(s)
+}
+
+// hostPort splits a URL's host, leaving the port empty when not given.
+func hostPort(u *url.URL) (string, string) { return u.Hostname(), u.Port() }
+
+// cellURLParams refuses a target URL parameter a tool cell cannot pass on,
+// naming it and the ones the cell understands.
+func cellURLParams(tool string, q url.Values, known map[string]string) error {
+	for k := range q {
+		if _, ok := known[k]; !ok {
+			keys := make([]string, 0, len(known))
+			for k := range known {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return fmt.Errorf("target URL parameter %q: %s cells understand %s", k, tool, strings.Join(keys, ", "))
+		}
+	}
+	return nil
 }
