@@ -20,7 +20,6 @@ import (
 	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/params/kvparams"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/workload"
@@ -30,12 +29,14 @@ func init() { addCommand(newImport) }
 
 // importFlags fill in what a tool's output does not say.
 type importFlags struct {
-	target, study, results     string
-	clients, scale             int
-	threads, pipeline, dataSiz int
-	mode, queryMode            string
-	set                        []string
-	again                      bool
+	target, study, results string
+	clients, threads       int
+	set                    []string
+	again                  bool
+	// toolFlags are the flags the tools declare (adapter.ImportFlags), by
+	// name; each output's tool reads those given (adapter.ImportParams).
+	toolFlags map[string]*rawValue
+	given     map[string]string // the tool flags given, by name
 }
 
 func newImport() *cobra.Command {
@@ -68,6 +69,12 @@ Formats read: ` + adapter.Supported(),
 				if done, err := importFallbacks(cmd, f.results, args); done {
 					return err // fallback files of unsaved runs (fallback.go)
 				}
+				f.given = map[string]string{}
+				for name, v := range f.toolFlags {
+					if cmd.Flags().Changed(name) {
+						f.given[name] = v.s
+					}
+				}
 				return runImport(cmd, f, args)
 			})
 		},
@@ -78,11 +85,12 @@ Formats read: ` + adapter.Supported(),
 	fl.StringVar(&f.results, "results", defaultResults, "results file (SQLite), or a postgres:// URL of a shared results store")
 	fl.IntVarP(&f.clients, "clients", "c", 0, "number of clients, where the output does not say")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "client threads, recorded with the run")
-	fl.IntVarP(&f.scale, "scale", "s", 0, "scale factor")
-	fl.StringVar(&f.mode, "mode", "", "workload mode, where the output does not say (the test a tool ran, e.g. read_write)")
-	fl.StringVarP(&f.queryMode, "protocol", "M", "", "query mode: simple, extended or prepared")
-	fl.IntVarP(&f.pipeline, "pipeline", "P", 0, "pipeline depth: requests per round trip")
-	fl.IntVarP(&f.dataSiz, "data-size", "d", 0, "value size in bytes")
+	f.toolFlags = map[string]*rawValue{}
+	for _, tf := range adapter.ImportFlags() {
+		v := &rawValue{typ: paramType(tf.Param.Kind)}
+		fl.VarP(v, tf.Name, tf.Shorthand, tf.Usage)
+		f.toolFlags[tf.Name] = v
+	}
 	fl.StringArrayVar(&f.set, "set", nil, "any other parameter as key=value (repeatable)")
 	fl.BoolVar(&f.again, "again", false, "import files whose content this results file already holds (as new repetitions)")
 	return cmd
@@ -108,9 +116,18 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	var all []parsed
 	for _, in := range inputs {
 		tool, runs, err := adapter.ParseInput(in)
+		var fromFlags map[string]any
 		if err == nil {
+			fromFlags, err = adapter.ImportParams(tool, f.given)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", in.Main.Name, err)
+			}
+		}
+		if err == nil {
+			p := maps.Clone(given)
+			maps.Copy(p, fromFlags)
 			for _, r := range runs {
-				if err = f.complete(r, tool, in.Main.Name, given); err != nil {
+				if err = f.complete(r, tool, in.Main.Name, p); err != nil {
 					break
 				}
 			}
@@ -424,21 +441,6 @@ func (f importFlags) params() (map[string]any, error) {
 			return nil, fmt.Errorf("--set %q: use key=value", kv)
 		}
 		p[k] = v
-	}
-	if f.mode != "" {
-		p["mode"] = f.mode
-	}
-	if f.scale > 0 {
-		p["scale"] = int64(f.scale)
-	}
-	if f.queryMode != "" {
-		p["query_mode"] = f.queryMode
-	}
-	if f.pipeline > 0 {
-		p[kvparams.Pipeline] = int64(f.pipeline)
-	}
-	if f.dataSiz > 0 {
-		p[kvparams.DataSize] = int64(f.dataSiz)
 	}
 	return p, nil
 }

@@ -84,6 +84,9 @@ type Tool struct {
 	// keys that are there already unless --replace, gives the runs a
 	// directory of their own, and removes what they wrote afterwards.
 	Writes func(Invocation) (Footprint, error)
+	// ImportFlags are the flags of `fairbench import` that fill in what the
+	// tool's output does not say (see ImportFlag).
+	ImportFlags []ImportFlag
 }
 
 // Invocation is what a command builder needs from a study cell. It is a

@@ -65,6 +65,7 @@ var memtierTool = &Tool{
 	Parse:        parseMemtier,
 	Complete:     completeMemtier,
 	AttachLogDir: attachMemtierLogDir,
+	ImportFlags:  kvImportFlags,
 }
 
 var (

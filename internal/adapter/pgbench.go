@@ -58,6 +58,11 @@ var pgbenchTool = &Tool{
 	IsLog:        isPgbenchLog,
 	AttachLogs:   attachPgbenchLogs,
 	AttachLogDir: attachPgbenchLogDir,
+	ImportFlags: []ImportFlag{
+		paramFlag("scale", "s", tpcbparams.Specs(), tpcbparams.Scale, "scaling factor (pgbench -s)"),
+		paramFlag("mode", "", tpcbparams.Specs(), tpcbparams.Mode, "the builtin script: tpcb-like, simple-update or select-only"),
+		paramFlag("protocol", "M", tpcbparams.Specs(), tpcbparams.QueryMode, "query mode (pgbench -M): simple, extended or prepared"),
+	},
 }
 
 var (
