@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -132,11 +130,15 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 				}
 			}
 		}
+		var hash string
+		if err == nil {
+			hash, err = in.Hash()
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		all = append(all, parsed{in.Main.Name, inputHash(in), tool, runs})
+		all = append(all, parsed{in.Main.Name, hash, tool, runs})
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("nothing imported:\n  %w", errors.Join(errs...))
@@ -353,17 +355,6 @@ func (k knownRuns) drop(w io.Writer, file string, tool *adapter.Tool, runs []*re
 		fmt.Fprintf(w, "%s: the same run as %s (their %s agree); --again imports it again\n", what, same.was, agree)
 	}
 	return keep
-}
-
-// inputHash identifies an output with its side logs by content, whatever
-// the files are named.
-func inputHash(in adapter.Input) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d\n%s", len(in.Main.Text), in.Main.Text)
-	for _, l := range in.Logs {
-		fmt.Fprintf(h, "%d\n%s", len(l.Text), l.Text)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 func cellKey(r *result.Run) string {

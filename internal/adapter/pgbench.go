@@ -55,6 +55,7 @@ var pgbenchTool = &Tool{
 	Detect:       detectPgbench,
 	Once:         regexp.MustCompile(`(?m)^transaction type: `),
 	Parse:        parsePgbench,
+	ParseReader:  parsePgbenchReader,
 	IsLog:        isPgbenchLog,
 	AttachLogs:   attachPgbenchLogs,
 	AttachLogDir: attachPgbenchLogDir,
