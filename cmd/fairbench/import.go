@@ -115,32 +115,12 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	// Parse everything first: a bad file must not leave the others half-imported.
 	var all []parsed
 	for _, in := range inputs {
-		tool, runs, err := adapter.ParseInput(in)
-		var fromFlags map[string]any
-		if err == nil {
-			fromFlags, err = adapter.ImportParams(tool, f.given)
-			if err != nil {
-				err = fmt.Errorf("%s: %w", in.Main.Name, err)
-			}
-		}
-		if err == nil {
-			p := maps.Clone(given)
-			maps.Copy(p, fromFlags)
-			for _, r := range runs {
-				if err = f.complete(r, tool, in.Main.Name, p); err != nil {
-					break
-				}
-			}
-		}
-		var hash string
-		if err == nil {
-			hash, err = in.Hash()
-		}
+		p, err := f.parse(in, given)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		all = append(all, parsed{in.Main.Name, hash, tool, runs})
+		all = append(all, p)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("nothing imported:\n  %w", errors.Join(errs...))
@@ -230,6 +210,31 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), msg)
 	return nil
+}
+
+// parse reads one input's runs and completes them with the parameters given
+// (--set) and the import flags its tool declares.
+func (f importFlags) parse(in adapter.Input, given map[string]any) (parsed, error) {
+	tool, runs, err := adapter.ParseInput(in)
+	if err != nil {
+		return parsed{}, err
+	}
+	fromFlags, err := adapter.ImportParams(tool, f.given)
+	if err != nil {
+		return parsed{}, fmt.Errorf("%s: %w", in.Main.Name, err)
+	}
+	p := maps.Clone(given)
+	maps.Copy(p, fromFlags)
+	for _, r := range runs {
+		if err := f.complete(r, tool, in.Main.Name, p); err != nil {
+			return parsed{}, err
+		}
+	}
+	hash, err := in.Hash()
+	if err != nil {
+		return parsed{}, err
+	}
+	return parsed{in.Main.Name, hash, tool, runs}, nil
 }
 
 // parsed is one input file's runs, ready to store.
