@@ -81,21 +81,32 @@ const maxLine = 1 << 20
 func streamLines(file string, r io.Reader) *lines {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	sc.Split(scanFileLines)
+	sc.Split(scanFileLines())
 	return &lines{file: file, stream: &lineStream{sc: sc}}
 }
 
-// scanFileLines splits at line breaks like strings.Split(text, "\n") does,
-// keeping carriage returns, which lines splits at, and yielding the empty
-// line after a final line break.
-func scanFileLines(data []byte, atEOF bool) (int, []byte, error) {
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
-		return i + 1, data[:i], nil
+// scanFileLines returns a split function that splits at line breaks as
+// strings.Split(text, "\n") does: carriage returns are kept (lines splits at
+// them), and a text that ends with a line break, or is empty, ends with an
+// empty line.
+func scanFileLines() bufio.SplitFunc {
+	afterBreak := true // at the start of the text, or just after a line break
+	return func(data []byte, atEOF bool) (int, []byte, error) {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			afterBreak = true
+			return i + 1, data[:i], nil
+		}
+		switch {
+		case !atEOF:
+			return 0, nil, nil
+		case len(data) > 0:
+			afterBreak = false
+			return len(data), data, nil
+		case afterBreak:
+			return 0, []byte{}, bufio.ErrFinalToken
+		}
+		return 0, nil, nil
 	}
-	if atEOF && len(data) > 0 {
-		return len(data), data, nil
-	}
-	return 0, nil, nil
 }
 
 // fill makes a part of a line pending, reading the next line when none is;

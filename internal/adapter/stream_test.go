@@ -92,3 +92,23 @@ func TestImportStreamsPgbenchOutput(t *testing.T) {
 		eq(t, "hash", got, whole)
 	}
 }
+
+// Lines streamed from a reader are the lines of the text split whole: the
+// same parts (carriage returns split lines too), the same line numbers, and
+// the same line named when something is missing at the end.
+func TestStreamLinesAsSplit(t *testing.T) {
+	for _, text := range []string{"", "\n", "a", "a\n", "a\n\n\n", "a\r\nb\r\n", "a\rb\r", "\n\nx\n \n\t\n", "x\r\n\r\n", "a\n\rb"} {
+		whole, streamed := newLines("f", text), streamLines("f", strings.NewReader(text))
+		for {
+			w, wok := whole.next()
+			s, sok := streamed.next()
+			if w != s || wok != sok || whole.line() != streamed.line() {
+				t.Fatalf("%q: whole %q %v line %d, streamed %q %v line %d", text, w, wok, whole.line(), s, sok, streamed.line())
+			}
+			if !wok {
+				break
+			}
+		}
+		eq(t, fmt.Sprintf("%q: missing", text), streamed.missing("x").Error(), whole.missing("x").Error())
+	}
+}
