@@ -99,7 +99,7 @@ func ImportParams(t *Tool, given map[string]string) (map[string]any, error) {
 	for _, n := range names {
 		f, ok := t.importFlag(n)
 		if !ok {
-			return nil, fmt.Errorf("--%s is not a flag of %s outputs: %s; %s", n, t.Name, flagOwners(n), t.importFlagList())
+			return nil, fmt.Errorf("--%s is not a flag of %s outputs (%s); %s", n, t.Name, flagOwners(n), t.importFlagList())
 		}
 		v, err := params.Coerce(f.Param, given[n])
 		if err != nil {
@@ -128,9 +128,9 @@ func flagOwners(name string) string {
 		}
 	}
 	if len(owners) == 0 {
-		return "no tool takes it"
+		return "no tool's"
 	}
-	return "it fills in what " + strings.Join(owners, " and ") + " outputs do not say"
+	return "it is for " + strings.Join(owners, " and ") + " outputs"
 }
 
 // importFlagList says which import flags t takes, for messages.

@@ -28,8 +28,8 @@ func TestImportParams(t *testing.T) {
 		want  []string
 	}{
 		{memtierTool, map[string]string{"scale": "10"},
-			[]string{"--scale is not a flag of memtier_benchmark outputs", "what pgbench outputs do not say", "memtier_benchmark outputs take -P/--pipeline, -d/--data-size"}},
-		{pgbenchTool, map[string]string{"pipeline": "2"}, []string{"--pipeline is not a flag of pgbench outputs", "redis-benchmark and memtier_benchmark"}},
+			[]string{"--scale is not a flag of memtier_benchmark outputs", "(it is for pgbench outputs)", "memtier_benchmark outputs take -P/--pipeline, -d/--data-size"}},
+		{pgbenchTool, map[string]string{"pipeline": "2"}, []string{"--pipeline is not a flag of pgbench outputs (it is for redis-benchmark and memtier_benchmark outputs)"}},
 		{fioTool, map[string]string{"mode": "read_write"}, []string{"--mode is not a flag of fio outputs", "fio outputs take no import flag", "--set"}},
 		{sysbenchTool, map[string]string{"mode": "read_writ"}, []string{"--mode: mode = \"read_writ\" is not one of"}},
 		{pgbenchTool, map[string]string{"scale": "0"}, []string{"-s/--scale: scale must be at least 1"}},
