@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +18,6 @@ import (
 	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/params/kvparams"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/workload"
@@ -30,12 +27,14 @@ func init() { addCommand(newImport) }
 
 // importFlags fill in what a tool's output does not say.
 type importFlags struct {
-	target, study, results     string
-	clients, scale             int
-	threads, pipeline, dataSiz int
-	mode, queryMode            string
-	set                        []string
-	again                      bool
+	target, study, results string
+	clients, threads       int
+	set                    []string
+	again                  bool
+	// toolFlags are the flags the tools declare (adapter.ImportFlags), by
+	// name; each output's tool reads those given (adapter.ImportParams).
+	toolFlags map[string]*rawValue
+	given     map[string]string // the tool flags given, by name
 }
 
 func newImport() *cobra.Command {
@@ -51,7 +50,9 @@ are attached to the one output of their tool in the same directory.
 
 Every file is parsed before anything is stored: one unreadable file stores nothing.
 A file is judged from its first 256 KiB: one that is no tool's output is refused having
-read no more, and an output above 128 MiB is refused unread (side logs are read whole).
+read no more, and an output above 128 MiB is refused unread, unless its tool's parser
+reads it line by line (pgbench's: such an output is streamed at any size); side logs
+are read whole.
 Each file's runs are stored in one transaction, with the SHA-256 of its content
 (and of its side logs): a file already imported into the results file is skipped,
 unless --again is given. So is a run given as two of its output files (memtier's
@@ -68,6 +69,12 @@ Formats read: ` + adapter.Supported(),
 				if done, err := importFallbacks(cmd, f.results, args); done {
 					return err // fallback files of unsaved runs (fallback.go)
 				}
+				f.given = map[string]string{}
+				for name, v := range f.toolFlags {
+					if cmd.Flags().Changed(name) {
+						f.given[name] = v.s
+					}
+				}
 				return runImport(cmd, f, args)
 			})
 		},
@@ -78,11 +85,12 @@ Formats read: ` + adapter.Supported(),
 	fl.StringVar(&f.results, "results", defaultResults, "results file (SQLite), or a postgres:// URL of a shared results store")
 	fl.IntVarP(&f.clients, "clients", "c", 0, "number of clients, where the output does not say")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "client threads, recorded with the run")
-	fl.IntVarP(&f.scale, "scale", "s", 0, "scale factor")
-	fl.StringVar(&f.mode, "mode", "", "workload mode, where the output does not say (the test a tool ran, e.g. read_write)")
-	fl.StringVarP(&f.queryMode, "protocol", "M", "", "query mode: simple, extended or prepared")
-	fl.IntVarP(&f.pipeline, "pipeline", "P", 0, "pipeline depth: requests per round trip")
-	fl.IntVarP(&f.dataSiz, "data-size", "d", 0, "value size in bytes")
+	f.toolFlags = map[string]*rawValue{}
+	for _, tf := range adapter.ImportFlags() {
+		v := &rawValue{typ: paramType(tf.Param.Kind)}
+		fl.VarP(v, tf.Name, tf.Shorthand, tf.Usage)
+		f.toolFlags[tf.Name] = v
+	}
 	fl.StringArrayVar(&f.set, "set", nil, "any other parameter as key=value (repeatable)")
 	fl.BoolVar(&f.again, "again", false, "import files whose content this results file already holds (as new repetitions)")
 	return cmd
@@ -107,19 +115,12 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	// Parse everything first: a bad file must not leave the others half-imported.
 	var all []parsed
 	for _, in := range inputs {
-		tool, runs, err := adapter.ParseInput(in)
-		if err == nil {
-			for _, r := range runs {
-				if err = f.complete(r, tool, in.Main.Name, given); err != nil {
-					break
-				}
-			}
-		}
+		p, err := f.parse(in, given)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		all = append(all, parsed{in.Main.Name, inputHash(in), tool, runs})
+		all = append(all, p)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("nothing imported:\n  %w", errors.Join(errs...))
@@ -209,6 +210,31 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), msg)
 	return nil
+}
+
+// parse reads one input's runs and completes them with the parameters given
+// (--set) and the import flags its tool declares.
+func (f importFlags) parse(in adapter.Input, given map[string]any) (parsed, error) {
+	tool, runs, err := adapter.ParseInput(in)
+	if err != nil {
+		return parsed{}, err
+	}
+	fromFlags, err := adapter.ImportParams(tool, f.given)
+	if err != nil {
+		return parsed{}, fmt.Errorf("%s: %w", in.Main.Name, err)
+	}
+	p := maps.Clone(given)
+	maps.Copy(p, fromFlags)
+	for _, r := range runs {
+		if err := f.complete(r, tool, in.Main.Name, p); err != nil {
+			return parsed{}, err
+		}
+	}
+	hash, err := in.Hash()
+	if err != nil {
+		return parsed{}, err
+	}
+	return parsed{in.Main.Name, hash, tool, runs}, nil
 }
 
 // parsed is one input file's runs, ready to store.
@@ -338,17 +364,6 @@ func (k knownRuns) drop(w io.Writer, file string, tool *adapter.Tool, runs []*re
 	return keep
 }
 
-// inputHash identifies an output with its side logs by content, whatever
-// the files are named.
-func inputHash(in adapter.Input) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d\n%s", len(in.Main.Text), in.Main.Text)
-	for _, l := range in.Logs {
-		fmt.Fprintf(h, "%d\n%s", len(l.Text), l.Text)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 func cellKey(r *result.Run) string {
 	return r.Target + "|" + r.Workload + "|" + r.Kind + "|" + params.Values(r.Params).Canonical() + "|c=" + strconv.Itoa(r.Clients)
 }
@@ -424,21 +439,6 @@ func (f importFlags) params() (map[string]any, error) {
 			return nil, fmt.Errorf("--set %q: use key=value", kv)
 		}
 		p[k] = v
-	}
-	if f.mode != "" {
-		p["mode"] = f.mode
-	}
-	if f.scale > 0 {
-		p["scale"] = int64(f.scale)
-	}
-	if f.queryMode != "" {
-		p["query_mode"] = f.queryMode
-	}
-	if f.pipeline > 0 {
-		p[kvparams.Pipeline] = int64(f.pipeline)
-	}
-	if f.dataSiz > 0 {
-		p[kvparams.DataSize] = int64(f.dataSiz)
 	}
 	return p, nil
 }

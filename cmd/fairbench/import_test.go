@@ -152,6 +152,39 @@ func TestImportSysbenchNeedsMode(t *testing.T) {
 	}
 }
 
+// The flags a tool declares for import reach its runs' parameters; a flag of
+// another tool is refused, naming the tools it is for, and nothing is stored.
+func TestImportToolFlags(t *testing.T) {
+	dir := t.TempDir()
+	mt := fixtures(t, "memtier_benchmark", "mt23-default.txt")
+	o := fairbench(t, dir, "import", "--target", "r", "-P", "1", "-d", "32", "--scale", "10", mt)
+	if o.code != 1 || !strings.Contains(o.stderr, "--scale is not a flag of memtier_benchmark outputs") ||
+		!strings.Contains(o.stderr, "pgbench") || !strings.Contains(o.stderr, "-P/--pipeline, -d/--data-size") {
+		t.Fatalf("--scale with a memtier output: exit %d\n%s", o.code, o.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, defaultResults)); err == nil {
+		if runs := runsIn(t, filepath.Join(dir, defaultResults)); len(runs) != 0 {
+			t.Fatalf("%d runs stored", len(runs))
+		}
+	}
+	o = fairbench(t, dir, "import", "--target", "r", "--pipeline", "4", "-d", "64", mt)
+	if o.code != 0 {
+		t.Fatalf("import: %s", o.stderr)
+	}
+	runs := runsIn(t, filepath.Join(dir, defaultResults))
+	if len(runs) != 1 || runs[0].Params["pipeline"] != int64(4) || runs[0].Params["data_size"] != int64(64) {
+		t.Fatalf("runs: %d, params %v", len(runs), runs[0].Params)
+	}
+	o = fairbench(t, dir, "import", "--target", "r", "-M", "simple", "-s", "2", fixtures(t, "pgbench", "pg15-plain.txt"))
+	if o.code != 0 {
+		t.Fatalf("pgbench import: %s", o.stderr)
+	}
+	o = fairbench(t, dir, "import", "--target", "r", "--mode", "read_writ", fixtures(t, "sysbench", "sb1-oltp-read-write-interval.txt"))
+	if o.code != 1 || !strings.Contains(o.stderr, `--mode: mode = "read_writ" is not one of`) {
+		t.Fatalf("--mode outside sysbench's domain: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
 // A study runs pgbench and fairbench's tpcb on the same PostgreSQL: two rows
 // with the same parameters in one report. pgbench runs with -l into a
 // directory of its own, so its run has a latency distribution like the

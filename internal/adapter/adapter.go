@@ -16,12 +16,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/ownership"
+	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/params/fioparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -35,6 +39,11 @@ type Tool struct {
 	Detect func(text string) bool
 	// Parse reads every run in text. name is the file name, for errors.
 	Parse func(name, text string) ([]*result.Run, error)
+	// ParseReader, when set, is Parse reading a line-oriented output from a
+	// reader line by line: import streams an output of the tool larger than
+	// DetectPrefix from its file instead of reading it whole (pgbench's, a
+	// progress line per second of a days-long run).
+	ParseReader func(name string, r io.Reader) ([]*result.Run, error)
 	// Logs, when set, recognises the tool's side files (pgbench -l logs, fio's
 	// bw/lat/iops logs) by file name and content...
 	IsLog func(name, text string) bool
@@ -81,6 +90,45 @@ type Tool struct {
 	// keys that are there already unless --replace, gives the runs a
 	// directory of their own, and removes what they wrote afterwards.
 	Writes func(Invocation) (Footprint, error)
+	// ImportFlags are the flags of `fairbench import` that fill in what the
+	// tool's output does not say (see ImportFlag).
+	ImportFlags []ImportFlag
+}
+
+// Invocation is what a command builder needs from a study cell. It is a
+// plain struct rather than the study's cell so that this package stays below
+// the study package.
+type Invocation struct {
+	URL          string
+	Clients      int
+	Duration     time.Duration
+	Params       params.Values
+	Rate         float64       // operations per second over all clients; 0 = closed loop
+	LatencyLimit time.Duration // pgbench -L
+	MaxTries     int
+	// Threads caps the tool's client threads (pgbench -j); 0 = one per client.
+	Threads int
+	// LogDir, for a tool with AttachLogDir, is an empty directory the tool
+	// writes its side logs into; "" for none. The runner makes it private
+	// (mode 0700) and removes it after the run, so a tool's generated input
+	// files holding secrets can go there too (HammerDB's script).
+	LogDir string
+	// Warmup, for a tool with OwnWarmup, is the cell's warm-up, which the
+	// measured run starts with.
+	Warmup time.Duration
+	// WorkDir, for a tool whose Footprint has a Dir, is the directory the
+	// runner made inside it for the cell's files; "" before the runner has
+	// made it (checking a cell before the study starts).
+	WorkDir string
+}
+
+// Command is one tool execution. Secrets travel in Env (PGPASSWORD,
+// MYSQL_PWD, REDISCLI_AUTH), never in Argv, which is stored with the run.
+type Command struct {
+	Argv []string
+	Env  []string
+	// Dir is the working directory; "" for the runner's own.
+	Dir string
 }
 
 // Footprint is what a cell's runs of a tool write.
@@ -93,6 +141,20 @@ type Footprint struct {
 	// it after the cell's last run unless Keep.
 	Dir  string
 	Keep bool
+}
+
+// toolKindParams are the parameters of the kinds fairbench has no native
+// workload of (fio, mysqlslap); go-tpc and YCSB add theirs (tpcc, ycsb) in
+// their init, for a build without the native workloads.
+var toolKindParams = map[string][]params.Spec{
+	"fio":       fioparams.Specs(),
+	"mysqlslap": mysqlslapParams,
+}
+
+// KindParams returns the parameters of a kind only tools run (fio).
+func KindParams(kind string) ([]params.Spec, bool) {
+	s, ok := toolKindParams[kind]
+	return s, ok
 }
 
 // Executable is the program a study cell of the tool needs on the PATH.
@@ -129,8 +191,18 @@ type DataLoad struct {
 // File is one input file: its name (for errors and log matching) and text.
 type File struct {
 	Name string
+	// Text is the file's text; for a streamed output (see Streamed), only
+	// its first DetectPrefix bytes.
 	Text string
+	// path and size, for a streamed output: the file its parser reads line
+	// by line, and its size when it was opened.
+	path string
+	size int64
 }
+
+// Streamed reports whether the file is an output its tool's parser reads
+// from the file line by line (Tool.ParseReader) rather than from Text.
+func (f File) Streamed() bool { return f.path != "" }
 
 // tools in detection order: formats that are easy to tell apart first, so
 // that a loose detector never claims another tool's output.
@@ -182,44 +254,88 @@ func Detect(text string) *Tool { return detectIn(text) }
 // Parse detects the tool and parses text. An unknown format is an error that
 // lists what is supported.
 func Parse(name, text string) (*Tool, []*result.Run, error) {
-	t := Detect(text)
-	if t == nil {
-		return nil, nil, fmt.Errorf("%s: not an output fairbench can read; supported: %s", name, Supported())
-	}
-	if t.Unsupported != "" {
-		return t, nil, fmt.Errorf("%s: looks like %s output, which is not supported yet: %s", name, t.Name, t.Unsupported)
+	t, err := detected(name, text)
+	if err != nil {
+		return t, nil, err
 	}
 	runs, err := t.Parse(name, text)
+	runs, err = settle(t, name, runs, err, func() (outputShape, error) { return textShape(t, name, text), nil })
+	return t, runs, err
+}
+
+// detected is the tool whose output text is, or why there is none.
+func detected(name, text string) (*Tool, error) {
+	t := Detect(text)
+	if t == nil {
+		return nil, fmt.Errorf("%s: not an output fairbench can read; supported: %s", name, Supported())
+	}
+	if t.Unsupported != "" {
+		return t, fmt.Errorf("%s: looks like %s output, which is not supported yet: %s", name, t.Name, t.Unsupported)
+	}
+	return t, nil
+}
+
+// outputShape is what Parse checks of an output besides what its parser
+// read: how it ends, and where the tool's Once line appears.
+type outputShape struct {
+	lines int   // line breaks + 1
+	cut   error // cutShort's verdict
+	json  bool  // the output is a whole JSON document
+	once  []int // the lines where t.Once matches, the first two
+}
+
+// textShape is the shape of an output read whole.
+func textShape(t *Tool, name, text string) outputShape {
+	s := outputShape{lines: strings.Count(text, "\n") + 1, cut: cutShort(name, text)}
+	s.json = t != fioTool && json.Valid([]byte(text))
+	if t.Once != nil {
+		for _, loc := range t.Once.FindAllStringIndex(text, 2) {
+			s.once = append(s.once, strings.Count(text[:loc[0]], "\n")+1)
+		}
+	}
+	return s
+}
+
+// settle checks the runs a tool's parser read from an output of the given
+// shape, and completes them: a parse that stopped on the last line of an
+// output cut mid-line stopped because of the cut, which the error says.
+func settle(t *Tool, name string, runs []*result.Run, err error, shape func() (outputShape, error)) ([]*result.Run, error) {
 	if err != nil {
-		// A parse that stopped on the last line of a file cut mid-line
-		// stopped because of the cut: say so.
 		// JSON is the exception: its decoder tells a cut from damage itself.
 		var pe *ParseError
-		if cs := cutShort(name, text); cs != nil && t != fioTool && errors.As(err, &pe) && !errors.Is(err, errJSONDecoder) &&
-			(pe.Line == 0 || pe.Line >= strings.Count(text, "\n")+1) {
-			if pe.Line == 0 {
-				return t, nil, cs
-			}
-			return t, nil, &ParseError{File: name, Line: pe.Line, Msg: pe.Msg + " (the line ends without a line break: the output is truncated)"}
+		if t == fioTool || !errors.As(err, &pe) || errors.Is(err, errJSONDecoder) {
+			return nil, err
 		}
-		return t, nil, err
+		s, serr := shape()
+		if serr != nil {
+			return nil, serr
+		}
+		if s.cut != nil && (pe.Line == 0 || pe.Line >= s.lines) {
+			if pe.Line == 0 {
+				return nil, s.cut
+			}
+			return nil, &ParseError{File: name, Line: pe.Line, Msg: pe.Msg + " (the line ends without a line break: the output is truncated)"}
+		}
+		return nil, err
+	}
+	s, err := shape()
+	if err != nil {
+		return nil, err
 	}
 	// JSON (fio's, OSB's test_run.json): the decoder tells a cut document,
 	// and OSB writes its JSON without a final line break.
-	if t != fioTool && !json.Valid([]byte(text)) {
-		if err := cutShort(name, text); err != nil {
-			return t, nil, err
-		}
+	if t != fioTool && !s.json && s.cut != nil {
+		return nil, s.cut
 	}
-	if err := concatenated(t, name, text); err != nil {
-		return t, nil, err
+	if err := concatenated(t, name, s.once); err != nil {
+		return nil, err
 	}
 	for i, r := range runs {
 		if err := validRun(name, r); err != nil {
 			if len(runs) > 1 {
-				return t, nil, fmt.Errorf("run %d of %d: %w", i+1, len(runs), err)
+				return nil, fmt.Errorf("run %d of %d: %w", i+1, len(runs), err)
 			}
-			return t, nil, err
+			return nil, err
 		}
 	}
 	for _, r := range runs {
@@ -229,7 +345,7 @@ func Parse(name, text string) (*Tool, []*result.Run, error) {
 		}
 		r.Status = result.StatusOK
 	}
-	return t, runs, nil
+	return runs, nil
 }
 
 // Input is one tool output with the side files that belong to it.
@@ -286,7 +402,11 @@ func Group(files []File) ([]Input, error) {
 
 // ParseInput parses a main output and attaches its log files.
 func ParseInput(in Input) (*Tool, []*result.Run, error) {
-	t, runs, err := Parse(in.Main.Name, in.Main.Text)
+	parse := func() (*Tool, []*result.Run, error) { return Parse(in.Main.Name, in.Main.Text) }
+	if in.Main.Streamed() {
+		parse = func() (*Tool, []*result.Run, error) { return parseStreamed(in.Main) }
+	}
+	t, runs, err := parse()
 	if err != nil {
 		return t, nil, err
 	}
@@ -302,18 +422,13 @@ func ParseInput(in Input) (*Tool, []*result.Run, error) {
 }
 
 // concatenated refuses a file that holds two outputs of a tool whose output
-// is one run: the line where the second output starts is named. Tools whose
-// output is a list of runs (redis-benchmark's tests, mysqlslap's concurrency
-// levels) have no Once: each run of a concatenation is imported.
-func concatenated(t *Tool, name, text string) error {
-	if t.Once == nil {
+// is one run: the line where the second output starts is named (once holds
+// the lines where the tool's Once matched). Tools whose output is a list of
+// runs (redis-benchmark's tests, mysqlslap's concurrency levels) have no
+// Once: each run of a concatenation is imported.
+func concatenated(t *Tool, name string, once []int) error {
+	if len(once) < 2 {
 		return nil
 	}
-	locs := t.Once.FindAllStringIndex(text, 2)
-	if len(locs) < 2 {
-		return nil
-	}
-	first := strings.Count(text[:locs[0][0]], "\n") + 1
-	second := strings.Count(text[:locs[1][0]], "\n") + 1
-	return &ParseError{File: name, Line: second, Msg: fmt.Sprintf("a second %s output starts here (the first at line %d): two outputs concatenated into one file; put each in a file of its own", t.Name, first)}
+	return &ParseError{File: name, Line: once[1], Msg: fmt.Sprintf("a second %s output starts here (the first at line %d): two outputs concatenated into one file; put each in a file of its own", t.Name, once[0])}
 }

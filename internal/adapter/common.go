@@ -1,13 +1,18 @@
 package adapter
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"iter"
 	"math"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -45,12 +50,106 @@ type lines struct {
 	// bad is the first number that did not parse or lay outside its domain,
 	// kept even where a parser reads on, so that checked refuses the file.
 	bad error
+	// stream, when set, is where the lines come from instead of ls: a
+	// parser of a long output (pgbench's, a progress line per second) reads
+	// it line by line, holding only the line being read (see streamLines).
+	stream *lineStream
+}
+
+// lineStream is the state of lines read from a reader: its current file
+// line split at carriage returns, and what missing needs of the lines gone by.
+type lineStream struct {
+	sc      *bufio.Scanner
+	no      int      // the file line the scanner is on
+	pending []string // the parts of line no not returned yet
+	lastNo  int      // the file line of the line last returned
+	// end is the line missing names: the last non-blank line's, or the one
+	// before the first of the blank lines that end the text.
+	end        int
+	afterBlank bool
+	// err is why reading stopped before the end: it, not what the parser
+	// missed, is what checked reports.
+	err error
+}
+
+// maxLine bounds one line of a streamed output: pgbench's longest are its
+// statement lines, a script's command; a longer line is no tool's output.
+const maxLine = 1 << 20
+
+// streamLines reads the lines of file from r as they are asked for, so that
+// memory does not grow with the length of the output.
+func streamLines(file string, r io.Reader) *lines {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Split(scanFileLines())
+	return &lines{file: file, stream: &lineStream{sc: sc}}
+}
+
+// scanFileLines returns a split function that splits at line breaks as
+// strings.Split(text, "\n") does: carriage returns are kept (lines splits at
+// them), and a text that ends with a line break, or is empty, ends with an
+// empty line.
+func scanFileLines() bufio.SplitFunc {
+	afterBreak := true // at the start of the text, or just after a line break
+	return func(data []byte, atEOF bool) (int, []byte, error) {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			afterBreak = true
+			return i + 1, data[:i], nil
+		}
+		switch {
+		case !atEOF:
+			return 0, nil, nil
+		case len(data) > 0:
+			afterBreak = false
+			return len(data), data, nil
+		case afterBreak:
+			return 0, []byte{}, bufio.ErrFinalToken
+		}
+		return 0, nil, nil
+	}
+}
+
+// fill makes a part of a line pending, reading the next line when none is;
+// false at the end of the text, or at a read error, kept in err.
+func (l *lines) fill() bool {
+	s := l.stream
+	for len(s.pending) == 0 {
+		if !s.sc.Scan() {
+			if err := s.sc.Err(); err != nil && s.err == nil {
+				s.err = &ParseError{File: l.file, Line: s.no + 1, Msg: fmt.Sprintf("unreadable: %v (lines of up to %d KiB are read)", err, maxLine>>10)}
+			}
+			return false
+		}
+		s.no++
+		s.pending = strings.Split(s.sc.Text(), "\r")
+	}
+	return true
+}
+
+// nextStreamed is next for a streamed text.
+func (l *lines) nextStreamed() (string, bool) {
+	s := l.stream
+	if !l.fill() {
+		return "", false
+	}
+	part := s.pending[0]
+	s.pending = s.pending[1:]
+	s.lastNo = s.no
+	if strings.TrimSpace(part) != "" {
+		s.end, s.afterBlank = s.no, false
+	} else if !s.afterBlank {
+		s.end, s.afterBlank = s.no-1, true
+	}
+	return part, true
 }
 
 // checked runs a parser over l and refuses its result when any number it
 // read was unreadable or out of its domain.
 func checked(l *lines, parse func(*lines) ([]*result.Run, error)) ([]*result.Run, error) {
 	runs, err := parse(l)
+	if l.stream != nil && l.stream.err != nil {
+		return nil, l.stream.err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +172,9 @@ func newLines(file, text string) *lines {
 
 // next returns the next line and true, or "" and false at the end.
 func (l *lines) next() (string, bool) {
+	if l.stream != nil {
+		return l.nextStreamed()
+	}
 	if l.i >= len(l.ls) {
 		return "", false
 	}
@@ -95,6 +197,12 @@ func (l *lines) trimmed() iter.Seq[string] {
 }
 
 func (l *lines) peek() (string, bool) {
+	if l.stream != nil {
+		if !l.fill() {
+			return "", false
+		}
+		return l.stream.pending[0], true
+	}
 	if l.i >= len(l.ls) {
 		return "", false
 	}
@@ -103,6 +211,9 @@ func (l *lines) peek() (string, bool) {
 
 // line is the file line number of the line last returned by next.
 func (l *lines) line() int {
+	if l.stream != nil {
+		return l.stream.lastNo
+	}
 	if l.i == 0 {
 		return 0
 	}
@@ -128,7 +239,13 @@ func (l *lines) badf(format string, args ...any) error {
 // something required appeared; the line is the last one read.
 func (l *lines) missing(what string) error {
 	last := 0
-	if len(l.no) > 0 {
+	if l.stream != nil {
+		// The lines not read yet, if any, count as read: missing is
+		// called at the end of a parse.
+		for _, ok := l.next(); ok; _, ok = l.next() {
+		}
+		last = l.stream.end
+	} else if len(l.no) > 0 {
 		last = l.no[len(l.no)-1]
 		// Trailing empty lines are not where parsing stopped.
 		for i := len(l.ls) - 1; i >= 0 && strings.TrimSpace(l.ls[i]) == ""; i-- {
@@ -327,4 +444,65 @@ func clip(s string) string {
 		return string(r[:max]) + "…"
 	}
 	return s
+}
+
+// --- command lines ---------------------------------------------------------
+
+func secs(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return strconv.Itoa(s)
+}
+
+// hostPort splits a URL's host, leaving the port empty when not given.
+func hostPort(u *url.URL) (string, string) { return u.Hostname(), u.Port() }
+
+// cellURLParams refuses a target URL parameter a tool cell cannot pass on,
+// naming it and the ones the cell understands.
+func cellURLParams(tool string, q url.Values, known map[string]string) error {
+	for k := range q {
+		if _, ok := known[k]; !ok {
+			keys := make([]string, 0, len(known))
+			for k := range known {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return fmt.Errorf("target URL parameter %q: %s cells understand %s", k, tool, strings.Join(keys, ", "))
+		}
+	}
+	return nil
+}
+
+// lineRule is one entry of a table-driven parser: which lines it reads and
+// what reading one does. A rule reads a line that starts with prefix (when
+// set), is exact (when set), is admitted by when (when set) and matches re
+// (when set); handle gets the whole line as m[0], and re's submatches after
+// it.
+type lineRule[P any] struct {
+	prefix, exact string
+	when          func(p P, line string) bool
+	re            *regexp.Regexp
+	handle        func(p P, m []string) error
+}
+
+// applyRules hands line to the first of rules that reads it; read is false
+// when none does.
+func applyRules[P any](rules []lineRule[P], p P, line string) (read bool, err error) {
+	for _, r := range rules {
+		if (r.prefix != "" && !strings.HasPrefix(line, r.prefix)) || (r.exact != "" && line != r.exact) ||
+			(r.when != nil && !r.when(p, line)) {
+			continue
+		}
+		m := []string{line}
+		if r.re != nil {
+			if m = r.re.FindStringSubmatch(line); m == nil {
+				continue
+			}
+			m[0] = line
+		}
+		return true, r.handle(p, m)
+	}
+	return false, nil
 }

@@ -65,6 +65,7 @@ var memtierTool = &Tool{
 	Parse:        parseMemtier,
 	Complete:     completeMemtier,
 	AttachLogDir: attachMemtierLogDir,
+	ImportFlags:  kvImportFlags,
 }
 
 var (
@@ -284,25 +285,39 @@ func parseMemtierText(l *lines) ([]*result.Run, error) {
 // readMemtierSection reads a section after its title: the table, then the
 // latency distribution when memtier printed one.
 func readMemtierSection(l *lines, s *memtierSection) error {
-	next := func(what string) (string, error) {
-		for {
-			line, ok := l.next()
-			if !ok {
-				return "", l.missing(what + " of " + s.title)
-			}
-			if t := strings.TrimSpace(line); !memtierStderr.MatchString(t) {
-				return t, nil
-			}
+	for _, read := range []func(*lines, *memtierSection) error{readMemtierHeader, readMemtierRows, readMemtierDist} {
+		if err := read(l, s); err != nil {
+			return err
 		}
 	}
-	t, err := next("table")
+	return nil
+}
+
+// memtierNext is the next line of section s that is not one of memtier's
+// stderr lines, trimmed; what names what was expected, for the error at the
+// end of the text.
+func memtierNext(l *lines, s *memtierSection, what string) (string, error) {
+	for {
+		line, ok := l.next()
+		if !ok {
+			return "", l.missing(what + " of " + s.title)
+		}
+		if t := strings.TrimSpace(line); !memtierStderr.MatchString(t) {
+			return t, nil
+		}
+	}
+}
+
+// readMemtierHeader reads the table's header between its ==== and ---- rules.
+func readMemtierHeader(l *lines, s *memtierSection) error {
+	t, err := memtierNext(l, s, "table")
 	if err != nil {
 		return err
 	}
 	if !memtierRule.MatchString(t) || t[0] != '=' {
 		return l.errorf("expected the ==== line under %s", s.title)
 	}
-	if t, err = next("table header"); err != nil {
+	if t, err = memtierNext(l, s, "table header"); err != nil {
 		return err
 	}
 	s.cols = memtierColSep.Split(t, -1)
@@ -317,45 +332,34 @@ func readMemtierSection(l *lines, s *memtierSection) error {
 			return l.errorf("unknown column %q in memtier's table", c)
 		}
 	}
-	if t, err = next("table"); err != nil {
+	if t, err = memtierNext(l, s, "table"); err != nil {
 		return err
 	}
 	if !memtierRule.MatchString(t) || t[0] != '-' {
 		return l.errorf("expected the ---- line under the table header")
 	}
+	return nil
+}
+
+// readMemtierRows reads the table's rows, up to and with Totals.
+func readMemtierRows(l *lines, s *memtierSection) error {
 	for {
-		if t, err = next("Totals row"); err != nil {
+		t, err := memtierNext(l, s, "Totals row")
+		if err != nil {
 			return err
 		}
 		if t == "" {
 			if len(s.rows) > 0 && s.rows[len(s.rows)-1].label == "Totals" {
-				break
+				return nil
 			}
 			if _, more := l.peek(); !more {
 				return l.missing("Totals row of " + s.title)
 			}
 			return l.errorf("the table of %s ends before its Totals row", s.title)
 		}
-		f := strings.Fields(t)
-		if len(f) != len(s.cols) {
-			return l.errorf("table row with %d fields, the header has %d columns", len(f), len(s.cols))
-		}
-		row := memtierRow{label: f[0], line: l.line(), vals: map[string]float64{}}
-		if len(row.label) < 2 || !strings.HasSuffix(row.label, "s") {
-			return l.errorf("unexpected row %q in memtier's table (Sets, Gets, Waits, a command's type with an s, Totals)", row.label)
-		}
-		for i, v := range f[1:] {
-			if v == "---" {
-				continue
-			}
-			x, err := l.num(v, s.cols[i+1])
-			if err != nil {
-				return err
-			}
-			row.vals[s.cols[i+1]] = x
-		}
-		if _, ok := row.vals["Ops/sec"]; !ok {
-			return l.errorf("row %s without Ops/sec", row.label)
+		row, err := readMemtierRow(l, s, t)
+		if err != nil {
+			return err
 		}
 		s.rows = append(s.rows, row)
 		if row.label == "Totals" {
@@ -370,7 +374,37 @@ func readMemtierSection(l *lines, s *memtierSection) error {
 			}
 		}
 	}
-	// The distribution, if any, follows after a second blank line.
+}
+
+// readMemtierRow reads the table row t.
+func readMemtierRow(l *lines, s *memtierSection, t string) (memtierRow, error) {
+	f := strings.Fields(t)
+	if len(f) != len(s.cols) {
+		return memtierRow{}, l.errorf("table row with %d fields, the header has %d columns", len(f), len(s.cols))
+	}
+	row := memtierRow{label: f[0], line: l.line(), vals: map[string]float64{}}
+	if len(row.label) < 2 || !strings.HasSuffix(row.label, "s") {
+		return memtierRow{}, l.errorf("unexpected row %q in memtier's table (Sets, Gets, Waits, a command's type with an s, Totals)", row.label)
+	}
+	for i, v := range f[1:] {
+		if v == "---" {
+			continue
+		}
+		x, err := l.num(v, s.cols[i+1])
+		if err != nil {
+			return memtierRow{}, err
+		}
+		row.vals[s.cols[i+1]] = x
+	}
+	if _, ok := row.vals["Ops/sec"]; !ok {
+		return memtierRow{}, l.errorf("row %s without Ops/sec", row.label)
+	}
+	return row, nil
+}
+
+// readMemtierDist reads the latency distribution, if any: it follows the
+// table after a second blank line.
+func readMemtierDist(l *lines, s *memtierSection) error {
 	for {
 		p, ok := l.peek()
 		if !ok || strings.TrimSpace(p) != "" {
@@ -382,13 +416,14 @@ func readMemtierSection(l *lines, s *memtierSection) error {
 		return nil
 	}
 	l.next()
-	if t, err = next("distribution header"); err != nil {
+	t, err := memtierNext(l, s, "distribution header")
+	if err != nil {
 		return err
 	}
 	if !memtierDistHead.MatchString(t) {
 		return l.errorf("expected the distribution header (Type  <= msec  Percent)")
 	}
-	if t, err = next("distribution"); err != nil {
+	if t, err = memtierNext(l, s, "distribution"); err != nil {
 		return err
 	}
 	if !memtierRule.MatchString(t) || t[0] != '-' {
@@ -401,7 +436,7 @@ func readMemtierSection(l *lines, s *memtierSection) error {
 		t := strings.TrimSpace(line)
 		if !ok || t == "" {
 			flush()
-			break
+			return nil
 		}
 		if memtierStderr.MatchString(t) {
 			continue
@@ -425,7 +460,6 @@ func readMemtierSection(l *lines, s *memtierSection) error {
 		}
 		cur.pts = append(cur.pts, bucket{ms * 1000, int64(math.Round(pct * 1000))})
 	}
-	return nil
 }
 
 // memtierOp turns a table row label (Sets, Gets, Incrs) into the op name

@@ -3,31 +3,11 @@ package adapter
 import (
 	"bytes"
 	"os"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fairbench/fairbench/internal/report"
 )
-
-// redis-benchmark speaks to Valkey as to Redis: a valkey:// target runs,
-// valkeys:// with --tls, as memtier_benchmark's cells already do.
-func TestBuildRedisBenchmarkAcceptsValkey(t *testing.T) {
-	p := kvValues(t, map[string]any{"profile": "set-only"})
-	for url, tls := range map[string]bool{"valkey://127.0.0.1:6381": false, "valkeys://127.0.0.1:6381": true} {
-		c, err := buildRedisBenchmark(Invocation{URL: url, Clients: 2, Duration: time.Second, Params: p})
-		if err != nil {
-			t.Fatalf("%s: %v", url, err)
-		}
-		if slices.Contains(c.Argv, "--tls") != tls || !slices.Contains(c.Argv, "6381") {
-			t.Errorf("%s: %v", url, c.Argv)
-		}
-	}
-	if _, err := buildRedisBenchmark(Invocation{URL: "mysql://h/db", Clients: 1, Params: p}); err == nil {
-		t.Error("a mysql:// target was accepted")
-	}
-}
 
 // mysqlslap with --engine (as a study cell runs it) prints "Running for
 // engine innodb" without a colon; the parser read only the colon form.

@@ -55,9 +55,15 @@ var pgbenchTool = &Tool{
 	Detect:       detectPgbench,
 	Once:         regexp.MustCompile(`(?m)^transaction type: `),
 	Parse:        parsePgbench,
+	ParseReader:  parsePgbenchReader,
 	IsLog:        isPgbenchLog,
 	AttachLogs:   attachPgbenchLogs,
 	AttachLogDir: attachPgbenchLogDir,
+	ImportFlags: []ImportFlag{
+		paramFlag("scale", "s", tpcbparams.Specs(), tpcbparams.Scale, "scaling factor (pgbench -s)"),
+		paramFlag("mode", "", tpcbparams.Specs(), tpcbparams.Mode, "the builtin script: tpcb-like, simple-update or select-only"),
+		paramFlag("protocol", "M", tpcbparams.Specs(), tpcbparams.QueryMode, "query mode (pgbench -M): simple, extended or prepared"),
+	},
 }
 
 var (
@@ -115,353 +121,413 @@ var pgbenchModes = map[string]string{
 }
 
 func parsePgbench(name, text string) ([]*result.Run, error) {
-	return checked(newLines(name, text), parsePgbenchLines)
+	return parsePgbenchReader(name, strings.NewReader(text))
+}
+
+// parsePgbenchReader reads a pgbench output line by line: memory grows with
+// what the run stores (a series point per progress line), not with the
+// output's size.
+func parsePgbenchReader(name string, r io.Reader) ([]*result.Run, error) {
+	return checked(streamLines(name, r), parsePgbenchLines)
 }
 
 func parsePgbenchLines(l *lines) ([]*result.Run, error) {
-	name, text := l.file, l.text
-	_, _ = name, text
-	r := &result.Run{Workload: "pgbench", Kind: "tpcb", Params: map[string]any{}}
-	facts := map[string]any{}
-	tool := map[string]any{} // what the output says that is not a tpcb parameter
-	s := &r.Summary
-	var (
-		seen        = map[string]bool{}
-		prevT       float64
-		statements  []any
-		stmtRe      *regexp.Regexp
-		inSummary   bool
-		inScripts   bool
-		failures    = map[result.ErrorClass]int64{}
-		detailedErr bool
-		txType      string
-	)
-	vacuum := false
-	for {
-		line, ok := l.next()
-		if !ok {
-			break
-		}
+	p := &pgbenchParser{l: l, r: &result.Run{Workload: "pgbench", Kind: "tpcb", Params: map[string]any{}},
+		facts: map[string]any{}, tool: map[string]any{}, seen: map[string]bool{}, failures: map[result.ErrorClass]int64{}}
+	for line, ok := l.next(); ok; line, ok = l.next() {
 		t := strings.TrimRight(line, " \t")
 		if t == "" {
 			continue
 		}
-		if m := match(pgbenchVersion, t); m != nil && !inSummary {
-			client, server, ok := strings.Cut(m[1], ", server ")
-			r.ToolVersion = "pgbench " + client
-			if ok {
-				facts["server version"] = server
-			}
-			continue
+		p.raw = line
+		read, err := applyRules(pgbenchRules, p, t)
+		if err != nil {
+			return nil, err
 		}
-		if pgbenchClientAborted.MatchString(t) {
-			return nil, l.errorf("a pgbench client aborted (%s): the run went on with fewer clients and its numbers are incomplete", t)
-		}
-		if t == "starting vacuum...end." {
-			vacuum = true
-			continue
-		}
-		if strings.HasPrefix(t, "starting vacuum...") || strings.HasPrefix(t, "pgbench: ") ||
-			strings.HasPrefix(t, "NOTICE: ") || strings.HasPrefix(t, "WARNING: ") || strings.HasPrefix(t, "client ") {
-			// Messages pgbench and the server print during the run (2>&1).
-			if strings.Contains(t, "Run was aborted") {
-				return nil, l.errorf("pgbench reports the run as aborted; its numbers are incomplete")
-			}
-			continue
-		}
-		if t == "Run was aborted; the above results are incomplete." {
-			return nil, l.errorf("pgbench reports the run as aborted; its numbers are incomplete")
-		}
-		if strings.HasPrefix(t, "progress: ") {
-			if inSummary {
-				return nil, l.errorf("progress line after the summary started")
-			}
-			m := match(pgbenchProgress, t)
-			if m == nil {
-				return nil, l.errorf("unreadable pgbench progress line")
-			}
-			at, _ := l.num(m[1], "progress time")
-			tps, _ := l.num(m[2], "progress tps")
-			lat, _ := l.num(m[3], "progress latency")
-			pt := result.SeriesPoint{Second: int(math.Round(at)), Rate: tps, Mean: lat * 1000}
-			pt.Ops = int64(math.Round(tps * (at - prevT)))
-			prevT = at
-			if m[5] != "" {
-				pt.Errors, _ = l.integer(m[5], "failed")
-			}
-			r.Series = append(r.Series, pt)
-			continue
-		}
-		if inScripts {
-			// Per-script sections of runs with several scripts: the totals
-			// above already hold what fairbench stores.
-			// Their lines are "SQL script N: ...", " - ..." and, with -r,
-			// the script's statement lines.
-			if strings.HasPrefix(t, "SQL script ") || strings.HasPrefix(t, " - ") ||
-				(statements == nil && match(pgbenchStmt[""], t) != nil) {
-				continue
-			}
-		}
-		if statements != nil || pgbenchStmtHead.MatchString(t) {
-			if h := match(pgbenchStmtHead, t); h != nil {
-				statements = []any{}
-				stmtRe = pgbenchStmt[h[1]]
-				continue
-			}
-			m := match(stmtRe, line)
-			if m == nil {
-				if strings.HasPrefix(t, "SQL script ") {
-					inScripts = true
-					continue
-				}
-				return nil, l.errorf("unreadable statement latency line")
-			}
-			lat, err := l.signed(m[1], "statement latency")
-			if err != nil {
-				return nil, err
-			}
-			st := map[string]any{"latency_ms": lat, "command": strings.TrimSpace(m[4])}
-			if m[2] != "" {
-				st["failures"], _ = l.integer(m[2], "statement failures")
-			}
-			if m[3] != "" {
-				st["retries"], _ = l.integer(m[3], "statement retries")
-			}
-			statements = append(statements, st)
-			continue
-		}
-		if m := match(pgbenchEq, t); m != nil {
-			inSummary = true
-			v, err := l.num(m[2], m[1])
-			if err != nil {
-				return nil, err
-			}
-			switch m[1] {
-			case "latency average":
-				s.LatencyMean = v * 1000
-				if m[3] == "including failures" {
-					// pgbench 15+ without -r/-P/--latency-limit computes the
-					// average from the duration, failures included.
-					r.Deviations = append(r.Deviations, "pgbench's latency average includes failed transactions (it was derived from the run time, not measured per transaction)")
-				}
-			case "latency stddev":
-				s.LatencyStddev = v * 1000
-			case "initial connection time":
-				s.ConnectTimeMean = v
-			case "tps":
-				switch m[3] {
-				case "without initial connection time", "excluding connections establishing":
-					s.Throughput = v
-				case "including connections establishing":
-					// pgbench 11–13 print both; the excluding one is comparable to
-					// what later versions and fairbench report.
-					facts["tps including connections establishing"] = v
-				default:
-					return nil, l.errorf("unknown tps line")
-				}
-				seen["tps"] = true
-			}
-			seen[m[1]] = true
-			continue
-		}
-		if m := match(pgbenchLag, t); m != nil {
-			s.LagMean, _ = l.num(m[1], "lag")
-			s.LagMax, _ = l.num(m[2], "lag max")
-			s.LagMean *= 1000
-			s.LagMax *= 1000
-			continue
-		}
-		if m := match(pgbenchAbove, t); m != nil {
-			limit, _ := l.num(m[1], "latency limit")
-			tool["latency_limit"] = time.Duration(limit * float64(time.Millisecond)).String()
-			n, _ := l.integer(m[2], "late transactions")
-			s.LateStarts = n
-			facts["transactions above the latency limit"] = n
-			continue
-		}
-		m := match(pgbenchKV, t)
-		if m == nil {
+		if !read {
 			return nil, l.errorf("unexpected line in pgbench output")
 		}
-		key, val := m[1], strings.TrimSpace(m[2])
-		inSummary = true
-		switch key {
-		case "transaction type":
-			txType = val
-			facts[key] = val
-			if mode, ok := pgbenchModes[val]; ok {
-				r.Params[tpcbparams.Mode] = mode
-			} else {
-				// A custom script (-f) or several (-b/-f with weights): not
-				// comparable with tpcb, so its own kind.
-				r.Kind = "pgbench-script"
-				r.Params["script"] = val
-				if val == "multiple scripts" {
-					inScripts = true
-				}
-			}
-		case "scaling factor":
-			n, err := l.integer(val, key)
-			if err != nil {
-				return nil, err
-			}
-			r.Params[tpcbparams.Scale] = n
-			facts[key] = val
-		case "query mode":
-			r.Params[tpcbparams.QueryMode] = val
-			facts[key] = val
-		case "number of clients":
-			n, err := l.integer(val, key)
-			if err != nil {
-				return nil, err
-			}
-			r.Clients = int(n)
-		case "number of threads":
-			n, err := l.integer(val, key)
-			if err != nil {
-				return nil, err
-			}
-			tool["threads"] = n
-		case "maximum number of tries":
-			n, err := l.integer(val, key)
-			if err != nil {
-				return nil, err
-			}
-			tool["max_tries"] = n
-		case "maximum time of tries":
-			facts[key] = val
-		case "duration":
-			d, ok := strings.CutSuffix(val, " s")
-			if !ok {
-				return nil, l.errorf("duration %q is not in seconds", val)
-			}
-			n, err := l.integer(d, key)
-			if err != nil {
-				return nil, err
-			}
-			if n == 0 {
-				return nil, l.badf("duration 0 s: pgbench -T runs for at least a second")
-			}
-			r.Duration = time.Duration(n) * time.Second
-		case "number of transactions per client":
-			n, err := l.integer(val, key)
-			if err != nil {
-				return nil, err
-			}
-			tool["transactions_per_client"] = n
-			r.Params[tpcbparams.Transactions] = n // pairs with a native run of -t n
-		case "number of transactions actually processed":
-			// "892", or "1000/1000" with -t.
-			done, _, _ := strings.Cut(val, "/")
-			n, err := l.integer(done, key)
-			if err != nil {
-				return nil, err
-			}
-			s.Transactions = n
-		case "number of failed transactions":
-			n, err := pgbenchCount(l, val, key)
-			if err != nil {
-				return nil, err
-			}
-			s.Failed = n
-		case "number of serialization failures":
-			n, err := pgbenchCount(l, val, key)
-			if err != nil {
-				return nil, err
-			}
-			failures[result.ErrSerialization] = n
-			detailedErr = true
-		case "number of deadlock failures":
-			n, err := pgbenchCount(l, val, key)
-			if err != nil {
-				return nil, err
-			}
-			failures[result.ErrDeadlock] = n
-			detailedErr = true
-		case "number of transactions retried":
-			n, err := pgbenchCount(l, val, key)
-			if err != nil {
-				return nil, err
-			}
-			s.Retried = n
-		case "total number of retries":
-			n, err := l.integer(val, key)
-			if err != nil {
-				return nil, err
-			}
-			s.Retries = n
-		case "number of transactions skipped":
-			n, err := pgbenchCount(l, val, key)
-			if err != nil {
-				return nil, err
-			}
-			s.Skipped = n
-		default:
-			return nil, l.errorf("unknown pgbench summary line %q", key)
-		}
-		seen[key] = true
 	}
+	return p.finish()
+}
 
+// pgbenchParser is a pgbench output's run as read so far, and where in the
+// output the parse is.
+type pgbenchParser struct {
+	l           *lines
+	raw         string // the line being read, as it was
+	r           *result.Run
+	facts       map[string]any // what the output says of the workload
+	tool        map[string]any // what the output says that is not a tpcb parameter
+	seen        map[string]bool
+	prevT       float64 // the time of the last progress line
+	statements  []any   // -r's statement lines; nil before its header
+	stmtRe      *regexp.Regexp
+	inSummary   bool
+	inScripts   bool // in the per-script sections of several scripts
+	failures    map[result.ErrorClass]int64
+	detailedErr bool
+	txType      string
+	vacuum      bool
+}
+
+// pgbenchRules are the lines of a pgbench output, in the order they are
+// tried: the first rule that reads a line (right-trimmed) handles it.
+var pgbenchRules = []lineRule[*pgbenchParser]{
+	{re: pgbenchVersion, when: func(p *pgbenchParser, _ string) bool { return !p.inSummary }, handle: (*pgbenchParser).version},
+	{re: pgbenchClientAborted, handle: func(p *pgbenchParser, m []string) error {
+		return p.l.errorf("a pgbench client aborted (%s): the run went on with fewer clients and its numbers are incomplete", m[0])
+	}},
+	{exact: "starting vacuum...end.", handle: func(p *pgbenchParser, _ []string) error { p.vacuum = true; return nil }},
+	// Messages pgbench and the server print during the run (2>&1).
+	{when: pgbenchMessage, handle: func(p *pgbenchParser, m []string) error {
+		if strings.Contains(m[0], "Run was aborted") {
+			return p.aborted(m)
+		}
+		return nil
+	}},
+	{exact: "Run was aborted; the above results are incomplete.", handle: (*pgbenchParser).aborted},
+	{prefix: "progress: ", handle: (*pgbenchParser).progress},
+	// Per-script sections of runs with several scripts: the totals above
+	// already hold what fairbench stores. Their lines are "SQL script N: ...",
+	// " - ..." and, with -r, the script's statement lines.
+	{when: (*pgbenchParser).scriptSection, handle: func(*pgbenchParser, []string) error { return nil }},
+	{when: func(p *pgbenchParser, t string) bool { return p.statements != nil || pgbenchStmtHead.MatchString(t) },
+		handle: (*pgbenchParser).statement},
+	{re: pgbenchEq, handle: (*pgbenchParser).equals},
+	{re: pgbenchLag, handle: (*pgbenchParser).lag},
+	{re: pgbenchAbove, handle: (*pgbenchParser).above},
+	{re: pgbenchKV, handle: (*pgbenchParser).summary},
+}
+
+func pgbenchMessage(_ *pgbenchParser, t string) bool {
+	for _, prefix := range []string{"starting vacuum...", "pgbench: ", "NOTICE: ", "WARNING: ", "client "} {
+		if strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// "pgbench (15.18 ...)": the client's version, and the server's when they differ.
+func (p *pgbenchParser) version(m []string) error {
+	client, server, ok := strings.Cut(m[1], ", server ")
+	p.r.ToolVersion = "pgbench " + client
+	if ok {
+		p.facts["server version"] = server
+	}
+	return nil
+}
+
+func (p *pgbenchParser) aborted([]string) error {
+	return p.l.errorf("pgbench reports the run as aborted; its numbers are incomplete")
+}
+
+func (p *pgbenchParser) progress(m []string) error {
+	l := p.l
+	if p.inSummary {
+		return l.errorf("progress line after the summary started")
+	}
+	if m = match(pgbenchProgress, m[0]); m == nil {
+		return l.errorf("unreadable pgbench progress line")
+	}
+	at, _ := l.num(m[1], "progress time")
+	tps, _ := l.num(m[2], "progress tps")
+	lat, _ := l.num(m[3], "progress latency")
+	pt := result.SeriesPoint{Second: int(math.Round(at)), Rate: tps, Mean: lat * 1000}
+	pt.Ops = int64(math.Round(tps * (at - p.prevT)))
+	p.prevT = at
+	if m[5] != "" {
+		pt.Errors, _ = l.integer(m[5], "failed")
+	}
+	p.r.Series = append(p.r.Series, pt)
+	return nil
+}
+
+func (p *pgbenchParser) scriptSection(t string) bool {
+	return p.inScripts && (strings.HasPrefix(t, "SQL script ") || strings.HasPrefix(t, " - ") ||
+		(p.statements == nil && match(pgbenchStmt[""], t) != nil))
+}
+
+// statement reads -r's header and the statement lines under it.
+func (p *pgbenchParser) statement(m []string) error {
+	l := p.l
+	if h := match(pgbenchStmtHead, m[0]); h != nil {
+		p.statements = []any{}
+		p.stmtRe = pgbenchStmt[h[1]]
+		return nil
+	}
+	s := match(p.stmtRe, p.raw)
+	if s == nil {
+		if strings.HasPrefix(m[0], "SQL script ") {
+			p.inScripts = true
+			return nil
+		}
+		return l.errorf("unreadable statement latency line")
+	}
+	lat, err := l.signed(s[1], "statement latency")
+	if err != nil {
+		return err
+	}
+	st := map[string]any{"latency_ms": lat, "command": strings.TrimSpace(s[4])}
+	if s[2] != "" {
+		st["failures"], _ = l.integer(s[2], "statement failures")
+	}
+	if s[3] != "" {
+		st["retries"], _ = l.integer(s[3], "statement retries")
+	}
+	p.statements = append(p.statements, st)
+	return nil
+}
+
+// equals reads the "name = value" lines of the summary.
+func (p *pgbenchParser) equals(m []string) error {
+	p.inSummary = true
+	v, err := p.l.num(m[2], m[1])
+	if err != nil {
+		return err
+	}
+	if err := pgbenchEquals[m[1]](p, v, m[3]); err != nil {
+		return err
+	}
+	p.seen[m[1]] = true
+	return nil
+}
+
+// pgbenchEquals handle the names pgbenchEq reads, given the value and the
+// note in parentheses after it.
+var pgbenchEquals = map[string]func(p *pgbenchParser, v float64, note string) error{
+	"latency average": func(p *pgbenchParser, v float64, note string) error {
+		p.r.Summary.LatencyMean = v * 1000
+		if note == "including failures" {
+			// pgbench 15+ without -r/-P/--latency-limit computes the
+			// average from the duration, failures included.
+			p.r.Deviations = append(p.r.Deviations, "pgbench's latency average includes failed transactions (it was derived from the run time, not measured per transaction)")
+		}
+		return nil
+	},
+	"latency stddev":          func(p *pgbenchParser, v float64, _ string) error { p.r.Summary.LatencyStddev = v * 1000; return nil },
+	"initial connection time": func(p *pgbenchParser, v float64, _ string) error { p.r.Summary.ConnectTimeMean = v; return nil },
+	"tps": func(p *pgbenchParser, v float64, note string) error {
+		switch note {
+		case "without initial connection time", "excluding connections establishing":
+			p.r.Summary.Throughput = v
+		case "including connections establishing":
+			// pgbench 11–13 print both; the excluding one is comparable to
+			// what later versions and fairbench report.
+			p.facts["tps including connections establishing"] = v
+		default:
+			return p.l.errorf("unknown tps line")
+		}
+		return nil
+	},
+}
+
+// lag reads -R's "rate limit schedule lag" line.
+func (p *pgbenchParser) lag(m []string) error {
+	s := &p.r.Summary
+	s.LagMean, _ = p.l.num(m[1], "lag")
+	s.LagMax, _ = p.l.num(m[2], "lag max")
+	s.LagMean *= 1000
+	s.LagMax *= 1000
+	return nil
+}
+
+// above reads -L's "number of transactions above the latency limit" line.
+func (p *pgbenchParser) above(m []string) error {
+	limit, _ := p.l.num(m[1], "latency limit")
+	p.tool["latency_limit"] = time.Duration(limit * float64(time.Millisecond)).String()
+	n, _ := p.l.integer(m[2], "late transactions")
+	p.r.Summary.LateStarts = n
+	p.facts["transactions above the latency limit"] = n
+	return nil
+}
+
+// summary reads a "key: value" line of the header or the summary.
+func (p *pgbenchParser) summary(m []string) error {
+	key, val := m[1], strings.TrimSpace(m[2])
+	p.inSummary = true
+	read, ok := pgbenchSummary[key]
+	if !ok {
+		return p.l.errorf("unknown pgbench summary line %q", key)
+	}
+	if err := read(p, key, val); err != nil {
+		return err
+	}
+	p.seen[key] = true
+	return nil
+}
+
+// pgbenchSummary handle the keys of "key: value" lines.
+var pgbenchSummary = map[string]func(p *pgbenchParser, key, val string) error{
+	"transaction type": (*pgbenchParser).transactionType,
+	"scaling factor": func(p *pgbenchParser, key, val string) error {
+		n, err := p.l.integer(val, key)
+		p.r.Params[tpcbparams.Scale] = n
+		p.facts[key] = val
+		return err
+	},
+	"query mode": func(p *pgbenchParser, key, val string) error {
+		p.r.Params[tpcbparams.QueryMode] = val
+		p.facts[key] = val
+		return nil
+	},
+	"number of clients":                 pgbenchInteger(func(p *pgbenchParser, n int64) { p.r.Clients = int(n) }),
+	"number of threads":                 pgbenchInteger(func(p *pgbenchParser, n int64) { p.tool["threads"] = n }),
+	"maximum number of tries":           pgbenchInteger(func(p *pgbenchParser, n int64) { p.tool["max_tries"] = n }),
+	"maximum time of tries":             func(p *pgbenchParser, key, val string) error { p.facts[key] = val; return nil },
+	"duration":                          (*pgbenchParser).duration,
+	"number of transactions per client": pgbenchInteger(func(p *pgbenchParser, n int64) {
+		p.tool["transactions_per_client"] = n
+		p.r.Params[tpcbparams.Transactions] = n // pairs with a native run of -t n
+	}),
+	"number of transactions actually processed": func(p *pgbenchParser, key, val string) error {
+		// "892", or "1000/1000" with -t.
+		done, _, _ := strings.Cut(val, "/")
+		n, err := p.l.integer(done, key)
+		p.r.Summary.Transactions = n
+		return err
+	},
+	"number of failed transactions": pgbenchCounted(func(p *pgbenchParser, n int64) { p.r.Summary.Failed = n }),
+	"number of serialization failures": pgbenchCounted(func(p *pgbenchParser, n int64) {
+		p.failures[result.ErrSerialization] = n
+		p.detailedErr = true
+	}),
+	"number of deadlock failures": pgbenchCounted(func(p *pgbenchParser, n int64) {
+		p.failures[result.ErrDeadlock] = n
+		p.detailedErr = true
+	}),
+	"number of transactions retried": pgbenchCounted(func(p *pgbenchParser, n int64) { p.r.Summary.Retried = n }),
+	"total number of retries":        pgbenchInteger(func(p *pgbenchParser, n int64) { p.r.Summary.Retries = n }),
+	"number of transactions skipped": pgbenchCounted(func(p *pgbenchParser, n int64) { p.r.Summary.Skipped = n }),
+}
+
+// pgbenchInteger reads a summary value that is a count.
+func pgbenchInteger(set func(*pgbenchParser, int64)) func(p *pgbenchParser, key, val string) error {
+	return func(p *pgbenchParser, key, val string) error {
+		n, err := p.l.integer(val, key)
+		if err == nil {
+			set(p, n)
+		}
+		return err
+	}
+}
+
+// pgbenchCounted reads a summary value written "N (P%)".
+func pgbenchCounted(set func(*pgbenchParser, int64)) func(p *pgbenchParser, key, val string) error {
+	return func(p *pgbenchParser, key, val string) error {
+		n, err := pgbenchCount(p.l, val, key)
+		if err == nil {
+			set(p, n)
+		}
+		return err
+	}
+}
+
+func (p *pgbenchParser) transactionType(key, val string) error {
+	p.txType = val
+	p.facts[key] = val
+	if mode, ok := pgbenchModes[val]; ok {
+		p.r.Params[tpcbparams.Mode] = mode
+		return nil
+	}
+	// A custom script (-f) or several (-b/-f with weights): not comparable
+	// with tpcb, so its own kind.
+	p.r.Kind = "pgbench-script"
+	p.r.Params["script"] = val
+	if val == "multiple scripts" {
+		p.inScripts = true
+	}
+	return nil
+}
+
+func (p *pgbenchParser) duration(key, val string) error {
+	d, ok := strings.CutSuffix(val, " s")
+	if !ok {
+		return p.l.errorf("duration %q is not in seconds", val)
+	}
+	n, err := p.l.integer(d, key)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return p.l.badf("duration 0 s: pgbench -T runs for at least a second")
+	}
+	p.r.Duration = time.Duration(n) * time.Second
+	return nil
+}
+
+// finish checks that the output was whole and completes the run from what
+// it said.
+func (p *pgbenchParser) finish() ([]*result.Run, error) {
+	l, r, s := p.l, p.r, &p.r.Summary
 	for _, need := range []string{"transaction type", "number of clients", "number of transactions actually processed", "latency average", "tps"} {
-		if !seen[need] {
+		if !p.seen[need] {
 			return nil, l.missing(fmt.Sprintf("%q line", need))
 		}
 	}
-	if txType == "" {
+	if p.txType == "" {
 		return nil, l.missing("transaction type")
 	}
 	// -r lists every statement of the script: a builtin script's list cut
 	// short is a truncated output.
-	if want, ok := pgbenchBuiltinStatements[txType]; ok && statements != nil && len(statements) != want {
-		return nil, l.missing(fmt.Sprintf("statement latencies of all %d statements of %s (%d read)", want, txType, len(statements)))
+	if want, ok := pgbenchBuiltinStatements[p.txType]; ok && p.statements != nil && len(p.statements) != want {
+		return nil, l.missing(fmt.Sprintf("statement latencies of all %d statements of %s (%d read)", want, p.txType, len(p.statements)))
 	}
-	if _, ok := tool["max_tries"]; !ok {
-		tool["max_tries"] = int64(1)
+	if _, ok := p.tool["max_tries"]; !ok {
+		p.tool["max_tries"] = int64(1)
 	}
 	if r.Kind == "tpcb" {
-		r.Params[tpcbparams.Vacuum] = vacuum
+		r.Params[tpcbparams.Vacuum] = p.vacuum
 	}
 	if r.Duration == 0 && s.Throughput > 0 {
 		// -t runs: the measured time follows from count and rate.
 		r.Duration = time.Duration(float64(s.Transactions) / s.Throughput * float64(time.Second))
 	}
-	if _, old := facts["tps including connections establishing"]; old && !seen["latency stddev"] {
+	if _, old := p.facts["tps including connections establishing"]; old && !p.seen["latency stddev"] {
 		// pgbench 11–13 without -P, -R or -L measure no latencies and print
 		// clients / tps including connections establishing as the average.
 		r.Deviations = append(r.Deviations, "pgbench's latency average includes connection establishment (pgbench 13 and older derive it from the whole run time when they measure no latencies: without -P, -R or -L)")
 	}
-	if tool["latency_limit"] != nil || s.LagMax > 0 || s.Skipped > 0 {
+	if p.tool["latency_limit"] != nil || s.LagMax > 0 || s.Skipped > 0 {
 		r.Deviations = append(r.Deviations, "rate-limited run (-R): the target rate is not in pgbench's output; pass --set rate=N to record it")
 	}
-	errs := map[result.ErrorClass]int64{}
-	if s.Failed > 0 {
-		if detailedErr {
-			var sum int64
-			for c, n := range failures {
-				if n > 0 {
-					errs[c] = n
-				}
-				sum += n
-			}
-			if other := s.Failed - sum; other > 0 {
-				errs[result.ErrOther] = other
-			}
-		} else {
-			// Without --failures-detailed pgbench only retries (and so only
-			// counts as failed) serialization and deadlock errors, without
-			// saying which: they are stored under serialization.
-			errs[result.ErrSerialization] = s.Failed
-			r.Deviations = append(r.Deviations, "failed transactions counted as serialization failures: pgbench ran without --failures-detailed and did not say which of serialization or deadlock")
-		}
-	}
-	op := result.Op{Name: opName(r), Count: s.Transactions, Errors: errs}
+	op := result.Op{Name: opName(r), Count: s.Transactions, Errors: p.errorClasses()}
 	r.Ops = []result.Op{op}
-	r.Env.Extra = map[string]any{"workload": facts, "tool": tool}
-	if len(statements) > 0 {
-		r.Env.Extra["statements"] = statements
+	r.Env.Extra = map[string]any{"workload": p.facts, "tool": p.tool}
+	if len(p.statements) > 0 {
+		r.Env.Extra["statements"] = p.statements
 	}
 	r.Deviations = append(r.Deviations, "no latency distribution: pgbench prints only mean and stddev; percentiles need its -l per-transaction logs imported alongside")
 	return []*result.Run{r}, nil
+}
+
+// errorClasses are the failed transactions by class.
+func (p *pgbenchParser) errorClasses() map[result.ErrorClass]int64 {
+	errs := map[result.ErrorClass]int64{}
+	failed := p.r.Summary.Failed
+	if failed == 0 {
+		return errs
+	}
+	if !p.detailedErr {
+		// Without --failures-detailed pgbench only retries (and so only
+		// counts as failed) serialization and deadlock errors, without
+		// saying which: they are stored under serialization.
+		errs[result.ErrSerialization] = failed
+		p.r.Deviations = append(p.r.Deviations, "failed transactions counted as serialization failures: pgbench ran without --failures-detailed and did not say which of serialization or deadlock")
+		return errs
+	}
+	var sum int64
+	for c, n := range p.failures {
+		if n > 0 {
+			errs[c] = n
+		}
+		sum += n
+	}
+	if other := failed - sum; other > 0 {
+		errs[result.ErrOther] = other
+	}
+	return errs
 }
 
 func opName(r *result.Run) string {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ func ReadFile(path string) (File, error) {
 		return File{}, err
 	}
 	defer f.Close()
-	return Read(path, f)
+	return read(path, f, path)
 }
 
 // Read reads one input file from r. Its first DetectPrefix bytes say what it
@@ -59,27 +60,39 @@ func ReadFile(path string) (File, error) {
 // at once, having read no more. A main output is then read on up to
 // maxOutput bytes, its parser needing it whole, and refused beyond that
 // without being read further; a side log (pgbench's per-transaction log can
-// legitimately be gigabytes) is read whole.
-func Read(name string, r io.Reader) (File, error) {
+// legitimately be gigabytes) is read whole. ReadFile streams the outputs of
+// the tools that parse from a reader instead (see File.Streamed).
+func Read(name string, r io.Reader) (File, error) { return read(name, r, "") }
+
+// read is Read; a main output at path (when given) whose tool parses from a
+// reader is streamed: its File holds the prefix and the path, and its parser
+// reads the file when import parses it.
+func read(name string, r io.Reader, path string) (File, error) {
 	prefix := make([]byte, DetectPrefix)
 	n, err := io.ReadFull(r, prefix)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return File{}, fmt.Errorf("%s: %w", name, err)
 	}
 	prefix = prefix[:n]
-	var b strings.Builder
+	size := int64(-1)
 	if st, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
-			b.Grow(int(min(fi.Size(), maxOutput+1))) // one allocation for the whole text
+			size = fi.Size()
 		}
 	}
-	b.Write(prefix)
+	text := string(prefix)
 	if n < DetectPrefix { // the whole file
-		return File{Name: name, Text: b.String()}, nil
+		return File{Name: name, Text: text}, nil
 	}
-	text := b.String()
+	// the text read whole: one allocation when the file's size is known
+	var b strings.Builder
+	whole := func(limit int64) *strings.Builder {
+		b.Grow(int(max(min(size, limit), 0)))
+		b.Write(prefix)
+		return &b
+	}
 	if logOf(name, text) != nil {
-		if _, err := io.Copy(&b, r); err != nil {
+		if _, err := io.Copy(whole(math.MaxInt), r); err != nil {
 			return File{}, fmt.Errorf("%s: %w", name, err)
 		}
 		return File{Name: name, Text: b.String()}, nil
@@ -88,6 +101,10 @@ func Read(name string, r io.Reader) (File, error) {
 	if t == nil {
 		return File{}, fmt.Errorf("%s: not an output fairbench can read (judged from its first %d KiB); supported: %s", name, DetectPrefix>>10, Supported())
 	}
+	if t.ParseReader != nil && path != "" && size >= 0 {
+		return File{Name: name, Text: text, path: path, size: size}, nil
+	}
+	whole(maxOutput + 1)
 	if _, err := io.Copy(&b, io.LimitReader(r, maxOutput+1-int64(n))); err != nil {
 		return File{}, fmt.Errorf("%s: %w", name, err)
 	}

@@ -16,13 +16,22 @@ import (
 // and comes from import's --pipeline.
 
 var redisBenchmarkTool = &Tool{
-	Name:    "redis-benchmark",
-	Kind:    "kv",
-	Build:   buildRedisBenchmark,
-	Writes:  redisBenchmarkWrites,
-	Install: "apt-get install redis-tools",
-	Detect:  detectRedisBenchmark,
-	Parse:   parseRedisBenchmark,
+	Name:        "redis-benchmark",
+	Kind:        "kv",
+	Build:       buildRedisBenchmark,
+	Writes:      redisBenchmarkWrites,
+	Install:     "apt-get install redis-tools",
+	Detect:      detectRedisBenchmark,
+	Parse:       parseRedisBenchmark,
+	ImportFlags: kvImportFlags,
+}
+
+// kvImportFlags fill in what the outputs of the kv tools do not print
+// (redis-benchmark's and memtier_benchmark's text), under the options'
+// names in both tools.
+var kvImportFlags = []ImportFlag{
+	paramFlag("pipeline", "P", kvparams.Specs(), kvparams.Pipeline, "pipeline depth: requests per round trip (-P, --pipeline)"),
+	paramFlag("data-size", "d", kvparams.Specs(), kvparams.DataSize, "value size in bytes (-d, --data-size)"),
 }
 
 var (

@@ -26,6 +26,10 @@ var sysbenchTool = &Tool{
 	Detect:  detectSysbench,
 	Once:    regexp.MustCompile(`(?m)^SQL statistics:`),
 	Parse:   parseSysbench,
+	ImportFlags: []ImportFlag{
+		paramFlag("mode", "", oltpparams.Specs(), oltpparams.Mode, "the test sysbench ran (oltp_<mode>), which its output does not print: read_write, read_only, point_select, ..."),
+		paramFlag("protocol", "M", oltpparams.Specs(), oltpparams.QueryMode, "query mode: simple, extended or prepared (sysbench --db-ps-mode=disable is simple)"),
+	},
 	Complete: func(r *result.Run) error {
 		if _, ok := r.Params[oltpparams.Mode]; !ok {
 			return errors.New("sysbench does not print which test ran: give --mode (read_write, read_only, point_select, ...)")

@@ -112,355 +112,360 @@ func parseYcsbJava(name, text string) ([]*result.Run, error) {
 	return checked(newLines(name, text), parseYcsbJavaLines)
 }
 
+// yjParser is what a Java YCSB output says, read line by line, and then the
+// run made of it.
+type yjParser struct {
+	l         *lines
+	cmdline   string
+	version   string
+	statuses  []*yjStatus
+	blocks    map[string]*yjBlock
+	order     []string // block names, as they first appear
+	inReport  bool
+	maxTime   bool
+	lastState *yjStatus // the status line continuation lines belong to
+
+	// From the report, once read.
+	runtime, thr float64 // [OVERALL] RunTime(ms), Throughput(ops/sec)
+	props        map[string]string
+	flags        yjFlags
+	mode         string // measurementtype
+	hdrMode      bool
+	twoInOne     bool // hdrhistogram+histogram: each operation as HdrX and BucketX
+	opNames      []string
+	failed       map[string][]*yjBlock // failed-latency blocks, by operation
+	gc, intended map[string]any
+	other        map[string]any
+	varianceN    int
+	pctSet       string // the first operation's percentiles
+	haveHist     bool
+	r            *result.Run
+	env          map[string]any
+}
+
+// yjRules are the lines of a Java YCSB output, in the order they are tried.
+var yjRules = []lineRule[*yjParser]{
+	{prefix: "Could not export measurements", handle: func(p *yjParser, m []string) error {
+		return p.l.errorf("YCSB could not write its report: %s", m[0])
+	}},
+	{re: yjReportRe, handle: (*yjParser).reportLine},
+	{when: func(p *yjParser, _ string) bool { return p.inReport }, handle: func(p *yjParser, _ []string) error {
+		return p.l.errorf("unreadable line in YCSB's report (expected \"[NAME], measurement, value\")")
+	}},
+	// Before the report: stderr (when saved along) and, with
+	// measurementtype=timeseries, status lines on stdout.
+	{prefix: "Command line:", handle: func(p *yjParser, m []string) error {
+		p.cmdline = strings.TrimSpace(strings.TrimPrefix(m[0], "Command line:"))
+		return nil
+	}},
+	{re: yjVersionRe, handle: func(p *yjParser, m []string) error { p.version = m[1]; return nil }},
+	{prefix: "Maximum time elapsed.", handle: func(p *yjParser, _ []string) error { p.maxTime = true; return nil }},
+	{when: func(_ *yjParser, t string) bool { return yjStampRe.MatchString(t) }, handle: (*yjParser).statusLine},
+	{prefix: "[", when: func(p *yjParser, _ string) bool { return p.lastState != nil }, handle: (*yjParser).statusContinued},
+	// Anything else before the report (the binding's own messages,
+	// "Loading workload...", "DBWrapper: ...") says nothing about the result.
+	{handle: func(*yjParser, []string) error { return nil }},
+}
+
 func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
-	name, text := l.file, l.text
-	_, _ = name, text
-	var (
-		cmdline   string
-		version   string
-		statuses  []*yjStatus
-		blocks    = map[string]*yjBlock{}
-		order     []string
-		inReport  bool
-		maxTime   bool
-		lastState *yjStatus // the status line continuation lines belong to
-	)
+	p := &yjParser{l: l, blocks: map[string]*yjBlock{}}
 	for t := range l.trimmed() {
 		if t == "" {
 			continue
 		}
-		if strings.HasPrefix(t, "Could not export measurements") {
-			return nil, l.errorf("YCSB could not write its report: %s", t)
+		if _, err := applyRules(yjRules, p, t); err != nil {
+			return nil, err
 		}
-		if m := match(yjReportRe, t); m != nil {
-			if m[1] == "OVERALL" && m[2] == "RunTime(ms)" && inReport {
-				return nil, l.errorf("a second YCSB report in the same file: import one run per file")
-			}
-			if !inReport && !(m[1] == "OVERALL" && m[2] == "RunTime(ms)") {
-				return nil, l.errorf("YCSB report line before [OVERALL], RunTime(ms)")
-			}
-			inReport = true
-			lastState = nil
-			b := blocks[m[1]]
-			if b == nil {
-				b = &yjBlock{name: m[1], fields: map[string]string{}, returns: map[string]int64{}}
-				blocks[m[1]] = b
-				order = append(order, m[1])
-			}
-			b.line = l.line()
-			if err := b.add(l, m[2], m[3]); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if inReport {
-			return nil, l.errorf("unreadable line in YCSB's report (expected \"[NAME], measurement, value\")")
-		}
-		// Before the report: stderr (when saved along) and, with
-		// measurementtype=timeseries, status lines on stdout.
-		if strings.HasPrefix(t, "Command line:") {
-			cmdline = strings.TrimSpace(strings.TrimPrefix(t, "Command line:"))
-			continue
-		}
-		if m := match(yjVersionRe, t); m != nil {
-			version = m[1]
-			continue
-		}
-		if strings.HasPrefix(t, "Maximum time elapsed.") {
-			maxTime = true
-			continue
-		}
-		if yjStampRe.MatchString(t) {
-			st, err := parseYjStatus(l, t)
-			if err != nil {
-				return nil, err
-			}
-			lastState = nil
-			if n := len(statuses); n > 0 && statuses[n-1].text == t {
-				continue // timeseries: the same line on stdout and stderr
-			}
-			statuses = append(statuses, st)
-			lastState = st
-			continue
-		}
-		if lastState != nil && strings.HasPrefix(t, "[") {
-			// hdrhistogram+histogram: the status line goes on after a newline.
-			chunks, err := parseYjChunks(l, t)
-			if err != nil {
-				return nil, err
-			}
-			lastState.chunks = append(lastState.chunks, chunks...)
-			continue
-		}
-		// Anything else before the report (the binding's own messages,
-		// "Loading workload...", "DBWrapper: ...") says nothing about the result.
 	}
-	overall := blocks["OVERALL"]
+	for _, phase := range []func() error{p.overall, p.sortBlocks, p.checkBlocks, p.measurementType, p.checkPercentiles,
+		p.operations, p.latencyNotes, p.clientsAndParams, p.series} {
+		if err := phase(); err != nil {
+			return nil, err
+		}
+	}
+	p.finishEnv()
+	return []*result.Run{p.r}, nil
+}
+
+// reportLine reads "[NAME], measurement, value" into NAME's block.
+func (p *yjParser) reportLine(m []string) error {
+	l := p.l
+	first := m[1] == "OVERALL" && m[2] == "RunTime(ms)"
+	if first && p.inReport {
+		return l.errorf("a second YCSB report in the same file: import one run per file")
+	}
+	if !p.inReport && !first {
+		return l.errorf("YCSB report line before [OVERALL], RunTime(ms)")
+	}
+	p.inReport = true
+	p.lastState = nil
+	b := p.blocks[m[1]]
+	if b == nil {
+		b = &yjBlock{name: m[1], fields: map[string]string{}, returns: map[string]int64{}}
+		p.blocks[m[1]] = b
+		p.order = append(p.order, m[1])
+	}
+	b.line = l.line()
+	return b.add(l, m[2], m[3])
+}
+
+// statusLine reads a -s status line.
+func (p *yjParser) statusLine(m []string) error {
+	t := m[0]
+	st, err := parseYjStatus(p.l, t)
+	if err != nil {
+		return err
+	}
+	p.lastState = nil
+	if n := len(p.statuses); n > 0 && p.statuses[n-1].text == t {
+		return nil // timeseries: the same line on stdout and stderr
+	}
+	p.statuses = append(p.statuses, st)
+	p.lastState = st
+	return nil
+}
+
+// statusContinued reads the rest of a status line that hdrhistogram+histogram
+// goes on with after a newline.
+func (p *yjParser) statusContinued(m []string) error {
+	chunks, err := parseYjChunks(p.l, m[0])
+	if err != nil {
+		return err
+	}
+	p.lastState.chunks = append(p.lastState.chunks, chunks...)
+	return nil
+}
+
+// overall reads [OVERALL] and the command line, and starts the run.
+func (p *yjParser) overall() error {
+	l := p.l
+	overall := p.blocks["OVERALL"]
 	if overall == nil {
-		return nil, l.missing("[OVERALL], RunTime(ms) line")
+		return l.missing("[OVERALL], RunTime(ms) line")
 	}
 	runtime, ok, err := overall.num(l, "RunTime(ms)")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	thr, ok2, err := overall.num(l, "Throughput(ops/sec)")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !ok || !ok2 {
-		return nil, l.missing("[OVERALL], Throughput(ops/sec) line")
+		return l.missing("[OVERALL], Throughput(ops/sec) line")
 	}
 	if runtime <= 0 {
-		return nil, &ParseError{File: name, Line: overall.line, Msg: "[OVERALL] RunTime(ms) is not positive"}
+		return &ParseError{File: l.file, Line: overall.line, Msg: "[OVERALL] RunTime(ms) is not positive"}
 	}
-
-	args := strings.Fields(cmdline)
-	props, flags := yjArgs(args)
+	p.runtime, p.thr = runtime, thr
+	p.props, p.flags = yjArgs(strings.Fields(p.cmdline))
 
 	r := &result.Run{Workload: "ycsb", Kind: "ycsb", Params: map[string]any{}}
 	r.Duration = time.Duration(runtime * float64(time.Millisecond))
 	env := map[string]any{}
-	if cmdline != "" {
-		env["command_line"] = cmdline
+	if p.cmdline != "" {
+		env["command_line"] = p.cmdline
 	}
-	if len(props) > 0 {
-		env["properties"] = props
+	if len(p.props) > 0 {
+		env["properties"] = p.props
 	}
-	if flags.db != "" {
-		env["db"] = flags.db
+	if p.flags.db != "" {
+		env["db"] = p.flags.db
 	}
-	if flags.load {
+	if p.flags.load {
 		r.Workload = "ycsb-load"
 		env["phase"] = "load"
-	} else if cmdline != "" {
+	} else if p.cmdline != "" {
 		env["phase"] = "run"
 	}
-	if maxTime {
+	if p.maxTime {
 		env["stopped_by"] = "maxexecutiontime"
 	}
+	p.r, p.env = r, env
+	return nil
+}
 
-	// Sort the blocks: operations, their failed-latency blocks, and the rest.
-	var (
-		mode      = props["measurementtype"]
-		twoInOne  = false
-		opNames   []string
-		failed    = map[string][]*yjBlock{} // by operation
-		gc        = map[string]any{}
-		intended  = map[string]any{}
-		other     = map[string]any{}
-		varianceN int
-	)
-	for _, n := range order {
-		if strings.HasPrefix(n, "Bucket") && blocks["Hdr"+strings.TrimPrefix(n, "Bucket")] != nil {
-			twoInOne = true
+// opName is the operation block n measures, false for a block that
+// duplicates another (hdrhistogram+histogram's BucketX).
+func (p *yjParser) opName(n string) (string, bool) {
+	if p.twoInOne {
+		if strings.HasPrefix(n, "Bucket") {
+			return "", false
+		}
+		if s, ok := strings.CutPrefix(n, "Hdr"); ok {
+			return s, true
 		}
 	}
-	opName := func(n string) (string, bool) {
-		if twoInOne {
-			if strings.HasPrefix(n, "Bucket") {
-				return "", false
-			}
-			if s, ok := strings.CutPrefix(n, "Hdr"); ok {
-				return s, true
-			}
-		}
-		return n, true
+	return n, true
+}
+
+// blockOf is operation on's block.
+func (p *yjParser) blockOf(on string) *yjBlock {
+	if p.twoInOne {
+		return p.blocks["Hdr"+on]
 	}
-	for _, n := range order {
-		b := blocks[n]
-		switch {
-		case n == "OVERALL":
-			continue
-		case strings.HasPrefix(n, "TOTAL_GC"):
-			for k, v := range b.fields {
-				gc[n+" "+k] = yjValue(v)
-			}
-			continue
-		case strings.HasPrefix(n, "MAX_") || strings.HasPrefix(n, "MIN_"):
-			for k, v := range b.fields {
-				other[n+" "+k] = yjValue(v)
-			}
-			continue
+	return p.blocks[on]
+}
+
+// sortBlocks sorts the blocks: operations, their failed-latency blocks, and
+// the rest.
+func (p *yjParser) sortBlocks() error {
+	p.mode = p.props["measurementtype"]
+	p.failed = map[string][]*yjBlock{}
+	p.gc, p.intended, p.other = map[string]any{}, map[string]any{}, map[string]any{}
+	for _, n := range p.order {
+		if strings.HasPrefix(n, "Bucket") && p.blocks["Hdr"+strings.TrimPrefix(n, "Bucket")] != nil {
+			p.twoInOne = true
 		}
-		on, keep := opName(n)
-		if !keep {
-			continue
-		}
-		if _, ok := b.fields["LatencyVariance(us)"]; ok {
-			varianceN++
-		}
-		switch {
-		case yjJVMBlocks[on] || on == "CLEANUP" || strings.HasPrefix(on, "Intended-"):
-			if strings.HasPrefix(on, "Intended-") {
-				intended[strings.TrimPrefix(on, "Intended-")] = b.summary()
-			} else {
-				other[on] = b.summary()
-			}
-			continue
-		}
-		if m := match(yjFailedSuffixRe, on); m != nil {
-			base := blocks[m[1]]
-			if twoInOne {
-				base = blocks["Hdr"+m[1]]
-			}
-			if base != nil && (m[2] == "FAILED" || base.returns[m[2]] > 0) {
-				failed[m[1]] = append(failed[m[1]], b)
-				continue
-			}
-		}
-		opNames = append(opNames, on)
 	}
-	if len(opNames) == 0 {
-		return nil, l.missing("YCSB operation block ([READ], [UPDATE], [INSERT], ...)")
-	}
-	blockOf := func(on string) *yjBlock {
-		if twoInOne {
-			return blocks["Hdr"+on]
+	for _, n := range p.order {
+		if on, ok := p.sortBlock(n, p.blocks[n]); ok {
+			p.opNames = append(p.opNames, on)
 		}
-		return blocks[on]
 	}
-	for _, on := range opNames {
-		b := blockOf(on)
+	if len(p.opNames) == 0 {
+		return p.l.missing("YCSB operation block ([READ], [UPDATE], [INSERT], ...)")
+	}
+	return nil
+}
+
+// sortBlock files block n where it belongs; when it is an operation's, it
+// returns the operation and true.
+func (p *yjParser) sortBlock(n string, b *yjBlock) (string, bool) {
+	switch {
+	case n == "OVERALL":
+		return "", false
+	case strings.HasPrefix(n, "TOTAL_GC"):
+		for k, v := range b.fields {
+			p.gc[n+" "+k] = yjValue(v)
+		}
+		return "", false
+	case strings.HasPrefix(n, "MAX_") || strings.HasPrefix(n, "MIN_"):
+		for k, v := range b.fields {
+			p.other[n+" "+k] = yjValue(v)
+		}
+		return "", false
+	}
+	on, keep := p.opName(n)
+	if !keep {
+		return "", false
+	}
+	if _, ok := b.fields["LatencyVariance(us)"]; ok {
+		p.varianceN++
+	}
+	if i, ok := strings.CutPrefix(on, "Intended-"); ok {
+		p.intended[i] = b.summary()
+		return "", false
+	}
+	if yjJVMBlocks[on] || on == "CLEANUP" {
+		p.other[on] = b.summary()
+		return "", false
+	}
+	if m := match(yjFailedSuffixRe, on); m != nil {
+		if base := p.blockOf(m[1]); base != nil && (m[2] == "FAILED" || base.returns[m[2]] > 0) {
+			p.failed[m[1]] = append(p.failed[m[1]], b)
+			return "", false
+		}
+	}
+	return on, true
+}
+
+// checkBlocks refuses an operation block without the lines every block has.
+func (p *yjParser) checkBlocks() error {
+	for _, on := range p.opNames {
+		b := p.blockOf(on)
 		for _, k := range []string{"Operations", "AverageLatency(us)", "MinLatency(us)", "MaxLatency(us)"} {
 			if _, ok := b.fields[k]; !ok {
-				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + b.name + "] has no " + k + " line: the report is truncated or damaged"}
+				return &ParseError{File: p.l.file, Line: b.line, Msg: "[" + b.name + "] has no " + k + " line: the report is truncated or damaged"}
 			}
 		}
 	}
-	pctSet := yjPctKey(blockOf(opNames[0]).pcts)
-	if mode == "" {
-		switch {
-		case twoInOne:
-			mode = "hdrhistogram+histogram"
-		case varianceN > 0:
-			mode = "histogram"
-		case pctSet != "":
-			mode = "hdrhistogram"
-		default:
-			mode = "timeseries"
-		}
-	}
-	if strings.Contains(mode, "raw") {
-		return nil, &ParseError{File: name, Msg: "YCSB's measurementtype=" + mode + " output is not supported (no real output of it was captured to test a parser against)"}
-	}
-	env["measurementtype"] = mode
-	hdrMode := mode == "hdrhistogram" || strings.HasPrefix(mode, "hdrhistogram+")
-	if hdrMode {
-		// Every block prints the same percentiles (hdrhistogram.percentiles):
-		// one with fewer was cut off.
-		want, given := "", false
-		if w, ok := props["hdrhistogram.percentiles"]; ok {
-			var ps []float64
-			for _, p := range strings.Split(w, ",") {
-				if f, err := strconv.ParseFloat(strings.TrimSpace(p), 64); err == nil {
-					ps = append(ps, f)
-				}
-			}
-			var qs []quantile
-			for _, p := range ps {
-				qs = append(qs, quantile{q: p})
-			}
-			want, given = yjPctKey(qs), true
-		}
-		for _, on := range opNames {
-			b := blockOf(on)
-			got := yjPctKey(b.pcts)
-			switch {
-			case got == "":
-				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + b.name + "] has no percentile lines: the report is truncated or damaged"}
-			case given && got != want:
-				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + b.name + "] prints the percentiles " + got + ", hdrhistogram.percentiles asks for " + want + ": the report is truncated or damaged"}
-			case got != pctSet:
-				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + b.name + "] prints the percentiles " + got + ", [" + blockOf(opNames[0]).name + "] " + pctSet + ": the report is truncated or damaged"}
-			}
-		}
-	}
+	return nil
+}
 
-	// Operations.
-	s := &r.Summary
-	merged := hist.New()
-	haveHist := false
-	var meanSum float64
-	var okTotal, blockOps int64
+// measurementType is the measurementtype given, or the one the blocks show.
+func (p *yjParser) measurementType() error {
+	p.pctSet = yjPctKey(p.blockOf(p.opNames[0]).pcts)
+	switch {
+	case p.mode != "":
+	case p.twoInOne:
+		p.mode = "hdrhistogram+histogram"
+	case p.varianceN > 0:
+		p.mode = "histogram"
+	case p.pctSet != "":
+		p.mode = "hdrhistogram"
+	default:
+		p.mode = "timeseries"
+	}
+	if strings.Contains(p.mode, "raw") {
+		return &ParseError{File: p.l.file, Msg: "YCSB's measurementtype=" + p.mode + " output is not supported (no real output of it was captured to test a parser against)"}
+	}
+	p.env["measurementtype"] = p.mode
+	p.hdrMode = p.mode == "hdrhistogram" || strings.HasPrefix(p.mode, "hdrhistogram+")
+	return nil
+}
+
+// checkPercentiles: every block prints the same percentiles
+// (hdrhistogram.percentiles); one with fewer was cut off.
+func (p *yjParser) checkPercentiles() error {
+	if !p.hdrMode {
+		return nil
+	}
+	want, given := "", false
+	if w, ok := p.props["hdrhistogram.percentiles"]; ok {
+		var qs []quantile
+		for _, s := range strings.Split(w, ",") {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+				qs = append(qs, quantile{q: f})
+			}
+		}
+		want, given = yjPctKey(qs), true
+	}
+	for _, on := range p.opNames {
+		b := p.blockOf(on)
+		got := yjPctKey(b.pcts)
+		bad := func(msg string) error {
+			return &ParseError{File: p.l.file, Line: b.line, Msg: "[" + b.name + "] " + msg}
+		}
+		switch {
+		case got == "":
+			return bad("has no percentile lines: the report is truncated or damaged")
+		case given && got != want:
+			return bad("prints the percentiles " + got + ", hdrhistogram.percentiles asks for " + want + ": the report is truncated or damaged")
+		case got != p.pctSet:
+			return bad("prints the percentiles " + got + ", [" + p.blockOf(p.opNames[0]).name + "] " + p.pctSet + ": the report is truncated or damaged")
+		}
+	}
+	return nil
+}
+
+// yjTotals add up the operation blocks.
+type yjTotals struct {
+	merged           *hdr.Histogram
+	meanSum          float64
+	okTotal, blockOp int64
+	returns          map[string]any
+	failedLat        map[string]any
+}
+
+// operations makes an op of each operation block, and the summary of them.
+func (p *yjParser) operations() error {
+	r, s := p.r, &p.r.Summary
+	tot := &yjTotals{merged: hist.New(), returns: map[string]any{}, failedLat: map[string]any{}}
 	s.LatencyMin = math.Inf(1)
-	returns := map[string]any{}
-	failedLat := map[string]any{}
-	for _, on := range opNames {
-		n := on
-		if twoInOne {
-			n = "Hdr" + on
-		}
-		b := blocks[n]
-		op, err := yjOp(l, b, on, mode)
-		if err != nil {
-			return nil, err
-		}
-		count := op.Count
-		blockOps += count
-		var bad int64
-		for _, k := range b.retKeys {
-			if k != "OK" && k != "BATCHED_OK" {
-				bad += b.returns[k]
-			}
-		}
-		if yjDBOps[on] && count > 0 && len(b.returns) == 0 {
-			return nil, &ParseError{File: name, Line: b.line, Msg: "no Return= lines for [" + n + "]: the report is truncated or incomplete"}
-		}
-		if len(b.returns) > 0 {
-			if good := b.returns["OK"] + b.returns["BATCHED_OK"]; good != count {
-				return nil, &ParseError{File: name, Line: b.line, Msg: "[" + n + "] counts " + strconv.FormatInt(count, 10) +
-					" operations but its Return=OK says " + strconv.FormatInt(good, 10) + ": the report is truncated or damaged"}
-			}
-			rs := map[string]any{}
-			for _, k := range b.retKeys {
-				rs[k] = b.returns[k]
-			}
-			returns[on] = rs
-		}
-		var failedN int64
-		for _, fb := range failed[on] {
-			f, _, err := fb.num(l, "Operations")
-			if err != nil {
-				return nil, err
-			}
-			failedN += int64(f)
-			blockOps += int64(f)
-			failedLat[strings.TrimPrefix(fb.name, "Hdr")] = fb.summary()
-		}
-		if failedN != bad && len(failed[on]) > 0 {
-			return nil, &ParseError{File: name, Line: failed[on][len(failed[on])-1].line, Msg: "[" + n + "] counts " + strconv.FormatInt(bad, 10) +
-				" failed operations by status but its failed-latency blocks " + strconv.FormatInt(failedN, 10) + ": the report is truncated or damaged"}
-		}
-		if bad > 0 {
-			op.Errors = map[result.ErrorClass]int64{result.ErrOther: bad}
-			s.Failed += bad
-		}
-		r.Ops = append(r.Ops, op)
-		okTotal += count
-		if count > 0 {
-			avg, _, _ := b.num(l, "AverageLatency(us)")
-			mn, _, _ := b.num(l, "MinLatency(us)")
-			mx, _, _ := b.num(l, "MaxLatency(us)")
-			meanSum += avg * float64(count)
-			s.LatencyMin = math.Min(s.LatencyMin, mn)
-			s.Max = math.Max(s.Max, mx)
-		}
-		if op.Histogram != nil {
-			h, err := hist.Decode(op.Histogram)
-			if err == nil {
-				merged.Merge(h)
-				haveHist = true
-			}
+	for _, on := range p.opNames {
+		if err := p.operation(on, tot); err != nil {
+			return err
 		}
 	}
 	// The operations done, as YCSB counted them: Throughput = 1000·ops/RunTime.
-	opcount := int64(math.Round(thr * runtime / 1000))
-	if blockOps < opcount {
-		return nil, l.missing("block for every operation (the blocks add up to " + strconv.FormatInt(blockOps, 10) +
+	opcount := int64(math.Round(p.thr * p.runtime / 1000))
+	if tot.blockOp < opcount {
+		return p.l.missing("block for every operation (the blocks add up to " + strconv.FormatInt(tot.blockOp, 10) +
 			" operations, [OVERALL] to " + strconv.FormatInt(opcount, 10) + ")")
 	}
 	s.Transactions = max(opcount-s.Failed, 0)
-	s.Throughput = thr
+	s.Throughput = p.thr
 	// The operations counter: YCSB's own count, failed operations included,
 	// a READ-MODIFY-WRITE once (its read and its update are in [READ] and
 	// [UPDATE] too); the headline, operations per second, is then [OVERALL]
@@ -468,57 +473,149 @@ func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
 	s.Extra = map[string]float64{ycsbparams.Operations: float64(opcount)}
 	s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil, nil)}
 	if s.Failed > 0 {
-		s.Throughput = float64(s.Transactions) * 1000 / runtime
+		s.Throughput = float64(s.Transactions) * 1000 / p.runtime
 		r.Deviations = append(r.Deviations, "throughput counts successful operations only; YCSB's [OVERALL] Throughput, "+
-			strconv.FormatFloat(thr, 'f', 2, 64)+" ops/s, counts the failed ones too")
+			strconv.FormatFloat(p.thr, 'f', 2, 64)+" ops/s, counts the failed ones too")
 	}
-	if okTotal > 0 {
-		s.LatencyMean = meanSum / float64(okTotal)
+	if tot.okTotal > 0 {
+		s.LatencyMean = tot.meanSum / float64(tot.okTotal)
 	} else {
 		s.LatencyMin = 0
 	}
-	if haveHist {
+	if p.haveHist {
 		mx := s.Max
-		fillFromHist(s, merged)
+		fillFromHist(s, tot.merged)
 		s.Max = mx // YCSB's own maximum, not the histogram's rounding of it
 	}
+	if len(tot.returns) > 0 {
+		p.env["returns"] = tot.returns
+	}
+	if len(tot.failedLat) > 0 {
+		p.env["failed_latency"] = tot.failedLat
+	}
+	return nil
+}
+
+// operation adds operation on's block to the run and to tot.
+func (p *yjParser) operation(on string, tot *yjTotals) error {
+	l, s := p.l, &p.r.Summary
+	b := p.blockOf(on)
+	n := b.name
+	op, err := yjOp(l, b, on, p.mode)
+	if err != nil {
+		return err
+	}
+	count := op.Count
+	tot.blockOp += count
+	var bad int64
+	for _, k := range b.retKeys {
+		if k != "OK" && k != "BATCHED_OK" {
+			bad += b.returns[k]
+		}
+	}
+	if yjDBOps[on] && count > 0 && len(b.returns) == 0 {
+		return &ParseError{File: l.file, Line: b.line, Msg: "no Return= lines for [" + n + "]: the report is truncated or incomplete"}
+	}
+	if len(b.returns) > 0 {
+		if good := b.returns["OK"] + b.returns["BATCHED_OK"]; good != count {
+			return &ParseError{File: l.file, Line: b.line, Msg: "[" + n + "] counts " + strconv.FormatInt(count, 10) +
+				" operations but its Return=OK says " + strconv.FormatInt(good, 10) + ": the report is truncated or damaged"}
+		}
+		rs := map[string]any{}
+		for _, k := range b.retKeys {
+			rs[k] = b.returns[k]
+		}
+		tot.returns[on] = rs
+	}
+	var failedN int64
+	for _, fb := range p.failed[on] {
+		f, _, err := fb.num(l, "Operations")
+		if err != nil {
+			return err
+		}
+		failedN += int64(f)
+		tot.blockOp += int64(f)
+		tot.failedLat[strings.TrimPrefix(fb.name, "Hdr")] = fb.summary()
+	}
+	if fbs := p.failed[on]; failedN != bad && len(fbs) > 0 {
+		return &ParseError{File: l.file, Line: fbs[len(fbs)-1].line, Msg: "[" + n + "] counts " + strconv.FormatInt(bad, 10) +
+			" failed operations by status but its failed-latency blocks " + strconv.FormatInt(failedN, 10) + ": the report is truncated or damaged"}
+	}
+	if bad > 0 {
+		op.Errors = map[result.ErrorClass]int64{result.ErrOther: bad}
+		s.Failed += bad
+	}
+	p.r.Ops = append(p.r.Ops, op)
+	tot.okTotal += count
+	if count > 0 {
+		avg, _, _ := b.num(l, "AverageLatency(us)")
+		mn, _, _ := b.num(l, "MinLatency(us)")
+		mx, _, _ := b.num(l, "MaxLatency(us)")
+		tot.meanSum += avg * float64(count)
+		s.LatencyMin = math.Min(s.LatencyMin, mn)
+		s.Max = math.Max(s.Max, mx)
+	}
+	if op.Histogram != nil {
+		if h, err := hist.Decode(op.Histogram); err == nil {
+			tot.merged.Merge(h)
+			p.haveHist = true
+		}
+	}
+	return nil
+}
+
+// latencyNotes says where the run's latencies come from.
+func (p *yjParser) latencyNotes() error {
+	r := p.r
+	buckets := p.mode == "histogram" && yjHasBuckets(p.blocks, p.opNames)
 	switch {
-	case mode == "timeseries":
+	case p.mode == "timeseries":
 		r.Deviations = append(r.Deviations, "no latency distribution: YCSB's measurementtype=timeseries prints only the mean, minimum and maximum of each operation")
-	case mode == "histogram" && haveHist && yjHasBuckets(blocks, opNames):
+	case buckets && p.haveHist:
 		r.Deviations = append(r.Deviations, "latency histogram from YCSB's 1 ms buckets (measurementtype=histogram): each bucket's operations are counted at its upper edge, capped at the operation's maximum, and those beyond the last bucket at the maximum")
-	case mode == "histogram":
+	case p.mode == "histogram":
 		r.Deviations = append(r.Deviations, reconstructedNote+" (YCSB's 95th and 99th percentiles, which measurementtype=histogram rounds down to whole milliseconds)")
-	case hdrMode:
-		r.Deviations = append(r.Deviations, reconstructedNote+" (YCSB's per-operation percentiles: "+pctSet+")")
+	case p.hdrMode:
+		r.Deviations = append(r.Deviations, reconstructedNote+" (YCSB's per-operation percentiles: "+p.pctSet+")")
 	}
-	if haveHist && !(mode == "histogram" && yjHasBuckets(blocks, opNames)) {
-		// A percentile YCSB did not print reads from the reconstruction as the
-		// next printed one: an upper bound, not a value. The summary leaves it
-		// out (0) and says so.
-		printed := map[float64]bool{}
-		for _, q := range blockOf(opNames[0]).pcts {
-			printed[q.q] = true
-		}
-		var unknown []string
-		for _, q := range []struct {
-			q float64
-			v *float64
-		}{{50, &s.P50}, {95, &s.P95}, {99, &s.P99}} {
-			if !printed[q.q] {
-				*q.v = 0
-				unknown = append(unknown, "p"+strconv.FormatFloat(q.q, 'f', -1, 64))
-			}
-		}
-		if len(unknown) > 0 {
-			r.Deviations = append(r.Deviations, "YCSB did not print "+strings.Join(unknown, ", ")+
-				": left out of the summary; read from the reconstructed histogram they are only upper bounds (the next percentile YCSB printed; ask YCSB for them with -p hdrhistogram.percentiles=50,90,95,99,99.9)")
-		}
+	if p.haveHist && !buckets {
+		p.unprintedPercentiles()
 	}
-	if props["measurement.interval"] == "intended" {
+	if p.props["measurement.interval"] == "intended" {
 		r.Deviations = append(r.Deviations, "latencies are YCSB's intended latencies (measurement.interval=intended): counted from when each operation should have started under the target rate")
 	}
+	return nil
+}
 
+// unprintedPercentiles: a percentile YCSB did not print reads from the
+// reconstruction as the next printed one, an upper bound, not a value. The
+// summary leaves it out (0) and says so.
+func (p *yjParser) unprintedPercentiles() {
+	s := &p.r.Summary
+	printed := map[float64]bool{}
+	for _, q := range p.blockOf(p.opNames[0]).pcts {
+		printed[q.q] = true
+	}
+	var unknown []string
+	for _, q := range []struct {
+		q float64
+		v *float64
+	}{{50, &s.P50}, {95, &s.P95}, {99, &s.P99}} {
+		if !printed[q.q] {
+			*q.v = 0
+			unknown = append(unknown, "p"+strconv.FormatFloat(q.q, 'f', -1, 64))
+		}
+	}
+	if len(unknown) > 0 {
+		p.r.Deviations = append(p.r.Deviations, "YCSB did not print "+strings.Join(unknown, ", ")+
+			": left out of the summary; read from the reconstructed histogram they are only upper bounds (the next percentile YCSB printed; ask YCSB for them with -p hdrhistogram.percentiles=50,90,95,99,99.9)")
+	}
+}
+
+// clientsAndParams reads the threads, target rate and parameters from the
+// command line.
+func (p *yjParser) clientsAndParams() error {
+	r, props, flags := p.r, p.props, p.flags
 	// Threads: -threads or -p threadcount; YCSB's default is 1 unless a -P
 	// file (not in the output) could have set it.
 	switch {
@@ -528,13 +625,13 @@ func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
 		if n, err := strconv.Atoi(props["threadcount"]); err == nil && n > 0 {
 			r.Clients = n
 		}
-	case cmdline != "" && len(flags.propFiles) == 0:
+	case p.cmdline != "" && len(flags.propFiles) == 0:
 		r.Clients = 1
 	}
 	if flags.target > 0 {
-		s.TargetRate = flags.target
+		r.Summary.TargetRate = flags.target
 	} else if v, err := strconv.ParseFloat(props["target"], 64); err == nil && v > 0 {
-		s.TargetRate = v
+		r.Summary.TargetRate = v
 	}
 	for _, k := range ycsbParams {
 		if v, ok := props[k]; ok {
@@ -546,35 +643,29 @@ func parseYcsbJavaLines(l *lines) ([]*result.Run, error) {
 			r.Params[ycsbparams.Workload] = m[1]
 		}
 	}
+	return nil
+}
 
-	series, err := yjSeries(l, statuses, blocks, twoInOne)
-	if err != nil {
-		return nil, err
-	}
-	r.Series = series
+func (p *yjParser) series() error {
+	series, err := yjSeries(p.l, p.statuses, p.blocks, p.twoInOne)
+	p.r.Series = series
+	return err
+}
 
-	if len(returns) > 0 {
-		env["returns"] = returns
+// finishEnv stores what the report says besides the run's numbers.
+func (p *yjParser) finishEnv() {
+	env := p.env
+	for k, m := range map[string]map[string]any{"intended": p.intended, "gc": p.gc, "other": p.other} {
+		if len(m) > 0 {
+			env[k] = m
+		}
 	}
-	if len(failedLat) > 0 {
-		env["failed_latency"] = failedLat
+	env["overall_throughput"] = p.thr
+	p.r.Env.Extra = map[string]any{"ycsb": env}
+	p.r.ToolVersion = "YCSB (Java)"
+	if p.version != "" {
+		p.r.ToolVersion = "YCSB " + p.version
 	}
-	if len(intended) > 0 {
-		env["intended"] = intended
-	}
-	if len(gc) > 0 {
-		env["gc"] = gc
-	}
-	if len(other) > 0 {
-		env["other"] = other
-	}
-	env["overall_throughput"] = thr
-	r.Env.Extra = map[string]any{"ycsb": env}
-	r.ToolVersion = "YCSB (Java)"
-	if version != "" {
-		r.ToolVersion = "YCSB " + version
-	}
-	return []*result.Run{r}, nil
 }
 
 // add records one report line of the block.

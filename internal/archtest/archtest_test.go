@@ -10,7 +10,9 @@
 //     adapters (a kind only a tool produces), nowhere else;
 //   - knowledge where it belongs: analysis, report and cmd/fairbench spell no
 //     workload kind and no tool name (the workload and adapter packages own
-//     them, internal/kinds carries what generic code needs);
+//     them, internal/kinds carries what generic code needs), and
+//     cmd/fairbench imports no kind's parameters (params/<kind>params): the
+//     workloads and adapters declare the flags that set them;
 //   - analysis, report, runner, study, store and result spell no engine, no
 //     engine's cache setting and no installation-only setting (each driver
 //     registers them with result.RegisterEngine; the store's own SQLite and
@@ -114,6 +116,18 @@ func forbidDeps(t *testing.T, rel string, banned func(dep string) bool, why stri
 	for _, dep := range p.Deps {
 		if banned(dep) {
 			t.Errorf("%s depends on %s: %s", rel, strings.TrimPrefix(dep, module+"/"), why)
+		}
+	}
+}
+
+// TestCommandsImportNoKindParams keeps a kind's parameters out of the
+// commands: a flag that sets one is declared by its workload (run, load) or
+// its tool's adapter (import), and the command defines it from there.
+func TestCommandsImportNoKindParams(t *testing.T) {
+	p := list(t, module+"/cmd/fairbench")[module+"/cmd/fairbench"]
+	for _, imp := range p.Imports { // its own files, not what it reaches through workload and adapter
+		if strings.HasPrefix(imp, module+"/internal/params/") {
+			t.Errorf("cmd/fairbench imports %s: a kind's parameters belong to its workload's flags (workload.Flag) or its tool's import flags (adapter.ImportFlag)", strings.TrimPrefix(imp, module+"/"))
 		}
 	}
 }

@@ -1,0 +1,63 @@
+package adapter
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/fairbench/fairbench/internal/params/oltpparams"
+)
+
+// buildSysbench runs sysbench oltp_<mode> for an oltp cell.
+func buildSysbench(inv Invocation) (Command, error) {
+	u, err := url.Parse(inv.URL)
+	if err != nil {
+		return Command{}, err
+	}
+	var c Command
+	o := oltpparams.Decode(inv.Params)
+	a := []string{"sysbench", "oltp_" + o.Mode}
+	switch u.Scheme {
+	case "mysql", "mariadb":
+		a = append(a, "--db-driver=mysql")
+		h, p := hostPort(u)
+		a = append(a, "--mysql-host="+h)
+		if p != "" {
+			a = append(a, "--mysql-port="+p)
+		}
+		if u.User != nil {
+			a = append(a, "--mysql-user="+u.User.Username())
+			if pw, ok := u.User.Password(); ok {
+				c.Env = append(c.Env, "MYSQL_PWD="+pw)
+			}
+		}
+		a = append(a, "--mysql-db="+strings.TrimPrefix(u.Path, "/"))
+	case "postgres", "postgresql":
+		// sysbench's pgsql driver takes the password only as a flag, which
+		// would put it in the stored command line.
+		if u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				return Command{}, fmt.Errorf("sysbench's PostgreSQL driver takes the password only on the command line; use a password-less role (trust or peer) for sysbench")
+			}
+		}
+		h, p := hostPort(u)
+		a = append(a, "--db-driver=pgsql", "--pgsql-host="+h)
+		if p != "" {
+			a = append(a, "--pgsql-port="+p)
+		}
+		if u.User != nil {
+			a = append(a, "--pgsql-user="+u.User.Username())
+		}
+		a = append(a, "--pgsql-db="+strings.TrimPrefix(u.Path, "/"))
+	default:
+		return Command{}, fmt.Errorf("sysbench needs a mysql:// or postgres:// target")
+	}
+	a = append(a, "--tables="+strconv.FormatInt(o.Tables, 10), "--table-size="+strconv.FormatInt(o.TableSize, 10),
+		"--threads="+strconv.Itoa(inv.Clients), "--time="+secs(inv.Duration), "--report-interval=1", "--histogram=on")
+	if inv.Rate > 0 {
+		a = append(a, "--rate="+strconv.FormatFloat(inv.Rate, 'f', 0, 64))
+	}
+	c.Argv = append(a, "run")
+	return c, nil
+}
