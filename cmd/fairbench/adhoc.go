@@ -213,6 +213,13 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 			fields[d.Field] = d.Default
 		}
 		if fs == nil || !fs.Changed(d.Name) {
+			if _, set := values[d.Param]; d.DefaultUnless != "" && d.Param != "" && !set && fs != nil && !fs.Changed(d.DefaultUnless) {
+				cv, err := params.Coerce(d.spec, d.Default)
+				if err != nil {
+					return nil, cell{}, fmt.Errorf("%s: default %q: %v", flagName(d.Flag), d.Default, err)
+				}
+				values[d.Param] = []any{cv}
+			}
 			continue
 		}
 		v := d.value.s
@@ -220,6 +227,9 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		case d.Print != nil:
 			spec := *d.Print
 			spec.Name = flagName(d.Flag)
+			if spec.Kind == params.Bool {
+				v = peerBool(v)
+			}
 			x, err := params.Coerce(spec, v)
 			if err != nil {
 				return nil, cell{}, err
@@ -258,12 +268,7 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 			v = m
 		}
 		if d.spec.Kind == params.Bool {
-			switch strings.ToLower(v) {
-			case "on", "yes":
-				v = "true"
-			case "off", "no":
-				v = "false"
-			}
+			v = peerBool(v)
 		}
 		var raw any = v
 		if d.Repeat {
@@ -329,6 +334,18 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		}
 	}
 	return values, c, nil
+}
+
+// peerBool reads a peer tool's spelling of a boolean (sysbench's on and
+// off) as fairbench's.
+func peerBool(v string) string {
+	switch strings.ToLower(v) {
+	case "on", "yes":
+		return "true"
+	case "off", "no":
+		return "false"
+	}
+	return v
 }
 
 // scanWorkload finds --workload KIND or --workload=KIND in raw arguments,

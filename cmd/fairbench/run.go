@@ -220,7 +220,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			fmt.Fprintln(os.Stdout, r.Error) // says that nothing was measured
 		case r.Status != result.StatusFailed || len(r.Ops) > 0:
 			printSummary(os.Stdout, r, x.maxTries, x.printing)
-			if err := writeOutputs(r, x.outputs); err != nil && runErr == nil {
+			if err := writeOutputs(shownRun(r, x.maxTries, x.printing), x.outputs); err != nil && runErr == nil {
 				runErr = err
 			}
 		}
@@ -301,17 +301,9 @@ func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
 // printSummary prints an ad-hoc run's summary in its kind's peer-tool shape,
 // or a generic one when the kind has no printer.
 func printSummary(w io.Writer, r *result.Run, maxTries int, printing kinds.Printing) {
-	// The run record does not keep its cell's max tries nor the printing
-	// flags; printers that use them read them from the Env of this copy.
-	shown := *r
-	shown.Env.Extra = maps.Clone(r.Env.Extra)
-	shown.Env.Set(kinds.MaxTriesKey, maxTries)
-	if printing != nil {
-		shown.Env.Set(kinds.PrintingKey, printing)
-	}
 	defer printOutcome(w, r)
 	if f, ok := kinds.Summary(r.Kind); ok {
-		f(w, &shown)
+		f(w, shownRun(r, maxTries, printing))
 		return
 	}
 	s := r.Summary
@@ -326,6 +318,19 @@ func printSummary(w io.Writer, r *result.Run, maxTries int, printing kinds.Print
 	for _, d := range r.Deviations {
 		fmt.Fprintf(w, "deviation: %s\n", d)
 	}
+}
+
+// shownRun is the copy of an ad-hoc run its kind's printers and output
+// formats get: the run record keeps neither its cell's max tries nor the
+// printing flags, so they travel in the copy's Env.
+func shownRun(r *result.Run, maxTries int, printing kinds.Printing) *result.Run {
+	shown := *r
+	shown.Env.Extra = maps.Clone(r.Env.Extra)
+	shown.Env.Set(kinds.MaxTriesKey, maxTries)
+	if printing != nil {
+		shown.Env.Set(kinds.PrintingKey, printing)
+	}
+	return &shown
 }
 
 // writeOutputs writes an ad-hoc run to the files its output flags named,

@@ -199,6 +199,9 @@ func buildSysbench(inv Invocation) (Command, error) {
 	if inv.Rate > 0 {
 		a = append(a, "--rate="+strconv.FormatFloat(inv.Rate, 'f', 0, 64))
 	}
+	if o.Events > 0 {
+		a = append(a, "--events="+strconv.FormatInt(o.Events, 10))
+	}
 	c.Argv = append(a, "run")
 	return c, nil
 }
@@ -296,6 +299,8 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 	switch {
 	case o.DataSizeRange != "":
 		return Command{}, fmt.Errorf("redis-benchmark has one value size (-d): %s is memtier's; use %s", kvparams.DataSizeRange, kvparams.DataSize)
+	case o.RandomData:
+		return Command{}, fmt.Errorf("redis-benchmark writes 'x' bytes only: %s is memtier's (--random-data)", kvparams.RandomData)
 	case o.KeyPattern != "" && o.KeyPattern != "R:R":
 		return Command{}, fmt.Errorf("redis-benchmark draws keys uniformly at random (-r): %s %q needs memtier_benchmark", kvparams.KeyPattern, o.KeyPattern)
 	case o.KeyMinimum > 0:
@@ -519,6 +524,9 @@ func buildMemtier(inv Invocation) (Command, error) {
 		a = append(a, fmt.Sprintf("--data-size-range=%d-%d", o.DataSizeMin, o.DataSizeMax))
 	} else {
 		a = append(a, "-d", strconv.FormatInt(o.DataSize, 10))
+	}
+	if o.RandomData {
+		a = append(a, "--random-data")
 	}
 	a = append(a, "--pipeline="+strconv.FormatInt(o.Pipeline, 10))
 	pattern := o.KeyPattern

@@ -96,6 +96,11 @@ type Flag struct {
 	// For a Field it is also the value used when the flag is not given
 	// ("" leaves the command's: 1 client, 60 s, 1 try, the rest 0).
 	Default string
+	// DefaultUnless, on a parameter flag with a Default, makes an ad-hoc
+	// run that gives neither this flag (nor the parameter through --set)
+	// nor the flag named here take Default instead of the parameter's own
+	// default (memtier's --requests is 10 000 unless --test-time is given).
+	DefaultUnless string
 	// Print, when set, makes the flag an option of how the run is printed,
 	// not of what runs (sysbench's --percentile, memtier's
 	// --print-percentiles): its value, checked against Print as a
