@@ -380,6 +380,7 @@ func withWorkloadFlags(cmd *cobra.Command, check cobra.PositionalArgs,
 	cmd.Args = cobra.ArbitraryArgs
 	_ = define(cmd.Flags(), workload.Default())
 	describeWorkload(cmd, workload.Default())
+	examplesLast(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		kind := scanWorkload(args)
 		cmd.ResetFlags()
@@ -426,10 +427,21 @@ func describeWorkload(cmd *cobra.Command, kind string) {
 	if f := cmd.Flags().Lookup("target"); f != nil && cl.Targets != "" {
 		f.Usage += "; workload " + kind + " runs on " + cl.Targets
 	}
-	cmd.Example = ""
 	if len(cl.Examples) > 0 {
 		cmd.Example = "  " + strings.Join(cl.Examples, "\n  ")
 	}
+}
+
+// examplesLast moves the Examples section of cmd's help to its end, after
+// the flags, where a reader of a long list of a workload's flags finds them.
+func examplesLast(cmd *cobra.Command) {
+	const examples = "{{if .HasExample}}\n\nExamples:\n{{.Example}}{{end}}"
+	t := cmd.UsageTemplate()
+	if !strings.Contains(t, examples) {
+		return // another cobra's template: left as it is
+	}
+	t = strings.Replace(t, examples, "", 1)
+	cmd.SetUsageTemplate(strings.TrimRight(t, "\n") + examples + "\n")
 }
 
 // peerArgs reads args as the workload's peer tool reads its command line

@@ -82,6 +82,9 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 			}
 			return loadData(cmd, &a, replace, action == workload.ActionClean, check)
 		}
+		if len(args) == 1 && a.target != "" && len(commandLineOf(a.workload).Words) > 0 {
+			return unexpectedWords(cmd, a.workload, args, fmt.Errorf("%q is not a study file to run with --target", args[0]))
+		}
 		st, c, adHoc, err := studyFor(args, &a, cmd.Flags())
 		if err != nil {
 			return err
