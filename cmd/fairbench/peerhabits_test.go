@@ -104,7 +104,9 @@ func TestSysbenchCommandLine(t *testing.T) {
 	url := testenv.FreshMySQL(t)
 	dir := t.TempDir()
 	base := []string{"run", "--workload", "oltp", "--target", url, "--results", "r.db", "--tables", "1", "--table-size", "500"}
-	sb := func(args ...string) outcome { return fairbench(t, dir, append(append([]string{}, base...), args...)...) }
+	sb := func(args ...string) outcome {
+		return fairbench(t, dir, append(append([]string{}, base...), args...)...)
+	}
 	if o := sb("oltp_read_write", "prepare"); o.code != 0 || !strings.Contains(o.stderr, "done in") {
 		t.Fatalf("prepare: exit %d\n%s", o.code, o.stderr)
 	}
