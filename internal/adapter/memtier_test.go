@@ -559,6 +559,8 @@ func TestBuildMemtier(t *testing.T) {
 			map[string]any{"command": []any{"SET __key__ __data__", "GET __key__"}, "command_ratio": []any{"1", "4"}, "command_key_pattern": []any{"R", "G"},
 				"data_size_range": "32-512", "key_stddev": 100.0},
 			"memtier_benchmark --protocol=redis -s h -t 1 -c 4 --rate-limiting=100 --command=SET __key__ __data__ --command-ratio=1 --command-key-pattern=R --command=GET __key__ --command-ratio=4 --command-key-pattern=G --data-size-range=32-512 --pipeline=1 --key-pattern=R:R --key-maximum=10000000 --key-prefix=memtier- --key-stddev=100 --distinct-client-seed --test-time=1 --print-percentiles=50,95,99,99.9"},
+		{"random data", Invocation{URL: "redis://h", Clients: 1, Duration: time.Second}, map[string]any{"random_data": true},
+			"memtier_benchmark --protocol=redis -s h -t 1 -c 1 --ratio=1:10 -d 32 --random-data --pipeline=1 --key-pattern=R:R --key-maximum=10000000 --key-prefix=memtier- --distinct-client-seed --test-time=1 --print-percentiles=50,95,99,99.9"},
 	} {
 		c, err := buildMemtier(Invocation{URL: tc.inv.URL, Clients: tc.inv.Clients, Threads: tc.inv.Threads, Duration: tc.inv.Duration,
 			Rate: tc.inv.Rate, LogDir: tc.inv.LogDir, Params: kvValues(t, tc.set)})
@@ -624,6 +626,7 @@ func TestBuildRedisBenchmarkKV(t *testing.T) {
 		{map[string]any{"profile": "rmw"}, "error: redis-benchmark runs one command per test"},
 		{map[string]any{"command": []any{"INCR __key__"}}, "error: redis-benchmark cannot run the kv parameter command"},
 		{map[string]any{"profile": "set-only", "key_pattern": "G:G"}, "error: redis-benchmark draws keys uniformly"},
+		{map[string]any{"profile": "set-only", "random_data": true}, "error: redis-benchmark writes 'x' bytes only"},
 	} {
 		c, err := buildRedisBenchmark(Invocation{URL: "redis://:s3cret@127.0.0.1:6391", Clients: 10, Duration: 2 * time.Second, Params: kvValues(t, tc.set)})
 		got := ""
