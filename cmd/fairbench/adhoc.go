@@ -213,7 +213,8 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 			fields[d.Field] = d.Default
 		}
 		if fs == nil || !fs.Changed(d.Name) {
-			if _, set := values[d.Param]; d.DefaultUnless != "" && d.Param != "" && !set && fs != nil && !fs.Changed(d.DefaultUnless) {
+			if _, set := values[d.Param]; d.DefaultUnless != "" && d.Param != "" && !set && fs != nil &&
+				fs.Lookup(d.DefaultUnless) != nil && !fs.Changed(d.DefaultUnless) {
 				cv, err := params.Coerce(d.spec, d.Default)
 				if err != nil {
 					return nil, cell{}, fmt.Errorf("%s: default %q: %v", flagName(d.Flag), d.Default, err)
@@ -250,6 +251,9 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 			continue
 		}
 		if d.Param == "" {
+			if m, ok := d.Values[v]; ok {
+				v = m // the peer's spelling of the value (sysbench's --time=0)
+			}
 			fields[d.Field] = v
 			given[d.Field] = flagName(d.Flag)
 			continue

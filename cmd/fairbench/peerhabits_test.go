@@ -273,3 +273,19 @@ func TestWorkloadHelpShowsTargetsAndExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestSysbenchTimeZeroIsNoLimit: sysbench's --time=0 is no time limit
+// (with --events, the events end the run), capped here at a day.
+func TestSysbenchTimeZeroIsNoLimit(t *testing.T) {
+	a, fs, err := adhocFor(t, "--target", "sqlite:x.db", "--workload", "oltp", "--time", "0", "--events", "1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := adhocStudy(a, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Duration != 24*time.Hour || st.Workloads[0].Params["events"][0] != int64(1000) {
+		t.Errorf("duration %s, events %v; want 24h and 1000", st.Duration, st.Workloads[0].Params["events"])
+	}
+}

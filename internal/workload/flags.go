@@ -81,8 +81,9 @@ type Flag struct {
 	// to Switch (pgbench's -S sets mode = select-only, -n sets vacuum = false).
 	Switch string
 	// Values translates the peer tool's spelling of a value into the
-	// parameter's (sysbench's --db-ps-mode=disable is query_mode = simple);
-	// values not in it are passed on unchanged.
+	// parameter's or the field's (sysbench's --db-ps-mode=disable is
+	// query_mode = simple, its --time=0 no time limit); values not in it are
+	// passed on unchanged.
 	Values map[string]string
 	// Usage is the help text; "" takes the parameter's own help.
 	Usage string
