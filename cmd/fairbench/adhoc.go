@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -502,7 +501,13 @@ func peerArgs(args []string, cl workload.CommandLine, fs *pflag.FlagSet) ([]stri
 // unexpectedWords explains positional arguments the command does not take:
 // the words the workload's peer tool's command line has, when it has some.
 func unexpectedWords(cmd *cobra.Command, kind string, rest []string, err error) error {
-	words := slices.Sorted(maps.Keys(commandLineOf(kind).Words))
+	var words []string
+	for w, word := range commandLineOf(kind).Words {
+		if !word.Variant {
+			words = append(words, w)
+		}
+	}
+	slices.Sort(words)
 	if len(words) == 0 || len(rest) == 0 {
 		return err
 	}

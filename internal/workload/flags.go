@@ -137,6 +137,10 @@ const (
 type Word struct {
 	Args   []string
 	Action Action
+	// Variant marks another spelling of a listed word (the script's file
+	// name, oltp_read_write.lua): accepted, left out where the words are
+	// listed.
+	Variant bool
 }
 
 // CommandLine is how a workload's peer tool's command line differs from

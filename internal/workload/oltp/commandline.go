@@ -52,7 +52,7 @@ func (Workload) CommandLine() workload.CommandLine {
 	for _, m := range oltpparams.Modes {
 		w := workload.Word{Args: []string{"--mode=" + m}}
 		words["oltp_"+m] = w
-		words["oltp_"+m+".lua"] = w
+		words["oltp_"+m+".lua"] = workload.Word{Args: w.Args, Variant: true}
 	}
 	return workload.CommandLine{
 		Words:   words,
