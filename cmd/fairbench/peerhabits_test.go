@@ -207,6 +207,13 @@ func TestMemtierCommandLine(t *testing.T) {
 	if len(runs) != 2 || runs[1].Params["requests"] != int64(10000) || runs[1].Summary.Transactions != 10000 {
 		t.Fatalf("default run: %d runs, requests %v, %d requests made; want memtier's 10000", len(runs), runs[len(runs)-1].Params["requests"], runs[len(runs)-1].Summary.Transactions)
 	}
+	// A JSON file that cannot be written: the run is stored all the same,
+	// and the command fails naming the file.
+	o = fairbench(t, dir, "run", "--workload", "kv", "--target", url, "--results", "r.db", "-t", "1", "-c", "1",
+		"--key-prefix", prefix, "-n", "10", "--json-out-file", filepath.Join(dir, "missing", "out.json"))
+	if o.code != 1 || !strings.Contains(o.stderr, filepath.Join("missing", "out.json")) || len(runsIn(t, filepath.Join(dir, "r.db"))) != 3 {
+		t.Fatalf("unwritable --json-out-file: exit %d\n%s", o.code, o.stderr)
+	}
 }
 
 // TestPeerFlagsRefuseHostileValues: every new numeric flag has a domain,
