@@ -687,5 +687,5 @@ func TestMemtierCatalog(t *testing.T) {
 	for _, s := range specs {
 		names = append(names, s.Name)
 	}
-	eq(t, "kv parameters", strings.Join(names, ","), "profile,ratio,pipeline,data_size,data_size_range,key_pattern,key_minimum,key_maximum,key_prefix,key_stddev,key_median,key_zipf_exp,command,command_ratio,command_key_pattern,distinct_client_seed,requests,prefill")
+	eq(t, "kv parameters", strings.Join(names, ","), "profile,ratio,pipeline,data_size,data_size_range,key_pattern,key_minimum,key_maximum,key_prefix,key_stddev,key_median,key_zipf_exp,command,command_ratio,command_key_pattern,distinct_client_seed,requests,prefill,random_data")
 }
