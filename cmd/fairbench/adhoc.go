@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -131,6 +132,18 @@ func (a *adhoc) defineWorkloadFlags(fs *pflag.FlagSet, kind string, withFields b
 				def = params.Format(spec.Default)
 			}
 		}
+		if fl.Print != nil {
+			typ = paramType(fl.Print.Kind)
+			if usage == "" {
+				usage = fl.Print.Help
+			}
+			if def == "" {
+				def = params.Format(fl.Print.Default)
+			}
+		}
+		if fl.Output != "" {
+			typ = "string"
+		}
 		if fl.Switch != "" {
 			typ = "bool"
 			def = ""
@@ -163,6 +176,10 @@ type cell struct {
 	duration                             time.Duration
 	warmup                               string // a workload's own warm-up flag (tpcc's --rampup); "" = --warmup
 	rate, latencyLimitMS                 float64
+	// printing are the workload's printing flags given (workload.Flag.Print);
+	// outputs the files its output flags name, by run format.
+	printing kinds.Printing
+	outputs  map[string]string
 }
 
 // values reads the flags given: parameters from --set, then from the
@@ -192,15 +209,53 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 	if err := a.exclusions(fs); err != nil {
 		return nil, cell{}, err
 	}
+	var c cell
 	for _, d := range a.defined {
-		if d.Param == "" && d.Default != "" {
+		if d.Param == "" && d.Field != "" && d.Default != "" {
 			fields[d.Field] = d.Default
 		}
 		if fs == nil || !fs.Changed(d.Name) {
+			if _, set := values[d.Param]; d.DefaultUnless != "" && d.Param != "" && !set && fs != nil &&
+				fs.Lookup(d.DefaultUnless) != nil && !fs.Changed(d.DefaultUnless) {
+				cv, err := params.Coerce(d.spec, d.Default)
+				if err != nil {
+					return nil, cell{}, fmt.Errorf("%s: default %q: %v", flagName(d.Flag), d.Default, err)
+				}
+				values[d.Param] = []any{cv}
+			}
 			continue
 		}
 		v := d.value.s
+		switch {
+		case d.Print != nil:
+			spec := *d.Print
+			spec.Name = flagName(d.Flag)
+			if spec.Kind == params.Bool {
+				v = peerBool(v)
+			}
+			x, err := params.Coerce(spec, v)
+			if err != nil {
+				return nil, cell{}, err
+			}
+			if c.printing == nil {
+				c.printing = kinds.Printing{}
+			}
+			c.printing[d.Print.Name] = x
+			continue
+		case d.Output != "":
+			if strings.TrimSpace(v) == "" {
+				return nil, cell{}, fmt.Errorf("%s: give the file to write", flagName(d.Flag))
+			}
+			if c.outputs == nil {
+				c.outputs = map[string]string{}
+			}
+			c.outputs[d.Output] = v
+			continue
+		}
 		if d.Param == "" {
+			if m, ok := d.Values[v]; ok {
+				v = m // the peer's spelling of the value (sysbench's --time=0)
+			}
 			fields[d.Field] = v
 			given[d.Field] = flagName(d.Flag)
 			continue
@@ -219,12 +274,7 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 			v = m
 		}
 		if d.spec.Kind == params.Bool {
-			switch strings.ToLower(v) {
-			case "on", "yes":
-				v = "true"
-			case "off", "no":
-				v = "false"
-			}
+			v = peerBool(v)
 		}
 		var raw any = v
 		if d.Repeat {
@@ -236,7 +286,6 @@ func (a *adhoc) values(fs *pflag.FlagSet, specs []params.Spec) (map[string][]any
 		}
 		values[d.Param] = []any{cv}
 	}
-	var c cell
 	perThread := ""
 	for _, d := range a.defined {
 		if d.Field == workload.FieldClients && d.ClientsPerThread {
@@ -317,6 +366,18 @@ func (a *adhoc) exclusions(fs *pflag.FlagSet) error {
 	return nil
 }
 
+// peerBool reads a peer tool's spelling of a boolean (sysbench's on and
+// off) as fairbench's.
+func peerBool(v string) string {
+	switch strings.ToLower(v) {
+	case "on", "yes":
+		return "true"
+	case "off", "no":
+		return "false"
+	}
+	return v
+}
+
 // scanWorkload finds --workload KIND or --workload=KIND in raw arguments,
 // before they are parsed; the default workload when there is none.
 func scanWorkload(args []string) string {
@@ -338,21 +399,32 @@ func scanWorkload(args []string) string {
 // name. define adds the command's flags for a workload kind to a fresh flag
 // set; cmd's own flags at construction are the default workload's, for
 // `fairbench help CMD`. check validates the positional arguments.
+//
+// The arguments are first read as the workload's peer tool reads its command
+// line (peerArgs): YCSB's -threads, sysbench's `oltp_read_write run`; the
+// action such a word asks for (prepare, cleanup) is passed to run.
 func withWorkloadFlags(cmd *cobra.Command, check cobra.PositionalArgs,
 	define func(fs *pflag.FlagSet, kind string) error,
-	run func(cmd *cobra.Command, args []string) error) {
+	run func(cmd *cobra.Command, args []string, action workload.Action) error) {
 	cmd.DisableFlagParsing = true
 	cmd.Args = cobra.ArbitraryArgs
 	_ = define(cmd.Flags(), workload.Default())
 	workloadFlagDefiners[cmd] = define // completion.go
 	cmd.ValidArgsFunction = completeWorkloadArgs(nil, cobra.ShellCompDirectiveNoFileComp)
+	describeWorkload(cmd, workload.Default())
+	examplesLast(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		kind := scanWorkload(args)
 		cmd.ResetFlags()
 		if err := define(cmd.Flags(), kind); err != nil {
 			return err
 		}
+		describeWorkload(cmd, kind)
 		cmd.InitDefaultHelpFlag()
+		args, action, err := peerArgs(args, commandLineOf(kind), cmd.Flags())
+		if err != nil {
+			return fmt.Errorf("%s: %v (see 'fairbench %s --workload %s --help')", cmd.Name(), err, cmd.Name(), kind)
+		}
 		cmd.DisableFlagParsing = false // ParseFlags does nothing while it is set
 		defer func() { cmd.DisableFlagParsing = true }()
 		if err := cmd.ParseFlags(args); err != nil {
@@ -363,10 +435,112 @@ func withWorkloadFlags(cmd *cobra.Command, check cobra.PositionalArgs,
 		}
 		rest := cmd.Flags().Args()
 		if err := check(cmd, rest); err != nil {
-			return err
+			return unexpectedWords(cmd, kind, rest, err)
 		}
-		return run(cmd, rest)
+		return run(cmd, rest, action)
 	}
+}
+
+// commandLineOf is what workload kind declares of its peer tool's command
+// line; nothing for an unknown kind (parsing then says it is unknown).
+func commandLineOf(kind string) workload.CommandLine {
+	w, err := workload.Get(kind)
+	if err != nil {
+		return workload.CommandLine{}
+	}
+	return workload.CommandLineOf(w)
+}
+
+// describeWorkload puts what workload kind declares for its --help on cmd:
+// the --target help (which targets it runs on, how their URLs are written)
+// and its examples.
+func describeWorkload(cmd *cobra.Command, kind string) {
+	cl := commandLineOf(kind)
+	if f := cmd.Flags().Lookup("target"); f != nil && cl.Targets != "" {
+		f.Usage += "; workload " + kind + " runs on " + cl.Targets
+	}
+	if len(cl.Examples) > 0 {
+		cmd.Example = "  " + strings.Join(cl.Examples, "\n  ")
+	}
+}
+
+// examplesLast moves the Examples section of cmd's help to its end, after
+// the flags, where a reader of a long list of a workload's flags finds them.
+func examplesLast(cmd *cobra.Command) {
+	const examples = "{{if .HasExample}}\n\nExamples:\n{{.Example}}{{end}}"
+	t := cmd.UsageTemplate()
+	if !strings.Contains(t, examples) {
+		return // another cobra's template: left as it is
+	}
+	t = strings.Replace(t, examples, "", 1)
+	cmd.SetUsageTemplate(strings.TrimRight(t, "\n") + examples + "\n")
+}
+
+// peerArgs reads args as the workload's peer tool reads its command line
+// (cl): an alias in a flag's place becomes the fairbench flag it stands for,
+// and a positional word the flags it stands for and its action. fs holds
+// the workload's flags, to tell a flag that takes a value (whose value is
+// never rewritten) from a switch. Arguments after "--" are left alone.
+func peerArgs(args []string, cl workload.CommandLine, fs *pflag.FlagSet) ([]string, workload.Action, error) {
+	if len(cl.Aliases) == 0 && len(cl.Words) == 0 {
+		return args, workload.ActionNone, nil
+	}
+	takesValue := func(arg string) bool {
+		if strings.Contains(arg, "=") {
+			return false
+		}
+		var f *pflag.Flag
+		if name, ok := strings.CutPrefix(arg, "--"); ok {
+			f = fs.Lookup(name)
+		} else if len(arg) == 2 && arg[0] == '-' {
+			f = fs.ShorthandLookup(arg[1:])
+		}
+		return f != nil && f.NoOptDefVal == ""
+	}
+	out := make([]string, 0, len(args))
+	action, actionWord := workload.ActionNone, ""
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		if r, ok := cl.Aliases[arg]; ok {
+			arg = r
+		}
+		if w, ok := cl.Words[arg]; ok && !strings.HasPrefix(arg, "-") {
+			out = append(out, w.Args...)
+			if w.Action != workload.ActionNone {
+				if action != workload.ActionNone && action != w.Action {
+					return nil, "", fmt.Errorf("%q and %q ask for different things: give one", actionWord, arg)
+				}
+				action, actionWord = w.Action, arg
+			}
+			continue
+		}
+		out = append(out, arg)
+		if strings.HasPrefix(arg, "-") && takesValue(arg) && i+1 < len(args) {
+			i++
+			out = append(out, args[i])
+		}
+	}
+	return out, action, nil
+}
+
+// unexpectedWords explains positional arguments the command does not take:
+// the words the workload's peer tool's command line has, when it has some.
+func unexpectedWords(cmd *cobra.Command, kind string, rest []string, err error) error {
+	var words []string
+	for w, word := range commandLineOf(kind).Words {
+		if !word.Variant {
+			words = append(words, w)
+		}
+	}
+	slices.Sort(words)
+	if len(words) == 0 || len(rest) == 0 {
+		return err
+	}
+	return fmt.Errorf("%s: %v; workload %s takes these words of its peer tool's command line: %s", cmd.Name(), err, kind, strings.Join(words, ", "))
 }
 
 // workloadFlagError says which workload's flags were expected and, when

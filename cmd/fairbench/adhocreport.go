@@ -58,6 +58,6 @@ func writeAdHocReport(w io.Writer, runs []*result.Run, groups []*analysis.Group,
 			fmt.Fprintf(w, "%s: %s\n", r.Status, r.Error)
 			continue
 		}
-		printSummary(w, r, 0)
+		printSummary(w, r, 0, nil)
 	}
 }

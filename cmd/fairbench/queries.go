@@ -55,7 +55,10 @@ tab-separated text (PostgreSQL's COPY text format, ClickHouse's TSV).`,
 		f.StringArrayVar(&a.set, "set", nil, "any workload parameter as key=value (repeatable)")
 		return a.defineWorkloadFlags(f, kind, false)
 	}
-	withWorkloadFlags(cmd, cobra.NoArgs, define, func(cmd *cobra.Command, _ []string) error {
+	withWorkloadFlags(cmd, cobra.NoArgs, define, func(cmd *cobra.Command, _ []string, action workload.Action) error {
+		if action != workload.ActionNone {
+			return fmt.Errorf("queries prints a workload's queries and runs nothing: leave out the %s command word", action)
+		}
 		if !cmd.Flags().Changed("workload") {
 			return fmt.Errorf("queries: --workload is required (%s)", planners)
 		}

@@ -57,7 +57,7 @@ func newReport() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&results, "results", defaultResults, "results file, or a postgres:// URL of a shared results store")
-	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv, benchstat (Go benchmark format), or a run's result file in a peer's format (clickbench)")
+	fl.StringVar(&format, "format", "text", "output format: text, md, html, json, csv, benchstat (Go benchmark format), or a run's result file in a peer's format ("+strings.Join(kinds.RunFormatNames(), ", ")+")")
 	fl.StringVar(&baseline, "baseline", "", "text, md, html, json: the findings, the comparison (html) and the kind-specific ratios against this target instead of the study's baseline = true targets or the first; several, comma-separated (pg-x86,my-x86), compare each target with the one of its URL scheme")
 	fl.StringVar(&charts, "charts", "", "html, md: also write each chart as an .svg file into this directory (md links them)")
 	fl.StringVarP(&out, "output", "o", "", "write to this file instead of standard output")

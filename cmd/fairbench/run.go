@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,13 +78,28 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		f.StringArrayVar(&a.set, "set", nil, "ad hoc: any workload parameter as key=value (repeatable)")
 		return a.defineWorkloadFlags(f, kind, true)
 	}
-	withWorkloadFlags(cmd, cobra.MaximumNArgs(1), define, func(cmd *cobra.Command, args []string) error {
+	withWorkloadFlags(cmd, cobra.MaximumNArgs(1), define, func(cmd *cobra.Command, args []string, action workload.Action) error {
+		if action == workload.ActionLoad || action == workload.ActionClean {
+			// The peer tool's prepare or cleanup: what 'fairbench load' does.
+			if len(args) > 0 {
+				return fmt.Errorf("run: %s takes --target, not a study file (%s)", action, args[0])
+			}
+			return loadData(cmd, &a, replace, action == workload.ActionClean, check)
+		}
 		if asJSON && len(args) == 1 {
 			return errors.New("--json prints the run of an ad-hoc benchmark (--target URL --workload KIND); for a study's runs use 'fairbench report --format json'")
+		}
+		if len(args) == 1 && a.target != "" && len(commandLineOf(a.workload).Words) > 0 {
+			return unexpectedWords(cmd, a.workload, args, fmt.Errorf("%q is not a study file to run with --target", args[0]))
 		}
 		st, c, adHoc, err := studyFor(args, &a, cmd.Flags())
 		if err != nil {
 			return err
+		}
+		for format := range c.outputs {
+			if _, ok := kinds.RunFormat(a.workload, format); !ok {
+				return fmt.Errorf("workload %s declares an output in format %q, which its kind cannot write", a.workload, format)
+			}
 		}
 		if asGenerator >= 0 {
 			return runGenerator(cmd.Context(), st, results, asGenerator, session, time.Minute)
@@ -107,6 +123,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		}
 		if adHoc {
 			x.adHoc, x.maxTries, x.progressEvery, x.json = true, c.maxTries, c.progress, asJSON
+			x.printing, x.outputs = c.printing, c.outputs
 		}
 		_, err = x.run(cmd.Context(), st)
 		return err
@@ -123,6 +140,10 @@ type execution struct {
 	maxTries               int
 	progressEvery          int  // ad hoc: -P seconds; 0 = no per-second progress
 	json                   bool // ad hoc: the summary as JSON on stdout, the text on stderr
+	// ad hoc: the workload's printing flags, and the files its output
+	// flags name by run format (memtier's --json-out-file)
+	printing kinds.Printing
+	outputs  map[string]string
 	// outage thresholds from the flags; nil: the study's or the defaults
 	maxErrorRatio, maxDeadRatio *float64
 	// generators overrides the study's load generators per cell (0: the
@@ -162,7 +183,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		MaxErrorRatio: x.maxErrorRatio, MaxDeadRatio: x.maxDeadRatio}
 	if x.adHoc {
 		// Like pgbench: per-second lines only with -P, and no cell headers for one cell.
-		opt.NoCellHeaders = true
+		opt.NoCellHeaders, opt.PeerProgress, opt.Printing = true, true, x.printing
 		if x.progressEvery > 0 {
 			opt.Every = time.Duration(x.progressEvery) * time.Second
 		} else {
@@ -215,7 +236,10 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			// than numbers over no time.
 			fmt.Fprintln(text, run.Error) // says that nothing was measured
 		case run.Status != result.StatusFailed || len(run.Ops) > 0:
-			printSummary(text, run, x.maxTries)
+			printSummary(text, run, x.maxTries, x.printing)
+			if err := writeOutputs(shownRun(run, x.maxTries, x.printing), x.outputs); err != nil && runErr == nil {
+				runErr = err
+			}
 		}
 		if x.json {
 			if err := report.RunJSON(os.Stdout, run, s.Path()); err != nil {
@@ -297,20 +321,11 @@ func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
 }
 
 // printSummary prints an ad-hoc run's summary in its kind's peer-tool shape,
-// or a generic one when the kind has no printer. maxTries is the cell's
-// tries per operation; 0 when not known (a stored run: the printers then
-// say 1).
-func printSummary(w io.Writer, r *result.Run, maxTries int) {
-	// The run record does not keep its cell's max tries; printers that report
-	// it read it from the Env of this copy.
-	shown := *r
-	shown.Env.Extra = maps.Clone(r.Env.Extra)
-	if maxTries > 0 {
-		shown.Env.Set(kinds.MaxTriesKey, maxTries)
-	}
+// or a generic one when the kind has no printer.
+func printSummary(w io.Writer, r *result.Run, maxTries int, printing kinds.Printing) {
 	defer printOutcome(w, r)
 	if f, ok := kinds.Summary(r.Kind); ok {
-		f(w, &shown)
+		f(w, shownRun(r, maxTries, printing))
 		return
 	}
 	s := r.Summary
@@ -325,6 +340,44 @@ func printSummary(w io.Writer, r *result.Run, maxTries int) {
 	for _, d := range r.Deviations {
 		fmt.Fprintf(w, "deviation: %s\n", d)
 	}
+}
+
+// shownRun is the copy of an ad-hoc run its kind's printers and output
+// formats get: the run record keeps neither its cell's max tries nor the
+// printing flags, so they travel in the copy's Env.
+func shownRun(r *result.Run, maxTries int, printing kinds.Printing) *result.Run {
+	shown := *r
+	shown.Env.Extra = maps.Clone(r.Env.Extra)
+	shown.Env.Set(kinds.MaxTriesKey, maxTries)
+	if printing != nil {
+		shown.Env.Set(kinds.PrintingKey, printing)
+	}
+	return &shown
+}
+
+// writeOutputs writes an ad-hoc run to the files its output flags named,
+// each in its run format (memtier's --json-out-file: memtier's JSON).
+func writeOutputs(r *result.Run, outputs map[string]string) error {
+	for _, format := range slices.Sorted(maps.Keys(outputs)) {
+		path := outputs[format]
+		write, ok := kinds.RunFormat(r.Kind, format)
+		if !ok {
+			return fmt.Errorf("workload %s cannot write format %q", r.Kind, format)
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("writing the run as %s: %v", format, err)
+		}
+		err = write(f, r)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing the run as %s to %s: %v", format, path, err)
+		}
+		fmt.Fprintf(os.Stderr, "run written to %s (%s)\n", path, format)
+	}
+	return nil
 }
 
 // printOutcome follows a summary with what the kind's printer does not say:
@@ -398,38 +451,48 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		f.StringArrayVar(&a.set, "set", nil, "any workload parameter as key=value (repeatable)")
 		return a.defineWorkloadFlags(f, kind, false)
 	}
-	withWorkloadFlags(cmd, cobra.NoArgs, define, func(cmd *cobra.Command, args []string) error {
-		if a.target == "" {
-			return errors.New("load: --target URL is required")
+	withWorkloadFlags(cmd, cobra.NoArgs, define, func(cmd *cobra.Command, args []string, action workload.Action) error {
+		if action == workload.ActionRun {
+			return errors.New("load: the run command word asks for a run: use 'fairbench run' with the same arguments")
 		}
-		a.warmup = "0s"
-		st, _, err := adhocStudy(&a, cmd.Flags())
-		if err != nil {
-			return err
-		}
-		cells, err := st.Plan(runner.Catalog{})
-		if err != nil {
-			return err
-		}
-		r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace, Check: check})
-		start := time.Now()
-		if clean {
-			if err := r.Clean(cmd.Context(), cells[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "cleaned up in %.2f s\n", time.Since(start).Seconds())
-			return nil
-		}
-		if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
-			if cmd.Context().Err() != nil {
-				return &interruptedError{msg: fmt.Sprintf("load interrupted after %.1f s: data it had begun to load is recorded as incomplete, and the next load or run of the same workload resumes or rebuilds it", time.Since(start).Seconds())}
-			}
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "done in %.2f s\n", time.Since(start).Seconds())
-		return nil
+		return loadData(cmd, &a, replace, clean || action == workload.ActionClean, check)
 	})
 	return cmd
+}
+
+// loadData loads the ad-hoc workload's data (fairbench load, the peer
+// tool's prepare), or with clean deletes what fairbench's marker says it
+// created (load --clean, the peer tool's cleanup).
+func loadData(cmd *cobra.Command, a *adhoc, replace, clean, check bool) error {
+	if a.target == "" {
+		return fmt.Errorf("%s: --target URL is required", cmd.Name())
+	}
+	a.warmup = "0s"
+	st, _, err := adhocStudy(a, cmd.Flags())
+	if err != nil {
+		return err
+	}
+	cells, err := st.Plan(runner.Catalog{})
+	if err != nil {
+		return err
+	}
+	r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace, Check: check})
+	start := time.Now()
+	if clean {
+		if err := r.Clean(cmd.Context(), cells[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "cleaned up in %.2f s\n", time.Since(start).Seconds())
+		return nil
+	}
+	if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
+		if cmd.Context().Err() != nil {
+			return &interruptedError{msg: fmt.Sprintf("load interrupted after %.1f s: data it had begun to load is recorded as incomplete, and the next load or run of the same workload resumes or rebuilds it", time.Since(start).Seconds())}
+		}
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "done in %.2f s\n", time.Since(start).Seconds())
+	return nil
 }
 
 func newValidate() *cobra.Command {

@@ -161,6 +161,9 @@ func buildMemtier(inv Invocation) (Command, error) {
 	} else {
 		a = append(a, "-d", strconv.FormatInt(o.DataSize, 10))
 	}
+	if o.RandomData {
+		a = append(a, "--random-data")
+	}
 	a = append(a, "--pipeline="+strconv.FormatInt(o.Pipeline, 10))
 	pattern := o.KeyPattern
 	if pattern == "" {

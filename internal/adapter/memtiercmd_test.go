@@ -29,6 +29,8 @@ func TestBuildMemtier(t *testing.T) {
 			map[string]any{"command": []any{"SET __key__ __data__", "GET __key__"}, "command_ratio": []any{"1", "4"}, "command_key_pattern": []any{"R", "G"},
 				"data_size_range": "32-512", "key_stddev": 100.0},
 			"memtier_benchmark --protocol=redis -s h -t 1 -c 4 --rate-limiting=100 --command=SET __key__ __data__ --command-ratio=1 --command-key-pattern=R --command=GET __key__ --command-ratio=4 --command-key-pattern=G --data-size-range=32-512 --pipeline=1 --key-pattern=R:R --key-maximum=10000000 --key-prefix=memtier- --key-stddev=100 --distinct-client-seed --test-time=1 --print-percentiles=50,95,99,99.9"},
+		{"random data", Invocation{URL: "redis://h", Clients: 1, Duration: time.Second}, map[string]any{"random_data": true},
+			"memtier_benchmark --protocol=redis -s h -t 1 -c 1 --ratio=1:10 -d 32 --random-data --pipeline=1 --key-pattern=R:R --key-maximum=10000000 --key-prefix=memtier- --distinct-client-seed --test-time=1 --print-percentiles=50,95,99,99.9"},
 	} {
 		c, err := buildMemtier(Invocation{URL: tc.inv.URL, Clients: tc.inv.Clients, Threads: tc.inv.Threads, Duration: tc.inv.Duration,
 			Rate: tc.inv.Rate, LogDir: tc.inv.LogDir, Params: kvValues(t, tc.set)})
@@ -100,5 +102,5 @@ func TestMemtierCatalog(t *testing.T) {
 	for _, s := range specs {
 		names = append(names, s.Name)
 	}
-	eq(t, "kv parameters", strings.Join(names, ","), "profile,ratio,pipeline,data_size,data_size_range,key_pattern,key_minimum,key_maximum,key_prefix,key_stddev,key_median,key_zipf_exp,command,command_ratio,command_key_pattern,distinct_client_seed,requests,prefill")
+	eq(t, "kv parameters", strings.Join(names, ","), "profile,ratio,pipeline,data_size,data_size_range,key_pattern,key_minimum,key_maximum,key_prefix,key_stddev,key_median,key_zipf_exp,command,command_ratio,command_key_pattern,distinct_client_seed,requests,prefill,random_data")
 }

@@ -61,6 +61,8 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 	switch {
 	case o.DataSizeRange != "":
 		return Command{}, fmt.Errorf("redis-benchmark has one value size (-d): %s is memtier's; use %s", kvparams.DataSizeRange, kvparams.DataSize)
+	case o.RandomData:
+		return Command{}, fmt.Errorf("redis-benchmark writes 'x' bytes only: %s is memtier's (--random-data)", kvparams.RandomData)
 	case o.KeyPattern != "" && o.KeyPattern != "R:R":
 		return Command{}, fmt.Errorf("redis-benchmark draws keys uniformly at random (-r): %s %q needs memtier_benchmark", kvparams.KeyPattern, o.KeyPattern)
 	case o.KeyMinimum > 0:

@@ -20,6 +20,7 @@ func TestBuildRedisBenchmarkKV(t *testing.T) {
 		{map[string]any{"profile": "rmw"}, "error: redis-benchmark runs one command per test"},
 		{map[string]any{"command": []any{"INCR __key__"}}, "error: redis-benchmark cannot run the kv parameter command"},
 		{map[string]any{"profile": "set-only", "key_pattern": "G:G"}, "error: redis-benchmark draws keys uniformly"},
+		{map[string]any{"profile": "set-only", "random_data": true}, "error: redis-benchmark writes 'x' bytes only"},
 	} {
 		c, err := buildRedisBenchmark(Invocation{URL: "redis://:s3cret@127.0.0.1:6391", Clients: 10, Duration: 2 * time.Second, Params: kvValues(t, tc.set)})
 		got := ""

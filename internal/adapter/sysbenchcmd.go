@@ -58,6 +58,9 @@ func buildSysbench(inv Invocation) (Command, error) {
 	if inv.Rate > 0 {
 		a = append(a, "--rate="+strconv.FormatFloat(inv.Rate, 'f', 0, 64))
 	}
+	if o.Events > 0 {
+		a = append(a, "--events="+strconv.FormatInt(o.Events, 10))
+	}
 	c.Argv = append(a, "run")
 	return c, nil
 }

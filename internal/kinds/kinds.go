@@ -14,6 +14,7 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
@@ -42,6 +43,10 @@ type Info struct {
 	// the name `fairbench report --format` takes ("clickbench":
 	// ClickBench's result JSON).
 	RunFormats map[string]func(w io.Writer, r *result.Run) error
+	// Progress, when set, prints one progress reading of an ad-hoc run the
+	// way the peer tool prints its interim lines (sysbench's "[ 1s ] thds:
+	// …", YCSB's -s status lines); nil: fairbench's own line.
+	Progress func(w io.Writer, t Tick, p Printing)
 	// Params declares the kind's parameters with their defaults, so that a
 	// report can tell a parameter at its default from one a study set;
 	// workload.Register sets it to the workload's Params. Nil for a kind
@@ -150,6 +155,48 @@ func Summary(kind string) (f func(w io.Writer, r *result.Run), ok bool) {
 		return nil, false
 	}
 	return i.Summary, true
+}
+
+// Printing are the values of an ad-hoc run's printing flags
+// (workload.Flag.Print: sysbench's --percentile, memtier's
+// --print-percentiles), by name, for its kind's printers; they change what
+// is printed, never what runs, and are not stored.
+type Printing map[string]any
+
+// PrintingKey is the Env key of the Printing on the copy of an ad-hoc run
+// its summary printer gets (as MaxTriesKey); PrintingOf reads it.
+const PrintingKey = "printing"
+
+// PrintingOf returns the printing options a summary printer was given
+// (nil: none, each printer's defaults).
+func PrintingOf(r *result.Run) Printing {
+	p, _ := r.Env.Extra[PrintingKey].(Printing)
+	return p
+}
+
+// Tick is one progress reading of a run, for a kind's Progress line.
+type Tick struct {
+	Now time.Time
+	// Elapsed is the time since the phase began (the warm-up or the
+	// measured phase); Window since the previous reading.
+	Elapsed, Window time.Duration
+	Warmup          bool
+	Clients         int
+	// Point is the window's operations, errors and per-op histograms.
+	Point result.SeriesPoint
+	// Counts are the workload's own counters (its Counts hook) now, and
+	// Previous at the previous reading; nil when it keeps none.
+	Counts, Previous map[string]int64
+}
+
+// ProgressOf returns kind's progress-line printer; ok is false when it has
+// none.
+func ProgressOf(kind string) (f func(io.Writer, Tick, Printing), ok bool) {
+	i, found := Lookup(kind)
+	if !found || i.Progress == nil {
+		return nil, false
+	}
+	return i.Progress, true
 }
 
 // MaxTriesKey is the Env key of the tries per transaction a run was allowed

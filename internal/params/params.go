@@ -74,6 +74,10 @@ type Spec struct {
 	// again. Plans sweep such parameters outermost, so that each data set is
 	// loaded once per repetition round rather than at every switch.
 	Data bool
+	// Check, when set, checks what Kind, Choices, Min and Max cannot say
+	// of a value (each element of a list of percentiles within (0, 100]);
+	// Coerce calls it on the value of Kind's type.
+	Check func(v any) error
 }
 
 // AppliesTo reports whether the parameter applies to engine ("" = unknown,
@@ -273,6 +277,11 @@ func Coerce(s Spec, raw any) (any, error) {
 		v = list
 	default:
 		return nil, fmt.Errorf("%s: unsupported parameter kind", s.Name)
+	}
+	if s.Check != nil {
+		if err := s.Check(v); err != nil {
+			return nil, fmt.Errorf("%s: %v", s.Name, err)
+		}
 	}
 	return v, nil
 }

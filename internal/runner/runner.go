@@ -32,6 +32,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
@@ -68,6 +69,11 @@ type Options struct {
 	// NoTickLines drops the per-tick progress lines (the series is still kept);
 	// NoCellHeaders drops the "[i/n] target=…" line before each cell.
 	NoTickLines, NoCellHeaders bool
+	// PeerProgress prints each tick as the cell's kind prints its progress
+	// (kinds.Info.Progress: sysbench's interim lines, YCSB's status lines)
+	// where it has a printer; Printing are the ad-hoc run's printing flags.
+	PeerProgress bool
+	Printing     kinds.Printing
 	// MaxErrorRatio and MaxDeadRatio override the study's outage thresholds
 	// (nil: the study's, else DefaultMaxErrorRatio and DefaultMaxDeadRatio).
 	MaxErrorRatio, MaxDeadRatio *float64

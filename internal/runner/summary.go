@@ -35,6 +35,7 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 	prev := start
 	cpuPrev, loadPrev := cpuSeconds(), m.r.opt.readLoad()
 	slot, lastSlot := 0, int(d/every)
+	prevCounts := counts(m.hooks)
 	for {
 		select {
 		case <-ctx.Done():
@@ -75,15 +76,31 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 			}
 			slot = k
 			if !m.r.opt.NoTickLines {
-				prefix := "progress"
-				if label != "" {
-					prefix = label
-				}
-				fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
-					prefix, now.Sub(start).Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
+				nowCounts := counts(m.hooks)
+				m.tickLine(label, kinds.Tick{Now: now, Elapsed: now.Sub(start), Window: window, Warmup: series == nil,
+					Clients: m.cell.Clients, Point: pt, Counts: nowCounts, Previous: prevCounts})
+				prevCounts = nowCounts
 			}
 		}
 	}
+}
+
+// tickLine prints one progress reading: the kind's own line in an ad-hoc
+// run (Options.PeerProgress) when it has one, else fairbench's.
+func (m *executor) tickLine(label string, t kinds.Tick) {
+	if m.r.opt.PeerProgress {
+		if f, ok := kinds.ProgressOf(m.cell.Workload.Kind); ok {
+			f(m.out, t, m.r.opt.Printing)
+			return
+		}
+	}
+	prefix := "progress"
+	if label != "" {
+		prefix = label
+	}
+	pt := t.Point
+	fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
+		prefix, t.Elapsed.Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
 }
 
 // measuredSeries is the measured phase's series as the ticks read it: its

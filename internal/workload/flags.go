@@ -81,8 +81,9 @@ type Flag struct {
 	// to Switch (pgbench's -S sets mode = select-only, -n sets vacuum = false).
 	Switch string
 	// Values translates the peer tool's spelling of a value into the
-	// parameter's (sysbench's --db-ps-mode=disable is query_mode = simple);
-	// values not in it are passed on unchanged.
+	// parameter's or the field's (sysbench's --db-ps-mode=disable is
+	// query_mode = simple, its --time=0 no time limit); values not in it are
+	// passed on unchanged.
 	Values map[string]string
 	// Usage is the help text; "" takes the parameter's own help.
 	Usage string
@@ -100,6 +101,82 @@ type Flag struct {
 	// For a Field it is also the value used when the flag is not given
 	// ("" leaves the command's: 1 client, 60 s, 1 try, the rest 0).
 	Default string
+	// DefaultUnless, on a parameter flag with a Default, makes an ad-hoc
+	// run that gives neither this flag (nor the parameter through --set)
+	// nor the flag named here take Default instead of the parameter's own
+	// default (memtier's --requests is 10 000 unless --test-time is given).
+	DefaultUnless string
+	// Print, when set, makes the flag an option of how the run is printed,
+	// not of what runs (sysbench's --percentile, memtier's
+	// --print-percentiles): its value, checked against Print as a
+	// parameter's is before anything runs, reaches the kind's printers under
+	// Print.Name (kinds.Printing). It is not stored with the run.
+	Print *params.Spec
+	// Output, when not "", makes the flag's value a file the ad-hoc run is
+	// written to in the kind's run format of this name (memtier's
+	// --json-out-file writes "memtier-json", kinds.Info.RunFormats).
+	Output string
+}
+
+// Action is what an ad-hoc command line asks for besides its flags: the
+// peer tool's command word (sysbench's prepare, run, cleanup; bin/ycsb's
+// load and run).
+type Action string
+
+const (
+	// ActionNone: the command's own action (run runs, load loads).
+	ActionNone Action = ""
+	// ActionRun runs the workload, loading its data first when missing.
+	ActionRun Action = "run"
+	// ActionLoad loads the data without running (fairbench load).
+	ActionLoad Action = "load"
+	// ActionClean drops the data fairbench's marker says it created
+	// (fairbench load --clean).
+	ActionClean Action = "clean"
+)
+
+// Word is a positional word of a peer tool's command line: the flags it
+// stands for (sysbench's oltp_read_write is --mode=read_write) and the
+// action it asks for.
+type Word struct {
+	Args   []string
+	Action Action
+	// Variant marks another spelling of a listed word (the script's file
+	// name, oltp_read_write.lua): accepted, left out where the words are
+	// listed.
+	Variant bool
+}
+
+// CommandLine is how a workload's peer tool's command line differs from
+// flags, and what its --help shows beyond them. Every field is optional.
+type CommandLine struct {
+	// Aliases rewrite an argument spelled as the peer tool spells it into
+	// fairbench's ("-threads" → "--threads": YCSB's single-dash options;
+	// "-s" → "--status=10"). Only an argument in a flag's place is
+	// rewritten, never a flag's value.
+	Aliases map[string]string
+	// Words are the peer tool's positional words, by how they are typed.
+	Words map[string]Word
+	// Targets says which targets the workload runs on and how their URLs
+	// are written: the --target flag's help for this workload.
+	Targets string
+	// Examples are two or three command lines, shown at the bottom of the
+	// workload's --help.
+	Examples []string
+}
+
+// CommandLiner is optional: a workload that declares its CommandLine.
+type CommandLiner interface {
+	CommandLine() CommandLine
+}
+
+// CommandLineOf returns what w declares of its command line (the zero
+// CommandLine when it declares nothing).
+func CommandLineOf(w Workload) CommandLine {
+	if c, ok := w.(CommandLiner); ok {
+		return c.CommandLine()
+	}
+	return CommandLine{}
 }
 
 // Flagger is optional: a workload that declares its ad-hoc flags. A workload

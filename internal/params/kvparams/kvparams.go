@@ -35,6 +35,7 @@ const (
 	DistinctClientSeed = "distinct_client_seed"
 	Requests           = "requests"
 	Prefill            = "prefill"
+	RandomData         = "random_data"
 )
 
 // Profiles are the seed studies' named mixes; "" takes ratio (or command).
@@ -68,7 +69,11 @@ func valueMemory(fromRange bool) func(v params.Values) (shared, perClient float6
 			}
 			size = n
 		}
-		return size, 2 * size * float64(v.Int(Pipeline))
+		shared = size
+		if v.Bool(RandomData) {
+			shared = 2 * size // the random values' buffer is twice the largest
+		}
+		return shared, 2 * size * float64(v.Int(Pipeline))
 	}
 }
 
@@ -95,6 +100,7 @@ func Specs() []params.Spec {
 		{Name: Requests, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(1e15),
 			Help: "requests each connection sends, then stops (memtier --requests); the run ends when every connection has, or at its duration; 0: run for the duration"},
 		{Name: Prefill, Kind: params.Bool, Default: false, Help: "before running, SET every key of the range once (fairbench load always does); reused while the marker key says the range is complete"},
+		{Name: RandomData, Kind: params.Bool, Default: false, Help: "values of random bytes instead of memtier's default 'x' bytes (memtier --random-data, -R): a compressing or deduplicating store then cannot shrink them"},
 	}
 }
 
@@ -122,6 +128,7 @@ type Options struct {
 	DistinctClientSeed                          bool
 	Requests                                    int64
 	Prefill                                     bool
+	RandomData                                  bool
 }
 
 // Decode reads a kv cell's values (validated against Specs, which bound each
@@ -136,7 +143,7 @@ func Decode(v params.Values) (Options, error) {
 		KeyPrefix: v.String(KeyPrefix), KeyStddev: v.Float(KeyStddev), KeyMedian: v.Float(KeyMedian),
 		KeyZipfExp: v.Float(KeyZipfExp), Commands: v.Strings(Command), CommandRatios: v.Strings(CommandRatio),
 		CommandKeyPatterns: v.Strings(CommandKeyPattern), DistinctClientSeed: v.Bool(DistinctClientSeed),
-		Requests: v.Int(Requests), Prefill: v.Bool(Prefill),
+		Requests: v.Int(Requests), Prefill: v.Bool(Prefill), RandomData: v.Bool(RandomData),
 	}
 	o.DataSizeMin, o.DataSizeMax = o.DataSize, o.DataSize
 	if r := o.DataSizeRange; r != "" {

@@ -37,6 +37,7 @@ const (
 	RandParetoH        = "rand_pareto_h"
 	MySQLStorageEngine = "mysql_storage_engine"
 	QueryMode          = "query_mode"
+	Events             = "events"
 )
 
 // Modes, named after sysbench's scripts without the oltp_ prefix.
@@ -90,6 +91,8 @@ func Specs() []params.Spec {
 			Engines: []string{"mysql", "mariadb"}},
 		{Name: QueryMode, Kind: params.String, Default: "prepared", Choices: []string{"simple", "extended", "prepared"},
 			Help: "prepared = server-side prepared statements, sysbench's default (--db-ps-mode=auto); simple = text with client-side parameters (--db-ps-mode=disable)"},
+		{Name: Events, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(1e15),
+			Help: "stop after this many transactions over all clients, warm-up included (sysbench --events); the run also ends at its duration; 0: run for the duration"},
 	}
 }
 
@@ -120,6 +123,7 @@ type Options struct {
 	RandParetoH        float64
 	MySQLStorageEngine string
 	QueryMode          string
+	Events             int64
 }
 
 // Decode reads an oltp cell's values, validated against Specs (which bound
@@ -151,5 +155,6 @@ func Decode(v params.Values) Options {
 		RandParetoH:        v.Float(RandParetoH),
 		MySQLStorageEngine: v.String(MySQLStorageEngine),
 		QueryMode:          v.String(QueryMode),
+		Events:             v.Int(Events),
 	}
 }

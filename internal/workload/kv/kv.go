@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -39,6 +40,7 @@ func init() {
 			Headline:   result.Headline{Name: "throughput", Unit: "ops/s", HigherIsBetter: true, Field: result.FieldRequests},
 			WorkingSet: workingSet,
 			Summary:    PeerSummary,
+			RunFormats: map[string]func(io.Writer, *result.Run) error{MemtierJSON: WriteMemtierJSON},
 		},
 	})
 }
@@ -92,7 +94,12 @@ type instance struct {
 	sizeMin  int
 	sizeMax  int
 	pipeline int
-	value    []byte // data_size (or the range's maximum) bytes of 'x', as memtier's values
+	// value is data_size (or the range's maximum) bytes of 'x', as memtier's
+	// values; with random_data, twice that many random bytes, each value a
+	// window at a random offset (memtier changes one byte of its random
+	// buffer per value: either way consecutive values differ).
+	value  []byte
+	random bool
 	// counts of every worker, summed by Counts
 	stats atomic.Pointer[[]*counts]
 }
@@ -145,6 +152,12 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		return nil, fmt.Errorf("%s must not be empty: cleanup deletes the keys under it, and only them", kvparams.KeyPrefix)
 	}
 	in.value = bytes.Repeat([]byte("x"), in.sizeMax)
+	if o.RandomData {
+		in.random = true
+		in.value = make([]byte, 2*in.sizeMax)
+		src := rand.NewChaCha8([32]byte{})
+		_, _ = src.Read(in.value) // a ChaCha8 stream never fails
+	}
 	ratios, patterns := o.CommandRatios, o.CommandKeyPatterns
 	seen := map[string]int{}
 	for i, text := range cmds {
@@ -314,10 +327,15 @@ func (w *worker) key(k uint64) []byte {
 
 func (w *worker) valueFor(rng *rand.Rand) []byte {
 	in := w.in
-	if in.sizeMin == in.sizeMax {
-		return in.value[:in.sizeMax]
+	size := in.sizeMax
+	if in.sizeMin != in.sizeMax {
+		size = in.sizeMin + rng.IntN(in.sizeMax-in.sizeMin+1)
 	}
-	return in.value[:in.sizeMin+rng.IntN(in.sizeMax-in.sizeMin+1)]
+	if in.random {
+		off := rng.IntN(in.sizeMax + 1)
+		return in.value[off : off+size]
+	}
+	return in.value[:size]
 }
 
 // next fills cmds[i] with the next command of the SET:GET cycle (memtier

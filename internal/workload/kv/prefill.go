@@ -241,7 +241,7 @@ func (in *instance) fill(ctx context.Context, env workload.PrepareEnv) error {
 				for k := lo; k <= hi; k++ {
 					// memtier's own prefill writes data_size (or, with a
 					// range, sizes by key position): the maximum is written here.
-					cmds = append(cmds, driver.KVCommand{Name: "SET", Key: fmt.Appendf(nil, "%s%d", in.prefix, k), Value: in.value})
+					cmds = append(cmds, driver.KVCommand{Name: "SET", Key: fmt.Appendf(nil, "%s%d", in.prefix, k), Value: in.value[:in.sizeMax]})
 				}
 				if err := kv.Pipeline(ctx, cmds, replies[:len(cmds)]); err != nil {
 					fail(err)

@@ -8,6 +8,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -16,7 +17,7 @@ import (
 // misses/sec, average, p50, p99 and p99.9 latency in ms, KB/sec), from the
 // run's own histograms, so that the two tools' outputs read side by side.
 // Unlike memtier's JSON Totals, the average is not truncated to whole
-// milliseconds.
+// milliseconds. --print-percentiles chooses the percentile columns.
 func PeerSummary(w io.Writer, r *result.Run) {
 	secs := r.Duration.Seconds()
 	if secs <= 0 {
@@ -30,12 +31,16 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	}
 	fmt.Fprintf(w, "connections: %d, %.2f seconds\n\n", r.Clients, r.Duration.Seconds())
 	hits, misses := r.Summary.Extra["hits"], r.Summary.Extra["misses"]
-	line := strings.Repeat("=", 128)
+	pcts := percentilesOf(kinds.PrintingOf(r))
+	width := 80 + 16*len(pcts)
 	fmt.Fprintln(w, "ALL STATS")
-	fmt.Fprintln(w, line)
-	fmt.Fprintf(w, "%-12s %12s %12s %12s %15s %15s %15s %15s %12s\n", "Type", "Ops/sec", "Hits/sec", "Misses/sec",
-		"Avg. Latency", "p50 Latency", "p99 Latency", "p99.9 Latency", "KB/sec")
-	fmt.Fprintln(w, strings.Repeat("-", 128))
+	fmt.Fprintln(w, strings.Repeat("=", width))
+	fmt.Fprintf(w, "%-12s %12s %12s %12s %15s", "Type", "Ops/sec", "Hits/sec", "Misses/sec", "Avg. Latency")
+	for _, q := range pcts {
+		fmt.Fprintf(w, " %15s", percentileColumn(q))
+	}
+	fmt.Fprintf(w, " %12s\n", "KB/sec")
+	fmt.Fprintln(w, strings.Repeat("-", width))
 	total := hist.New()
 	var count, bytes int64
 	var sum float64
@@ -50,8 +55,11 @@ func PeerSummary(w io.Writer, r *result.Run) {
 		if n > 0 {
 			avg = fmt.Sprintf("%.5f", mean/1000)
 		}
-		fmt.Fprintf(w, "%-12s %12.2f %12s %12s %15s %15s %15s %15s %12.2f\n", name, float64(n)/secs, hitsCol, missCol,
-			avg, lat(50), lat(99), lat(99.9), float64(b)/1024/secs)
+		fmt.Fprintf(w, "%-12s %12.2f %12s %12s %15s", name, float64(n)/secs, hitsCol, missCol, avg)
+		for _, q := range pcts {
+			fmt.Fprintf(w, " %15s", lat(q))
+		}
+		fmt.Fprintf(w, " %12.2f\n", float64(b)/1024/secs)
 	}
 	perSec := func(x float64) string { return fmt.Sprintf("%.2f", x/secs) }
 	for _, op := range r.Ops {
@@ -71,13 +79,13 @@ func PeerSummary(w io.Writer, r *result.Run) {
 		if op.Name == "get" || op.Name == "rmw" {
 			hc, mc = perSec(hits), perSec(misses)
 		}
-		name := strings.ToUpper(op.Name[:1]) + op.Name[1:] + "s"
-		if op.Name == "rmw" {
-			name = "RMWs"
-		}
-		row(name, op.Count, h, mean, op.Bytes, hc, mc)
+		row(rowName(op.Name), op.Count, h, mean, op.Bytes, hc, mc)
 	}
-	fmt.Fprintf(w, "%-12s %12.2f %12s %12s %15s %15s %15s %15s %12s\n", "Waits", 0.0, "---", "---", "---", "---", "---", "---", "---")
+	fmt.Fprintf(w, "%-12s %12.2f %12s %12s %15s", "Waits", 0.0, "---", "---", "---")
+	for range pcts {
+		fmt.Fprintf(w, " %15s", "---")
+	}
+	fmt.Fprintf(w, " %12s\n", "---")
 	mean := 0.0
 	if total.TotalCount() > 0 {
 		mean = sum / float64(total.TotalCount())

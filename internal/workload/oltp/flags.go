@@ -5,6 +5,11 @@ import (
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
+// noTimeLimit is what sysbench's --time=0 (no time limit) runs for: a day,
+// so that a run with --events ends at its last event, and one without still
+// ends.
+const noTimeLimit = "24h"
+
 // Flags implements workload.Flagger: sysbench 1.0's option names and
 // meanings (--threads is the number of clients, each on its own connection,
 // as sysbench's threads are), with its defaults (10 s).
@@ -12,7 +17,12 @@ func (Workload) Flags() []workload.Flag {
 	return []workload.Flag{
 		{Name: "mode", Param: oltpparams.Mode, Usage: "the test, as sysbench's oltp_*.lua script without oltp_: read_write, read_only, point_select, ..."},
 		{Name: "threads", Field: workload.FieldClients, Default: "1", Usage: "number of threads (clients, one connection each)"},
-		{Name: "time", Field: workload.FieldDuration, Default: "10", Usage: "measured duration in seconds (or \"30s\", \"2m\")"},
+		{Name: "time", Field: workload.FieldDuration, Default: "10", Values: map[string]string{"0": noTimeLimit},
+			Usage: "measured duration in seconds (or \"30s\", \"2m\"); 0 is sysbench's no limit, which fairbench caps at 24 h (with --events, the run ends at the last event)"},
+		{Name: "warmup-time", Field: workload.FieldWarmup, Usage: "warm-up in seconds before the measured time, excluded from every number (sysbench --warmup-time)"},
+		{Name: "events", Param: oltpparams.Events},
+		{Name: "percentile", Print: &percentileSpec},
+		{Name: "histogram", Print: &histogramSpec},
 		{Name: "report-interval", Field: workload.FieldProgress, Usage: "report intermediate statistics every N seconds (0 = none)"},
 		{Name: "rate", Field: workload.FieldRate, Usage: "average transaction rate over all threads (0 = unlimited)"},
 		{Name: "max-tries", Field: workload.FieldMaxTries, Default: "1",

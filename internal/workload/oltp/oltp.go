@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,7 +26,7 @@ import (
 )
 
 func init() {
-	workload.Register(workload.Plugin{Workload: Workload{}, Kind: kinds.Info{Summary: PeerSummary}})
+	workload.Register(workload.Plugin{Workload: Workload{}, Kind: kinds.Info{Summary: PeerSummary, Progress: InterimLine}})
 }
 
 // Modes (oltpparams'), named after sysbench's scripts without the oltp_ prefix.
@@ -67,6 +68,11 @@ type instance struct {
 
 	mu       sync.Mutex
 	counters []*counters
+
+	// events is sysbench's --events, the run's transactions over all
+	// clients (0: none); budget the transactions left.
+	events int64
+	budget atomic.Int64
 }
 
 // counters of one client, by sysbench's statement classes. Only the client's
@@ -91,7 +97,9 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		indexUpdates: o.IndexUpdates, nonIndexUpdates: o.NonIndexUpdates, deleteInserts: o.DeleteInserts,
 		rangeSelects: o.RangeSelects, skipTrx: o.SkipTrx, autoInc: o.AutoInc,
 		secondary: o.Secondary, csec: o.CreateSecondary, randType: o.RandType, dist: d,
+		events: o.Events,
 	}
+	in.budget.Store(o.Events)
 	if in.mode == PointSelect {
 		in.pointSelects = 1 // oltp_point_select.lua: one query per event
 	}
@@ -114,14 +122,31 @@ const dataset = "oltp"
 // Ops implements workload.Instance: one transaction type, named like sysbench's script.
 func (in *instance) Ops() []string { return []string{"oltp_" + in.mode} }
 
-// Shape implements workload.Shaper: sessions in the query mode asked for.
+// Shape implements workload.Shaper: sessions in the query mode asked for;
+// --events shared among load generators (Split).
 func (in *instance) Shape() workload.Shape {
-	return workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}}
+	return workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}, Split: in.Split}
 }
 
 // Hooks implements workload.Hooker.
 func (in *instance) Hooks() workload.Hooks {
-	return workload.Hooks{Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts}
+	return workload.Hooks{BeforeRun: in.BeforeRun, Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts}
+}
+
+// BeforeRun is the BeforeRun hook: --events is each run's budget.
+func (in *instance) BeforeRun(context.Context, driver.Conn) error {
+	in.budget.Store(in.events)
+	return nil
+}
+
+// Split is the shape's Split: --events counts the cell's transactions, so
+// each load generator runs its share.
+func (in *instance) Split(generator, generators int) error {
+	if in.events > 0 {
+		_, n := workload.Share(in.events, generators, generator)
+		in.budget.Store(n)
+	}
+	return nil
 }
 
 // Counts is the Counts hook: statements executed so far, in sysbench's
@@ -396,8 +421,24 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 		return err
 	}
 	ours, err := sqlwork.Owns(ctx, c, dataset, in.tableNames())
-	if err != nil || !ours {
+	if err != nil {
 		return err
+	}
+	if !ours {
+		var present []string
+		for _, t := range in.tableNames() {
+			ok, err := sqlwork.TableExists(ctx, c, t)
+			if err != nil {
+				return err
+			}
+			if ok {
+				present = append(present, t)
+			}
+		}
+		if len(present) > 0 {
+			return fmt.Errorf("%s left alone: fairbench's marker does not say it created them (sysbench's cleanup would drop them; fairbench drops only tables it loaded)", strings.Join(present, ", "))
+		}
+		return nil // nothing there to clean
 	}
 	for i := int64(1); i <= in.tables; i++ {
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+tableName(i)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -14,7 +15,11 @@ import (
 // transactions that still failed are listed separately, because sysbench would
 // have stopped on them. Reconnects are the connection errors the runner
 // recovered from by reconnecting.
+//
+// The printing flags choose the percentile (--percentile, 95 without it)
+// and add sysbench's latency histogram before the statistics (--histogram).
 func PeerSummary(w io.Writer, r *result.Run) {
+	p := kinds.PrintingOf(r)
 	facts, _ := r.Env.Extra["workload"].(map[string]any)
 	for _, k := range []string{"script", "tables", "table size", "random distribution", "query mode"} {
 		if v, ok := facts[k]; ok {
@@ -36,6 +41,9 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	for _, op := range r.Ops {
 		reconnects += op.Errors[result.ErrConnection]
 	}
+	if on, _ := p[printHistogram].(bool); on {
+		printLatencyHistogram(w, latencyOf(r))
+	}
 	fmt.Fprintf(w, "SQL statistics:\n")
 	fmt.Fprintf(w, "    queries performed:\n")
 	fmt.Fprintf(w, "        read:                            %.0f\n", read)
@@ -56,7 +64,9 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	fmt.Fprintf(w, "         min:                                    %.2f\n", s.LatencyMin/1000)
 	fmt.Fprintf(w, "         avg:                                    %.2f\n", s.LatencyMean/1000)
 	fmt.Fprintf(w, "         max:                                    %.2f\n", s.Max/1000)
-	fmt.Fprintf(w, "         95th percentile:                        %.2f\n", s.P95/1000)
+	if pct := percentileOf(p); pct > 0 {
+		fmt.Fprintf(w, "         %-40s%.2f\n", fmt.Sprintf("%dth percentile:", pct), float64(latencyOf(r).ValueAtQuantile(float64(pct)))/1000)
+	}
 	fmt.Fprintf(w, "         sum:                                    %.2f\n", s.LatencyMean*float64(s.Transactions)/1000)
 	fmt.Fprintf(w, "\nHistogram (ms): p50 %.3f  p95 %.3f  p99 %.3f  max %.3f\n", s.P50/1000, s.P95/1000, s.P99/1000, s.Max/1000)
 	fmt.Fprintf(w, "client CPU: %.2f s (%.1f µs per transaction)\n", s.ClientCPU, perTx(s.ClientCPU, s.Transactions))

@@ -114,6 +114,9 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 		UpdateIndex: cl.indexUpdates, UpdateNonIndex: cl.nonIndexUpdates, Insert: cl.insertEvent, Delete: cl.deleteEvent,
 	}[in.mode]
 	return func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
+		if in.events > 0 && in.budget.Add(-1) < 0 {
+			return 0, workload.ErrClientDone // sysbench --events: all were run
+		}
 		if err := op(ctx, rng); err != nil {
 			if cl.begin != nil {
 				return 0, sqlwork.Rollback(ctx, c, err)

@@ -23,7 +23,7 @@ import (
 func init() {
 	workload.Register(workload.Plugin{
 		Workload: Workload{},
-		Kind:     kinds.Info{Headline: ycsbparams.Headline, WorkingSet: workingSet, Summary: PeerSummary},
+		Kind:     kinds.Info{Headline: ycsbparams.Headline, WorkingSet: workingSet, Summary: PeerSummary, Progress: StatusLine},
 	})
 }
 
@@ -106,11 +106,11 @@ func (Workload) Flags() []workload.Flag {
 			Usage: "a YCSB property, name=value (repeatable): -p recordcount=1000000 -p requestdistribution=uniform"},
 		{Name: "property-file", Shorthand: "P", Param: ycsbparams.PropertyFiles, Repeat: true,
 			Usage: "a YCSB workload file (repeatable), read after the preset"},
-		{Name: "threads", Field: workload.FieldClients, Default: "1", Usage: "client threads, one session each (YCSB -threads)"},
+		{Name: "threads", Field: workload.FieldClients, Default: "1", Usage: "client threads, one session each (YCSB -threads; -threads with one dash works too)"},
 		{Name: "duration", Field: workload.FieldDuration, Default: "60s",
 			Usage: "maximum measured time (YCSB's maxexecutiontime); with operationcount the run also ends when they are done"},
-		{Name: "rate", Field: workload.FieldRate, Usage: "target operations per second over all threads (YCSB -target), without coordinated omission"},
-		{Name: "status", Field: workload.FieldProgress, Usage: "print progress every N seconds (YCSB -s prints every 10)"},
+		{Name: "rate", Field: workload.FieldRate, Usage: "target operations per second over all threads (YCSB -target, which works with one dash), without coordinated omission"},
+		{Name: "status", Field: workload.FieldProgress, Usage: "print YCSB's status line every N seconds (YCSB -s: every 10)"},
 	}
 }
 
