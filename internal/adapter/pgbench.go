@@ -372,11 +372,11 @@ var pgbenchSummary = map[string]func(p *pgbenchParser, key, val string) error{
 		p.facts[key] = val
 		return nil
 	},
-	"number of clients":                 pgbenchInteger(func(p *pgbenchParser, n int64) { p.r.Clients = int(n) }),
-	"number of threads":                 pgbenchInteger(func(p *pgbenchParser, n int64) { p.tool["threads"] = n }),
-	"maximum number of tries":           pgbenchInteger(func(p *pgbenchParser, n int64) { p.tool["max_tries"] = n }),
-	"maximum time of tries":             func(p *pgbenchParser, key, val string) error { p.facts[key] = val; return nil },
-	"duration":                          (*pgbenchParser).duration,
+	"number of clients":       pgbenchInteger(func(p *pgbenchParser, n int64) { p.r.Clients = int(n) }),
+	"number of threads":       pgbenchInteger(func(p *pgbenchParser, n int64) { p.tool["threads"] = n }),
+	"maximum number of tries": pgbenchInteger(func(p *pgbenchParser, n int64) { p.tool["max_tries"] = n }),
+	"maximum time of tries":   func(p *pgbenchParser, key, val string) error { p.facts[key] = val; return nil },
+	"duration":                (*pgbenchParser).duration,
 	"number of transactions per client": pgbenchInteger(func(p *pgbenchParser, n int64) {
 		p.tool["transactions_per_client"] = n
 		p.r.Params[tpcbparams.Transactions] = n // pairs with a native run of -t n
