@@ -18,6 +18,7 @@ import (
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/store"
@@ -27,10 +28,14 @@ import (
 
 const defaultResults = "fairbench.db"
 
+// quietUsage is --quiet's help, the same on every command that takes it.
+const quietUsage = "print no progress and no phase messages on stderr (the summary and errors still print)"
+
 func newRun() *cobra.Command {
 	var (
 		results                string
 		resume, replace, check bool
+		quiet                  bool
 		a                      adhoc
 		maxErr, maxDead        float64
 		gens, asGenerator      int
@@ -50,8 +55,9 @@ meaning what they mean there; 'fairbench run --workload KIND --help' lists them:
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
 	define := func(f *pflag.FlagSet, kind string) error {
-		results, resume, replace, check = "", false, false, false
+		results, resume, replace, check, quiet = "", false, false, false, false
 		a = adhoc{}
+		f.BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 		f.StringVar(&results, "results", defaultResults, "results file (SQLite), or a postgres:// URL of a shared results store")
 		f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
 		f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
@@ -84,7 +90,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		if gens < 0 {
 			return fmt.Errorf("--generators %d: give 1 or more", gens)
 		}
-		x := execution{results: results, resume: resume, replace: replace, check: check, generators: gens, remoteGenerators: remoteGens, staleAfter: staleAfter}
+		x := execution{results: results, resume: resume, replace: replace, check: check, quiet: quiet, generators: gens, remoteGenerators: remoteGens, staleAfter: staleAfter}
 		for name, v := range map[string]float64{"max-error-ratio": maxErr, "max-dead-ratio": maxDead} {
 			if !cmd.Flags().Changed(name) {
 				continue
@@ -111,6 +117,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 type execution struct {
 	results                string
 	resume, replace, check bool
+	quiet                  bool // no progress and no phase messages
 	adHoc                  bool
 	maxTries               int
 	progressEvery          int // ad hoc: -P seconds; 0 = no per-second progress
@@ -149,7 +156,8 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			fmt.Fprintf(os.Stderr, "note: %d cells of this study are already in %s; new runs are added (use --resume to skip them)\n", len(done), s.Path())
 		}
 	}
-	opt := runner.Options{Progress: os.Stderr, Every: time.Second, Replace: x.replace, Skip: skip, Check: x.check,
+	meter := progress.ForFile(os.Stderr, x.quiet)
+	opt := runner.Options{Progress: meter, Meter: meter, Every: time.Second, Replace: x.replace, Skip: skip, Check: x.check,
 		MaxErrorRatio: x.maxErrorRatio, MaxDeadRatio: x.maxDeadRatio}
 	if x.adHoc {
 		// Like pgbench: per-second lines only with -P, and no cell headers for one cell.
@@ -357,6 +365,7 @@ func newLoad() *cobra.Command {
 		replace bool
 		clean   bool
 		check   bool
+		quiet   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "load --target URL [--workload KIND] [--clean] [flags]",
@@ -366,7 +375,8 @@ flags are those of 'fairbench run'; 'fairbench load --workload KIND --help' list
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
 	define := func(f *pflag.FlagSet, kind string) error {
-		a, replace, clean, check = adhoc{}, false, false, false
+		a, replace, clean, check, quiet = adhoc{}, false, false, false, false
+		f.BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 		f.StringVar(&a.target, "target", "", "target URL (required)")
 		f.BoolVar(&check, "check", false, "run the workload's consistency check on the loaded data")
 		f.BoolVar(&clean, "clean", false, "delete this workload's data from the target instead, and only what fairbench's marker says it created")
@@ -388,13 +398,14 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		if err != nil {
 			return err
 		}
-		r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace, Check: check})
+		meter := progress.ForFile(os.Stderr, quiet)
+		r := runner.New(st, runner.Options{Progress: meter, Meter: meter, Replace: replace, Check: check})
 		start := time.Now()
 		if clean {
 			if err := r.Clean(cmd.Context(), cells[0]); err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "cleaned up in %.2f s\n", time.Since(start).Seconds())
+			fmt.Fprintf(meter, "cleaned up in %.2f s\n", time.Since(start).Seconds())
 			return nil
 		}
 		if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
@@ -403,7 +414,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 			}
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "done in %.2f s\n", time.Since(start).Seconds())
+		fmt.Fprintf(meter, "done in %.2f s\n", time.Since(start).Seconds())
 		return nil
 	})
 	return cmd

@@ -16,6 +16,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -106,6 +107,10 @@ type PrepareEnv struct {
 	Replace bool
 	// Logf reports progress to the user.
 	Logf func(format string, args ...any)
+	// Progress counts the units of a long load (rows, records, documents)
+	// for the user while it works: Start a task, Add as units are done, End
+	// it. It may be nil (--quiet), which its methods accept.
+	Progress *progress.Reporter
 }
 
 // Shaper is optional: an instance whose runs do not have the common shape

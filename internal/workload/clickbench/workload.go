@@ -159,6 +159,7 @@ func (in *instance) dataset(d string) (queryset.Dataset, error) {
 		ds.Params = "synthetic rows=" + strconv.FormatInt(in.rows, 10) + " seed=" + strconv.FormatUint(in.seed, 10)
 		ds.Wanted = fmt.Sprintf("%d synthetic rows", in.rows)
 		g := NewSynthetic(in.rows, in.seed)
+		t.Rows = in.rows
 		// Chunks of ~200 000 rows keep every session busy to the end.
 		for _, c := range g.Chunks(max(workers, int(min(in.rows/200_000, maxChunks)))) {
 			t.Chunks = append(t.Chunks, func(context.Context) (driver.RowSource, error) { return g.Rows(c), nil })
