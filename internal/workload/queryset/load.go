@@ -327,39 +327,11 @@ func loadChunk(ctx context.Context, bl driver.BulkLoader, t Table, chunk func(co
 	if c, ok := src.(interface{ Close() error }); ok {
 		defer c.Close()
 	}
-	counted := &countedRows{RowSource: src, task: task}
-	n, err := bl.BulkLoad(ctx, t.Name, t.Columns, counted, false)
-	counted.flush()
+	n, err := bl.BulkLoad(ctx, t.Name, t.Columns, workload.CountRows(src, task), false)
 	if e, ok := src.(interface{ Err() error }); ok && e.Err() != nil {
 		return n, e.Err()
 	}
 	return n, err
-}
-
-// countedRows counts the rows a bulk load reads from its source on a
-// progress task, a batch at a time (one shared counter per row would
-// contend between the loading sessions).
-type countedRows struct {
-	driver.RowSource
-	task    *progress.Task
-	pending int64
-}
-
-const countBatch = 1024
-
-func (c *countedRows) Next() bool {
-	if !c.RowSource.Next() {
-		return false
-	}
-	if c.pending++; c.pending == countBatch {
-		c.flush()
-	}
-	return true
-}
-
-func (c *countedRows) flush() {
-	c.task.Add(c.pending)
-	c.pending = 0
 }
 
 // Drop removes the dataset's tables and marker, when they are fairbench's.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
@@ -173,6 +174,8 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 		workers = 1 // one writer: SQLite serialises writes and would answer "busy"
 	}
 	per := (c.InsertCount + int64(workers) - 1) / int64(workers)
+	task := env.Progress.Start("ycsb: loading "+l.describe(), c.InsertCount, "records")
+	defer task.End()
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
 	for w := 0; w < workers; w++ {
@@ -193,7 +196,7 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 				}
 				defer conn.Close(context.WithoutCancel(ctx))
 			}
-			errs[w] = in.loadRange(ctx, l, conn, lo, hi, uint64(w))
+			errs[w] = in.loadRange(ctx, l, conn, lo, hi, uint64(w), task)
 		}(w, lo, hi)
 	}
 	wg.Wait()
@@ -207,7 +210,7 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 	return nil
 }
 
-func (in *instance) loadRange(ctx context.Context, l layout, conn driver.Conn, lo, hi int64, seed uint64) error {
+func (in *instance) loadRange(ctx context.Context, l layout, conn driver.Conn, lo, hi int64, seed uint64, task *progress.Task) error {
 	s, err := l.session(ctx, conn)
 	if err != nil {
 		return err
@@ -224,6 +227,7 @@ func (in *instance) loadRange(ctx context.Context, l layout, conn driver.Conn, l
 		if err := s.insert(ctx, keys, values); err != nil {
 			return err
 		}
+		task.Add(int64(len(keys)))
 	}
 	return nil
 }
