@@ -19,8 +19,8 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/params/oltpparams"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
