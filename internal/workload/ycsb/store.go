@@ -13,10 +13,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -27,7 +29,9 @@ type layout interface {
 	// describe says where the records are ("table usertable", "hashes fb:ycsb:usertable:*").
 	describe() string
 	// deviations are the ways this layout differs from YCSB's binding.
-	deviations() []string
+	// deviations are where the layout departs from YCSB's binding, each
+	// with the operations it concerns: a run is told those its mix has.
+	deviations() []note
 	// state reads what is there and the ownership marker, against the
 	// wanted data parameters.
 	state(ctx context.Context, params string) (st dataState, err error)
@@ -156,6 +160,28 @@ func (in *instance) startInserts(ctx context.Context, l layout) error {
 		in.chooser, err = in.cfg.NewKeyChooser(in.inserts)
 	}
 	return err
+}
+
+// note is a deviation and the operations (ycsbparams.Ops) it concerns.
+type note struct {
+	ops  []string
+	text string
+}
+
+// mix is the proportion of each operation, in the order of ycsbparams.Ops.
+func (c Config) mix() []float64 {
+	return []float64{c.ReadProportion, c.UpdateProportion, c.InsertProportion, c.ScanProportion, c.ReadModifyWriteProp}
+}
+
+// runsAny reports whether the mix has any of ops (ycsbparams.Ops names).
+func (c Config) runsAny(ops []string) bool {
+	mix := c.mix()
+	for i, op := range ycsbparams.Ops {
+		if mix[i] > 0 && slices.Contains(ops, op) {
+			return true
+		}
+	}
+	return false
 }
 
 // loadBatch is the records per insert request while loading.
