@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -216,6 +217,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		if err := printStudyTable(s, st.Hash); err != nil {
 			return sink.runs, err
 		}
+		printStudyNotes(os.Stdout, sink.runs)
 	}
 	fmt.Fprintf(os.Stderr, "%s stored in %s\n", numfmt.Count(len(sink.runs)-len(sink.unsaved), "run", "runs"), s.Path())
 	if len(sink.unsaved) > 0 {
@@ -307,14 +309,13 @@ func printSummary(w io.Writer, r *result.Run, maxTries int) {
 	fmt.Fprintf(w, "throughput: %f per second\n", s.Throughput)
 	fmt.Fprintf(w, "latency average = %.3f ms, p50 = %.3f ms, p95 = %.3f ms, p99 = %.3f ms, max = %.3f ms\n",
 		s.LatencyMean/1000, s.P50/1000, s.P95/1000, s.P99/1000, s.Max/1000)
-	for _, d := range r.Deviations {
-		fmt.Fprintf(w, "deviation: %s\n", d)
-	}
 }
 
 // printOutcome follows a summary with what the kind's printer does not say:
-// the outage (reconnects, dead seconds, first errors) and why a run failed.
+// the outage (reconnects, dead seconds, first errors), why a run failed,
+// where it deviates from its reference and what makes its results doubtful.
 func printOutcome(w io.Writer, r *result.Run) {
+	defer printNotes(w, r)
 	if line := runner.OutageText(r); line != "" {
 		fmt.Fprintf(w, "outage: %s\n", line)
 	}
@@ -325,6 +326,52 @@ func printOutcome(w io.Writer, r *result.Run) {
 		fmt.Fprintf(w, "run failed: %s\n", r.Error)
 	} else if len(r.Summary.FirstErrors) > 0 {
 		fmt.Fprintf(w, "errors:%s\n", strings.TrimPrefix(runner.FirstErrorsText(r.Summary.FirstErrors), ";"))
+	}
+}
+
+// printNotes prints a run's deviations from its reference definition and
+// what its kind finds doubtful in its results: stored with the run, and
+// said at its end so that no one publishes its numbers unaware.
+func printNotes(w io.Writer, r *result.Run) {
+	for _, d := range r.Deviations {
+		fmt.Fprintf(w, "deviation: %s\n", d)
+	}
+	for _, d := range kinds.Doubts(r) {
+		fmt.Fprintf(w, "doubtful: %s\n", d)
+	}
+}
+
+// printStudyNotes prints, after a study's table, each deviation and doubt
+// of its runs once, with the runs it concerns.
+func printStudyNotes(w io.Writer, runs []*result.Run) {
+	type note struct {
+		text string
+		who  []string
+	}
+	var notes []*note
+	byText := map[string]*note{}
+	add := func(text, who string) {
+		n, ok := byText[text]
+		if !ok {
+			n = &note{text: text}
+			byText[text] = n
+			notes = append(notes, n)
+		}
+		if !slices.Contains(n.who, who) {
+			n.who = append(n.who, who)
+		}
+	}
+	for _, r := range runs {
+		who := r.Workload + " on " + r.Target
+		for _, d := range r.Deviations {
+			add("deviation: "+d, who)
+		}
+		for _, d := range kinds.Doubts(r) {
+			add("doubtful: "+d, who)
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "%s (%s)\n", n.text, strings.Join(n.who, "; "))
 	}
 }
 

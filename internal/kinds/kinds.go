@@ -42,6 +42,10 @@ type Info struct {
 	// the name `fairbench report --format` takes ("clickbench":
 	// ClickBench's result JSON).
 	RunFormats map[string]func(w io.Writer, r *result.Run) error
+	// Doubts says what makes a run's results doubtful though it succeeded
+	// (a query set whose queries found no rows measured no work), one
+	// sentence each, for the end of its summary; nil: the kind knows none.
+	Doubts func(r *result.Run) []string
 	// Params declares the kind's parameters with their defaults, so that a
 	// report can tell a parameter at its default from one a study set;
 	// workload.Register sets it to the workload's Params. Nil for a kind
@@ -150,6 +154,16 @@ func Summary(kind string) (f func(w io.Writer, r *result.Run), ok bool) {
 		return nil, false
 	}
 	return i.Summary, true
+}
+
+// Doubts returns what makes run r's results doubtful, as its kind says
+// (Info.Doubts); none when the kind knows no doubts.
+func Doubts(r *result.Run) []string {
+	i, found := Lookup(r.Kind)
+	if !found || i.Doubts == nil {
+		return nil
+	}
+	return i.Doubts(r)
 }
 
 // MaxTriesKey is the Env key of the tries per transaction a run was allowed

@@ -15,12 +15,23 @@ import (
 	"strconv"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
 )
 
-func init() { queryset.Register(Workload{}, workingSet) }
+func init() { queryset.Register(Workload{}, workingSet, whyNoRows) }
+
+// whyNoRows says why ClickBench's queries found no rows: synthetic rows,
+// too few of them to match the selective filters (URL LIKE '%google%',
+// the counter ids of the dashboard queries).
+func whyNoRows(p map[string]any) string {
+	if s, _ := p[paramSource].(string); s != "" {
+		return ""
+	}
+	return fmt.Sprintf("%d synthetic rows match none of their filters: load ClickBench's hits file (--source) for numbers to publish", int64(numfmt.Number(p[paramRows])))
+}
 
 // Kind is the clickbench workload's kind.
 const Kind = "clickbench"

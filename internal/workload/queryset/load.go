@@ -51,8 +51,10 @@ func Dialect(ctx context.Context, c driver.SQL) (string, error) {
 
 // Register adds a query-set workload and its kind: the geometric mean of
 // the hot times as headline, the per-query report section with
-// ClickBench's score, ClickBench's result file and run summary.
-func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool)) {
+// ClickBench's score, ClickBench's result file and run summary, and the
+// doubt of queries that found no rows, which whyNoRows explains from the
+// run's parameters (nil, or "": no explanation).
+func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool), whyNoRows func(params map[string]any) string) {
 	kindsRegistered = append(kindsRegistered, w.Kind())
 	workload.Register(workload.Plugin{
 		Workload: w,
@@ -62,6 +64,7 @@ func Register(w workload.Workload, workingSet func(params map[string]any) (int64
 			Sections:   Sections,
 			RunFormats: RunFormats,
 			Summary:    PrintSummary,
+			Doubts:     NoRowsDoubt(whyNoRows),
 		},
 	})
 }

@@ -12,12 +12,23 @@ import (
 	"strconv"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
 )
 
-func init() { queryset.Register(Workload{}, workingSet) }
+func init() { queryset.Register(Workload{}, workingSet, whyNoRows) }
+
+// whyNoRows says why SSB's queries found no rows: below scale 1 the
+// selective ones (Q1.2, Q3.3, Q3.4, …) filter the few rows away.
+func whyNoRows(p map[string]any) string {
+	sf := numfmt.Number(p[paramScale])
+	if sf <= 0 || sf >= 1 {
+		return ""
+	}
+	return fmt.Sprintf("at scale %g SSB's selective queries find nothing: use scale 1 or more for numbers to publish", sf)
+}
 
 // Kind is the ssb workload's kind.
 const Kind = "ssb"
