@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"
 	"github.com/fairbench/fairbench/internal/progress"
+	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -102,5 +104,28 @@ func TestLoadShowsProgressWhileItLoads(t *testing.T) {
 	}
 	if strings.Contains(out, "\r") {
 		t.Errorf("a writer that is no terminal got a carriage return:\n%q", out)
+	}
+}
+
+// TestNoRowsDoubtNamesTheEmptyQueries: queries that answered with no rows
+// are named, with the workload's reason; a failed query (no rows, because
+// no answer) is not among them, and a run without such queries has no doubt.
+func TestNoRowsDoubtNamesTheEmptyQueries(t *testing.T) {
+	one := 0.1
+	r := &result.Run{Params: map[string]any{"scale": 0.01}, Summary: result.Summary{Queries: []result.QueryResult{
+		{Name: "Q1", Tries: []*float64{&one}, Rows: 3},
+		{Name: "Q2", Tries: []*float64{&one}},
+		{Name: "Q3", Tries: []*float64{nil}, Error: "timeout"},
+		{Name: "Q4", Tries: []*float64{nil, &one}},
+	}}}
+	why := func(p map[string]any) string { return fmt.Sprintf("scale %v is small", p["scale"]) }
+	got := NoRowsDoubt(why)(r)
+	want := []string{"2 of 4 queries returned no rows: Q2, Q4; scale 0.01 is small"}
+	if !slices.Equal(got, want) {
+		t.Errorf("doubts = %q, want %q", got, want)
+	}
+	r.Summary.Queries = r.Summary.Queries[:1]
+	if got := NoRowsDoubt(why)(r); got != nil {
+		t.Errorf("doubts of a run whose queries found rows: %q", got)
 	}
 }
