@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -110,5 +111,27 @@ func TestAnalyticsDemo(t *testing.T) {
 	}
 	if pc.Charts < 1 || pc.EmptyCharts > 0 {
 		t.Errorf("analytics demo report: %d charts, %d of them empty", pc.Charts, pc.EmptyCharts)
+	}
+}
+
+// TestRunEndsWithDeviationsAndDoubts: an ad-hoc run's summary ends with
+// the run's deviations (SSB's data generator) and with its kind's doubts:
+// at scale 0.01 some of SSB's queries find no rows, which the summary names
+// with the scale to use.
+func TestRunEndsWithDeviationsAndDoubts(t *testing.T) {
+	dir := t.TempDir()
+	o := fairbench(t, dir, "run", "--target", "sqlite:"+filepath.Join(dir, "ssb.db"), "--workload", "ssb", "--scale", "0.01", "--tries", "1")
+	if o.code != 0 {
+		t.Fatalf("run: %s\n%s", o.stdout, o.stderr)
+	}
+	doubt := regexp.MustCompile(`(?m)^doubtful: \d+ of 13 queries returned no rows: Q\d\.\d(, Q\d\.\d)*; at scale 0\.01 SSB's selective queries find nothing: use scale 1 or more`)
+	if !doubt.MatchString(o.stdout) {
+		t.Errorf("no doubt about the queries that found no rows:\n%s", o.stdout)
+	}
+	if !strings.Contains(o.stdout, "\ndeviation: rows come from fairbench's generator") {
+		t.Errorf("the data generator's deviation is not shown:\n%s", o.stdout)
+	}
+	if i, j := strings.Index(o.stdout, "geometric mean"), strings.Index(o.stdout, "deviation: "); i < 0 || j < i {
+		t.Errorf("the notes do not follow the summary:\n%s", o.stdout)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
@@ -29,11 +30,15 @@ import (
 
 const defaultResults = "fairbench.db"
 
+// quietUsage is --quiet's help, the same on every command that takes it.
+const quietUsage = "print no progress and no phase messages on stderr (the summary and errors still print)"
+
 func newRun() *cobra.Command {
 	var (
 		results                string
 		resume, replace, check bool
 		asJSON                 bool
+		quiet                  bool
 		a                      adhoc
 		maxErr, maxDead        float64
 		gens, asGenerator      int
@@ -53,8 +58,9 @@ meaning what they mean there; 'fairbench run --workload KIND --help' lists them:
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
 	define := func(f *pflag.FlagSet, kind string) error {
-		results, resume, replace, check = "", false, false, false
+		results, resume, replace, check, quiet = "", false, false, false, false
 		a = adhoc{}
+		f.BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 		f.StringVar(&results, "results", defaultResults, "results file (SQLite), or a postgres:// URL of a shared results store")
 		f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
 		f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
@@ -84,7 +90,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 			if len(args) > 0 {
 				return fmt.Errorf("run: %s takes --target, not a study file (%s)", action, args[0])
 			}
-			return loadData(cmd, &a, replace, action == workload.ActionClean, check)
+			return loadData(cmd, &a, replace, action == workload.ActionClean, check, quiet)
 		}
 		if asJSON && len(args) == 1 {
 			return errors.New("--json prints the run of an ad-hoc benchmark (--target URL --workload KIND); for a study's runs use 'fairbench report --format json'")
@@ -107,7 +113,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		if gens < 0 {
 			return fmt.Errorf("--generators %d: give 1 or more", gens)
 		}
-		x := execution{results: results, resume: resume, replace: replace, check: check, generators: gens, remoteGenerators: remoteGens, staleAfter: staleAfter}
+		x := execution{results: results, resume: resume, replace: replace, check: check, quiet: quiet, generators: gens, remoteGenerators: remoteGens, staleAfter: staleAfter}
 		for name, v := range map[string]float64{"max-error-ratio": maxErr, "max-dead-ratio": maxDead} {
 			if !cmd.Flags().Changed(name) {
 				continue
@@ -136,6 +142,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 type execution struct {
 	results                string
 	resume, replace, check bool
+	quiet                  bool // no progress and no phase messages
 	adHoc                  bool
 	maxTries               int
 	progressEvery          int  // ad hoc: -P seconds; 0 = no per-second progress
@@ -179,7 +186,8 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			fmt.Fprintf(os.Stderr, "note: %d cells of this study are already in %s; new runs are added (use --resume to skip them)\n", len(done), s.Path())
 		}
 	}
-	opt := runner.Options{Progress: os.Stderr, Every: time.Second, Replace: x.replace, Skip: skip, Check: x.check,
+	meter := progress.ForFile(os.Stderr, x.quiet)
+	opt := runner.Options{Progress: meter, Meter: meter, Every: time.Second, Replace: x.replace, Skip: skip, Check: x.check,
 		MaxErrorRatio: x.maxErrorRatio, MaxDeadRatio: x.maxDeadRatio}
 	if x.adHoc {
 		// Like pgbench: per-second lines only with -P, and no cell headers for one cell.
@@ -251,6 +259,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		if err := printStudyTable(s, st.Hash); err != nil {
 			return sink.runs, err
 		}
+		printStudyNotes(os.Stdout, sink.runs)
 	}
 	fmt.Fprintf(os.Stderr, "%s stored in %s\n", numfmt.Count(len(sink.runs)-len(sink.unsaved), "run", "runs"), s.Path())
 	if len(sink.unsaved) > 0 {
@@ -337,9 +346,6 @@ func printSummary(w io.Writer, r *result.Run, maxTries int, printing kinds.Print
 	fmt.Fprintf(w, "throughput: %f per second\n", s.Throughput)
 	fmt.Fprintf(w, "latency average = %.3f ms, p50 = %.3f ms, p95 = %.3f ms, p99 = %.3f ms, max = %.3f ms\n",
 		s.LatencyMean/1000, s.P50/1000, s.P95/1000, s.P99/1000, s.Max/1000)
-	for _, d := range r.Deviations {
-		fmt.Fprintf(w, "deviation: %s\n", d)
-	}
 }
 
 // shownRun is the copy of an ad-hoc run its kind's printers and output
@@ -381,8 +387,10 @@ func writeOutputs(r *result.Run, outputs map[string]string) error {
 }
 
 // printOutcome follows a summary with what the kind's printer does not say:
-// the outage (reconnects, dead seconds, first errors) and why a run failed.
+// the outage (reconnects, dead seconds, first errors), why a run failed,
+// where it deviates from its reference and what makes its results doubtful.
 func printOutcome(w io.Writer, r *result.Run) {
+	defer printNotes(w, r)
 	if line := runner.OutageText(r); line != "" {
 		fmt.Fprintf(w, "outage: %s\n", line)
 	}
@@ -393,6 +401,52 @@ func printOutcome(w io.Writer, r *result.Run) {
 		fmt.Fprintf(w, "run failed: %s\n", r.Error)
 	} else if len(r.Summary.FirstErrors) > 0 {
 		fmt.Fprintf(w, "errors:%s\n", strings.TrimPrefix(runner.FirstErrorsText(r.Summary.FirstErrors), ";"))
+	}
+}
+
+// printNotes prints a run's deviations from its reference definition and
+// what its kind finds doubtful in its results: stored with the run, and
+// said at its end so that no one publishes its numbers unaware.
+func printNotes(w io.Writer, r *result.Run) {
+	for _, d := range r.Deviations {
+		fmt.Fprintf(w, "deviation: %s\n", d)
+	}
+	for _, d := range kinds.Doubts(r) {
+		fmt.Fprintf(w, "doubtful: %s\n", d)
+	}
+}
+
+// printStudyNotes prints, after a study's table, each deviation and doubt
+// of its runs once, with the runs it concerns.
+func printStudyNotes(w io.Writer, runs []*result.Run) {
+	type note struct {
+		text string
+		who  []string
+	}
+	var notes []*note
+	byText := map[string]*note{}
+	add := func(text, who string) {
+		n, ok := byText[text]
+		if !ok {
+			n = &note{text: text}
+			byText[text] = n
+			notes = append(notes, n)
+		}
+		if !slices.Contains(n.who, who) {
+			n.who = append(n.who, who)
+		}
+	}
+	for _, r := range runs {
+		who := r.Workload + " on " + r.Target
+		for _, d := range r.Deviations {
+			add("deviation: "+d, who)
+		}
+		for _, d := range kinds.Doubts(r) {
+			add("doubtful: "+d, who)
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "%s (%s)\n", n.text, strings.Join(n.who, "; "))
 	}
 }
 
@@ -433,6 +487,7 @@ func newLoad() *cobra.Command {
 		replace bool
 		clean   bool
 		check   bool
+		quiet   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "load --target URL [--workload KIND] [--clean] [flags]",
@@ -442,7 +497,8 @@ flags are those of 'fairbench run'; 'fairbench load --workload KIND --help' list
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
 	define := func(f *pflag.FlagSet, kind string) error {
-		a, replace, clean, check = adhoc{}, false, false, false
+		a, replace, clean, check, quiet = adhoc{}, false, false, false, false
+		f.BoolVarP(&quiet, "quiet", "q", false, quietUsage)
 		f.StringVar(&a.target, "target", "", "target URL (required)")
 		f.BoolVar(&check, "check", false, "run the workload's consistency check on the loaded data")
 		f.BoolVar(&clean, "clean", false, "delete this workload's data from the target instead, and only what fairbench's marker says it created")
@@ -455,7 +511,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 		if action == workload.ActionRun {
 			return errors.New("load: the run command word asks for a run: use 'fairbench run' with the same arguments")
 		}
-		return loadData(cmd, &a, replace, clean || action == workload.ActionClean, check)
+		return loadData(cmd, &a, replace, clean || action == workload.ActionClean, check, quiet)
 	})
 	return cmd
 }
@@ -463,7 +519,7 @@ Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.De
 // loadData loads the ad-hoc workload's data (fairbench load, the peer
 // tool's prepare), or with clean deletes what fairbench's marker says it
 // created (load --clean, the peer tool's cleanup).
-func loadData(cmd *cobra.Command, a *adhoc, replace, clean, check bool) error {
+func loadData(cmd *cobra.Command, a *adhoc, replace, clean, check, quiet bool) error {
 	if a.target == "" {
 		return fmt.Errorf("%s: --target URL is required", cmd.Name())
 	}
@@ -476,13 +532,14 @@ func loadData(cmd *cobra.Command, a *adhoc, replace, clean, check bool) error {
 	if err != nil {
 		return err
 	}
-	r := runner.New(st, runner.Options{Progress: os.Stderr, Replace: replace, Check: check})
+	meter := progress.ForFile(os.Stderr, quiet)
+	r := runner.New(st, runner.Options{Progress: meter, Meter: meter, Replace: replace, Check: check})
 	start := time.Now()
 	if clean {
 		if err := r.Clean(cmd.Context(), cells[0]); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "cleaned up in %.2f s\n", time.Since(start).Seconds())
+		fmt.Fprintf(meter, "cleaned up in %.2f s\n", time.Since(start).Seconds())
 		return nil
 	}
 	if err := r.Prepare(cmd.Context(), cells[0]); err != nil {
@@ -491,7 +548,7 @@ func loadData(cmd *cobra.Command, a *adhoc, replace, clean, check bool) error {
 		}
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "done in %.2f s\n", time.Since(start).Seconds())
+	fmt.Fprintf(meter, "done in %.2f s\n", time.Since(start).Seconds())
 	return nil
 }
 

@@ -47,6 +47,10 @@ type Info struct {
 	// way the peer tool prints its interim lines (sysbench's "[ 1s ] thds:
 	// …", YCSB's -s status lines); nil: fairbench's own line.
 	Progress func(w io.Writer, t Tick, p Printing)
+	// Doubts says what makes a run's results doubtful though it succeeded
+	// (a query set whose queries found no rows measured no work), one
+	// sentence each, for the end of its summary; nil: the kind knows none.
+	Doubts func(r *result.Run) []string
 	// Params declares the kind's parameters with their defaults, so that a
 	// report can tell a parameter at its default from one a study set;
 	// workload.Register sets it to the workload's Params. Nil for a kind
@@ -197,6 +201,16 @@ func ProgressOf(kind string) (f func(io.Writer, Tick, Printing), ok bool) {
 		return nil, false
 	}
 	return i.Progress, true
+}
+
+// Doubts returns what makes run r's results doubtful, as its kind says
+// (Info.Doubts); none when the kind knows no doubts.
+func Doubts(r *result.Run) []string {
+	i, found := Lookup(r.Kind)
+	if !found || i.Doubts == nil {
+		return nil
+	}
+	return i.Doubts(r)
 }
 
 // MaxTriesKey is the Env key of the tries per transaction a run was allowed

@@ -13,19 +13,27 @@ import (
 // Rate formats f with one decimal and comma thousands separators: 12,345.6.
 func Rate(f float64) string {
 	s := strconv.FormatFloat(f, 'f', 1, 64)
+	intPart, frac, _ := strings.Cut(s, ".")
+	return grouped(intPart) + "." + frac
+}
+
+// Whole formats n with comma thousands separators: 12,345.
+func Whole(n int64) string { return grouped(strconv.FormatInt(n, 10)) }
+
+// grouped puts comma thousands separators into the integer digits s.
+func grouped(s string) string {
 	sign := ""
 	if strings.HasPrefix(s, "-") {
 		sign, s = "-", s[1:]
 	}
-	intPart, frac, _ := strings.Cut(s, ".")
 	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
 			b.WriteByte(',')
 		}
 		b.WriteRune(c)
 	}
-	return sign + b.String() + "." + frac
+	return sign + b.String()
 }
 
 // Significant formats f with n significant digits and no exponent, so that

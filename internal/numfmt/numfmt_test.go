@@ -32,3 +32,11 @@ func TestSignificant(t *testing.T) {
 		}
 	}
 }
+
+func TestWhole(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 300000: "300,000", -1234567: "-1,234,567"} {
+		if got := Whole(n); got != want {
+			t.Errorf("Whole(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -34,6 +34,7 @@ import (
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/version"
@@ -57,10 +58,14 @@ func (m *MemorySink) AppendRun(r *result.Run) (int64, error) {
 // Options control a study execution.
 type Options struct {
 	Sink     Sink
-	Progress io.Writer     // per-second progress and phase messages; nil = quiet
-	Every    time.Duration // progress interval; 0 = 1 s
-	Replace  bool          // allow replacing data fairbench did not create
-	Skip     map[string]bool
+	Progress io.Writer // per-second progress and phase messages; nil = quiet
+	// Meter shows the progress of long phases (loads, index builds, a
+	// measured phase without tick lines); nil shows none. When set, it
+	// should also be Progress, so that messages do not break its line.
+	Meter   *progress.Reporter
+	Every   time.Duration // progress interval; 0 = 1 s
+	Replace bool          // allow replacing data fairbench did not create
+	Skip    map[string]bool
 	// Check runs the workload's consistency check after each run; a failed check
 	// marks the run failed.
 	Check bool
@@ -444,10 +449,11 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 		fmt.Fprintf(r.opt.Progress, "  "+format+"\n", args...)
 	}
 	err = cs.inst.Prepare(ctx, workload.PrepareEnv{
-		Conn:    cs.admin,
-		Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, cs.client, c.Target) },
-		Replace: r.opt.Replace,
-		Logf:    logf,
+		Conn:     cs.admin,
+		Open:     func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, cs.client, c.Target) },
+		Replace:  r.opt.Replace,
+		Logf:     logf,
+		Progress: r.opt.Meter,
 	})
 	if err != nil {
 		return cs, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("preparing %s: %w", c.Workload.Kind, err)}
@@ -531,11 +537,12 @@ func (r *Runner) Prepare(ctx context.Context, c study.Cell) error { return r.pre
 func (r *Runner) prepare(ctx context.Context, c study.Cell, load bool) error {
 	return r.withSession(ctx, c, func(b bound, client driver.Client, conn driver.Conn) error {
 		err := b.inst.Prepare(ctx, workload.PrepareEnv{
-			Load:    load,
-			Conn:    conn,
-			Open:    func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
-			Replace: r.opt.Replace,
-			Logf:    func(format string, args ...any) { fmt.Fprintf(r.opt.Progress, format+"\n", args...) },
+			Load:     load,
+			Conn:     conn,
+			Open:     func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
+			Replace:  r.opt.Replace,
+			Logf:     func(format string, args ...any) { fmt.Fprintf(r.opt.Progress, format+"\n", args...) },
+			Progress: r.opt.Meter,
 		})
 		// fairbench load --check: the data as loaded must pass the workload's own check.
 		if b.hooks.Check != nil && err == nil && load && r.opt.Check {

@@ -16,6 +16,8 @@ import (
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/numfmt"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -36,6 +38,8 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 	cpuPrev, loadPrev := cpuSeconds(), m.r.opt.readLoad()
 	slot, lastSlot := 0, int(d/every)
 	prevCounts := counts(m.hooks)
+	status := m.statusTask(label, d)
+	defer status.End()
 	for {
 		select {
 		case <-ctx.Done():
@@ -75,6 +79,7 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 				series.slot, series.read, series.cpu, series.load = k, now, cpuNow, loadNow
 			}
 			slot = k
+			status.Detail(fmt.Sprintf("%s ops/s, %s failed", numfmt.Rate(pt.Rate), numfmt.Whole(pt.Errors)))
 			if !m.r.opt.NoTickLines {
 				nowCounts := counts(m.hooks)
 				m.tickLine(label, kinds.Tick{Now: now, Elapsed: now.Sub(start), Window: window, Warmup: series == nil,
@@ -101,6 +106,24 @@ func (m *executor) tickLine(label string, t kinds.Tick) {
 	pt := t.Point
 	fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
 		prefix, t.Elapsed.Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
+}
+
+// statusTask is the progress line of a phase that prints no tick lines
+// (an ad-hoc run without -P): its time, operations per second and time
+// left, redrawn on a terminal, a plain line now and then elsewhere. A finite
+// query set or a self-ending run ends with its work, not at d, which only
+// bounds it: its line shows no time left.
+func (m *executor) statusTask(label string, d time.Duration) *progress.Task {
+	if !m.r.opt.NoTickLines {
+		return nil
+	}
+	if label == "" {
+		label = "measuring"
+	}
+	if m.shape.Finite || m.shape.SelfEnding {
+		d = 0
+	}
+	return m.r.opt.Meter.StartTimed(m.cell.Workload.Name+": "+label, d)
 }
 
 // measuredSeries is the measured phase's series as the ticks read it: its

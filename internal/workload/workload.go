@@ -16,6 +16,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -106,6 +107,42 @@ type PrepareEnv struct {
 	Replace bool
 	// Logf reports progress to the user.
 	Logf func(format string, args ...any)
+	// Progress counts the units of a long load (rows, records, documents)
+	// for the user while it works: Start a task, Add as units are done, End
+	// it. It may be nil (--quiet), which its methods accept.
+	Progress *progress.Reporter
+}
+
+// CountRows counts on task the rows a bulk load reads from src, as it
+// reads them: a load's progress. The count goes a batch at a time (one
+// shared counter per row would contend between loading sessions); the last
+// partial batch is counted when src ends.
+func CountRows(src driver.RowSource, task *progress.Task) driver.RowSource {
+	if task == nil {
+		return src
+	}
+	return &countedRows{RowSource: src, task: task}
+}
+
+type countedRows struct {
+	driver.RowSource
+	task    *progress.Task
+	pending int64
+}
+
+const countBatch = 1024
+
+func (c *countedRows) Next() bool {
+	if !c.RowSource.Next() {
+		c.task.Add(c.pending)
+		c.pending = 0
+		return false
+	}
+	if c.pending++; c.pending == countBatch {
+		c.task.Add(c.pending)
+		c.pending = 0
+	}
+	return true
 }
 
 // Shaper is optional: an instance whose runs do not have the common shape

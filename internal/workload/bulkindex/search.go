@@ -189,6 +189,8 @@ func (c *corpusDef) load(ctx context.Context, env workload.PrepareEnv, logf func
 	defer closeSource(src)
 	var cnt counts
 	start := time.Now()
+	task := env.Progress.Start("search: indexing "+c.Index, c.Count(), "documents")
+	defer task.End()
 	g, gctx := errgroup.WithContext(ctx)
 	for range loaders {
 		g.Go(func() error {
@@ -213,6 +215,7 @@ func (c *corpusDef) load(ctx context.Context, env workload.PrepareEnv, logf func
 				if err := snd.send(gctx, b, discard{}); err != nil {
 					return err
 				}
+				task.Add(int64(n))
 			}
 		})
 	}

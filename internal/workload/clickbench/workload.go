@@ -15,12 +15,23 @@ import (
 	"strconv"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
 )
 
-func init() { queryset.Register(Workload{}, workingSet) }
+func init() { queryset.Register(Workload{}, workingSet, whyNoRows) }
+
+// whyNoRows says why ClickBench's queries found no rows: synthetic rows,
+// too few of them to match the selective filters (URL LIKE '%google%',
+// the counter ids of the dashboard queries).
+func whyNoRows(p map[string]any) string {
+	if s, _ := p[paramSource].(string); s != "" {
+		return ""
+	}
+	return fmt.Sprintf("%d synthetic rows match none of their filters: load ClickBench's hits file (--source) for numbers to publish", int64(numfmt.Number(p[paramRows])))
+}
 
 // Kind is the clickbench workload's kind.
 const Kind = "clickbench"
@@ -159,6 +170,7 @@ func (in *instance) dataset(d string) (queryset.Dataset, error) {
 		ds.Params = "synthetic rows=" + strconv.FormatInt(in.rows, 10) + " seed=" + strconv.FormatUint(in.seed, 10)
 		ds.Wanted = fmt.Sprintf("%d synthetic rows", in.rows)
 		g := NewSynthetic(in.rows, in.seed)
+		t.Rows = in.rows
 		// Chunks of ~200 000 rows keep every session busy to the end.
 		for _, c := range g.Chunks(max(workers, int(min(in.rows/200_000, maxChunks)))) {
 			t.Chunks = append(t.Chunks, func(context.Context) (driver.RowSource, error) { return g.Rows(c), nil })

@@ -201,6 +201,8 @@ func sizeText(lo, hi int) string {
 func (in *instance) fill(ctx context.Context, env workload.PrepareEnv) error {
 	var next atomic.Uint64
 	next.Store(in.keys.min)
+	task := env.Progress.Start("kv: prefilling "+in.prefix, int64(in.keys.max-in.keys.min+1), "keys")
+	defer task.End()
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -253,6 +255,7 @@ func (in *instance) fill(ctx context.Context, env workload.PrepareEnv) error {
 						return
 					}
 				}
+				task.Add(int64(len(cmds)))
 				if hi == in.keys.max {
 					return
 				}

@@ -110,9 +110,6 @@ func PeerSummary(w io.Writer, r *result.Run) {
 		fmt.Fprintf(w, "cluster redirections: MOVED %.0f, ASK %.0f\n", m, a)
 	}
 	fmt.Fprintf(w, "client CPU: %.2f s (%.2f µs per request)\n", r.Summary.ClientCPU, perRequest(r.Summary.ClientCPU, count))
-	for _, d := range r.Deviations {
-		fmt.Fprintf(w, "deviation: %s\n", d)
-	}
 }
 
 func perRequest(cpu float64, n int64) float64 {

@@ -21,6 +21,7 @@ import (
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/oltpparams"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
@@ -295,6 +296,8 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 	next := atomic.Int64{}
 	errs := make([]error, par)
 	var wg sync.WaitGroup
+	task := env.Progress.Start(fmt.Sprintf("oltp: loading %d table(s)", in.tables), in.tables*in.loadedRows(), "rows")
+	defer task.End()
 	for w := int64(0); w < par; w++ {
 		wg.Add(1)
 		go func(w int64) {
@@ -313,7 +316,7 @@ func (in *instance) load(ctx context.Context, c driver.SQL, env workload.Prepare
 				if i > in.tables {
 					return
 				}
-				if err := in.loadTable(ctx, conn, i, env.Logf); err != nil {
+				if err := in.loadTable(ctx, conn, i, env.Logf, task); err != nil {
 					errs[w] = fmt.Errorf("%s: %w", tableName(i), err)
 					return
 				}
@@ -356,7 +359,7 @@ func (in *instance) postLoad(dialect string, i int64) []string {
 	return out
 }
 
-func (in *instance) loadTable(ctx context.Context, conn driver.Conn, i int64, logf func(string, ...any)) error {
+func (in *instance) loadTable(ctx context.Context, conn driver.Conn, i int64, logf func(string, ...any), task *progress.Task) error {
 	c, err := workload.SQLConn("oltp", conn)
 	if err != nil {
 		return err
@@ -374,7 +377,7 @@ func (in *instance) loadTable(ctx context.Context, conn driver.Conn, i int64, lo
 		}
 	}
 	rows := &rowGen{n: in.loadedRows(), dist: in.dist, rng: rand.New(rand.NewPCG(uint64(i), 0x5b7c))}
-	n, err := conn.(driver.BulkLoader).BulkLoad(ctx, tableName(i), []string{"id", "k", "c", "pad"}, rows, false)
+	n, err := conn.(driver.BulkLoader).BulkLoad(ctx, tableName(i), []string{"id", "k", "c", "pad"}, workload.CountRows(rows, task), false)
 	if err != nil {
 		return fmt.Errorf("loading: %w", err)
 	}

@@ -70,9 +70,6 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	fmt.Fprintf(w, "         sum:                                    %.2f\n", s.LatencyMean*float64(s.Transactions)/1000)
 	fmt.Fprintf(w, "\nHistogram (ms): p50 %.3f  p95 %.3f  p99 %.3f  max %.3f\n", s.P50/1000, s.P95/1000, s.P99/1000, s.Max/1000)
 	fmt.Fprintf(w, "client CPU: %.2f s (%.1f µs per transaction)\n", s.ClientCPU, perTx(s.ClientCPU, s.Transactions))
-	for _, d := range r.Deviations {
-		fmt.Fprintf(w, "deviation: %s\n", d)
-	}
 }
 
 func perTx(cpu float64, tx int64) float64 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
@@ -50,8 +51,10 @@ func Dialect(ctx context.Context, c driver.SQL) (string, error) {
 
 // Register adds a query-set workload and its kind: the geometric mean of
 // the hot times as headline, the per-query report section with
-// ClickBench's score, ClickBench's result file and run summary.
-func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool)) {
+// ClickBench's score, ClickBench's result file and run summary, and the
+// doubt of queries that found no rows, which whyNoRows explains from the
+// run's parameters (nil, or "": no explanation).
+func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool), whyNoRows func(params map[string]any) string) {
 	kindsRegistered = append(kindsRegistered, w.Kind())
 	workload.Register(workload.Plugin{
 		Workload: w,
@@ -61,6 +64,7 @@ func Register(w workload.Workload, workingSet func(params map[string]any) (int64
 			Sections:   Sections,
 			RunFormats: RunFormats,
 			Summary:    PrintSummary,
+			Doubts:     NoRowsDoubt(whyNoRows),
 		},
 	})
 }
@@ -127,6 +131,9 @@ type Table struct {
 	// Fill is a statement that fills the table from tables loaded before it
 	// (lineorder_flat from the join), run after their load.
 	Fill string
+	// Rows is how many rows the chunks hold, for the load's progress line;
+	// 0 when it is not known in advance (a file's rows).
+	Rows int64
 }
 
 // Dataset is an analytical dataset a workload loads and owns.
@@ -187,8 +194,13 @@ func Load(ctx context.Context, env workload.PrepareEnv, c driver.SQL, d Dataset)
 			if err := c.Exec(ctx, t.Fill); err != nil {
 				return 0, fmt.Errorf("filling %s: %w", t.Name, err)
 			}
-		} else if n, err = loadChunks(ctx, env, t, max(1, d.Workers)); err != nil {
-			return 0, fmt.Errorf("loading %s: %w", t.Name, err)
+		} else {
+			task := env.Progress.Start(d.Name+": loading "+t.Name, t.Rows, "rows")
+			n, err = loadChunks(ctx, env, t, max(1, d.Workers), task)
+			task.End()
+			if err != nil {
+				return 0, fmt.Errorf("loading %s: %w", t.Name, err)
+			}
 		}
 		if n > 0 {
 			secs := time.Since(t0).Seconds()
@@ -247,13 +259,14 @@ func Facts(ctx context.Context, c driver.SQL, d Dataset) [][2]string {
 	return append(out, [2]string{FactDataBytes, strconv.FormatInt(total, 10)})
 }
 
-// loadChunks loads a table's chunks on up to workers sessions at once.
-func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers int) (int64, error) {
+// loadChunks loads a table's chunks on up to workers sessions at once,
+// counting the rows read on task.
+func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers int, task *progress.Task) (int64, error) {
 	if workers == 1 || len(t.Chunks) == 1 || env.Open == nil {
 		var n int64
 		bl := env.Conn.(driver.BulkLoader)
 		for _, ch := range t.Chunks {
-			k, err := loadChunk(ctx, bl, t, ch)
+			k, err := loadChunk(ctx, bl, t, ch, task)
 			n += k
 			if err != nil {
 				return n, err
@@ -294,7 +307,7 @@ func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers i
 				if i >= int64(len(t.Chunks)) {
 					return
 				}
-				n, err := loadChunk(ctx, bl, t, t.Chunks[i])
+				n, err := loadChunk(ctx, bl, t, t.Chunks[i], task)
 				loaded.Add(n)
 				if err != nil {
 					fail(err)
@@ -309,7 +322,7 @@ func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers i
 
 // loadChunk loads one chunk; a file's read error wins over the load's,
 // which it usually causes.
-func loadChunk(ctx context.Context, bl driver.BulkLoader, t Table, chunk func(context.Context) (driver.RowSource, error)) (int64, error) {
+func loadChunk(ctx context.Context, bl driver.BulkLoader, t Table, chunk func(context.Context) (driver.RowSource, error), task *progress.Task) (int64, error) {
 	src, err := chunk(ctx)
 	if err != nil {
 		return 0, err
@@ -317,7 +330,7 @@ func loadChunk(ctx context.Context, bl driver.BulkLoader, t Table, chunk func(co
 	if c, ok := src.(interface{ Close() error }); ok {
 		defer c.Close()
 	}
-	n, err := bl.BulkLoad(ctx, t.Name, t.Columns, src, false)
+	n, err := bl.BulkLoad(ctx, t.Name, t.Columns, workload.CountRows(src, task), false)
 	if e, ok := src.(interface{ Err() error }); ok && e.Err() != nil {
 		return n, e.Err()
 	}

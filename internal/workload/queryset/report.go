@@ -95,6 +95,31 @@ func PrintSummary(w io.Writer, r *result.Run) {
 	}
 }
 
+// NoRowsDoubt is the doubt of a run whose queries found no rows: their
+// times measure no work, and a comparison over them compares nothing. It
+// names them, and adds why (whyNoRows, from the run's parameters) when the
+// workload can say.
+func NoRowsDoubt(whyNoRows func(params map[string]any) string) func(r *result.Run) []string {
+	return func(r *result.Run) []string {
+		var empty []string
+		for _, q := range r.Summary.Queries {
+			if q.Error == "" && q.Rows == 0 && slices.ContainsFunc(q.Tries, func(t *float64) bool { return t != nil }) {
+				empty = append(empty, q.Name)
+			}
+		}
+		if len(empty) == 0 {
+			return nil
+		}
+		line := fmt.Sprintf("%d of %d queries returned no rows: %s", len(empty), len(r.Summary.Queries), strings.Join(empty, ", "))
+		if whyNoRows != nil {
+			if why := whyNoRows(r.Params); why != "" {
+				line += "; " + why
+			}
+		}
+		return []string{line}
+	}
+}
+
 // printConcurrent prints clickhouse-benchmark's summary: queries per second
 // and latency percentiles, over all queries and per query.
 func printConcurrent(w io.Writer, r *result.Run) {

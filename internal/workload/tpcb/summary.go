@@ -69,9 +69,6 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	fmt.Fprintf(w, "latency p95 = %.3f ms\n", s.P95/1000)
 	fmt.Fprintf(w, "latency p99 = %.3f ms\n", s.P99/1000)
 	fmt.Fprintf(w, "latency max = %.3f ms\n", s.Max/1000)
-	for _, d := range r.Deviations {
-		fmt.Fprintf(w, "deviation: %s\n", d)
-	}
 }
 
 // threadsOf is pgbench's "number of threads": the OS threads that drove the

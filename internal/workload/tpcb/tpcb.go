@@ -359,8 +359,10 @@ var accountCols = []string{"aid", "bid", "abalance", "filler"}
 func (in *instance) loadAccounts(ctx context.Context, env workload.PrepareEnv, pad bool) (int64, error) {
 	total := in.scale * accountsPerScale
 	workers := int64(in.loadWorkers)
+	task := env.Progress.Start("tpcb: loading pgbench_accounts", total, "rows")
+	defer task.End()
 	if workers <= 1 || env.Open == nil {
-		return env.Conn.(driver.BulkLoader).BulkLoad(ctx, "pgbench_accounts", accountCols, newRows(1, total, accountsPerScale, 84, pad, true), true)
+		return env.Conn.(driver.BulkLoader).BulkLoad(ctx, "pgbench_accounts", accountCols, workload.CountRows(newRows(1, total, accountsPerScale, 84, pad, true), task), true)
 	}
 	per := (total + workers - 1) / workers
 	var (
@@ -388,7 +390,7 @@ func (in *instance) loadAccounts(ctx context.Context, env workload.PrepareEnv, p
 				errs[w] = fmt.Errorf("connection lacks a bulk load path")
 				return
 			}
-			n, err := bl.BulkLoad(ctx, "pgbench_accounts", accountCols, newRows(first, last, accountsPerScale, 84, pad, true), false)
+			n, err := bl.BulkLoad(ctx, "pgbench_accounts", accountCols, workload.CountRows(newRows(first, last, accountsPerScale, 84, pad, true), task), false)
 			errs[w] = err
 			mu.Lock()
 			loaded += n

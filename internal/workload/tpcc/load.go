@@ -269,6 +269,9 @@ func (l *loader) loadParts(ctx context.Context, env workload.PrepareEnv, todo []
 	)
 	total := len(left)
 	start := time.Now()
+	// Parts are the items, each warehouse's own rows and each district's.
+	task := env.Progress.Start(fmt.Sprintf("tpcc: loading %d warehouse(s)", total), int64(len(todo)), "parts")
+	defer task.End()
 	for i := 0; i < workers; i++ {
 		wg.Add(1)
 		go func(i int) {
@@ -304,6 +307,7 @@ func (l *loader) loadParts(ctx context.Context, env workload.PrepareEnv, todo []
 					cancel(fmt.Errorf("%s: %w", partName(p), err))
 					return
 				}
+				task.Add(1)
 				mu.Lock()
 				if p == itemsPart {
 					l.logf("tpcc: %d items loaded", itemsCount)

@@ -118,9 +118,6 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	if r.Summary.Retried > 0 {
 		fmt.Fprintf(w, "transactions retried: %d (%d retries)\n", r.Summary.Retried, r.Summary.Retries)
 	}
-	for _, d := range r.Deviations {
-		fmt.Fprintf(w, "deviation: %s\n", d)
-	}
 }
 
 // sections gives reports the TPC-C table the seed articles publish: per

@@ -13,10 +13,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params/ycsbparams"
+	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
@@ -26,7 +29,9 @@ type layout interface {
 	// describe says where the records are ("table usertable", "hashes fb:ycsb:usertable:*").
 	describe() string
 	// deviations are the ways this layout differs from YCSB's binding.
-	deviations() []string
+	// deviations are where the layout departs from YCSB's binding, each
+	// with the operations it concerns: a run is told those its mix has.
+	deviations() []note
 	// state reads what is there and the ownership marker, against the
 	// wanted data parameters.
 	state(ctx context.Context, params string) (st dataState, err error)
@@ -157,6 +162,28 @@ func (in *instance) startInserts(ctx context.Context, l layout) error {
 	return err
 }
 
+// note is a deviation and the operations (ycsbparams.Ops) it concerns.
+type note struct {
+	ops  []string
+	text string
+}
+
+// mix is the proportion of each operation, in the order of ycsbparams.Ops.
+func (c Config) mix() []float64 {
+	return []float64{c.ReadProportion, c.UpdateProportion, c.InsertProportion, c.ScanProportion, c.ReadModifyWriteProp}
+}
+
+// runsAny reports whether the mix has any of ops (ycsbparams.Ops names).
+func (c Config) runsAny(ops []string) bool {
+	mix := c.mix()
+	for i, op := range ycsbparams.Ops {
+		if mix[i] > 0 && slices.Contains(ops, op) {
+			return true
+		}
+	}
+	return false
+}
+
 // loadBatch is the records per insert request while loading.
 const loadBatch = 500
 
@@ -173,6 +200,8 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 		workers = 1 // one writer: SQLite serialises writes and would answer "busy"
 	}
 	per := (c.InsertCount + int64(workers) - 1) / int64(workers)
+	task := env.Progress.Start("ycsb: loading "+l.describe(), c.InsertCount, "records")
+	defer task.End()
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
 	for w := 0; w < workers; w++ {
@@ -193,7 +222,7 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 				}
 				defer conn.Close(context.WithoutCancel(ctx))
 			}
-			errs[w] = in.loadRange(ctx, l, conn, lo, hi, uint64(w))
+			errs[w] = in.loadRange(ctx, l, conn, lo, hi, uint64(w), task)
 		}(w, lo, hi)
 	}
 	wg.Wait()
@@ -207,7 +236,7 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 	return nil
 }
 
-func (in *instance) loadRange(ctx context.Context, l layout, conn driver.Conn, lo, hi int64, seed uint64) error {
+func (in *instance) loadRange(ctx context.Context, l layout, conn driver.Conn, lo, hi int64, seed uint64, task *progress.Task) error {
 	s, err := l.session(ctx, conn)
 	if err != nil {
 		return err
@@ -224,6 +253,7 @@ func (in *instance) loadRange(ctx context.Context, l layout, conn driver.Conn, l
 		if err := s.insert(ctx, keys, values); err != nil {
 			return err
 		}
+		task.Add(int64(len(keys)))
 	}
 	return nil
 }

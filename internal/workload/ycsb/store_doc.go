@@ -38,7 +38,7 @@ func newDocLayout(in *instance, d driver.Document) (*docLayout, error) {
 
 func (l *docLayout) describe() string { return "collection " + l.coll }
 
-func (l *docLayout) deviations() []string { return nil }
+func (l *docLayout) deviations() []note { return nil }
 
 func (l *docLayout) state(ctx context.Context, params string) (dataState, error) {
 	st := dataState{holds: "a collection " + l.coll}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 )
 
 // kvLayout keeps records on key-value targets under fairbench's own key
@@ -64,11 +65,13 @@ func (l *kvLayout) describe() string {
 	return "values " + l.prefix + "user… (fields encoded in one value)"
 }
 
-func (l *kvLayout) deviations() []string {
+func (l *kvLayout) deviations() []note {
 	if l.hashes {
-		return []string{"a scan reads the records ZRANGEBYSCORE names in one pipeline (YCSB's redis binding reads them one by one)"}
+		return []note{{ops: []string{ycsbparams.Scan},
+			text: "a scan reads the records ZRANGEBYSCORE names in one pipeline (YCSB's redis binding reads them one by one)"}}
 	}
-	return []string{"a record is one value (the engine has no hashes): an update reads it, changes the fields and writes it back"}
+	return []note{{ops: []string{ycsbparams.Update, ycsbparams.ReadModifyWrite},
+		text: "a record is one value (the engine has no hashes): an update reads it, changes the fields and writes it back"}}
 }
 
 func (l *kvLayout) state(ctx context.Context, params string) (dataState, error) {

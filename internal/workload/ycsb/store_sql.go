@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
 )
 
@@ -34,8 +35,9 @@ func newSQLLayout(in *instance, c driver.SQL) (*sqlLayout, error) {
 
 func (l *sqlLayout) describe() string { return "table " + l.table }
 
-func (l *sqlLayout) deviations() []string {
-	return []string{"an UPDATE of a missing row counts as done: the SQL session reports no affected-row count (YCSB's JDBC binding answers UNEXPECTED_STATE)"}
+func (l *sqlLayout) deviations() []note {
+	return []note{{ops: []string{ycsbparams.Update, ycsbparams.ReadModifyWrite},
+		text: "an UPDATE of a missing row counts as done: the SQL session reports no affected-row count (YCSB's JDBC binding answers UNEXPECTED_STATE)"}}
 }
 
 func (l *sqlLayout) state(ctx context.Context, params string) (dataState, error) {

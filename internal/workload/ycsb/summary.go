@@ -65,7 +65,4 @@ func PeerSummary(w io.Writer, r *result.Run) {
 		n = r.Summary.ClientCPU * 1e6 / ops
 		fmt.Fprintf(w, "client CPU: %.2f s (%.2f µs per operation)\n", r.Summary.ClientCPU, n)
 	}
-	for _, d := range r.Deviations {
-		fmt.Fprintf(w, "deviation: %s\n", d)
-	}
 }

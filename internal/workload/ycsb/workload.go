@@ -315,7 +315,7 @@ func workingSet(p map[string]any) (int64, string, bool) {
 func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []string) {
 	c := in.cfg
 	mix := []string{}
-	for i, w := range []float64{c.ReadProportion, c.UpdateProportion, c.InsertProportion, c.ScanProportion, c.ReadModifyWriteProp} {
+	for i, w := range c.mix() {
 		if w > 0 {
 			mix = append(mix, fmt.Sprintf("%s %g", ycsbparams.Ops[i], w))
 		}
@@ -332,7 +332,11 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 	}
 	if in.layout != nil {
 		facts = append(facts, [2]string{"data", in.layout.describe()})
-		deviations = append(deviations, in.layout.deviations()...)
+		for _, n := range in.layout.deviations() {
+			if c.runsAny(n.ops) {
+				deviations = append(deviations, n.text)
+			}
+		}
 	}
 	return facts, deviations
 }

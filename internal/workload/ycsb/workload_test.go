@@ -178,3 +178,33 @@ func TestJavaHashCode(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviationsOnlyOfTheMix: a layout's deviation is told only to a run
+// whose mix has an operation it concerns: the Redis scan note to workload
+// E, not A; the SQL missing-row UPDATE note to A, not C (reads only).
+func TestDeviationsOnlyOfTheMix(t *testing.T) {
+	scanNote, updateNote := "ZRANGEBYSCORE names in one pipeline", "an UPDATE of a missing row"
+	for _, tc := range []struct {
+		preset string
+		layout func(*instance) layout
+		note   string
+		want   bool
+	}{
+		{"a", func(in *instance) layout { return &kvLayout{in: in, hashes: true} }, scanNote, false},
+		{"e", func(in *instance) layout { return &kvLayout{in: in, hashes: true} }, scanNote, true},
+		{"c", func(in *instance) layout { return &sqlLayout{in: in} }, updateNote, false},
+		{"a", func(in *instance) layout { return &sqlLayout{in: in} }, updateNote, true},
+		{"f", func(in *instance) layout { return &sqlLayout{in: in} }, updateNote, true}, // read-modify-write
+	} {
+		in, err := newInstance(t, map[string]any{ycsbparams.Workload: tc.preset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.layout = tc.layout(in)
+		_, devs := in.Describe(nil)
+		got := strings.Contains(strings.Join(devs, "\n"), tc.note)
+		if got != tc.want {
+			t.Errorf("%s on %T: note %q told = %v, want %v (deviations %q)", tc.preset, in.layout, tc.note, got, tc.want, devs)
+		}
+	}
+}
