@@ -113,8 +113,9 @@ func TestSignalDuringWarmupPrintsNoSummary(t *testing.T) {
 			p := startUntil(t, dir, "warm-up: ", "run", "--target", "sqlite:w.db", "--workload", "tpcb",
 				"--mode", "select-only", "-c", "2", "--warmup", "60s", "-T", "5s", "-P", "1")
 			code, took := p.stop(t, sig)
-			if code != exitInterrupted || took > 2*time.Second {
-				t.Fatalf("exit %d after %v, want %d within 2 s\n%s", code, took, exitInterrupted, p.errText())
+			// The warm-up alone would last 60 s.
+			if code != exitInterrupted || took > testenv.StopDeadline {
+				t.Fatalf("exit %d after %v, want %d within %v\n%s", code, took, exitInterrupted, testenv.StopDeadline, p.errText())
 			}
 			out := p.stdout.String()
 			if !strings.Contains(out, "interrupted during the warm-up: nothing was measured") || strings.Contains(out, "tps") {
@@ -135,8 +136,9 @@ func TestSIGTERMDuringMeasurementKeepsTheRun(t *testing.T) {
 	p := startUntil(t, dir, "progress: 1.0 s", "run", "--target", "sqlite:m.db", "--workload", "tpcb",
 		"--mode", "select-only", "-c", "1", "-T", "60s", "-P", "1")
 	code, took := p.stop(t, syscall.SIGTERM)
-	if code != exitInterrupted || took > 2*time.Second {
-		t.Fatalf("exit %d after %v, want %d within 2 s\n%s", code, took, exitInterrupted, p.errText())
+	// The run would last 60 s.
+	if code != exitInterrupted || took > testenv.StopDeadline {
+		t.Fatalf("exit %d after %v, want %d within %v\n%s", code, took, exitInterrupted, testenv.StopDeadline, p.errText())
 	}
 	if !strings.Contains(p.stdout.String(), "tps = ") || !strings.Contains(p.errText(), "interrupted after") {
 		t.Fatalf("the measured part must be printed and named interrupted:\n%s\n%s", p.stdout.String(), p.errText())
@@ -178,8 +180,9 @@ func TestSignalDuringLoadStopsCleanlyAndTheNextLoadRebuilds(t *testing.T) {
 			args := []string{"load", "--target", target, "--workload", "tpcb", "--scale", scale}
 			p := startUntil(t, dir, "rows into pgbench_tellers", args...)
 			code, took := p.stop(t, os.Interrupt)
-			if code != exitInterrupted || took > 3*time.Second {
-				t.Fatalf("exit %d after %v, want %d within 3 s\n%s", code, took, exitInterrupted, p.errText())
+			// A finished load would leave the marker "ready", checked below.
+			if code != exitInterrupted || took > testenv.StopDeadline {
+				t.Fatalf("exit %d after %v, want %d within %v\n%s", code, took, exitInterrupted, testenv.StopDeadline, p.errText())
 			}
 			stderr := p.errText()
 			if !strings.Contains(stderr, "fairbench: load interrupted") || !strings.Contains(stderr, "the next load or run of the same workload resumes or rebuilds it") ||
@@ -236,12 +239,12 @@ func TestValidateAndImportStopOnSignals(t *testing.T) {
 					if !ok || ee.ExitCode() != exitInterrupted {
 						t.Fatalf("exit %v, want %d\n%s", err, exitInterrupted, se.String())
 					}
-				case <-time.After(3 * time.Second):
+				case <-time.After(testenv.StopDeadline): // the FIFO never delivers: only the signal ends it
 					cmd.Process.Kill()
-					t.Fatalf("%s ignored %v", c.name, sig)
+					t.Fatalf("%s ignored %v for %v", c.name, sig, time.Since(start))
 				}
-				if took := time.Since(start); took > time.Second || !strings.Contains(se.String(), c.msg) {
-					t.Fatalf("took %v; stderr %q, want %q", took, se.String(), c.msg)
+				if !strings.Contains(se.String(), c.msg) {
+					t.Fatalf("stderr %q, want %q", se.String(), c.msg)
 				}
 				if _, err := os.Stat(filepath.Join(dir, "fairbench.db")); err == nil && c.name == "import" {
 					if runs := storedRuns(t, dir); len(runs) != 0 {
