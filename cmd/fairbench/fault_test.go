@@ -54,7 +54,7 @@ func faultRun(t *testing.T, dir, target string, fault func(), extra ...string) (
 	t.Helper()
 	args := append([]string{"run", "--target", target, "--workload", "tpcb", "--mode", "select-only",
 		"-c", "2", "-T", "8s", "-P", "1", "-R", "100"}, extra...)
-	p := startUntil(t, dir, "progress: 2.0 s", args...)
+	p := startUntilLine(t, dir, "progress: 2.0 s", progressAt(2), args...)
 	fault()
 	code, _ := p.stop(t, nil)
 	runs := storedRuns(t, dir)

@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"database/sql"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -36,6 +37,23 @@ type started struct {
 // startUntil starts fairbench in dir and returns once a line of its standard
 // error contains want (or fails the test after a minute).
 func startUntil(t *testing.T, dir, want string, args ...string) *started {
+	t.Helper()
+	return startUntilLine(t, dir, want, func(l string) bool { return strings.Contains(l, want) }, args...)
+}
+
+// progressAt matches the -P progress lines of second at or later: a tick
+// prints the time it fired, 1.1 s rather than 1.0 s on a busy machine.
+func progressAt(at float64) func(string) bool {
+	return func(l string) bool {
+		var s float64
+		_, err := fmt.Sscanf(l, "progress: %g s", &s)
+		return err == nil && s >= at
+	}
+}
+
+// startUntilLine is startUntil for the first stderr line match accepts;
+// what describes it in failures.
+func startUntilLine(t *testing.T, dir, what string, match func(string) bool, args ...string) *started {
 	t.Helper()
 	s := &started{cmd: exec.Command(binary, args...), lines: make(chan string, 1024)}
 	s.cmd.Dir = dir
@@ -66,13 +84,13 @@ func startUntil(t *testing.T, dir, want string, args ...string) *started {
 		select {
 		case l, ok := <-s.lines:
 			if !ok {
-				t.Fatalf("fairbench ended before printing %q:\n%s", want, s.errText())
+				t.Fatalf("fairbench ended before printing %q:\n%s", what, s.errText())
 			}
-			if strings.Contains(l, want) {
+			if match(l) {
 				return s
 			}
 		case <-deadline:
-			t.Fatalf("no %q within a minute:\n%s", want, s.errText())
+			t.Fatalf("no %q within a minute:\n%s", what, s.errText())
 		}
 	}
 }
@@ -133,7 +151,7 @@ func TestSignalDuringWarmupPrintsNoSummary(t *testing.T) {
 // marked interrupted, and printed.
 func TestSIGTERMDuringMeasurementKeepsTheRun(t *testing.T) {
 	dir := t.TempDir()
-	p := startUntil(t, dir, "progress: 1.0 s", "run", "--target", "sqlite:m.db", "--workload", "tpcb",
+	p := startUntilLine(t, dir, "progress: 1.0 s", progressAt(1), "run", "--target", "sqlite:m.db", "--workload", "tpcb",
 		"--mode", "select-only", "-c", "1", "-T", "60s", "-P", "1")
 	code, took := p.stop(t, syscall.SIGTERM)
 	// The run would last 60 s.
@@ -262,7 +280,7 @@ func TestValidateAndImportStopOnSignals(t *testing.T) {
 func TestLockedResultsFileWritesAFallbackThatImportReadsBack(t *testing.T) {
 	dir := t.TempDir()
 	results := filepath.Join(dir, "fairbench.db")
-	p := startUntil(t, dir, "progress: 1.0 s", "run", "--target", "sqlite:f.db", "--workload", "tpcb",
+	p := startUntilLine(t, dir, "progress: 1.0 s", progressAt(1), "run", "--target", "sqlite:f.db", "--workload", "tpcb",
 		"--mode", "select-only", "-c", "1", "-T", "2s", "-P", "1")
 	// Another process takes the write lock and keeps it past fairbench's 5 s busy timeout.
 	db, err := sql.Open("sqlite", "file:"+results+"?_pragma=busy_timeout(10000)")
@@ -399,7 +417,7 @@ func TestSignalWhileStoringKeepsTheRun(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			results := filepath.Join(dir, "fairbench.db")
-			p := startUntil(t, dir, "progress: 1.0 s", "run", "--target", "sqlite:s.db", "--workload", "tpcb",
+			p := startUntilLine(t, dir, "progress: 1.0 s", progressAt(1), "run", "--target", "sqlite:s.db", "--workload", "tpcb",
 				"--mode", "select-only", "-c", "1", "-T", "2s", "-P", "1")
 			db, err := sql.Open("sqlite", "file:"+results+"?_pragma=busy_timeout(10000)")
 			if err != nil {
@@ -414,7 +432,7 @@ func TestSignalWhileStoringKeepsTheRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			for l := range p.lines { // the measured phase is over: storing now
-				if strings.Contains(l, "progress: 2.0 s") {
+				if progressAt(2)(l) {
 					break
 				}
 			}
