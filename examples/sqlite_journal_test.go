@@ -73,16 +73,19 @@ func TestSQLiteJournalExampleFindings(t *testing.T) {
 	// The magnitudes are timings of a shared machine and are not asserted
 	// (75–90 % slower on read_write, within a few percent on read_only are
 	// typical); the report's shape and the direction of a fourfold change
-	// are. "oltp read_write: delete-full is 89.6 % slower than wal-normal
-	// (...)" and the verdict line below it, naming its test.
-	rw := regexp.MustCompile(`oltp read_write: delete-full is ([0-9.]+) % slower than wal-normal.*\n\s+verdicts in 2 cells: [^\n]*slower[^\n]*\((Welch's t on log values|Mann–Whitney U)`).FindStringSubmatch(head)
+	// are: "oltp read_write: delete-full is 89.6 % slower than wal-normal
+	// (...)" and the verdict line below it, naming its test. The verdict is
+	// not: with a CPU hog beside the test the three repetitions scatter so
+	// much that "not significantly different from wal-normal (-83.5 % tps"
+	// is the honest finding, still with the direction in its change.
+	rw := regexp.MustCompile(`oltp read_write: delete-full is (?:([0-9.]+) % slower than wal-normal|not significantly different from wal-normal \(-([0-9.]+) % tps).*\n\s+verdicts in 2 cells: [^\n]*\((Welch's t on log values|Mann–Whitney U)`).FindStringSubmatch(head)
 	if rw == nil {
-		t.Fatalf("the first 15 lines do not say that delete-full is slower on read_write with a verdict and its test:\n%s", head)
+		t.Fatalf("the first 15 lines do not say that delete-full is slower on read_write (or its lower tps within the scatter) with a verdict and its test:\n%s", head)
 	}
 	// read_only: a finding and its verdicts, whatever the scatter decided.
 	ro := regexp.MustCompile(`oltp read_only: delete-full is (within [0-9.]+ % of|not significantly different from|[0-9.]+ % (faster|slower) than) wal-normal.*\n\s+verdicts in 2 cells: [^\n]*\((Welch's t on log values|Mann–Whitney U)`).FindStringSubmatch(head)
 	if ro == nil {
 		t.Fatalf("the first 15 lines do not give read_only's finding with its verdicts and test:\n%s", head)
 	}
-	t.Logf("read_write: delete-full %s %% slower; read_only: %s", rw[1], ro[1])
+	t.Logf("read_write: delete-full %s%s %% slower; read_only: %s", rw[1], rw[2], ro[1])
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/testenv"
@@ -20,9 +19,6 @@ func TestTooManyClientsRefusedBeforeAnythingRuns(t *testing.T) {
 	o := fairbench(t, dir, "run", "--target", "sqlite:x.db", "-c", "100000", "-T", "1s")
 	if o.code != 1 || !strings.Contains(o.stderr, "100000 clients") || !strings.Contains(o.stderr, "open-file limit") {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
-	}
-	if o.took > 10*time.Second {
-		t.Fatalf("took %v to refuse", o.took)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.db")); err == nil {
 		t.Fatal("the target was touched (x.db created)")

@@ -33,17 +33,19 @@ func ssbBehindProxy(t *testing.T, dir string) (*faultproxy.Proxy, string) {
 	}
 	t.Cleanup(p.Close)
 	u.Host = p.Addr()
+	p.CountRequests("FROM lineorder_flat") // every SSB query of the flat form, and no probe of fairbench's
 	return p, u.String()
 }
 
-// waitReplies waits until the proxy has forwarded n more chunks from the
-// server: some tries have been answered.
-func waitReplies(t *testing.T, p *faultproxy.Proxy, n int64) {
+// waitAnswered waits until each of clients has sent more than n SSB
+// queries through the proxy: as a client sends its next query only once the
+// last one is answered, at least n×clients tries have been answered.
+func waitAnswered(t *testing.T, p *faultproxy.Proxy, n, clients int64) {
 	t.Helper()
-	want := p.Replies() + n
-	for deadline := time.Now().Add(time.Minute); p.Replies() < want; time.Sleep(5 * time.Millisecond) {
+	want := (n + 1) * clients
+	for deadline := time.Now().Add(2 * time.Minute); p.Requests() < want; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the server answered %d chunks in a minute, want %d", p.Replies(), want)
+			t.Fatalf("%d queries went through the proxy in 2 minutes, want %d", p.Requests(), want)
 		}
 	}
 }
@@ -58,7 +60,7 @@ func TestFaultQuerySetServerGone(t *testing.T) {
 	proxy.SetLatency(20 * time.Millisecond)
 	p := startUntil(t, dir, "reusing the data", "run", "--target", target, "--workload", "ssb", "--scale", "0.01",
 		"--tries", "10", "--queries", "Q1.1,Q1.2,Q1.3")
-	waitReplies(t, proxy, 20)
+	waitAnswered(t, proxy, 2, 1)
 	proxy.Down()
 	code, _ := p.stop(t, nil)
 	runs := storedRuns(t, dir)
@@ -96,7 +98,7 @@ func TestFaultConcurrentQuerySetBacksOff(t *testing.T) {
 	proxy, target := ssbBehindProxy(t, dir)
 	p := startUntil(t, dir, "reusing the data", "run", "--target", target, "--workload", "ssb", "--scale", "0.01",
 		"--mode", "concurrent", "-c", "2", "--duration", "6s")
-	waitReplies(t, proxy, 20)
+	waitAnswered(t, proxy, 2, 2)
 	proxy.DownFor(2 * time.Second)
 	code, _ := p.stop(t, nil)
 	runs := storedRuns(t, dir)

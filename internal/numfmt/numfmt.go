@@ -11,7 +11,13 @@ import (
 )
 
 // Rate formats f with one decimal and comma thousands separators: 12,345.6.
+// A rate that one decimal would show as 0.0 but is not zero (a query set's
+// few slow tries per second on a busy machine) keeps two significant digits
+// instead, 0.012, since a table of rates must not print a measured rate as none.
 func Rate(f float64) string {
+	if f != 0 && math.Abs(f) < 0.05 {
+		return Significant(f, 2)
+	}
 	s := strconv.FormatFloat(f, 'f', 1, 64)
 	intPart, frac, _ := strings.Cut(s, ".")
 	return grouped(intPart) + "." + frac

@@ -3,7 +3,7 @@ package numfmt
 import "testing"
 
 func TestRate(t *testing.T) {
-	for f, want := range map[float64]string{0: "0.0", 999.94: "999.9", 1000: "1,000.0", 1234567.25: "1,234,567.2", -98765.4: "-98,765.4"} {
+	for f, want := range map[float64]string{0: "0.0", 999.94: "999.9", 1000: "1,000.0", 1234567.25: "1,234,567.2", -98765.4: "-98,765.4", 0.05: "0.1", 0.0123: "0.012", 0.00004: "0.000040", -0.01: "-0.010"} {
 		if got := Rate(f); got != want {
 			t.Errorf("Rate(%v) = %q, want %q", f, got, want)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
+	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
@@ -141,9 +142,9 @@ func runPing(t *testing.T, ctx context.Context, url string, w study.Workload, d 
 // schedule: a loop waits for sockets, never for one client.
 func TestClientsOnOneLoopStallIndependently(t *testing.T) {
 	const rate, clients = 400.0, 4
-	url := pingServer(t, 20, 400*time.Millisecond, false)
+	url := pingServer(t, 20, 2*time.Second, false)
 	run, err := runPing(t, context.Background(), url,
-		study.Workload{Clients: []study.ClientLevel{{N: clients}}, Threads: 1, Rate: rate}, 1200*time.Millisecond)
+		study.Workload{Clients: []study.ClientLevel{{N: clients}}, Threads: 1, Rate: rate}, 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,15 +155,14 @@ func TestClientsOnOneLoopStallIndependently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow := h.TotalCount() - countBelow(h, 50_000)
-	// The stalled client is due rate/clients = 100 operations a second: about
-	// 40 fall into the 400 ms stall. Had the stall held up the loop, all four
-	// clients' operations in it would be slow (about 160).
-	if slow < 20 || slow > 80 {
-		t.Fatalf("%d operations slower than 50 ms, want about 40 (one client's share of the stall)", slow)
-	}
-	if got := run.Summary.Transactions; float64(got) < 0.7*rate*1.2 {
-		t.Fatalf("%d operations in 1.2 s at %v/s: the other clients did not keep their schedule", got, rate)
+	slow := h.TotalCount() - countBelow(h, 1_000_000)
+	// The stalled client is due rate/clients = 100 operations a second: the
+	// 100 due in the first second of its 2 s stall wait over a second. Had
+	// the stall held up the loop, all four clients' would (about 400). The
+	// stall and the threshold are long so that a busy machine's own pauses
+	// (tens to hundreds of ms with a CPU hog beside the test) add nothing.
+	if slow < 50 || slow > 200 {
+		t.Fatalf("%d operations slower than 1 s, want about 100 (one client's share of the stall)", slow)
 	}
 }
 
@@ -177,7 +177,7 @@ func TestCancelledRunInterruptsClientsOnLoops(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("want ErrInterrupted, got %v", err)
 	}
-	if el := time.Since(start); el > 5*time.Second {
+	if el := time.Since(start); el > testenv.StopDeadline { // the run lasts a minute
 		t.Fatalf("took %v to stop clients hung on a loop", el)
 	}
 	if run.Status != result.StatusInterrupted {

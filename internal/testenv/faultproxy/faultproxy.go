@@ -7,6 +7,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -32,6 +33,8 @@ type Proxy struct {
 	accepted atomic.Int64
 	resets   atomic.Int64
 	replies  atomic.Int64
+	watched  atomic.Pointer[[]byte] // CountRequests' text
+	matched  atomic.Int64
 }
 
 type pair struct{ client, server net.Conn }
@@ -57,6 +60,20 @@ func (p *Proxy) Accepted() int64 { return p.accepted.Load() }
 // Replies counts the chunks forwarded from the server so far: a test waits
 // on it for a number of answered requests.
 func (p *Proxy) Replies() int64 { return p.replies.Load() }
+
+// CountRequests makes the proxy count the chunks from clients that hold
+// text (an SQL query's words), from now on. With one client that waits for
+// each answer, the n-th such request means n-1 of them were answered: an
+// event a test can wait on, unlike a count of reply chunks, which a busy
+// machine merges or splits differently.
+func (p *Proxy) CountRequests(text string) {
+	b := []byte(text)
+	p.matched.Store(0)
+	p.watched.Store(&b)
+}
+
+// Requests counts the client chunks that held CountRequests' text.
+func (p *Proxy) Requests() int64 { return p.matched.Load() }
 
 // Resets counts the connections the proxy reset so far.
 func (p *Proxy) Resets() int64 { return p.resets.Load() }
@@ -128,6 +145,8 @@ func (p *Proxy) copy(dst, src net.Conn, fromServer bool) {
 			}
 			if fromServer {
 				p.replies.Add(1)
+			} else if w := p.watched.Load(); w != nil && bytes.Contains(buf[:n], *w) {
+				p.matched.Add(1)
 			}
 		}
 		if err != nil {
