@@ -216,18 +216,21 @@ func maskNumbers(s string) string {
 // testNames are the names testenv makes unique per test (databases,
 // schemas, key prefixes, indexes): they appear in parameters the report
 // prints.
-var testNames = regexp.MustCompile(`fbtest_[0-9a-f]+`)
+var testNames = regexp.MustCompile(`fbtest[-_][0-9a-f]+`)
 
-// maskTestNames replaces each by fbtest_….
-func maskTestNames(s string) string { return testNames.ReplaceAllString(s, "fbtest_…") }
+// maskTestNames replaces each by fbtest….
+func maskTestNames(s string) string { return testNames.ReplaceAllString(s, "fbtest…") }
 
 // hostTables are the captions of the tables that describe the machine the
 // test ran on (kernel, versions, TLS): only their row labels are compared.
 // hostColumns are the columns of other tables that name a thing of the
 // machine (fio's block device).
+// namesWithNumbers are the name columns whose names hold a measured number
+// (a level shift's "burst, until s 5").
 var (
-	hostTables  = []string{"Targets as measured", "Client hosts as measured"}
-	hostColumns = []string{"device"}
+	hostTables       = []string{"Targets as measured", "Client hosts as measured"}
+	hostColumns      = []string{"device"}
+	namesWithNumbers = []string{"level"}
 )
 
 func isHostTable(caption string) bool {
@@ -280,7 +283,7 @@ func tablesOfText(report string) string {
 				switch {
 				case i < len(header) && len(cells) == len(header) && slices.Contains(hostColumns, header[i]):
 					cells[i] = "…"
-				case startsWithNumber.MatchString(c):
+				case startsWithNumber.MatchString(c), i < len(header) && len(cells) == len(header) && slices.Contains(namesWithNumbers, header[i]):
 					cells[i] = maskNumbers(c)
 				}
 			}
@@ -320,7 +323,7 @@ func tablesOfMarkdown(report string) string {
 					switch {
 					case isHostTable(caption) && i > 0, i < len(header) && slices.Contains(hostColumns, header[i]):
 						cells[i] = "…"
-					case i < len(align) && strings.HasSuffix(align[i], ":"):
+					case i < len(align) && strings.HasSuffix(align[i], ":"), i < len(header) && slices.Contains(namesWithNumbers, header[i]):
 						cells[i] = maskNumbers(cells[i])
 					}
 				}
