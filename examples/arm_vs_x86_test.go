@@ -89,7 +89,11 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 		t.Errorf("%d cells compared, want 3 per workload (the ARM server against its engine's x86 server at 1, 50 %% and 99 %%): %v", len(cmp.Cells), got)
 	}
 	// The report's tables side by side at each level, named by the share.
-	for _, row := range tableRows(t, md, "| target | 1 client | 50 % of threads | 99 % of threads |") {
+	tps := captionedRows(t, md, "Throughput, tps")
+	if strings.Join(tps[0], "|") != "target|1 client|50 % of threads|99 % of threads" || len(tps) != 3 {
+		t.Errorf("pgbench's throughput is not side by side at each level: %v", tps)
+	}
+	for _, row := range tps[1:] {
 		if len(row) != 4 || row[1] == "–" || row[2] == "–" || row[3] == "–" {
 			t.Errorf("a server lacks a level: %v", row)
 		}

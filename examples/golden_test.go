@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,13 +101,19 @@ func runIntoStore(t *testing.T, st *study.Study, opt runner.Options) string {
 		t.Fatal(err)
 	}
 	opt.Sink = s
+	var progress bytes.Buffer
+	if opt.Progress == nil {
+		opt.Progress = &progress
+	} else {
+		opt.Progress = io.MultiWriter(opt.Progress, &progress)
+	}
 	r := runner.New(st, opt)
 	ctx := context.Background()
 	if err := r.Preflight(ctx, cells); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Run(ctx, cells); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	runs, err := s.Runs(store.Filter{})
 	if err != nil {
@@ -246,7 +253,7 @@ var (
 	padding = regexp.MustCompile(`\s{2,}`)
 	// startsWithNumber tells a text report's number cells (a rate, a
 	// latency list, "4 (50 % of threads)") from its names (pg-x86).
-	startsWithNumber = regexp.MustCompile(`^[-+−±]?\d`)
+	startsWithNumber = regexp.MustCompile(`^[-+−±×]?\d`)
 )
 
 // tablesOfText extracts the tables of a text report: a block of lines
@@ -367,23 +374,26 @@ func lineDiff(want, got string) string {
 	return b.String()
 }
 
-// tableRows returns the rows of the Markdown table whose header row starts
-// with header (`| a | b |`), as cells.
+// tableRows returns the rows of the Markdown tables whose header row starts
+// with header (`| a | b |`), as cells, in the order of the report.
 func tableRows(t *testing.T, md, header string) [][]string {
 	t.Helper()
 	var rows [][]string
+	found := false
 	for _, block := range strings.Split(md, "\n\n") {
 		lines := strings.Split(strings.Trim(block, "\n"), "\n")
 		if len(lines) < 2 || !strings.HasPrefix(lines[0], header) {
 			continue
 		}
+		found = true
 		for _, l := range lines[2:] {
 			rows = append(rows, markdownCells(l))
 		}
-		return rows
 	}
-	t.Fatalf("the Markdown report has no table %s:\n%s", header, md)
-	return nil
+	if !found {
+		t.Fatalf("the Markdown report has no table %s:\n%s", header, md)
+	}
+	return rows
 }
 
 // captionedRows returns the rows of the Markdown table whose caption starts

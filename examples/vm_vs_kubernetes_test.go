@@ -83,7 +83,7 @@ func TestVMvsKubernetesExampleRuns(t *testing.T) {
 		}
 	}
 	pgbench := tableRows(t, md, "| target | clients | tps | latency avg ms | latency stddev ms | initial connection ms | transactions |")
-	if len(pgbench) != 2*3 {
-		t.Errorf("pgbench's table has %d rows, want 2 setups × 3 client counts: %v", len(pgbench), pgbench)
+	if len(pgbench) != 2*2*3 {
+		t.Errorf("pgbench's tables have %d rows, want 2 scripts × 2 setups × 3 client counts: %v", len(pgbench), pgbench)
 	}
 }
