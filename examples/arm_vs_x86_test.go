@@ -1,15 +1,11 @@
 package examples_test
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/analysis"
-	"github.com/fairbench/fairbench/internal/report"
-	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
@@ -17,15 +13,18 @@ import (
 )
 
 // The ARM-versus-x86 example runs end to end on the test servers, shortened
-// (1 s per cell, no warm-up, small tables, one mode, one repetition, 8 and 4
-// cores), and its report is the published one's: each engine's ARM server
-// against its own x86 server (marked baseline = true) at 1 client and at
-// every share of the threads, whatever count the share came to on each, with
-// the declared prices' cost per hour and operations per dollar.
+// (1 s per cell, no warm-up, small data, one mode, one repetition, 8 and 4
+// cores), with the real pgbench, sysbench and mysqlslap (a tool not
+// installed is left out, named in a skipped subtest). Its report is the
+// published one's: each engine's ARM server against its own x86 server
+// (marked baseline = true) at 1 client and at every share of the threads,
+// whatever count the share came to on each; pgbench's table; mysqlslap's
+// seconds per concurrency; the prices. The tables are compared with
+// testdata/golden/arm-vs-x86-oltp*.{txt,md}.
 func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 	st := parseExample(t, "arm-vs-x86-oltp.toml")
-	if len(st.Targets) != 4 || len(st.Workloads) != 1 {
-		t.Fatalf("want PostgreSQL and MySQL on x86 and ARM and one workload, got %d targets and %d workloads", len(st.Targets), len(st.Workloads))
+	if len(st.Targets) != 4 || len(st.Workloads) != 3 {
+		t.Fatalf("want PostgreSQL and MySQL on x86 and ARM and three workloads, got %d targets and %d workloads", len(st.Targets), len(st.Workloads))
 	}
 	baselines := strings.Join(st.Baselines(), ",")
 	if baselines != "pg-x86,my-x86" {
@@ -45,32 +44,32 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 		tg.Cores = map[bool]int{true: 8, false: 4}[strings.HasSuffix(tg.Name, "x86")]
 	}
 	st.Repetitions, st.Warmup, st.Duration, st.Cooldown = 1, 0, time.Second, 0
-	w := st.Workloads[0]
-	w.Warmup, w.Duration, w.Cooldown = nil, nil, nil
-	w.Params["table_size"] = []any{int64(1000)}
-	w.Params["tables"] = []any{int64(2)}
-	w.Params["mode"] = []any{"read_only"}
-	w.Clients = []study.ClientLevel{{N: 1}, {Percent: 50}, {Percent: 99}}
-	cells, err := st.Plan(runner.Catalog{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &runner.MemorySink{}
-	r := runner.New(st, runner.Options{Sink: s})
-	ctx := context.Background()
-	if err := r.Preflight(ctx, cells); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Run(ctx, cells); err != nil {
-		t.Fatal(err)
-	}
-	for i, run := range s.Runs {
-		if run.Status != result.StatusOK || run.Summary.Transactions == 0 {
-			t.Fatalf("%s c=%d: %s, %d transactions: %s", run.Target, run.Clients, run.Status, run.Summary.Transactions, run.Error)
+	for _, w := range st.Workloads {
+		w.Warmup, w.Duration, w.Cooldown = nil, nil, nil
+		w.Clients = []study.ClientLevel{{N: 1}, {Percent: 50}, {Percent: 99}}
+		switch w.Tool {
+		case "pgbench":
+			w.Params["scale"] = []any{int64(1)}
+		case "sysbench":
+			w.Params["table_size"] = []any{int64(1000)}
+			w.Params["tables"] = []any{int64(2)}
+			w.Params["mode"] = []any{"read_only"}
+		case "mysqlslap":
+			w.Params["queries"] = []any{int64(200)}
+			w.Params["iterations"] = []any{int64(2)}
+			w.Params["schema"] = []any{databaseOf(my) + "_slap"}
+		default:
+			t.Fatalf("unexpected workload %s (tool %q)", w.Name, w.Tool)
 		}
-		run.ID = int64(i + 1)
 	}
-	groups, err := analysis.GroupRuns(s.Runs)
+	missing := dropMissingTools(t, st)
+	path := runIntoStore(t, st, runner.Options{})
+	text, md, runs := reports(t, path, "pg-x86,my-x86")
+	checkGolden(t, "arm-vs-x86-oltp", missing, text, md)
+
+	// fairbench report compares the servers at every share of the threads
+	// they share, each engine against its own x86 server.
+	groups, err := analysis.GroupRuns(runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,45 +79,54 @@ func TestARMvsX86OLTPExampleRuns(t *testing.T) {
 	}
 	got := map[string]bool{}
 	for _, cc := range cmp.Cells {
-		got[cc.Other.Target+" vs "+cc.Base.Target+" at "+cc.Other.LevelID()] = true
+		got[cc.Other.Target+" vs "+cc.Base.Target+" "+cc.Other.Workload+" at "+cc.Other.LevelID()] = true
 	}
-	for _, want := range []string{
-		"pg-arm vs pg-x86 at 1", "pg-arm vs pg-x86 at 50%", "pg-arm vs pg-x86 at 99%",
-		"my-arm vs my-x86 at 1", "my-arm vs my-x86 at 50%", "my-arm vs my-x86 at 99%",
-	} {
-		if !got[want] {
-			t.Errorf("no comparison %s; compared: %v", want, got)
+	for _, w := range st.Workloads {
+		pair := map[string]string{"pgbench": "pg-arm vs pg-x86 ", "sysbench": "my-arm vs my-x86 ", "mysqlslap": "my-arm vs my-x86 "}[w.Tool]
+		for _, level := range []string{"1", "50%", "99%"} {
+			if want := pair + w.Name + " at " + level; !got[want] {
+				t.Errorf("no comparison %s; compared: %v", want, got)
+			}
 		}
 	}
-	if len(cmp.Cells) != 6 {
-		t.Errorf("%d cells compared, want 6 (each ARM server against its own engine's x86 server at 3 levels): %v", len(cmp.Cells), got)
+	if len(cmp.Cells) != 3*len(st.Workloads) {
+		t.Errorf("%d cells compared, want 3 per workload (the ARM server against its engine's x86 server at 1, 50 %% and 99 %%): %v", len(cmp.Cells), got)
 	}
-	var md bytes.Buffer
-	if err := report.CompareMarkdown(&md, cmp, report.Options{}); err != nil {
-		t.Fatal(err)
+	// The report's tables side by side at each level, named by the share.
+	tps := captionedRows(t, md, "Throughput, tps")
+	if strings.Join(tps[0], "|") != "target|1 client|50 % of threads|99 % of threads" || len(tps) != 3 {
+		t.Errorf("pgbench's throughput is not side by side at each level: %v", tps)
 	}
-	for _, want := range []string{"50 % of threads", "99 % of threads", "| pg-x86 (baseline) |", "| my-x86 (baseline) |", "(n=1, 2 clients)", "(n=1, 4 clients)"} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("comparison lacks %q:\n%s", want, md.String())
+	for _, row := range tps[1:] {
+		if len(row) != 4 || row[1] == "–" || row[2] == "–" || row[3] == "–" {
+			t.Errorf("a server lacks a level: %v", row)
 		}
 	}
-	md.Reset()
-	if err := report.Markdown(&md, groups, s.Runs, report.Options{Baseline: baselines, Checked: true, Warnings: analysis.Warnings(groups, baselines)}); err != nil {
-		t.Fatal(err)
+	if !strings.Contains(text, "2 (50 % of threads)") || !strings.Contains(text, "4 (50 % of threads)") {
+		t.Errorf("the text report does not name the share each count came from:\n%s", text)
 	}
-	for _, want := range []string{"| target | $ per hour |", "| pg-arm | 0.58 |", "| my-x86 | 0.768 |", "tx per $"} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, md.String())
+	if !strings.Contains(strings.Join(missing, " "), "mysqlslap") {
+		slap := tableRows(t, md, "| target | concurrency | average s | minimum s | maximum s |")
+		if len(slap) != 6 {
+			t.Errorf("mysqlslap's table has %d rows, want 2 servers × 3 concurrencies: %v", len(slap), slap)
 		}
 	}
-	var page bytes.Buffer
-	if err := report.HTML(&page, groups, s.Runs, report.HTMLOptions{Options: report.Options{Baseline: baselines}}); err != nil {
-		t.Fatal(err)
+	prices := tableRows(t, md, "| target | $ per hour |")
+	if len(prices) != 4 {
+		t.Errorf("the price table has %d rows, want one per server: %v", len(prices), prices)
 	}
-	if !strings.Contains(page.String(), "$ per hour") {
-		t.Error("the HTML report lacks the price table")
+	for _, row := range prices {
+		if row[1] != map[bool]string{true: "0.768", false: "0.58"}[strings.HasSuffix(row[0], "x86")] {
+			t.Errorf("%s costs %s per hour, not the study's price", row[0], row[1])
+		}
 	}
-	if strings.Contains(md.String(), "different engines") {
-		t.Errorf("with a baseline per engine, no target is compared with the other engine:\n%s", md.String())
+}
+
+// databaseOf is the database a test URL names.
+func databaseOf(url string) string {
+	db := url[strings.LastIndex(url, "/")+1:]
+	if i := strings.IndexByte(db, '?'); i >= 0 {
+		db = db[:i]
 	}
+	return db
 }

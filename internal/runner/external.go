@@ -170,6 +170,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	if dbEnv, ok := r.envs[c.Target.Name]; ok {
 		env.Database = dbEnv
 	}
+	env.Declared = declared(c.Target)
 	same := driver.Local(c.Target.URL)
 	env.SameHost = &same
 	run.Env = env

@@ -41,6 +41,12 @@ import (
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
+// declared is what the study says about a target's machine (cores, CPU,
+// price), recorded with every run of it, native or a tool's.
+func declared(t *study.Target) result.Declared {
+	return result.Declared{Cores: t.Cores, CPU: t.CPU, PricePerHour: t.PricePerHour, Notes: t.Notes}
+}
+
 // Sink receives each run the moment it ends.
 type Sink interface {
 	AppendRun(r *result.Run) (int64, error)
@@ -472,7 +478,7 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 			env.Database = r.envs[c.Target.Name]
 		}
 	}
-	env.Declared = result.Declared{Cores: c.Target.Cores, CPU: c.Target.CPU, PricePerHour: c.Target.PricePerHour, Notes: c.Target.Notes}
+	env.Declared = declared(c.Target)
 	same := driver.Local(c.Target.URL)
 	env.SameHost = &same
 	if driver.EngineInProcess(c.Target.URL) {

@@ -203,3 +203,24 @@ func TestYcsbToolOnRedisLeavesNoKey(t *testing.T) {
 		t.Fatalf("%s keys left after the cell\n%s", n, progress)
 	}
 }
+
+// A tool cell's run records what the study declares about its target
+// (cores, CPU, price per hour), as a native run does: the report's price
+// table of a study of pgbench or mysqlslap cells reads it from there.
+func TestToolCellRecordsTheTargetsDeclaredMachine(t *testing.T) {
+	needTool(t, "redis-benchmark")
+	url := testenv.RedisSpareDB(t, testenv.ValkeyURL(t))
+	st, cells := toolCells(t, url, `tool = "redis-benchmark"
+profile = "get-only"
+key_maximum = 100
+clients = [1]
+`)
+	st.Targets[0].Cores, st.Targets[0].CPU, st.Targets[0].PricePerHour, st.Targets[0].Notes = 8, "Graviton3", 0.0151, "burstable"
+	run, progress, err := runToolCell(t, st, cells[0], Options{})
+	if err != nil || run.Status != result.StatusOK {
+		t.Fatalf("%v\n%s", err, progress)
+	}
+	if want := (result.Declared{Cores: 8, CPU: "Graviton3", PricePerHour: 0.0151, Notes: "burstable"}); run.Env.Declared != want {
+		t.Errorf("declared %+v, want %+v", run.Env.Declared, want)
+	}
+}

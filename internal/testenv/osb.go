@@ -10,7 +10,10 @@ import (
 // scripts/install-osb.sh installed (FAIRBENCH_TEST_OSB, the binary's path,
 // which scripts/test-servers.sh sets) first on the test's PATH and returns
 // the binary's path; skipped without it, failed under
-// FAIRBENCH_REQUIRE_SERVERS=1.
+// FAIRBENCH_REQUIRE_SERVERS=1. OSB refuses to start while another OSB runs
+// on the machine ("only one OSB benchmark is allowed to run at the same
+// time", exit 64), so the tests that run it take turns: the test holds a
+// machine-wide lock until it ends.
 func OSB(t *testing.T) string {
 	t.Helper()
 	bin := need(t, "FAIRBENCH_TEST_OSB")
@@ -18,5 +21,6 @@ func OSB(t *testing.T) string {
 		t.Fatalf("FAIRBENCH_TEST_OSB=%s: not the opensearch-benchmark binary (%v); scripts/install-osb.sh DIR prints its path", bin, err)
 	}
 	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	exclusive(t, "fairbench-test-osb.lock", "the machine's one OpenSearch Benchmark run")
 	return bin
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -207,16 +205,7 @@ func RedisSpareDB(t testing.TB, rawURL string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(os.TempDir(), "fairbench-test-redis-db-"+strings.ReplaceAll(u.Host, ":", "_")+".lock")
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		t.Fatalf("locking the spare database of %s: %v", u.Host, err)
-	}
-	t.Cleanup(func() { f.Close() }) // closing releases the lock
+	exclusive(t, "fairbench-test-redis-db-"+strings.ReplaceAll(u.Host, ":", "_")+".lock", "the spare database of "+u.Host)
 	u.Path = fmt.Sprintf("/%d", spareRedisDB)
 	o, err := redisURLOptions(u.String(), os.Getenv("FAIRBENCH_TEST_REDIS_CA"))
 	if err != nil {
