@@ -4,8 +4,8 @@
 //
 //	go run ./bench/synth -runs 1000 -out /tmp/synth-1000.db
 //
-// Each run is a kv cell on one of four targets at one of three client
-// counts, with three op types, a run-level HdrHistogram per op type, and a
+// Runs are -reps repetitions of kv cells on four targets (of different
+// speeds) at three client counts and ten read shares, with three op types, a run-level HdrHistogram per op type, and a
 // per-second series of -seconds points (a range "60-600" draws each run's
 // length uniformly) whose points carry an interval histogram per op type, as
 // a measured run stores them. Interval histograms are drawn from a pool
@@ -44,20 +44,24 @@ func main() {
 	out := flag.String("out", "", "results file to create (must not exist)")
 	seconds := flag.String("seconds", "60-600", "series length of each run in seconds: N, or LO-HI drawn uniformly")
 	rate := flag.Int("rate", 2000, "operations per second per op type in each interval histogram")
+	reps := flag.Int("reps", 5, "repetitions per cell")
 	seed := flag.Uint64("seed", 1, "random seed")
 	flag.Parse()
-	if err := run(*runs, *out, *seconds, *rate, *seed); err != nil {
+	if err := run(*runs, *reps, *out, *seconds, *rate, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "synth:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, out, seconds string, rate int, seed uint64) error {
+func run(n, reps int, out, seconds string, rate int, seed uint64) error {
 	if out == "" {
 		return fmt.Errorf("-out: name the results file to create")
 	}
 	if _, err := os.Stat(out); err == nil {
 		return fmt.Errorf("-out %s exists: synth only creates a new file", out)
+	}
+	if reps < 1 {
+		return fmt.Errorf("-reps %d: give at least 1", reps)
 	}
 	lo, hi, err := parseRange(seconds)
 	if err != nil {
@@ -77,7 +81,7 @@ func run(n int, out, seconds string, rate int, seed uint64) error {
 	var total int
 	for i := range n {
 		secs := lo + rng.IntN(hi-lo+1)
-		r, err := synthRun(rng, pool, i, secs, rate, start)
+		r, err := synthRun(rng, pool, i, reps, secs, start)
 		if err != nil {
 			return err
 		}
@@ -115,8 +119,9 @@ var medians = []time.Duration{300 * time.Microsecond, 900 * time.Microsecond, 12
 // interval is one pooled second of one op type: its encoded histogram and
 // the numbers a point reads from it.
 type interval struct {
-	iv   result.IntervalOp
-	hist *hdr.Histogram
+	iv                 result.IntervalOp
+	hist               *hdr.Histogram
+	p50, p95, p99, max float64
 }
 
 func intervalPool(rng *rand.Rand, rate int) ([][]interval, error) {
@@ -134,59 +139,83 @@ func intervalPool(rng *rand.Rand, rate int) ([][]interval, error) {
 			if err != nil {
 				return nil, err
 			}
-			pool[o] = append(pool[o], interval{iv: result.IntervalOp{Name: name, Count: int64(rate), SumUs: sum, Histogram: string(enc)}, hist: h})
+			pool[o] = append(pool[o], interval{iv: result.IntervalOp{Name: name, Count: int64(rate), SumUs: sum, Histogram: string(enc)}, hist: h,
+				p50: float64(h.ValueAtQuantile(50)), p95: float64(h.ValueAtQuantile(95)), p99: float64(h.ValueAtQuantile(99)), max: float64(h.Max())})
 		}
 	}
 	return pool, nil
 }
 
-func synthRun(rng *rand.Rand, pool [][]interval, i, secs, rate int, start time.Time) (*result.Run, error) {
-	target := targets[i%len(targets)]
-	c := clients[(i/len(targets))%len(clients)]
+func synthRun(rng *rand.Rand, pool [][]interval, i, reps, secs int, start time.Time) (*result.Run, error) {
+	// Runs i*reps … i*reps+reps-1 are the repetitions of one cell; cells
+	// go through the targets, then the client counts, then the read shares.
+	cell, rep := i/reps, i%reps
+	target := targets[cell%len(targets)]
+	c := clients[(cell/len(targets))%len(clients)]
+	share := 0.5 + 0.05*float64(cell/(len(targets)*len(clients))%10)
+	// Targets differ in speed, so that comparisons have something to find.
+	speed := 1 + 0.1*float64(cell%len(targets))
 	r := &result.Run{
 		Source: "fairbench", StudyName: "synth", StudyHash: "synth",
-		CellKey: fmt.Sprintf("%s/kv/c%d", target, c), CellIndex: i % (len(targets) * len(clients)),
+		CellKey: fmt.Sprintf("%s/kv/c%d/r%.2f", target, c, share), CellIndex: cell,
 		Target: target, TargetURL: "sqlite:" + target + ".db", Workload: "kv", Kind: "kv",
-		Params: map[string]any{"read_share": 0.8}, Clients: c, Repetition: i/(len(targets)*len(clients)) + 1,
+		Params: map[string]any{"read_share": share}, Clients: c, Repetition: rep + 1,
 		Status: result.StatusOK, StartedAt: start, EndedAt: start.Add(time.Duration(secs) * time.Second),
 		Duration: time.Duration(secs) * time.Second, ToolVersion: "synth",
 	}
-	runHists := make([]*hdr.Histogram, len(ops))
+	uses := make([][]int64, len(ops))
 	for o := range ops {
-		runHists[o] = hist.New()
+		uses[o] = make([]int64, poolSize)
 	}
-	all := hist.New()
+	var sum float64
+	var count int64
 	for sec := 1; sec <= secs; sec++ {
 		pt := result.SeriesPoint{Second: sec, CPU: 0.5}
-		second := hist.New()
-		var sum float64
+		var secSum float64
 		for o := range ops {
-			in := pool[o][rng.IntN(poolSize)]
-			pt.Hists = append(pt.Hists, in.iv)
-			pt.Ops += in.iv.Count
-			sum += in.iv.SumUs
-			second.Merge(in.hist)
-			// The run's histogram is each second's merged: exact, and
-			// cheaper than recording every value again.
-			runHists[o].Merge(in.hist)
+			k := rng.IntN(poolSize)
+			in := pool[o][k]
+			uses[o][k]++
+			iv := in.iv
+			iv.Count = int64(float64(iv.Count) * speed)
+			iv.SumUs *= speed
+			pt.Hists = append(pt.Hists, iv)
+			pt.Ops += iv.Count
+			secSum += iv.SumUs
+			// A point's quantiles: the slowest op type's (the real ones are
+			// of the op types merged; reports read them only for charts).
+			pt.P50, pt.P95 = max(pt.P50, in.p50), max(pt.P95, in.p95)
+			pt.P99, pt.Max = max(pt.P99, in.p99), max(pt.Max, in.max)
 		}
-		all.Merge(second)
 		pt.Rate = float64(pt.Ops)
-		pt.Mean = sum / float64(pt.Ops)
-		pt.P50, pt.P95, pt.P99, pt.Max = float64(second.ValueAtQuantile(50)), float64(second.ValueAtQuantile(95)),
-			float64(second.ValueAtQuantile(99)), float64(second.Max())
+		pt.Mean = secSum / float64(pt.Ops)
+		sum += secSum
+		count += pt.Ops
 		r.Series = append(r.Series, pt)
 	}
+	// A run's histogram per op type is its seconds' merged: each pooled
+	// interval added as many times as the run drew it.
+	all := hist.New()
 	for o, name := range ops {
-		enc, err := hist.Encode(runHists[o])
+		h := hist.New()
+		for k, n := range uses[o] {
+			for _, b := range pool[o][k].hist.Distribution() {
+				if b.Count > 0 {
+					if err := h.RecordValues(b.From, int64(float64(b.Count)*speed)*n); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		all.Merge(h)
+		enc, err := hist.Encode(h)
 		if err != nil {
 			return nil, err
 		}
-		r.Ops = append(r.Ops, result.Op{Name: name, Count: runHists[o].TotalCount(), Errors: map[result.ErrorClass]int64{}, Histogram: enc})
+		r.Ops = append(r.Ops, result.Op{Name: name, Count: h.TotalCount(), Errors: map[result.ErrorClass]int64{}, Histogram: enc})
 	}
-	total := all.TotalCount()
-	r.Summary = result.Summary{Transactions: total, Throughput: float64(total) / float64(secs),
-		LatencyMean: all.Mean(), LatencyStddev: all.StdDev(), LatencyMin: float64(all.Min()),
+	r.Summary = result.Summary{Transactions: count, Throughput: float64(count) / float64(secs),
+		LatencyMean: sum / float64(count), LatencyStddev: all.StdDev(), LatencyMin: float64(all.Min()),
 		P50: float64(all.ValueAtQuantile(50)), P95: float64(all.ValueAtQuantile(95)), P99: float64(all.ValueAtQuantile(99)),
 		Max: float64(all.Max()), ClientCPU: 0.5 * float64(secs), MeasuredSeconds: secs}
 	return r, nil
