@@ -11,8 +11,8 @@ import (
 	"github.com/fairbench/fairbench/internal/store"
 )
 
-// Reports read series without their interval histograms; a run whose
-// throughput shifts level is read again in full, so that the report still
+// Reports read series without their interval histograms (a flat run's stay
+// unread); a run whose throughput shifts level is read again in full, so that the report still
 // gives each level its latencies from the seconds' histograms (not
 // "throughput only", as for a series stored without them).
 func TestReportGivesLevelsTheirLatenciesFromStoredSeries(t *testing.T) {
@@ -54,6 +54,29 @@ func TestReportGivesLevelsTheirLatenciesFromStoredSeries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A flat run in a cell of its own: its intervals stay unread.
+	flat := make([]result.SeriesPoint, len(series))
+	for i, p := range series {
+		p.Ops, p.Rate = 1000, 1000
+		flat[i] = p
+	}
+	if _, err := s.AppendRun(&result.Run{Source: "fairbench", StudyName: "bursts", StudyHash: "hb", Target: "vm", TargetURL: "postgres://h/db",
+		Workload: "tpcb", Kind: "tpcb", Params: map[string]any{"scale": int64(1)}, Clients: 2, Repetition: 1, Status: result.StatusOK,
+		Summary: result.Summary{Throughput: 1000, Transactions: 30000, MeasuredSeconds: 30},
+		Ops:     []result.Op{{Name: "tpcb", Count: all.TotalCount(), Histogram: enc}}, Series: flat}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := readForReport(s, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		read := r.Series[0].Hists[0].Histogram != ""
+		if shifts := r.Clients == 1; read != shifts {
+			t.Errorf("run %d (level shift: %v): intervals read with their histograms: %v", r.ID, shifts, read)
+		}
+	}
+
 	out := filepath.Join(dir, "report.txt")
 	if err := writeReport(s, store.Filter{}, "text", out); err != nil {
 		t.Fatal(err)
