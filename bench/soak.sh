@@ -5,6 +5,7 @@
 # Not part of the tests (it takes half an hour by default).
 #
 #   bash bench/soak.sh                                   # 30 min, embedded SQLite
+#   bash bench/soak.sh 14400                             # 4 hours (the first argument is DURATION)
 #   DURATION=120 bash bench/soak.sh                      # a quick check of the script
 #   TARGET=postgres://bench@127.0.0.1/bench CLIENTS=8 bash bench/soak.sh
 #
@@ -13,6 +14,8 @@
 #   TARGET [sqlite in the output dir]    MODE [select-only] (tpcb)   CLIENTS [4]
 #   OUT_DIR [bench/out]
 #
+# Printed first, without a verdict: the median RSS of the first and of the last quarter of
+# the samples and their ratio (last / first), and the peak RSS.
 # Verdicts (each printed as ok or FAIL; the script exits 1 on any FAIL):
 #   memory: median RSS of the last fifth within 10 % of the median of the second fifth
 #           (the first fifth is start-up and caches filling);
@@ -21,7 +24,7 @@
 #           run, within ±10 % of the mean tps.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DURATION=${DURATION:-1800}; SAMPLE=${SAMPLE:-10}; CLIENTS=${CLIENTS:-4}; MODE=${MODE:-select-only}
+DURATION=${1:-${DURATION:-1800}}; SAMPLE=${SAMPLE:-10}; CLIENTS=${CLIENTS:-4}; MODE=${MODE:-select-only}
 OUT_DIR=${OUT_DIR:-bench/out}
 require_positive DURATION SAMPLE CLIENTS
 [ "$DURATION" -ge $((5 * SAMPLE)) ] || die "DURATION must be at least 5 samples ($((5 * SAMPLE)) s)"
@@ -59,6 +62,11 @@ file == 1 && FNR > 1 { t[++n] = $1; rss[n] = $2; fd[n] = $3 }
 file == 2 { x = $1 + 0; y = $2 + 0; m++; sx += x; sy += y; sxx += x * x; sxy += x * y }
 END {
     fifth = int(n / 5); if (fifth < 1) { print "too few samples"; exit 1 }
+    quarter = int(n / 4); peak = 0
+    for (i = 1; i <= quarter; i++) { q1[i] = rss[i]; q4[i] = rss[n - quarter + i] }
+    for (i = 1; i <= n; i++) if (rss[i] > peak) peak = rss[i]
+    first = median(q1, quarter); last = median(q4, quarter)
+    printf "rss:    median %.1f MiB (first quarter) -> %.1f MiB (last quarter), ratio %.3f; peak %.1f MiB over %d samples\n", first/1024, last/1024, last/first, peak/1024, n
     for (i = 1; i <= fifth; i++) { a[i] = rss[fifth + i]; b[i] = rss[n - fifth + i] }
     early = median(a, fifth); late = median(b, fifth)
     fdEarly = 0; fdLate = 0

@@ -189,7 +189,7 @@ func openResults(path string) (*store.Store, error) {
 // selectRuns loads the runs f selects, groups them into cells and names them
 // (the study's name, or "all runs"); purpose completes "nothing to …".
 func selectRuns(s *store.Store, f store.Filter, purpose string) ([]*result.Run, []*analysis.Group, string, error) {
-	runs, err := s.Runs(f)
+	runs, err := readForReport(s, f)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -208,6 +208,38 @@ func selectRuns(s *store.Store, f store.Filter, purpose string) ([]*result.Run, 
 		title = "all runs"
 	}
 	return runs, groups, title, nil
+}
+
+// readForReport reads the runs f selects without their series' interval
+// histograms (store.RunsWithoutIntervals), so that a report's memory grows
+// with the number of runs and not with the seconds they measured. Of what
+// reports show, only the latency of each level of a run whose throughput
+// shifts level (analysis.CellLevelShift) merges those histograms: such runs
+// are read again in full.
+func readForReport(s *store.Store, f store.Filter) ([]*result.Run, error) {
+	runs, err := s.RunsWithoutIntervals(f)
+	if err != nil {
+		return nil, err
+	}
+	var shifted []int64
+	at := map[int64]int{}
+	for i, r := range runs {
+		if _, ok := analysis.RunLevelShift(r); ok {
+			shifted = append(shifted, r.ID)
+			at[r.ID] = i
+		}
+	}
+	if len(shifted) == 0 {
+		return runs, nil
+	}
+	full, err := s.Runs(store.Filter{IDs: shifted})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range full {
+		runs[at[r.ID]] = r
+	}
+	return runs, nil
 }
 
 func writeReportWith(s *store.Store, f store.Filter, format, out string, x reportExtras) error {

@@ -728,7 +728,53 @@ func (f Filter) where() (string, []any) {
 }
 
 // Runs returns the selected runs, fully loaded, in id order.
-func (s *Store) Runs(f Filter) ([]*result.Run, error) {
+func (s *Store) Runs(f Filter) ([]*result.Run, error) { return s.runs(f, true) }
+
+// RunsWithoutIntervals returns the selected runs as Runs does, except that
+// their series points keep, per op type, the counts, errors and latency sum
+// of the interval but not its histogram (IntervalOp.Histogram is empty).
+// Those histograms are nearly all of a results file (about 1.4 KiB per op
+// type per second) and only merging series and a level shift's latencies
+// read them: reports read the runs this way, so that their memory grows
+// with the number of runs rather than with the seconds measured.
+func (s *Store) RunsWithoutIntervals(f Filter) ([]*result.Run, error) { return s.runs(f, false) }
+
+// intervalCounts is result.IntervalOp without its histogram: decoding a
+// point's interval into it skips the histogram's text.
+type intervalCounts struct {
+	Name   string                      `json:"name"`
+	Count  int64                       `json:"count"`
+	Items  int64                       `json:"items,omitempty"`
+	Bytes  int64                       `json:"bytes,omitempty"`
+	Errors map[result.ErrorClass]int64 `json:"errors,omitempty"`
+	SumUs  float64                     `json:"sum_us,omitempty"`
+}
+
+// decodeIntervals decodes a point's interval column, with or without the
+// histograms.
+func decodeIntervals(text string, histograms bool) ([]result.IntervalOp, error) {
+	var out []result.IntervalOp
+	if histograms {
+		if err := json.Unmarshal([]byte(text), &out); err != nil {
+			return nil, err
+		}
+	} else {
+		var counts []intervalCounts
+		if err := json.Unmarshal([]byte(text), &counts); err != nil {
+			return nil, err
+		}
+		out = make([]result.IntervalOp, len(counts))
+		for i, c := range counts {
+			out[i] = result.IntervalOp{Name: c.Name, Count: c.Count, Items: c.Items, Bytes: c.Bytes, Errors: c.Errors, SumUs: c.SumUs}
+		}
+	}
+	if out == nil {
+		out = []result.IntervalOp{}
+	}
+	return out, nil
+}
+
+func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 	ctx := context.Background()
 	// One read transaction: a WAL snapshot, so a run appended by another
 	// process while we read never shows up without its operations.
@@ -837,14 +883,12 @@ func (s *Store) Runs(f Filter) ([]*result.Run, error) {
 			return nil, fmt.Errorf("reading series: %w", err)
 		}
 		if hists.Valid {
-			if err := json.Unmarshal([]byte(hists.String), &p.Hists); err != nil {
+			var err error
+			if p.Hists, err = decodeIntervals(hists.String, intervalHistograms); err != nil {
 				if _, ok := bad[id]; !ok {
 					bad[id] = fmt.Sprintf("series second %d: interval histograms: %v", p.Second, err)
 				}
 				continue
-			}
-			if p.Hists == nil {
-				p.Hists = []result.IntervalOp{}
 			}
 		}
 		if scpu.Valid {
