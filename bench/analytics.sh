@@ -78,11 +78,9 @@ CSV=$OUT_DIR/analytics-$STAMP.csv
 mkdir -p "$OUT"
 log() { printf '%s\n' "$*"; }
 
-chc() {
-    local pw=()
-    [ -z "$CH_PASSWORD" ] || pw=(--password "$CH_PASSWORD")
-    clickhouse-client --host "$CH_HOST" --port "$CH_PORT" --user "$CH_USER" "${pw[@]}" "$@"
-}
+CLIENT=(clickhouse-client --host "$CH_HOST" --port "$CH_PORT" --user "$CH_USER")
+[ -z "$CH_PASSWORD" ] || CLIENT+=(--password "$CH_PASSWORD")
+chc() { "${CLIENT[@]}" "$@"; }
 chq() { chc --database "$CH_DB" --query "$1"; }
 cred=$CH_USER; [ -z "$CH_PASSWORD" ] || cred=$CH_USER:$CH_PASSWORD
 TARGET="clickhouse://$cred@$CH_HOST:$CH_PORT/$CH_DB"
@@ -155,7 +153,7 @@ cc_load() {
         n=${ROWS[$t]}
         t0=$(date +%s.%N)
         /usr/bin/time -f '%U %S %M' -o "$OUT/time-client-$t-$r.txt" \
-            chc --database "$CH_DB" --query "INSERT INTO cc_$t FORMAT TSV" <"$OUT/$t.tsv" >"$OUT/load-client-$t-$r.txt" 2>&1 \
+            "${CLIENT[@]}" --database "$CH_DB" --query "INSERT INTO cc_$t FORMAT TSV" <"$OUT/$t.tsv" >"$OUT/load-client-$t-$r.txt" 2>&1 \
             || die "clickhouse-client INSERT into cc_$t failed (output: $OUT/load-client-$t-$r.txt)"
         t1=$(date +%s.%N)
         [ "$(chq "SELECT count() FROM cc_$t")" = "$n" ] || die "cc_$t: not $n rows after the INSERT"
