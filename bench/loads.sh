@@ -88,7 +88,9 @@ ssb_postgres() {
         psql "$admin" -qAtX -v ON_ERROR_STOP=1 -c "CREATE DATABASE $PG_DB" >/dev/null
         pq "CREATE TABLE bench_loads_sh (stamp text); INSERT INTO bench_loads_sh VALUES ('$STAMP')"
     fi
-    CLEANUPS+=("psql '$admin' -qAtX -c 'DROP DATABASE IF EXISTS $PG_DB WITH (FORCE)' >/dev/null || echo 'could not drop $PG_DB' >&2")
+    # An autovacuum worker may still be in the database for a moment (and
+    # WITH (FORCE) needs the right to end it): a few tries, a second apart.
+    CLEANUPS+=("for _ in 1 2 3 4 5 6 7 8 9 10; do psql '$admin' -qAtX -c 'DROP DATABASE IF EXISTS $PG_DB' >/dev/null 2>&1 && break; sleep 1; done; [ \"\$(psql '$admin' -qAtX -c \"SELECT count(*) FROM pg_database WHERE datname = '$PG_DB'\")\" = 0 ] || echo 'could not drop database $PG_DB' >&2")
     echo "ssb-postgres: scale $SCALE, PostgreSQL $(pq 'SHOW server_version') at $(redact "$db")"
     rows=
     for r in $(seq 1 "$REPS"); do
