@@ -49,11 +49,13 @@
 # Environment (defaults in brackets): SCALE [1] (6 000 000 lineorder rows per
 # unit); TRIES [5]; ROUNDS [3]; REPS load repetitions per tool, 0 skips the load
 # comparison [2]; QUERIES [all 13: Q1.1 … Q4.3]; CH_HOST [127.0.0.1]; CH_PORT
-# [9001]; CH_USER [default]; CH_PASSWORD []; CH_DB [fbbench_an]; KEEP_TSV=1 keeps
+# [9001]; CH_USER [default]; CH_PASSWORD []; CH_DB [fbbench_an]; LOAD_WORKERS,
+# fairbench's --load-workers [its default, GOMAXPROCS]; KEEP_TSV=1 keeps
 # the dumped TSV files [removed]; OUT_DIR [bench/out].
 # Rows in bench/out/analytics-<stamp>.csv (kind,key,tool,rep,try,value[,rows,
 # seconds]: kind "query" with seconds per try, kind "load" with rows/s, rows and
-# seconds); every output in
+# seconds, kind "loadcpu" with a load's client CPU seconds, user + sys from
+# /usr/bin/time, and its peak RSS in kB); every output in
 # bench/out/analytics-<stamp>/; the printed summary also in
 # bench/out/analytics-<stamp>-summary.txt.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -61,6 +63,7 @@ SCALE=${SCALE:-1}; TRIES=${TRIES:-5}; ROUNDS=${ROUNDS:-3}; REPS=${REPS:-2}
 CH_HOST=${CH_HOST:-127.0.0.1}; CH_PORT=${CH_PORT:-9001}; CH_USER=${CH_USER:-default}; CH_PASSWORD=${CH_PASSWORD:-}
 CH_DB=${CH_DB:-fbbench_an}; QUERIES=${QUERIES:-all}; KEEP_TSV=${KEEP_TSV:-0}; OUT_DIR=${OUT_DIR:-$ROOT/bench/out}
 require_positive TRIES ROUNDS CH_PORT
+[ -z "${LOAD_WORKERS:-}" ] || require_positive LOAD_WORKERS
 is_uint "$REPS" || die "REPS must be a whole number ≥ 0 (got '$REPS')"
 if ! [[ $SCALE =~ ^[0-9]*\.?[0-9]+$ ]] || ! awk -v s="$SCALE" 'BEGIN {exit !(s >= 0.001)}'; then
     die "SCALE must be a number ≥ 0.001 (got '$SCALE')"
@@ -75,11 +78,9 @@ CSV=$OUT_DIR/analytics-$STAMP.csv
 mkdir -p "$OUT"
 log() { printf '%s\n' "$*"; }
 
-chc() {
-    local pw=()
-    [ -z "$CH_PASSWORD" ] || pw=(--password "$CH_PASSWORD")
-    clickhouse-client --host "$CH_HOST" --port "$CH_PORT" --user "$CH_USER" "${pw[@]}" "$@"
-}
+CLIENT=(clickhouse-client --host "$CH_HOST" --port "$CH_PORT" --user "$CH_USER")
+[ -z "$CH_PASSWORD" ] || CLIENT+=(--password "$CH_PASSWORD")
+chc() { "${CLIENT[@]}" "$@"; }
 chq() { chc --database "$CH_DB" --query "$1"; }
 cred=$CH_USER; [ -z "$CH_PASSWORD" ] || cred=$CH_USER:$CH_PASSWORD
 TARGET="clickhouse://$cred@$CH_HOST:$CH_PORT/$CH_DB"
@@ -132,8 +133,10 @@ fb_load() {
         || die "fairbench load --clean failed (output: $OUT/clean-$r.txt)"
     [ "$(chq "SELECT count() FROM system.tables WHERE database = '$CH_DB' AND name IN ('lineorder', 'lineorder_flat')")" = 0 ] \
         || die "fairbench load --clean left lineorder or lineorder_flat in $CH_DB (output: $OUT/clean-$r.txt)"
-    "$FB" load --target "$TARGET" --workload ssb --scale "$SCALE" >"$f" 2>&1 || die "fairbench load failed (output: $f)"
+    /usr/bin/time -f '%U %S %M' -o "$OUT/time-fairbench-$r.txt" \
+        "$FB" load --target "$TARGET" --workload ssb --scale "$SCALE" ${LOAD_WORKERS:+--load-workers "$LOAD_WORKERS"} >"$f" 2>&1 || die "fairbench load failed (output: $f)"
     ! grep -q reusing "$f" || die "fairbench reused data instead of loading it (output: $f)"
+    awk -v r="$r" '{printf "loadcpu,all,fairbench,%s,,%.2f,%d\n", r, $1 + $2, $3}' "$OUT/time-fairbench-$r.txt" >>"$CSV"
     for t in "${FLAT_TABLES[@]}"; do
         line=$(grep -E "ssb: loaded [0-9]+ rows into $t in " "$f" | tail -1)
         [ -n "$line" ] || die "no 'ssb: loaded … rows into $t' line in $f"
@@ -149,7 +152,8 @@ cc_load() {
         chq "CREATE TABLE cc_$t AS $t"
         n=${ROWS[$t]}
         t0=$(date +%s.%N)
-        chc --database "$CH_DB" --query "INSERT INTO cc_$t FORMAT TSV" <"$OUT/$t.tsv" >"$OUT/load-client-$t-$r.txt" 2>&1 \
+        /usr/bin/time -f '%U %S %M' -o "$OUT/time-client-$t-$r.txt" \
+            "${CLIENT[@]}" --database "$CH_DB" --query "INSERT INTO cc_$t FORMAT TSV" <"$OUT/$t.tsv" >"$OUT/load-client-$t-$r.txt" 2>&1 \
             || die "clickhouse-client INSERT into cc_$t failed (output: $OUT/load-client-$t-$r.txt)"
         t1=$(date +%s.%N)
         [ "$(chq "SELECT count() FROM cc_$t")" = "$n" ] || die "cc_$t: not $n rows after the INSERT"
@@ -157,6 +161,8 @@ cc_load() {
         awk -v t="$t" -v r="$r" -v n="$n" -v s="$secs" 'BEGIN {printf "load,%s,clickhouse-client,%s,,%.0f,%d,%s\n", t, r, n / s, n, s}' >>"$CSV"
         chq "DROP TABLE cc_$t"
     done
+    # the client's CPU (user + sys) over its INSERTs and its largest peak RSS
+    cat "$OUT"/time-client-*-"$r".txt | awk -v r="$r" '{c += $1 + $2; if ($3 > m) m = $3} END {printf "loadcpu,all,clickhouse-client,%s,,%.2f,%d\n", r, c, m}' >>"$CSV"
 }
 declare -A ROWS=()
 if [ "$REPS" -gt 0 ]; then
@@ -266,6 +272,11 @@ awk -F, -v ref=clickhouse-client -v new=fairbench -f bench/ratio.awk "$OUT/query
             paired=$(awk -F, -v t="$t" '$1 == t {if ($4 == "NA") print $3; else printf "%s [%s-%s]", $3, $4, $5}' "$OUT/load-paired.csv")
             printf '%-15s %10s %12.0f %12.0f %7.3f   %s\n' "$t" "${ROWS[$t]}" "$fb" "$cc" "$(awk -v a="$fb" -v b="$cc" 'BEGIN {print a / b}')" "$paired"
         done
+        for tool in fairbench clickhouse-client; do
+            awk -F, -v t="$tool" '$1 == "loadcpu" && $3 == t {c += $6; if ($7 > m) m = $7; n++}
+                END {printf "%-18s client CPU (user+sys) %.1f s per load (mean of %d), peak RSS %.0f MB\n", t, c / n, n, m / 1024}' "$CSV"
+        done
+        echo "(fairbench's CPU covers its whole load: the generator, all six tables and the flat rows; the client's covers its two INSERTs of ready TSV)"
     fi
     echo "rows: $CSV (kind,key,tool,rep,try,value[,rows,seconds]); outputs: $OUT"
 } | tee "$OUT_DIR/analytics-$STAMP-summary.txt"

@@ -40,6 +40,10 @@ func (c *typed[T]) add(v any) error {
 
 func (c *typed[T]) flush(b chdriver.BatchColumn) error {
 	err := b.Append(c.vals)
+	// The client has copied the values into its block: clearing the slots
+	// lets the collector free this batch's strings while the next one
+	// fills, instead of keeping two batches' worth alive per session.
+	clear(c.vals)
 	c.vals = c.vals[:0]
 	return err
 }

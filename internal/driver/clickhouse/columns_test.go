@@ -69,3 +69,38 @@ func TestColumnConversions(t *testing.T) {
 		}
 	}
 }
+
+// appendedColumn stands for the client's column: it keeps a copy, as the
+// client copies the values into its block.
+type appendedColumn struct{ got []string }
+
+func (a *appendedColumn) Append(v any) error {
+	a.got = append(a.got, v.([]string)...)
+	return nil
+}
+
+func (a *appendedColumn) AppendRow(any) error { return nil }
+
+// TestFlushReleasesTheBatch: after a flush the builder holds no reference to
+// the batch's values, so a session's memory is one batch, not two.
+func TestFlushReleasesTheBatch(t *testing.T) {
+	col, _ := newColumn("String")
+	for _, v := range []string{"Customer#000000001", "Customer#000000002"} {
+		if err := col.add(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sent appendedColumn
+	if err := col.(*typed[string]).flush(&sent); err != nil {
+		t.Fatal(err)
+	}
+	if len(sent.got) != 2 {
+		t.Fatalf("the client got %v", sent.got)
+	}
+	vals := col.(*typed[string]).vals
+	for i, v := range vals[:cap(vals)][:2] {
+		if v != "" {
+			t.Errorf("slot %d still holds %q after the flush", i, v)
+		}
+	}
+}

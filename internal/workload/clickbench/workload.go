@@ -10,7 +10,6 @@ import (
 	"math"
 	"net/url"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 
@@ -154,7 +153,7 @@ func (in *instance) dataset(d string) (queryset.Dataset, error) {
 	if err != nil {
 		return queryset.Dataset{}, err
 	}
-	workers := min(runtime.NumCPU(), 8)
+	workers := in.LoadWorkers()
 	if d == SQLite {
 		workers = 1 // one writer at a time
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,7 +42,17 @@ const (
 	paramTries   = "tries"
 	paramQueries = "queries"
 	paramTimeout = "timeout"
+	// paramLoadWorkers is the number of sessions loading the data's parts
+	// at once, each generating its own parts (a part's rows depend on the
+	// seed, the size and the part only, so the data is the same for any
+	// number).
+	paramLoadWorkers = "load_workers"
 )
+
+// maxLoadWorkers bounds load_workers: each session holds a batch of rows in
+// memory (see the driver's BulkLoad), so a typo (1e12) must not become a
+// thousand batches.
+const maxLoadWorkers = 1024
 
 // Specs are the parameters every query-set workload takes, beside its own.
 func Specs() []params.Spec {
@@ -54,6 +65,8 @@ func Specs() []params.Spec {
 			Help: "the queries to run, by name; empty: the whole set"},
 		{Name: paramTimeout, Kind: params.Duration, Default: 10 * time.Minute,
 			Help: "longest a query may take; a try that times out is recorded as null with the reason, and the run goes on (0: no limit)"},
+		{Name: paramLoadWorkers, Kind: params.Int, Default: int64(min(runtime.GOMAXPROCS(0), maxLoadWorkers)), Min: params.MinOf(1), Max: params.MaxOf(maxLoadWorkers),
+			Help: "sessions loading the generated data at once, each generating its own parts (default: GOMAXPROCS); the rows are the same for any number; an embedded single-writer engine (SQLite) loads on one"},
 	}
 }
 
@@ -65,6 +78,7 @@ func Flags() []workload.Flag {
 		{Name: "tries", Param: paramTries},
 		{Name: "queries", Param: paramQueries, Usage: "the queries to run, comma-separated names (Q1.1,Q2.1); default: all"},
 		{Name: "timeout", Param: paramTimeout},
+		{Name: "load-workers", Param: paramLoadWorkers},
 		{Name: "mode", Param: paramMode},
 		{Name: "concurrency", Shorthand: "c", Field: workload.FieldClients, Default: "1",
 			Usage: "clients in the concurrent mode, one session each (clickhouse-benchmark -c)"},
@@ -88,6 +102,8 @@ type Set struct {
 	tries   int
 	timeout time.Duration
 	names   []string // every query of the instance, in order: its op types
+	// loadWorkers is the load's number of sessions (load_workers).
+	loadWorkers int
 
 	mu      sync.Mutex
 	queries []Query // bound in Prepare
@@ -126,8 +142,13 @@ func New(p params.Values, all []string) (*Set, error) {
 			}
 		}
 	}
-	return &Set{mode: p.String(paramMode), tries: int(p.Int(paramTries)), timeout: p.Duration(paramTimeout), names: names}, nil
+	return &Set{mode: p.String(paramMode), tries: int(p.Int(paramTries)), timeout: p.Duration(paramTimeout), names: names,
+		loadWorkers: int(p.Int(paramLoadWorkers))}, nil
 }
+
+// LoadWorkers is the number of sessions that load the data at once
+// (load_workers).
+func (s *Set) LoadWorkers() int { return s.loadWorkers }
 
 // Names are the instance's queries in order.
 func (s *Set) Names() []string { return s.names }

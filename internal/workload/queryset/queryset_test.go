@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -353,5 +354,30 @@ func TestClickBenchFileShape(t *testing.T) {
 	}
 	if err := WriteClickBench(&buf, &result.Run{ID: 7, Kind: "ssb"}); err == nil {
 		t.Error("a run without tries wrote a ClickBench file")
+	}
+}
+
+// TestLoadWorkersDomain: load_workers defaults to GOMAXPROCS and refuses
+// what no load can use (0, negative, NaN, 10^12) with the parameter's name.
+func TestLoadWorkersDomain(t *testing.T) {
+	spec, ok := params.Find(Specs(), paramLoadWorkers)
+	if !ok {
+		t.Fatalf("no %s parameter", paramLoadWorkers)
+	}
+	if want := int64(min(runtime.GOMAXPROCS(0), maxLoadWorkers)); spec.Default != want {
+		t.Errorf("default %v, want GOMAXPROCS %d", spec.Default, want)
+	}
+	for _, bad := range []any{int64(0), int64(-1), math.NaN(), 1e12, "NaN", "1e12", "many"} {
+		if v, err := params.Coerce(spec, bad); err == nil || !strings.Contains(err.Error(), paramLoadWorkers) {
+			t.Errorf("%v: accepted as %v (%v); want an error naming %s", bad, v, err, paramLoadWorkers)
+		}
+	}
+	v, err := params.Coerce(spec, "3")
+	if err != nil || v != int64(3) {
+		t.Fatalf("3: %v, %v", v, err)
+	}
+	s, err := New(params.WithDefaults(Specs(), params.Values{paramLoadWorkers: v}), []string{"Q1"})
+	if err != nil || s.LoadWorkers() != 3 {
+		t.Errorf("set's load workers %d (%v), want 3", s.LoadWorkers(), err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 
@@ -126,7 +125,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 // dataset is what the instance loads on dialect d in form f.
 func (in *instance) dataset(d, f string) (queryset.Dataset, error) {
 	g := New(in.scale, in.seed)
-	workers := min(runtime.NumCPU(), 8)
+	workers := in.LoadWorkers()
 	if d == SQLite {
 		workers = 1 // one writer at a time
 	}

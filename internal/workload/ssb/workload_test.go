@@ -13,6 +13,7 @@ import (
 	"github.com/fairbench/fairbench/internal/testenv/cellrun"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
+	"github.com/fairbench/fairbench/internal/workload/ssb"
 )
 
 // runSSB runs one ssb cell on url through the runner, as `fairbench run` does.
@@ -170,5 +171,54 @@ func TestConcurrentModeCountsQueriesPerSecond(t *testing.T) {
 	m := r.Headline()
 	if m.Unit != "qps" || !m.HigherIsBetter || m.Value <= 0 || n != r.Summary.Transactions {
 		t.Errorf("headline %+v over %d queries", m, n)
+	}
+}
+
+// TestLoadWorkersLoadTheSameData loads SSB into ClickHouse on one session and
+// on three: each part's rows depend on the seed, the scale and the part only,
+// so both databases hold the same rows (compared by an order-independent
+// checksum of every column).
+func TestLoadWorkersLoadTheSameData(t *testing.T) {
+	ctx := context.Background()
+	sums := map[int]string{}
+	for _, workers := range []int{1, 3} {
+		u := testenv.FreshClickHouse(t)
+		r, err := runSSB(t, u, fmt.Sprintf("queries = [\"Q1.1\"]\nload_workers = %d", workers), false)
+		if err != nil {
+			t.Fatalf("%d load workers: %v", workers, err)
+		}
+		if r.Status != fbresult.StatusOK {
+			t.Fatalf("%d load workers: run %s: %s", workers, r.Status, r.Error)
+		}
+		ch := testenv.Connect(t, u, driver.Options{}).(driver.SQL)
+		var sum strings.Builder
+		for _, table := range []string{ssb.Lineorder, ssb.Flat, ssb.Customer, ssb.Part} {
+			cols := ssb.Columns(table)
+			if table == ssb.Flat {
+				cols = ssb.FlatColumns()
+			}
+			rows, err := ch.Query(ctx, "SELECT toString(count()), toString(sum(cityHash64("+strings.Join(cols, ", ")+"))) FROM "+table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n, h string
+			for rows.Next() {
+				if err := rows.Scan(&n, &h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := rows.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if n == "" || n == "0" {
+				t.Fatalf("%d load workers: %s has no rows", workers, table)
+			}
+			fmt.Fprintf(&sum, "%s %s rows, checksum %s; ", table, n, h)
+		}
+		sums[workers] = sum.String()
+	}
+	t.Logf("both loaded %s", sums[1])
+	if sums[1] != sums[3] {
+		t.Errorf("one load worker loaded\n  %s\nthree loaded\n  %s", sums[1], sums[3])
 	}
 }
