@@ -178,3 +178,29 @@ func TestMisusedFlagSaysWhatItMeansElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestAdhocSearchDuration: the ad-hoc search takes its measured duration
+// from --duration or OSB's --time-period (it had no such flag and always
+// measured 60 s), and its warm-up from OSB's --warmup-time-period.
+func TestAdhocSearchDuration(t *testing.T) {
+	for _, c := range []struct {
+		args           []string
+		duration, warm time.Duration
+	}{
+		{nil, 60 * time.Second, 0},
+		{[]string{"--duration", "5s"}, 5 * time.Second, 0},
+		{[]string{"--time-period", "2m", "--warmup-time-period", "10s"}, 2 * time.Minute, 10 * time.Second},
+	} {
+		a, fs, err := adhocFor(t, append([]string{"--target", "opensearch://127.0.0.1:9200", "--workload", "search"}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		st, _, err := adhocStudy(a, fs)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if st.Duration != c.duration || st.Warmup != c.warm {
+			t.Errorf("%q: duration %s, warm-up %s; want %s and %s", c.args, st.Duration, st.Warmup, c.duration, c.warm)
+		}
+	}
+}
