@@ -204,3 +204,30 @@ func TestAdhocSearchDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestAdhocTpccRampupIsHammerDBs: the ad-hoc tpcc ramps up for HammerDB's
+// default 2 minutes unless --rampup (or the generic --warmup) says
+// otherwise; it had no ramp-up.
+func TestAdhocTpccRampupIsHammerDBs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 2 * time.Minute},
+		{[]string{"--rampup", "0"}, 0},
+		{[]string{"--rampup", "30s"}, 30 * time.Second},
+		{[]string{"--warmup", "5s"}, 5 * time.Second},
+	} {
+		a, fs, err := adhocFor(t, append([]string{"--target", "sqlite:x.db", "--workload", "tpcc"}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		st, _, err := adhocStudy(a, fs)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if st.Warmup != c.want || st.Duration != time.Minute {
+			t.Errorf("%q: warm-up %s, duration %s; want %s and 1m0s", c.args, st.Warmup, st.Duration, c.want)
+		}
+	}
+}
