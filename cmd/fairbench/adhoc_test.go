@@ -15,16 +15,24 @@ import (
 // adhocFor parses args as `fairbench run` would for the workload they name.
 func adhocFor(t *testing.T, args ...string) (*adhoc, *pflag.FlagSet, error) {
 	t.Helper()
+	a, fs := adhocFlags(t, scanWorkload(args))
+	return a, fs, fs.Parse(args)
+}
+
+// adhocFlags is the flag set of `fairbench run --workload kind`: the ad-hoc
+// flags and the workload's.
+func adhocFlags(t *testing.T, kind string) (*adhoc, *pflag.FlagSet) {
+	t.Helper()
 	a := &adhoc{}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.StringVar(&a.target, "target", "", "")
 	fs.StringVar(&a.workload, "workload", workload.Default(), "")
 	fs.StringVar(&a.warmup, "warmup", "0s", "")
 	fs.StringArrayVar(&a.set, "set", nil, "")
-	if err := a.defineWorkloadFlags(fs, scanWorkload(args), true); err != nil {
+	if err := a.defineWorkloadFlags(fs, kind, true); err != nil {
 		t.Fatal(err)
 	}
-	return a, fs, fs.Parse(args)
+	return a, fs
 }
 
 func TestAdhocSysbenchFlags(t *testing.T) {

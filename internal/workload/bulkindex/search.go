@@ -88,6 +88,19 @@ func (SearchWorkload) Flags() []workload.Flag {
 	}
 }
 
+// CommandLine implements workload.CommandLiner: OSB's schedule as flags;
+// OSB's --target-hosts is the --target URL.
+func (SearchWorkload) CommandLine() workload.CommandLine {
+	return workload.CommandLine{
+		Targets: searchTargets,
+		Examples: []string{
+			"fairbench run --workload search --target opensearch://127.0.0.1:9200 --docs 1000000 -c 4 --duration 60s",
+			"fairbench run --workload search --target opensearch://127.0.0.1:9200 --operations term,range -c 8 --target-throughput 200 --time-period 5m --warmup-time-period 30s",
+			"fairbench run --workload search --target elasticsearch://127.0.0.1:9200 --query query.json -c 2 --duration 30s",
+		},
+	}
+}
+
 type searchInstance struct {
 	corpus corpusDef
 	names  []string

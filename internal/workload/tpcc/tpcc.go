@@ -75,6 +75,20 @@ func (Workload) Flags() []workload.Flag {
 	}
 }
 
+// CommandLine implements workload.CommandLiner: HammerDB's settings and
+// go-tpc's flags as flags; the database is the --target URL.
+func (Workload) CommandLine() workload.CommandLine {
+	return workload.CommandLine{
+		Targets: "SQL databases: postgres:// (PostgreSQL), mysql:// (MySQL and MariaDB), sqlite:FILE " +
+			"(SQLite with --implementation client only: it has no stored procedures)",
+		Examples: []string{
+			"fairbench run --workload tpcc --target postgres://bench@127.0.0.1/bench --warehouses 10 --load-workers 4 --vus 8 --duration 5m",
+			"fairbench run --workload tpcc --target mysql://bench@127.0.0.1/tpcc --warehouses 4 --vus 4 --stored-procedures --rampup 30s --duration 2m -P 10",
+			"fairbench run --workload tpcc --target sqlite:tpcc.db -T 2 --time 1m --rampup 0",
+		},
+	}
+}
+
 // New implements workload.Workload.
 func (Workload) New(p params.Values) (workload.Instance, error) {
 	o := tpccparams.Decode(p)
