@@ -13,7 +13,7 @@
 #         database, for W in LOAD_WAREHOUSES; wall-clock seconds (target:
 #         fairbench ≤ 0.5 × go-tpc).
 #   run:  tpmC at 1 warehouse, THREADS users, no think time: `fairbench run
-#         --workload tpcc --vus THREADS --duration D` (its tpmC line: committed
+#         --workload tpcc --vus THREADS --rampup 0s --duration D` (its tpmC line: committed
 #         New-Orders per minute, which agrees with NOPM) against `go-tpc tpcc
 #         run -T THREADS --time D` (its tpmC), REPS pairs, the tools' order
 #         alternating; client CPU seconds (user + sys) of each.
@@ -129,7 +129,7 @@ if [ -n "${HAMMERDB_DIR:-}" ]; then
             for j in 0 1; do
                 if [ $(((r + j) % 2)) -eq 0 ]; then
                     out=$("$ROOT/fairbench" run --results "$DB" --target "$(db_url "$e" fbtest_tpcc_fb_hdb)" --workload tpcc \
-                        --stored-procedures --warehouses 1 --vus "$HDB_VUS" --duration 60s 2>/dev/null)
+                        --stored-procedures --warehouses 1 --vus "$HDB_VUS" --rampup 0s --duration 60s 2>/dev/null)
                     nopm=$(sed -n 's/^TEST RESULT : System achieved \([0-9]*\) NOPM.*/\1/p' <<<"$out")
                     tool=fairbench
                 else
@@ -180,7 +180,7 @@ for e in $ENGINES; do
         for j in 0 1; do
             if [ $(((r + j) % 2)) -eq 0 ]; then
                 out=$( { TIMEFORMAT='CPU %U %S'; time "$ROOT/fairbench" run --results "$DB" --target "$(db_url "$e" fbtest_tpcc_fb_run)" \
-                    --workload tpcc --implementation "$IMPL" --warehouses 1 --vus "$THREADS" --duration "${DURATION}s" 2>/dev/null; } 2>&1)
+                    --workload tpcc --implementation "$IMPL" --warehouses 1 --vus "$THREADS" --rampup 0s --duration "${DURATION}s" 2>/dev/null; } 2>&1)
                 tpmc=$(sed -n 's/^tpmC ([^)]*): \([0-9.]*\).*/\1/p' <<<"$out")
                 tool=fairbench
             else

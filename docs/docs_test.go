@@ -227,7 +227,8 @@ var shortening = []shortRule{
 }
 
 var added = []shortRule{
-	{"--docs", "search", "2000"}, // search loads its index of generated documents when it is missing
+	{"--docs", "search", "2000"},   // search loads its index of generated documents when it is missing
+	{"--duration", "search", "1s"}, // else it measures its default 60 s
 }
 
 // shorten applies the shortening table to one command's arguments.

@@ -15,16 +15,24 @@ import (
 // adhocFor parses args as `fairbench run` would for the workload they name.
 func adhocFor(t *testing.T, args ...string) (*adhoc, *pflag.FlagSet, error) {
 	t.Helper()
+	a, fs := adhocFlags(t, scanWorkload(args))
+	return a, fs, fs.Parse(args)
+}
+
+// adhocFlags is the flag set of `fairbench run --workload kind`: the ad-hoc
+// flags and the workload's.
+func adhocFlags(t *testing.T, kind string) (*adhoc, *pflag.FlagSet) {
+	t.Helper()
 	a := &adhoc{}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fs.StringVar(&a.target, "target", "", "")
 	fs.StringVar(&a.workload, "workload", workload.Default(), "")
 	fs.StringVar(&a.warmup, "warmup", "0s", "")
 	fs.StringArrayVar(&a.set, "set", nil, "")
-	if err := a.defineWorkloadFlags(fs, scanWorkload(args), true); err != nil {
+	if err := a.defineWorkloadFlags(fs, kind, true); err != nil {
 		t.Fatal(err)
 	}
-	return a, fs, fs.Parse(args)
+	return a, fs
 }
 
 func TestAdhocSysbenchFlags(t *testing.T) {
@@ -175,6 +183,59 @@ func TestMisusedFlagSaysWhatItMeansElsewhere(t *testing.T) {
 		"tpcb does (-t/--transactions: transactions each client runs)", "did you mean -T/--threads?"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}
+
+// TestAdhocSearchDuration: the ad-hoc search takes its measured duration
+// from --duration or OSB's --time-period (it had no such flag and always
+// measured 60 s), and its warm-up from OSB's --warmup-time-period.
+func TestAdhocSearchDuration(t *testing.T) {
+	for _, c := range []struct {
+		args           []string
+		duration, warm time.Duration
+	}{
+		{nil, 60 * time.Second, 0},
+		{[]string{"--duration", "5s"}, 5 * time.Second, 0},
+		{[]string{"--time-period", "2m", "--warmup-time-period", "10s"}, 2 * time.Minute, 10 * time.Second},
+	} {
+		a, fs, err := adhocFor(t, append([]string{"--target", "opensearch://127.0.0.1:9200", "--workload", "search"}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		st, _, err := adhocStudy(a, fs)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if st.Duration != c.duration || st.Warmup != c.warm {
+			t.Errorf("%q: duration %s, warm-up %s; want %s and %s", c.args, st.Duration, st.Warmup, c.duration, c.warm)
+		}
+	}
+}
+
+// TestAdhocTpccRampupIsHammerDBs: the ad-hoc tpcc ramps up for HammerDB's
+// default 2 minutes unless --rampup (or the generic --warmup) says
+// otherwise; it had no ramp-up.
+func TestAdhocTpccRampupIsHammerDBs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 2 * time.Minute},
+		{[]string{"--rampup", "0"}, 0},
+		{[]string{"--rampup", "30s"}, 30 * time.Second},
+		{[]string{"--warmup", "5s"}, 5 * time.Second},
+	} {
+		a, fs, err := adhocFor(t, append([]string{"--target", "sqlite:x.db", "--workload", "tpcc"}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		st, _, err := adhocStudy(a, fs)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if st.Warmup != c.want || st.Duration != time.Minute {
+			t.Errorf("%q: warm-up %s, duration %s; want %s and 1m0s", c.args, st.Warmup, st.Duration, c.want)
 		}
 	}
 }

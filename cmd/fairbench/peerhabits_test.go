@@ -256,29 +256,97 @@ func TestPeerFlagsRefuseHostileValues(t *testing.T) {
 	}
 }
 
-// TestWorkloadHelpShowsTargetsAndExamples: each peer workload's --help
-// says which targets it runs on and ends with examples.
+// TestWorkloadHelpShowsTargetsAndExamples: every workload's --help says
+// which targets it runs on, by URL schemes fairbench has a driver for, and
+// ends with two or three examples, each a command line its flags take.
 func TestWorkloadHelpShowsTargetsAndExamples(t *testing.T) {
 	dir := t.TempDir()
-	for kind, targets := range map[string][]string{
-		"ycsb": {"mongodb://", "bbolt:FILE", "postgres://"},
-		"oltp": {"mysql://", "sqlite:FILE"},
-		"kv":   {"redis://", "pebble:DIR"},
-	} {
+	// A scheme as the help writes it: "postgres://" or "sqlite:FILE".
+	scheme := regexp.MustCompile(`\b([a-z][a-z0-9+]*)(://|:(FILE|DIR)\b)`)
+	registered := map[string]bool{}
+	for _, s := range driver.Schemes() {
+		registered[strings.TrimRight(s, ":/")] = true
+	}
+	// Targets each peer workload's help must name, beside its schemes' check.
+	named := map[string][]string{
+		"ycsb":       {"mongodb://", "bbolt:FILE", "postgres://"},
+		"oltp":       {"mysql://", "sqlite:FILE"},
+		"kv":         {"redis://", "pebble:DIR"},
+		"tpcb":       {"postgres://", "mysql://", "sqlite:FILE"},
+		"tpcc":       {"postgres://", "mysql://", "sqlite:FILE"},
+		"ssb":        {"clickhouse://", "postgres://", "sqlite:FILE"},
+		"clickbench": {"clickhouse://", "postgres://", "sqlite:FILE"},
+		"bulkindex":  {"opensearch://", "elasticsearch://"},
+		"search":     {"opensearch://", "elasticsearch://"},
+	}
+	for _, kind := range workload.Kinds() {
 		o := fairbench(t, dir, "run", "--workload", kind, "--help")
 		if o.code != 0 {
 			t.Fatalf("%s --help: exit %d\n%s", kind, o.code, o.stderr)
 		}
-		_, examples, ok := strings.Cut(o.stdout, "Examples:")
-		if !ok || strings.Count(examples, "fairbench run --workload "+kind) < 2 {
-			t.Errorf("%s --help has not two examples:\n%s", kind, o.stdout)
+		runsOn := ""
+		for _, line := range strings.Split(o.stdout, "\n") {
+			if _, after, ok := strings.Cut(line, "workload "+kind+" runs on "); ok && strings.Contains(line, "--target") {
+				runsOn = after
+			}
 		}
-		for _, want := range targets {
-			if !strings.Contains(o.stdout, want) {
-				t.Errorf("%s --help does not name %s:\n%s", kind, want, o.stdout)
+		schemes := scheme.FindAllStringSubmatch(runsOn, -1)
+		if len(schemes) == 0 {
+			t.Errorf("%s --help has no --target line saying which targets it runs on:\n%s", kind, o.stdout)
+		}
+		for _, m := range schemes {
+			if !registered[m[1]] {
+				t.Errorf("%s --help names %s, for which fairbench has no driver (%v)", kind, m[0], driver.Schemes())
+			}
+		}
+		for _, want := range named[kind] {
+			if !strings.Contains(runsOn, want) {
+				t.Errorf("%s --help does not say it runs on %s: %q", kind, want, runsOn)
+			}
+		}
+		_, section, _ := strings.Cut(o.stdout, "\nExamples:\n")
+		var examples []string
+		for _, line := range strings.Split(section, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				examples = append(examples, line)
+			}
+		}
+		if len(examples) < 2 || len(examples) > 3 {
+			t.Errorf("%s --help ends with %d examples, want two or three:\n%s", kind, len(examples), o.stdout)
+		}
+		for _, ex := range examples {
+			if err := exampleParses(t, kind, ex); err != nil {
+				t.Errorf("%s --help's example %q: %v", kind, ex, err)
 			}
 		}
 	}
+}
+
+// exampleParses reads a help example as `fairbench run` reads its command
+// line (the peer tool's words and aliases, the workload's flags) and builds
+// its ad-hoc study, without running it.
+func exampleParses(t *testing.T, kind, example string) error {
+	args, ok := strings.CutPrefix(example, "fairbench run ")
+	if !ok {
+		return fmt.Errorf("not a 'fairbench run' command")
+	}
+	words := strings.Fields(args)
+	if got := scanWorkload(words); got != kind {
+		return fmt.Errorf("runs workload %s", got)
+	}
+	a, fs := adhocFlags(t, kind)
+	words, _, err := peerArgs(words, commandLineOf(kind), fs)
+	if err != nil {
+		return err
+	}
+	if err := fs.Parse(words); err != nil {
+		return err
+	}
+	if a.target == "" {
+		return fmt.Errorf("gives no --target")
+	}
+	_, _, err = adhocStudy(a, fs)
+	return err
 }
 
 // TestSysbenchTimeZeroIsNoLimit: sysbench's --time=0 is no time limit

@@ -33,6 +33,6 @@ func TestSIGKILLDuringTPCCLoadResumes(t *testing.T) {
 		t.Errorf("the resumed load loaded warehouse 1 again:\n%s", o.stderr)
 	}
 	// VUs beyond what the server takes are refused before anything runs, naming the setting.
-	o = fairbench(t, dir, "run", "--target", url, "--workload", "tpcc", "--warehouses", "2", "--vus", "5000", "--duration", "5s")
+	o = fairbench(t, dir, "run", "--target", url, "--workload", "tpcc", "--warehouses", "2", "--vus", "5000", "--duration", "5s", "--rampup", "0s")
 	assertOneLineError(t, o, "5000 clients", "max_connections")
 }

@@ -78,6 +78,23 @@ func (Workload) Flags() []workload.Flag {
 	}
 }
 
+// searchTargets are the URLs of the engines that speak driver.Search.
+const searchTargets = "OpenSearch and Elasticsearch: opensearch://HOST:PORT, elasticsearch://HOST:PORT " +
+	"(opensearchs://, elasticsearchs:// with TLS, ?ca=FILE for a private CA)"
+
+// CommandLine implements workload.CommandLiner: OSB's parameters as flags;
+// OSB's --target-hosts is the --target URL.
+func (Workload) CommandLine() workload.CommandLine {
+	return workload.CommandLine{
+		Targets: searchTargets,
+		Examples: []string{
+			"fairbench run --workload bulkindex --target opensearch://127.0.0.1:9200 --docs 1000000 -c 8 --bulk-size 5000",
+			"fairbench run --workload bulkindex --target opensearch://127.0.0.1:9200 --corpus documents.json --mapping index.json --shards 1 --replicas 0",
+			"fairbench run --workload bulkindex --target elasticsearch://127.0.0.1:9200 --mode index-update --conflict-probability 25 --retries 3 --time-limit 10m",
+		},
+	}
+}
+
 func workingSet(p map[string]any) (int64, string, bool) {
 	switch c := p[searchparams.CorpusFiles].(type) {
 	case []string:

@@ -65,10 +65,16 @@ func (SearchWorkload) Params() []params.Spec {
 	)
 }
 
-// Flags implements workload.Flagger.
+// Flags implements workload.Flagger: OSB's schedule names (time-period,
+// warmup-time-period, target-throughput), and fairbench's --duration.
 func (SearchWorkload) Flags() []workload.Flag {
 	return []workload.Flag{
 		{Name: "clients", Shorthand: "c", Field: workload.FieldClients, Default: "1", Usage: "clients, each sending one search at a time (OSB clients)"},
+		// The flag with the default comes before its synonym: a synonym given
+		// overrides the default it sets.
+		{Name: "time-period", Field: workload.FieldDuration, Default: "60s", Usage: "measured duration (\"30s\", \"2m\" or seconds; OSB time-period)"},
+		{Name: "duration", Field: workload.FieldDuration, Usage: "same as --time-period (fairbench's --duration)"},
+		{Name: "warmup-time-period", Field: workload.FieldWarmup, Default: "0s", Usage: "searching before the measured phase, excluded from every number (OSB warmup-time-period)"},
 		{Name: "target-throughput", Field: workload.FieldRate, Usage: "searches per second over all clients, scheduled without coordinated omission (OSB target-throughput)"},
 		{Name: "corpus", Param: searchparams.CorpusFiles},
 		{Name: "docs", Param: searchparams.Docs},
@@ -79,6 +85,19 @@ func (SearchWorkload) Flags() []workload.Flag {
 		{Name: "replicas", Param: searchparams.Replicas},
 		{Name: "operations", Param: paramOperations},
 		{Name: "query", Param: paramQuery},
+	}
+}
+
+// CommandLine implements workload.CommandLiner: OSB's schedule as flags;
+// OSB's --target-hosts is the --target URL.
+func (SearchWorkload) CommandLine() workload.CommandLine {
+	return workload.CommandLine{
+		Targets: searchTargets,
+		Examples: []string{
+			"fairbench run --workload search --target opensearch://127.0.0.1:9200 --docs 1000000 -c 4 --duration 60s",
+			"fairbench run --workload search --target opensearch://127.0.0.1:9200 --operations term,range -c 8 --target-throughput 200 --time-period 5m --warmup-time-period 30s",
+			"fairbench run --workload search --target elasticsearch://127.0.0.1:9200 --query query.json -c 2 --duration 30s",
+		},
 	}
 }
 

@@ -82,6 +82,19 @@ func (Workload) Flags() []workload.Flag {
 	}, queryset.Flags()...)
 }
 
+// CommandLine implements workload.CommandLiner: the engines the queries are
+// written for (Dialects), as --target URLs.
+func (Workload) CommandLine() workload.CommandLine {
+	return workload.CommandLine{
+		Targets: "clickhouse:// (clickhouses:// with TLS), postgres:// (PostgreSQL), sqlite:FILE",
+		Examples: []string{
+			"fairbench run --workload clickbench --target clickhouse://default@127.0.0.1:9000/default --rows 10000000 --tries 3",
+			"fairbench run --workload clickbench --target postgres://bench@127.0.0.1/bench --queries Q0,Q1,Q2 --timeout 5m",
+			"fairbench run --workload clickbench --target sqlite:hits.db --mode concurrent -c 4 --duration 30s",
+		},
+	}
+}
+
 // workingSet: about 700 bytes a row in a row store (ClickBench's 99 997 497
 // rows take 70–80 GB in PostgreSQL), a tenth of that compressed in a column
 // store; the estimate takes the row store's.

@@ -86,6 +86,19 @@ func (Workload) Flags() []workload.Flag {
 	}, queryset.Flags()...)
 }
 
+// CommandLine implements workload.CommandLiner: the engines the queries are
+// written for (Dialects), as --target URLs.
+func (Workload) CommandLine() workload.CommandLine {
+	return workload.CommandLine{
+		Targets: "clickhouse:// (clickhouses:// with TLS), postgres:// (PostgreSQL), sqlite:FILE",
+		Examples: []string{
+			"fairbench run --workload ssb --target clickhouse://default@127.0.0.1:9000/default --scale 1 --tries 3",
+			"fairbench run --workload ssb --target postgres://bench@127.0.0.1/bench --scale 1 --queries Q1.1,Q2.1,Q3.1 --timeout 2m",
+			"fairbench run --workload ssb --target sqlite:ssb.db --scale 0.1 --mode concurrent -c 4 --duration 30s",
+		},
+	}
+}
+
 func queryNames() []string {
 	out := make([]string, len(Queries))
 	for i, q := range Queries {

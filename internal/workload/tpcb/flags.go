@@ -38,3 +38,16 @@ func (Workload) Flags() []workload.Flag {
 		{Name: "no-vacuum", Shorthand: "n", Param: tpcbparams.Vacuum, Switch: "false", Usage: "skip pgbench's pre-run vacuum"},
 	}
 }
+
+// CommandLine implements workload.CommandLiner: pgbench's command line is
+// flags only; its connection options are the --target URL.
+func (Workload) CommandLine() workload.CommandLine {
+	return workload.CommandLine{
+		Targets: "SQL databases: postgres:// (PostgreSQL), mysql:// (MySQL and MariaDB), sqlite:FILE",
+		Examples: []string{
+			"fairbench run --workload tpcb --target postgres://bench@127.0.0.1/bench --scale 10 -c 8 -j 2 -T 60 -P 5",
+			"fairbench run --workload tpcb --target mysql://bench@127.0.0.1/bench -S -c 16 -M prepared -T 30s",
+			"fairbench run --workload tpcb --target sqlite:bench.db -c 4 -t 1000 -R 200 -L 50",
+		},
+	}
+}

@@ -48,6 +48,10 @@ func (Workload) Description() string {
 // Params implements workload.Workload.
 func (Workload) Params() []params.Spec { return tpccparams.Specs() }
 
+// rampup is HammerDB's default ramp-up (rampup = 2 minutes), the ad-hoc
+// run's too: a study sets its own warm-up.
+const rampup = "2m"
+
 // Flags implements workload.Flagger: HammerDB's words (virtual users,
 // ramp-up) and go-tpc's (--warehouses, -T threads, --time).
 func (Workload) Flags() []workload.Flag {
@@ -55,7 +59,8 @@ func (Workload) Flags() []workload.Flag {
 		{Name: "warehouses", Param: tpccparams.Warehouses},
 		{Name: "vus", Field: workload.FieldClients, Usage: "virtual users, one connection each (HammerDB vu; go-tpc -T)", Default: "1"},
 		{Name: "threads", Shorthand: "T", Field: workload.FieldClients, Usage: "same as --vus (go-tpc's -T)"},
-		{Name: "rampup", Field: workload.FieldWarmup, Usage: "ramp-up before the measured phase, excluded from every number (HammerDB rampup)", Default: "0s"},
+		{Name: "rampup", Field: workload.FieldWarmup, Default: rampup, Usage: "ramp-up before the measured phase, excluded from every number (HammerDB rampup): " +
+			"HammerDB's default 2 min, as a freshly started TPC-C runs on cold caches and its first minutes' NOPM is not the steady one; --rampup 0 measures from the first transaction, as go-tpc does"},
 		{Name: "duration", Field: workload.FieldDuration, Usage: "measured duration (HammerDB duration)", Default: "60s"},
 		{Name: "time", Field: workload.FieldDuration, Usage: "same as --duration (go-tpc's --time)"},
 		{Name: "implementation", Param: tpccparams.Implementation},
@@ -67,6 +72,20 @@ func (Workload) Flags() []workload.Flag {
 		{Name: "max-tries", Field: workload.FieldMaxTries, Usage: "tries per transaction on a serialization failure or deadlock", Default: "1"},
 		{Name: "progress", Shorthand: "P", Field: workload.FieldProgress, Usage: "show progress every N seconds (0 = none)", Default: "0"},
 		{Name: "rate", Shorthand: "R", Field: workload.FieldRate, Usage: "target transactions per second over all users (0 = as fast as possible)"},
+	}
+}
+
+// CommandLine implements workload.CommandLiner: HammerDB's settings and
+// go-tpc's flags as flags; the database is the --target URL.
+func (Workload) CommandLine() workload.CommandLine {
+	return workload.CommandLine{
+		Targets: "SQL databases: postgres:// (PostgreSQL), mysql:// (MySQL and MariaDB), sqlite:FILE " +
+			"(SQLite with --implementation client only: it has no stored procedures)",
+		Examples: []string{
+			"fairbench run --workload tpcc --target postgres://bench@127.0.0.1/bench --warehouses 10 --load-workers 4 --vus 8 --duration 5m",
+			"fairbench run --workload tpcc --target mysql://bench@127.0.0.1/tpcc --warehouses 4 --vus 4 --stored-procedures --rampup 30s --duration 2m -P 10",
+			"fairbench run --workload tpcc --target sqlite:tpcc.db -T 2 --time 1m --rampup 0",
+		},
 	}
 }
 
