@@ -36,6 +36,10 @@ func init() {
 		"kv/key_minimum=0", "kv/key_maximum=1e12", "kv/requests=0", "kv/requests=1e12",
 		"kv/key_stddev=0", "kv/key_stddev=1e12", "kv/key_median=0", "kv/key_median=1e12",
 		"ycsb/operationcount=0", "ycsb/operationcount=1e12", "ycsb/recordcount=1e12",
+		// pgbench's -t and sysbench's --events: 0 is "run for the duration";
+		// a count past what runs in 24 h is ended by the 24 h cap, as
+		// operationcount is.
+		"tpcb/transactions=0", "tpcb/transactions=1e12", "oltp/events=0", "oltp/events=1e12",
 		"oltp/point_selects=0", "oltp/simple_ranges=0", "oltp/sum_ranges=0", "oltp/order_ranges=0",
 		"oltp/distinct_ranges=0", "oltp/index_updates=0", "oltp/non_index_updates=0", "oltp/delete_inserts=0",
 		"oltp/rand_spec_pct=0", "oltp/rand_spec_res=0",
