@@ -45,9 +45,10 @@ func startUntil(t *testing.T, dir, want string, args ...string) *started {
 // prints the time it fired, 1.1 s rather than 1.0 s on a busy machine.
 func progressAt(at float64) func(string) bool {
 	return func(l string) bool {
+		_, rest, ok := strings.Cut(l, "progress: ")
 		var s float64
-		_, err := fmt.Sscanf(l, "progress: %g s", &s)
-		return err == nil && s >= at
+		_, err := fmt.Sscanf(rest, "%g s", &s)
+		return ok && err == nil && s >= at
 	}
 }
 
