@@ -144,7 +144,7 @@ type Footprint struct {
 }
 
 // toolKindParams are the parameters of the kinds fairbench has no native
-// workload of (fio, mysqlslap); go-tpc and YCSB add theirs (tpcc, ycsb) in
+// workload of (fio, mysqlslap); go-tpc, YCSB and memtier add theirs (tpcc, ycsb, kv) in
 // their init, for a build without the native workloads.
 var toolKindParams = map[string][]params.Spec{
 	"fio":       fioparams.Specs(),
