@@ -592,13 +592,9 @@ func workloadFlagError(cmd *cobra.Command, kind string, err error) error {
 // likeFlags are the flags of workload kind that are named as one of theirs
 // is, or set the same parameter or cell field.
 func likeFlags(kind string, theirs []workload.Flag) []string {
-	w, err := workload.Get(kind)
-	if err != nil {
-		return nil
-	}
-	flags, ok := workload.FlagsOf(w)
+	flags, ok := kindFlags(kind)
 	if !ok {
-		flags = genericFlags
+		return nil
 	}
 	var out []string
 	for _, f := range flags {
@@ -630,4 +626,17 @@ func gist(usage string) string {
 		usage = usage[:i]
 	}
 	return strings.TrimSpace(usage)
+}
+
+// kindFlags returns the flags workload kind declares, or the generic ones
+// when it declares none; ok is false for a kind that is not registered.
+func kindFlags(kind string) (flags []workload.Flag, ok bool) {
+	w, err := workload.Get(kind)
+	if err != nil {
+		return nil, false
+	}
+	if flags, ok := workload.FlagsOf(w); ok {
+		return flags, true
+	}
+	return genericFlags, true
 }

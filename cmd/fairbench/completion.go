@@ -105,18 +105,15 @@ func flagValues(fs *pflag.FlagSet, kind, name string) []string {
 		}
 		return out
 	}
-	w, err := workload.Get(kind)
-	if err != nil {
-		return nil
-	}
-	flags, ok := workload.FlagsOf(w)
+	flags, ok := kindFlags(kind)
 	if !ok {
-		flags = genericFlags
+		return nil
 	}
 	i := slices.IndexFunc(flags, func(fl workload.Flag) bool { return fl.Name == f.Name })
 	if i < 0 || flags[i].Param == "" {
 		return nil
 	}
+	w, _ := workload.Get(kind) // registered: kindFlags found it
 	spec, _ := params.Find(w.Params(), flags[i].Param)
 	values := slices.Clone(spec.Choices)
 	for peer := range flags[i].Values {
