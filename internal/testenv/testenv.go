@@ -193,8 +193,25 @@ func Connect(t testing.TB, url string, o driver.Options) driver.Conn {
 }
 
 // MongoDBURL returns the URL of the test document store (FerretDB: no real
-// mongod can be installed on the test machines).
+// mongod can be installed on the test machines). The test shares the server
+// with other tests until it ends, but not with one that reads its command
+// counters (MongoDBURLCounted).
 func MongoDBURL(t testing.TB) string {
 	t.Helper()
-	return need(t, "FAIRBENCH_TEST_MONGODB")
+	u := need(t, "FAIRBENCH_TEST_MONGODB")
+	shared(t, ferretLock, "the FerretDB test server")
+	return u
 }
+
+// MongoDBURLCounted is MongoDBURL for a test that compares FerretDB's
+// command counters (its metrics count every client's commands) with its own
+// counts: it has the server to itself until it ends, as no other test
+// process of the suite is running commands on it then.
+func MongoDBURLCounted(t testing.TB) string {
+	t.Helper()
+	u := need(t, "FAIRBENCH_TEST_MONGODB")
+	exclusive(t, ferretLock, "the FerretDB test server's counters")
+	return u
+}
+
+const ferretLock = "fairbench-test-ferretdb.lock"

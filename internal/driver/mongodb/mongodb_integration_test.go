@@ -29,11 +29,7 @@ import (
 // without it, fail under FAIRBENCH_REQUIRE_SERVERS=1.
 func mongoURL(t testing.TB) string {
 	t.Helper()
-	v := os.Getenv("FAIRBENCH_TEST_MONGODB")
-	if v == "" {
-		return testenv.MongoDBURL(t) // skips, or fails under FAIRBENCH_REQUIRE_SERVERS=1
-	}
-	return v
+	return testenv.MongoDBURL(t) // skips, or fails under FAIRBENCH_REQUIRE_SERVERS=1
 }
 
 // freshDB returns the test server's URL with a database of the test's own,

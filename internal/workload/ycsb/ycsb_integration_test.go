@@ -53,7 +53,7 @@ func targets(t *testing.T, table string) []target {
 		ts = append(ts, target{name: "valkey", url: valkey, counts: func(t *testing.T) (int64, int64) { return redisCounts(t, valkey) }})
 	}
 	if os.Getenv("FAIRBENCH_TEST_MONGODB") != "" || os.Getenv("FAIRBENCH_REQUIRE_SERVERS") == "1" {
-		u := testenv.MongoDBURL(t)
+		u := testenv.MongoDBURLCounted(t) // its counters count every test's commands
 		// FerretDB answers about a hundred reads a second here: a smaller run.
 		ts = append(ts, target{name: "ferretdb", url: u, counts: func(t *testing.T) (int64, int64) { return mongoCounts(t, u) },
 			prepareReads: 1, records: 500, ops: 600})
