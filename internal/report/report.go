@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,13 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	if !sameUnit || unit == "" {
 		headCol = "headline (median)"
 	}
+	// A tool that reports no latency (mysqlslap) leaves its cells' latency
+	// columns without a value; a table of such cells alone has none.
+	noLatency, allWithout := latencyless(groups)
 	header := []string{"target", "workload", "params", "clients", "n", headCol, "avg ms", "p50 ms", "p95 ms", "p99 ms", "max ms", "errors"}
+	if allWithout {
+		header = []string{"target", "workload", "params", "clients", "n", headCol, "errors"}
+	}
 	if multiStudy {
 		header = append([]string{"study"}, header...)
 	}
@@ -78,9 +85,18 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	anyLevels := false
 	for _, g := range groups {
 		row := []string{g.Target, workloadName(g), label.params(g), groupClients(g), strconv.Itoa(g.N)}
-		if g.N == 0 {
-			row = append(row, none, none, none, none, none, none, none)
-		} else {
+		switch {
+		case g.N == 0:
+			for range len(header) - len(row) {
+				row = append(row, none)
+			}
+		case allWithout:
+			v := withUnit(g.Headline, g.Median)
+			if sameUnit && unit != "" {
+				v = headlineValue(g.Headline, g.Median)
+			}
+			row = append(row, v, strconv.FormatInt(g.Errors, 10))
+		default:
 			v := headlineValue(g.Headline, g.Median)
 			if !sameUnit || unit == "" {
 				v = withUnit(g.Headline, g.Median)
@@ -96,8 +112,11 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		anyLevels = anyLevels || len(levelled) > 0
 	}
 	// The columns before clients hold names.
-	if err := (table{Header: header, Rows: rows, TextCols: len(header) - 9}).writeText(ew); err != nil {
+	if err := (table{Header: header, Rows: rows, TextCols: slices.Index(header, "clients")}).writeText(ew); err != nil {
 		return err
+	}
+	if len(noLatency) > 0 {
+		ew.printf("\n%s\n", wrap(noLatencyLine(noLatency, allWithout), lineWidth, ""))
 	}
 	if anyLevels {
 		ew.printf("\n%s.\n", wrap(levelsNote, lineWidth, ""))
@@ -268,18 +287,22 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			}
 			return v
 		})
-		clientTable("Latency, ms (average / p50 / p95 / p99):", func(g *analysis.Group) string {
-			if !hasLatencies(g) {
-				if g.MeanLatency > 0 {
-					// An import that printed only its mean latency.
-					return average(g) + " / " + none + " / " + none + " / " + none
+		if tools, all := latencyless(sec.groups); all {
+			ew.printf("%s\n\n", wrap(noLatencyLine(tools, true), lineWidth, ""))
+		} else {
+			clientTable("Latency, ms (average / p50 / p95 / p99):", func(g *analysis.Group) string {
+				if !hasLatencies(g) {
+					if g.MeanLatency > 0 {
+						// An import that printed only its mean latency.
+						return average(g) + " / " + none + " / " + none + " / " + none
+					}
+					return none
 				}
-				return none
-			}
-			return average(g) + " / " + ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
-		}, func(_ *analysis.Group, c analysis.CellLevels, first bool) string {
-			return levelLatency(level(c, first))
-		})
+				return average(g) + " / " + ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
+			}, func(_ *analysis.Group, c analysis.CellLevels, first bool) string {
+				return levelLatency(level(c, first))
+			})
+		}
 		if t, ok := spreadTable(sec.groups, false, false, nil); ok {
 			t.writeMarkdown(ew)
 		}
@@ -551,6 +574,44 @@ func rate(f float64) string { return numfmt.Rate(f) }
 // hasLatencies tells whether a cell's runs carried a latency distribution;
 // imported outputs that print only a mean (a tool that prints only its mean latency) do not.
 func hasLatencies(g *analysis.Group) bool { return g.Merged != nil && g.Merged.TotalCount() > 0 }
+
+// latencyless names the tools whose completed cells among groups have no
+// latency at all, neither a distribution nor a mean (mysqlslap prints only
+// its seconds per iteration), and says whether every completed cell is one.
+func latencyless(groups []*analysis.Group) (tools []string, all bool) {
+	all = true
+	seen := map[string]bool{}
+	completed := false
+	for _, g := range groups {
+		if g.N == 0 {
+			continue
+		}
+		completed = true
+		if hasLatencies(g) || g.MeanLatency > 0 {
+			all = false
+			continue
+		}
+		tool := workloadName(g)
+		if len(g.Runs) > 0 && g.Runs[0].Source != "" {
+			tool = g.Runs[0].Source
+		}
+		if !seen[tool] {
+			seen[tool] = true
+			tools = append(tools, tool)
+		}
+	}
+	return tools, all && completed
+}
+
+// noLatencyLine says which tools report no latency, and so why a latency
+// table is missing (all) or why its cells read "–".
+func noLatencyLine(tools []string, all bool) string {
+	who := strings.Join(tools, ", ") + numfmt.Plural(len(tools), " reports", " report")
+	if all {
+		return who + " no latency per request: no latency table."
+	}
+	return who + " no latency per request: its cells' latency columns read " + none + "."
+}
 
 // latency formats a percentile of a cell, or "–" when there is no distribution:
 // a 0 would read as a measurement.
