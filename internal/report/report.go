@@ -137,6 +137,21 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	} else {
 		ew.printf("\nheadline (%s): median of the completed repetitions; latency: percentiles of their merged histograms.\n", headlineList(groups))
 	}
+	// Cells sized by shares of threads pair targets at different client
+	// counts: the main table lists them apart, these put them side by side.
+	for _, sec := range sections(groups) {
+		if !byShareOfThreads(sec.groups) {
+			continue
+		}
+		heading := sectionHeading(sec.groups[0], multiStudy, label)
+		for _, t := range sideBySideTables(sec.groups).tables {
+			t.Caption = heading + " · " + t.Caption
+			ew.printf("\n")
+			if err := t.writeText(ew); err != nil {
+				return err
+			}
+		}
+	}
 	for _, t := range []func() (table, bool){
 		func() (table, bool) { return spreadTable(groups, true, multiStudy, &label) },
 		func() (table, bool) { return sharesTable(groups, opt.LatencyShares, true, multiStudy, &label) },
@@ -230,78 +245,12 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			t.writeMarkdown(ew)
 		}
 
-		levels, levelNames := pivotLevels(sec.groups)
-		targets := distinct(sec.groups, func(g *analysis.Group) string { return g.Target })
-		byCell := map[string]*analysis.Group{}
-		maxN := 0
-		for _, g := range sec.groups {
-			byCell[g.Target+"\x00"+g.LevelID()] = g
-			maxN = max(maxN, g.N)
-		}
-		header := []string{"target"}
-		for _, c := range levels {
-			header = append(header, levelNames[c])
-		}
-		levelled := false
-		clientTable := func(caption string, value func(g *analysis.Group) string, levelValue func(g *analysis.Group, c analysis.CellLevels, first bool) string) {
-			t := table{Caption: caption, Header: header, TextCols: 1}
-			for _, tg := range targets {
-				row := []string{tg}
-				cells := make([]*analysis.Group, len(levels))
-				for i, c := range levels {
-					cells[i] = byCell[tg+"\x00"+c]
-				}
-				for _, c := range levels {
-					v := ""
-					if g := byCell[tg+"\x00"+c]; g != nil {
-						if g.N == 0 {
-							v = none
-						} else {
-							v = value(g)
-							if g.N < maxN {
-								v += fmt.Sprintf(" (n=%d)", g.N)
-							}
-							if g.Level != "" {
-								v += fmt.Sprintf(" (%d)", g.Clients)
-							}
-						}
-					}
-					row = append(row, v)
-				}
-				t.Rows = append(t.Rows, row)
-				lr := levelRows(tg, cells, levelValue)
-				t.Rows = append(t.Rows, lr...)
-				levelled = levelled || len(lr) > 0
-			}
+		sb := sideBySideTables(sec.groups)
+		for _, t := range sb.tables {
 			t.writeMarkdown(ew)
 		}
-		clientTable(headlineCaption(g0.Headline), func(g *analysis.Group) string {
-			if !sameHeadlineAs(g, g0) {
-				return withUnit(g.Headline, g.Median)
-			}
-			return headlineValue(g.Headline, g.Median)
-		}, func(g *analysis.Group, c analysis.CellLevels, first bool) string {
-			v := levelRate(g, c, level(c, first), sameHeadlineAs(g, g0))
-			if first {
-				v += " (until s " + c.Until() + ")"
-			}
-			return v
-		})
-		if tools, all := latencyless(sec.groups); all {
-			ew.printf("%s\n\n", wrap(noLatencyLine(tools, true), lineWidth, ""))
-		} else {
-			clientTable("Latency, ms (average / p50 / p95 / p99):", func(g *analysis.Group) string {
-				if !hasLatencies(g) {
-					if g.MeanLatency > 0 {
-						// An import that printed only its mean latency.
-						return average(g) + " / " + none + " / " + none + " / " + none
-					}
-					return none
-				}
-				return average(g) + " / " + ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
-			}, func(_ *analysis.Group, c analysis.CellLevels, first bool) string {
-				return levelLatency(level(c, first))
-			})
+		if sb.noLatency != "" {
+			ew.printf("%s\n\n", wrap(sb.noLatency, lineWidth, ""))
 		}
 		if t, ok := spreadTable(sec.groups, false, false, nil); ok {
 			t.writeMarkdown(ew)
@@ -325,10 +274,10 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		if hasNone(sec.groups) {
 			notes = append(notes, none+" no completed run")
 		}
-		if hasPartial(sec.groups, maxN) {
+		if hasPartial(sec.groups, sb.maxN) {
 			notes = append(notes, "(n=…) fewer completed repetitions than the other cells")
 		}
-		if levelled {
+		if sb.levelled {
 			notes = append(notes, levelsNote)
 		}
 		if len(notes) > 0 {
