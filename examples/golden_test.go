@@ -234,6 +234,10 @@ func maskTestNames(s string) string { return testNames.ReplaceAllString(s, "fbte
 // machine (fio's block device).
 // namesWithNumbers are the name columns whose names hold a measured number
 // (a level shift's "burst, until s 5").
+// untilSecond marks a level row's name, which holds the second the level
+// changed ("burstable · burst (until s 6)"): a measured number.
+const untilSecond = "(until s "
+
 var (
 	hostTables       = []string{"Targets as measured", "Client hosts as measured"}
 	hostColumns      = []string{"device"}
@@ -290,7 +294,7 @@ func tablesOfText(report string) string {
 				switch {
 				case i < len(header) && len(cells) == len(header) && slices.Contains(hostColumns, header[i]):
 					cells[i] = "…"
-				case startsWithNumber.MatchString(c), i < len(header) && len(cells) == len(header) && slices.Contains(namesWithNumbers, header[i]):
+				case startsWithNumber.MatchString(c), i < len(header) && len(cells) == len(header) && slices.Contains(namesWithNumbers, header[i]), strings.Contains(c, untilSecond):
 					cells[i] = maskNumbers(c)
 				}
 			}
@@ -330,7 +334,7 @@ func tablesOfMarkdown(report string) string {
 					switch {
 					case isHostTable(caption) && i > 0, i < len(header) && slices.Contains(hostColumns, header[i]):
 						cells[i] = "…"
-					case i < len(align) && strings.HasSuffix(align[i], ":"), i < len(header) && slices.Contains(namesWithNumbers, header[i]):
+					case i < len(align) && strings.HasSuffix(align[i], ":"), i < len(header) && slices.Contains(namesWithNumbers, header[i]), strings.Contains(cells[i], untilSecond):
 						cells[i] = maskNumbers(cells[i])
 					}
 				}
