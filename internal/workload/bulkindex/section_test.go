@@ -42,7 +42,7 @@ func TestBulkIndexReportHasOSBsSummaryTable(t *testing.T) {
 	}
 	imported := &result.Run{Target: "osb", Clients: 8, Status: result.StatusOK, Kind: searchparams.Kind, Source: "opensearch-benchmark",
 		Ops: []result.Op{{Name: "index-append"}}}
-	if err := json.Unmarshal(raw, &imported.Env.Extra); err != nil {
+	if err := json.Unmarshal(raw, &imported.Env); err != nil { // whole numbers come back as int64
 		t.Fatal(err)
 	}
 	info, ok := kinds.Lookup(searchparams.Kind)
