@@ -72,7 +72,9 @@ func TestVMvsKubernetesExampleRuns(t *testing.T) {
 			t.Errorf("the report lacks fio's %q:\n%s", want, md)
 		}
 	}
-	for _, caption := range []string{"Peak tps per target and scenario", "Degradation of the peak against vm-disk,vm-pg"} {
+	// fio's peak is in its own kind's unit, IOPS, beside pgbench's tps: the
+	// caption names no one unit.
+	for _, caption := range []string{"Peak headline per target and scenario", "Degradation of the peak against vm-disk,vm-pg"} {
 		rows := captionedRows(t, md, caption)
 		want := []string{"target", "disk (fio)", "pgbench (tpcb) tpcb-like", "pgbench (tpcb) select-only"}
 		if strings.Join(rows[0], "|") != strings.Join(want, "|") {
@@ -80,6 +82,9 @@ func TestVMvsKubernetesExampleRuns(t *testing.T) {
 		}
 		if len(rows) != 5 || rows[2][0] != "k8s-disk" || rows[2][1] == "" || rows[4][0] != "k8s-pg" || rows[4][2] == "" || rows[4][3] == "" {
 			t.Errorf("%s: want Kubernetes' disk and database against the VM's: %v", caption, rows)
+		}
+		if strings.HasPrefix(caption, "Peak") && (!strings.Contains(rows[1][1], " IOPS (") || !strings.Contains(rows[3][2], " tps (")) {
+			t.Errorf("%s: want fio's peak in IOPS and pgbench's in tps: %v", caption, rows)
 		}
 	}
 	pgbench := tableRows(t, md, "| target | clients | tps | latency avg ms | latency stddev ms | initial connection ms | transactions |")

@@ -18,8 +18,13 @@ import (
 // report renders these sections in its terminal, Markdown and HTML formats.
 
 func init() {
-	kinds.Register(kinds.Info{Kind: "fio", Sections: fioSections})
+	kinds.Register(kinds.Info{Kind: "fio", Headline: fioHeadline, Sections: fioSections})
 }
+
+// fioHeadline is what a disk study reads first: I/Os per second over every
+// direction, fio's IOPS summed (the run's throughput), not "tps" beside
+// another scenario's transactions.
+var fioHeadline = result.Headline{Name: "IOPS", Unit: "IOPS", HigherIsBetter: true, Field: result.FieldRequests}
 
 // fioDirections are fio's I/O directions in the order fio prints them.
 var fioDirections = []string{"read", "write", "trim"}

@@ -65,8 +65,9 @@ func RunLevelShift(r *result.Run) (LevelShift, bool) {
 	if len(r.Summary.Queries) > 0 {
 		return LevelShift{}, false
 	}
-	rates := make([]float64, len(r.Series))
-	for i, p := range r.Series {
+	pts := r.RatePoints()
+	rates := make([]float64, len(pts))
+	for i, p := range pts {
 		rates[i] = p.Rate
 	}
 	k, ok := levelShift(rates)
@@ -75,7 +76,7 @@ func RunLevelShift(r *result.Run) (LevelShift, bool) {
 	}
 	before, _ := meanSD(rates[:k])
 	after, _ := meanSD(rates[k:])
-	return LevelShift{Before: before, After: after, Second: r.Series[k-1].Second, BeforeSeconds: k, AfterSeconds: len(rates) - k}, true
+	return LevelShift{Before: before, After: after, Second: pts[k-1].Second, BeforeSeconds: k, AfterSeconds: len(rates) - k}, true
 }
 
 // warmupWindow is how many seconds at the start the warm-up check looks at:
@@ -208,8 +209,9 @@ func CellLevelShift(g *Group) (CellLevels, bool) {
 		}
 		c.UntilMin, c.UntilMax = min(c.UntilMin, s.Second), max(c.UntilMax, s.Second)
 		before, after = append(before, s.Before), append(after, s.After)
-		first.add(r.Series[:s.BeforeSeconds])
-		second.add(r.Series[s.BeforeSeconds:])
+		pts := r.RatePoints()
+		first.add(pts[:s.BeforeSeconds])
+		second.add(pts[s.BeforeSeconds:])
 	}
 	c.First, c.Second = first.level(stats.Median(before)), second.level(stats.Median(after))
 	c.InHeadlineUnit = isThroughput(g.Headline)

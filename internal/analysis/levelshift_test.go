@@ -161,3 +161,35 @@ func TestCellLevelShiftGivesEachLevelsRateAndLatency(t *testing.T) {
 		t.Errorf("a rising cell without histograms: %+v, %v; want its levels, throughput only", c, ok)
 	}
 }
+
+// Issue 38: the series' last point held what completed in the few ms
+// between the last tick and the clients' stop, its rate over that window
+// (3,894 ops/s after a steady 90): counted as a whole second, it defeated the
+// 85 % rule and the throttled run had no level shift. Neither such a point
+// (its ops over its rate: a window under half its neighbour's) nor a point
+// after the measured phase (Summary.MeasuredSeconds) counts as a second.
+func TestPartialLastSecondIsNotALevel(t *testing.T) {
+	partial := func(r *result.Run) *result.Run {
+		r.Series = append(r.Series, result.SeriesPoint{Second: len(r.Series) + 1, Ops: 39, Rate: 3894})
+		return r
+	}
+	shifted := levels(12, 6, 400, 90)
+	byWindow := partial(withSeries(okRun(1, "a", 1, 245), shifted, 0.1))
+	afterPhase := partial(withSeries(okRun(2, "a", 1, 245), shifted, 0.1))
+	afterPhase.Summary.MeasuredSeconds = 12
+	afterPhase.Series[12].Ops, afterPhase.Series[12].Rate = 500, 500 // a whole window, yet not the measured phase's
+	for name, r := range map[string]*result.Run{"a 10 ms last point": byWindow, "a point after the measured phase": afterPhase} {
+		s, ok := RunLevelShift(r)
+		if !ok || s.Second != 6 || s.AfterSeconds != 6 {
+			t.Errorf("%s: level shift %+v, %v; want 400 ops/s until s 6, then 90 for 6 s", name, s, ok)
+		}
+		c, ok := CellLevelShift(group(t, r)[0])
+		if !ok || c.Second.Seconds != 6 {
+			t.Errorf("%s: cell levels %+v, %v; want the second level over 6 s", name, c, ok)
+		}
+	}
+	// On a steady run, the partial point is no drift either.
+	if d := checks(Warnings(group(t, partial(withSeries(okRun(3, "a", 1, 1000), steady(), 0.1))), ""), CheckDrift); len(d) != 0 {
+		t.Errorf("a partial last point raised drift: %+v", d)
+	}
+}

@@ -143,12 +143,12 @@ func Warnings(groups []*Group, baseline string) []Warning {
 func runWarnings(r *result.Run, names *Namer) []Warning {
 	var ws []Warning
 	label := names.RunLabel(r)
-	rates := make([]float64, 0, len(r.Series))
+	rates := make([]float64, 0, len(r.RatePoints()))
 	// A query set's per-second rate follows its queries, each tried in
 	// turn, not the server's state: its series says nothing of warm-up or
 	// drift (its cold and hot tries do).
 	if len(r.Summary.Queries) == 0 {
-		for _, p := range r.Series {
+		for _, p := range r.RatePoints() {
 			rates = append(rates, p.Rate)
 		}
 	}

@@ -265,12 +265,14 @@ func clientCharts(idx int, groups []*analysis.Group) []*lineChart {
 	return out
 }
 
-// runCharts draws a run's per-second throughput and p99.
+// runCharts draws a run's per-second throughput and p99, over the points
+// whose rates are per-second rates (a partial last point's is not).
 func runCharts(r *result.Run) []*lineChart {
-	if len(r.Series) == 0 {
+	series := r.RatePoints()
+	if len(series) == 0 {
 		return nil
 	}
-	pts := downsample(r.Series, maxSeriesPoints)
+	pts := downsample(series, maxSeriesPoints)
 	tp := &lineChart{ID: fmt.Sprintf("run%d-tps", r.ID), Title: "requests/s, each second", Small: true, Width: 320, Height: 140}
 	p99 := &lineChart{ID: fmt.Sprintf("run%d-p99", r.ID), Title: "p99 ms, each second", Small: true, Width: 320, Height: 140}
 	a := lineSeries{Name: "tps", Colour: colour(0)}
@@ -285,13 +287,13 @@ func runCharts(r *result.Run) []*lineChart {
 	}
 	tp.Series, p99.Series = []lineSeries{a}, []lineSeries{b}
 	var rates, p99s []float64
-	for _, p := range r.Series {
+	for _, p := range series {
 		rates = append(rates, p.Rate)
 		if p.P99 > 0 {
 			p99s = append(p99s, p.P99)
 		}
 	}
-	row := []string{strconv.Itoa(len(r.Series)), rate(slices.Min(rates)), rate(stats.Median(rates)), rate(slices.Max(rates)), none}
+	row := []string{strconv.Itoa(len(series)), rate(slices.Min(rates)), rate(stats.Median(rates)), rate(slices.Max(rates)), none}
 	if len(p99s) > 0 {
 		row[4] = ms(slices.Max(p99s))
 	}

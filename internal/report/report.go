@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,13 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	if !sameUnit || unit == "" {
 		headCol = "headline (median)"
 	}
+	// A tool that reports no latency (mysqlslap) leaves its cells' latency
+	// columns without a value; a table of such cells alone has none.
+	noLatency, allWithout := latencyless(groups)
 	header := []string{"target", "workload", "params", "clients", "n", headCol, "avg ms", "p50 ms", "p95 ms", "p99 ms", "max ms", "errors"}
+	if allWithout {
+		header = []string{"target", "workload", "params", "clients", "n", headCol, "errors"}
+	}
 	if multiStudy {
 		header = append([]string{"study"}, header...)
 	}
@@ -78,9 +85,18 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	anyLevels := false
 	for _, g := range groups {
 		row := []string{g.Target, workloadName(g), label.params(g), groupClients(g), strconv.Itoa(g.N)}
-		if g.N == 0 {
-			row = append(row, none, none, none, none, none, none, none)
-		} else {
+		switch {
+		case g.N == 0:
+			for range len(header) - len(row) {
+				row = append(row, none)
+			}
+		case allWithout:
+			v := withUnit(g.Headline, g.Median)
+			if sameUnit && unit != "" {
+				v = headlineValue(g.Headline, g.Median)
+			}
+			row = append(row, v, strconv.FormatInt(g.Errors, 10))
+		default:
 			v := headlineValue(g.Headline, g.Median)
 			if !sameUnit || unit == "" {
 				v = withUnit(g.Headline, g.Median)
@@ -96,8 +112,11 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		anyLevels = anyLevels || len(levelled) > 0
 	}
 	// The columns before clients hold names.
-	if err := (table{Header: header, Rows: rows, TextCols: len(header) - 9}).writeText(ew); err != nil {
+	if err := (table{Header: header, Rows: rows, TextCols: slices.Index(header, "clients")}).writeText(ew); err != nil {
 		return err
+	}
+	if len(noLatency) > 0 {
+		ew.printf("\n%s\n", wrap(noLatencyLine(noLatency, allWithout), lineWidth, ""))
 	}
 	if anyLevels {
 		ew.printf("\n%s.\n", wrap(levelsNote, lineWidth, ""))
@@ -117,6 +136,21 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		ew.printf("\nthroughput: median of the completed repetitions; latency: percentiles of their merged histograms.\n")
 	} else {
 		ew.printf("\nheadline (%s): median of the completed repetitions; latency: percentiles of their merged histograms.\n", headlineList(groups))
+	}
+	// Cells sized by shares of threads pair targets at different client
+	// counts: the main table lists them apart, these put them side by side.
+	for _, sec := range sections(groups) {
+		if !byShareOfThreads(sec.groups) {
+			continue
+		}
+		heading := sectionHeading(sec.groups[0], multiStudy, label)
+		for _, t := range sideBySideTables(sec.groups).tables {
+			t.Caption = heading + " · " + t.Caption
+			ew.printf("\n")
+			if err := t.writeText(ew); err != nil {
+				return err
+			}
+		}
 	}
 	for _, t := range []func() (table, bool){
 		func() (table, bool) { return spreadTable(groups, true, multiStudy, &label) },
@@ -211,75 +245,13 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 			t.writeMarkdown(ew)
 		}
 
-		levels, levelNames := pivotLevels(sec.groups)
-		targets := distinct(sec.groups, func(g *analysis.Group) string { return g.Target })
-		byCell := map[string]*analysis.Group{}
-		maxN := 0
-		for _, g := range sec.groups {
-			byCell[g.Target+"\x00"+g.LevelID()] = g
-			maxN = max(maxN, g.N)
-		}
-		header := []string{"target"}
-		for _, c := range levels {
-			header = append(header, levelNames[c])
-		}
-		levelled := false
-		clientTable := func(caption string, value func(g *analysis.Group) string, levelValue func(g *analysis.Group, c analysis.CellLevels, first bool) string) {
-			t := table{Caption: caption, Header: header, TextCols: 1}
-			for _, tg := range targets {
-				row := []string{tg}
-				cells := make([]*analysis.Group, len(levels))
-				for i, c := range levels {
-					cells[i] = byCell[tg+"\x00"+c]
-				}
-				for _, c := range levels {
-					v := ""
-					if g := byCell[tg+"\x00"+c]; g != nil {
-						if g.N == 0 {
-							v = none
-						} else {
-							v = value(g)
-							if g.N < maxN {
-								v += fmt.Sprintf(" (n=%d)", g.N)
-							}
-							if g.Level != "" {
-								v += fmt.Sprintf(" (%d)", g.Clients)
-							}
-						}
-					}
-					row = append(row, v)
-				}
-				t.Rows = append(t.Rows, row)
-				lr := levelRows(tg, cells, levelValue)
-				t.Rows = append(t.Rows, lr...)
-				levelled = levelled || len(lr) > 0
-			}
+		sb := sideBySideTables(sec.groups)
+		for _, t := range sb.tables {
 			t.writeMarkdown(ew)
 		}
-		clientTable(headlineCaption(g0.Headline), func(g *analysis.Group) string {
-			if !sameHeadlineAs(g, g0) {
-				return withUnit(g.Headline, g.Median)
-			}
-			return headlineValue(g.Headline, g.Median)
-		}, func(g *analysis.Group, c analysis.CellLevels, first bool) string {
-			v := levelRate(g, c, level(c, first), sameHeadlineAs(g, g0))
-			if first {
-				v += " (until s " + c.Until() + ")"
-			}
-			return v
-		})
-		clientTable("Latency, ms (average / p50 / p95 / p99):", func(g *analysis.Group) string {
-			if !hasLatencies(g) {
-				if g.MeanLatency > 0 {
-					// An import that printed only its mean latency.
-					return average(g) + " / " + none + " / " + none + " / " + none
-				}
-				return none
-			}
-			return average(g) + " / " + ms(g.P50) + " / " + ms(g.P95) + " / " + ms(g.P99)
-		}, func(_ *analysis.Group, c analysis.CellLevels, first bool) string {
-			return levelLatency(level(c, first))
-		})
+		if sb.noLatency != "" {
+			ew.printf("%s\n\n", wrap(sb.noLatency, lineWidth, ""))
+		}
 		if t, ok := spreadTable(sec.groups, false, false, nil); ok {
 			t.writeMarkdown(ew)
 		}
@@ -302,10 +274,10 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		if hasNone(sec.groups) {
 			notes = append(notes, none+" no completed run")
 		}
-		if hasPartial(sec.groups, maxN) {
+		if hasPartial(sec.groups, sb.maxN) {
 			notes = append(notes, "(n=…) fewer completed repetitions than the other cells")
 		}
-		if levelled {
+		if sb.levelled {
 			notes = append(notes, levelsNote)
 		}
 		if len(notes) > 0 {
@@ -551,6 +523,44 @@ func rate(f float64) string { return numfmt.Rate(f) }
 // hasLatencies tells whether a cell's runs carried a latency distribution;
 // imported outputs that print only a mean (a tool that prints only its mean latency) do not.
 func hasLatencies(g *analysis.Group) bool { return g.Merged != nil && g.Merged.TotalCount() > 0 }
+
+// latencyless names the tools whose completed cells among groups have no
+// latency at all, neither a distribution nor a mean (mysqlslap prints only
+// its seconds per iteration), and says whether every completed cell is one.
+func latencyless(groups []*analysis.Group) (tools []string, all bool) {
+	all = true
+	seen := map[string]bool{}
+	completed := false
+	for _, g := range groups {
+		if g.N == 0 {
+			continue
+		}
+		completed = true
+		if hasLatencies(g) || g.MeanLatency > 0 {
+			all = false
+			continue
+		}
+		tool := workloadName(g)
+		if len(g.Runs) > 0 && g.Runs[0].Source != "" {
+			tool = g.Runs[0].Source
+		}
+		if !seen[tool] {
+			seen[tool] = true
+			tools = append(tools, tool)
+		}
+	}
+	return tools, all && completed
+}
+
+// noLatencyLine says which tools report no latency, and so why a latency
+// table is missing (all) or why its cells read "–".
+func noLatencyLine(tools []string, all bool) string {
+	who := strings.Join(tools, ", ") + numfmt.Plural(len(tools), " reports", " report")
+	if all {
+		return who + " no latency per request: no latency table."
+	}
+	return who + " no latency per request: its cells' latency columns read " + none + "."
+}
 
 // latency formats a percentile of a cell, or "–" when there is no distribution:
 // a 0 would read as a measurement.

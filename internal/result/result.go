@@ -532,6 +532,32 @@ func (r *Run) MeasuredPoints() int {
 	return len(r.Series)
 }
 
+// RatePoints are the points of the series whose rates are per-second rates
+// of the measured phase, for every check and table that reads a run's
+// throughput second by second: the measured points (MeasuredPoints), less a
+// last point whose window (its ops over its rate) lasted under half of the
+// one before it. That point holds what completed in the few milliseconds
+// between the last tick and the clients' stop (in runs stored before
+// MeasuredSeconds was recorded, and in a tool's partial last interval); its
+// rate, over so short a window, is noise (3,894 ops/s after a steady 90) and
+// would count as a whole second.
+func (r *Run) RatePoints() []SeriesPoint {
+	pts := r.Series[:r.MeasuredPoints()]
+	if n := len(pts); n >= 2 && !math.IsInf(pts[n-2].window(), 1) && pts[n-1].window() < pts[n-2].window()/2 {
+		return pts[:n-1]
+	}
+	return pts
+}
+
+// window is how long the point's interval lasted, in seconds, as its ops
+// over its rate; +Inf when they do not say (no op completed, or no rate).
+func (p SeriesPoint) window() float64 {
+	if p.Ops <= 0 || p.Rate <= 0 {
+		return math.Inf(1)
+	}
+	return float64(p.Ops) / p.Rate
+}
+
 // HeldUpSeconds are the dead seconds a busy host, not the target, explains:
 // none when connections were lost (an outage); else, for an engine inside
 // fairbench's own process (it stalls with its client), those in which nothing

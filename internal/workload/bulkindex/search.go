@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/searchparams"
 	"github.com/fairbench/fairbench/internal/result"
@@ -24,7 +25,9 @@ const (
 // SearchKind is the search workload's kind.
 const SearchKind = "search"
 
-func init() { workload.Register(workload.Plugin{Workload: SearchWorkload{}}) }
+func init() {
+	workload.Register(workload.Plugin{Workload: SearchWorkload{}, Kind: kinds.Info{Sections: Sections}})
+}
 
 // SearchWorkload runs the http_logs track's kinds of queries against an
 // index of the corpus, which it loads first when fairbench's index of that

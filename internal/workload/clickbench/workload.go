@@ -20,7 +20,9 @@ import (
 	"github.com/fairbench/fairbench/internal/workload/queryset"
 )
 
-func init() { queryset.Register(Workload{}, workingSet, whyNoRows) }
+func init() {
+	queryset.Register(Workload{}, workingSet, whyNoRows, queryset.Report{ClickBenchScore: true})
+}
 
 // whyNoRows says why ClickBench's queries found no rows: synthetic rows,
 // too few of them to match the selective filters (URL LIKE '%google%',

@@ -50,18 +50,18 @@ func Dialect(ctx context.Context, c driver.SQL) (string, error) {
 }
 
 // Register adds a query-set workload and its kind: the geometric mean of
-// the hot times as headline, the per-query report section with
-// ClickBench's score, ClickBench's result file and run summary, and the
-// doubt of queries that found no rows, which whyNoRows explains from the
-// run's parameters (nil, or "": no explanation).
-func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool), whyNoRows func(params map[string]any) string) {
+// the hot times as headline, the per-query report section as rep declares
+// it, ClickBench's result file and run summary, and the doubt of queries
+// that found no rows, which whyNoRows explains from the run's parameters
+// (nil, or "": no explanation).
+func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool), whyNoRows func(params map[string]any) string, rep Report) {
 	kindsRegistered = append(kindsRegistered, w.Kind())
 	workload.Register(workload.Plugin{
 		Workload: w,
 		Kind: kinds.Info{
 			Headline:   GeoMeanHeadline,
 			WorkingSet: workingSet,
-			Sections:   Sections,
+			Sections:   rep.Sections,
 			RunFormats: RunFormats,
 			Summary:    PrintSummary,
 			Doubts:     NoRowsDoubt(whyNoRows),

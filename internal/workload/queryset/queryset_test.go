@@ -265,7 +265,7 @@ func TestCombinedScoreIsClickBenchs(t *testing.T) {
 	if math.Abs(got[0]-wantA) > 1e-9 || math.Abs(got[1]-wantB) > 1e-9 {
 		t.Errorf("scores %v, want [%v %v]", got, wantA, wantB)
 	}
-	sec := Sections([]*result.Run{a, b}, "a")
+	sec := Report{ClickBenchScore: true}.Sections([]*result.Run{a, b}, "a")
 	if len(sec) != 1 || len(sec[0].Rows) != 5 || !sec[0].Lead {
 		t.Fatalf("sections %+v", sec)
 	}
@@ -297,7 +297,7 @@ func TestCombinedScoreIsClickBenchs(t *testing.T) {
 func TestRatioAgreesWithTheTimesBesideIt(t *testing.T) {
 	a := run("a", []*float64{f64(0.2), f64(0.0791), f64(0.12), f64(0.12)})
 	b := run("b", []*float64{f64(0.2), f64(0.1063), f64(0.12), f64(0.12)})
-	rows := Sections([]*result.Run{a, b}, "a")[0].Rows
+	rows := Report{}.Sections([]*result.Run{a, b}, "a")[0].Rows
 	if row := rows[0]; row[2] != "0.0791" || row[4] != "0.1063" || !strings.HasPrefix(row[5], "×1.34") {
 		t.Errorf("row %v: want 0.0791, 0.1063 and ×1.34", row)
 	}

@@ -237,13 +237,23 @@ func (t *targetRuns) cold(query string) (float64, bool) {
 	return stats.Median(cs), true
 }
 
+// Report is what a query-set kind declares of its report section beyond
+// each query's cold and hot times, their sums and geometric means.
+type Report struct {
+	// ClickBenchScore adds ClickBench's combined score as the table's last
+	// row: ClickBench's own figure, which its kind declares; another set's
+	// table (SSB's) would carry a score no one publishes for it.
+	ClickBenchScore bool
+}
+
 // Sections implements kinds.Info.Sections for query-set kinds, as ClickBench
 // publishes a comparison: per query, each target's cold and hot time and
 // its hot time's ratio to the baseline's (with an interval over the tries
 // and repetitions), then the sums of the cold and of the hot times, their
-// geometric means and ClickBench's combined score. The table leads its
-// report section: it is what a reader of a query-set comparison reads.
-func Sections(runs []*result.Run, baseline string) []kinds.Section {
+// geometric means and, where the kind declares it, ClickBench's combined
+// score. The table leads its report section: it is what a reader of a
+// query-set comparison reads.
+func (rep Report) Sections(runs []*result.Run, baseline string) []kinds.Section {
 	ts := byTarget(runs)
 	if len(ts) == 0 {
 		return nil
@@ -305,20 +315,30 @@ func Sections(runs []*result.Run, baseline string) []kinds.Section {
 		sum = append(sum, sumText(colds[i], len(names)), sumText(hots[i], len(names)))
 		geo = append(geo, meanText(colds[i]), meanText(hots[i]))
 	}
-	score := []string{"ClickBench score (hot)"}
-	scores := CombinedScores(ts, names)
-	for i := range ts {
-		score = append(score, "", strconv.FormatFloat(scores[i], 'f', 2, 64))
-	}
 	for i := range ts {
 		if i != base {
 			p := paired[i]
 			sum = append(sum, ratioText(total(p[0])/total(p[1])))
 			geo = append(geo, ratioText(analysis.GeoMean(p[0])/analysis.GeoMean(p[1])))
-			score = append(score, "")
 		}
 	}
-	rows = append(rows, sum, geo, score)
+	rows = append(rows, sum, geo)
+	caption := "Cold time: the median over the runs of each run's first try. Hot time: the median over the runs of each run's best try after the first. " +
+		"Ratio: the hot times beside it divided, with the Hodges–Lehmann interval over every hot try of every run (level in %) where it holds that ratio. " +
+		"Sums and geometric means over the queries each target answered (a sum over fewer says how many); their ratios over the queries both answered."
+	if rep.ClickBenchScore {
+		score := []string{"ClickBench score (hot)"}
+		for _, v := range CombinedScores(ts, names) {
+			score = append(score, "", strconv.FormatFloat(v, 'f', 2, 64))
+		}
+		for i := range ts {
+			if i != base {
+				score = append(score, "")
+			}
+		}
+		rows = append(rows, score)
+		caption += " ClickBench score: ClickBench's combined relative time over these targets, (time + 10 ms) / (best time + 10 ms), a missing time counted as 2 × max(300 s, the slowest); 1 is the fastest on every query."
+	}
 	bars := &kinds.Bars{Title: "Hot time per query", Unit: "s", Categories: names}
 	for _, t := range ts {
 		bs := kinds.BarSeries{Name: t.name}
@@ -332,13 +352,10 @@ func Sections(runs []*result.Run, baseline string) []kinds.Section {
 		bars.Series = append(bars.Series, bs)
 	}
 	return []kinds.Section{{
-		Lead:  true,
-		Bars:  bars,
-		Title: "Per query: cold and hot time",
-		Caption: "Cold time: the median over the runs of each run's first try. Hot time: the median over the runs of each run's best try after the first. " +
-			"Ratio: the hot times beside it divided, with the Hodges–Lehmann interval over every hot try of every run (level in %) where it holds that ratio. " +
-			"Sums and geometric means over the queries each target answered (a sum over fewer says how many); their ratios over the queries both answered. " +
-			"ClickBench score: ClickBench's combined relative time over these targets, (time + 10 ms) / (best time + 10 ms), a missing time counted as 2 × max(300 s, the slowest); 1 is the fastest on every query.",
+		Lead:    true,
+		Bars:    bars,
+		Title:   "Per query: cold and hot time",
+		Caption: caption,
 		Columns: cols, Right: right, Rows: rows,
 		Note: "Cold times are each run's first try; fairbench neither restarts the server nor drops the page cache before it, as ClickBench's run.sh does where it can. " +
 			"The headline is each run's geometric mean, the median over the runs: it can differ from this table's geometric mean of the per-query medians.",

@@ -17,7 +17,7 @@ import (
 	"github.com/fairbench/fairbench/internal/workload/queryset"
 )
 
-func init() { queryset.Register(Workload{}, workingSet, whyNoRows) }
+func init() { queryset.Register(Workload{}, workingSet, whyNoRows, queryset.Report{}) }
 
 // whyNoRows says why SSB's queries found no rows: below scale 1 the
 // selective ones (Q1.2, Q3.3, Q3.4, …) filter the few rows away.
