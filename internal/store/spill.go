@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -132,6 +133,10 @@ func (s *Store) Unspill(r *result.Run) error {
 	if firstErr != nil {
 		return firstErr
 	}
+	// The run now holds them: they are not to be written to this store any more.
+	s.spill.mu.Lock()
+	s.spill.pending = slices.DeleteFunc(s.spill.pending, func(p spilledPoint) bool { return p.key == r.SpillKey })
+	s.spill.mu.Unlock()
 	r.SpillKey = ""
 	return nil
 }

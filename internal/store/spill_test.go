@@ -135,4 +135,7 @@ func TestUnspillRestoresTheHistograms(t *testing.T) {
 	if !reflect.DeepEqual(r, longRun(1234, "d")) {
 		t.Fatalf("unspilled run differs from the one measured: point 0 %#v", r.Series[0])
 	}
+	if n := len(s.spill.pending); n != 0 {
+		t.Errorf("%d points of the unspilled run still pending for the store", n)
+	}
 }
