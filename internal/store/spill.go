@@ -42,12 +42,18 @@ type spillBuffer struct {
 	mu      sync.Mutex
 	pending []spilledPoint
 	since   time.Time // when the oldest pending point came
+	failed  error     // what refused the last batch written in the background, not yet reported
+	// writing is held while a batch is written: batches are written in the
+	// background, so that a results file another process holds locked does
+	// not hold up the measuring run's clock; AppendRun waits for them.
+	writing sync.Mutex
 }
 
 // SpillIntervals takes the interval histograms of point (its index in the
 // run's series) of the run spilling under key, one per op type in the
-// point's order (result.IntervalOp.Histogram). They are written in batches;
-// an error is the store refusing a batch, which stays pending in memory.
+// point's order (result.IntervalOp.Histogram). They are written in batches
+// in the background; an error is the store having refused an earlier batch,
+// which stays pending in memory.
 func (s *Store) SpillIntervals(key string, point int, histograms []string) error {
 	b, err := json.Marshal(histograms)
 	if err != nil {
@@ -55,46 +61,81 @@ func (s *Store) SpillIntervals(key string, point int, histograms []string) error
 	}
 	sp := &s.spill
 	sp.mu.Lock()
+	defer sp.mu.Unlock()
 	if len(sp.pending) == 0 {
 		sp.since = time.Now()
 	}
 	sp.pending = append(sp.pending, spilledPoint{key: key, point: point, histograms: string(b)})
-	due := len(sp.pending) >= spillBatch || time.Since(sp.since) >= spillEvery
-	sp.mu.Unlock()
-	if !due {
-		return nil
+	if len(sp.pending) >= spillBatch || time.Since(sp.since) >= spillEvery {
+		go func() {
+			if !sp.writing.TryLock() {
+				return // a batch is being written; the next point starts another
+			}
+			defer sp.writing.Unlock()
+			if err := s.writeSpill(); err != nil {
+				sp.mu.Lock()
+				sp.failed = err
+				sp.mu.Unlock()
+			}
+		}()
 	}
-	return s.FlushSpill()
+	failed := sp.failed
+	sp.failed = nil
+	return failed
 }
 
-// FlushSpill writes the pending spilled histograms.
+// FlushSpill writes the pending spilled histograms, once any batch being
+// written in the background is.
 func (s *Store) FlushSpill() error {
+	s.spill.writing.Lock()
+	defer s.spill.writing.Unlock()
+	return s.writeSpill()
+}
+
+// writeSpill writes the points pending now, in one transaction, and takes
+// them off the pending list once they are stored. The caller holds
+// spill.writing.
+func (s *Store) writeSpill() error {
 	sp := &s.spill
 	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	if len(sp.pending) == 0 {
+	batch := slices.Clone(sp.pending)
+	sp.mu.Unlock()
+	if len(batch) == 0 {
 		return nil
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("spilling interval histograms to %s %s: %w", s.kind, s.path, err)
 	}
 	tx, err := s.db.Begin()
 	if err != nil {
-		return fmt.Errorf("spilling interval histograms to %s %s: %w", s.kind, s.path, err)
+		return fail(err)
 	}
 	defer tx.Rollback()
 	st, err := tx.Prepare(s.q(`INSERT INTO spilled_intervals (spill_key, point, histograms) VALUES (?, ?, ?)
 		ON CONFLICT (spill_key, point) DO UPDATE SET histograms = excluded.histograms`))
 	if err != nil {
-		return fmt.Errorf("spilling interval histograms to %s %s: %w", s.kind, s.path, err)
+		return fail(err)
 	}
 	defer st.Close()
-	for _, p := range sp.pending {
+	for _, p := range batch {
 		if _, err := st.Exec(p.key, p.point, p.histograms); err != nil {
-			return fmt.Errorf("spilling interval histograms to %s %s: %w", s.kind, s.path, err)
+			return fail(err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("spilling interval histograms to %s %s: %w", s.kind, s.path, err)
+		return fail(err)
 	}
-	sp.pending = sp.pending[:0]
+	// Points came meanwhile: take off the list exactly those written.
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	written := map[spilledPoint]bool{}
+	for _, p := range batch {
+		written[p] = true
+	}
+	sp.pending = slices.DeleteFunc(sp.pending, func(p spilledPoint) bool { return written[p] })
+	if len(sp.pending) > 0 {
+		sp.since = time.Now()
+	}
 	return nil
 }
 
@@ -105,6 +146,9 @@ func (s *Store) Unspill(r *result.Run) error {
 	if r.SpillKey == "" {
 		return nil
 	}
+	// No batch moves from the pending list to the store while they are read.
+	s.spill.writing.Lock()
+	defer s.spill.writing.Unlock()
 	var firstErr error
 	for from := 0; from < len(r.Series); from += spillChunk {
 		got, err := s.spilled(s.db, r.SpillKey, from, from+spillChunk)

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/result"
@@ -25,12 +28,12 @@ func longRun(n int, cell string) *result.Run {
 	return r
 }
 
-// spill hands the store r's interval histograms from point from on, as the
-// runner does while r measures, and leaves r's points without them.
-func spill(t *testing.T, s *Store, r *result.Run, key string, from int) {
+// spill hands the store r's interval histograms of points [from, to), as
+// the runner does while r measures, and leaves those points without them.
+func spill(t *testing.T, s *Store, r *result.Run, key string, from, to int) {
 	t.Helper()
 	r.SpillKey = key
-	for i := from; i < len(r.Series); i++ {
+	for i := from; i < to; i++ {
 		hs := make([]string, len(r.Series[i].Hists))
 		for j := range r.Series[i].Hists {
 			hs[j] = r.Series[i].Hists[j].Histogram
@@ -40,6 +43,27 @@ func spill(t *testing.T, s *Store, r *result.Run, key string, from int) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// spillThenPending spills r's points from on, the last few after the
+// others are written, so that those stay pending in memory.
+func spillThenPending(t *testing.T, s *Store, r *result.Run, key string, from int) {
+	t.Helper()
+	last := len(r.Series) - spillBatch/3
+	spill(t, s, r, key, from, last)
+	if err := s.FlushSpill(); err != nil {
+		t.Fatal(err)
+	}
+	spill(t, s, r, key, last, len(r.Series))
+	if pendingSpill(s) == 0 {
+		t.Fatal("test setup: no spilled point left pending")
+	}
+}
+
+func pendingSpill(s *Store) int {
+	s.spill.mu.Lock()
+	defer s.spill.mu.Unlock()
+	return len(s.spill.pending)
 }
 
 // readBack returns the stored run with id, read in full.
@@ -65,7 +89,7 @@ func testSpilledRunStoresAsOneThatNeverSpilled(t *testing.T, s *Store) {
 		t.Fatal(err)
 	}
 	spilled := longRun(seconds, "a")
-	spill(t, s, spilled, "run-b", 0)
+	spill(t, s, spilled, "run-b", 0, seconds)
 	for i, pt := range spilled.Series {
 		for _, iv := range pt.Hists {
 			if iv.Histogram != "" {
@@ -100,10 +124,7 @@ func TestInterruptedSpilledRunKeepsItsSpilledSeconds(t *testing.T) {
 	eachDialect(t, func(t *testing.T, s *Store) {
 		r := longRun(250, "c")
 		want := longRun(250, "c")
-		spill(t, s, r, "run-c", 10) // the first ten points were never spilled
-		if len(s.spill.pending) == 0 {
-			t.Fatal("test setup: no spilled point left pending")
-		}
+		spillThenPending(t, s, r, "run-c", 10) // the first ten points were never spilled
 		r.Status, r.Error = result.StatusInterrupted, "interrupted"
 		want.Status, want.Error = r.Status, r.Error
 		id, err := s.AppendRun(r)
@@ -125,17 +146,53 @@ func TestInterruptedSpilledRunKeepsItsSpilledSeconds(t *testing.T) {
 func TestUnspillRestoresTheHistograms(t *testing.T) {
 	s := mustOpen(t, t.TempDir()+"/r.db")
 	r := longRun(1234, "d")
-	spill(t, s, r, "run-d", 0)
-	if len(s.spill.pending) == 0 {
-		t.Fatal("test setup: no spilled point left pending")
-	}
+	spillThenPending(t, s, r, "run-d", 0)
 	if err := s.Unspill(r); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(r, longRun(1234, "d")) {
 		t.Fatalf("unspilled run differs from the one measured: point 0 %#v", r.Series[0])
 	}
-	if n := len(s.spill.pending); n != 0 {
+	if n := pendingSpill(s); n != 0 {
 		t.Errorf("%d points of the unspilled run still pending for the store", n)
+	}
+}
+
+// A batch the results file refuses (locked past the busy timeout by another
+// process) stays pending: once the file takes writes again, the run is
+// stored with every second's histograms.
+func TestRefusedSpillStaysPendingUntilTheRunIsStored(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.db")
+	s := mustOpen(t, path)
+	lock, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	conn, err := lock.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	r := longRun(30, "e")
+	spill(t, s, r, "run-e", 0, len(r.Series))
+	if err := s.FlushSpill(); err == nil || !strings.Contains(err.Error(), "spilling interval histograms to results file") {
+		t.Fatalf("flush into a locked file: %v, want the refusal", err)
+	}
+	if n := pendingSpill(s); n != len(r.Series) {
+		t.Fatalf("%d points pending after the refusal, want %d", n, len(r.Series))
+	}
+	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.AppendRun(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readBack(t, s, id); !reflect.DeepEqual(got.Series, longRun(30, "e").Series) {
+		t.Fatalf("run stored after a refused spill lacks histograms: %#v", got.Series[0])
 	}
 }

@@ -295,7 +295,11 @@ func IsURL(path string) bool {
 }
 
 // Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.spill.writing.Lock() // a batch of spilled histograms being written ends first
+	defer s.spill.writing.Unlock()
+	return s.db.Close()
+}
 
 // Path returns the path the store was opened with; a URL's password is redacted.
 func (s *Store) Path() string { return s.path }
