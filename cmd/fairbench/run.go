@@ -237,7 +237,10 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		if x.json {
 			text = os.Stderr
 		}
-		run := sink.runs[0]
+		run, err := sink.whole(sink.runs[0])
+		if err != nil {
+			return sink.runs, err
+		}
 		switch {
 		case run.Status == result.StatusInterrupted && len(run.Ops) == 0:
 			// Stopped before the measured phase: no numbers at all, rather
@@ -466,11 +469,39 @@ type collectingSink struct {
 	study    *savedStudy // the study, stored with the runs of a fallback file
 }
 
+// SpillIntervals implements runner.IntervalSpiller: a run's interval
+// histograms go to the store as its seconds complete.
+func (c *collectingSink) SpillIntervals(key string, point int, histograms []string) error {
+	return c.store.SpillIntervals(key, point, histograms)
+}
+
+// whole returns a copy of r whose series has the interval histograms it
+// spilled, read back from the store: for the ad-hoc run's summary and output files, which print its
+// per-second latencies.
+func (c *collectingSink) whole(r *result.Run) (*result.Run, error) {
+	if r.SpillKey == "" || r.ID == 0 {
+		return r, nil
+	}
+	runs, err := c.store.Runs(store.Filter{IDs: []int64{r.ID}})
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) != 1 {
+		return nil, fmt.Errorf("results %s: run %d, just stored, does not read back", c.results, r.ID)
+	}
+	w := *r
+	w.Series = runs[0].Series
+	return &w, nil
+}
+
 func (c *collectingSink) AppendRun(r *result.Run) (int64, error) {
 	id, err := c.store.AppendRun(r)
 	if err == nil {
 		c.runs = append(c.runs, r)
 		return id, nil
+	}
+	if uerr := c.store.Unspill(r); uerr != nil {
+		fmt.Fprintf(os.Stderr, "results %s: %s; the run's fallback file lacks those of its interval histograms\n", c.results, envinfo.Scrub(uerr.Error()))
 	}
 	path, ferr := c.saveFallback(r, err)
 	if ferr != nil {

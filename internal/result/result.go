@@ -87,6 +87,13 @@ type Run struct {
 	Summary Summary
 	Ops     []Op          // one per operation / transaction type
 	Series  []SeriesPoint // per-second samples of the measured phase
+	// SpillKey, when set, names the interval histograms the runner spilled to
+	// the results store as the run measured (store.SpillIntervals): the
+	// points it spilled keep their counts in memory but no IntervalOp.Histogram,
+	// and appending the run to that store puts the histograms back. Never
+	// serialised: a run written elsewhere carries its histograms itself
+	// (store.Unspill).
+	SpillKey string `json:"-"`
 }
 
 // Summary holds the headline numbers of a run. Latencies are in microseconds.

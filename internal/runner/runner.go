@@ -52,6 +52,16 @@ type Sink interface {
 	AppendRun(r *result.Run) (int64, error)
 }
 
+// IntervalSpiller is a Sink that takes a run's interval histograms as its
+// seconds complete (store.Store is one): with it, a measuring run keeps only
+// each second's counts in memory and its memory stays flat however long it
+// measures. The run's SpillKey names what it spilled; the Sink's AppendRun
+// puts the histograms back. point is the second's index in the run's series;
+// histograms are its IntervalOp.Histogram in order.
+type IntervalSpiller interface {
+	SpillIntervals(key string, point int, histograms []string) error
+}
+
 // MemorySink keeps runs in memory: for tests and for programs that embed the runner.
 type MemorySink struct{ Runs []*result.Run }
 
@@ -371,6 +381,9 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	m := &executor{
 		r: r, cell: cs.c, bound: cs.bound, run: run, out: r.opt.Progress, client: cs.client, admin: cs.admin,
 	}
+	// Only a run that goes to the Sink whole spills: a load generator's
+	// partial run is published with its histograms, for the merge.
+	m.spill, _ = r.opt.Sink.(IntervalSpiller)
 	err = m.execute(ctx)
 	if err != nil && run.Status == "" {
 		return failRun(ctx, run, err)

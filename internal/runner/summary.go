@@ -86,6 +86,9 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 					Clients: m.cell.Clients, Point: pt, Counts: nowCounts, Previous: prevCounts})
 				prevCounts = nowCounts
 			}
+			if series != nil {
+				m.spillLast(series)
+			}
 		}
 	}
 }

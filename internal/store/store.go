@@ -195,6 +195,19 @@ CREATE TABLE coord_parts (
 	`
 ALTER TABLE runs ADD COLUMN client_level TEXT NOT NULL DEFAULT '';
 `,
+	// 8: the interval histograms of a run still measuring, spilled as its
+	// seconds complete so that its memory stays flat (spill.go): per point
+	// of its series, the histograms of its op types in order (JSON of
+	// []string). Appending the run moves them into run_series.hists and
+	// deletes them here.
+	`
+CREATE TABLE spilled_intervals (
+	spill_key  TEXT NOT NULL,
+	point      INTEGER NOT NULL,
+	histograms TEXT NOT NULL,
+	PRIMARY KEY (spill_key, point)
+);
+`,
 }
 
 // SchemaVersion is the schema version this binary writes.
@@ -214,6 +227,8 @@ type Store struct {
 	kind string    // "results file" or "results store", for messages
 	pg   *pgStore  // nil: SQLite
 	warn io.Writer // where Runs says which unreadable runs it skipped
+
+	spill spillBuffer // interval histograms not yet written (spill.go)
 }
 
 // SetWarnings sets where Runs reports the runs it skips because their rows do
@@ -280,7 +295,11 @@ func IsURL(path string) bool {
 }
 
 // Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.spill.writing.Lock() // a batch of spilled histograms being written ends first
+	defer s.spill.writing.Unlock()
+	return s.db.Close()
+}
 
 // Path returns the path the store was opened with; a URL's password is redacted.
 func (s *Store) Path() string { return s.path }
@@ -485,6 +504,14 @@ type ImportedFile struct {
 // transaction: a process killed during the import leaves neither runs nor
 // the record behind.
 func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
+	for _, r := range runs {
+		if r.SpillKey != "" {
+			if err := s.FlushSpill(); err != nil {
+				return err
+			}
+			break
+		}
+	}
 	tx, err := s.db.Begin()
 	if err != nil {
 		return fmt.Errorf("appending runs: %w", err)
@@ -639,7 +666,18 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 			return 0, fmt.Errorf("appending run: series: %w", err)
 		}
 		defer st.Close()
-		for _, pt := range r.Series {
+		var spilled map[int]string // the chunk of spilled histograms the points are in
+		for i, pt := range r.Series {
+			if r.SpillKey != "" && i%spillChunk == 0 {
+				if spilled, err = s.spilled(tx, r.SpillKey, i, i+spillChunk); err != nil {
+					return 0, fmt.Errorf("appending run: %w", err)
+				}
+			}
+			if h, ok := spilled[i]; ok {
+				if pt.Hists, err = withHistograms(pt.Hists, h); err != nil {
+					return 0, fmt.Errorf("appending run: series point %d: %w", i, err)
+				}
+			}
 			var scpu, sdisk, srx, stx any // NULL without a server sample
 			if sv := pt.Server; sv != nil {
 				scpu, sdisk, srx, stx = finite(sv.CPU), finite(sv.DiskUtil), finite(sv.NetRx), finite(sv.NetTx)
@@ -657,6 +695,11 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 			if err != nil {
 				return 0, fmt.Errorf("appending run: series: %w", err)
 			}
+		}
+	}
+	if r.SpillKey != "" {
+		if _, err := tx.Exec(s.q("DELETE FROM spilled_intervals WHERE spill_key = ?"), r.SpillKey); err != nil {
+			return 0, fmt.Errorf("appending run: spilled interval histograms: %w", err)
 		}
 	}
 	return id, nil
