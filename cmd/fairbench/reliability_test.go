@@ -284,21 +284,9 @@ func TestLockedResultsFileWritesAFallbackThatImportReadsBack(t *testing.T) {
 	p := startUntilLine(t, dir, "progress: 1.0 s", progressAt(1), "run", "--target", "sqlite:f.db", "--workload", "tpcb",
 		"--mode", "select-only", "-c", "1", "-T", "2s", "-P", "1")
 	// Another process takes the write lock and keeps it past fairbench's 5 s busy timeout.
-	db, err := sql.Open("sqlite", "file:"+results+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := holdWriteLock(t, results)
 	code, _ := p.stop(t, nil)
-	conn.ExecContext(t.Context(), "ROLLBACK")
-	conn.Close()
+	unlock()
 	stderr := p.errText()
 	if code != 1 || !strings.Contains(stderr, "database is locked") || !strings.Contains(stderr, "0 runs stored in fairbench.db") {
 		t.Fatalf("exit %d, want 1 with the lock named:\n%s", code, stderr)
@@ -361,25 +349,13 @@ func TestStudyGoesOnPastARefusedRunAndImportCompletesIt(t *testing.T) {
 	results := filepath.Join(dir, "fairbench.db")
 	os.WriteFile(filepath.Join(dir, "s.toml"), []byte(sqliteStudy), 0o644)
 	p := startUntil(t, dir, "[2/6]", "run", "s.toml")
-	db, err := sql.Open("sqlite", "file:"+results+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := holdWriteLock(t, results)
 	for l := range p.lines { // the run of cell 2 is refused
 		if strings.Contains(l, "the run is written to") {
 			break
 		}
 	}
-	conn.ExecContext(t.Context(), "ROLLBACK")
-	conn.Close()
+	unlock()
 	code, _ := p.stop(t, nil)
 	stderr := p.errText()
 	if code != 1 || !strings.Contains(stderr, "5 runs stored in fairbench.db") || !strings.Contains(stderr, "1 run could not be stored there") {
@@ -420,18 +396,7 @@ func TestSignalWhileStoringKeepsTheRun(t *testing.T) {
 			results := filepath.Join(dir, "fairbench.db")
 			p := startUntilLine(t, dir, "progress: 1.0 s", progressAt(1), "run", "--target", "sqlite:s.db", "--workload", "tpcb",
 				"--mode", "select-only", "-c", "1", "-T", "2s", "-P", "1")
-			db, err := sql.Open("sqlite", "file:"+results+"?_pragma=busy_timeout(10000)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			conn, err := db.Conn(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
-				t.Fatal(err)
-			}
+			unlock := holdWriteLock(t, results)
 			for l := range p.lines { // the measured phase is over: storing now
 				if progressAt(2)(l) {
 					break
@@ -440,8 +405,7 @@ func TestSignalWhileStoringKeepsTheRun(t *testing.T) {
 			time.Sleep(500 * time.Millisecond)
 			p.cmd.Process.Signal(sig)
 			time.Sleep(time.Second)
-			conn.ExecContext(t.Context(), "ROLLBACK")
-			conn.Close()
+			unlock()
 			code, _ := p.stop(t, nil)
 			// Nothing was left undone when the signal came: the run finishes
 			// storing and the command ends as it would have, with exit 0.
@@ -524,5 +488,28 @@ func TestReadOnlyResultsFileWritesAFallback(t *testing.T) {
 	}
 	if runs := storedRuns(t, dir); len(runs) != 2 {
 		t.Fatalf("%d runs stored after the import, want 2", len(runs))
+	}
+}
+
+// holdWriteLock takes the results file's write lock from another process's
+// point of view (a second connection in BEGIN EXCLUSIVE, waiting up to 10 s
+// for it) and keeps it until the returned unlock is called.
+func holdWriteLock(t *testing.T, results string) (unlock func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+results+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		conn.ExecContext(t.Context(), "ROLLBACK")
+		conn.Close()
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -69,23 +68,11 @@ func TestAdHocRunPrintsPerSecondLatenciesOfSpilledSeries(t *testing.T) {
 func TestLockedResultsFileFallbackKeepsSpilledHistograms(t *testing.T) {
 	dir := t.TempDir()
 	results := filepath.Join(dir, "fairbench.db")
-	p := startUntilLine(t, dir, "progress: 1.0 s", func(l string) bool { return strings.Contains(l, "progress: 1.0 s") },
+	p := startUntilLine(t, dir, "progress: 1.0 s", progressAt(1),
 		"run", "--target", "sqlite:f.db", "--workload", "tpcb", "--mode", "select-only", "-c", "1", "-T", "3s", "-P", "1")
-	db, err := sql.Open("sqlite", "file:"+results+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
-		t.Fatal(err)
-	}
+	unlock := holdWriteLock(t, results)
 	code, _ := p.stop(t, nil)
-	conn.ExecContext(t.Context(), "ROLLBACK")
-	conn.Close()
+	unlock()
 	files, _ := filepath.Glob(filepath.Join(dir, "fairbench.db.unsaved-*.json"))
 	if code != 1 || len(files) != 1 {
 		t.Fatalf("exit %d, fallback files %v; want 1 and one file:\n%s", code, files, p.errText())
@@ -112,6 +99,11 @@ func TestLockedResultsFileFallbackKeepsSpilledHistograms(t *testing.T) {
 	if seconds < 3 {
 		t.Fatalf("%d seconds with requests stored, want the run's 3", seconds)
 	}
+	db, err := sql.Open("sqlite", results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	var left int
 	if err := db.QueryRow("SELECT count(*) FROM spilled_intervals").Scan(&left); err != nil {
 		t.Fatal(err)
