@@ -53,4 +53,7 @@ func TestReportOfAdHocRunsReadsLikeTheirSummaries(t *testing.T) {
 	if all := fairbench(t, dir, "report", "--last", "0"); strings.Count(all.stdout, "\n== run ") != 3 || strings.Contains(all.stdout, "not shown") {
 		t.Errorf("report --last 0 does not show every run:\n%s", all.stdout)
 	}
+	if neg := fairbench(t, dir, "report", "--last", "-1"); neg.code != 1 || !strings.Contains(neg.stderr, "--last -1: give how many") {
+		t.Errorf("report --last -1: exit %d, want 1 and a one-line refusal: %s", neg.code, neg.stderr)
+	}
 }

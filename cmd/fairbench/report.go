@@ -46,6 +46,9 @@ func newReport() *cobra.Command {
 		Short: "Findings against the baseline, then the median headline metric and latency percentiles per cell",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if last < 0 {
+				return fmt.Errorf("--last %d: give how many ad-hoc runs to show, or 0 for all", last)
+			}
 			s, err := openResults(results)
 			if err != nil {
 				return err
