@@ -8,11 +8,13 @@
 #   bash bench/soak.sh 14400                             # 4 hours (the first argument is DURATION)
 #   DURATION=120 bash bench/soak.sh                      # a quick check of the script
 #   TARGET=postgres://bench@127.0.0.1/bench CLIENTS=8 bash bench/soak.sh
+#   RATE=1000 bash bench/soak.sh 9000                    # 2.5 hours at a fixed 1000 tps (rate mode)
 #
 # Environment knobs (defaults in brackets):
 #   DURATION [1800] seconds measured     SAMPLE [10] seconds between samples
 #   TARGET [sqlite in the output dir]    MODE [select-only] (tpcb)   CLIENTS [4]
-#   OUT_DIR [bench/out]
+#   OUT_DIR [bench/out]     RATE [none: as fast as it goes] tps over all clients (-R), which keeps
+#   the soak's CPU small on a shared machine and its throughput trend independent of other load
 #
 # Printed first, without a verdict: the median RSS of the first and of the last quarter of
 # the samples and their ratio (last / first), and the peak RSS.
@@ -27,6 +29,8 @@
 DURATION=${1:-${DURATION:-1800}}; SAMPLE=${SAMPLE:-10}; CLIENTS=${CLIENTS:-4}; MODE=${MODE:-select-only}
 OUT_DIR=${OUT_DIR:-bench/out}
 require_positive DURATION SAMPLE CLIENTS
+RATE_FLAGS=()
+if [ -n "${RATE:-}" ]; then require_positive RATE; RATE_FLAGS=(-R "$RATE"); fi
 [ "$DURATION" -ge $((5 * SAMPLE)) ] || die "DURATION must be at least 5 samples ($((5 * SAMPLE)) s)"
 
 RUN_DIR="$OUT_DIR/soak-$(date +%Y%m%d-%H%M%S)"
@@ -35,9 +39,9 @@ TARGET=${TARGET:-sqlite:$RUN_DIR/soak.db?journal_mode=WAL&synchronous=NORMAL}
 FB="$RUN_DIR/fairbench"
 CGO_ENABLED=0 go build -trimpath -o "$FB" ./cmd/fairbench || die "go build failed"
 
-echo "soak: $DURATION s, $CLIENTS clients, tpcb $MODE on $(redact "$TARGET"), sampled every $SAMPLE s -> $RUN_DIR"
+echo "soak: $DURATION s, $CLIENTS clients${RATE:+ at $RATE tps}, tpcb $MODE on $(redact "$TARGET"), sampled every $SAMPLE s -> $RUN_DIR"
 "$FB" run --results "$RUN_DIR/results.db" --target "$TARGET" --workload tpcb --mode "$MODE" \
-    -c "$CLIENTS" -T "${DURATION}s" -P 1 >"$RUN_DIR/run.log" 2>&1 &
+    -c "$CLIENTS" -T "${DURATION}s" -P 1 "${RATE_FLAGS[@]}" >"$RUN_DIR/run.log" 2>&1 &
 pid=$!
 echo "t_s,rss_kib,fds" >"$RUN_DIR/samples.csv"
 start=$(date +%s)
