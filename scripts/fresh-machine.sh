@@ -100,6 +100,9 @@ iptables -t nat -A POSTROUTING -s 10.77.0.0/30 -o "$OUT_IF" -j MASQUERADE
 iptables -A FORWARD -i fbfresh-h -j ACCEPT
 iptables -A FORWARD -o fbfresh-h -m state --state RELATED,ESTABLISHED -j ACCEPT
 
+# The root a mount point of its own: the JVM (Elasticsearch, OpenSearch) looks up the mount of
+# each data directory in /proc/self/mounts and fails with "Mount point not found" otherwise.
+mount --bind "$RUN" "$RUN"; MOUNTS+=("$RUN")
 for d in dev dev/pts sys; do mount --bind "/$d" "$RUN/$d"; MOUNTS+=("$RUN/$d"); done
 mount -t tmpfs tmpfs "$RUN/dev/shm"; MOUNTS+=("$RUN/dev/shm")
 if [ -d /root/.pyenv ]; then
