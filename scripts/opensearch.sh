@@ -27,7 +27,7 @@
 # when that cannot be written; OS_STATE overrides): node.pid, node.cmd (the command
 # line), node.log (the node's log), node/ (data and config; wiped at every
 # start: each start is a fresh, empty cluster). Waits until the cluster is
-# yellow or green (at most OS_START_TIMEOUT s, 120 by default; on failure the
+# yellow or green (at most OS_START_TIMEOUT s, 600 by default; on failure the
 # last lines of node.log are shown and the node is stopped), then prints
 # http://127.0.0.1:HTTP_PORT on stdout. When the node NAME already runs with
 # the same command line and answers healthy, start is a no-op.
@@ -53,7 +53,7 @@ if [ -z "${OS_STATE:-}" ]; then
     mkdir -p "$OS_STATE" 2>/dev/null || OS_STATE=$OS_BIN/opensearch-state
 fi
 OS_HOST=127.0.0.1
-OS_START_TIMEOUT=${OS_START_TIMEOUT:-120}
+OS_START_TIMEOUT=${OS_START_TIMEOUT:-600}
 OS_DEFAULT_HEAP=1g
 
 LOG_TAG=opensearch
