@@ -24,14 +24,23 @@
 # THREADS [2], KEYS [100000], PIPELINES ["1 16"], COMMANDS ["get set"],
 # SERVERS ["redis valkey"], TOOLS ["memtier fairbench redis-benchmark"] (a
 # ratio against a tool left out is printed empty), FB_CLIENT [wire]: go-redis
-# measures the library path.
+# measures the library path. REDIS_URL, VALKEY_URL: servers already up (then
+# scripts/test-servers.sh is not run; redis://host:port/db, no password).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DURATION=${DURATION:-10}; REPS=${REPS:-3}; CONNS=${CONNS:-50}; THREADS=${THREADS:-2}; KEYS=${KEYS:-100000}
 PIPELINES=${PIPELINES:-1 16}; COMMANDS=${COMMANDS:-get set}; SERVERS=${SERVERS:-redis valkey}
 read -r -a TOOLS <<<"${TOOLS:-memtier fairbench redis-benchmark}"; FB_CLIENT=${FB_CLIENT:-wire}
 require_positive DURATION REPS CONNS THREADS KEYS
 [ $((CONNS % THREADS)) -eq 0 ] || die "CONNS ($CONNS) must be a multiple of THREADS ($THREADS)"
-start_test_servers
+# The servers' URLs: REDIS_URL and VALKEY_URL when given (nothing is started
+# then), else the test servers' (scripts/test-servers.sh).
+for s in $SERVERS; do
+    case $s in
+    redis) [ -n "${REDIS_URL:-}" ] || { start_test_servers; REDIS_URL=$(test_env FAIRBENCH_TEST_REDIS); } ;;
+    valkey) [ -n "${VALKEY_URL:-}" ] || { start_test_servers; VALKEY_URL=$(test_env FAIRBENCH_TEST_VALKEY); } ;;
+    *) die "SERVERS: unknown server '$s' (redis, valkey)" ;;
+    esac
+done
 for t in "${TOOLS[@]}"; do
     case $t in memtier | fairbench | redis-benchmark) ;; *) die "TOOLS: unknown tool '$t' (memtier, fairbench, redis-benchmark)" ;; esac
 done
@@ -66,7 +75,7 @@ prefill_redis_benchmark() {
     }' | redis-cli -h "$host" -p "$port" --pipe | grep -q 'errors: 0,'
 }
 
-url_of() { case $1 in redis) test_env FAIRBENCH_TEST_REDIS ;; valkey) test_env FAIRBENCH_TEST_VALKEY ;; esac; }
+url_of() { case $1 in redis) echo "$REDIS_URL" ;; valkey) echo "$VALKEY_URL" ;; esac; }
 ratio_of() { case $1 in get) echo 0:1 ;; set) echo 1:0 ;; esac; }
 
 # run TOOL URL CMD PIPELINE → "ops/s cpu-seconds"
