@@ -12,7 +12,9 @@
 # written once with `fairbench load --workload kv`, so GETs hit; redis-benchmark
 # names its keys key:%012d (-r), so the same range under those names is written
 # too (redis-cli --pipe), with values of the same 32 bytes (-d 32): its GETs
-# hit as well (a miss, a 5-byte nil reply, costs the server less). Per cell, REPS
+# hit as well (a miss, a 5-byte nil reply, costs the server less); those key:…
+# are deleted at the end (a study's redis-benchmark cell refuses a database
+# holding them). Per cell, REPS
 # repetitions, the tools' order rotating; each tool's own Totals ops/sec and
 # its CPU seconds (user+sys, bash's `time`, start-up included) are captured.
 # Printed per cell: median ops/s per tool, and the paired ratios
@@ -64,15 +66,24 @@ host_port() { local hp=${1#*://}; hp=${hp%%/*}; hp=${hp##*@}; echo "${hp%:*} ${h
 # prefill_redis_benchmark URL — keys key:000000000000 … of redis-benchmark -r KEYS,
 # each VALUE_SIZE bytes of 'x' as fairbench's values, so that its GETs hit too.
 prefill_redis_benchmark() {
-    local host port
-    read -r host port < <(host_port "$1")
     awk -v n="$KEYS" -v size="$VALUE_SIZE" 'BEGIN {
         v = sprintf("%*s", size, ""); gsub(/ /, "x", v)
         for (i = 0; i < n; i++) {
             k = sprintf("key:%012d", i)
             printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(k), k, length(v), v
         }
-    }' | redis-cli -h "$host" -p "$port" --pipe | grep -q 'errors: 0,'
+    }' | redis-cli -u "$1" --pipe | grep -q 'errors: 0,'
+}
+
+# drop_redis_benchmark_keys URL — deletes redis-benchmark's key:… (the prefill's
+# and its SETs'): a redis-benchmark cell of a study refuses a database holding
+# keys of its names, and these servers are the test suite's.
+drop_redis_benchmark_keys() {
+    redis-cli -u "$1" --scan --pattern 'key:*' | xargs -r -n 1000 redis-cli -u "$1" unlink >/dev/null
+}
+drop_all_redis_benchmark_keys() {
+    local s
+    for s in $SERVERS; do drop_redis_benchmark_keys "$(url_of "$s")" || echo "kv.sh: could not delete key:* on $s" >&2; done
 }
 
 url_of() { case $1 in redis) echo "$REDIS_URL" ;; valkey) echo "$VALKEY_URL" ;; esac; }
@@ -102,6 +113,7 @@ for s in $SERVERS; do
     "$ROOT/fairbench" load --target "$(url_of "$s")" --workload kv --key-maximum $((KEYS - 1)) >/dev/null 2>&1 \
         || die "prefilling $s failed"
     if [[ " ${TOOLS[*]} " == *" redis-benchmark "* ]]; then
+        trap drop_all_redis_benchmark_keys EXIT
         prefill_redis_benchmark "$(url_of "$s")" || die "prefilling $s for redis-benchmark (redis-cli --pipe) failed"
     fi
 done
