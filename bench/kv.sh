@@ -9,7 +9,12 @@
 # at CONNS connections on THREADS threads (memtier -c CONNS/THREADS -t
 # THREADS, fairbench the same flags, redis-benchmark -c CONNS --threads
 # THREADS). The key range (KEYS keys of 32 bytes, memtier's default size) is
-# written once with `fairbench load --workload kv`, so GETs hit. Per cell, REPS
+# written once with `fairbench load --workload kv`, so GETs hit; redis-benchmark
+# names its keys key:%012d (-r), so the same range under those names is written
+# too (redis-cli --pipe), with values of the same 32 bytes (-d 32): its GETs
+# hit as well (a miss, a 5-byte nil reply, costs the server less); those key:…
+# are deleted at the end (a study's redis-benchmark cell refuses a database
+# holding them). Per cell, REPS
 # repetitions, the tools' order rotating; each tool's own Totals ops/sec and
 # its CPU seconds (user+sys, bash's `time`, start-up included) are captured.
 # Printed per cell: median ops/s per tool, and the paired ratios
@@ -19,29 +24,75 @@
 #
 # Environment (defaults in brackets): DURATION [10] s, REPS [3], CONNS [50],
 # THREADS [2], KEYS [100000], PIPELINES ["1 16"], COMMANDS ["get set"],
-# SERVERS ["redis valkey"], FB_CLIENT [wire]: go-redis measures the library path.
+# SERVERS ["redis valkey"], TOOLS ["memtier fairbench redis-benchmark"] (a
+# ratio against a tool left out is printed empty), FB_CLIENT [wire]: go-redis
+# measures the library path. REDIS_URL, VALKEY_URL: servers already up (then
+# scripts/test-servers.sh is not run; redis://host:port/db, no password).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DURATION=${DURATION:-10}; REPS=${REPS:-3}; CONNS=${CONNS:-50}; THREADS=${THREADS:-2}; KEYS=${KEYS:-100000}
-PIPELINES=${PIPELINES:-1 16}; COMMANDS=${COMMANDS:-get set}; SERVERS=${SERVERS:-redis valkey}; FB_CLIENT=${FB_CLIENT:-wire}
+PIPELINES=${PIPELINES:-1 16}; COMMANDS=${COMMANDS:-get set}; SERVERS=${SERVERS:-redis valkey}
+read -r -a TOOLS <<<"${TOOLS:-memtier fairbench redis-benchmark}"; FB_CLIENT=${FB_CLIENT:-wire}
 require_positive DURATION REPS CONNS THREADS KEYS
 [ $((CONNS % THREADS)) -eq 0 ] || die "CONNS ($CONNS) must be a multiple of THREADS ($THREADS)"
-start_test_servers
-MEMTIER=${MEMTIER:-$(bash scripts/install-memtier.sh "$ROOT/.bin")} || die "memtier_benchmark could not be built"
-command -v redis-benchmark >/dev/null || die "redis-benchmark missing (Debian: apt-get install redis-tools)"
+# The servers' URLs: REDIS_URL and VALKEY_URL when given (nothing is started
+# then), else the test servers' (scripts/test-servers.sh).
+for s in $SERVERS; do
+    case $s in
+    redis) [ -n "${REDIS_URL:-}" ] || { start_test_servers; REDIS_URL=$(test_env FAIRBENCH_TEST_REDIS); } ;;
+    valkey) [ -n "${VALKEY_URL:-}" ] || { start_test_servers; VALKEY_URL=$(test_env FAIRBENCH_TEST_VALKEY); } ;;
+    *) die "SERVERS: unknown server '$s' (redis, valkey)" ;;
+    esac
+done
+for t in "${TOOLS[@]}"; do
+    case $t in memtier | fairbench | redis-benchmark) ;; *) die "TOOLS: unknown tool '$t' (memtier, fairbench, redis-benchmark)" ;; esac
+done
+if [[ " ${TOOLS[*]} " == *" memtier "* ]]; then
+    MEMTIER=${MEMTIER:-$(bash scripts/install-memtier.sh "$ROOT/.bin")} || die "memtier_benchmark could not be built"
+fi
+if [[ " ${TOOLS[*]} " == *" redis-benchmark "* ]]; then
+    command -v redis-benchmark >/dev/null || die "redis-benchmark missing (Debian: apt-get install redis-tools)"
+fi
 bash scripts/build.sh >/dev/null || die "scripts/build.sh failed"
 mkdir -p bench/out
 STAMP=$(date -u +%Y%m%d-%H%M%S)
 CSV=$ROOT/bench/out/kv-$STAMP.csv
 DB=$ROOT/bench/out/kv-$STAMP.db
 PER=$((CONNS / THREADS))
+VALUE_SIZE=32 # memtier's default data size, which fairbench's kv shares
 
-url_of() { case $1 in redis) test_env FAIRBENCH_TEST_REDIS ;; valkey) test_env FAIRBENCH_TEST_VALKEY ;; esac; }
+# host_port URL → "host port"
+host_port() { local hp=${1#*://}; hp=${hp%%/*}; hp=${hp##*@}; echo "${hp%:*} ${hp##*:}"; }
+
+# prefill_redis_benchmark URL — keys key:000000000000 … of redis-benchmark -r KEYS,
+# each VALUE_SIZE bytes of 'x' as fairbench's values, so that its GETs hit too.
+prefill_redis_benchmark() {
+    awk -v n="$KEYS" -v size="$VALUE_SIZE" 'BEGIN {
+        v = sprintf("%*s", size, ""); gsub(/ /, "x", v)
+        for (i = 0; i < n; i++) {
+            k = sprintf("key:%012d", i)
+            printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(k), k, length(v), v
+        }
+    }' | redis-cli -u "$1" --pipe | grep -q 'errors: 0,'
+}
+
+# drop_redis_benchmark_keys URL — deletes redis-benchmark's key:… (the prefill's
+# and its SETs'): a redis-benchmark cell of a study refuses a database holding
+# keys of its names, and these servers are the test suite's.
+drop_redis_benchmark_keys() {
+    redis-cli -u "$1" --scan --pattern 'key:*' | xargs -r -n 1000 redis-cli -u "$1" unlink >/dev/null
+}
+drop_all_redis_benchmark_keys() {
+    local s
+    for s in $SERVERS; do drop_redis_benchmark_keys "$(url_of "$s")" || echo "kv.sh: could not delete key:* on $s" >&2; done
+}
+
+url_of() { case $1 in redis) echo "$REDIS_URL" ;; valkey) echo "$VALKEY_URL" ;; esac; }
 ratio_of() { case $1 in get) echo 0:1 ;; set) echo 1:0 ;; esac; }
 
 # run TOOL URL CMD PIPELINE → "ops/s cpu-seconds"
 run() {
-    local tool=$1 url=$2 cmd=$3 pipe=$4 hostport host port out
-    hostport=${url#*://}; hostport=${hostport%%/*}; host=${hostport%:*}; port=${hostport##*:}
+    local tool=$1 url=$2 cmd=$3 pipe=$4 host port out
+    read -r host port < <(host_port "$url")
     out=$( { TIMEFORMAT='%U %S'; time {
         case $tool in
         memtier) "$MEMTIER" -s "$host" -p "$port" --protocol=redis -c "$PER" -t "$THREADS" --ratio="$(ratio_of "$cmd")" \
@@ -51,7 +102,7 @@ run() {
             --ratio "$(ratio_of "$cmd")" --pipeline "$pipe" -c "$PER" -t "$THREADS" --key-maximum $((KEYS - 1)) \
             --test-time "${DURATION}s" --warmup 0s 2>/dev/null | awk '/^Totals/ {print $2}' ;;
         redis-benchmark) redis-benchmark -h "$host" -p "$port" -c "$CONNS" --threads "$THREADS" -P "$pipe" \
-            -r "$KEYS" -t "$cmd" -n $((DURATION * 40000 * pipe)) --csv 2>/dev/null | awk -F'"' 'NR > 1 {print $4}' ;;
+            -r "$KEYS" -d "$VALUE_SIZE" -t "$cmd" -n $((DURATION * 40000 * pipe)) --csv 2>/dev/null | awk -F'"' 'NR > 1 {print $4}' ;;
         esac
     }; } 2>&1)
     # the ops/s line, then bash's "user sys" line
@@ -61,8 +112,11 @@ run() {
 for s in $SERVERS; do
     "$ROOT/fairbench" load --target "$(url_of "$s")" --workload kv --key-maximum $((KEYS - 1)) >/dev/null 2>&1 \
         || die "prefilling $s failed"
+    if [[ " ${TOOLS[*]} " == *" redis-benchmark "* ]]; then
+        trap drop_all_redis_benchmark_keys EXIT
+        prefill_redis_benchmark "$(url_of "$s")" || die "prefilling $s for redis-benchmark (redis-cli --pipe) failed"
+    fi
 done
-TOOLS=(memtier fairbench redis-benchmark)
 printf 'kv.sh: %s × %s × pipelines %s, %d connections on %d threads, %d s × %d reps\n' \
     "$SERVERS" "$COMMANDS" "$PIPELINES" "$CONNS" "$THREADS" "$DURATION" "$REPS"
 for s in $SERVERS; do
@@ -71,8 +125,8 @@ for s in $SERVERS; do
         for p in $PIPELINES; do
             key="$s $c P$p"
             for r in $(seq 1 "$REPS"); do
-                for j in 0 1 2; do
-                    tool=${TOOLS[$(((r + j) % 3))]}
+                for j in "${!TOOLS[@]}"; do
+                    tool=${TOOLS[$(((r + j) % ${#TOOLS[@]}))]}
                     read -r ops cpu < <(run "$tool" "$url" "$c" "$p")
                     [ -n "$ops" ] || die "$tool printed no ops/s ($key, rep $r)"
                     echo "$key,$tool,$r,$ops,$cpu" >>"$CSV"

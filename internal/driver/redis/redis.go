@@ -3,7 +3,7 @@
 //
 // The measured commands run on fairbench's own RESP2 path (resp.go,
 // session.go): a pipeline is written with one call and each reply is timed
-// when it is decoded, from the pipeline's send, which is how
+// from the pipeline's send to the read that brought it, which is how
 // memtier_benchmark times requests inside a pipeline. The maintained clients
 // (go-redis, rueidis) return a pipeline's replies together, so every reply of
 // a 16-deep pipeline would carry the last one's latency; URL parameter

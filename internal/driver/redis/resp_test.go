@@ -141,3 +141,25 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// Lengths written and read by the short paths (below 100) and by strconv
+// agree with strconv's text at every width.
+func TestLengthsRoundTripAtEveryWidth(t *testing.T) {
+	for _, n := range []int{0, 1, 9, 10, 42, 99, 100, 999, 12345, maxBulk} {
+		want := "$" + strconv.Itoa(n) + "\r\n"
+		if got := string(appendLen(nil, '$', n)); got != want {
+			t.Errorf("appendLen(%d) = %q, want %q", n, got, want)
+		}
+		if got, err := parseLen([]byte(strconv.Itoa(n))); err != nil || got != n {
+			t.Errorf("parseLen(%d) = %d, %v", n, got, err)
+		}
+	}
+	for _, bad := range []string{"", "-2", "0x1", "1a", "a", " 5", "05x"} {
+		if _, err := parseLen([]byte(bad)); err == nil {
+			t.Errorf("parseLen(%q) accepted", bad)
+		}
+	}
+	if n, err := parseLen([]byte("-1")); err != nil || n != -1 {
+		t.Errorf("parseLen(-1) = %d, %v", n, err)
+	}
+}

@@ -19,7 +19,7 @@ import (
 
 // node is one connection to one server, on fairbench's RESP path: a pipeline
 // is encoded into one buffer, written with one call, and its replies are read
-// one by one and timed as each is decoded.
+// one by one, each timed at the read that brought its last byte.
 type node struct {
 	addr string
 	nc   net.Conn       // the TLS connection, or the socket itself
@@ -140,7 +140,7 @@ func handshakeError(cfg Config, addr string, err error) error {
 }
 
 // pipeline sends cmds in one write and reads their replies, each timed from
-// the write to its decoding. A returned error means the connection is broken.
+// the write to the read that brought it. A returned error means the connection is broken.
 func (n *node) pipeline(cmds []driver.KVCommand, replies []driver.KVReply) error {
 	if n.broken != nil {
 		return n.broken
@@ -180,7 +180,7 @@ func (n *node) receive(cmds []driver.KVCommand, replies []driver.KVReply, start 
 			n.broken = err
 			return err
 		}
-		r.Latency = time.Since(start)
+		r.Latency = n.rd.arrived.Sub(start)
 		r.Bytes = int64(m + n.size[i])
 	}
 	return nil
