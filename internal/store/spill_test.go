@@ -28,33 +28,29 @@ func longRun(n int, cell string) *result.Run {
 	return r
 }
 
-// spill hands the store r's interval histograms of points [from, to), as
-// the runner does while r measures, and leaves those points without them.
-func spill(t *testing.T, s *Store, r *result.Run, key string, from, to int) {
+// spill hands the store the next n points of r's series, as the runner
+// does while r measures: r keeps only their tally.
+func spill(t *testing.T, s *Store, r *result.Run, key string, n int) {
 	t.Helper()
 	r.SpillKey = key
-	for i := from; i < to; i++ {
-		hs := make([]string, len(r.Series[i].Hists))
-		for j := range r.Series[i].Hists {
-			hs[j] = r.Series[i].Hists[j].Histogram
-			r.Series[i].Hists[j].Histogram = ""
-		}
-		if err := s.SpillIntervals(key, i, hs); err != nil {
+	for _, pt := range r.Series[:n] {
+		if err := s.SpillPoint(key, r.Spilled.Points, pt); err != nil {
 			t.Fatal(err)
 		}
+		r.Spilled.Add(pt)
 	}
+	r.Series = r.Series[n:]
 }
 
-// spillThenPending spills r's points from on, the last few after the
-// others are written, so that those stay pending in memory.
-func spillThenPending(t *testing.T, s *Store, r *result.Run, key string, from int) {
+// spillThenPending spills r's first n points, the last few after the others
+// are written, so that those stay pending in memory.
+func spillThenPending(t *testing.T, s *Store, r *result.Run, key string, n int) {
 	t.Helper()
-	last := len(r.Series) - spillBatch/3
-	spill(t, s, r, key, from, last)
+	spill(t, s, r, key, n-spillBatch/3)
 	if err := s.FlushSpill(); err != nil {
 		t.Fatal(err)
 	}
-	spill(t, s, r, key, last, len(r.Series))
+	spill(t, s, r, key, spillBatch/3)
 	if pendingSpill(s) == 0 {
 		t.Fatal("test setup: no spilled point left pending")
 	}
@@ -89,13 +85,9 @@ func testSpilledRunStoresAsOneThatNeverSpilled(t *testing.T, s *Store) {
 		t.Fatal(err)
 	}
 	spilled := longRun(seconds, "a")
-	spill(t, s, spilled, "run-b", 0, seconds)
-	for i, pt := range spilled.Series {
-		for _, iv := range pt.Hists {
-			if iv.Histogram != "" {
-				t.Fatalf("point %d still holds its interval histogram in memory", i)
-			}
-		}
+	spill(t, s, spilled, "run-b", seconds)
+	if len(spilled.Series) != 0 || spilled.SeriesLen() != seconds {
+		t.Fatalf("the spilling run holds %d points of %d", len(spilled.Series), spilled.SeriesLen())
 	}
 	spilledID, err := s.AppendRun(spilled)
 	if err != nil {
@@ -109,7 +101,7 @@ func testSpilledRunStoresAsOneThatNeverSpilled(t *testing.T, s *Store) {
 		t.Errorf("last point's histogram: %q", got.Series[seconds-1].Hists[1].Histogram)
 	}
 	var left int
-	if err := s.db.QueryRow("SELECT count(*) FROM spilled_intervals").Scan(&left); err != nil {
+	if err := s.db.QueryRow("SELECT count(*) FROM spilled_points").Scan(&left); err != nil {
 		t.Fatal(err)
 	}
 	if left != 0 {
@@ -118,13 +110,13 @@ func testSpilledRunStoresAsOneThatNeverSpilled(t *testing.T, s *Store) {
 }
 
 // An interrupted run is appended as it stands: the seconds it spilled, the
-// last ones still pending in memory among them, are in it, and seconds it
-// never spilled keep what the run holds.
+// last ones still pending in memory among them, are in it, then the seconds
+// it holds.
 func TestInterruptedSpilledRunKeepsItsSpilledSeconds(t *testing.T) {
 	eachDialect(t, func(t *testing.T, s *Store) {
 		r := longRun(250, "c")
 		want := longRun(250, "c")
-		spillThenPending(t, s, r, "run-c", 10) // the first ten points were never spilled
+		spillThenPending(t, s, r, "run-c", 240) // the last ten points were never spilled
 		r.Status, r.Error = result.StatusInterrupted, "interrupted"
 		want.Status, want.Error = r.Status, r.Error
 		id, err := s.AppendRun(r)
@@ -141,17 +133,17 @@ func TestInterruptedSpilledRunKeepsItsSpilledSeconds(t *testing.T) {
 	})
 }
 
-// A run the store then refuses gets its histograms back, from the store and
+// A run the store then refuses gets its points back, from the store and
 // from those still pending, to be written elsewhere whole.
-func TestUnspillRestoresTheHistograms(t *testing.T) {
+func TestUnspillRestoresThePoints(t *testing.T) {
 	s := mustOpen(t, t.TempDir()+"/r.db")
 	r := longRun(1234, "d")
-	spillThenPending(t, s, r, "run-d", 0)
+	spillThenPending(t, s, r, "run-d", 1200)
 	if err := s.Unspill(r); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(r, longRun(1234, "d")) {
-		t.Fatalf("unspilled run differs from the one measured: point 0 %#v", r.Series[0])
+		t.Fatalf("unspilled run differs from the one measured: %d points, point 0 %#v", len(r.Series), r.Series[0])
 	}
 	if n := pendingSpill(s); n != 0 {
 		t.Errorf("%d points of the unspilled run still pending for the store", n)
@@ -178,12 +170,12 @@ func TestRefusedSpillStaysPendingUntilTheRunIsStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := longRun(30, "e")
-	spill(t, s, r, "run-e", 0, len(r.Series))
-	if err := s.FlushSpill(); err == nil || !strings.Contains(err.Error(), "spilling interval histograms to results file") {
+	spill(t, s, r, "run-e", len(r.Series))
+	if err := s.FlushSpill(); err == nil || !strings.Contains(err.Error(), "spilling series points to results file") {
 		t.Fatalf("flush into a locked file: %v, want the refusal", err)
 	}
-	if n := pendingSpill(s); n != len(r.Series) {
-		t.Fatalf("%d points pending after the refusal, want %d", n, len(r.Series))
+	if n := pendingSpill(s); n != r.SeriesLen() {
+		t.Fatalf("%d points pending after the refusal, want %d", n, r.SeriesLen())
 	}
 	if _, err := conn.ExecContext(t.Context(), "ROLLBACK"); err != nil {
 		t.Fatal(err)
@@ -193,6 +185,6 @@ func TestRefusedSpillStaysPendingUntilTheRunIsStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := readBack(t, s, id); !reflect.DeepEqual(got.Series, longRun(30, "e").Series) {
-		t.Fatalf("run stored after a refused spill lacks histograms: %#v", got.Series[0])
+		t.Fatalf("run stored after a refused spill lacks points: %d, %#v", len(got.Series), got.Series[0])
 	}
 }
