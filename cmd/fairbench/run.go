@@ -171,6 +171,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		return nil, err
 	}
 	defer s.Close()
+	removeOrphanedSpill(s)
 	var skip map[string]bool
 	if st.Hash != "" {
 		if err := s.SaveStudy(st.Hash, st.Name, st.File, st.Source); err != nil {
@@ -450,6 +451,18 @@ func printStudyNotes(w io.Writer, runs []*result.Run) {
 	}
 	for _, n := range notes {
 		fmt.Fprintf(w, "%s (%s)\n", n.text, strings.Join(n.who, "; "))
+	}
+}
+
+// removeOrphanedSpill deletes what runs killed while they measured left in
+// the store, and says so; a store that refuses it now is cleaned next time.
+func removeOrphanedSpill(s *store.Store) {
+	runs, points, err := s.RemoveOrphanedSpill()
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "note: %s (left for a later run)\n", envinfo.Scrub(err.Error()))
+	case runs > 0:
+		fmt.Fprintf(os.Stderr, "note: removed from %s the %d spilled seconds of %d runs whose process was killed before it stored them\n", s.Path(), points, runs)
 	}
 }
 

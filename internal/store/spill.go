@@ -13,10 +13,13 @@ package store
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/result"
@@ -177,9 +180,23 @@ func (s *Store) writeSpill() error {
 		return fail(err)
 	}
 	defer st.Close()
+	own, err := tx.Prepare(s.q(`INSERT INTO spill_owners (spill_key, host, pid, seen_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (spill_key) DO UPDATE SET seen_at = excluded.seen_at`))
+	if err != nil {
+		return fail(err)
+	}
+	defer own.Close()
+	host, now := spillHost(), formatTime(time.Now())
+	owned := map[string]bool{}
 	for _, p := range batch {
 		if _, err := st.Exec(append([]any{p.key, p.index}, p.row...)...); err != nil {
 			return fail(err)
+		}
+		if !owned[p.key] {
+			owned[p.key] = true
+			if _, err := own.Exec(p.key, host, os.Getpid(), now); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -263,4 +280,96 @@ func (s *Store) spilled(key string, got func(int, result.SeriesPoint)) error {
 		return fmt.Errorf("reading spilled series points: %w", err)
 	}
 	return nil
+}
+
+// dropSpill deletes what the run spilling under key left in the store.
+func (s *Store) dropSpill(tx *sql.Tx, key string) error {
+	for _, table := range []string{"spilled_points", "spill_owners"} {
+		if _, err := tx.Exec(s.q("DELETE FROM "+table+" WHERE spill_key = ?"), key); err != nil {
+			return fmt.Errorf("spilled series points: %w", err)
+		}
+	}
+	return nil
+}
+
+// SpillLease is how long a spilling process on another host may go without
+// writing before its spilled points count as orphaned. A measuring run
+// writes them every 10 s (spillEvery); a process on this host is asked
+// directly whether it still runs.
+const SpillLease = time.Hour
+
+// spillHost names this host in spill_owners.
+func spillHost() string {
+	host, err := os.Hostname()
+	if err != nil {
+		return "?"
+	}
+	return host
+}
+
+// processGone reports whether no process with pid runs on this host. A pid
+// taken again by another process counts as running: its points then wait
+// for the lease.
+func processGone(pid int) bool {
+	return pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// RemoveOrphanedSpill deletes the spilled points of runs that no process
+// will store: their process (SIGKILLed, or its host lost power) is gone from
+// this host, or, on another host, it has not written for SpillLease. Points
+// of runs still measuring, in this process or another sharing the store, are
+// kept. It returns how many runs' and points it deleted.
+func (s *Store) RemoveOrphanedSpill() (runs, points int, err error) {
+	fail := func(err error) (int, int, error) {
+		return 0, 0, fmt.Errorf("%s %s: removing the spilled points of killed runs: %w", s.kind, s.path, err)
+	}
+	type owner struct {
+		key, host string
+		pid       int
+		seen      string
+	}
+	rows, err := s.db.Query(`SELECT o.spill_key, o.host, o.pid, o.seen_at FROM spill_owners o`)
+	if err != nil {
+		return fail(err)
+	}
+	var owners []owner
+	for rows.Next() {
+		var o owner
+		if err := rows.Scan(&o.key, &o.host, &o.pid, &o.seen); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		owners = append(owners, o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	host, expired := spillHost(), formatTime(time.Now().Add(-SpillLease))
+	for _, o := range owners {
+		if o.host == host && o.pid == os.Getpid() {
+			continue // this process's own runs
+		}
+		if !(o.host == host && processGone(o.pid)) && o.seen >= expired {
+			continue
+		}
+		tx, err := s.db.Begin()
+		if err != nil {
+			return fail(err)
+		}
+		var n int
+		err = tx.QueryRow(s.q("SELECT count(*) FROM spilled_points WHERE spill_key = ?"), o.key).Scan(&n)
+		if err == nil {
+			err = s.dropSpill(tx, o.key)
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		if err != nil {
+			tx.Rollback()
+			return fail(err)
+		}
+		runs, points = runs+1, points+n
+	}
+	return runs, points, nil
 }

@@ -3,10 +3,12 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -186,5 +188,101 @@ func TestRefusedSpillStaysPendingUntilTheRunIsStored(t *testing.T) {
 	}
 	if got := readBack(t, s, id); !reflect.DeepEqual(got.Series, longRun(30, "e").Series) {
 		t.Fatalf("run stored after a refused spill lacks points: %d, %#v", len(got.Series), got.Series[0])
+	}
+}
+
+const spillHelperEnv = "FAIRBENCH_SPILL_HELPER_DB"
+
+// TestSpillHelperProcess is the child of TestKilledRunsSpillIsRemoved, not a
+// test: a run that spilled its seconds and is killed before it is stored.
+func TestSpillHelperProcess(t *testing.T) {
+	path := os.Getenv(spillHelperEnv)
+	if path == "" {
+		t.Skip("runs only as the child of TestKilledRunsSpillIsRemoved")
+	}
+	s, err := Open(path)
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(2)
+	}
+	r := longRun(150, "killed")
+	for i, pt := range r.Series {
+		if err := s.SpillPoint("killed", i, pt); err != nil {
+			fmt.Println("spill:", err)
+			os.Exit(2)
+		}
+	}
+	if err := s.FlushSpill(); err != nil {
+		fmt.Println("flush:", err)
+		os.Exit(2)
+	}
+	fmt.Println("ready")
+	time.Sleep(time.Minute) // killed long before this ends
+	os.Exit(3)
+}
+
+// The spilled seconds of a run whose process was killed are removed by the
+// next process that cleans the store; those of runs still measuring stay:
+// this process's, and another host's that wrote within the lease.
+func TestKilledRunsSpillIsRemoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fairbench.db")
+	measuring := mustOpen(t, path)
+	alive := longRun(30, "alive")
+	spill(t, measuring, alive, "alive", 30)
+	for _, key := range []string{"elsewhere-fresh", "elsewhere-stale"} {
+		if err := measuring.SpillPoint(key, 0, longRun(1, key).Series[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := measuring.FlushSpill(); err != nil {
+		t.Fatal(err)
+	}
+	// Two runs on another host: one wrote just now, one two hours ago.
+	for key, seen := range map[string]time.Time{"elsewhere-fresh": time.Now(), "elsewhere-stale": time.Now().Add(-2 * time.Hour)} {
+		if _, err := measuring.db.Exec("UPDATE spill_owners SET host = 'another-host', pid = 1, seen_at = ? WHERE spill_key = ?", formatTime(seen), key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	killChild(t, startHelper(t, "TestSpillHelperProcess", spillHelperEnv+"="+path))
+
+	later := mustOpen(t, path) // as the next `fairbench run` opens it
+	runs, points, err := later.RemoveOrphanedSpill()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs != 2 || points != 151 {
+		t.Errorf("removed %d runs' %d points, want the killed run's 150 and the stale one's 1", runs, points)
+	}
+	left := map[string]int{}
+	rows, err := later.db.Query("SELECT spill_key, count(*) FROM spilled_points GROUP BY spill_key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var key string
+		var n int
+		if err := rows.Scan(&key, &n); err != nil {
+			t.Fatal(err)
+		}
+		left[key] = n
+	}
+	rows.Close()
+	if want := map[string]int{"alive": 30, "elsewhere-fresh": 1}; !reflect.DeepEqual(left, want) {
+		t.Errorf("spilled points left %v, want %v", left, want)
+	}
+	var owners int
+	if err := later.db.QueryRow("SELECT count(*) FROM spill_owners").Scan(&owners); err != nil {
+		t.Fatal(err)
+	}
+	if owners != 2 {
+		t.Errorf("%d spill owners left, want the two live runs'", owners)
+	}
+	// The run still measuring is stored whole.
+	id, err := measuring.AppendRun(alive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readBack(t, later, id); !reflect.DeepEqual(got.Series, longRun(30, "alive").Series) {
+		t.Errorf("the live run stored %d points, want its 30", len(got.Series))
 	}
 }

@@ -212,6 +212,9 @@ CREATE TABLE spilled_intervals (
 	// histograms, so that its memory stays flat with its counts too
 	// (spill.go): per point, its run_series row as it will be stored.
 	// Appending the run copies them into run_series and deletes them here.
+	// spill_owners names the process spilling under each key and when it
+	// last wrote, so that the points of a killed run can be told from those
+	// of a run still measuring (RemoveOrphanedSpill).
 	`
 DROP TABLE spilled_intervals;
 CREATE TABLE spilled_points (
@@ -233,6 +236,12 @@ CREATE TABLE spilled_points (
 	server_net_tx    REAL,
 	hists            TEXT,
 	PRIMARY KEY (spill_key, point)
+);
+CREATE TABLE spill_owners (
+	spill_key TEXT PRIMARY KEY,
+	host      TEXT NOT NULL,
+	pid       INTEGER NOT NULL,
+	seen_at   TEXT NOT NULL
 );
 `,
 }
@@ -696,8 +705,8 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 		if n, err := res.RowsAffected(); err == nil && n != int64(r.Spilled.Points) {
 			return 0, fmt.Errorf("appending run: %d of its %d spilled series points are in %s %s", n, r.Spilled.Points, s.kind, s.path)
 		}
-		if _, err := tx.Exec(s.q("DELETE FROM spilled_points WHERE spill_key = ?"), r.SpillKey); err != nil {
-			return 0, fmt.Errorf("appending run: spilled series points: %w", err)
+		if err := s.dropSpill(tx, r.SpillKey); err != nil {
+			return 0, fmt.Errorf("appending run: %w", err)
 		}
 	}
 	if len(r.Series) > 0 {
