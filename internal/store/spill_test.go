@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -285,4 +286,57 @@ func TestKilledRunsSpillIsRemoved(t *testing.T) {
 	if got := readBack(t, later, id); !reflect.DeepEqual(got.Series, longRun(30, "alive").Series) {
 		t.Errorf("the live run stored %d points, want its 30", len(got.Series))
 	}
+}
+
+// The lease and the process check on both dialects: a run on another host
+// that wrote within SpillLease keeps its points, one that did not loses
+// them, and so does one on this host whose process has exited.
+func TestOrphanedSpillOnBothDialects(t *testing.T) {
+	eachDialect(t, func(t *testing.T, s *Store) {
+		exited := exec.Command("true")
+		if err := exited.Run(); err != nil {
+			t.Fatal(err)
+		}
+		owners := map[string]struct {
+			host string
+			pid  int
+			seen time.Time
+		}{
+			"o-fresh":  {"another-host", 1, time.Now()},
+			"o-stale":  {"another-host", 1, time.Now().Add(-SpillLease - time.Minute)},
+			"o-exited": {spillHost(), exited.Process.Pid, time.Now()},
+		}
+		for key := range owners {
+			r := longRun(3, key)
+			spill(t, s, r, key, 3)
+		}
+		if err := s.FlushSpill(); err != nil {
+			t.Fatal(err)
+		}
+		for key, o := range owners {
+			if _, err := s.db.Exec(s.q("UPDATE spill_owners SET host = ?, pid = ?, seen_at = ? WHERE spill_key = ?"), o.host, o.pid, formatTime(o.seen), key); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runs, points, err := s.RemoveOrphanedSpill()
+		if err != nil || runs != 2 || points != 6 {
+			t.Fatalf("removed %d runs' %d points (%v), want the stale and the exited runs' 3 each", runs, points, err)
+		}
+		var left []string
+		rows, err := s.db.Query("SELECT DISTINCT spill_key FROM spilled_points")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			left = append(left, k)
+		}
+		if !reflect.DeepEqual(left, []string{"o-fresh"}) {
+			t.Errorf("spilled points left of %v, want o-fresh's only", left)
+		}
+	})
 }
