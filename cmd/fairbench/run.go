@@ -462,7 +462,7 @@ func removeOrphanedSpill(s *store.Store) {
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "note: %s (left for a later run)\n", envinfo.Scrub(err.Error()))
 	case runs > 0:
-		fmt.Fprintf(os.Stderr, "note: removed from %s the %d spilled seconds of %d runs whose process was killed before it stored them\n", s.Path(), points, runs)
+		fmt.Fprintf(os.Stderr, "note: removed from %s the %d series points spilled by runs whose process was killed before storing them (%d runs)\n", s.Path(), points, runs)
 	}
 }
 
