@@ -46,7 +46,7 @@ func Flags(r *result.Run, planned time.Duration) []result.Flag {
 	}
 	n := r.MeasuredPoints()
 	missed := r.Spilled.Missed // the spilled points are all measured ones
-	for _, p := range r.Series[:n-r.Spilled.Points] {
+	for _, p := range r.Series[:max(n-r.Spilled.Points, 0)] {
 		if p.Missed {
 			missed++
 		}
