@@ -51,8 +51,8 @@ are attached to the one output of their tool in the same directory.
 Every file is parsed before anything is stored: one unreadable file stores nothing.
 A file is judged from its first 256 KiB: one that is no tool's output is refused having
 read no more, and an output above 128 MiB is refused unread, unless its tool's parser
-reads it line by line (pgbench's: such an output is streamed at any size); side logs
-are read whole.
+reads it line by line (pgbench's, sysbench's, redis-benchmark's, mysqlslap's and
+HammerDB's: such an output is streamed at any size); side logs are read whole.
 Each file's runs are stored in one transaction, with the SHA-256 of its content
 (and of its side logs): a file already imported into the results file is skipped,
 unless --again is given. So is a run given as two of its output files (memtier's

@@ -171,6 +171,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		return nil, err
 	}
 	defer s.Close()
+	removeOrphanedSpill(s)
 	var skip map[string]bool
 	if st.Hash != "" {
 		if err := s.SaveStudy(st.Hash, st.Name, st.File, st.Source); err != nil {
@@ -453,6 +454,18 @@ func printStudyNotes(w io.Writer, runs []*result.Run) {
 	}
 }
 
+// removeOrphanedSpill deletes what runs killed while they measured left in
+// the store, and says so; a store that refuses it now is cleaned next time.
+func removeOrphanedSpill(s *store.Store) {
+	runs, points, err := s.RemoveOrphanedSpill()
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "note: %s (left for a later run)\n", envinfo.Scrub(err.Error()))
+	case runs > 0:
+		fmt.Fprintf(os.Stderr, "note: removed from %s the %d series points spilled by runs whose process was killed before storing them (%d runs)\n", s.Path(), points, runs)
+	}
+}
+
 // targetName is a readable name for an ad-hoc target: its redacted URL.
 func targetName(raw string) string { return driver.Redacted(raw) }
 
@@ -469,15 +482,15 @@ type collectingSink struct {
 	study    *savedStudy // the study, stored with the runs of a fallback file
 }
 
-// SpillIntervals implements runner.IntervalSpiller: a run's interval
-// histograms go to the store as its seconds complete.
-func (c *collectingSink) SpillIntervals(key string, point int, histograms []string) error {
-	return c.store.SpillIntervals(key, point, histograms)
+// SpillPoint implements runner.PointSpiller: a run's series points go to
+// the store as its seconds complete.
+func (c *collectingSink) SpillPoint(key string, index int, p result.SeriesPoint) error {
+	return c.store.SpillPoint(key, index, p)
 }
 
-// whole returns a copy of r whose series has the interval histograms it
-// spilled, read back from the store: for the ad-hoc run's summary and output files, which print its
-// per-second latencies.
+// whole returns a copy of r with the whole series, the points it spilled
+// among them, read back from the store: for the ad-hoc run's summary and
+// output files, which print its per-second numbers.
 func (c *collectingSink) whole(r *result.Run) (*result.Run, error) {
 	if r.SpillKey == "" || r.ID == 0 {
 		return r, nil
@@ -490,7 +503,7 @@ func (c *collectingSink) whole(r *result.Run) (*result.Run, error) {
 		return nil, fmt.Errorf("results %s: run %d, just stored, does not read back", c.results, r.ID)
 	}
 	w := *r
-	w.Series = runs[0].Series
+	w.Series, w.Spilled = runs[0].Series, result.SeriesTally{}
 	return &w, nil
 }
 

@@ -105,7 +105,7 @@ func TestLockedResultsFileFallbackKeepsSpilledHistograms(t *testing.T) {
 	}
 	defer db.Close()
 	var left int
-	if err := db.QueryRow("SELECT count(*) FROM spilled_intervals").Scan(&left); err != nil {
+	if err := db.QueryRow("SELECT count(*) FROM spilled_points").Scan(&left); err != nil {
 		t.Fatal(err)
 	}
 	if left != 0 { // its points were all still pending: they went to the fallback file alone

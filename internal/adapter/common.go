@@ -143,6 +143,15 @@ func (l *lines) nextStreamed() (string, bool) {
 	return part, true
 }
 
+// streamed is a ParseReader of a parser that reads its output line by line
+// and nothing of it whole: it reads the lines from the reader as it asks
+// for them.
+func streamed(parse func(*lines) ([]*result.Run, error)) func(string, io.Reader) ([]*result.Run, error) {
+	return func(name string, r io.Reader) ([]*result.Run, error) {
+		return checked(streamLines(name, r), parse)
+	}
+}
+
 // checked runs a parser over l and refuses its result when any number it
 // read was unreadable or out of its domain.
 func checked(l *lines, parse func(*lines) ([]*result.Run, error)) ([]*result.Run, error) {

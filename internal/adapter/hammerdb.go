@@ -47,13 +47,14 @@ import (
 // period alone.
 
 var hammerdbTool = &Tool{
-	Name:       "hammerdb",
-	Kind:       tpccKind,
-	Detect:     regexp.MustCompile(`(?m)(System achieved \d+ NOPM from \d+ .* TPM|Vuser \d+:TEST RESULT|^HammerDB CLI v\d)`).MatchString,
-	Once:       regexp.MustCompile(`(?m)^Vuser \d+:TEST RESULT : `),
-	Parse:      parseHammerDB,
-	IsLog:      isHammerDBProfile,
-	AttachLogs: attachHammerDBProfile,
+	Name:        "hammerdb",
+	Kind:        tpccKind,
+	Detect:      regexp.MustCompile(`(?m)(System achieved \d+ NOPM from \d+ .* TPM|Vuser \d+:TEST RESULT|^HammerDB CLI v\d)`).MatchString,
+	Once:        regexp.MustCompile(`(?m)^Vuser \d+:TEST RESULT : `),
+	Parse:       parseHammerDB,
+	ParseReader: streamed(parseHammerDBLines),
+	IsLog:       isHammerDBProfile,
+	AttachLogs:  attachHammerDBProfile,
 }
 
 var (

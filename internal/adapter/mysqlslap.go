@@ -21,12 +21,13 @@ import (
 // and no latency distribution.
 
 var mysqlslapTool = &Tool{
-	Name:    "mysqlslap",
-	Kind:    "mysqlslap",
-	Detect:  detectMysqlslap,
-	Parse:   parseMysqlslap,
-	Build:   buildMysqlslap,
-	Install: "apt-get install mariadb-client (or mysql-client)",
+	Name:        "mysqlslap",
+	Kind:        "mysqlslap",
+	Detect:      detectMysqlslap,
+	Parse:       parseMysqlslap,
+	ParseReader: streamed(parseMysqlslapLines),
+	Build:       buildMysqlslap,
+	Install:     "apt-get install mariadb-client (or mysql-client)",
 }
 
 var (
@@ -43,8 +44,6 @@ func parseMysqlslap(name, text string) ([]*result.Run, error) {
 }
 
 func parseMysqlslapLines(l *lines) ([]*result.Run, error) {
-	name, text := l.file, l.text
-	_, _ = name, text
 	var runs []*result.Run
 	var cur *result.Run
 	var seen map[string]float64

@@ -120,15 +120,13 @@ var pgbenchModes = map[string]string{
 	"<builtin: select only>":     tpcbparams.SelectOnly,
 }
 
-func parsePgbench(name, text string) ([]*result.Run, error) {
-	return parsePgbenchReader(name, strings.NewReader(text))
-}
-
 // parsePgbenchReader reads a pgbench output line by line: memory grows with
 // what the run stores (a series point per progress line), not with the
 // output's size.
-func parsePgbenchReader(name string, r io.Reader) ([]*result.Run, error) {
-	return checked(streamLines(name, r), parsePgbenchLines)
+var parsePgbenchReader = streamed(parsePgbenchLines)
+
+func parsePgbench(name, text string) ([]*result.Run, error) {
+	return parsePgbenchReader(name, strings.NewReader(text))
 }
 
 func parsePgbenchLines(l *lines) ([]*result.Run, error) {

@@ -23,6 +23,7 @@ var redisBenchmarkTool = &Tool{
 	Install:     "apt-get install redis-tools",
 	Detect:      detectRedisBenchmark,
 	Parse:       parseRedisBenchmark,
+	ParseReader: streamed(parseRedisBenchmarkLines),
 	ImportFlags: kvImportFlags,
 }
 
@@ -60,8 +61,6 @@ func parseRedisBenchmark(name, text string) ([]*result.Run, error) {
 }
 
 func parseRedisBenchmarkLines(l *lines) ([]*result.Run, error) {
-	name, text := l.file, l.text
-	_, _ = name, text
 	var runs []*result.Run
 	var cur *result.Run
 	var pts []bucket

@@ -112,3 +112,96 @@ func TestStreamLinesAsSplit(t *testing.T) {
 		eq(t, fmt.Sprintf("%q: missing", text), streamed.missing("x").Error(), whole.missing("x").Error())
 	}
 }
+
+// Every tool whose parser reads its output line by line streams it: its
+// ParseReader reads each sample output as Parse reads the whole text, runs
+// or error, damaged and cut copies too.
+func TestLineParsersStreamAsTheyParseWholeTexts(t *testing.T) {
+	samples := map[string][]string{
+		"pgbench":         nil,
+		"sysbench":        {"sysbench/*.txt"},
+		"mysqlslap":       {"mysqlslap/*.txt"},
+		"redis-benchmark": {"redis-benchmark/*.txt"},
+		"hammerdb":        {"hammerdb/*/*.out"},
+	}
+	for _, tool := range Tools() {
+		if tool.ParseReader == nil {
+			continue
+		}
+		patterns, ok := samples[tool.Name]
+		if !ok {
+			t.Errorf("%s streams its output but has no samples here", tool.Name)
+		}
+		for _, pattern := range patterns {
+			files, _ := filepath.Glob(filepath.Join("testdata", pattern))
+			if len(files) == 0 {
+				t.Fatalf("%s: no sample %s", tool.Name, pattern)
+			}
+			for _, file := range files {
+				b, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := string(b)
+				for what, variant := range map[string]string{
+					"whole":   text,
+					"cut":     text[:len(text)*2/3],
+					"damaged": strings.Replace(text, "\n", "\n#?!\n", 3),
+				} {
+					want, wantErr := tool.Parse(file, variant)
+					got, err := tool.ParseReader(file, strings.NewReader(variant))
+					if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+						t.Errorf("%s %s: streamed gives %d runs, %v; whole text %d runs, %v", file, what, len(got), err, len(want), wantErr)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A sysbench output with a report line per second, larger than maxOutput,
+// is streamed from its file and read whole, not refused.
+func TestImportStreamsLongSysbenchOutput(t *testing.T) {
+	b, err := os.ReadFile("testdata/sysbench/sb1-oltp-read-write-interval.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	first := strings.Index(text, "[ 1s ]")
+	summary := strings.Index(text, "SQL statistics:")
+	var long strings.Builder
+	long.WriteString(text[:first])
+	const seconds = 20_000
+	for i := 1; i <= seconds; i++ {
+		fmt.Fprintf(&long, "[ %ds ] thds: 4 tps: %d.48 qps: 2426.44 (r/w/o: 1699.60/481.90/244.93) lat (ms,95%%): 45.79 err/s: 0.00 reconn/s: 0.00\n", i, 100+i%50)
+	}
+	long.WriteString(text[summary:])
+	defer func(m int64) { maxOutput = m }(maxOutput)
+	maxOutput = 1 << 20
+	if long.Len() <= int(maxOutput) {
+		t.Fatalf("test setup: %d bytes, not past maxOutput", long.Len())
+	}
+	path := filepath.Join(t.TempDir(), "sysbench.txt")
+	if err := os.WriteFile(path, []byte(long.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Streamed() || len(f.Text) != DetectPrefix {
+		t.Fatalf("streamed %v, %d bytes in memory; want streamed with the prefix only", f.Streamed(), len(f.Text))
+	}
+	_, runs, err := ParseInput(Input{Main: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, err := Parse(path, long.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(runs, want) {
+		t.Errorf("the streamed run differs from the run of the whole text")
+	}
+	eq(t, "series", len(runs[0].Series), seconds)
+}

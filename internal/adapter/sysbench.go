@@ -19,13 +19,14 @@ import (
 // point_select, ...) comes from the import flags.
 
 var sysbenchTool = &Tool{
-	Name:    "sysbench",
-	Kind:    "oltp",
-	Build:   buildSysbench,
-	Install: "apt-get install sysbench",
-	Detect:  detectSysbench,
-	Once:    regexp.MustCompile(`(?m)^SQL statistics:`),
-	Parse:   parseSysbench,
+	Name:        "sysbench",
+	Kind:        "oltp",
+	Build:       buildSysbench,
+	Install:     "apt-get install sysbench",
+	Detect:      detectSysbench,
+	Once:        regexp.MustCompile(`(?m)^SQL statistics:`),
+	Parse:       parseSysbench,
+	ParseReader: streamed(parseSysbenchLines),
 	ImportFlags: []ImportFlag{
 		paramFlag("mode", "", oltpparams.Specs(), oltpparams.Mode, "the test sysbench ran (oltp_<mode>), which its output does not print: read_write, read_only, point_select, ..."),
 		paramFlag("protocol", "M", oltpparams.Specs(), oltpparams.QueryMode, "query mode: simple, extended or prepared (sysbench --db-ps-mode=disable is simple)"),
@@ -56,8 +57,7 @@ func parseSysbench(name, text string) ([]*result.Run, error) {
 }
 
 func parseSysbenchLines(l *lines) ([]*result.Run, error) {
-	name, text := l.file, l.text
-	_, _ = name, text
+	name := l.file
 	r := &result.Run{Workload: "sysbench", Kind: "oltp", Params: map[string]any{}}
 	s := &r.Summary
 	env := map[string]any{}

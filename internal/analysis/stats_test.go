@@ -112,3 +112,70 @@ func TestCV(t *testing.T) {
 		t.Errorf("CV = %v, want 0.1", cv)
 	}
 }
+
+// MannWhitney against scipy.stats.mannwhitneyu (testdata/mannwhitneyu_scipy.py
+// says how the values were computed): samples past the exact size get the
+// normal approximation with the tie and continuity corrections, as scipy's
+// method='asymptotic' does, and a small sample without ties the exact
+// distribution, as scipy's method='exact'.
+func TestMannWhitneyMatchesScipy(t *testing.T) {
+	xs := func(m int) []float64 {
+		v := make([]float64, m)
+		for i := range v {
+			v[i] = float64((i * 37 % 101) / 3)
+		}
+		return v
+	}
+	ys := func(n int) []float64 {
+		v := make([]float64, n)
+		for j := range v {
+			v[j] = float64((j*53%97)/3 + 4)
+		}
+		return v
+	}
+	cases := []struct {
+		x, y []float64
+		u, p float64
+	}{
+		{xs(40), ys(40), 700.5, 0.3404473154651696},
+		{xs(50), ys(200), 4087.5, 0.046042548760918484},
+		{xs(8), ys(120), 314.0, 0.10310994256477828},
+		{xs(300), ys(300), 36510.5, 6.33121765116821e-05},
+		{[]float64{0, 7, 14, 21, 5}, []float64{0.5, 5.5, 10.5, 15.5, 20.5, 25.5, 1.5}, 15, 0.7550505050505051},
+	}
+	for _, c := range cases {
+		m, n := len(c.x), len(c.y)
+		u, p, _ := MannWhitney(c.x, c.y)
+		if u != c.u || !near(p, c.p, 1e-12) {
+			t.Errorf("%d against %d (exact: %v): U=%v p=%v, scipy U=%v p=%v", m, n, ExactMannWhitney(m, n), u, p, c.u, c.p)
+		}
+	}
+	for _, c := range []struct {
+		m, n  int
+		exact bool
+	}{{3, 3, true}, {33, 33, true}, {34, 34, false}, {8, 99, true}, {8, 120, false}, {3, 146, true}, {100, 100, false}} {
+		if got := ExactMannWhitney(c.m, c.n); got != c.exact {
+			t.Errorf("ExactMannWhitney(%d, %d) = %v, want %v", c.m, c.n, got, c.exact)
+		}
+	}
+}
+
+// Past the exact size, the shift interval comes from the normal
+// approximation of U: it reaches the level asked for, no more than a little
+// beyond, and covers the true shift of two samples that differ by it.
+func TestShiftCIOfLargeSamples(t *testing.T) {
+	x, y := make([]float64, 120), make([]float64, 150)
+	for i := range x {
+		x[i] = 10 + float64(i*37%101)
+	}
+	for j := range y {
+		y[j] = float64(j * 53 % 101)
+	}
+	ci := ShiftCI(x, y, 0.95)
+	if !ci.OK() || ci.Level < 0.95 || ci.Level > 0.96 {
+		t.Fatalf("interval %+v: want a level of 95 %% and a little more at most", ci)
+	}
+	if ci.Lo > 10 || ci.Hi < 10 || ci.Hi-ci.Lo > 40 {
+		t.Errorf("interval %+v of a shift of 10", ci)
+	}
+}

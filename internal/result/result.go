@@ -6,6 +6,7 @@ package result
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -87,14 +88,21 @@ type Run struct {
 	Summary Summary
 	Ops     []Op          // one per operation / transaction type
 	Series  []SeriesPoint // per-second samples of the measured phase
-	// SpillKey, when set, names the interval histograms the runner spilled to
-	// the results store as the run measured (store.SpillIntervals): the
-	// points it spilled keep their counts in memory but no IntervalOp.Histogram,
-	// and appending the run to that store puts the histograms back. Never
-	// serialised: a run written elsewhere carries its histograms itself
-	// (store.Unspill).
+	// SpillKey, when set, names the series points the runner spilled to the
+	// results store as the run measured (store.SpillPoint): Spilled folds
+	// them, Series holds only the points after them, and appending the run
+	// to that store puts the spilled ones first. Never serialised: a run
+	// written elsewhere carries its whole series itself (store.Unspill).
 	SpillKey string `json:"-"`
+	// Spilled is what the checks after a run need of the points it spilled
+	// (how many, the dead and missed seconds among them), so that a run's
+	// memory does not grow with its seconds. Never serialised.
+	Spilled SeriesTally `json:"-"`
 }
+
+// SeriesLen is the number of points of the run's series: those it spilled
+// and those it holds.
+func (r *Run) SeriesLen() int { return r.Spilled.Points + len(r.Series) }
 
 // Summary holds the headline numbers of a run. Latencies are in microseconds.
 type Summary struct {
@@ -503,30 +511,82 @@ type DeadTime struct {
 // left out when it has the second of the point before it: it is the remainder
 // of the measured phase after the last full tick.
 func DeadSecondsOf(series []SeriesPoint, measured int, errorsOnly bool) DeadTime {
-	if measured > 0 && measured < len(series) {
-		series = series[:measured]
+	return deadAfter(SeriesTally{}, series, measured, errorsOnly)
+}
+
+// DeadTime is the dead time of the run's measured phase (DeadSecondsOf): of
+// the points it spilled (Spilled) and of those it holds.
+func (r *Run) DeadTime(errorsOnly bool) DeadTime {
+	return deadAfter(r.Spilled, r.Series, r.Summary.MeasuredSeconds, errorsOnly)
+}
+
+// deadAfter is DeadSecondsOf of a series whose first before.Points points
+// before folded and whose others are series.
+func deadAfter(before SeriesTally, series []SeriesPoint, measured int, errorsOnly bool) DeadTime {
+	if held := measured - before.Points; measured > 0 && held < len(series) {
+		series = series[:max(held, 0)]
 	} else if k := len(series); measured == 0 && k >= 2 && series[k-1].Second == series[k-2].Second {
 		series = series[:k-1]
 	}
-	var d DeadTime
+	t := before
+	t.dead.Spans, t.failed.Spans = slices.Clone(t.dead.Spans), slices.Clone(t.failed.Spans) // before stays as it was
 	for _, p := range series {
-		if p.Ops > 0 || (errorsOnly && p.Errors == 0) {
-			continue
-		}
-		d.Seconds++
-		if p.Errors == 0 {
-			d.Silent++
-			if p.Missed || p.CPUWait >= StarvedCPUWait {
-				d.Starved++
-			}
-		}
-		if k := len(d.Spans); k > 0 && d.Spans[k-1][1] >= p.Second-1 {
-			d.Spans[k-1][1] = p.Second
-			continue
-		}
-		d.Spans = append(d.Spans, [2]int{p.Second, p.Second})
+		t.Add(p)
 	}
+	return t.Dead(errorsOnly)
+}
+
+// SeriesTally folds a measured phase's points, in order, into what the checks
+// after a run read of them: their dead time (DeadSecondsOf), both ways, and
+// the seconds fairbench did not read. Its size does not grow with the points
+// folded, only with the spans of dead seconds among them.
+type SeriesTally struct {
+	Points int // points folded
+	Missed int // of them, seconds fairbench did not read (SeriesPoint.Missed)
+	dead   DeadTime
+	failed DeadTime // the dead time of the seconds that saw errors
+}
+
+// Add folds the next point.
+func (t *SeriesTally) Add(p SeriesPoint) {
+	t.Points++
+	if p.Missed {
+		t.Missed++
+	}
+	if p.Ops > 0 {
+		return
+	}
+	t.dead.add(p)
+	if p.Errors > 0 {
+		t.failed.add(p)
+	}
+}
+
+// Dead is the dead time of the points folded; with errorsOnly, of the
+// seconds that saw errors and no completion only (DeadSecondsOf).
+func (t *SeriesTally) Dead(errorsOnly bool) DeadTime {
+	d := t.dead
+	if errorsOnly {
+		d = t.failed
+	}
+	d.Spans = slices.Clone(d.Spans) // later points must not extend the caller's
 	return d
+}
+
+// add counts p, a second without a completed operation.
+func (d *DeadTime) add(p SeriesPoint) {
+	d.Seconds++
+	if p.Errors == 0 {
+		d.Silent++
+		if p.Missed || p.CPUWait >= StarvedCPUWait {
+			d.Starved++
+		}
+	}
+	if k := len(d.Spans); k > 0 && d.Spans[k-1][1] >= p.Second-1 {
+		d.Spans[k-1][1] = p.Second
+		return
+	}
+	d.Spans = append(d.Spans, [2]int{p.Second, p.Second})
 }
 
 // MeasuredPoints is how many points of the series the measured phase has: the
@@ -534,9 +594,9 @@ func DeadSecondsOf(series []SeriesPoint, measured int, errorsOnly bool) DeadTime
 // Summary.MeasuredSeconds was recorded).
 func (r *Run) MeasuredPoints() int {
 	if n := r.Summary.MeasuredSeconds; n > 0 {
-		return min(n, len(r.Series))
+		return min(n, r.SeriesLen())
 	}
-	return len(r.Series)
+	return r.SeriesLen()
 }
 
 // RatePoints are the points of the series whose rates are per-second rates

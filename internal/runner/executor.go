@@ -54,9 +54,9 @@ type executor struct {
 	// interrupts the connections instead.
 	detached bool
 	server   *nodeexp.Sampler // the target's node_exporter, nil when it names none
-	// spill takes the measured seconds' interval histograms as they
-	// complete (spill.go); nil keeps them in the run's series.
-	spill       IntervalSpiller
+	// spill takes the measured seconds' points as they complete
+	// (spill.go); nil keeps them in the run's series.
+	spill       PointSpiller
 	spillWarned bool
 
 	// Outage accounting for the measured phase (reset when it starts).

@@ -45,8 +45,8 @@ func Flags(r *result.Run, planned time.Duration) []result.Flag {
 		add(result.FlagStalled, "an operation took %.1f s, longer than the %s measured phase", maxLat.Seconds(), planned)
 	}
 	n := r.MeasuredPoints()
-	missed := 0
-	for _, p := range r.Series[:n] {
+	missed := r.Spilled.Missed // the spilled points are all measured ones
+	for _, p := range r.Series[:max(n-r.Spilled.Points, 0)] {
 		if p.Missed {
 			missed++
 		}

@@ -93,7 +93,7 @@ func (l Limits) Judge(r *result.Run) string {
 				reconnectsText(s), FirstErrorsText(s.FirstErrors))
 		}
 	}
-	if ops == 0 && len(r.Series) > 0 {
+	if ops == 0 && r.SeriesLen() > 0 {
 		return "no operation completed or failed during the measured phase" + reconnectsText(s) + FirstErrorsText(s.FirstErrors)
 	}
 	return ""

@@ -52,14 +52,14 @@ type Sink interface {
 	AppendRun(r *result.Run) (int64, error)
 }
 
-// IntervalSpiller is a Sink that takes a run's interval histograms as its
-// seconds complete (store.Store is one): with it, a measuring run keeps only
-// each second's counts in memory and its memory stays flat however long it
-// measures. The run's SpillKey names what it spilled; the Sink's AppendRun
-// puts the histograms back. point is the second's index in the run's series;
-// histograms are its IntervalOp.Histogram in order.
-type IntervalSpiller interface {
-	SpillIntervals(key string, point int, histograms []string) error
+// PointSpiller is a Sink that takes a run's series points as its seconds
+// complete (store.Store is one): with it, a measuring run keeps only the
+// last few points and a fixed-size tally of the others (result.Run.Spilled)
+// in memory, so its memory stays flat however long it measures. The run's
+// SpillKey names what it spilled; the Sink's AppendRun puts the points
+// first in its series. index is the point's index in the run's series.
+type PointSpiller interface {
+	SpillPoint(key string, index int, p result.SeriesPoint) error
 }
 
 // MemorySink keeps runs in memory: for tests and for programs that embed the runner.
@@ -383,7 +383,7 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	}
 	// Only a run that goes to the Sink whole spills: a load generator's
 	// partial run is published with its histograms, for the merge.
-	m.spill, _ = r.opt.Sink.(IntervalSpiller)
+	m.spill, _ = r.opt.Sink.(PointSpiller)
 	err = m.execute(ctx)
 	if err != nil && run.Status == "" {
 		return failRun(ctx, run, err)

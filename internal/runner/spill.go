@@ -8,31 +8,30 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// spillLast hands the interval histograms of the series' newest point to the
-// spiller and keeps only its counts, so that a run's memory does not grow
-// with its seconds. Nothing is lost when the store refuses them: it keeps
-// them pending and AppendRun, or the Sink's fallback, writes them.
-func (m *executor) spillLast(ms *measuredSeries) {
-	if m.spill == nil || len(ms.points) == 0 {
-		return
-	}
-	i := len(ms.points) - 1
-	pt := &ms.points[i]
-	if len(pt.Hists) == 0 {
+// spillSettled hands the spiller the points of the series, oldest first, of
+// the first settled slots, folding each into the run's tally
+// (result.Run.Spilled) and letting it go, so that a run's memory does not
+// grow with its seconds. settled is a slot no later reading can leave out of
+// the measured phase (the slot the clock was in at the latest reading):
+// the measured phase ends at or after it, so the spilled points are all
+// measured ones and the tally folds exactly the points the end-of-run
+// accounting would. Nothing is lost when the store refuses a point: it keeps
+// it pending, and AppendRun, or the Sink's fallback, writes it.
+func (m *executor) spillSettled(ms *measuredSeries, settled int) {
+	if m.spill == nil {
 		return
 	}
 	if m.run.SpillKey == "" {
 		m.run.SpillKey = m.cell.Key() + "/" + rand.Text()
 	}
-	histograms := make([]string, len(pt.Hists))
-	light := make([]result.IntervalOp, len(pt.Hists)) // a copy: the tick line's point shares pt.Hists
-	for j, iv := range pt.Hists {
-		histograms[j], iv.Histogram = iv.Histogram, ""
-		light[j] = iv
+	for len(ms.points) > 0 && m.run.Spilled.Points < settled {
+		pt := ms.points[0]
+		if err := m.spill.SpillPoint(m.run.SpillKey, m.run.Spilled.Points, pt); err != nil && !m.spillWarned {
+			m.spillWarned = true
+			fmt.Fprintf(m.out, "  %s (they are kept in memory until the run is stored)\n", envinfo.Scrub(err.Error()))
+		}
+		m.run.Spilled.Add(pt)
+		ms.points[0] = result.SeriesPoint{} // the backing array keeps nothing of it
+		ms.points = ms.points[1:]
 	}
-	if err := m.spill.SpillIntervals(m.run.SpillKey, i, histograms); err != nil && !m.spillWarned {
-		m.spillWarned = true
-		fmt.Fprintf(m.out, "  %s (they are kept in memory until the run is stored)\n", envinfo.Scrub(err.Error()))
-	}
-	pt.Hists = light
 }

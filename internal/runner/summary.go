@@ -57,7 +57,8 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 				return false
 			}
 			now := time.Now()
-			k := max(int(now.Sub(start)/every), slot+1)
+			clock := int(now.Sub(start) / every) // the slot the clock is in
+			k := max(clock, slot+1)
 			stats := col.Tick()
 			window := now.Sub(prev)
 			prev = now
@@ -87,7 +88,7 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 				prevCounts = nowCounts
 			}
 			if series != nil {
-				m.spillLast(series)
+				m.spillSettled(series, min(clock, lastSlot))
 			}
 		}
 	}
@@ -307,7 +308,7 @@ func (m *executor) fillOutage() {
 	s := &m.run.Summary
 	s.ReconnectAttempts = m.reconnectAttempts.Load()
 	s.Reconnects = m.reconnects.Load()
-	setDead(s, result.DeadSecondsOf(m.run.Series, s.MeasuredSeconds, quietSeconds(*s)))
+	setDead(s, m.run.DeadTime(quietSeconds(*s)))
 	if m.shape.Finite {
 		triesDeadTime(s, m.shape, m.run.StartedAt) // tries.go
 	}

@@ -208,6 +208,42 @@ CREATE TABLE spilled_intervals (
 	PRIMARY KEY (spill_key, point)
 );
 `,
+	// 9: the whole points of a run still measuring, not only their
+	// histograms, so that its memory stays flat with its counts too
+	// (spill.go): per point, its run_series row as it will be stored.
+	// Appending the run copies them into run_series and deletes them here.
+	// spill_owners names the process spilling under each key and when it
+	// last wrote, so that the points of a killed run can be told from those
+	// of a run still measuring (RemoveOrphanedSpill).
+	`
+DROP TABLE spilled_intervals;
+CREATE TABLE spilled_points (
+	spill_key        TEXT NOT NULL,
+	point            INTEGER NOT NULL,
+	second           INTEGER NOT NULL,
+	ops              INTEGER NOT NULL,
+	errors           INTEGER NOT NULL,
+	rate             REAL NOT NULL,
+	mean_us          REAL NOT NULL,
+	p50_us           REAL NOT NULL,
+	p95_us           REAL NOT NULL,
+	p99_us           REAL NOT NULL,
+	max_us           REAL NOT NULL,
+	client_cpu       REAL NOT NULL,
+	server_cpu       REAL,
+	server_disk_util REAL,
+	server_net_rx    REAL,
+	server_net_tx    REAL,
+	hists            TEXT,
+	PRIMARY KEY (spill_key, point)
+);
+CREATE TABLE spill_owners (
+	spill_key TEXT PRIMARY KEY,
+	host      TEXT NOT NULL,
+	pid       INTEGER NOT NULL,
+	seen_at   TEXT NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema version this binary writes.
@@ -658,48 +694,36 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 			return 0, fmt.Errorf("appending run: operation %s: %w", op.Name, err)
 		}
 	}
+	if r.SpillKey != "" {
+		// The points spilled while the run measured come first, copied row
+		// for row: they never pass through this process's memory again.
+		res, err := tx.Exec(s.q(`INSERT INTO run_series (run_id, `+seriesColumns+`)
+			SELECT ?, `+seriesColumns+` FROM spilled_points WHERE spill_key = ? ORDER BY point`), id, r.SpillKey)
+		if err != nil {
+			return 0, fmt.Errorf("appending run: spilled series points: %w", err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n != int64(r.Spilled.Points) {
+			return 0, fmt.Errorf("appending run: %d of its %d spilled series points are in %s %s", n, r.Spilled.Points, s.kind, s.path)
+		}
+		if err := s.dropSpill(tx, r.SpillKey); err != nil {
+			return 0, fmt.Errorf("appending run: %w", err)
+		}
+	}
 	if len(r.Series) > 0 {
-		st, err := tx.Prepare(s.q(`INSERT INTO run_series (run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu,
-			server_cpu, server_disk_util, server_net_rx, server_net_tx, hists)
+		st, err := tx.Prepare(s.q(`INSERT INTO run_series (run_id, ` + seriesColumns + `)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
 		if err != nil {
 			return 0, fmt.Errorf("appending run: series: %w", err)
 		}
 		defer st.Close()
-		var spilled map[int]string // the chunk of spilled histograms the points are in
-		for i, pt := range r.Series {
-			if r.SpillKey != "" && i%spillChunk == 0 {
-				if spilled, err = s.spilled(tx, r.SpillKey, i, i+spillChunk); err != nil {
-					return 0, fmt.Errorf("appending run: %w", err)
-				}
-			}
-			if h, ok := spilled[i]; ok {
-				if pt.Hists, err = withHistograms(pt.Hists, h); err != nil {
-					return 0, fmt.Errorf("appending run: series point %d: %w", i, err)
-				}
-			}
-			var scpu, sdisk, srx, stx any // NULL without a server sample
-			if sv := pt.Server; sv != nil {
-				scpu, sdisk, srx, stx = finite(sv.CPU), finite(sv.DiskUtil), finite(sv.NetRx), finite(sv.NetTx)
-			}
-			var hists any // NULL: a point without interval histograms (imported runs)
-			if pt.Hists != nil {
-				b, err := json.Marshal(pt.Hists)
-				if err != nil {
-					return 0, fmt.Errorf("appending run: series: second %d: %w", pt.Second, err)
-				}
-				hists = string(b)
-			}
-			_, err := st.Exec(id, pt.Second, pt.Ops, pt.Errors, finite(pt.Rate), finite(pt.Mean),
-				finite(pt.P50), finite(pt.P95), finite(pt.P99), finite(pt.Max), finite(pt.CPU), scpu, sdisk, srx, stx, hists)
+		for _, pt := range r.Series {
+			row, err := seriesRow(pt)
 			if err != nil {
+				return 0, fmt.Errorf("appending run: %w", err)
+			}
+			if _, err := st.Exec(append([]any{id}, row...)...); err != nil {
 				return 0, fmt.Errorf("appending run: series: %w", err)
 			}
-		}
-	}
-	if r.SpillKey != "" {
-		if _, err := tx.Exec(s.q("DELETE FROM spilled_intervals WHERE spill_key = ?"), r.SpillKey); err != nil {
-			return 0, fmt.Errorf("appending run: spilled interval histograms: %w", err)
 		}
 	}
 	return id, nil
@@ -909,8 +933,7 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 	}
 	rows.Close()
 
-	rows, err = tx.QueryContext(ctx, `SELECT run_id, second, ops, errors, rate, mean_us, p50_us, p95_us, p99_us, max_us, client_cpu,
-		server_cpu, server_disk_util, server_net_rx, server_net_tx, hists
+	rows, err = tx.QueryContext(ctx, `SELECT run_id, `+seriesColumns+`
 		FROM run_series WHERE run_id IN (`+sub+`) ORDER BY run_id, second, `+s.rowOrder(), args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading series: %w", err)
@@ -918,24 +941,16 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var p result.SeriesPoint
-		var scpu, sdisk, srx, stx sql.NullFloat64
-		var hists sql.NullString
-		if err := rows.Scan(&id, &p.Second, &p.Ops, &p.Errors, &p.Rate, &p.Mean, &p.P50, &p.P95, &p.P99, &p.Max, &p.CPU,
-			&scpu, &sdisk, &srx, &stx, &hists); err != nil {
-			return nil, fmt.Errorf("reading series: %w", err)
-		}
-		if hists.Valid {
-			var err error
-			if p.Hists, err = decodeIntervals(hists.String, intervalHistograms); err != nil {
-				if _, ok := bad[id]; !ok {
-					bad[id] = fmt.Sprintf("series second %d: interval histograms: %v", p.Second, err)
-				}
-				continue
+		p, err := scanPoint(rows, intervalHistograms, &id)
+		var undecodable *badPointError
+		if errors.As(err, &undecodable) {
+			if _, ok := bad[id]; !ok {
+				bad[id] = err.Error()
 			}
+			continue
 		}
-		if scpu.Valid {
-			p.Server = &result.ServerSample{CPU: scpu.Float64, DiskUtil: sdisk.Float64, NetRx: srx.Float64, NetTx: stx.Float64}
+		if err != nil {
+			return nil, fmt.Errorf("reading series: %w", err)
 		}
 		if r := byID[id]; r != nil {
 			r.Series = append(r.Series, p)

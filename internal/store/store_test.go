@@ -457,8 +457,42 @@ func TestHelperProcess(t *testing.T) {
 
 func TestAppendRunSurvivesSIGKILL(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fairbench.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), helperEnv+"="+path)
+	killChild(t, startHelper(t, "TestHelperProcess", helperEnv+"="+path))
+	// The committed runs live in the write-ahead log the child could not checkpoint.
+	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+		t.Errorf("expected a non-empty WAL after the kill: %v", err)
+	}
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, err := s.Runs(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 {
+		t.Fatalf("read %d runs after SIGKILL, want 3", len(runs))
+	}
+	for i, r := range runs {
+		want := sampleRun(t, i+1)
+		if r.CellKey != want.CellKey || !reflect.DeepEqual(r.Summary, want.Summary) || len(r.Ops) != len(want.Ops) || len(r.Series) != len(want.Series) {
+			t.Errorf("run %d differs: got %s %+v with %d ops, %d points", i+1, r.CellKey, r.Summary, len(r.Ops), len(r.Series))
+			continue
+		}
+		for j := range want.Ops {
+			sameHistograms(t, fmt.Sprintf("run %d op %s", i+1, want.Ops[j].Name), want.Ops[j].Histogram, r.Ops[j].Histogram)
+		}
+	}
+}
+
+// startHelper starts this test binary running only the test named (a
+// helper, not a test) with env added, and returns once it printed "ready".
+func startHelper(t *testing.T, name, env string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -493,39 +527,18 @@ func TestAppendRunSurvivesSIGKILL(t *testing.T) {
 		cmd.Wait()
 		t.Fatalf("child not ready after 60 s; stderr: %s", stderr.String())
 	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no deferred Close, no checkpoint
+	return cmd
+}
+
+// killChild kills a helper with SIGKILL: no deferred Close, no checkpoint.
+func killChild(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
 	if cmd.ProcessState.Success() || cmd.ProcessState.ExitCode() != -1 {
 		t.Fatalf("child was not killed by a signal: %v", cmd.ProcessState)
-	}
-	// The committed runs live in the write-ahead log the child could not checkpoint.
-	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
-		t.Errorf("expected a non-empty WAL after the kill: %v", err)
-	}
-
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs, err := s.Runs(Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(runs) != 3 {
-		t.Fatalf("read %d runs after SIGKILL, want 3", len(runs))
-	}
-	for i, r := range runs {
-		want := sampleRun(t, i+1)
-		if r.CellKey != want.CellKey || !reflect.DeepEqual(r.Summary, want.Summary) || len(r.Ops) != len(want.Ops) || len(r.Series) != len(want.Series) {
-			t.Errorf("run %d differs: got %s %+v with %d ops, %d points", i+1, r.CellKey, r.Summary, len(r.Ops), len(r.Series))
-			continue
-		}
-		for j := range want.Ops {
-			sameHistograms(t, fmt.Sprintf("run %d op %s", i+1, want.Ops[j].Name), want.Ops[j].Histogram, r.Ops[j].Histogram)
-		}
 	}
 }
 
