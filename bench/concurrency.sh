@@ -58,6 +58,35 @@ for s in $KV_SHAPES; do [[ $s =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "KV_SHAPES:
 has_cell() { [[ " $CELLS " == *" $1 "* ]]; }
 [ -x /usr/bin/time ] || apt_install time
 
+# summarize CSV — the table of a run's rows (or of several runs' rows put together)
+summarize() {
+    local CSV=$1 k peer r1 r2 cpu_p cpu_f per
+    # CPU µs per operation, for ratio.awk
+    awk -F, '$7 > 0 {print $1 "," $2 "," $3 "," $6 / $7 * 1e6}' "$CSV" >"$CSV.cpu"
+    # med CELL TOOL FIELD — the median of FIELD over the cell's runs by TOOL
+    med() { grep "^$1,$2," "$CSV" | cut -d, -f"$3" | sort -g | awk '{a[NR]=$1} END {if (NR) print (a[int((NR+1)/2)] + a[int(NR/2)+1]) / 2; else print "-"}'; }
+    printf '%-16s %-8s %10s %10s   %-22s %8s %8s   %7s %7s %-22s  %s\n' cell peer peer fairbench "fb/peer [95% CI]" \
+        "p99 peer" "p99 fb" "µs/op p" "µs/op f" "CPU/op fb/peer" "fb KB/client"
+    while IFS= read -r k; do
+        peer=$(grep "^$k," "$CSV" | cut -d, -f2 | grep -v '^fairbench' | head -1)
+        r1=$(grep "^$k," "$CSV" | awk -F, -v ref="$peer" -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5 | sed -E 's/,/ [/; s/,/–/; s/$/]/')
+        r2=$(grep "^$k," "$CSV.cpu" | awk -F, -v ref="$peer" -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5 | sed -E 's/,/ [/; s/,/–/; s/$/]/')
+        cpu_p=$(CSV=$CSV.cpu med "$k" "$peer" 4)
+        cpu_f=$(CSV=$CSV.cpu med "$k" fairbench 4)
+        per=$(awk -v n="$(med "$k" fairbench 8)" -v one="$(med "$k" fairbench-1 8)" -v c="$(med "$k" fairbench 9)" 'BEGIN {printf "%.0f", (n - one) / c}')
+        printf '%-16s %-8s %10.0f %10.0f   %-22s %8.1f %8.1f   %7.1f %7.1f %-22s  %s (RSS %d MB at %s, %d MB at 1)\n' "$k" "$peer" "$(med "$k" "$peer" 4)" \
+            "$(med "$k" fairbench 4)" "$r1" "$(med "$k" "$peer" 5)" "$(med "$k" fairbench 5)" "$cpu_p" "$cpu_f" "$r2" "$per" \
+            $(($(med "$k" fairbench 8) / 1024)) "$(med "$k" fairbench 9)" $(($(med "$k" fairbench-1 8) / 1024))
+    done < <(cut -d, -f1 "$CSV" | awk '!seen[$0]++')
+    echo "throughput: ops/s (tpcc: tpmC), median over the pairs; p99 in ms (ycsb READ, kv all, tpcc New-Order), median; µs/op: client CPU (user+sys,"
+    echo "start-up included) per operation, median; KB/client: fairbench's (peak RSS at N − at 1) / N; rows: $CSV"
+}
+if [ -n "${SUMMARY:-}" ]; then
+    [ -f "$SUMMARY" ] || die "SUMMARY=$SUMMARY: no such file"
+    summarize "$SUMMARY"
+    exit 0
+fi
+
 [ -f .test-env ] || start_test_servers
 bash scripts/build.sh >/dev/null || die "scripts/build.sh failed"
 FB=$ROOT/fairbench
@@ -193,10 +222,11 @@ kv_totals() {
 }
 
 # --- tpcc --------------------------------------------------------------------------
-gotpc() { # DATABASE ARGS...
+# gotpc DATABASE ARGS... — go-tpc's arguments against database DATABASE (for measure, which runs no function)
+gotpc() {
     local db=$1
     shift
-    "$GOTPC" tpcc "$@" -d postgres -H "$(pg_part "$PGURL" host)" -P "$(pg_part "$PGURL" port)" -U "$(pg_part "$PGURL" user)" \
+    printf '%s\n' "$GOTPC" tpcc "$@" -d postgres -H "$(pg_part "$PGURL" host)" -P "$(pg_part "$PGURL" port)" -U "$(pg_part "$PGURL" user)" \
         -p "$(pg_part "$PGURL" password)" -D "$db" --conn-params sslmode=disable
 }
 tpcc_fb() { # NAME VUS
@@ -206,14 +236,15 @@ tpcc_fb() { # NAME VUS
     P99=$(awk '$1 == "NEWORD" {print $7}' "$OUT/$1.txt")
 }
 tpcc_cell() {
-    local v=$TPCC_VUS cell="tpcc $TPCC_VUS" r j room
+    local v=$TPCC_VUS cell="tpcc $TPCC_VUS" r j room cmd
     room=$(pg_room)
     [ "$v" -le "$room" ] || die "tpcc: $v VUs do not fit in PostgreSQL's free connections ($room after PG_HEADROOM=$PG_HEADROOM): lower TPCC_VUS"
     fresh_pg_db fbtest_hc_tpcc_fb
     "$FB" load --target "$(pg_db fbtest_hc_tpcc_fb)" --workload tpcc --warehouses "$TPCC_WAREHOUSES" --load-workers 4 >"$OUT/tpcc-fairbench-load.txt" 2>&1 \
         || die "fairbench's tpcc load failed (see $OUT/tpcc-fairbench-load.txt)"
     fresh_pg_db fbtest_hc_tpcc_gotpc
-    gotpc fbtest_hc_tpcc_gotpc prepare --no-check --warehouses "$TPCC_WAREHOUSES" -T 4 >"$OUT/tpcc-go-tpc-load.txt" 2>&1 \
+    mapfile -t cmd < <(gotpc fbtest_hc_tpcc_gotpc prepare --no-check --warehouses "$TPCC_WAREHOUSES" -T 4)
+    "${cmd[@]}" >"$OUT/tpcc-go-tpc-load.txt" 2>&1 \
         || die "go-tpc's prepare failed (see $OUT/tpcc-go-tpc-load.txt)"
     for r in $(seq 1 "$REPS"); do
         for j in 0 1; do
@@ -221,7 +252,8 @@ tpcc_cell() {
                 tpcc_fb "tpcc-fairbench-$r" "$v"
                 row "$cell" fairbench "$r" "$THR" "$P99" "$(awk -v t="$THR" -v d="$DURATION" 'BEGIN {printf "%.0f", t / 0.45 / 60 * d}')" "$v"
             else
-                measure "tpcc-go-tpc-$r" gotpc fbtest_hc_tpcc_gotpc run --warehouses "$TPCC_WAREHOUSES" -T "$v" --time "${DURATION}s"
+                mapfile -t cmd < <(gotpc fbtest_hc_tpcc_gotpc run --warehouses "$TPCC_WAREHOUSES" -T "$v" --time "${DURATION}s")
+                measure "tpcc-go-tpc-$r" "${cmd[@]}"
                 THR=$(sed -n 's/^tpmC: \([0-9.]*\),.*/\1/p' "$OUT/tpcc-go-tpc-$r.txt" | tail -1)
                 P99=$(sed -n 's/^\[Summary\] NEW_ORDER - .* 99th(ms): \([0-9.]*\),.*/\1/p' "$OUT/tpcc-go-tpc-$r.txt" | tail -1)
                 # New-Orders are 45 % of the mix: transactions = tpmC / 0.45 per minute
@@ -260,24 +292,4 @@ if has_cell ycsb-postgres; then
 fi
 has_cell tpcc && tpcc_cell
 
-# --- summary -------------------------------------------------------------------------
-# CPU µs per operation, for ratio.awk
-awk -F, '$7 > 0 {print $1 "," $2 "," $3 "," $6 / $7 * 1e6}' "$CSV" >"$CSV.cpu"
-med() { grep "^$1,$2," "$CSV" | cut -d, -f"$3" | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
-{
-    printf '%-16s %-8s %10s %10s   %-22s %8s %8s   %7s %7s %-22s  %s\n' cell peer peer fairbench "fb/peer [95% CI]" \
-        "p99 peer" "p99 fb" "µs/op p" "µs/op f" "CPU/op fb/peer" "fb KB/client"
-    while IFS= read -r k; do
-        peer=$(grep "^$k," "$CSV" | cut -d, -f2 | grep -v '^fairbench' | head -1)
-        r1=$(grep "^$k," "$CSV" | awk -F, -v ref="$peer" -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5 | sed -E 's/,/ [/; s/,/–/; s/$/]/')
-        r2=$(grep "^$k," "$CSV.cpu" | awk -F, -v ref="$peer" -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5 | sed -E 's/,/ [/; s/,/–/; s/$/]/')
-        cpu_p=$(grep "^$k,$peer," "$CSV.cpu" | cut -d, -f4 | sort -g | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]}')
-        cpu_f=$(grep "^$k,fairbench," "$CSV.cpu" | cut -d, -f4 | sort -g | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]}')
-        per=$(awk -v n="$(med "$k" fairbench 8)" -v one="$(med "$k" fairbench-1 8)" -v c="$(med "$k" fairbench 9)" 'BEGIN {printf "%.0f", (n - one) / c}')
-        printf '%-16s %-8s %10s %10s   %-22s %8s %8s   %7s %7s %-22s  %s (RSS %d MB at %s, %d MB at 1)\n' "$k" "$peer" "$(med "$k" "$peer" 4)" \
-            "$(med "$k" fairbench 4)" "$r1" "$(med "$k" "$peer" 5)" "$(med "$k" fairbench 5)" "$cpu_p" "$cpu_f" "$r2" "$per" \
-            $(($(med "$k" fairbench 8) / 1024)) "$(med "$k" fairbench 9)" $(($(med "$k" fairbench-1 8) / 1024))
-    done < <(cut -d, -f1 "$CSV" | awk '!seen[$0]++')
-    echo "throughput: ops/s (tpcc: tpmC), median of $REPS reps; p99 in ms (ycsb READ, kv all, tpcc New-Order), median; µs/op: client CPU (user+sys,"
-    echo "start-up included) per operation, median; KB/client: fairbench's (peak RSS at N − at 1) / N; rows: $CSV"
-} | tee "$ROOT/bench/out/concurrency-$STAMP-summary.txt"
+summarize "$CSV" | tee "$ROOT/bench/out/concurrency-$STAMP-summary.txt"
