@@ -20,7 +20,8 @@
 #   tpcc           go-tpc v1.0.12 `tpcc run -T V` against `fairbench run
 #                  --workload tpcc --vus V`, no think time, TPCC_WAREHOUSES
 #                  warehouses (10 terminals per warehouse, as TPC-C has them),
-#                  each tool on a database of its own loaded once.
+#                  each tool on a database of its own loaded once, then
+#                  ANALYZEd (go-tpc's prepare leaves no planner statistics).
 # The Redis cells use a redis-server of the script's own on REDIS_PORT (the
 # loads fill whole databases; other users of the test Redis would skew the
 # runs). Each tool runs DURATION seconds per repetition (go-ycsb is stopped with
@@ -236,7 +237,7 @@ tpcc_fb() { # NAME VUS
     P99=$(awk '$1 == "NEWORD" {print $7}' "$OUT/$1.txt")
 }
 tpcc_cell() {
-    local v=$TPCC_VUS cell="tpcc $TPCC_VUS" r j room cmd
+    local v=$TPCC_VUS cell="tpcc $TPCC_VUS" r j room cmd db
     room=$(pg_room)
     [ "$v" -le "$room" ] || die "tpcc: $v VUs do not fit in PostgreSQL's free connections ($room after PG_HEADROOM=$PG_HEADROOM): lower TPCC_VUS"
     fresh_pg_db fbtest_hc_tpcc_fb
@@ -246,6 +247,11 @@ tpcc_cell() {
     mapfile -t cmd < <(gotpc fbtest_hc_tpcc_gotpc prepare --no-check --warehouses "$TPCC_WAREHOUSES" -T 4)
     "${cmd[@]}" >"$OUT/tpcc-go-tpc-load.txt" 2>&1 \
         || die "go-tpc's prepare failed (see $OUT/tpcc-go-tpc-load.txt)"
+    # Planner statistics for both databases alike: go-tpc's prepare leaves none,
+    # and its first run, on plans for empty tables, was 18× slower than its second.
+    for db in fbtest_hc_tpcc_fb fbtest_hc_tpcc_gotpc; do
+        psql -Xq "$(pg_db "$db")" -c ANALYZE || die "ANALYZE failed in database $db"
+    done
     for r in $(seq 1 "$REPS"); do
         for j in 0 1; do
             if [ $(((r + j) % 2)) -eq 0 ]; then
