@@ -45,3 +45,20 @@ test_env() {
 
 # redact URL — the URL with its password replaced by ***, for what a script prints.
 redact() { sed -E 's#(://[^:/@]*):[^@]*@#\1:***@#; s#(password=)[^& ]*#\1***#g' <<<"$1"; }
+
+# start_private_redis PORT DIR — a redis-server of the script's own on
+# 127.0.0.1:PORT (no persistence; its pid file and log in DIR), for cells that
+# flush or fill a whole database; sets REDIS_PID, which the caller stops.
+start_private_redis() {
+    local port=$1 dir=$2
+    command -v redis-server >/dev/null 2>&1 || apt_install redis-server
+    command -v redis-cli >/dev/null 2>&1 || apt_install redis-tools
+    if redis-cli -p "$port" ping >/dev/null 2>&1; then
+        die "something already listens on 127.0.0.1:$port: set REDIS_PORT to a free port (the script starts its own Redis there)"
+    fi
+    mkdir -p "$dir"
+    redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --daemonize yes \
+        --pidfile "$dir/redis.pid" --dir "$dir" --logfile "$dir/redis.log" || die "redis-server did not start"
+    for _ in $(seq 1 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    REDIS_PID=$(cat "$dir/redis.pid")
+}

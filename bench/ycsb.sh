@@ -83,16 +83,7 @@ trap cleanup EXIT
 # --- servers ------------------------------------------------------------------
 has_engine() { [[ " $ENGINES " == *" $1 "* ]]; }
 if has_engine redis; then
-    command -v redis-server >/dev/null 2>&1 || apt_install redis-server
-    command -v redis-cli >/dev/null 2>&1 || apt_install redis-tools
-    if redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
-        die "something already listens on 127.0.0.1:$REDIS_PORT: set REDIS_PORT to a free port (the script starts its own Redis there)"
-    fi
-    mkdir -p "$OUT/redis"
-    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no --daemonize yes \
-        --pidfile "$OUT/redis/redis.pid" --dir "$OUT/redis" --logfile "$OUT/redis/redis.log" || die "redis-server did not start"
-    for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
-    REDIS_PID=$(cat "$OUT/redis/redis.pid")
+    start_private_redis "$REDIS_PORT" "$OUT/redis"
 fi
 if has_engine postgres; then
     if [ -z "${PGURL:-}" ]; then

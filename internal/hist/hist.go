@@ -1,8 +1,11 @@
-// Package hist records latencies without keeping samples: each worker owns a
-// Recorder of HdrHistograms (one per operation type, 1 µs … 1 h at 3 significant
-// digits) that a Collector swaps out and merges on every tick. Memory therefore
-// does not grow with run length, and percentiles over repetitions or load
-// generators are computed from merged histograms, never by averaging percentiles.
+// Package hist records latencies without keeping samples beyond a tick: each
+// worker owns a Recorder that a Collector swaps out on every tick and merges
+// into HdrHistograms (one per operation type, 1 µs … 1 h at 3 significant
+// digits). Memory therefore does not grow with run length, and percentiles over
+// repetitions or load generators are computed from merged histograms, never by
+// averaging percentiles. A Recorder buffers its latencies rather than holding a
+// histogram per operation type (188 KB each, two per type with the spare): a
+// YCSB client with six types would need 2.2 MB, so 128 clients 290 MB.
 package hist
 
 import (
@@ -103,40 +106,99 @@ type Stats struct {
 	// send) beside Hist's latencies (from the scheduled start), as OSB keeps
 	// them apart; nil in a closed loop, where the two are the same.
 	Service *hdr.Histogram
+
+	// A recorder's stats (buffered) keep the latencies and service times of
+	// the current tick in lat and svc, in µs, and fold them into Hist and
+	// Service only when a buffer reaches foldAt: a client that does fewer
+	// operations of a type per tick never holds a histogram for it.
+	buffered bool
+	lat, svc []uint32
 }
+
+// foldAt is the most latencies a recorder buffers per operation type before
+// it folds them into a histogram of its own: 16 KB, against 188 KB for the
+// histogram. Only a client doing more than foldAt operations of one type per
+// tick (1 s) pays for the histogram, and such clients are few: each is busy.
+const foldAt = 4096
+
+// RecorderBytes is the most a Recorder of ops operation types holds while its
+// worker does fewer than foldAt operations of each type per tick: a full
+// buffer per type, in the current set and the spare.
+func RecorderBytes(ops int) int64 { return int64(2 * ops * foldAt * 4) }
 
 func newStats() *Stats { return &Stats{Hist: New(), MinUs: math.Inf(1)} }
 
+// newBufferedStats are a recorder's stats: no histogram until one is needed.
+func newBufferedStats() *Stats { return &Stats{MinUs: math.Inf(1), buffered: true} }
+
 func (s *Stats) reset() {
 	h, sv := s.Hist, s.Service
-	h.Reset()
+	if h != nil {
+		h.Reset()
+	}
 	if sv != nil {
 		sv.Reset()
 	}
-	*s = Stats{Hist: h, MinUs: math.Inf(1), Service: sv}
+	*s = Stats{Hist: h, MinUs: math.Inf(1), Service: sv, buffered: s.buffered, lat: s.lat[:0], svc: s.svc[:0]}
 }
 
 // HasService reports whether service times were recorded apart.
-func (s *Stats) HasService() bool { return s.Service != nil && s.Service.TotalCount() > 0 }
+func (s *Stats) HasService() bool {
+	return len(s.svc) > 0 || s.Service != nil && s.Service.TotalCount() > 0
+}
 
 func (s *Stats) addService(d time.Duration) {
+	if s.buffered {
+		s.svc = bufferValue(s.svc, &s.Service, d)
+		return
+	}
 	if s.Service == nil {
 		s.Service = New()
 	}
 	_ = s.Service.RecordValue(micros(d))
 }
 
-// merge adds o into s.
+// bufferValue appends d in µs to buf, folding buf into *h (made on first
+// need) when it is full; it returns the buffer to keep.
+func bufferValue(buf []uint32, h **hdr.Histogram, d time.Duration) []uint32 {
+	// micros is at most Highest (3.6e9 µs), which fits in a uint32.
+	buf = append(buf, uint32(micros(d)))
+	if len(buf) < foldAt {
+		return buf
+	}
+	if *h == nil {
+		*h = New()
+	}
+	recordAll(*h, buf)
+	return buf[:0]
+}
+
+func recordAll(h *hdr.Histogram, vals []uint32) {
+	for _, v := range vals {
+		_ = h.RecordValue(int64(v))
+	}
+}
+
+// mergeInto adds the values of o's histogram h and of its buffer vals into
+// *dst, made on first need.
+func mergeInto(dst **hdr.Histogram, h *hdr.Histogram, vals []uint32) {
+	has := h != nil && h.TotalCount() > 0
+	if !has && len(vals) == 0 {
+		return
+	}
+	if *dst == nil {
+		*dst = New()
+	}
+	if has {
+		(*dst).Merge(h)
+	}
+	recordAll(*dst, vals)
+}
+
+// merge adds o into s (whose histogram is made, if s is buffered, on first need).
 func (s *Stats) merge(o *Stats) {
-	if o.Count > 0 {
-		s.Hist.Merge(o.Hist)
-	}
-	if o.HasService() {
-		if s.Service == nil {
-			s.Service = New()
-		}
-		s.Service.Merge(o.Service)
-	}
+	mergeInto(&s.Hist, o.Hist, o.lat)
+	mergeInto(&s.Service, o.Service, o.svc)
 	s.Count += o.Count
 	s.SumUs += o.SumUs
 	s.SumSq += o.SumSq
@@ -208,7 +270,7 @@ type Recorder struct {
 func NewRecorder(ops int) *Recorder {
 	r := &Recorder{cur: make([]*Stats, ops), spare: make([]*Stats, ops)}
 	for i := 0; i < ops; i++ {
-		r.cur[i], r.spare[i] = newStats(), newStats()
+		r.cur[i], r.spare[i] = newBufferedStats(), newBufferedStats()
 	}
 	return r
 }
@@ -266,7 +328,11 @@ func (r *Recorder) RecordPaced(op int, latency, service time.Duration) {
 
 func (s *Stats) add(d time.Duration, items, bytes int64) {
 	f := float64(d) / float64(time.Microsecond)
-	_ = s.Hist.RecordValue(micros(d))
+	if s.buffered {
+		s.lat = bufferValue(s.lat, &s.Hist, d)
+	} else {
+		_ = s.Hist.RecordValue(micros(d))
+	}
 	s.Count++
 	s.SumUs += f
 	s.SumSq += f * f

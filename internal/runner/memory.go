@@ -11,12 +11,12 @@ import (
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
-// clientOverhead is what a client holds here besides its histograms and its
-// session: its goroutine's stack as it grows under a driver's calls, its
+// clientOverhead is what a client holds here besides its latency buffers and
+// its session: its goroutine's stack as it grows under a driver's calls, its
 // random streams and its worker's state. Measured with the kv workload on
-// bbolt (2 operation types): 1 000 clients peak at 868 MB resident, 10 at
-// 77 MB (/usr/bin/time -f %M), 799 KB per client, of which the histograms
-// are 736 KB; ClientMemory estimates 816 KB.
+// bbolt (2 operation types): 1 000 clients peak at 92 MB resident, 10 at
+// 69 MB (/usr/bin/time -f %M), 23 KB per client; ClientMemory estimates
+// 208 KB (buffers full, and the session's declared memory).
 const clientOverhead = 64 << 10
 
 // memoryReserve is kept free beside the clients: the run's merged
@@ -25,11 +25,11 @@ const memoryReserve = 256 << 20
 
 // ClientMemory is the memory in bytes one client of a cell whose workload
 // has ops operation types holds in this process on target rawURL: its
-// recorder's histograms (a current and a spare per operation type, each an
-// HdrHistogram of 1 µs to 1 h at 3 digits: 188 KB), its session as the
+// recorder's latency buffers (hist.RecorderBytes; a client busy enough to
+// fold them into histograms of its own is one of few), its session as the
 // driver declares it (driver.SessionMemory) and clientOverhead.
 func ClientMemory(ops int, rawURL string) int64 {
-	return int64(2*ops*hist.New().ByteSize()) + driver.SessionMemory(rawURL) + clientOverhead
+	return hist.RecorderBytes(ops) + driver.SessionMemory(rawURL) + clientOverhead
 }
 
 // CheckMemory refuses, before anything connects, a cell whose clients and
@@ -98,14 +98,14 @@ func checkMemory(cells []study.Cell, skip map[string]bool, perGenerator bool, av
 			ops = len(in.Ops())
 			opsText = fmt.Sprintf("%d operation types", ops)
 		}
-		histograms := float64(2 * ops * hist.New().ByteSize())
+		histograms := float64(hist.RecorderBytes(ops))
 		client := float64(ClientMemory(ops, c.Target.URL))
 		per := client + perClient
 		need := shared + per*float64(g.clients)
 		if need <= budget {
 			continue
 		}
-		detail := fmt.Sprintf("%s per client: %s of histograms for %s, %s of session and client state",
+		detail := fmt.Sprintf("%s per client: %s of latency buffers for %s, %s of session and client state",
 			size(per), size(histograms), opsText, size(client-histograms))
 		if by != "" {
 			detail += fmt.Sprintf(", %s for %s %s", size(perClient), by, params.Format(c.Params[by]))
