@@ -44,7 +44,7 @@
 #   bin/ycsb.sh load redis|jdbc|mongodb -P workloads/workloada -p recordcount=N -threads T (jdbc: db.batchsize=1000, autocommit off)
 # Kept per load, from /usr/bin/time around the tool's process: records/s
 # (records over the wall time, start-up included), client CPU seconds and peak
-# RSS. Printed per engine: each tool's median records/s, the paired ratios, CPU
+# RSS; on Redis also the server's CPU seconds (/proc of the script's Redis). Printed per engine: each tool's median records/s, the paired ratios, CPU
 # µs per record and peak RSS in MiB. fairbench loads with its own load
 # workers (4), the peers with THREADS threads.
 #
@@ -223,8 +223,11 @@ summarise() {
             echo
         done < <(cut -d, -f1 "$CSV" | awk '!seen[$0]++')
         if [ -n "$rss" ]; then
+            # Redis's own CPU per record, where the script started the server.
+            awk -F, '$9 != "" && $6 > 0 {v[$1 " " $2] = v[$1 " " $2] sprintf(" %.1f", $9 / $6 * 1e6)}
+                END {for (k in v) printf "server CPU µs per record, %s:%s\n", k, v[k]}' "$CSV" | sort
             echo "load: records/s (records over the tool's wall time, start-up included), median of $REPS reps (higher is better); ratios: geometric mean of the per-rep ratios [their min-max];"
-            echo "cpu: client CPU µs (user+sys, start-up included) per record, median; rss: peak RSS MiB, median; rows: $CSV (cell,tool,rep,records/s,cpu s,records,wall s,peak RSS KiB)"
+            echo "cpu: client CPU µs (user+sys, start-up included) per record, median; rss: peak RSS MiB, median; rows: $CSV (cell,tool,rep,records/s,cpu s,records,wall s,peak RSS KiB,server CPU s)"
         else
             echo "throughput: operations/s, median of $REPS reps (higher is better); ratios: geometric mean of the per-rep ratios [their min-max];"
             echo "cpu: client CPU µs (user+sys, start-up included) per operation, median; rows: $CSV (cell,tool,rep,ops/s,cpu s,operations)"
@@ -241,11 +244,18 @@ export -f goycsb java_ycsb
 export GOYCSB WL REDIS_PORT FERRETDB STAMP JAVA_HOME_DIR SECRETS PGDB
 export PG_HOST="${PG_HOST:-}" PG_PORT="${PG_PORT:-}" PG_USER="${PG_USER:-}" PG_PASS="${PG_PASS:-}"
 command -v /usr/bin/time >/dev/null 2>&1 || apt_install time
+# server_cpu ENGINE — the CPU seconds (user + sys) of the script's own Redis
+# so far; empty for the servers it did not start.
+server_cpu() {
+    [ "$1" = redis ] && [ -n "$REDIS_PID" ] || return 0
+    awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$REDIS_PID/stat"
+}
 # load_tool ENGINE TOOL REP — cleans what TOOL created on ENGINE, loads it
 # under /usr/bin/time and appends a CSV row, or marks the tool broken.
 load_tool() {
-    local e=$1 t=$2 r=$3 n f tf wall usr sys rss
+    local e=$1 t=$2 r=$3 n f tf wall usr sys rss srv0 srv1
     n=$(records "$e")
+    srv0=$(server_cpu "$e")
     f=$OUT/$e-$t-load-$r.txt
     tf=$OUT/$e-$t-load-$r.time
     export FERRET_SUFFIX="${STAMP//-/_}_$r"
@@ -271,6 +281,7 @@ load_tool() {
         esac
         /usr/bin/time -f '%e %U %S %M' -o "$tf" bash -c 'java_ycsb "$@"' _ "$e" load a -p recordcount="$n" -threads "$THREADS" "${extra[@]}" >"$f" 2>&1 ;;
     esac || { broken "$e" "$t" "its load failed" "$f"; return; }
+    srv1=$(server_cpu "$e")
     # Redis's copies are dropped as soon as they are measured (three copies
     # of a million records would hold ~5 GB), FerretDB's where fairbench can.
     case $e/$t in
@@ -285,7 +296,7 @@ load_tool() {
         broken "$e" "$t" "no time in $tf" "$f"
         return
     fi
-    echo "$e load,$t,$r,$(awk -v n="$n" -v w="$wall" 'BEGIN {printf "%.1f", (w > 0 ? n / w : 0)}'),$(awk -v u="$usr" -v s="$sys" 'BEGIN {print u + s}'),$n,$wall,$rss" >>"$CSV"
+    echo "$e load,$t,$r,$(awk -v n="$n" -v w="$wall" 'BEGIN {printf "%.1f", (w > 0 ? n / w : 0)}'),$(awk -v u="$usr" -v s="$sys" 'BEGIN {print u + s}'),$n,$wall,$rss,$(awk -v a="$srv0" -v b="$srv1" 'BEGIN {if (a != "" && b != "") print b - a}')" >>"$CSV"
     printf '.'
 }
 
