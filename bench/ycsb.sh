@@ -56,13 +56,15 @@
 # neither starts nor cleans: each run's collections carry the run's stamp
 # (usertable_<tool>_<stamp>) in go-ycsb's fixed database ycsb.
 #
-# Environment (defaults in brackets): PHASE [run] run or load; REPS [3]; THREADS [4]; RECORDS [10000];
-# OPS [20000] operations per run; FERRET_RECORDS [1000] and FERRET_OPS [1000]
-# for FerretDB (its SQLite backend does tens of reads per second); WORKLOADS
-# ["a c"]; ENGINES ["redis postgres ferretdb"]; TOOLS ["fairbench go-ycsb java"];
-# FERRETDB [mongodb://127.0.0.1:27018/ycsb]; REDIS_PORT [6393]; PGURL [test
-# server]; PGDB [ycsb_bench] the database the script drops and creates there; DURATION [120] fairbench's --duration cap in seconds (the runs end
-# at OPS operations); OUT_DIR [bench/out].
+# Environment (defaults in brackets): PHASE [run] run or load; REPS [3];
+# THREADS [4]; RECORDS [10000]; OPS [20000] operations per run; FERRET_RECORDS
+# [1000] and FERRET_OPS [1000] for FerretDB (its SQLite backend does tens of
+# reads per second); WORKLOADS ["a c"]; ENGINES ["redis postgres ferretdb"];
+# TOOLS ["fairbench go-ycsb java"]; FERRETDB [mongodb://127.0.0.1:27018/ycsb];
+# REDIS_PORT [6393]; PGURL [the test server: unset, scripts/test-servers.sh
+# runs first and (re)starts the test servers]; PGDB [ycsb_bench] the database
+# the script drops and creates there; DURATION [120] fairbench's --duration cap
+# in seconds (the runs end at OPS operations); OUT_DIR [bench/out].
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 REPS=${REPS:-3}; THREADS=${THREADS:-4}; RECORDS=${RECORDS:-10000}; OPS=${OPS:-20000}
 FERRET_RECORDS=${FERRET_RECORDS:-1000}; FERRET_OPS=${FERRET_OPS:-1000}
