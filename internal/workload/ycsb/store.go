@@ -189,6 +189,15 @@ func (c Config) runsAny(ops []string) bool {
 // or an insertMany's limits.
 const loadBatch = 2000
 
+// laterIndex is a layout whose index of the records is cheaper to build
+// once they are all loaded (Redis's sorted set, in score order).
+type laterIndex interface {
+	// withoutIndex makes a loading session's inserts skip the index.
+	withoutIndex(s session)
+	// indexLoaded indexes the loaded records.
+	indexLoaded(ctx context.Context, conn driver.Conn) error
+}
+
 // loadParts is how many contiguous parts the records are generated in, each
 // from its own random stream seeded by its number and first record: the
 // records are the same whatever the number of loading sessions, so every
@@ -236,6 +245,9 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 				errs[w] = err
 				return
 			}
+			if li, ok := l.(laterIndex); ok {
+				li.withoutIndex(s)
+			}
 			for p := w; p < loadParts && errs[w] == nil; p += workers {
 				lo, hi := c.part(p)
 				errs[w] = in.loadRange(ctx, s, lo, hi, uint64(p), task)
@@ -245,6 +257,11 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("loading YCSB records: %w", err)
+	}
+	if li, ok := l.(laterIndex); ok {
+		if err := li.indexLoaded(ctx, env.Conn); err != nil {
+			return err
+		}
 	}
 	if err := l.ready(ctx, in.dataParams()); err != nil {
 		return err
