@@ -216,9 +216,8 @@ type kvSession struct {
 	fields  [][]byte // field names as bytes
 	args    [][]byte
 	enc     []byte
-	scores  []byte   // the index scores of the records an insert writes
-	members []scored // and its members, sorted by score
-	noIndex bool     // inserts write the hashes only (a load: indexLoaded adds them)
+	scores  []byte // the index scores of the records an insert writes
+	noIndex bool   // inserts write the hashes only (a load: indexLoaded adds them)
 	decoded [][]byte
 }
 
@@ -305,24 +304,17 @@ func (s *kvSession) insert(ctx context.Context, keys []string, values [][][]byte
 		}
 		return s.send(ctx)
 	}
-	// One HSET per record and one ZADD of every record's score and key in
-	// score order: the same hashes and index as a ZADD per record, for half
-	// the commands the server parses, one lookup of the index per batch, and
-	// skiplist inserts that walk neighbouring nodes.
+	// One HSET per record and one ZADD of every record's score and key (a
+	// run's inserts; a load indexes its records afterwards, indexLoaded).
 	s.reset(len(keys) + 1)
-	s.members = s.members[:0]
+	s.scores = s.scores[:0]
+	index := make([][]byte, 0, 2*len(keys))
 	for i, k := range keys {
 		key := s.key(k)
 		s.cmds[i] = driver.KVCommand{Name: "HSET", Key: key, Args: s.pairs(nil, values[i])}
-		s.members = append(s.members, scored{javaHashCode(k), key})
-	}
-	slices.SortFunc(s.members, func(a, b scored) int { return cmp.Compare(a.score, b.score) })
-	s.scores = s.scores[:0]
-	index := make([][]byte, 0, 2*len(keys))
-	for _, m := range s.members {
 		at := len(s.scores)
-		s.scores = strconv.AppendInt(s.scores, int64(m.score), 10)
-		index = append(index, s.scores[at:len(s.scores):len(s.scores)], m.key)
+		s.scores = strconv.AppendInt(s.scores, int64(javaHashCode(k)), 10)
+		index = append(index, s.scores[at:len(s.scores):len(s.scores)], key)
 	}
 	s.cmds[len(keys)] = driver.KVCommand{Name: "ZADD", Key: s.l.index, Args: index}
 	return s.send(ctx)
@@ -392,12 +384,6 @@ func (l *kvLayout) indexLoaded(ctx context.Context, conn driver.Conn) error {
 		}
 	}
 	return nil
-}
-
-// scored is an index member and its score.
-type scored struct {
-	score int32
-	key   []byte
 }
 
 // readCmd is HGETALL (all fields) or HMGET of the named fields.
