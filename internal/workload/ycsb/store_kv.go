@@ -1,6 +1,7 @@
 package ycsb
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -215,6 +216,8 @@ type kvSession struct {
 	fields  [][]byte // field names as bytes
 	args    [][]byte
 	enc     []byte
+	scores  []byte // the index scores of the records an insert writes
+	noIndex bool   // inserts write the hashes only (a load: indexLoaded adds them)
 	decoded [][]byte
 }
 
@@ -294,14 +297,93 @@ func (s *kvSession) insert(ctx context.Context, keys []string, values [][][]byte
 		}
 		return s.send(ctx)
 	}
-	s.reset(2 * len(keys))
+	if s.noIndex {
+		s.reset(len(keys))
+		for i, k := range keys {
+			s.cmds[i] = driver.KVCommand{Name: "HSET", Key: s.key(k), Args: s.pairs(nil, values[i])}
+		}
+		return s.send(ctx)
+	}
+	// One HSET per record and one ZADD of every record's score and key (a
+	// run's inserts; a load indexes its records afterwards, indexLoaded).
+	s.reset(len(keys) + 1)
+	s.scores = s.scores[:0]
+	index := make([][]byte, 0, 2*len(keys))
 	for i, k := range keys {
 		key := s.key(k)
-		s.cmds[2*i] = driver.KVCommand{Name: "HSET", Key: key, Args: s.pairs(nil, values[i])}
-		score := strconv.AppendInt(nil, int64(javaHashCode(k)), 10)
-		s.cmds[2*i+1] = driver.KVCommand{Name: "ZADD", Key: s.l.index, Args: [][]byte{score, key}}
+		s.cmds[i] = driver.KVCommand{Name: "HSET", Key: key, Args: s.pairs(nil, values[i])}
+		at := len(s.scores)
+		s.scores = strconv.AppendInt(s.scores, int64(javaHashCode(k)), 10)
+		index = append(index, s.scores[at:len(s.scores):len(s.scores)], key)
 	}
+	s.cmds[len(keys)] = driver.KVCommand{Name: "ZADD", Key: s.l.index, Args: index}
 	return s.send(ctx)
+}
+
+// withoutIndex makes a loading session's inserts write the hashes only:
+// indexLoaded adds the records to the index once they are all there.
+func (l *kvLayout) withoutIndex(s session) {
+	if ks, ok := s.(*kvSession); ok {
+		ks.noIndex = l.hashes
+	}
+}
+
+// indexLoaded adds the loaded records to the index in score order, eight
+// ZADDs of loadBatch members a round trip: a skiplist insert beside the
+// previous one finds its nodes in the server's cache, and costs it less than
+// half of one at a random place (300 k members: 48–62 against 113–141 ticks).
+// The sort holds 16 bytes per record.
+func (l *kvLayout) indexLoaded(ctx context.Context, conn driver.Conn) error {
+	if !l.hashes {
+		return nil
+	}
+	c := l.in.cfg
+	type member struct {
+		score int32
+		k     int64
+	}
+	ms := make([]member, 0, c.InsertCount)
+	for k := c.InsertStart; k < c.InsertStart+c.InsertCount; k++ {
+		ms = append(ms, member{javaHashCode(BuildKeyName(k, c.ZeroPadding, c.OrderedInserts)), k})
+	}
+	slices.SortFunc(ms, func(a, b member) int { return cmp.Compare(a.score, b.score) })
+	kv, ok := conn.(driver.KV)
+	if !ok {
+		return errors.New("ycsb: the session is not a key-value session")
+	}
+	const perTrip = 8
+	var (
+		cmds    []driver.KVCommand
+		args    [][]byte
+		buf     []byte
+		replies = make([]driver.KVReply, perTrip)
+	)
+	for at := 0; at < len(ms); {
+		cmds, args, buf = cmds[:0], args[:0], buf[:0]
+		for len(cmds) < perTrip && at < len(ms) {
+			end := min(at+loadBatch, len(ms))
+			from := len(args)
+			for _, m := range ms[at:end] {
+				s0 := len(buf)
+				buf = strconv.AppendInt(buf, int64(m.score), 10)
+				k0 := len(buf)
+				buf = append(buf, l.prefix...)
+				buf = append(buf, BuildKeyName(m.k, c.ZeroPadding, c.OrderedInserts)...)
+				args = append(args, buf[s0:k0:k0], buf[k0:len(buf):len(buf)])
+			}
+			cmds = append(cmds, driver.KVCommand{Name: "ZADD", Key: l.index, Args: args[from:len(args):len(args)]})
+			at = end
+		}
+		if err := kv.Pipeline(ctx, cmds, replies[:len(cmds)]); err != nil {
+			return err
+		}
+		for _, r := range replies[:len(cmds)] {
+			if r.Err != nil {
+				return fmt.Errorf("ycsb: indexing the loaded records in %s: %w", l.index, r.Err)
+			}
+		}
+	}
+	return nil
 }
 
 // readCmd is HGETALL (all fields) or HMGET of the named fields.
