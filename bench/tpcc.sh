@@ -105,8 +105,9 @@ timed() {
 # dropped at the end); BUILD_PAIRS [1] rounds, the tools' order rotating per
 # round. Kept per build (GNU time): wall-clock seconds, client CPU seconds
 # (user + sys) and the client's peak RSS. Printed per engine and W: the median
-# of each and fairbench/HammerDB, fairbench/go-tpc of the wall-clock time
-# (target: fairbench ≤ 0.5 × HammerDB). BUILD_ONLY=1 stops the script after
+# of each, and fairbench/HammerDB and fairbench/go-tpc of the wall-clock time
+# paired by round (bench/ratio.awk: geometric mean, 95 % interval from 2
+# rounds; target: fairbench ≤ 0.5 × HammerDB). BUILD_ONLY=1 stops the script after
 # this section. Rows in bench/out/tpcc-build-<stamp>.csv, each build's output
 # beside it (tpcc-build-<stamp>-<engine>-W<w>-<round>-<tool>.log).
 build_comparison() {
@@ -144,13 +145,15 @@ build_comparison() {
         done
         drop_db "$e" fbtest_tpcc_build_fb; drop_db "$e" fbtest_tpcc_build_hdb; drop_db "$e" fbtest_tpcc_build_gotpc
     done
-    printf '%-22s %10s %10s %10s   %-12s %-12s   %s\n' cell hammerdb go-tpc fairbench "fb/hammerdb" "fb/go-tpc" "CPU s, peak RSS MiB (hdb / go-tpc / fb)"
+    printf '%-20s %9s %9s %9s   %-24s %-24s %s\n' cell hammerdb go-tpc fairbench "fb/hammerdb [95% CI]" "fb/go-tpc [95% CI]" \
+        "CPU s, peak RSS MiB (hdb / go-tpc / fb)"
     while IFS= read -r k; do
-        med() { grep "^$k,$1," "$BCSV" | cut -d, -f"$2" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-        local h g f
-        h=$(med hammerdb 4); g=$(med go-tpc 4); f=$(med fairbench 4)
-        printf '%-22s %10s %10s %10s   %-12s %-12s   %s / %s / %s, %s / %s / %s\n' "$k" "$h" "$g" "$f" \
-            "$(awk -v a="$f" -v b="$h" 'BEGIN {printf "%.2f", a / b}')" "$(awk -v a="$f" -v b="$g" 'BEGIN {printf "%.2f", a / b}')" \
+        # the median of column $2 of tool $1's rows (of an even count, the mean of the middle two)
+        med() { grep "^$k,$1," "$BCSV" | cut -d, -f"$2" | sort -g | awk '{a[NR]=$1} END {print (a[int((NR+1)/2)] + a[int(NR/2)+1]) / 2}'; }
+        # the paired ratio fairbench/$1 of the wall-clock time (bench/ratio.awk)
+        ratio() { grep "^$k," "$BCSV" | awk -F, -v ref="$1" -v new=fairbench -f bench/ratio.awk | awk -F, '{printf "%s [%s, %s]", $3, $4, $5}'; }
+        printf '%-20s %9s %9s %9s   %-24s %-24s %s / %s / %s, %s / %s / %s\n' "$k" "$(med hammerdb 4)" "$(med go-tpc 4)" "$(med fairbench 4)" \
+            "$(ratio hammerdb)" "$(ratio go-tpc)" \
             "$(med hammerdb 5)" "$(med go-tpc 5)" "$(med fairbench 5)" "$(med hammerdb 6)" "$(med go-tpc 6)" "$(med fairbench 6)"
     done < <(cut -d, -f1 "$BCSV" | awk '!seen[$0]++')
     echo "seconds, median of the rounds (lower is better); rows: $BCSV"
@@ -169,8 +172,7 @@ build_comparison() {
 # the script after this section. Rows in bench/out/tpcc-hammerdb-<stamp>.csv.
 if [ -n "${HAMMERDB_DIR:-}" ]; then
     HDB_VUS=${HDB_VUS:-3}; HDB_REPS=${HDB_REPS:-3}
-    require_positive HDB_VUS
-    is_uint "$HDB_REPS" || die "HDB_REPS must be a whole number (got '$HDB_REPS')"
+    require_positive HDB_VUS HDB_REPS
     [ -x "$HAMMERDB_DIR/hammerdbcli" ] || die "HAMMERDB_DIR=$HAMMERDB_DIR holds no hammerdbcli (scripts/install-hammerdb.sh DIR prints the directory)"
     HCSV=$ROOT/bench/out/tpcc-hammerdb-$STAMP.csv
     # HammerDB's TMP (its configuration and job databases) and its scripts,
@@ -206,7 +208,6 @@ if [ -n "${HAMMERDB_DIR:-}" ]; then
         printf '%s\n' "$out"
     }
     build_comparison
-    [ "$HDB_REPS" -gt 0 ] || exit 0
     printf 'tpcc.sh HammerDB: %s; 1 warehouse, %d VUs, 60 s measured × %d pairs\n' "$ENGINES" "$HDB_VUS" "$HDB_REPS"
     for e in $ENGINES; do
         fresh_db "$e" fbtest_tpcc_fb_hdb
