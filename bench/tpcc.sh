@@ -4,6 +4,8 @@
 #
 #   bench/tpcc.sh                              # local test servers (scripts/test-servers.sh)
 #   DURATION=30 REPS=3 LOAD_WAREHOUSES=1 bench/tpcc.sh
+#   HAMMERDB_DIR=$(bash scripts/install-hammerdb.sh .bin) ENGINES=postgres \
+#       BUILD_WAREHOUSES="10 25" BUILD_ONLY=1 bench/tpcc.sh   # the build comparison only
 #
 # Two measurements per engine, each tool on a database of its own (the tables
 # have the same names):
