@@ -4,6 +4,8 @@
 #
 #   bench/tpcc.sh                              # local test servers (scripts/test-servers.sh)
 #   DURATION=30 REPS=3 LOAD_WAREHOUSES=1 bench/tpcc.sh
+#   HAMMERDB_DIR=$(bash scripts/install-hammerdb.sh .bin) ENGINES=postgres \
+#       BUILD_WAREHOUSES="10 25" BUILD_ONLY=1 bench/tpcc.sh   # the build comparison only
 #
 # Two measurements per engine, each tool on a database of its own (the tables
 # have the same names):
@@ -24,7 +26,9 @@
 # Environment (defaults in brackets): DURATION [30] s, REPS [3], THREADS [4],
 # LOAD_WAREHOUSES ["1 4"] ("" skips the load comparison), LOAD_THREADS [2],
 # ENGINES ["postgres mariadb"], IMPL [client] (fairbench's --implementation);
-# HAMMERDB_DIR adds the HammerDB section below (HDB_VUS, HDB_REPS, HAMMERDB_ONLY).
+# HAMMERDB_DIR adds the HammerDB sections below: the TPROC-C run (HDB_VUS,
+# HDB_REPS, HAMMERDB_ONLY) and, with BUILD_WAREHOUSES, the build comparison
+# (BUILD_PAIRS, BUILD_ONLY).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DURATION=${DURATION:-30}; REPS=${REPS:-3}; THREADS=${THREADS:-4}; LOAD_THREADS=${LOAD_THREADS:-2}
 LOAD_WAREHOUSES=${LOAD_WAREHOUSES-1 4}; ENGINES=${ENGINES:-postgres mariadb}; IMPL=${IMPL:-client}
@@ -60,16 +64,28 @@ fresh_db() {
     esac || die "could not create database $2 on $1"
 }
 
-# gotpc ENGINE NAME ARGS... — go-tpc against database NAME
-gotpc() {
+# drop_db ENGINE NAME — drops database NAME
+drop_db() {
+    local u p h port
+    read -r u p h port < <(url_parts "$(base_url "$1")")
+    case $1 in
+    postgres) PGOPTIONS="-c client_min_messages=warning" psql -q "$(base_url postgres)" -c "DROP DATABASE IF EXISTS $2 WITH (FORCE)" >/dev/null ;;
+    mariadb) MYSQL_PWD=$p mariadb -h "$h" -P "$port" -u "$u" -e "DROP DATABASE IF EXISTS $2" ;;
+    esac || die "could not drop database $2 on $1"
+}
+
+# gotpc_cmd ENGINE NAME ARGS... — sets GOTPC_CMD to go-tpc's command line against database NAME
+gotpc_cmd() {
     local engine=$1 name=$2 u p h port
     shift 2
     read -r u p h port < <(url_parts "$(base_url "$engine")")
     case $engine in
-    postgres) "$GOTPC" tpcc "$@" -d postgres -H "$h" -P "$port" -U "$u" -p "$p" -D "$name" --conn-params sslmode=disable ;;
-    mariadb) "$GOTPC" tpcc "$@" -d mysql -H "$h" -P "$port" -U "$u" -p "$p" -D "$name" ;;
+    postgres) GOTPC_CMD=("$GOTPC" tpcc "$@" -d postgres -H "$h" -P "$port" -U "$u" -p "$p" -D "$name" --conn-params sslmode=disable) ;;
+    mariadb) GOTPC_CMD=("$GOTPC" tpcc "$@" -d mysql -H "$h" -P "$port" -U "$u" -p "$p" -D "$name") ;;
     esac
 }
+# gotpc ENGINE NAME ARGS... — go-tpc against database NAME
+gotpc() { gotpc_cmd "$@" && "${GOTPC_CMD[@]}"; }
 
 # timed CMD... → prints "wall user+sys" seconds of CMD (its output discarded)
 timed() {
@@ -78,6 +94,72 @@ timed() {
     cpu=$( { TIMEFORMAT='%U %S'; time "$@" >/dev/null 2>&1; } 2>&1 | awk '{print $1 + $2}') || true
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" -v c="$cpu" 'BEGIN {printf "%.2f %s\n", b - a, c}'
+}
+
+# --- Build comparison (HAMMERDB_DIR and BUILD_WAREHOUSES) -------------------
+# The whole build of W warehouses (tables, rows, keys and indexes, statistics),
+# for W in BUILD_WAREHOUSES, by the three tools with the same number of load
+# workers, LOAD_THREADS: `fairbench load --workload tpcc --warehouses W
+# --load-workers T`, HammerDB's buildschema with T virtual users (it adds a
+# monitor thread that loads the items and waits for the workers, polling every
+# 10 s), `go-tpc tpcc prepare --no-check -T T`. Each tool builds into a
+# database of its own created just before (fbtest_tpcc_build_{fb,hdb,gotpc},
+# dropped at the end); BUILD_PAIRS [1] rounds, the tools' order rotating per
+# round. Kept per build (GNU time): wall-clock seconds, client CPU seconds
+# (user + sys) and the client's peak RSS. Printed per engine and W: the median
+# of each, and fairbench/HammerDB and fairbench/go-tpc of the wall-clock time
+# paired by round (bench/ratio.awk: geometric mean, 95 % interval from 2
+# rounds; target: fairbench ≤ 0.5 × HammerDB). BUILD_ONLY=1 stops the script after
+# this section. Rows in bench/out/tpcc-build-<stamp>.csv, each build's output
+# beside it (tpcc-build-<stamp>-<engine>-W<w>-<round>-<tool>.log).
+build_comparison() {
+    [ -n "${BUILD_WAREHOUSES:-}" ] || return 0
+    BUILD_PAIRS=${BUILD_PAIRS:-1}
+    require_positive BUILD_PAIRS
+    local BCSV=$ROOT/bench/out/tpcc-build-$STAMP.csv e w r k tool out t0 tools=(fairbench hammerdb go-tpc)
+    local stats=$hdb_tmp/time
+    printf 'tpcc.sh build: %s; %s warehouse(s), %d load workers, %d round(s)\n' "$ENGINES" "$BUILD_WAREHOUSES" "$LOAD_THREADS" "$BUILD_PAIRS"
+    for e in $ENGINES; do
+        for w in $BUILD_WAREHOUSES; do
+            for r in $(seq 1 "$BUILD_PAIRS"); do
+                for k in 0 1 2; do
+                    tool=${tools[$(((r + k) % 3))]}
+                    case $tool in
+                    fairbench)
+                        fresh_db "$e" fbtest_tpcc_build_fb
+                        out=$(/usr/bin/time -f '%e %U %S %M' -o "$stats" "$ROOT/fairbench" load --target "$(db_url "$e" fbtest_tpcc_build_fb)" \
+                            --workload tpcc --warehouses "$w" --load-workers "$LOAD_THREADS" 2>&1) || die "fairbench load failed on $e: $(tail -3 <<<"$out")" ;;
+                    hammerdb)
+                        fresh_db "$e" fbtest_tpcc_build_hdb
+                        out=$(hdb_timed "$stats" "$e" fbtest_tpcc_build_hdb "diset tpcc @count_ware $w" "diset tpcc @num_vu $LOAD_THREADS" buildschema)
+                        grep -q ' SCHEMA COMPLETE' <<<"$out" || die "HammerDB's buildschema failed on $e: $(tail -5 <<<"$out")" ;;
+                    go-tpc)
+                        fresh_db "$e" fbtest_tpcc_build_gotpc
+                        gotpc_cmd "$e" fbtest_tpcc_build_gotpc prepare --no-check --warehouses "$w" -T "$LOAD_THREADS"
+                        out=$(/usr/bin/time -f '%e %U %S %M' -o "$stats" "${GOTPC_CMD[@]}" 2>&1) || die "go-tpc prepare failed on $e: $(tail -3 <<<"$out")" ;;
+                    esac
+                    printf '%s\n' "$out" >"${BCSV%.csv}-$e-W$w-$r-$tool.log"
+                    # wall, CPU = user + sys, peak RSS in MiB
+                    echo "$e build W$w,$tool,$r,$(awk 'END {printf "%.1f,%.1f,%.0f", $1, $2 + $3, $4 / 1024}' "$stats")" >>"$BCSV"
+                    printf '%s W%d round %d: %s %s s\n' "$e" "$w" "$r" "$tool" "$(tail -1 "$BCSV" | cut -d, -f4)"
+                done
+            done
+        done
+        drop_db "$e" fbtest_tpcc_build_fb; drop_db "$e" fbtest_tpcc_build_hdb; drop_db "$e" fbtest_tpcc_build_gotpc
+    done
+    printf '%-20s %9s %9s %9s   %-24s %-24s %s\n' cell hammerdb go-tpc fairbench "fb/hammerdb [95% CI]" "fb/go-tpc [95% CI]" \
+        "CPU s, peak RSS MiB (hdb / go-tpc / fb)"
+    while IFS= read -r k; do
+        # the median of column $2 of tool $1's rows (of an even count, the mean of the middle two)
+        med() { grep "^$k,$1," "$BCSV" | cut -d, -f"$2" | sort -g | awk '{a[NR]=$1} END {print (a[int((NR+1)/2)] + a[int(NR/2)+1]) / 2}'; }
+        # the paired ratio fairbench/$1 of the wall-clock time (bench/ratio.awk)
+        ratio() { grep "^$k," "$BCSV" | awk -F, -v ref="$1" -v new=fairbench -f bench/ratio.awk | awk -F, '{printf "%s [%s, %s]", $3, $4, $5}'; }
+        printf '%-20s %9s %9s %9s   %-24s %-24s %s / %s / %s, %s / %s / %s\n' "$k" "$(med hammerdb 4)" "$(med go-tpc 4)" "$(med fairbench 4)" \
+            "$(ratio hammerdb)" "$(ratio go-tpc)" \
+            "$(med hammerdb 5)" "$(med go-tpc 5)" "$(med fairbench 5)" "$(med hammerdb 6)" "$(med go-tpc 6)" "$(med fairbench 6)"
+    done < <(cut -d, -f1 "$BCSV" | awk '!seen[$0]++')
+    echo "seconds, median of the rounds (lower is better); rows: $BCSV"
+    if [ "${BUILD_ONLY:-0}" = 1 ]; then exit 0; fi
 }
 
 # --- HammerDB (only with HAMMERDB_DIR) ---------------------------------------
@@ -115,8 +197,19 @@ if [ -n "${HAMMERDB_DIR:-}" ]; then
             "diset tpcc mysql_pass {$p}" "diset tpcc mysql_dbase $name" >"$s" ;;
         esac
         printf '%s\n' "diset tpcc @count_ware 1" "$@" | sed "s/@/$pre/g" >>"$s"
-        (cd "$HAMMERDB_DIR" && TMP=$hdb_tmp TCLLIBPATH=$HAMMERDB_DIR/lib ./hammerdbcli auto "$s" 2>&1)
+        (cd "$HAMMERDB_DIR" && TMP=$hdb_tmp TCLLIBPATH=$HAMMERDB_DIR/lib "${HDB_TIME[@]}" ./hammerdbcli auto "$s" 2>&1)
     }
+    HDB_TIME=()
+    # hdb_timed STATS ENGINE NAME LINES... — hdb under GNU time, its figures in STATS
+    hdb_timed() {
+        local stats=$1 out
+        shift
+        HDB_TIME=(/usr/bin/time -f '%e %U %S %M' -o "$stats")
+        out=$(hdb "$@") || true
+        HDB_TIME=()
+        printf '%s\n' "$out"
+    }
+    build_comparison
     printf 'tpcc.sh HammerDB: %s; 1 warehouse, %d VUs, 60 s measured × %d pairs\n' "$ENGINES" "$HDB_VUS" "$HDB_REPS"
     for e in $ENGINES; do
         fresh_db "$e" fbtest_tpcc_fb_hdb
