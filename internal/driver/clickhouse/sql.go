@@ -281,6 +281,9 @@ func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	var sink batchSink = &rowSink{types: types, row: make([]any, len(columns))}
 	if cols := columnsFor(types); cols != nil {
 		sink = columnSink(cols)
+		if ts, ok := newTypedSink(cols, src); ok {
+			sink = ts
+		}
 	}
 	var n int64
 	for {
@@ -290,15 +293,10 @@ func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 		}
 		inBatch := 0
 		for inBatch < batchRows && src.Next() {
-			vals := src.Values()
-			if len(vals) != len(columns) {
-				_ = batch.Abort()
-				return n, fmt.Errorf("row %d has %d values for %d columns", n+int64(inBatch)+1, len(vals), len(columns))
-			}
-			if col, err := sink.add(batch, vals); err != nil {
+			if col, err := sink.add(batch, src); err != nil {
 				_ = batch.Abort()
 				if col < 0 {
-					return n, s.c.cfg.secrets.ScrubErr(err)
+					return n, fmt.Errorf("row %d: %w", n+int64(inBatch)+1, s.c.cfg.secrets.ScrubErr(err))
 				}
 				return n, fmt.Errorf("row %d, column %s (%s): %w", n+int64(inBatch)+1, columns[col], types[col], err)
 			}
