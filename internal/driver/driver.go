@@ -297,12 +297,28 @@ func (r *TypedRow) Typed() ([]int64, []string) { return r.Ints, r.Strs }
 func (r *TypedRow) Values() []any {
 	for i, k := range r.kinds {
 		if k == KindInt {
-			r.vals[i] = r.Ints[i]
+			r.vals[i] = boxInt(r.Ints[i])
 		} else {
 			r.vals[i] = r.Strs[i]
 		}
 	}
 	return r.vals
+}
+
+// smallInts are 0…4095 boxed once: Go boxes only 0…255 without allocating,
+// and generated rows are full of small counts, codes and flags.
+var smallInts = func() (a [4096]any) {
+	for i := range a {
+		a[i] = int64(i)
+	}
+	return a
+}()
+
+func boxInt(n int64) any {
+	if n >= 0 && n < int64(len(smallInts)) {
+		return smallInts[n]
+	}
+	return n
 }
 
 // BulkLoader is the optional capability of loading rows through the engine's fast
