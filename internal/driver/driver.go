@@ -298,7 +298,9 @@ func (r *TypedRow) Values() []any {
 	for i, k := range r.kinds {
 		if k == KindInt {
 			r.vals[i] = boxInt(r.Ints[i])
-		} else {
+		} else if s, ok := r.vals[i].(string); !ok || s != r.Strs[i] {
+			// Boxing a string allocates; a column that repeats the
+			// previous row's value (a constant, a frequent pick) keeps it.
 			r.vals[i] = r.Strs[i]
 		}
 	}
