@@ -121,8 +121,22 @@ func CountRows(src driver.RowSource, task *progress.Task) driver.RowSource {
 	if task == nil {
 		return src
 	}
-	return &countedRows{RowSource: src, task: task}
+	c := &countedRows{RowSource: src, task: task}
+	if t, ok := src.(driver.TypedRowSource); ok {
+		// Counting must not hide the typed rows from the driver.
+		return countedTypedRows{c, t}
+	}
+	return c
 }
+
+type countedTypedRows struct {
+	*countedRows
+	typed driver.TypedRowSource
+}
+
+func (c countedTypedRows) Kinds() []driver.Kind { return c.typed.Kinds() }
+
+func (c countedTypedRows) Typed() ([]int64, []string) { return c.typed.Typed() }
 
 type countedRows struct {
 	driver.RowSource

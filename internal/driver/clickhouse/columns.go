@@ -8,6 +8,8 @@ import (
 	"time"
 
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/fairbench/fairbench/internal/driver"
 )
 
 // Columnar loading. A batch appended row by row goes through clickhouse-go's
@@ -20,17 +22,49 @@ import (
 // column collects one column of a batch.
 type column interface {
 	add(v any) error
+	// addInt and addStr take a typed source's value (driver.TypedRowSource)
+	// without boxing it.
+	addInt(n int64) error
+	addStr(s string) error
 	// flush appends what was collected to the batch's column and starts over.
 	flush(c chdriver.BatchColumn) error
 }
 
+// conv converts the two kinds of values a source yields to a column's Go type.
+type conv[T any] struct {
+	fromInt func(int64) (T, error) // nil: the column takes no integers
+	fromStr func(string) (T, error)
+}
+
 type typed[T any] struct {
 	vals []T
-	conv func(any) (T, error)
+	conv conv[T]
 }
 
 func (c *typed[T]) add(v any) error {
-	x, err := c.conv(v)
+	switch x := v.(type) {
+	case int64:
+		return c.addInt(x)
+	case string:
+		return c.addStr(x)
+	}
+	return badValue(v)
+}
+
+func (c *typed[T]) addInt(n int64) error {
+	if c.conv.fromInt == nil {
+		return badValue(n)
+	}
+	x, err := c.conv.fromInt(n)
+	if err != nil {
+		return err
+	}
+	c.vals = append(c.vals, x)
+	return nil
+}
+
+func (c *typed[T]) addStr(s string) error {
+	x, err := c.conv.fromStr(s)
 	if err != nil {
 		return err
 	}
@@ -48,104 +82,76 @@ func (c *typed[T]) flush(b chdriver.BatchColumn) error {
 	return err
 }
 
-func newTyped[T any](conv func(any) (T, error)) column {
-	return &typed[T]{vals: make([]T, 0, batchRows), conv: conv}
+func newTyped[T any](fromInt func(int64) (T, error), fromStr func(string) (T, error)) column {
+	return &typed[T]{vals: make([]T, 0, batchRows), conv: conv[T]{fromInt, fromStr}}
 }
 
 // signed converts to an integer of bits bits, refusing values out of range.
-func signed[T int8 | int16 | int32 | int64](bits int) func(any) (T, error) {
+func signed[T int8 | int16 | int32 | int64](bits int) column {
 	lim := int64(math.MaxInt64)
 	if bits < 64 {
 		lim = 1<<(bits-1) - 1
 	}
-	return func(v any) (T, error) {
-		var n int64
-		switch x := v.(type) {
-		case int64:
-			n = x
-		case string:
-			var err error
-			if n, err = strconv.ParseInt(strings.TrimSpace(x), 10, bits); err != nil {
-				return 0, err
-			}
-		default:
-			return 0, badValue(v)
-		}
+	fromInt := func(n int64) (T, error) {
 		if n > lim || n < -lim-1 {
 			return 0, fmt.Errorf("%d is out of Int%d's range", n, bits)
 		}
 		return T(n), nil
 	}
+	return newTyped(fromInt, func(s string) (T, error) {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
+		if err != nil {
+			return 0, err
+		}
+		return fromInt(n)
+	})
 }
 
 // unsigned converts to an unsigned integer of bits bits.
-func unsigned[T uint8 | uint16 | uint32 | uint64](bits int) func(any) (T, error) {
+func unsigned[T uint8 | uint16 | uint32 | uint64](bits int) column {
 	lim := uint64(math.MaxUint64)
 	if bits < 64 {
 		lim = 1<<bits - 1
 	}
-	return func(v any) (T, error) {
-		var n uint64
-		switch x := v.(type) {
-		case int64:
-			if x < 0 {
-				return 0, fmt.Errorf("%d is negative", x)
-			}
-			n = uint64(x)
-		case string:
-			var err error
-			if n, err = strconv.ParseUint(strings.TrimSpace(x), 10, bits); err != nil {
-				return 0, err
-			}
-		default:
-			return 0, badValue(v)
-		}
+	inRange := func(n uint64) (T, error) {
 		if n > lim {
 			return 0, fmt.Errorf("%d is out of UInt%d's range", n, bits)
 		}
 		return T(n), nil
 	}
-}
-
-func float[T float32 | float64](bits int) func(any) (T, error) {
-	return func(v any) (T, error) {
-		switch x := v.(type) {
-		case int64:
-			return T(x), nil
-		case string:
-			f, err := strconv.ParseFloat(strings.TrimSpace(x), bits)
-			return T(f), err
+	return newTyped(func(n int64) (T, error) {
+		if n < 0 {
+			return 0, fmt.Errorf("%d is negative", n)
 		}
-		return 0, badValue(v)
-	}
+		return inRange(uint64(n))
+	}, func(s string) (T, error) {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, bits)
+		if err != nil {
+			return 0, err
+		}
+		return inRange(n)
+	})
 }
 
-func text(v any) (string, error) {
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	}
-	return "", badValue(v)
+func float[T float32 | float64](bits int) column {
+	return newTyped(func(n int64) (T, error) { return T(n), nil }, func(s string) (T, error) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), bits)
+		return T(f), err
+	})
 }
 
-func date(v any) (time.Time, error) {
-	s, ok := v.(string)
-	if !ok {
-		return time.Time{}, badValue(v)
-	}
-	return time.Parse(time.DateOnly, s)
+func text() column {
+	return newTyped(func(n int64) (string, error) { return strconv.FormatInt(n, 10), nil },
+		func(s string) (string, error) { return s, nil })
 }
 
-func dateTime(v any) (time.Time, error) {
-	switch x := v.(type) {
-	case int64:
-		return time.Unix(x, 0).UTC(), nil
-	case string:
-		return time.Parse(time.DateTime, x)
-	}
-	return time.Time{}, badValue(v)
+func date() column {
+	return newTyped(nil, func(s string) (time.Time, error) { return time.Parse(time.DateOnly, s) })
+}
+
+func dateTime() column {
+	return newTyped(func(n int64) (time.Time, error) { return time.Unix(n, 0).UTC(), nil },
+		func(s string) (time.Time, error) { return time.Parse(time.DateTime, s) })
 }
 
 func badValue(v any) error {
@@ -163,52 +169,101 @@ func newColumn(typ string) (column, bool) {
 	}
 	switch {
 	case typ == "String" || strings.HasPrefix(typ, "FixedString("):
-		return newTyped(text), true
+		return text(), true
 	case typ == "Date":
-		return newTyped(date), true
+		return date(), true
 	case typ == "DateTime" || strings.HasPrefix(typ, "DateTime("):
-		return newTyped(dateTime), true
+		return dateTime(), true
 	}
 	switch typ {
 	case "Int8":
-		return newTyped(signed[int8](8)), true
+		return signed[int8](8), true
 	case "Int16":
-		return newTyped(signed[int16](16)), true
+		return signed[int16](16), true
 	case "Int32":
-		return newTyped(signed[int32](32)), true
+		return signed[int32](32), true
 	case "Int64":
-		return newTyped(signed[int64](64)), true
+		return signed[int64](64), true
 	case "UInt8":
-		return newTyped(unsigned[uint8](8)), true
+		return unsigned[uint8](8), true
 	case "UInt16":
-		return newTyped(unsigned[uint16](16)), true
+		return unsigned[uint16](16), true
 	case "UInt32":
-		return newTyped(unsigned[uint32](32)), true
+		return unsigned[uint32](32), true
 	case "UInt64":
-		return newTyped(unsigned[uint64](64)), true
+		return unsigned[uint64](64), true
 	case "Float32":
-		return newTyped(float[float32](32)), true
+		return float[float32](32), true
 	case "Float64":
-		return newTyped(float[float64](64)), true
+		return float[float64](64), true
 	}
 	return nil, false
 }
 
-// batchSink takes a batch's rows: as typed columns (columnSink) or, for
-// types without a builder, converted and appended row by row (rowSink).
+// batchSink takes a batch's rows: as typed columns (columnSink, or
+// typedSink from a typed source) or, for types without a builder, converted
+// and appended row by row (rowSink).
 type batchSink interface {
-	// add takes one row; a value it cannot convert fails with its
-	// column's index, the client's own failure with -1.
-	add(b chdriver.Batch, vals []any) (col int, err error)
+	// add takes src's current row; a value it cannot convert fails with
+	// its column's index, anything else (the client's own failure, a row
+	// of the wrong width) with -1.
+	add(b chdriver.Batch, src driver.RowSource) (col int, err error)
 	// flush hands the batch what add collected; a failure names its column.
 	flush(b chdriver.Batch) (col int, err error)
 }
 
+// values returns src's current row, checked to have n values.
+func values(src driver.RowSource, n int) ([]any, error) {
+	vals := src.Values()
+	if len(vals) != n {
+		return nil, fmt.Errorf("%d values for %d columns", len(vals), n)
+	}
+	return vals, nil
+}
+
 type columnSink []column
 
-func (cs columnSink) add(_ chdriver.Batch, vals []any) (int, error) {
+func (cs columnSink) add(_ chdriver.Batch, src driver.RowSource) (int, error) {
+	vals, err := values(src, len(cs))
+	if err != nil {
+		return -1, err
+	}
 	for i, v := range vals {
 		if err := cs[i].add(v); err != nil {
+			return i, err
+		}
+	}
+	return 0, nil
+}
+
+// typedSink is a columnSink that reads a typed source's slots, so that no
+// value is boxed on its way from the generator to the column.
+type typedSink struct {
+	columnSink
+	src   driver.TypedRowSource
+	kinds []driver.Kind
+}
+
+// newTypedSink returns cs reading src's typed rows, or false when src does
+// not offer them for these columns.
+func newTypedSink(cs columnSink, src driver.RowSource) (typedSink, bool) {
+	ts, ok := src.(driver.TypedRowSource)
+	if !ok || len(ts.Kinds()) != len(cs) {
+		return typedSink{}, false
+	}
+	return typedSink{columnSink: cs, src: ts, kinds: ts.Kinds()}, true
+}
+
+func (t typedSink) add(chdriver.Batch, driver.RowSource) (int, error) {
+	ints, strs := t.src.Typed()
+	for i, k := range t.kinds {
+		var err error
+		if k == driver.KindInt {
+			err = t.columnSink[i].addInt(ints[i])
+		} else {
+			err = t.columnSink[i].addStr(strs[i])
+		}
+		if err != nil {
 			return i, err
 		}
 	}
@@ -231,7 +286,11 @@ type rowSink struct {
 	row   []any
 }
 
-func (r *rowSink) add(b chdriver.Batch, vals []any) (int, error) {
+func (r *rowSink) add(b chdriver.Batch, src driver.RowSource) (int, error) {
+	vals, err := values(src, len(r.types))
+	if err != nil {
+		return -1, err
+	}
 	for i, v := range vals {
 		var err error
 		if r.row[i], err = convert(v, r.types[i]); err != nil {

@@ -263,8 +263,8 @@ func normalize(v any) any {
 	return fmt.Sprint(v)
 }
 
-// BulkLoad implements driver.BulkLoader through native batches of up to
-// batchRows rows. The column list is always explicit: 18.16 fails a batch
+// BulkLoad implements driver.BulkLoader through one native INSERT that
+// sends blocks of up to batchRows rows. The column list is always explicit: 18.16 fails a batch
 // INSERT without one. Values (int64, string or nil) are converted to each
 // column's type as system.columns names it.
 func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src driver.RowSource, truncate bool) (int64, error) {
@@ -281,45 +281,51 @@ func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	var sink batchSink = &rowSink{types: types, row: make([]any, len(columns))}
 	if cols := columnsFor(types); cols != nil {
 		sink = columnSink(cols)
+		if ts, ok := newTypedSink(cols, src); ok {
+			sink = ts
+		}
+	}
+	// One INSERT streams every block: its columns keep their buffers from
+	// block to block (Flush resets them to zero length), where a batch per
+	// block grew each column's buffers anew, a fifth of a load's CPU in
+	// copying alone.
+	batch, err := s.c.conn.PrepareBatch(ctx, insert)
+	if err != nil {
+		return 0, s.c.cfg.secrets.ScrubErr(err)
 	}
 	var n int64
 	for {
-		batch, err := s.c.conn.PrepareBatch(ctx, insert)
-		if err != nil {
-			return n, s.c.cfg.secrets.ScrubErr(err)
-		}
-		inBatch := 0
-		for inBatch < batchRows && src.Next() {
-			vals := src.Values()
-			if len(vals) != len(columns) {
-				_ = batch.Abort()
-				return n, fmt.Errorf("row %d has %d values for %d columns", n+int64(inBatch)+1, len(vals), len(columns))
-			}
-			if col, err := sink.add(batch, vals); err != nil {
+		inBlock := 0
+		for inBlock < batchRows && src.Next() {
+			if col, err := sink.add(batch, src); err != nil {
 				_ = batch.Abort()
 				if col < 0 {
-					return n, s.c.cfg.secrets.ScrubErr(err)
+					return n, fmt.Errorf("row %d: %w", n+int64(inBlock)+1, s.c.cfg.secrets.ScrubErr(err))
 				}
-				return n, fmt.Errorf("row %d, column %s (%s): %w", n+int64(inBatch)+1, columns[col], types[col], err)
+				return n, fmt.Errorf("row %d, column %s (%s): %w", n+int64(inBlock)+1, columns[col], types[col], err)
 			}
-			inBatch++
+			inBlock++
 		}
-		if inBatch == 0 {
-			_ = batch.Abort()
-			return n, nil
+		if inBlock == 0 {
+			break
 		}
 		if col, err := sink.flush(batch); err != nil {
 			_ = batch.Abort()
 			return n, fmt.Errorf("column %s (%s): %w", columns[col], types[col], s.c.cfg.secrets.ScrubErr(err))
 		}
-		if err := batch.Send(); err != nil {
+		if err := batch.Flush(); err != nil {
+			_ = batch.Abort()
 			return n, s.c.cfg.secrets.ScrubErr(err)
 		}
-		n += int64(inBatch)
-		if inBatch < batchRows {
-			return n, nil
+		n += int64(inBlock)
+		if inBlock < batchRows {
+			break
 		}
 	}
+	if err := batch.Send(); err != nil {
+		return n, s.c.cfg.secrets.ScrubErr(err)
+	}
+	return n, nil
 }
 
 const batchRows = 100_000

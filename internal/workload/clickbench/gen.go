@@ -104,14 +104,27 @@ func (g *Generator) Chunks(n int) []Chunk {
 // text). The slice Values returns is reused from row to row.
 func (g *Generator) Rows(c Chunk) driver.RowSource {
 	pools.Do(buildPools)
-	return &synthRows{g: g, next: c.Lo, hi: min(c.Hi, g.rows), vals: make([]any, len(columns))}
+	return &synthRows{g: g, next: c.Lo, hi: min(c.Hi, g.rows), row: driver.NewTypedRow(kinds)}
 }
+
+// kinds are the columns' kinds: integers for the integer types, strings
+// for the others.
+var kinds = func() (k []driver.Kind) {
+	for _, c := range columns {
+		switch c[1] {
+		case "SMALLINT", "INTEGER", "BIGINT":
+			k = append(k, driver.KindInt)
+		default:
+			k = append(k, driver.KindString)
+		}
+	}
+	return k
+}()
 
 type synthRows struct {
 	g        *Generator
 	next, hi int64
-	vals     []any
-	buf      []byte
+	row      *driver.TypedRow
 }
 
 func (r *synthRows) Next() bool {
@@ -123,7 +136,11 @@ func (r *synthRows) Next() bool {
 	return true
 }
 
-func (r *synthRows) Values() []any { return r.vals }
+func (r *synthRows) Values() []any { return r.row.Values() }
+
+func (r *synthRows) Kinds() []driver.Kind { return r.row.Kinds() }
+
+func (r *synthRows) Typed() ([]int64, []string) { return r.row.Typed() }
 
 // rng is splitmix64: a stream per row costs one seeding, no allocation.
 type rng struct{ s uint64 }
@@ -165,9 +182,9 @@ const (
 var (
 	pools      sync.Once
 	hotURL     [hotPages]string
-	hotTitle   [hotPages]any
+	hotTitle   [hotPages]string
 	hotHash    [hotPages]int64
-	phraseList [phrases]any
+	phraseList [phrases]string
 )
 
 var words = [...]string{
@@ -183,13 +200,6 @@ var phoneModels = [...]string{
 	"iPhone", "iPad", "Galaxy S4", "Galaxy Note", "Lumia 920", "HTC One", "Xperia Z", "Nexus 4",
 	"Optimus G", "Galaxy Tab", "iPod", "Desire", "Ascend", "One X", "Wildfire", "Nokia 5800",
 }
-
-var phoneModelsAny = func() (a [len(phoneModels)]any) {
-	for i, m := range phoneModels {
-		a[i] = m
-	}
-	return
-}()
 
 var resolutions = [...][2]int64{{1366, 768}, {1920, 1080}, {1280, 1024}, {1280, 800}, {1440, 900}, {1600, 900}, {1024, 768}, {1680, 1050}}
 
@@ -235,7 +245,7 @@ func urlHash(u string) int64 {
 	return int64(h)
 }
 
-func (r *synthRows) pageOf(counter, k int64) (url string, title any, hash int64) {
+func (r *synthRows) pageOf(counter, k int64) (url, title string, hash int64) {
 	if counter == 62 && k < hotPages {
 		return hotURL[k], hotTitle[k], hotHash[k]
 	}
@@ -291,29 +301,13 @@ var dayNames = func() (d [36]string) {
 	return
 }()
 
-// dates are July's days, boxed once: putting a string in an interface
-// allocates, and the generator's speed is mostly its allocations.
-var dates = func() (d [32]any) {
+// dates are July's days.
+var dates = func() (d [32]string) {
 	for i := 1; i <= 31; i++ {
 		d[i] = time.Date(2013, 7, i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 	}
 	return
 }()
-
-// small are 0…4095 boxed once (Go boxes only 0…255 without allocating).
-var small = func() (a [4096]any) {
-	for i := range a {
-		a[i] = int64(i)
-	}
-	return
-}()
-
-func box(n int64) any {
-	if n >= 0 && n < int64(len(small)) {
-		return small[n]
-	}
-	return n
-}
 
 func b2i(b bool) int64 {
 	if b {
@@ -325,7 +319,7 @@ func b2i(b bool) int64 {
 // fill makes row i (1-based) from a stream seeded by (seed, i) alone.
 func (r *synthRows) fill(i int64) {
 	g := rng{s: mix(r.g.seed*0x9e3779b97f4a7c15 ^ mix(uint64(i)))}
-	v := r.vals
+	num, str := r.row.Ints, r.row.Strs
 
 	counter := int64(62)
 	if !g.chance(0.9) {
@@ -351,7 +345,7 @@ func (r *synthRows) fill(i int64) {
 	}
 	url, title, uh := r.pageOf(counter, pageNo)
 
-	phrase, engine := any(""), int64(0)
+	phrase, engine := "", int64(0)
 	if g.chance(0.15) {
 		phrase = phraseList[g.zipf(phrases)]
 		engine = 1 + g.zipf(30)
@@ -383,117 +377,117 @@ func (r *synthRows) fill(i int64) {
 		adv = 1 + g.zipf(30)
 	}
 	mobile := g.chance(0.15)
-	phone, model := int64(0), any("")
+	phone, model := int64(0), ""
 	if mobile {
 		m := g.zipf(int64(len(phoneModels)))
-		phone, model = 1+m, phoneModelsAny[m]
+		phone, model = 1+m, phoneModels[m]
 	}
 	res := resolutions[g.zipf(int64(len(resolutions)))]
 	tz := g.intn(25) - 12
 
-	v[0] = int64(g.next() >> 1)               // WatchID
-	v[1] = b2i(g.chance(0.7))                 // JavaEnable
-	v[2] = title                              // Title
-	v[3] = int64(1)                           // GoodEvent
-	v[4] = r.timeString(eventTime)            // EventTime
-	v[5] = dates[day]                         // EventDate
-	v[6] = counter                            // CounterID
-	v[7] = clientIP                           // ClientIP
-	v[8] = box(region)                        // RegionID
-	v[9] = userID                             // UserID
-	v[10] = g.intn(3)                         // CounterClass
-	v[11] = box(g.zipf(100))                  // OS
-	v[12] = box(g.zipf(50))                   // UserAgent
-	v[13] = url                               // URL
-	v[14] = referer                           // Referer
-	v[15] = b2i(g.chance(0.1))                // IsRefresh
-	v[16] = g.intn(10)                        // RefererCategoryID
-	v[17] = box(region)                       // RefererRegionID
-	v[18] = g.intn(10)                        // URLCategoryID
-	v[19] = box(region)                       // URLRegionID
-	v[20] = box(res[0])                       // ResolutionWidth
-	v[21] = box(res[1])                       // ResolutionHeight
-	v[22] = int64(24 + 8*g.intn(2))           // ResolutionDepth
-	v[23] = g.intn(12)                        // FlashMajor
-	v[24] = g.intn(10)                        // FlashMinor
-	v[25] = ""                                // FlashMinor2
-	v[26] = g.intn(5)                         // NetMajor
-	v[27] = g.intn(10)                        // NetMinor
-	v[28] = g.intn(30)                        // UserAgentMajor
-	v[29] = "0"                               // UserAgentMinor
-	v[30] = int64(1)                          // CookieEnable
-	v[31] = int64(1)                          // JavascriptEnable
-	v[32] = b2i(mobile)                       // IsMobile
-	v[33] = phone                             // MobilePhone
-	v[34] = model                             // MobilePhoneModel
-	v[35] = ""                                // Params
-	v[36] = int64(int32(userHash >> 32))      // IPNetworkID
-	v[37] = traffic                           // TraficSourceID
-	v[38] = engine                            // SearchEngineID
-	v[39] = phrase                            // SearchPhrase
-	v[40] = adv                               // AdvEngineID
-	v[41] = int64(0)                          // IsArtifical
-	v[42] = box(200 + g.intn(2000))           // WindowClientWidth
-	v[43] = box(100 + g.intn(1500))           // WindowClientHeight
-	v[44] = tz                                // ClientTimeZone
-	v[45] = r.timeString(eventTime + tz*3600) // ClientEventTime
-	v[46] = g.intn(6)                         // SilverlightVersion1
-	v[47] = g.intn(10)                        // SilverlightVersion2
-	v[48] = g.intn(100000)                    // SilverlightVersion3
-	v[49] = g.intn(10)                        // SilverlightVersion4
-	v[50] = "utf-8"                           // PageCharset
-	v[51] = box(1000 + g.intn(100))           // CodeVersion
-	v[52] = b2i(g.chance(0.2))                // IsLink
-	v[53] = b2i(g.chance(0.05))               // IsDownload
-	v[54] = b2i(g.chance(0.5))                // IsNotBounce
-	v[55] = int64(g.next() >> 1)              // FUniqID
-	v[56] = ""                                // OriginalURL
-	v[57] = int64(int32(g.next()))            // HID
-	v[58] = int64(0)                          // IsOldCounter
-	v[59] = int64(0)                          // IsEvent
-	v[60] = int64(0)                          // IsParameter
-	v[61] = b2i(g.chance(0.1))                // DontCountHits
-	v[62] = int64(0)                          // WithHash
-	v[63] = "5"                               // HitColor
-	v[64] = r.timeString(eventTime + 4*3600)  // LocalEventTime: Moscow's UTC+4 of 2013
-	v[65] = g.intn(6)                         // Age
-	v[66] = g.intn(3)                         // Sex
-	v[67] = g.intn(5)                         // Income
-	v[68] = box(g.intn(4096))                 // Interests
-	v[69] = int64(0)                          // Robotness
-	v[70] = clientIP                          // RemoteIP
-	v[71] = g.intn(1 << 20)                   // WindowName
-	v[72] = g.intn(1 << 20)                   // OpenerName
-	v[73] = g.intn(20)                        // HistoryLength
-	v[74] = "ru"                              // BrowserLanguage
-	v[75] = "RU"                              // BrowserCountry
-	v[76] = ""                                // SocialNetwork
-	v[77] = ""                                // SocialAction
-	v[78] = int64(0)                          // HTTPError
-	v[79] = box(g.intn(1000))                 // SendTiming
-	v[80] = box(g.intn(100))                  // DNSTiming
-	v[81] = box(g.intn(200))                  // ConnectTiming
-	v[82] = box(g.intn(500))                  // ResponseStartTiming
-	v[83] = box(g.intn(1000))                 // ResponseEndTiming
-	v[84] = box(g.intn(2000))                 // FetchTiming
-	v[85] = int64(0)                          // SocialSourceNetworkID
-	v[86] = ""                                // SocialSourcePage
-	v[87] = int64(0)                          // ParamPrice
-	v[88] = ""                                // ParamOrderID
-	v[89] = ""                                // ParamCurrency
-	v[90] = int64(0)                          // ParamCurrencyID
-	v[91] = ""                                // OpenstatServiceName
-	v[92] = ""                                // OpenstatCampaignID
-	v[93] = ""                                // OpenstatAdID
-	v[94] = ""                                // OpenstatSourceID
-	v[95] = ""                                // UTMSource
-	v[96] = ""                                // UTMMedium
-	v[97] = ""                                // UTMCampaign
-	v[98] = ""                                // UTMContent
-	v[99] = ""                                // UTMTerm
-	v[100] = ""                               // FromTag
-	v[101] = int64(0)                         // HasGCLID
-	v[102] = refHash                          // RefererHash
-	v[103] = uh                               // URLHash
-	v[104] = int64(0)                         // CLID
+	num[0] = int64(g.next() >> 1)               // WatchID
+	num[1] = b2i(g.chance(0.7))                 // JavaEnable
+	str[2] = title                              // Title
+	num[3] = 1                                  // GoodEvent
+	str[4] = r.timeString(eventTime)            // EventTime
+	str[5] = dates[day]                         // EventDate
+	num[6] = counter                            // CounterID
+	num[7] = clientIP                           // ClientIP
+	num[8] = region                             // RegionID
+	num[9] = userID                             // UserID
+	num[10] = g.intn(3)                         // CounterClass
+	num[11] = g.zipf(100)                       // OS
+	num[12] = g.zipf(50)                        // UserAgent
+	str[13] = url                               // URL
+	str[14] = referer                           // Referer
+	num[15] = b2i(g.chance(0.1))                // IsRefresh
+	num[16] = g.intn(10)                        // RefererCategoryID
+	num[17] = region                            // RefererRegionID
+	num[18] = g.intn(10)                        // URLCategoryID
+	num[19] = region                            // URLRegionID
+	num[20] = res[0]                            // ResolutionWidth
+	num[21] = res[1]                            // ResolutionHeight
+	num[22] = int64(24 + 8*g.intn(2))           // ResolutionDepth
+	num[23] = g.intn(12)                        // FlashMajor
+	num[24] = g.intn(10)                        // FlashMinor
+	str[25] = ""                                // FlashMinor2
+	num[26] = g.intn(5)                         // NetMajor
+	num[27] = g.intn(10)                        // NetMinor
+	num[28] = g.intn(30)                        // UserAgentMajor
+	str[29] = "0"                               // UserAgentMinor
+	num[30] = 1                                 // CookieEnable
+	num[31] = 1                                 // JavascriptEnable
+	num[32] = b2i(mobile)                       // IsMobile
+	num[33] = phone                             // MobilePhone
+	str[34] = model                             // MobilePhoneModel
+	str[35] = ""                                // Params
+	num[36] = int64(int32(userHash >> 32))      // IPNetworkID
+	num[37] = traffic                           // TraficSourceID
+	num[38] = engine                            // SearchEngineID
+	str[39] = phrase                            // SearchPhrase
+	num[40] = adv                               // AdvEngineID
+	num[41] = 0                                 // IsArtifical
+	num[42] = 200 + g.intn(2000)                // WindowClientWidth
+	num[43] = 100 + g.intn(1500)                // WindowClientHeight
+	num[44] = tz                                // ClientTimeZone
+	str[45] = r.timeString(eventTime + tz*3600) // ClientEventTime
+	num[46] = g.intn(6)                         // SilverlightVersion1
+	num[47] = g.intn(10)                        // SilverlightVersion2
+	num[48] = g.intn(100000)                    // SilverlightVersion3
+	num[49] = g.intn(10)                        // SilverlightVersion4
+	str[50] = "utf-8"                           // PageCharset
+	num[51] = 1000 + g.intn(100)                // CodeVersion
+	num[52] = b2i(g.chance(0.2))                // IsLink
+	num[53] = b2i(g.chance(0.05))               // IsDownload
+	num[54] = b2i(g.chance(0.5))                // IsNotBounce
+	num[55] = int64(g.next() >> 1)              // FUniqID
+	str[56] = ""                                // OriginalURL
+	num[57] = int64(int32(g.next()))            // HID
+	num[58] = 0                                 // IsOldCounter
+	num[59] = 0                                 // IsEvent
+	num[60] = 0                                 // IsParameter
+	num[61] = b2i(g.chance(0.1))                // DontCountHits
+	num[62] = 0                                 // WithHash
+	str[63] = "5"                               // HitColor
+	str[64] = r.timeString(eventTime + 4*3600)  // LocalEventTime: Moscow's UTC+4 of 2013
+	num[65] = g.intn(6)                         // Age
+	num[66] = g.intn(3)                         // Sex
+	num[67] = g.intn(5)                         // Income
+	num[68] = g.intn(4096)                      // Interests
+	num[69] = 0                                 // Robotness
+	num[70] = clientIP                          // RemoteIP
+	num[71] = g.intn(1 << 20)                   // WindowName
+	num[72] = g.intn(1 << 20)                   // OpenerName
+	num[73] = g.intn(20)                        // HistoryLength
+	str[74] = "ru"                              // BrowserLanguage
+	str[75] = "RU"                              // BrowserCountry
+	str[76] = ""                                // SocialNetwork
+	str[77] = ""                                // SocialAction
+	num[78] = 0                                 // HTTPError
+	num[79] = g.intn(1000)                      // SendTiming
+	num[80] = g.intn(100)                       // DNSTiming
+	num[81] = g.intn(200)                       // ConnectTiming
+	num[82] = g.intn(500)                       // ResponseStartTiming
+	num[83] = g.intn(1000)                      // ResponseEndTiming
+	num[84] = g.intn(2000)                      // FetchTiming
+	num[85] = 0                                 // SocialSourceNetworkID
+	str[86] = ""                                // SocialSourcePage
+	num[87] = 0                                 // ParamPrice
+	str[88] = ""                                // ParamOrderID
+	str[89] = ""                                // ParamCurrency
+	num[90] = 0                                 // ParamCurrencyID
+	str[91] = ""                                // OpenstatServiceName
+	str[92] = ""                                // OpenstatCampaignID
+	str[93] = ""                                // OpenstatAdID
+	str[94] = ""                                // OpenstatSourceID
+	str[95] = ""                                // UTMSource
+	str[96] = ""                                // UTMMedium
+	str[97] = ""                                // UTMCampaign
+	str[98] = ""                                // UTMContent
+	str[99] = ""                                // UTMTerm
+	str[100] = ""                               // FromTag
+	num[101] = 0                                // HasGCLID
+	num[102] = refHash                          // RefererHash
+	num[103] = uh                               // URLHash
+	num[104] = 0                                // CLID
 }

@@ -174,7 +174,7 @@ func (g *Generator) Rows(table string, c Chunk) driver.RowSource {
 	}
 	r := &rows{g: g, table: table, tid: tid, next: c.Lo, hi: c.Hi, pcg: rand.NewPCG(0, 0)}
 	r.rnd = rand.New(r.pcg)
-	r.vals = make([]any, len(Columns(table)))
+	r.row = driver.NewTypedRow(kindsOf(schemas[table]))
 	return r
 }
 
@@ -191,9 +191,9 @@ type rows struct {
 	hi    int64
 	pcg   *rand.PCG
 	rnd   *rand.Rand
-	vals  []any
+	row   *driver.TypedRow // the current row
 	// lineorder: the current order's lines, yielded one by one
-	lines [][]any
+	lines []*driver.TypedRow
 	li    int
 }
 
@@ -201,7 +201,7 @@ func (r *rows) Next() bool {
 	if r.table == Lineorder {
 		if r.li+1 < len(r.lines) {
 			r.li++
-			r.vals = r.lines[r.li]
+			r.row = r.lines[r.li]
 			return true
 		}
 		if r.next > r.hi {
@@ -211,7 +211,7 @@ func (r *rows) Next() bool {
 		r.order(r.next)
 		r.next++
 		r.li = 0
-		r.vals = r.lines[0]
+		r.row = r.lines[0]
 		return true
 	}
 	if r.next > r.hi {
@@ -233,7 +233,11 @@ func (r *rows) Next() bool {
 	return true
 }
 
-func (r *rows) Values() []any { return r.vals }
+func (r *rows) Values() []any { return r.row.Values() }
+
+func (r *rows) Kinds() []driver.Kind { return r.row.Kinds() }
+
+func (r *rows) Typed() ([]int64, []string) { return r.row.Typed() }
 
 // seed gives each key its own stream, so a row does not depend on which
 // rows were generated before it.
@@ -317,19 +321,19 @@ func (r *rows) place() (nation int, city string) {
 // place, in dbgen's order of draws.
 func (r *rows) party(prefix string, k int64) {
 	n, city := r.place()
-	v := r.vals
-	v[0] = k
-	v[1] = keyName(prefix, k)
-	v[2] = r.address()
-	v[3] = city
-	v[4] = Nations[n].Name
-	v[5] = Regions[Nations[n].Region]
-	v[6] = r.phone(n)
+	i, s := r.row.Ints, r.row.Strs
+	i[0] = k
+	s[1] = keyName(prefix, k)
+	s[2] = r.address()
+	s[3] = city
+	s[4] = Nations[n].Name
+	s[5] = Regions[Nations[n].Region]
+	s[6] = r.phone(n)
 }
 
 func (r *rows) customer(k int64) {
 	r.party("Customer#", k)
-	r.vals[7] = r.pick(MktSegments)
+	r.row.Strs[7] = r.pick(MktSegments)
 }
 
 func (r *rows) supplier(k int64) { r.party("Supplier#", k) }
@@ -364,16 +368,16 @@ func (r *rows) part(k int64) {
 	mfgr := r.between(1, 5)
 	cat := r.between(1, 5)
 	brand := r.between(1, 40)
-	v := r.vals
-	v[0] = k
-	v[1] = Colors[w[1]] + " " + Colors[w[2]]
-	v[2] = mfgrNames[mfgr-1]
-	v[3] = categoryNames[mfgr-1][cat-1]
-	v[4] = brandNames[mfgr-1][cat-1][brand-1]
-	v[5] = Colors[w[0]]
-	v[6] = r.pick(PartTypes)
-	v[7] = r.between(1, 50)
-	v[8] = r.pick(Containers)
+	i, s := r.row.Ints, r.row.Strs
+	i[0] = k
+	s[1] = Colors[w[1]] + " " + Colors[w[2]]
+	s[2] = mfgrNames[mfgr-1]
+	s[3] = categoryNames[mfgr-1][cat-1]
+	s[4] = brandNames[mfgr-1][cat-1][brand-1]
+	s[5] = Colors[w[0]]
+	s[6] = r.pick(PartTypes)
+	i[7] = r.between(1, 50)
+	s[8] = r.pick(Containers)
 }
 
 var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August",
@@ -419,26 +423,26 @@ func (r *rows) date(k int64) {
 	dayInWeek := int64(t.Weekday()) + 1 // Sunday = 1
 	month := monthNames[t.Month()-1]
 	last := t.AddDate(0, 0, 1).Day() == 1
-	v := r.vals
-	v[0] = DateKey(t)
-	v[1] = fmt.Sprintf("%s %d, %d", month, t.Day(), t.Year())
-	v[2] = t.Weekday().String()
-	v[3] = month
-	v[4] = int64(t.Year())
-	v[5] = int64(t.Year()*100 + int(t.Month()))
-	v[6] = fmt.Sprintf("%.3s%d", month, t.Year())
-	v[7] = dayInWeek
-	v[8] = int64(t.Day())
-	v[9] = int64(t.YearDay())
-	v[10] = int64(t.Month())
+	i, s := r.row.Ints, r.row.Strs
+	i[0] = DateKey(t)
+	s[1] = fmt.Sprintf("%s %d, %d", month, t.Day(), t.Year())
+	s[2] = t.Weekday().String()
+	s[3] = month
+	i[4] = int64(t.Year())
+	i[5] = int64(t.Year()*100 + int(t.Month()))
+	s[6] = fmt.Sprintf("%.3s%d", month, t.Year())
+	i[7] = dayInWeek
+	i[8] = int64(t.Day())
+	i[9] = int64(t.YearDay())
+	i[10] = int64(t.Month())
 	// dbgen's week number, daynuminyear/7+1 (so days 7…13 are week 2): not
 	// an ISO week. Q1.3 depends on it (see queries.go).
-	v[11] = int64(t.YearDay()/7 + 1)
-	v[12] = season(t.Month())
-	v[13] = flag(dayInWeek == 7)
-	v[14] = flag(last)
-	v[15] = flag(holidays[[2]int{int(t.Month()), t.Day()}])
-	v[16] = flag(dayInWeek != 1 && dayInWeek != 7)
+	i[11] = int64(t.YearDay()/7 + 1)
+	s[12] = season(t.Month())
+	i[13] = flag(dayInWeek == 7)
+	i[14] = flag(last)
+	i[15] = flag(holidays[[2]int{int(t.Month()), t.Day()}])
+	i[16] = flag(dayInWeek != 1 && dayInWeek != 7)
 }
 
 // OrderKey is dbgen's sparse order key of order index i (ez_sparse: of every
@@ -482,9 +486,9 @@ func (r *rows) order(i int64) {
 	prio := r.pick(OrderPriorities)
 	n := int(r.between(1, 7))
 	if cap(r.lines) < 7 {
-		r.lines = make([][]any, 7)
+		r.lines = make([]*driver.TypedRow, 7)
 		for j := range r.lines {
-			r.lines[j] = make([]any, len(Columns(Lineorder)))
+			r.lines[j] = driver.NewTypedRow(r.row.Kinds())
 		}
 	}
 	r.lines = r.lines[:n]
@@ -500,15 +504,15 @@ func (r *rows) order(i int64) {
 		mode := r.pick(ShipModes)
 		ext := RetailPrice(part) * qty
 		total += ext * (100 - disc) / 100 * (100 + tax) / 100
-		v := r.lines[j]
+		v, s := r.lines[j].Ints, r.lines[j].Strs
 		v[0] = key
 		v[1] = int64(j + 1)
 		v[2] = cust
 		v[3] = part
 		v[4] = supp
 		v[5] = odate
-		v[6] = prio
-		v[7] = int64(0)
+		s[6] = prio
+		v[7] = 0
 		v[8] = qty
 		v[9] = ext
 		v[11] = disc
@@ -516,10 +520,10 @@ func (r *rows) order(i int64) {
 		v[13] = SupplyCost(part)
 		v[14] = tax
 		v[15] = commit
-		v[16] = mode
+		s[16] = mode
 	}
-	for _, v := range r.lines {
-		v[10] = total
+	for _, l := range r.lines {
+		l.Ints[10] = total
 	}
 }
 
@@ -533,40 +537,47 @@ func (g *Generator) FlatRows(c Chunk) driver.RowSource {
 	f.cust = g.Rows(Customer, Chunk{1, 0}).(*rows)
 	f.supp = g.Rows(Supplier, Chunk{1, 0}).(*rows)
 	f.part = g.Rows(Part, Chunk{1, 0}).(*rows)
-	f.vals = make([]any, 0, len(FlatColumns()))
+	f.row = driver.NewTypedRow(kindsOf(flatColumns()))
 	return f
 }
 
 type flatRows struct {
 	lines, cust, supp, part *rows
-	vals                    []any
-	// The lines of an order share its customer (four on average): its
-	// values are made once per order.
+	row                     *driver.TypedRow
+	// The lines of an order share its customer (four on average): it is
+	// made once per order and stays in f.cust's row.
 	lastCust int64
-	custVals []any
 }
 
-// dim makes row k of a dimension table and returns its values but the key.
-func dim(r *rows, k int64, fill func(int64)) []any {
+// dim makes row k of a dimension table.
+func dim(r *rows, k int64, fill func(int64)) {
 	r.seed(k)
 	fill(k)
-	return r.vals[1:]
 }
 
 func (f *flatRows) Next() bool {
 	if !f.lines.Next() {
 		return false
 	}
-	l := f.lines.Values()
-	f.vals = append(f.vals[:0], l...)
-	if ck := l[2].(int64); ck != f.lastCust {
-		f.custVals = append(f.custVals[:0], dim(f.cust, ck, f.cust.customer)...)
+	l := f.lines.row
+	if ck := l.Ints[2]; ck != f.lastCust {
+		dim(f.cust, ck, f.cust.customer)
 		f.lastCust = ck
 	}
-	f.vals = append(f.vals, f.custVals...)
-	f.vals = append(f.vals, dim(f.supp, l[4].(int64), f.supp.supplier)...)
-	f.vals = append(f.vals, dim(f.part, l[3].(int64), f.part.part)...)
+	dim(f.supp, l.Ints[4], f.supp.supplier)
+	dim(f.part, l.Ints[3], f.part.part)
+	// The flat row is the line and each dimension's row without its key.
+	copy(f.row.Strs, l.Strs)
+	at := copy(f.row.Ints, l.Ints)
+	for _, d := range [...]*driver.TypedRow{f.cust.row, f.supp.row, f.part.row} {
+		copy(f.row.Strs[at:], d.Strs[1:])
+		at += copy(f.row.Ints[at:], d.Ints[1:])
+	}
 	return true
 }
 
-func (f *flatRows) Values() []any { return f.vals }
+func (f *flatRows) Values() []any { return f.row.Values() }
+
+func (f *flatRows) Kinds() []driver.Kind { return f.row.Kinds() }
+
+func (f *flatRows) Typed() ([]int64, []string) { return f.row.Typed() }

@@ -3,6 +3,8 @@ package ssb
 import (
 	"fmt"
 	"strings"
+
+	"github.com/fairbench/fairbench/internal/driver"
 )
 
 // Dialects the schema and the queries are written for.
@@ -72,6 +74,18 @@ var schemas = map[string][]column{
 		money("lo_revenue"), money("lo_supplycost"), ints("lo_tax", "UInt8"),
 		ints("lo_commitdate", "UInt32"), str("lo_shipmode", 10, true),
 	},
+}
+
+// kindsOf gives the generator's kind of each column: strings for the text
+// columns, integers for the others.
+func kindsOf(cols []column) []driver.Kind {
+	out := make([]driver.Kind, len(cols))
+	for i, c := range cols {
+		if c.sqlite == "TEXT" {
+			out[i] = driver.KindString
+		}
+	}
+	return out
 }
 
 // flatColumns are lineorder_flat's: all of lineorder's and the customer's,
