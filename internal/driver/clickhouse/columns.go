@@ -146,12 +146,68 @@ func text() column {
 }
 
 func date() column {
-	return newTyped(nil, func(s string) (time.Time, error) { return time.Parse(time.DateOnly, s) })
+	return newTyped(nil, func(s string) (time.Time, error) { return parseTime(time.DateOnly, s) })
 }
 
 func dateTime() column {
 	return newTyped(func(n int64) (time.Time, error) { return time.Unix(n, 0).UTC(), nil },
-		func(s string) (time.Time, error) { return time.Parse(time.DateTime, s) })
+		func(s string) (time.Time, error) { return parseTime(time.DateTime, s) })
+}
+
+// parseTime is time.Parse of layout, time.DateOnly or time.DateTime, with
+// a fast path for a well-formed value: time.Parse's walk of the layout was
+// an eighth of a ClickBench load's CPU. Anything else, and every error,
+// is time.Parse's.
+func parseTime(layout, s string) (time.Time, error) {
+	if len(s) == len(layout) {
+		if t, ok := parseDateTime(s); ok {
+			return t, nil
+		}
+	}
+	return time.Parse(layout, s)
+}
+
+// parseDateTime reads YYYY-MM-DD or YYYY-MM-DD hh:mm:ss as UTC, as
+// time.Parse does; false when s is not one of them or a field is out of range.
+func parseDateTime(s string) (time.Time, bool) {
+	ok := true
+	num := func(at, width int) int {
+		n := 0
+		for _, c := range []byte(s[at : at+width]) {
+			if c < '0' || c > '9' {
+				ok = false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	sep := func(at int, c byte) {
+		if s[at] != c {
+			ok = false
+		}
+	}
+	y, mo, d := num(0, 4), num(5, 2), num(8, 2)
+	sep(4, '-')
+	sep(7, '-')
+	h, mi, sec := 0, 0, 0
+	switch len(s) {
+	case len(time.DateOnly):
+	case len(time.DateTime):
+		h, mi, sec = num(11, 2), num(14, 2), num(17, 2)
+		sep(10, ' ')
+		sep(13, ':')
+		sep(16, ':')
+	default:
+		return time.Time{}, false
+	}
+	if !ok || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
+	if t.Day() != d { // the 31st of a 30-day month, 29 February of a common year
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 func badValue(v any) error {

@@ -104,3 +104,24 @@ func TestFlushReleasesTheBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestDateParsingAgreesWithTimeParse: the fast path of Date and DateTime
+// values gives what time.Parse gives, and fails where it fails.
+func TestDateParsingAgreesWithTimeParse(t *testing.T) {
+	cases := map[string][]string{
+		time.DateOnly: {"2013-07-15", "2000-02-29", "1999-02-29", "2013-04-31", "2013-12-31", "2013-00-10", "2013-13-01",
+			"2013-07-00", "0000-01-01", "9999-12-31", "2013-7-15 ", "2013/07/15", "2013-07-1x", "+013-07-15", "2013-07-15 00:00:00", ""},
+		time.DateTime: {"2013-07-15 10:11:12", "2013-07-15 00:00:00", "2013-07-15 23:59:59", "2013-07-15 24:00:00",
+			"2013-07-15 10:60:00", "2013-07-15 10:11:60", "2013-07-15T10:11:12", "2013-07-15 10-11-12", "2012-02-29 12:00:00",
+			"2013-02-29 12:00:00", "2013-07-15 1:11:12 ", "2013-07-15", "2013-07-15 10:11:1a"},
+	}
+	for layout, inputs := range cases {
+		for _, s := range inputs {
+			want, wantErr := time.Parse(layout, s)
+			got, err := parseTime(layout, s)
+			if (err != nil) != (wantErr != nil) || !got.Equal(want) || got.Location() != want.Location() {
+				t.Errorf("parseTime(%q, %q) = %v, %v; time.Parse gives %v, %v", layout, s, got, err, want, wantErr)
+			}
+		}
+	}
+}

@@ -260,25 +260,25 @@ func Facts(ctx context.Context, c driver.SQL, d Dataset) [][2]string {
 }
 
 // loadChunks loads a table's chunks on up to workers sessions at once,
-// counting the rows read on task.
+// counting the rows read on task. Each session loads the chunks it takes
+// through one BulkLoad (chunkChain).
 func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers int, task *progress.Task) (int64, error) {
-	if workers == 1 || len(t.Chunks) == 1 || env.Open == nil {
-		var n int64
-		bl := env.Conn.(driver.BulkLoader)
-		for _, ch := range t.Chunks {
-			k, err := loadChunk(ctx, bl, t, ch, task)
-			n += k
-			if err != nil {
-				return n, err
-			}
+	var next atomic.Int64
+	take := func() (func(context.Context) (driver.RowSource, error), bool) {
+		i := next.Add(1) - 1
+		if i >= int64(len(t.Chunks)) {
+			return nil, false
 		}
-		return n, nil
+		return t.Chunks[i], true
+	}
+	if workers == 1 || len(t.Chunks) == 1 || env.Open == nil {
+		return loadSession(ctx, env.Conn.(driver.BulkLoader), t, take, task)
 	}
 	var (
-		next, loaded atomic.Int64
-		wg           sync.WaitGroup
-		errMu        sync.Mutex
-		first        error
+		loaded atomic.Int64
+		wg     sync.WaitGroup
+		errMu  sync.Mutex
+		first  error
 	)
 	fail := func(err error) {
 		errMu.Lock()
@@ -302,17 +302,10 @@ func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers i
 				fail(fmt.Errorf("the session lacks a bulk load path"))
 				return
 			}
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(len(t.Chunks)) {
-					return
-				}
-				n, err := loadChunk(ctx, bl, t, t.Chunks[i], task)
-				loaded.Add(n)
-				if err != nil {
-					fail(err)
-					return
-				}
+			n, err := loadSession(ctx, bl, t, take, task)
+			loaded.Add(n)
+			if err != nil {
+				fail(err)
 			}
 		}()
 	}
@@ -320,19 +313,18 @@ func loadChunks(ctx context.Context, env workload.PrepareEnv, t Table, workers i
 	return loaded.Load(), first
 }
 
-// loadChunk loads one chunk; a file's read error wins over the load's,
-// which it usually causes.
-func loadChunk(ctx context.Context, bl driver.BulkLoader, t Table, chunk func(context.Context) (driver.RowSource, error), task *progress.Task) (int64, error) {
-	src, err := chunk(ctx)
-	if err != nil {
+// loadSession loads the chunks take hands out, one after the other, through
+// one BulkLoad; a chunk's open or read error wins over the load's, which it
+// usually causes.
+func loadSession(ctx context.Context, bl driver.BulkLoader, t Table, take func() (func(context.Context) (driver.RowSource, error), bool), task *progress.Task) (int64, error) {
+	src, chain, err := newChunkChain(ctx, take)
+	if src == nil {
 		return 0, err
 	}
-	if c, ok := src.(interface{ Close() error }); ok {
-		defer c.Close()
-	}
+	defer chain.Close()
 	n, err := bl.BulkLoad(ctx, t.Name, t.Columns, workload.CountRows(src, task), false)
-	if e, ok := src.(interface{ Err() error }); ok && e.Err() != nil {
-		return n, e.Err()
+	if chain.Err() != nil {
+		return n, chain.Err()
 	}
 	return n, err
 }
