@@ -243,6 +243,30 @@ server_cpu() {
     [ "$1" = redis ] && [ -n "$REDIS_PID" ] || return 0
     awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$REDIS_PID/stat"
 }
+# tool_load ENGINE TOOL WORKLOAD N OUT [TIMEFILE] — cleans what TOOL created on ENGINE (the
+# peers; fairbench replaces its own) and loads N records with it, output in OUT, under
+# /usr/bin/time into TIMEFILE when one is given.
+tool_load() {
+    local e=$1 t=$2 w=$3 n=$4 f=$5 tf=${6:-} timed=() extra=()
+    [ -z "$tf" ] || timed=(/usr/bin/time -f '%e %U %S %M' -o "$tf")
+    case $t in
+    fairbench)
+        # shellcheck disable=SC2046
+        "${timed[@]}" "$FB" load --target "$(fb_target "$e")" --workload ycsb -p recordcount="$n" $(fb_table "$e") --replace >"$f" 2>&1 ;;
+    go-ycsb)
+        case $e in
+        redis) redis-cli -p "$REDIS_PORT" -n 1 flushdb >/dev/null ;;
+        postgres) extra=(-p dropdata=true) ;;
+        esac
+        "${timed[@]}" bash -c 'goycsb "$@"' _ "$e" load "$w" -p recordcount="$n" -p threadcount="$THREADS" "${extra[@]}" >"$f" 2>&1 ;;
+    java)
+        case $e in
+        redis) redis-cli -p "$REDIS_PORT" -n 0 flushdb >/dev/null ;;
+        postgres) psql -Xq "$BENCH_PG" -c "TRUNCATE usertable" && extra=(-p db.batchsize=1000 -p jdbc.autocommit=false) ;;
+        esac
+        "${timed[@]}" bash -c 'java_ycsb "$@"' _ "$e" load "$w" -p recordcount="$n" -threads "$THREADS" "${extra[@]}" >"$f" 2>&1 ;;
+    esac
+}
 # load_tool ENGINE TOOL REP — cleans what TOOL created on ENGINE, loads it
 # under /usr/bin/time and appends a CSV row, or marks the tool broken.
 load_tool() {
@@ -252,28 +276,13 @@ load_tool() {
     f=$OUT/$e-$t-load-$r.txt
     tf=$OUT/$e-$t-load-$r.time
     export FERRET_SUFFIX="${STAMP//-/_}_$r"
-    case $t in
-    fairbench)
+    if [ "$t" = fairbench ]; then
         # shellcheck disable=SC2046
         "$FB" load --target "$(fb_target "$e")" --workload ycsb -p recordcount="$n" $(fb_table "$e") --clean >"$f.clean" 2>&1 \
             || { broken "$e" "$t" "its --clean failed" "$f.clean"; return; }
-        # shellcheck disable=SC2046
-        /usr/bin/time -f '%e %U %S %M' -o "$tf" "$FB" load --target "$(fb_target "$e")" --workload ycsb -p recordcount="$n" $(fb_table "$e") --replace >"$f" 2>&1 ;;
-    go-ycsb)
-        extra=()
-        case $e in
-        redis) redis-cli -p "$REDIS_PORT" -n 1 flushdb >/dev/null ;;
-        postgres) extra=(-p dropdata=true) ;;
-        esac
-        /usr/bin/time -f '%e %U %S %M' -o "$tf" bash -c 'goycsb "$@"' _ "$e" load a -p recordcount="$n" -p threadcount="$THREADS" "${extra[@]}" >"$f" 2>&1 ;;
-    java)
-        extra=()
-        case $e in
-        redis) redis-cli -p "$REDIS_PORT" -n 0 flushdb >/dev/null ;;
-        postgres) psql -Xq "$BENCH_PG" -c "TRUNCATE usertable" && extra=(-p db.batchsize=1000 -p jdbc.autocommit=false) ;;
-        esac
-        /usr/bin/time -f '%e %U %S %M' -o "$tf" bash -c 'java_ycsb "$@"' _ "$e" load a -p recordcount="$n" -threads "$THREADS" "${extra[@]}" >"$f" 2>&1 ;;
-    esac || { broken "$e" "$t" "its load failed" "$f"; return; }
+    fi
+    tool_load "$e" "$t" a "$n" "$f" "$tf" \
+        || { broken "$e" "$t" "its load failed" "$f"; return; }
     srv1=$(server_cpu "$e")
     # Redis's copies are dropped as soon as they are measured (three copies
     # of a million records would hold ~5 GB), FerretDB's where fairbench can.
@@ -329,22 +338,7 @@ for e in $ENGINES; do
     n=$(records "$e")
     for t in $TOOLS; do
         f=$OUT/$e-$t-load.txt
-        case $t in
-        fairbench)
-            # shellcheck disable=SC2046
-            "$FB" load --target "$(fb_target "$e")" --workload ycsb -p recordcount="$n" $(fb_table "$e") --replace >"$f" 2>&1 ;;
-        go-ycsb)
-            [ "$e" != redis ] || redis-cli -p "$REDIS_PORT" -n 1 flushdb >/dev/null
-            extra=(); [ "$e" != postgres ] || extra=(-p dropdata=true)
-            goycsb "$e" load "$first" -p recordcount="$n" -p threadcount="$THREADS" "${extra[@]}" >"$f" 2>&1 ;;
-        java)
-            extra=()
-            case $e in
-            redis) redis-cli -p "$REDIS_PORT" -n 0 flushdb >/dev/null ;;
-            postgres) psql -Xq "$BENCH_PG" -c "TRUNCATE usertable" && extra=(-p db.batchsize=1000 -p jdbc.autocommit=false) ;;
-            esac
-            java_ycsb "$e" load "$first" -p recordcount="$n" -threads "$THREADS" "${extra[@]}" >"$f" 2>&1 ;;
-        esac || { broken "$e" "$t" "its load failed" "$f"; continue; }
+        tool_load "$e" "$t" "$first" "$n" "$f" || { broken "$e" "$t" "its load failed" "$f"; continue; }
         printf '%s: %s loaded %s records\n' "$e" "$t" "$n"
     done
 done
