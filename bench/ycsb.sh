@@ -243,6 +243,14 @@ server_cpu() {
     [ "$1" = redis ] && [ -n "$REDIS_PID" ] || return 0
     awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$REDIS_PID/stat"
 }
+# rotation REP — TOOLS in the order of repetition REP: each repetition starts one tool later,
+# so every tool runs in every position as often as the repetitions allow.
+rotation() {
+    local tools i k
+    read -r -a tools <<<"$TOOLS"
+    k=${#tools[@]}
+    for ((i = 0; i < k; i++)); do printf '%s\n' "${tools[$(((i + $1 - 1) % k))]}"; done
+}
 # tool_load ENGINE TOOL WORKLOAD N OUT [TIMEFILE] — cleans what TOOL created on ENGINE (the
 # peers; fairbench replaces its own) and loads N records with it, output in OUT, under
 # /usr/bin/time into TIMEFILE when one is given.
@@ -309,11 +317,8 @@ if [ "$PHASE" = load ]; then
     has_engine ferretdb && log "FerretDB: $(redact "$FERRETDB")"
     for e in $ENGINES; do
         printf '%s load ' "$e"
-        read -r -a tools <<<"$TOOLS"
         for r in $(seq 1 "$REPS"); do
-            k=${#tools[@]}
-            for i in $(seq 0 $((k - 1))); do
-                t=${tools[$(((i + r - 1) % k))]}
+            for t in $(rotation "$r"); do
                 [ -z "${BROKEN[$e/$t]:-}" ] || continue
                 load_tool "$e" "$t" "$r"
             done
@@ -379,11 +384,8 @@ run_tool() {
 for e in $ENGINES; do
     for w in $WORKLOADS; do
         printf '%s workload %s ' "$e" "$w"
-        read -r -a tools <<<"$TOOLS"
         for r in $(seq 1 "$REPS"); do
-            k=${#tools[@]}
-            for i in $(seq 0 $((k - 1))); do
-                t=${tools[$(((i + r - 1) % k))]}
+            for t in $(rotation "$r"); do
                 [ -z "${BROKEN[$e/$t]:-}" ] || continue
                 run_tool "$e" "$t" "$w" "$r"
             done
