@@ -19,8 +19,9 @@
 # Printed first, without a verdict: the median RSS of the first and of the last quarter of
 # the samples and their ratio (last / first), and the peak RSS.
 # Verdicts (each printed as ok or FAIL; the script exits 1 on any FAIL):
-#   memory: median RSS of the last fifth within 10 % of the median of the second fifth
-#           (the first fifth is start-up and caches filling);
+#   memory: median RSS of the last fifth no more than 10 % above the median of the second fifth
+#           (the first fifth is start-up and caches filling). One-sided: a leak grows; a fall
+#           is the Go runtime returning memory to the system, printed but not a failure;
 #   fds:    the largest fd count of the last fifth not above that of the second fifth;
 #   trend:  least-squares slope of the per-second tps over the run, as a change over the whole
 #           run, within ±10 % of the mean tps.
@@ -77,8 +78,8 @@ END {
     for (i = fifth + 1; i <= 2 * fifth; i++) if (fd[i] > fdEarly) fdEarly = fd[i]
     for (i = n - fifth + 1; i <= n; i++) if (fd[i] > fdLate) fdLate = fd[i]
     bad = 0
-    memOK = late <= early * 1.10 && late >= early * 0.90
-    printf "memory: median RSS %.1f MiB (second fifth) -> %.1f MiB (last fifth), %+.1f %%: %s\n", early/1024, late/1024, (late/early - 1) * 100, memOK ? "ok" : "FAIL"
+    memOK = late <= early * 1.10
+    printf "memory: median RSS %.1f MiB (second fifth) -> %.1f MiB (last fifth), %+.1f %% (limit +10 %%): %s\n", early/1024, late/1024, (late/early - 1) * 100, memOK ? "ok" : "FAIL"
     fdOK = fdLate <= fdEarly
     printf "fds:    max %d (second fifth) -> %d (last fifth): %s\n", fdEarly, fdLate, fdOK ? "ok" : "FAIL"
     if (m < 3) { print "trend:  too few progress lines: FAIL"; exit 1 }
