@@ -10,8 +10,8 @@
 #                  at YCSB_THREADS threads against `fairbench run --workload ycsb
 #                  -P <the same file> --threads N`, RECORDS records each tool
 #                  loaded once (go-ycsb in database 1, fairbench in 2).
-#   ycsb-postgres  the same on the PostgreSQL test server, tables of their own in
-#                  database fbtest_hc_ycsb, at YCSB_THREADS or, when that many
+#   ycsb-postgres  the same on PostgreSQL (PG_SERVER, below), tables of their own
+#                  in database fbtest_hc_ycsb, at YCSB_THREADS or, when that many
 #                  do not fit, the largest multiple of 8 that fits (see below).
 #   kv             memtier_benchmark 2.3.0 -t T -c C against `fairbench run
 #                  --workload kv -t T -c C` for each TxC of KV_SHAPES (T × C
@@ -38,21 +38,28 @@
 # client. Rows in bench/out/concurrency-<stamp>.csv (cell,tool,rep,ops/s,
 # p99 ms,cpu s,operations,rss KB,clients), every output in bench/out/concurrency-<stamp>/.
 #
-# PostgreSQL's connections: a cell asks max_connections − the reserved slots −
-# the connections open now − 1 (fairbench's own) − PG_HEADROOM (left for the
-# server's other users); ycsb-postgres runs at the largest multiple of 8 within
-# that, tpcc stops with an error if its VUs do not fit. Nothing on the server
-# is raised.
+# PostgreSQL: PG_SERVER=private [default] starts a cluster of the script's own
+# on PG_PORT (bench/lib.sh start_private_postgres, the newest server binaries
+# installed, default settings but max_connections=PG_MAX_CONNECTIONS), stopped at
+# the end, so that the studies' 128 YCSB threads fit; PG_SERVER=test uses the
+# PostgreSQL test server, whose max_connections (100) is left as it is. Either
+# way a cell asks max_connections − the reserved slots − the connections open
+# now − 1 (fairbench's own) − PG_HEADROOM (left for the server's other users);
+# ycsb-postgres runs at the largest multiple of 8 within that, tpcc stops with
+# an error if its VUs do not fit.
 #
 # Environment (defaults in brackets): CELLS ["ycsb-redis ycsb-postgres kv
 # tpcc"], DURATION [15] s, REPS [2], YCSB_THREADS [128], RECORDS [100000],
 # KV_SHAPES ["4x50 8x100"], KEYS [100000], TPCC_VUS [50], TPCC_WAREHOUSES [5],
-# REDIS_PORT [6394], PG_HEADROOM [16].
+# REDIS_PORT [6394], PG_SERVER [private], PG_PORT [5439], PG_MAX_CONNECTIONS [300],
+# PG_HEADROOM [16].
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 CELLS=${CELLS:-ycsb-redis ycsb-postgres kv tpcc}; DURATION=${DURATION:-15}; REPS=${REPS:-2}
 YCSB_THREADS=${YCSB_THREADS:-128}; RECORDS=${RECORDS:-100000}; KV_SHAPES=${KV_SHAPES:-4x50 8x100}; KEYS=${KEYS:-100000}
 TPCC_VUS=${TPCC_VUS:-50}; TPCC_WAREHOUSES=${TPCC_WAREHOUSES:-5}; REDIS_PORT=${REDIS_PORT:-6394}; PG_HEADROOM=${PG_HEADROOM:-16}
-require_positive DURATION REPS YCSB_THREADS RECORDS KEYS TPCC_VUS TPCC_WAREHOUSES REDIS_PORT
+PG_SERVER=${PG_SERVER:-private}; PG_PORT=${PG_PORT:-5439}; PG_MAX_CONNECTIONS=${PG_MAX_CONNECTIONS:-300}
+require_positive DURATION REPS YCSB_THREADS RECORDS KEYS TPCC_VUS TPCC_WAREHOUSES REDIS_PORT PG_PORT PG_MAX_CONNECTIONS
+case $PG_SERVER in private | test) ;; *) die "PG_SERVER must be private or test (got '$PG_SERVER')" ;; esac
 is_uint "$PG_HEADROOM" || die "PG_HEADROOM must be a whole number (got '$PG_HEADROOM')"
 for c in $CELLS; do case $c in ycsb-redis | ycsb-postgres | kv | tpcc) ;; *) die "CELLS: unknown cell '$c' (ycsb-redis, ycsb-postgres, kv, tpcc)" ;; esac; done
 for s in $KV_SHAPES; do [[ $s =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "KV_SHAPES: '$s' is not THREADSxCONNECTIONS (e.g. 4x50)"; done
@@ -104,10 +111,19 @@ CSV=$ROOT/bench/out/concurrency-$STAMP.csv
 RESULTS=$OUT/fairbench-results.db
 mkdir -p "$OUT"
 REDIS_PID=
-cleanup() { if [ -n "$REDIS_PID" ]; then kill "$REDIS_PID" 2>/dev/null || true; fi; }
+cleanup() {
+    if [ -n "$REDIS_PID" ]; then kill "$REDIS_PID" 2>/dev/null || true; fi
+    stop_private_postgres
+}
 trap cleanup EXIT
 
-PGURL=$(test_env FAIRBENCH_TEST_PG)
+if [ "$PG_SERVER" = private ] && { has_cell ycsb-postgres || has_cell tpcc; }; then
+    start_private_postgres "$PG_PORT" "$OUT/postgres" "max_connections=$PG_MAX_CONNECTIONS"
+    PGURL=$PRIVATE_PG_URL
+    echo "PostgreSQL: a private cluster on 127.0.0.1:$PG_PORT (max_connections $PG_MAX_CONNECTIONS), stopped at the end"
+else
+    PGURL=$(test_env FAIRBENCH_TEST_PG)
+fi
 # pg_db NAME — PGURL pointing at database NAME
 pg_db() { sed -E "s#/[^/?]*(\?|\$)#/$1\1#" <<<"$PGURL"; }
 # pg_part URL user|password|host|port
@@ -249,8 +265,9 @@ tpcc_cell() {
         || die "go-tpc's prepare failed (see $OUT/tpcc-go-tpc-load.txt)"
     # Planner statistics for both databases alike: go-tpc's prepare leaves none,
     # and its first run, on plans for empty tables, was 18× slower than its second.
+    # (the role is no superuser on the private cluster: silence its warning per shared catalog)
     for db in fbtest_hc_tpcc_fb fbtest_hc_tpcc_gotpc; do
-        psql -Xq "$(pg_db "$db")" -c ANALYZE || die "ANALYZE failed in database $db"
+        PGOPTIONS="-c client_min_messages=error" psql -Xq "$(pg_db "$db")" -c ANALYZE || die "ANALYZE failed in database $db"
     done
     for r in $(seq 1 "$REPS"); do
         for j in 0 1; do
