@@ -225,10 +225,19 @@ func selectRuns(s *store.Store, f store.Filter, purpose string) ([]*result.Run, 
 // merges those histograms: such runs are read again, one at a time, with
 // them.
 func readForReport(s *store.Store, f store.Filter) ([]*result.Run, error) {
+	return readDigests(s.EachRun, f)
+}
+
+// runWalk hands each run f selects to fn, one at a time, with its series
+// (store.Store.EachRun; its intervals' histograms with intervalHistograms).
+type runWalk func(f store.Filter, intervalHistograms bool, fn func(*result.Run) error) error
+
+// readDigests is readForReport over walk.
+func readDigests(walk runWalk, f store.Filter) ([]*result.Run, error) {
 	var runs []*result.Run
 	var shifted []int64
 	at := map[int64]int{}
-	err := s.EachRun(f, false, func(r *result.Run) error {
+	err := walk(f, false, func(r *result.Run) error {
 		report.DropSeries(r)
 		if _, ok := analysis.RunLevelShift(r); ok {
 			shifted = append(shifted, r.ID)
@@ -240,7 +249,7 @@ func readForReport(s *store.Store, f store.Filter) ([]*result.Run, error) {
 	if err != nil || len(shifted) == 0 {
 		return runs, err
 	}
-	return runs, s.EachRun(store.Filter{IDs: shifted}, true, func(r *result.Run) error {
+	return runs, walk(store.Filter{IDs: shifted}, true, func(r *result.Run) error {
 		report.DropSeries(r)
 		runs[at[r.ID]] = r
 		return nil
