@@ -309,9 +309,9 @@ func runChart(r *result.Run) result.RunChart {
 		return result.RunChart{}
 	}
 	c := result.RunChart{Seconds: len(series)}
-	// Only what the chart draws: a digest keeps these, not the series' points.
+	// Only what the chart draws: a digest keeps these, not series points.
 	for _, p := range downsample(series, maxSeriesPoints) {
-		c.Points = append(c.Points, result.SeriesPoint{Second: p.Second, Rate: p.Rate, P99: p.P99})
+		c.Points = append(c.Points, result.ChartPoint{Second: p.Second, Rate: p.Rate, P99: p.P99})
 	}
 	rates := make([]float64, len(series))
 	for i, p := range series {

@@ -76,13 +76,19 @@ type LevelTally struct {
 }
 
 // RunChart is a run's per-second throughput and p99 as its chart draws
-// them: Points downsampled (Second, Rate and P99 set), the figures beside
-// it over every rate point.
+// them: Points downsampled, the figures beside it over every rate point.
 type RunChart struct {
-	Points                       []SeriesPoint
+	Points                       []ChartPoint
 	Seconds                      int
 	MinRate, MedianRate, MaxRate float64
 	MaxP99                       float64 // 0 when no second had a p99
+}
+
+// ChartPoint is one point of a run's chart: the second, its requests/s
+// and its p99 in µs (0: none).
+type ChartPoint struct {
+	Second    int
+	Rate, P99 float64
 }
 
 // LevelShift is a sustained change of a run's per-second throughput.
