@@ -187,7 +187,10 @@ func CellLevelShift(g *Group) (CellLevels, bool) {
 // levelTallies are what each level of r, which shifted level by s,
 // measured: from its digest once a report dropped its series.
 func levelTallies(r *result.Run, s LevelShift) [2]result.LevelTally {
-	if r.Digest != nil && r.Digest.Levels != nil {
+	if r.Digest != nil {
+		if r.Digest.Levels == nil {
+			return [2]result.LevelTally{} // not kept: the levels show throughput only
+		}
 		return *r.Digest.Levels
 	}
 	pts := r.RatePoints()
