@@ -9,6 +9,7 @@ import (
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/store"
 )
 
 // adHocStudyName is the study name of the runs `fairbench run --target URL
@@ -30,7 +31,9 @@ func allAdHoc(runs []*result.Run) bool {
 // writeAdHocReport prints the last ad-hoc runs (all when last is 0), most
 // recent last, each under a line naming it by what differs between them
 // (analysis.Namer) and then as `fairbench run` summarised it (printSummary).
-func writeAdHocReport(w io.Writer, runs []*result.Run, groups []*analysis.Group, results string, last int) {
+// Each shown run is read again with its series (fullRun), one at a time.
+func writeAdHocReport(w io.Writer, s *store.Store, runs []*result.Run, groups []*analysis.Group, last int) error {
+	results := s.Path()
 	runs = slices.Clone(runs)
 	slices.SortFunc(runs, func(a, b *result.Run) int { return int(a.ID - b.ID) })
 	fmt.Fprintf(w, "%s in %s, each as 'fairbench run' summarised it, the most recent last\n", numfmt.Count(len(runs), "ad-hoc run", "ad-hoc runs"), results)
@@ -58,6 +61,11 @@ func writeAdHocReport(w io.Writer, runs []*result.Run, groups []*analysis.Group,
 			fmt.Fprintf(w, "%s: %s\n", r.Status, r.Error)
 			continue
 		}
-		printSummary(w, r, 0, nil)
+		full, err := fullRun(s, r)
+		if err != nil {
+			return err
+		}
+		printSummary(w, full, 0, nil)
 	}
+	return nil
 }

@@ -71,7 +71,7 @@ func TestReportGivesLevelsTheirLatenciesFromStoredSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range runs {
-		read := r.Series[0].Hists[0].Histogram != ""
+		read := r.Digest.Levels != nil && r.Digest.Levels[0].Histograms
 		if shifts := r.Clients == 1; read != shifts {
 			t.Errorf("run %d (level shift: %v): intervals read with their histograms: %v", r.ID, shifts, read)
 		}

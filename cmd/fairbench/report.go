@@ -75,7 +75,7 @@ func newReport() *cobra.Command {
 // writeRunFormat writes the result file of one run in a format its kind
 // offers (kinds.Info.RunFormats): run id, or else the last completed run
 // of the selection that has the format.
-func writeRunFormat(w io.Writer, runs []*result.Run, format string, id int64) error {
+func writeRunFormat(s *store.Store, w io.Writer, runs []*result.Run, format string, id int64) error {
 	formats := kinds.RunFormatNames()
 	if !slices.Contains(formats, format) {
 		return fmt.Errorf("--format %q: use text, md, html, json, csv, benchstat or a run format (%s)", format, strings.Join(formats, ", "))
@@ -96,6 +96,10 @@ func writeRunFormat(w io.Writer, runs []*result.Run, format string, id int64) er
 		return fmt.Errorf("--format %s: no completed run of a kind with that format in the selection", format)
 	}
 	f, _ := kinds.RunFormat(pick.Kind, format)
+	pick, err := fullRun(s, pick)
+	if err != nil {
+		return err
+	}
 	return f(w, pick)
 }
 
@@ -213,36 +217,59 @@ func selectRuns(s *store.Store, f store.Filter, purpose string) ([]*result.Run, 
 	return runs, groups, title, nil
 }
 
-// readForReport reads the runs f selects without their series' interval
-// histograms (store.RunsWithoutIntervals), so that a report's memory grows
-// with the number of runs and not with the seconds they measured. Of what
-// reports show, only the latency of each level of a run whose throughput
-// shifts level (analysis.CellLevelShift) merges those histograms: such runs
-// are read again in full.
+// readForReport reads the runs f selects one at a time (store.EachRun),
+// each without its series' interval histograms, and keeps of each run's
+// series only its digest (report.DropSeries): a report's memory is one run's
+// series, not the store's. Of what reports show, only the latency of each
+// level of a run whose throughput shifts level (analysis.CellLevelShift)
+// merges those histograms: such runs are read again, one at a time, with
+// them.
 func readForReport(s *store.Store, f store.Filter) ([]*result.Run, error) {
-	runs, err := s.RunsWithoutIntervals(f)
-	if err != nil {
-		return nil, err
-	}
+	return readDigests(s.EachRun, f)
+}
+
+// runWalk hands each run f selects to fn, one at a time, with its series
+// (store.Store.EachRun; its intervals' histograms with intervalHistograms).
+type runWalk func(f store.Filter, intervalHistograms bool, fn func(*result.Run) error) error
+
+// readDigests is readForReport over walk.
+func readDigests(walk runWalk, f store.Filter) ([]*result.Run, error) {
+	var runs []*result.Run
 	var shifted []int64
 	at := map[int64]int{}
-	for i, r := range runs {
+	err := walk(f, false, func(r *result.Run) error {
+		report.DropSeries(r)
 		if _, ok := analysis.RunLevelShift(r); ok {
 			shifted = append(shifted, r.ID)
-			at[r.ID] = i
+			at[r.ID] = len(runs)
 		}
+		runs = append(runs, r)
+		return nil
+	})
+	if err != nil || len(shifted) == 0 {
+		return runs, err
 	}
-	if len(shifted) == 0 {
-		return runs, nil
+	return runs, walk(store.Filter{IDs: shifted}, true, func(r *result.Run) error {
+		report.DropSeries(r)
+		runs[at[r.ID]] = r
+		return nil
+	})
+}
+
+// fullRun reads r again with its whole series, for what reads a run's
+// series itself (a kind's summary or result file) rather than its digest.
+func fullRun(s *store.Store, r *result.Run) (*result.Run, error) {
+	if r.Digest == nil {
+		return r, nil
 	}
-	full, err := s.Runs(store.Filter{IDs: shifted})
+	full, err := s.Runs(store.Filter{IDs: []int64{r.ID}})
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range full {
-		runs[at[r.ID]] = r
+	if len(full) != 1 {
+		return nil, fmt.Errorf("run %d: no longer in %s", r.ID, s.Path())
 	}
-	return runs, nil
+	return full[0], nil
 }
 
 func writeReportWith(s *store.Store, f store.Filter, format, out string, x reportExtras) error {
@@ -279,7 +306,7 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 	switch format {
 	case "text", "":
 		if allAdHoc(runs) {
-			writeAdHocReport(&buf, runs, groups, s.Path(), x.last)
+			err = writeAdHocReport(&buf, s, runs, groups, x.last)
 			break
 		}
 		err = report.Terminal(&buf, groups, opt)
@@ -305,7 +332,7 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 	case "benchstat":
 		err = report.Benchstat(&buf, runs)
 	default:
-		if err := writeRunFormat(&buf, runs, format, x.run); err != nil {
+		if err := writeRunFormat(s, &buf, runs, format, x.run); err != nil {
 			return err
 		}
 	}

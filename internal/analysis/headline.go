@@ -70,6 +70,10 @@ func opSumUs(r *result.Run) func(i int) float64 {
 // exact from the series' interval sums where the run stored them, else
 // from its histogram (bucketed).
 func opLatencySum(r *result.Run, op result.Op) (sumUs float64, n int64) {
+	if r.Digest != nil {
+		s := r.Digest.OpLatency[op.Name]
+		sumUs, n = s.SumUs, s.Count
+	}
 	for _, p := range r.Series {
 		for _, io := range p.Hists {
 			if io.Name == op.Name && io.SumUs > 0 {

@@ -33,50 +33,16 @@ import (
 const LevelShiftMinExplained = 0.85
 
 // LevelShift is a sustained change of a run's per-second throughput.
-type LevelShift struct {
-	Before, After float64 // mean ops/s of the seconds up to Second, and after it
-	// Second is the last second at the first level (as the series counts
-	// seconds: since the start of the measured phase).
-	Second int
-	// BeforeSeconds and AfterSeconds are how many seconds each level held.
-	BeforeSeconds, AfterSeconds int
-}
-
-// Change is the second level against the first, in %.
-func (s LevelShift) Change() float64 { return (s.After/s.Before - 1) * 100 }
-
-// Burst reports whether the first level is the higher one: burst credits
-// or throttling, not a warm-up.
-func (s LevelShift) Burst() bool { return s.After < s.Before }
-
-// String says both levels and when it changed: "burst 7,500.0 ops/s until
-// s 5, then steady 1,000.0 ops/s".
-func (s LevelShift) String() string {
-	if s.Burst() {
-		return fmt.Sprintf("burst %s ops/s until s %d, then steady %s ops/s", numfmt.Rate(s.Before), s.Second, numfmt.Rate(s.After))
-	}
-	return fmt.Sprintf("%s ops/s until s %d, then %s ops/s", numfmt.Rate(s.Before), s.Second, numfmt.Rate(s.After))
-}
+type LevelShift = result.LevelShift
 
 // RunLevelShift finds the level shift of a run's per-second series, if it
 // has one. A query set's series follows its queries, not the server's
 // state: it has none.
 func RunLevelShift(r *result.Run) (LevelShift, bool) {
-	if len(r.Summary.Queries) > 0 {
-		return LevelShift{}, false
+	if s := rateFindings(r).Shift; s != nil {
+		return *s, true
 	}
-	pts := r.RatePoints()
-	rates := make([]float64, len(pts))
-	for i, p := range pts {
-		rates[i] = p.Rate
-	}
-	k, ok := levelShift(rates)
-	if !ok {
-		return LevelShift{}, false
-	}
-	before, _ := meanSD(rates[:k])
-	after, _ := meanSD(rates[k:])
-	return LevelShift{Before: before, After: after, Second: pts[k-1].Second, BeforeSeconds: k, AfterSeconds: len(rates) - k}, true
+	return LevelShift{}, false
 }
 
 // warmupWindow is how many seconds at the start the warm-up check looks at:
@@ -209,16 +175,29 @@ func CellLevelShift(g *Group) (CellLevels, bool) {
 		}
 		c.UntilMin, c.UntilMax = min(c.UntilMin, s.Second), max(c.UntilMax, s.Second)
 		before, after = append(before, s.Before), append(after, s.After)
-		pts := r.RatePoints()
-		first.add(pts[:s.BeforeSeconds])
-		second.add(pts[s.BeforeSeconds:])
+		levels := levelTallies(r, s)
+		first.add(levels[0])
+		second.add(levels[1])
 	}
 	c.First, c.Second = first.level(stats.Median(before)), second.level(stats.Median(after))
 	c.InHeadlineUnit = isThroughput(g.Headline)
 	return c, true
 }
 
-// levelAcc merges the seconds of one level over a cell's runs.
+// levelTallies are what each level of r, which shifted level by s,
+// measured: from its digest once a report dropped its series.
+func levelTallies(r *result.Run, s LevelShift) [2]result.LevelTally {
+	if r.Digest != nil {
+		if r.Digest.Levels == nil {
+			return [2]result.LevelTally{} // not kept: the levels show throughput only
+		}
+		return *r.Digest.Levels
+	}
+	pts := r.RatePoints()
+	return [2]result.LevelTally{levelTally(pts[:s.BeforeSeconds]), levelTally(pts[s.BeforeSeconds:])}
+}
+
+// levelAcc merges one level's tallies over a cell's runs.
 type levelAcc struct {
 	seconds    int
 	errors     int64
@@ -231,30 +210,22 @@ type levelAcc struct {
 
 func newLevelAcc() *levelAcc { return &levelAcc{merged: hist.New(), histograms: true} }
 
-func (a *levelAcc) add(points []result.SeriesPoint) {
-	for _, p := range points {
-		a.seconds++
-		a.errors += p.Errors
-		if p.Ops > 0 && p.Hists == nil {
-			a.histograms = false
-		}
-		for _, iv := range p.Hists {
-			if iv.Count == 0 {
-				continue
-			}
-			a.count += iv.Count
-			if iv.SumUs > 0 {
-				a.sumUs += iv.SumUs
-				a.summed += iv.Count
-			}
-			h, err := hist.Decode([]byte(iv.Histogram))
-			if err != nil {
-				a.histograms = false
-				continue
-			}
-			a.merged.Merge(h)
-		}
+func (a *levelAcc) add(t result.LevelTally) {
+	a.seconds += t.Seconds
+	a.errors += t.Errors
+	a.count += t.Count
+	a.sumUs += t.SumUs
+	a.summed += t.Summed
+	a.histograms = a.histograms && t.Histograms
+	if len(t.Histogram) == 0 {
+		return
 	}
+	h, err := hist.Decode(t.Histogram)
+	if err != nil {
+		a.histograms = false
+		return
+	}
+	a.merged.Merge(h)
 }
 
 func (a *levelAcc) level(rate float64) Level {

@@ -143,42 +143,23 @@ func Warnings(groups []*Group, baseline string) []Warning {
 func runWarnings(r *result.Run, names *Namer) []Warning {
 	var ws []Warning
 	label := names.RunLabel(r)
-	rates := make([]float64, 0, len(r.RatePoints()))
-	// A query set's per-second rate follows its queries, each tried in
-	// turn, not the server's state: its series says nothing of warm-up or
-	// drift (its cold and hot tries do).
-	if len(r.Summary.Queries) == 0 {
-		for _, p := range r.RatePoints() {
-			rates = append(rates, p.Rate)
-		}
+	rf := rateFindings(r)
+	if shift := rf.Shift; shift != nil {
+		ws = append(ws, levelShiftWarning(r, label, *shift))
 	}
-	skip := 0
-	// A sustained level shift is one drift with two levels, not a warm-up
-	// too short (the first seconds differ from the rest because the whole
-	// first level does): it is named as such, and neither of the other two
-	// is raised for it.
-	if shift, ok := RunLevelShift(r); ok {
-		ws = append(ws, levelShiftWarning(r, label, shift))
-		rates = nil
-	}
-	if w, first, rest, ok := warmupShift(rates); ok {
-		skip = w
+	if w := rf.Warmup; w != nil {
 		ws = append(ws, Warning{Check: CheckWarmup, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 			"run %d (%s): the first %d s of the measured phase averaged %.1f requests/s, %+.1f %% from the rest's median %.1f requests/s: warm-up too short",
-			r.ID, label, w, first, (first/rest-1)*100, rest)})
+			r.ID, label, w.Seconds, w.First, (w.First/w.Rest-1)*100, w.Rest)})
 	}
-	if first, last, se, ok := drift(rates[skip:]); ok {
+	if d := rf.Drift; d != nil {
 		ws = append(ws, Warning{Check: CheckDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f requests/s (first third) to %.1f requests/s (last third); its own noise is %.1f requests/s (standard error): burst credits, throttling, checkpoints or cache warming?",
-			r.ID, label, (last/first-1)*100, first, last, se)})
+			r.ID, label, (d.Last/d.First-1)*100, d.First, d.Last, d.SE)})
 	}
 	if budget, source, threads := cpuBudget(r); budget > 0 && !inProcess(r) {
-		var cpu []float64
-		for _, p := range r.Series {
-			cpu = append(cpu, p.CPU)
-		}
-		med := stats.Median(cpu)
-		if len(cpu) == 0 && r.Duration.Seconds() > 0 {
+		med, points := clientCPU(r)
+		if points == 0 && r.Duration.Seconds() > 0 {
 			med = r.Summary.ClientCPU / r.Duration.Seconds()
 		}
 		of := fmt.Sprintf("the client host's %.0f threads", budget)

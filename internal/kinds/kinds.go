@@ -39,6 +39,10 @@ type Info struct {
 	// that scenario's runs in the order of the report's rows, interrupted and
 	// failed runs included so that a cell without a completed run keeps its row.
 	Sections func(runs []*result.Run, baseline string) []Section
+	// DigestSeries keeps what Sections reads of a run's series, for a
+	// report that drops the series (result.SeriesDigest.Kind): Sections
+	// reads it when the run's Digest is set. Nil: Sections reads no series.
+	DigestSeries func(r *result.Run) any
 	// RunFormats are the result files of one run the kind can write, by
 	// the name `fairbench report --format` takes ("clickbench":
 	// ClickBench's result JSON).
@@ -56,6 +60,15 @@ type Info struct {
 	// workload.Register sets it to the workload's Params. Nil for a kind
 	// that declares none (an imported tool's).
 	Params func() []params.Spec
+}
+
+// DigestSeries is what the kind of r keeps of its series for its report
+// sections (Info.DigestSeries); nil when it keeps nothing.
+func DigestSeries(r *result.Run) any {
+	if i, ok := Lookup(r.Kind); ok && i.DigestSeries != nil {
+		return i.DigestSeries(r)
+	}
+	return nil
 }
 
 // RunFormat returns the writer of format for runs of kind, if it has one.

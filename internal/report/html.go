@@ -268,16 +268,15 @@ func clientCharts(idx int, groups []*analysis.Group) []*lineChart {
 // runCharts draws a run's per-second throughput and p99, over the points
 // whose rates are per-second rates (a partial last point's is not).
 func runCharts(r *result.Run) []*lineChart {
-	series := r.RatePoints()
-	if len(series) == 0 {
+	c := runChart(r)
+	if c.Seconds == 0 {
 		return nil
 	}
-	pts := downsample(series, maxSeriesPoints)
 	tp := &lineChart{ID: fmt.Sprintf("run%d-tps", r.ID), Title: "requests/s, each second", Small: true, Width: 320, Height: 140}
 	p99 := &lineChart{ID: fmt.Sprintf("run%d-p99", r.ID), Title: "p99 ms, each second", Small: true, Width: 320, Height: 140}
 	a := lineSeries{Name: "tps", Colour: colour(0)}
 	b := lineSeries{Name: "p99", Colour: colour(3)}
-	for _, p := range pts {
+	for _, p := range c.Points {
 		a.X, a.Y = append(a.X, float64(p.Second)), append(a.Y, p.Rate)
 		v := math.NaN()
 		if p.P99 > 0 {
@@ -286,16 +285,9 @@ func runCharts(r *result.Run) []*lineChart {
 		b.X, b.Y = append(b.X, float64(p.Second)), append(b.Y, v)
 	}
 	tp.Series, p99.Series = []lineSeries{a}, []lineSeries{b}
-	var rates, p99s []float64
-	for _, p := range series {
-		rates = append(rates, p.Rate)
-		if p.P99 > 0 {
-			p99s = append(p99s, p.P99)
-		}
-	}
-	row := []string{strconv.Itoa(len(series)), rate(slices.Min(rates)), rate(stats.Median(rates)), rate(slices.Max(rates)), none}
-	if len(p99s) > 0 {
-		row[4] = ms(slices.Max(p99s))
+	row := []string{strconv.Itoa(c.Seconds), rate(c.MinRate), rate(c.MedianRate), rate(c.MaxRate), none}
+	if c.MaxP99 > 0 {
+		row[4] = ms(c.MaxP99)
 	}
 	tp.Numbers = &table{Caption: "Per second:", Header: []string{"seconds", "min /s", "median /s", "max /s", "max p99 ms"},
 		Rows: [][]string{row}, TextCols: 0}
@@ -304,6 +296,32 @@ func runCharts(r *result.Run) []*lineChart {
 		out = append(out, p99)
 	}
 	return out
+}
+
+// runChart is what a run's chart draws: from its digest once a report
+// dropped its series.
+func runChart(r *result.Run) result.RunChart {
+	if r.Digest != nil {
+		return r.Digest.Chart
+	}
+	series := r.RatePoints()
+	if len(series) == 0 {
+		return result.RunChart{}
+	}
+	c := result.RunChart{Seconds: len(series)}
+	// Only what the chart draws: a digest keeps these, not series points.
+	for _, p := range downsample(series, maxSeriesPoints) {
+		c.Points = append(c.Points, result.ChartPoint{Second: p.Second, Rate: p.Rate, P99: p.P99})
+	}
+	rates := make([]float64, len(series))
+	for i, p := range series {
+		rates[i] = p.Rate
+		if p.P99 > c.MaxP99 {
+			c.MaxP99 = p.P99
+		}
+	}
+	c.MinRate, c.MedianRate, c.MaxRate = slices.Min(rates), stats.Median(rates), slices.Max(rates)
+	return c
 }
 
 // downsample averages a series into at most n buckets (the maximum of p99).

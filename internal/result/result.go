@@ -98,11 +98,19 @@ type Run struct {
 	// (how many, the dead and missed seconds among them), so that a run's
 	// memory does not grow with its seconds. Never serialised.
 	Spilled SeriesTally `json:"-"`
+	// Digest, when set, stands for the series a report dropped
+	// (DropSeries): what its consumers read of it. Never serialised.
+	Digest *SeriesDigest `json:"-"`
 }
 
 // SeriesLen is the number of points of the run's series: those it spilled
 // and those it holds.
-func (r *Run) SeriesLen() int { return r.Spilled.Points + len(r.Series) }
+func (r *Run) SeriesLen() int {
+	if r.Digest != nil {
+		return r.Digest.Points
+	}
+	return r.Spilled.Points + len(r.Series)
+}
 
 // Summary holds the headline numbers of a run. Latencies are in microseconds.
 type Summary struct {
@@ -608,7 +616,13 @@ func (r *Run) MeasuredPoints() int {
 // MeasuredSeconds was recorded, and in a tool's partial last interval); its
 // rate, over so short a window, is noise (3,894 ops/s after a steady 90) and
 // would count as a whole second.
+//
+// A run whose series a report dropped (Digest) has none: its consumers read
+// the digest.
 func (r *Run) RatePoints() []SeriesPoint {
+	if r.Digest != nil {
+		return nil
+	}
 	pts := r.Series[:r.MeasuredPoints()]
 	if n := len(pts); n >= 2 && !math.IsInf(pts[n-2].window(), 1) && pts[n-1].window() < pts[n-2].window()/2 {
 		return pts[:n-1]

@@ -842,6 +842,25 @@ func decodeIntervals(text string, histograms bool) ([]result.IntervalOp, error) 
 }
 
 func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
+	var runs []*result.Run
+	err := s.eachRun(f, intervalHistograms, func(r *result.Run) error {
+		runs = append(runs, r)
+		return nil
+	})
+	return runs, err
+}
+
+// EachRun calls fn with each selected run in id order, as Runs would
+// return it (RunsWithoutIntervals' points without intervalHistograms),
+// reading one run's series at a time: a caller that keeps of a run only
+// what it needs of the series holds one run's series, not the store's
+// (fairbench report). A run that does not decode is skipped with a warning,
+// as Runs does; an error fn returns stops the walk and is returned.
+func (s *Store) EachRun(f Filter, intervalHistograms bool, fn func(*result.Run) error) error {
+	return s.eachRun(f, intervalHistograms, fn)
+}
+
+func (s *Store) eachRun(f Filter, intervalHistograms bool, fn func(*result.Run) error) error {
 	ctx := context.Background()
 	// One read transaction: a WAL snapshot, so a run appended by another
 	// process while we read never shows up without its operations.
@@ -852,7 +871,7 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 	}
 	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("reading runs: %w", err)
+		return fmt.Errorf("reading runs: %w", err)
 	}
 	defer tx.Rollback()
 	where, args := f.where()
@@ -863,7 +882,7 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary
 		FROM runs r WHERE `)+where+` ORDER BY r.id`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading runs: %w", err)
+		return fmt.Errorf("reading runs: %w", err)
 	}
 	var runs []*result.Run
 	byID := map[int64]*result.Run{}
@@ -876,7 +895,7 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 			var br *badRunError
 			if !errors.As(err, &br) {
 				rows.Close()
-				return nil, err
+				return err
 			}
 			s.skipped(br.label, br.err)
 			continue
@@ -885,17 +904,17 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 		byID[r.ID] = r
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading runs: %w", err)
+		return fmt.Errorf("reading runs: %w", err)
 	}
 	rows.Close()
 	if len(runs) == 0 {
-		return nil, nil
+		return nil
 	}
 
 	sub := "SELECT r.id FROM runs r WHERE " + where
 	rows, err = tx.QueryContext(ctx, "SELECT run_id, name, count, items, bytes, errors, histogram, service_histogram FROM run_ops WHERE run_id IN ("+sub+") ORDER BY run_id, position", args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading operations: %w", err)
+		return fmt.Errorf("reading operations: %w", err)
 	}
 	for rows.Next() {
 		var id int64
@@ -903,7 +922,7 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 		var count, items, bytes, errs, h, sh any
 		if err := rows.Scan(&id, &op.Name, &count, &items, &bytes, &errs, &h, &sh); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("reading operations: %w", err)
+			return fmt.Errorf("reading operations: %w", err)
 		}
 		var err error
 		if op.Count, err = asInt(count); err == nil {
@@ -929,16 +948,35 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading operations: %w", err)
+		return fmt.Errorf("reading operations: %w", err)
 	}
 	rows.Close()
 
 	rows, err = tx.QueryContext(ctx, `SELECT run_id, `+seriesColumns+`
 		FROM run_series WHERE run_id IN (`+sub+`) ORDER BY run_id, second, `+s.rowOrder(), args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading series: %w", err)
+		return fmt.Errorf("reading series: %w", err)
 	}
 	defer rows.Close()
+	// The series rows come in run id order, as the runs do: each run gets
+	// its points, then goes to fn before the next run's are read.
+	next := 0
+	// deliver hands fn the runs before the one of id (all, at -1).
+	deliver := func(id int64) error {
+		for ; next < len(runs) && (id < 0 || runs[next].ID < id); next++ {
+			r := runs[next]
+			if why, ok := bad[r.ID]; ok {
+				s.skipped(runName(r), errors.New(why))
+				continue
+			}
+			if err := fn(r); err != nil {
+				return err
+			}
+			runs[next] = nil // fn has it: the walk keeps no run it handed over
+			delete(byID, r.ID)
+		}
+		return nil
+	}
 	for rows.Next() {
 		var id int64
 		p, err := scanPoint(rows, intervalHistograms, &id)
@@ -950,27 +988,19 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading series: %w", err)
+			return fmt.Errorf("reading series: %w", err)
 		}
-		if r := byID[id]; r != nil {
+		if err := deliver(id); err != nil {
+			return err
+		}
+		if r := byID[id]; r != nil && bad[id] == "" {
 			r.Series = append(r.Series, p)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading series: %w", err)
+		return fmt.Errorf("reading series: %w", err)
 	}
-	if len(bad) == 0 {
-		return runs, nil
-	}
-	kept := runs[:0]
-	for _, r := range runs {
-		if why, ok := bad[r.ID]; ok {
-			s.skipped(runName(r), errors.New(why))
-			continue
-		}
-		kept = append(kept, r)
-	}
-	return kept, nil
+	return deliver(-1)
 }
 
 // skipped warns that a run is left out because its rows do not decode.

@@ -37,7 +37,7 @@ const opBulk = "bulk"
 func init() {
 	workload.Register(workload.Plugin{
 		Workload: Workload{},
-		Kind:     kinds.Info{Headline: searchparams.Headline, WorkingSet: workingSet, Summary: PrintSummary, Sections: Sections},
+		Kind:     kinds.Info{Headline: searchparams.Headline, WorkingSet: workingSet, Summary: PrintSummary, Sections: Sections, DigestSeries: digestSeries},
 	})
 }
 

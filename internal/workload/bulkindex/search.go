@@ -26,7 +26,7 @@ const (
 const SearchKind = "search"
 
 func init() {
-	workload.Register(workload.Plugin{Workload: SearchWorkload{}, Kind: kinds.Info{Sections: Sections}})
+	workload.Register(workload.Plugin{Workload: SearchWorkload{}, Kind: kinds.Info{Sections: Sections, DigestSeries: digestSeries}})
 }
 
 // SearchWorkload runs the http_logs track's kinds of queries against an

@@ -23,7 +23,14 @@ type osbTask struct {
 // fairbench's own from its series and histograms, as PrintSummary computes
 // them; for a run imported from OSB from what OSB printed (kept in the
 // environment, "osb" → "tasks"), the latencies from its percentiles.
+// A run whose series a report dropped keeps them in its digest
+// (digestSeries).
 func osbTasks(r *result.Run) map[string]osbTask {
+	if r.Digest != nil {
+		if tasks, ok := r.Digest.Kind.(map[string]osbTask); ok {
+			return tasks
+		}
+	}
 	out := map[string]osbTask{}
 	printed := importedTasks(r)
 	for _, op := range r.Ops {
@@ -74,6 +81,10 @@ func osbTasks(r *result.Run) map[string]osbTask {
 	}
 	return out
 }
+
+// digestSeries keeps what Sections reads of a run's series, its OSB task
+// figures, for a report that drops the series (kinds.Info.DigestSeries).
+func digestSeries(r *result.Run) any { return osbTasks(r) }
 
 // importedTasks is what an OSB import kept of each task; nil for a run of
 // fairbench's own.

@@ -71,3 +71,46 @@ func TestBulkIndexReportHasOSBsSummaryTable(t *testing.T) {
 		t.Fatalf("no search kind")
 	}
 }
+
+// Issue 41: a report drops each run's series once it has read it
+// (result.Run.DropSeries); the OSB summary table, whose throughput figures
+// come from the series, reads them from the run's digest
+// (kinds.Info.DigestSeries) and gives the same rows.
+func TestBulkIndexSectionReadsADigestedRunAsItsSeries(t *testing.T) {
+	h := hist.New()
+	for v := int64(1); v <= 100; v++ {
+		h.RecordValue(v * 1000)
+	}
+	b, err := hist.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() *result.Run {
+		r := &result.Run{Target: "native", Clients: 2, Status: result.StatusOK, Kind: searchparams.Kind, Duration: 3 * time.Second,
+			Ops: []result.Op{{Name: opBulk, Count: 150, Items: 6000, Histogram: b}, {Name: "search", Count: 90, Histogram: b}}}
+		for sec := 1; sec <= 3; sec++ {
+			r.Series = append(r.Series, result.SeriesPoint{Second: sec, Hists: []result.IntervalOp{
+				{Name: opBulk, Count: 50, Items: int64(1000 * sec)}, {Name: "search", Count: int64(20 + 10*sec)}}})
+		}
+		return r
+	}
+	info, ok := kinds.Lookup(searchparams.Kind)
+	if !ok || info.Sections == nil || info.DigestSeries == nil {
+		t.Fatalf("the %s kind declares no report section or no digest of its series", searchparams.Kind)
+	}
+	want := info.Sections([]*result.Run{run()}, "native")
+	digested := run()
+	digested.DropSeries(&result.SeriesDigest{Kind: kinds.DigestSeries(digested)})
+	if digested.Series != nil {
+		t.Fatal("the series was not dropped")
+	}
+	got := info.Sections([]*result.Run{digested}, "native")
+	if len(want) != 1 || len(got) != 1 || len(want[0].Rows) != 2 {
+		t.Fatalf("sections from the series %+v, from the digest %+v", want, got)
+	}
+	for i, row := range want[0].Rows {
+		if g, w := strings.Join(got[0].Rows[i], " "), strings.Join(row, " "); g != w {
+			t.Errorf("row %d from the digest %q, from the series %q", i, g, w)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/fairbench/fairbench/internal/result"
+)
+
+// Issue 41: reports read the runs one at a time (EachRun), so that they
+// never hold more than one run's series. EachRun hands over the runs Runs
+// returns, in id order, each complete when handed (no point of it comes
+// later), a run without a series included and a run whose series does not
+// decode skipped with a warning; an error of fn stops the walk.
+func TestEachRunHandsOverEachRunWhole(t *testing.T) { eachDialect(t, testEachRun) }
+
+func testEachRun(t *testing.T, s *Store) {
+	for i := 1; i <= 4; i++ {
+		r := sampleRun(t, i)
+		if i == 3 {
+			r.Series = nil
+		}
+		if _, err := s.AppendRun(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.Exec(s.q("UPDATE run_series SET hists = '[{' WHERE run_id = 2 AND second = 1")); err != nil {
+		t.Fatal(err)
+	}
+	var warn bytes.Buffer
+	s.SetWarnings(&warn)
+	want, err := s.Runs(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warn.Reset()
+
+	var got []*result.Run
+	handedWith := map[int64]int{} // points each run had when handed over
+	err = s.EachRun(Filter{}, true, func(r *result.Run) error {
+		got = append(got, r)
+		handedWith[r.ID] = len(r.Series)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := ids(got), ids(want); len(g) != 3 || len(g) != len(w) || g[0] != 1 || g[1] != 3 || g[2] != 4 {
+		t.Fatalf("EachRun handed over runs %v, want Runs' %v (1, 3, 4: run 2's series does not decode)", g, w)
+	}
+	for i, r := range got {
+		if len(r.Series) != handedWith[r.ID] {
+			t.Errorf("run %d got %d points after it was handed over with %d", r.ID, len(r.Series)-handedWith[r.ID], handedWith[r.ID])
+		}
+		if len(r.Series) != len(want[i].Series) || len(r.Ops) != len(want[i].Ops) {
+			t.Errorf("run %d: %d points and %d ops, Runs reads %d and %d", r.ID, len(r.Series), len(r.Ops), len(want[i].Series), len(want[i].Ops))
+		}
+	}
+	if !strings.Contains(warn.String(), "run 2 (") || strings.Count(warn.String(), "\n") != 1 {
+		t.Errorf("want one warning naming run 2, got %q", warn.String())
+	}
+
+	stop := errors.New("enough")
+	calls := 0
+	if err := s.EachRun(Filter{}, false, func(*result.Run) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("fn's error: EachRun returned %v after %d calls, want it after 1", err, calls)
+	}
+}
