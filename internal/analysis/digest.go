@@ -37,12 +37,14 @@ func (g *SeriesDigester) Add(p result.SeriesPoint) {
 	}
 }
 
-// Finish fills in d what analysis reads of the series, every point added.
+// Finish fills in d what analysis reads of the series, every point added,
+// and drops the CPU column it has read.
 // A level shift's levels (d.Levels) are left out: they are tallied in a
 // second pass over the points (LevelTallies), once the shift is known.
 func (g *SeriesDigester) Finish(d *result.SeriesDigest) {
 	d.OpLatency = g.opLatency
 	d.CPUMedian, d.CPUPoints = stats.Median(g.cols.CPU), len(g.cols.CPU)
+	g.cols.CPU = nil // read: the rate checks' prefix sums may take its memory
 	d.Rates = rateChecks(g.run, g.cols)
 }
 

@@ -59,12 +59,14 @@ func (g *Digester) Add(p result.SeriesPoint) {
 
 // Finish replaces the run's series by its digest, every point added.
 func (g *Digester) Finish() {
-	d := &result.SeriesDigest{Points: g.cols.Points(), Chart: chartOf(g.cols)}
+	d := &result.SeriesDigest{Points: g.cols.Points()}
 	if g.keepKind {
 		whole := *g.run
 		whole.Series, whole.Digest = g.kindSeries, nil
 		d.Kind = kinds.DigestSeries(&whole)
+		g.kindSeries = nil
 	}
 	g.analysis.Finish(d)
+	d.Chart = chartOf(g.cols)
 	g.run.KeepDigest(d)
 }
