@@ -975,7 +975,7 @@ func (s *Store) EachRunPoints(f Filter, intervalHistograms bool, start func(*res
 	}
 	defer rows.Close()
 	// The series rows come in run id order, as the runs do: each run gets
-	// its points, then goes to fn before the next run's are read.
+	// its points, then goes to done before the next run's are read.
 	next := 0
 	// sink takes the points of the run being read (of id sinkOf).
 	var sink func(result.SeriesPoint)
@@ -993,6 +993,7 @@ func (s *Store) EachRunPoints(f Filter, intervalHistograms bool, start func(*res
 			if sinkOf != r.ID {
 				start(r) // a run without points
 			}
+			sink = nil // nor the sink of a run it handed over
 			if err := done(r); err != nil {
 				return err
 			}
