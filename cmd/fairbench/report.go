@@ -217,28 +217,39 @@ func selectRuns(s *store.Store, f store.Filter, purpose string) ([]*result.Run, 
 	return runs, groups, title, nil
 }
 
-// readForReport reads the runs f selects one at a time (store.EachRun),
-// each without its series' interval histograms, and keeps of each run's
-// series only its digest (report.DropSeries): a report's memory is one run's
-// series, not the store's. Of what reports show, only the latency of each
-// level of a run whose throughput shifts level (analysis.CellLevelShift)
-// merges those histograms: such runs are read again, one at a time, with
-// them.
+// readForReport reads the runs f selects one at a time, each without its
+// series' interval histograms, and hands each run's series point by point
+// to its digest (store.EachRunPoints, report.Digester): a report never
+// holds a run's series, only a few columns of its points while it digests
+// it. Of what reports show, only the latency of each level of a run whose
+// throughput shifts level (analysis.CellLevelShift) merges those
+// histograms: such runs' points are read again, one run at a time, with
+// them, and tallied by level.
 func readForReport(s *store.Store, f store.Filter) ([]*result.Run, error) {
-	return readDigests(s.EachRun, f)
+	return readDigests(s.EachRunPoints, f)
 }
 
-// runWalk hands each run f selects to fn, one at a time, with its series
-// (store.Store.EachRun; its intervals' histograms with intervalHistograms).
-type runWalk func(f store.Filter, intervalHistograms bool, fn func(*result.Run) error) error
+// runWalk hands the series points of each run f selects to the sink start
+// returns for it, one at a time, then the run to done
+// (store.Store.EachRunPoints; its intervals' histograms with
+// intervalHistograms).
+type runWalk func(f store.Filter, intervalHistograms bool, start func(*result.Run) func(result.SeriesPoint), done func(*result.Run) error) error
 
 // readDigests is readForReport over walk.
 func readDigests(walk runWalk, f store.Filter) ([]*result.Run, error) {
 	var runs []*result.Run
 	var shifted []int64
 	at := map[int64]int{}
-	err := walk(f, false, func(r *result.Run) error {
-		report.DropSeries(r)
+	// The walk starts each run before it hands it over, and the next one
+	// after: the run handed over is the last one started.
+	var digest *report.Digester
+	start := func(r *result.Run) func(result.SeriesPoint) {
+		digest = report.NewDigester(r)
+		return digest.Add
+	}
+	err := walk(f, false, start, func(r *result.Run) error {
+		digest.Finish()
+		digest = nil
 		if _, ok := analysis.RunLevelShift(r); ok {
 			shifted = append(shifted, r.ID)
 			at[r.ID] = len(runs)
@@ -249,9 +260,14 @@ func readDigests(walk runWalk, f store.Filter) ([]*result.Run, error) {
 	if err != nil || len(shifted) == 0 {
 		return runs, err
 	}
-	return runs, walk(store.Filter{IDs: shifted}, true, func(r *result.Run) error {
-		report.DropSeries(r)
-		runs[at[r.ID]] = r
+	var levels *analysis.LevelTallies
+	tally := func(r *result.Run) func(result.SeriesPoint) {
+		levels = analysis.NewLevelTallies(*runs[at[r.ID]].Digest.Rates.Shift)
+		return levels.Add
+	}
+	return runs, walk(store.Filter{IDs: shifted}, true, tally, func(r *result.Run) error {
+		runs[at[r.ID]].Digest.Levels = levels.Tallies()
+		levels = nil
 		return nil
 	})
 }

@@ -1,61 +1,100 @@
 package analysis
 
 import (
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/stats"
 )
+
+// SeriesDigester builds, point by point, what analysis reads of a run's
+// series (its op latency sums, the per-second throughput checks, the
+// client CPU), so that a report can drop the series (result.SeriesDigest)
+// without ever holding it: the points come as the store reads them, and
+// besides the columns (result.SeriesColumns, which its caller fills) only
+// running sums are kept.
+type SeriesDigester struct {
+	run       *result.Run
+	cols      *result.SeriesColumns
+	opLatency map[string]result.LatencySum
+}
+
+// NewSeriesDigester digests r's series, whose columns cols holds.
+func NewSeriesDigester(r *result.Run, cols *result.SeriesColumns) *SeriesDigester {
+	return &SeriesDigester{run: r, cols: cols, opLatency: map[string]result.LatencySum{}}
+}
+
+// Add takes the series' next point.
+func (g *SeriesDigester) Add(p result.SeriesPoint) {
+	for _, io := range p.Hists {
+		if io.SumUs > 0 {
+			s := g.opLatency[io.Name]
+			s.SumUs += io.SumUs
+			s.Count += io.Count
+			g.opLatency[io.Name] = s
+		}
+	}
+}
+
+// Finish fills in d what analysis reads of the series, every point added,
+// and drops the CPU column it has read.
+// A level shift's levels (d.Levels) are left out: they are tallied in a
+// second pass over the points (LevelTallies), once the shift is known.
+func (g *SeriesDigester) Finish(d *result.SeriesDigest) {
+	d.OpLatency = g.opLatency
+	d.CPUMedian, d.CPUPoints = stats.Median(g.cols.CPU), len(g.cols.CPU)
+	g.cols.CPU = nil // read: the rate checks' prefix sums may take its memory
+	d.Rates = rateChecks(g.run, g.cols)
+}
 
 // DigestSeries fills in d what analysis reads of r's series (its op latency
 // sums, the per-second throughput checks, the client CPU, a level shift's
 // levels), so that r's series can be dropped (result.Run.DropSeries) and
 // every check and table still reads the same numbers.
 func DigestSeries(r *result.Run, d *result.SeriesDigest) {
-	d.OpLatency = map[string]result.LatencySum{}
-	var cpu []float64
+	cols := result.Columns(r, r.Series)
+	g := NewSeriesDigester(r, cols)
 	for _, p := range r.Series {
-		cpu = append(cpu, p.CPU)
-		for _, io := range p.Hists {
-			if io.SumUs > 0 {
-				s := d.OpLatency[io.Name]
-				s.SumUs += io.SumUs
-				s.Count += io.Count
-				d.OpLatency[io.Name] = s
-			}
-		}
+		g.Add(p)
 	}
-	d.CPUMedian, d.CPUPoints = stats.Median(cpu), len(cpu)
-	d.Rates = rateFindings(r)
+	g.Finish(d)
 	if s := d.Rates.Shift; s != nil {
-		pts := r.RatePoints()
-		d.Levels = &[2]result.LevelTally{levelTally(pts[:s.BeforeSeconds]), levelTally(pts[s.BeforeSeconds:])}
+		l := NewLevelTallies(*s)
+		for _, p := range r.Series {
+			l.Add(p)
+		}
+		d.Levels = l.Tallies()
 	}
 }
 
-// rateFindings are the checks of r's per-second throughput: a level shift;
-// else a warm-up too short and a drift after it. A query set's per-second
-// rate follows its queries, each tried in turn, not the server's state: its
-// series says nothing of them (its cold and hot tries do).
+// rateFindings are the checks of r's per-second throughput (rateChecks),
+// from its digest once a report dropped its series.
 func rateFindings(r *result.Run) result.RateFindings {
 	if r.Digest != nil {
 		return r.Digest.Rates
 	}
+	return rateChecks(r, result.Columns(r, r.Series))
+}
+
+// rateChecks are the checks of the per-second throughput of r, whose
+// series' columns cols holds: a level shift; else a warm-up too short and a
+// drift after it. A query set's per-second rate follows its queries, each
+// tried in turn, not the server's state: its series says nothing of them
+// (its cold and hot tries do).
+func rateChecks(r *result.Run, cols *result.SeriesColumns) result.RateFindings {
 	var f result.RateFindings
 	if len(r.Summary.Queries) > 0 {
 		return f
 	}
-	pts := r.RatePoints()
-	rates := make([]float64, len(pts))
-	for i, p := range pts {
-		rates[i] = p.Rate
-	}
+	rates := cols.Rates[:cols.RateLen()]
 	// A sustained level shift is one drift with two levels, not a warm-up
 	// too short (the first seconds differ from the rest because the whole
 	// first level does): neither of the other two is raised for it.
 	if k, ok := levelShift(rates); ok {
 		before, _ := meanSD(rates[:k])
 		after, _ := meanSD(rates[k:])
-		f.Shift = &result.LevelShift{Before: before, After: after, Second: pts[k-1].Second, BeforeSeconds: k, AfterSeconds: len(rates) - k}
+		f.Shift = &result.LevelShift{Before: before, After: after, Second: int(cols.Seconds[k-1]), BeforeSeconds: k, AfterSeconds: len(rates) - k}
 		return f
 	}
 	skip := 0
@@ -82,35 +121,87 @@ func clientCPU(r *result.Run) (median float64, points int) {
 	return stats.Median(cpu), len(cpu)
 }
 
+// LevelTallies tallies, point by point, what each level of a run whose
+// throughput shifted level measured (result.SeriesDigest.Levels): the
+// shift's first BeforeSeconds rate points, then its AfterSeconds. The
+// points come in series order; those after the rate points are not
+// tallied.
+type LevelTallies struct {
+	shift  result.LevelShift
+	at     int
+	levels [2]tallier
+}
+
+// NewLevelTallies tallies the levels of shift.
+func NewLevelTallies(shift result.LevelShift) *LevelTallies {
+	return &LevelTallies{shift: shift, levels: [2]tallier{newTallier(), newTallier()}}
+}
+
+// Add takes the series' next point.
+func (l *LevelTallies) Add(p result.SeriesPoint) {
+	switch i := l.at; {
+	case i < l.shift.BeforeSeconds:
+		l.levels[0].add(p)
+	case i < l.shift.BeforeSeconds+l.shift.AfterSeconds:
+		l.levels[1].add(p)
+	}
+	l.at++
+}
+
+// Tallies are the two levels' tallies, every point added.
+func (l *LevelTallies) Tallies() *[2]result.LevelTally {
+	return &[2]result.LevelTally{l.levels[0].tally(), l.levels[1].tally()}
+}
+
 // levelTally is what the seconds of one level measured.
 func levelTally(points []result.SeriesPoint) result.LevelTally {
-	t := result.LevelTally{Histograms: true}
-	merged := hist.New()
+	t := newTallier()
 	for _, p := range points {
-		t.Seconds++
-		t.Errors += p.Errors
-		if p.Ops > 0 && p.Hists == nil {
-			t.Histograms = false
-		}
-		for _, iv := range p.Hists {
-			if iv.Count == 0 {
-				continue
-			}
-			t.Count += iv.Count
-			if iv.SumUs > 0 {
-				t.SumUs += iv.SumUs
-				t.Summed += iv.Count
-			}
-			h, err := hist.Decode([]byte(iv.Histogram))
-			if err != nil {
-				t.Histograms = false
-				continue
-			}
-			merged.Merge(h)
-		}
+		t.add(p)
 	}
-	if merged.TotalCount() > 0 {
-		b, err := hist.Encode(merged)
+	return t.tally()
+}
+
+// tallier sums one level's seconds point by point, merging their
+// interval histograms.
+type tallier struct {
+	t      result.LevelTally
+	merged *hdr.Histogram
+}
+
+func newTallier() tallier {
+	return tallier{t: result.LevelTally{Histograms: true}, merged: hist.New()}
+}
+
+func (a *tallier) add(p result.SeriesPoint) {
+	t := &a.t
+	t.Seconds++
+	t.Errors += p.Errors
+	if p.Ops > 0 && p.Hists == nil {
+		t.Histograms = false
+	}
+	for _, iv := range p.Hists {
+		if iv.Count == 0 {
+			continue
+		}
+		t.Count += iv.Count
+		if iv.SumUs > 0 {
+			t.SumUs += iv.SumUs
+			t.Summed += iv.Count
+		}
+		h, err := hist.Decode([]byte(iv.Histogram))
+		if err != nil {
+			t.Histograms = false
+			continue
+		}
+		a.merged.Merge(h)
+	}
+}
+
+func (a *tallier) tally() result.LevelTally {
+	t := a.t
+	if a.merged.TotalCount() > 0 {
+		b, err := hist.Encode(a.merged)
 		if err != nil {
 			t.Histograms = false
 		}

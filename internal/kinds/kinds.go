@@ -71,6 +71,13 @@ func DigestSeries(r *result.Run) any {
 	return nil
 }
 
+// DigestsSeries reports whether kind's report sections read its runs'
+// series, digested by Info.DigestSeries.
+func DigestsSeries(kind string) bool {
+	i, ok := Lookup(kind)
+	return ok && i.DigestSeries != nil
+}
+
 // RunFormat returns the writer of format for runs of kind, if it has one.
 func RunFormat(kind, format string) (func(io.Writer, *result.Run) error, bool) {
 	i, ok := Lookup(kind)

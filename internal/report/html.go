@@ -304,41 +304,48 @@ func runChart(r *result.Run) result.RunChart {
 	if r.Digest != nil {
 		return r.Digest.Chart
 	}
-	series := r.RatePoints()
-	if len(series) == 0 {
+	return chartOf(result.Columns(r, r.Series))
+}
+
+// chartOf is what the chart of the run whose series' columns cols holds
+// draws, over its rate points.
+func chartOf(cols *result.SeriesColumns) result.RunChart {
+	n := cols.RateLen()
+	if n == 0 {
 		return result.RunChart{}
 	}
-	c := result.RunChart{Seconds: len(series)}
-	// Only what the chart draws: a digest keeps these, not series points.
-	for _, p := range downsample(series, maxSeriesPoints) {
-		c.Points = append(c.Points, result.ChartPoint{Second: p.Second, Rate: p.Rate, P99: p.P99})
-	}
-	rates := make([]float64, len(series))
-	for i, p := range series {
-		rates[i] = p.Rate
-		if p.P99 > c.MaxP99 {
-			c.MaxP99 = p.P99
+	c := result.RunChart{Seconds: n, Points: downsample(cols, maxSeriesPoints)}
+	rates := cols.Rates[:n]
+	for _, p99 := range cols.P99[:n] {
+		if p99 > c.MaxP99 {
+			c.MaxP99 = p99
 		}
 	}
 	c.MinRate, c.MedianRate, c.MaxRate = slices.Min(rates), stats.Median(rates), slices.Max(rates)
 	return c
 }
 
-// downsample averages a series into at most n buckets (the maximum of p99).
-func downsample(s []result.SeriesPoint, n int) []result.SeriesPoint {
-	if len(s) <= n {
-		return s
+// downsample averages the rate points of cols into at most n buckets (the
+// maximum of p99).
+func downsample(cols *result.SeriesColumns, n int) []result.ChartPoint {
+	size := cols.RateLen()
+	if size <= n {
+		out := make([]result.ChartPoint, size)
+		for i := range out {
+			out[i] = result.ChartPoint{Second: int(cols.Seconds[i]), Rate: cols.Rates[i], P99: cols.P99[i]}
+		}
+		return out
 	}
-	out := make([]result.SeriesPoint, 0, n)
+	out := make([]result.ChartPoint, 0, n)
 	for i := 0; i < n; i++ {
-		lo, hi := i*len(s)/n, (i+1)*len(s)/n
-		var p result.SeriesPoint
-		for _, q := range s[lo:hi] {
-			p.Rate += q.Rate
-			p.P99 = math.Max(p.P99, q.P99)
+		lo, hi := i*size/n, (i+1)*size/n
+		var p result.ChartPoint
+		for k := lo; k < hi; k++ {
+			p.Rate += cols.Rates[k]
+			p.P99 = math.Max(p.P99, cols.P99[k])
 		}
 		p.Rate /= float64(hi - lo)
-		p.Second = s[hi-1].Second
+		p.Second = int(cols.Seconds[hi-1])
 		out = append(out, p)
 	}
 	return out

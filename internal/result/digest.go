@@ -121,5 +121,11 @@ func (s LevelShift) String() string {
 // from then on the run's series facts come from d.
 func (r *Run) DropSeries(d *SeriesDigest) {
 	d.Points = r.SeriesLen()
+	r.KeepDigest(d)
+}
+
+// KeepDigest keeps d, whose Points are already set, in place of the run's
+// series (a report that never read the series whole: report.Digester).
+func (r *Run) KeepDigest(d *SeriesDigest) {
 	r.Digest, r.Series = d, nil
 }

@@ -624,10 +624,17 @@ func (r *Run) RatePoints() []SeriesPoint {
 		return nil
 	}
 	pts := r.Series[:r.MeasuredPoints()]
-	if n := len(pts); n >= 2 && !math.IsInf(pts[n-2].window(), 1) && pts[n-1].window() < pts[n-2].window()/2 {
+	if n := len(pts); n >= 2 && partialLast(pts[n-2].window(), pts[n-1].window()) {
 		return pts[:n-1]
 	}
 	return pts
+}
+
+// partialLast reports whether the last measured point, of window last, is
+// a partial interval after the one before it, of window before
+// (RatePoints).
+func partialLast(before, last float64) bool {
+	return !math.IsInf(before, 1) && last < before/2
 }
 
 // window is how long the point's interval lasted, in seconds, as its ops

@@ -861,6 +861,22 @@ func (s *Store) EachRun(f Filter, intervalHistograms bool, fn func(*result.Run) 
 }
 
 func (s *Store) eachRun(f Filter, intervalHistograms bool, fn func(*result.Run) error) error {
+	collect := func(r *result.Run) func(result.SeriesPoint) {
+		return func(p result.SeriesPoint) { r.Series = append(r.Series, p) }
+	}
+	return s.EachRunPoints(f, intervalHistograms, collect, fn)
+}
+
+// EachRunPoints walks the selected runs as EachRun does, except that no
+// run's series is ever built: the points of a run go one at a time, as they
+// are read, to the sink start returns for it, and then the run (its Series
+// nil) to done. The runs go strictly one after another, in id order: start
+// (once its operations are read), its points, done, then the next run's
+// start. A run found not to decode after start was called for it is
+// skipped with a warning and never goes to done. A report keeps of
+// each point only what its digest needs (report.Digester): one very long
+// run costs a few columns of its series, not the series.
+func (s *Store) EachRunPoints(f Filter, intervalHistograms bool, start func(*result.Run) func(result.SeriesPoint), done func(*result.Run) error) error {
 	ctx := context.Background()
 	// One read transaction: a WAL snapshot, so a run appended by another
 	// process while we read never shows up without its operations.
@@ -959,21 +975,28 @@ func (s *Store) eachRun(f Filter, intervalHistograms bool, fn func(*result.Run) 
 	}
 	defer rows.Close()
 	// The series rows come in run id order, as the runs do: each run gets
-	// its points, then goes to fn before the next run's are read.
+	// its points, then goes to done before the next run's are read.
 	next := 0
-	// deliver hands fn the runs before the one of id (all, at -1).
+	// sink takes the points of the run being read (of id sinkOf).
+	var sink func(result.SeriesPoint)
+	sinkOf := int64(-1)
+	// deliver hands done the runs before the one of id (all, at -1).
 	deliver := func(id int64) error {
 		for ; next < len(runs) && (id < 0 || runs[next].ID < id); next++ {
 			r := runs[next]
+			runs[next] = nil // the walk keeps no run it handed over
+			delete(byID, r.ID)
 			if why, ok := bad[r.ID]; ok {
 				s.skipped(runName(r), errors.New(why))
 				continue
 			}
-			if err := fn(r); err != nil {
+			if sinkOf != r.ID {
+				start(r) // a run without points
+			}
+			sink = nil // nor the sink of a run it handed over
+			if err := done(r); err != nil {
 				return err
 			}
-			runs[next] = nil // fn has it: the walk keeps no run it handed over
-			delete(byID, r.ID)
 		}
 		return nil
 	}
@@ -994,7 +1017,10 @@ func (s *Store) eachRun(f Filter, intervalHistograms bool, fn func(*result.Run) 
 			return err
 		}
 		if r := byID[id]; r != nil && bad[id] == "" {
-			r.Series = append(r.Series, p)
+			if sinkOf != id {
+				sink, sinkOf = start(r), id
+			}
+			sink(p)
 		}
 	}
 	if err := rows.Err(); err != nil {
