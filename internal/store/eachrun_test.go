@@ -17,7 +17,11 @@ import (
 // decode skipped with a warning; an error of fn stops the walk.
 func TestEachRunHandsOverEachRunWhole(t *testing.T) { eachDialect(t, testEachRun) }
 
-func testEachRun(t *testing.T, s *Store) {
+// storeWalkFixture stores runs 1–4, run 3 without a series and run 2 with a
+// series point that does not decode, and returns the runs Runs reads (1, 3,
+// 4) and the store's warnings, emptied of Runs' own.
+func storeWalkFixture(t *testing.T, s *Store) ([]*result.Run, *bytes.Buffer) {
+	t.Helper()
 	for i := 1; i <= 4; i++ {
 		r := sampleRun(t, i)
 		if i == 3 {
@@ -37,6 +41,12 @@ func testEachRun(t *testing.T, s *Store) {
 		t.Fatal(err)
 	}
 	warn.Reset()
+	return want, &warn
+}
+
+func testEachRun(t *testing.T, s *Store) {
+	want, warn := storeWalkFixture(t, s)
+	var err error
 
 	var got []*result.Run
 	handedWith := map[int64]int{} // points each run had when handed over
@@ -80,25 +90,8 @@ func TestEachRunPointsHandsEveryPointAndBuildsNoSeries(t *testing.T) {
 }
 
 func testEachRunPoints(t *testing.T, s *Store) {
-	for i := 1; i <= 4; i++ {
-		r := sampleRun(t, i)
-		if i == 3 {
-			r.Series = nil
-		}
-		if _, err := s.AppendRun(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := s.db.Exec(s.q("UPDATE run_series SET hists = '[{' WHERE run_id = 2 AND second = 1")); err != nil {
-		t.Fatal(err)
-	}
-	var warn bytes.Buffer
-	s.SetWarnings(&warn)
-	want, err := s.Runs(Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	warn.Reset()
+	want, warn := storeWalkFixture(t, s)
+	var err error
 
 	// open is the run started and not yet handed over (run 2, skipped, is
 	// never handed over).
