@@ -60,6 +60,9 @@ TPCC_VUS=${TPCC_VUS:-50}; TPCC_WAREHOUSES=${TPCC_WAREHOUSES:-5}; REDIS_PORT=${RE
 PG_SERVER=${PG_SERVER:-private}; PG_PORT=${PG_PORT:-5439}; PG_MAX_CONNECTIONS=${PG_MAX_CONNECTIONS:-300}
 require_positive DURATION REPS YCSB_THREADS RECORDS KEYS TPCC_VUS TPCC_WAREHOUSES REDIS_PORT PG_PORT PG_MAX_CONNECTIONS
 case $PG_SERVER in private | test) ;; *) die "PG_SERVER must be private or test (got '$PG_SERVER')" ;; esac
+[ "${#PG_PORT}" -le 5 ] && [ "$PG_PORT" -le 65535 ] || die "PG_PORT must be a TCP port, 1–65535 (got '$PG_PORT')"
+# PostgreSQL's own ceiling on max_connections
+[ "${#PG_MAX_CONNECTIONS}" -le 6 ] && [ "$PG_MAX_CONNECTIONS" -le 262143 ] || die "PG_MAX_CONNECTIONS must be 1–262143, PostgreSQL's limit (got '$PG_MAX_CONNECTIONS')"
 is_uint "$PG_HEADROOM" || die "PG_HEADROOM must be a whole number (got '$PG_HEADROOM')"
 for c in $CELLS; do case $c in ycsb-redis | ycsb-postgres | kv | tpcc) ;; *) die "CELLS: unknown cell '$c' (ycsb-redis, ycsb-postgres, kv, tpcc)" ;; esac; done
 for s in $KV_SHAPES; do [[ $s =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "KV_SHAPES: '$s' is not THREADSxCONNECTIONS (e.g. 4x50)"; done
