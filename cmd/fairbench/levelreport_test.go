@@ -30,17 +30,7 @@ func TestReportGivesLevelsTheirLatenciesFromStoredSeries(t *testing.T) {
 		if sec <= 5 {
 			rate, us = 7500, 500
 		}
-		h := hist.New()
-		if err := h.RecordValues(us, rate); err != nil {
-			t.Fatal(err)
-		}
-		all.Merge(h)
-		enc, err := hist.Encode(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		series = append(series, result.SeriesPoint{Second: sec, Ops: rate, Rate: float64(rate),
-			Hists: []result.IntervalOp{{Name: "tpcb", Count: rate, SumUs: float64(rate * us), Histogram: string(enc)}}})
+		series = append(series, tpcbSecond(t, all, sec, rate, us))
 	}
 	enc, err := hist.Encode(all)
 	if err != nil {

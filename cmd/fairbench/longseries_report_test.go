@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
@@ -58,22 +60,12 @@ func longSeriesStore(t *testing.T) *store.Store {
 			for sec := 1; sec <= secs; sec++ {
 				rate, us := shape(sec)
 				us += int64(sec % 7)
-				h := hist.New()
-				if rate > 0 {
-					if err := h.RecordValues(us, rate); err != nil {
-						t.Fatal(err)
-					}
-				}
-				all.Merge(h)
-				enc, err := hist.Encode(h)
-				if err != nil {
-					t.Fatal(err)
-				}
 				count += rate
 				sum += float64(rate * us)
-				series = append(series, result.SeriesPoint{Second: sec, Ops: rate, Rate: float64(rate), Mean: float64(us),
-					P50: float64(us), P95: float64(us), P99: float64(us), Max: float64(us), CPU: 0.3 + 0.001*float64(sec%5),
-					Hists: []result.IntervalOp{{Name: "tpcb", Count: rate, SumUs: float64(rate * us), Histogram: string(enc)}}})
+				p := tpcbSecond(t, all, sec, rate, us)
+				p.Mean, p.P50, p.P95, p.P99, p.Max = float64(us), float64(us), float64(us), float64(us), float64(us)
+				p.CPU = 0.3 + 0.001*float64(sec%5)
+				series = append(series, p)
 			}
 			enc, err := hist.Encode(all)
 			if err != nil {
@@ -146,4 +138,23 @@ func firstDiff(want, got string) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// tpcbSecond is one second of a tpcb series: rate requests of us µs each,
+// in the second's interval histogram, which is merged into all.
+func tpcbSecond(t *testing.T, all *hdr.Histogram, sec int, rate, us int64) result.SeriesPoint {
+	t.Helper()
+	h := hist.New()
+	if rate > 0 {
+		if err := h.RecordValues(us, rate); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all.Merge(h)
+	enc, err := hist.Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return result.SeriesPoint{Second: sec, Ops: rate, Rate: float64(rate),
+		Hists: []result.IntervalOp{{Name: "tpcb", Count: rate, SumUs: float64(rate * us), Histogram: string(enc)}}}
 }
