@@ -38,6 +38,14 @@ func main() {
 	root := newRoot()
 	err := root.ExecuteContext(ctx)
 	pprof.StopCPUProfile()
+	if path := os.Getenv("FAIRBENCH_MEMPROFILE"); path != "" {
+		// Every allocation of the command (alloc_space) and what it still held at
+		// the end (inuse_space), for developers measuring report's memory.
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	if err == nil {
 		return
 	}

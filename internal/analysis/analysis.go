@@ -16,7 +16,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -76,6 +75,9 @@ type Group struct {
 	// Summary.Failed: native runs fill both, imported ones often only one.
 	Errors       int64
 	Transactions int64
+
+	// latency is each run's percentiles, in the order of Runs (runLatencies).
+	latency []runLatency
 }
 
 type groupKey struct {
@@ -178,17 +180,6 @@ func (g *Group) aggregate() error {
 			nConnects++
 		}
 		g.Errors += max(r.TotalErrors(), r.Summary.Failed)
-		for _, op := range r.Ops {
-			if len(op.Histogram) == 0 {
-				continue
-			}
-			h, err := hist.Decode(op.Histogram)
-			if err != nil {
-				return fmt.Errorf("run %d, operation %s: %w", r.ID, op.Name, err)
-			}
-			// Merge reports values it had to drop; both sides use hist's range, so none are.
-			g.Merged.Merge(h)
-		}
 	}
 	g.Median = stats.Median(g.Values)
 	if g.Transactions > 0 {

@@ -230,3 +230,59 @@ func TestRunQuantilesPerRun(t *testing.T) {
 		t.Fatalf("RunQuantiles = %v, want [100 300]", got)
 	}
 }
+
+// The runs' percentiles GroupRuns keeps (all op types merged, and each op
+// type's) are the ones the runs' own histograms give, for the percentiles
+// it keeps and for any other, which is read from the histograms again; a
+// group put together by hand gets the same.
+func TestRunPercentilesAreEachRunsOwn(t *testing.T) {
+	mk := func(id int64, read, update map[int64]int64) *result.Run {
+		r := okRun(id, "x", 4, 10)
+		r.Ops = []result.Op{{Name: "read", Count: 1, Histogram: encode(t, read)}, {Name: "update", Count: 1, Histogram: encode(t, update)}}
+		return r
+	}
+	runs := []*result.Run{
+		mk(1, map[int64]int64{100: 900, 4000: 100}, map[int64]int64{700: 950, 9000: 50}),
+		mk(2, map[int64]int64{150: 990, 20000: 10}, map[int64]int64{800: 500, 1200: 500}),
+	}
+	want := func(r *result.Run, op string, q float64) float64 {
+		m := hist.New()
+		for _, o := range r.Ops {
+			if op == "" || o.Name == op {
+				h, err := hist.Decode(o.Histogram)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.Merge(h)
+			}
+		}
+		return float64(m.ValueAtQuantile(q))
+	}
+	groups, err := GroupRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byHand := &Group{Runs: runs}
+	for _, g := range []*Group{groups[0], byHand} {
+		for _, q := range []float64{50, 90, 95, 99, 99.9} {
+			got := RunQuantiles(g, q)
+			if len(got) != 2 || got[0] != want(runs[0], "", q) || got[1] != want(runs[1], "", q) {
+				t.Errorf("RunQuantiles(%v) = %v, want [%v %v]", q, got, want(runs[0], "", q), want(runs[1], "", q))
+			}
+			for _, op := range []string{"read", "update"} {
+				got := runOpQuantiles(g, op, q)
+				if len(got) != 2 || got[0] != want(runs[0], op, q) || got[1] != want(runs[1], op, q) {
+					t.Errorf("%s p%v = %v, want [%v %v]", op, q, got, want(runs[0], op, q), want(runs[1], op, q))
+				}
+			}
+		}
+		p95, p99 := runPercentiles(g)
+		if !reflect.DeepEqual(p95, []float64{want(runs[0], "", 95), want(runs[1], "", 95)}) ||
+			!reflect.DeepEqual(p99, []float64{want(runs[0], "", 99), want(runs[1], "", 99)}) {
+			t.Errorf("runPercentiles = %v, %v", p95, p99)
+		}
+	}
+	if RunQuantiles(groups[0], 99)[0] == RunQuantiles(groups[0], 99)[1] {
+		t.Fatal("the two runs must differ for this test to tell them apart")
+	}
+}

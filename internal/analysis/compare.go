@@ -195,9 +195,17 @@ func compareOps(b, g *Group, alpha float64) []Metric {
 // latency, from that op type's histogram; runs without it are left out.
 func runOpQuantiles(g *Group, op string, q float64) []float64 {
 	var out []float64
-	for _, r := range g.Runs {
-		for _, o := range r.Ops {
-			if o.Name != op || len(o.Histogram) == 0 {
+	for i, lat := range g.runLatencies() {
+		p := lat.ops[op]
+		if !p.ok {
+			continue
+		}
+		if v, kept := p.at(q); kept {
+			out = append(out, v)
+			continue
+		}
+		for _, o := range g.Runs[i].Ops {
+			if o.Name != op {
 				continue
 			}
 			if h, err := hist.Decode(o.Histogram); err == nil && h.TotalCount() > 0 {
@@ -345,10 +353,11 @@ func logs(a, b []float64) (la, lb []float64, ok bool) {
 // operation types merged), the per-run values the latency test compares.
 // A run without histograms falls back to its summary's percentiles.
 func runPercentiles(g *Group) (p95, p99 []float64) {
-	for _, r := range g.Runs {
-		if h := runHistogram(r); h != nil {
-			p95 = append(p95, float64(h.ValueAtQuantile(95)))
-			p99 = append(p99, float64(h.ValueAtQuantile(99)))
+	for i, lat := range g.runLatencies() {
+		r := g.Runs[i]
+		if lat.all.ok {
+			p95 = append(p95, lat.all.p95)
+			p99 = append(p99, lat.all.p99)
 		} else if r.Summary.P95 > 0 {
 			p95 = append(p95, r.Summary.P95)
 			p99 = append(p99, r.Summary.P99)
@@ -362,8 +371,13 @@ func runPercentiles(g *Group) (p95, p99 []float64) {
 // Runs without a histogram are left out.
 func RunQuantiles(g *Group, q float64) []float64 {
 	var out []float64
-	for _, r := range g.Runs {
-		if h := runHistogram(r); h != nil {
+	for i, lat := range g.runLatencies() {
+		if !lat.all.ok {
+			continue
+		}
+		if v, kept := lat.all.at(q); kept {
+			out = append(out, v)
+		} else if h := runHistogram(g.Runs[i]); h != nil {
 			out = append(out, float64(h.ValueAtQuantile(q)))
 		}
 	}

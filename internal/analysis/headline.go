@@ -118,18 +118,40 @@ func (g *Group) PerOpShown() bool {
 	return len(g.Ops) > 1 || len(g.Ops) > 0 && len(g.Headline.Ops) > 0
 }
 
-// opStats aggregates the op types of g's runs, in order of first appearance.
+// opStats aggregates the op types of g's runs, in order of first
+// appearance, and merges every op type's histogram into g.Merged: each
+// histogram is decoded once, for both and for the runs' own percentiles
+// (g.latency).
 func (g *Group) opStats() error {
 	idx := map[string]int{}
 	rates := map[string][]float64{}
 	merged := map[string]*hdr.Histogram{}
 	sums, counts := map[string]float64{}, map[string]int64{}
-	for _, r := range g.Runs {
+	g.latency = make([]runLatency, len(g.Runs))
+	scratch := hist.New()
+	for ri, r := range g.Runs {
 		secs := r.Duration.Seconds()
 		seen := map[string]bool{}
+		shown := func(op result.Op) bool {
+			return op.Count > 0 || len(op.Errors) > 0 // else a type the mix never drew (YCSB A's scans): nothing to show
+		}
+		lat, err := opHistograms(r, scratch, func(op result.Op, h *hdr.Histogram) {
+			g.Merged.Merge(h)
+			if !shown(op) {
+				return
+			}
+			if merged[op.Name] == nil {
+				merged[op.Name] = hist.New()
+			}
+			merged[op.Name].Merge(h)
+		})
+		if err != nil {
+			return err
+		}
+		g.latency[ri] = lat
 		for _, op := range r.Ops {
-			if op.Count == 0 && len(op.Errors) == 0 {
-				continue // a type the mix never drew (YCSB A's scans): nothing to show
+			if !shown(op) {
+				continue
 			}
 			i, ok := idx[op.Name]
 			if !ok {
@@ -150,16 +172,6 @@ func (g *Group) opStats() error {
 			if sum, n := opLatencySum(r, op); n > 0 {
 				sums[op.Name] += sum
 				counts[op.Name] += n
-			}
-			if len(op.Histogram) > 0 {
-				h, err := hist.Decode(op.Histogram)
-				if err != nil {
-					return err
-				}
-				if merged[op.Name] == nil {
-					merged[op.Name] = hist.New()
-				}
-				merged[op.Name].Merge(h)
 			}
 		}
 	}

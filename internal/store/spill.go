@@ -71,15 +71,17 @@ func (e *badPointError) Error() string {
 func scanPoint(rows *sql.Rows, histograms bool, lead ...any) (result.SeriesPoint, error) {
 	var p result.SeriesPoint
 	var scpu, sdisk, srx, stx sql.NullFloat64
-	var hists sql.NullString
+	// The intervals' text is read in place, not copied: it is decoded
+	// before the next row (a report reads every point of every run).
+	var hists sql.RawBytes
 	dest := append(lead, &p.Second, &p.Ops, &p.Errors, &p.Rate, &p.Mean, &p.P50, &p.P95, &p.P99, &p.Max, &p.CPU,
 		&scpu, &sdisk, &srx, &stx, &hists)
 	if err := rows.Scan(dest...); err != nil {
 		return p, err
 	}
-	if hists.Valid {
+	if hists != nil {
 		var err error
-		if p.Hists, err = decodeIntervals(hists.String, histograms); err != nil {
+		if p.Hists, err = decodeIntervals(hists, histograms); err != nil {
 			return p, &badPointError{second: p.Second, err: err}
 		}
 	}

@@ -819,15 +819,15 @@ type intervalCounts struct {
 
 // decodeIntervals decodes a point's interval column, with or without the
 // histograms.
-func decodeIntervals(text string, histograms bool) ([]result.IntervalOp, error) {
+func decodeIntervals(text []byte, histograms bool) ([]result.IntervalOp, error) {
 	var out []result.IntervalOp
 	if histograms {
-		if err := json.Unmarshal([]byte(text), &out); err != nil {
+		if err := json.Unmarshal(text, &out); err != nil {
 			return nil, err
 		}
 	} else {
 		var counts []intervalCounts
-		if err := json.Unmarshal([]byte(text), &counts); err != nil {
+		if err := json.Unmarshal(text, &counts); err != nil {
 			return nil, err
 		}
 		out = make([]result.IntervalOp, len(counts))
