@@ -1,12 +1,17 @@
 package main
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/store"
 )
 
 // Hostile values on the command line are refused with one line naming the
@@ -108,6 +113,45 @@ func TestSIGINTDuringClientSetupStops(t *testing.T) {
 	for _, l := range strings.Split(p.errText(), "\n") {
 		if strings.Contains(l, "client setup interrupted") {
 			t.Log(strings.TrimSpace(l)) // how far the setup got: the signal's timing, not asserted
+		}
+	}
+}
+
+// A results file is input too: a run whose summary claims 10^12 measured
+// seconds, or the largest int, reports in every format from the points it
+// holds, where sizing the series' columns by the claim crashed the report
+// (out of memory, or makeslice out of range).
+func TestHostileMeasuredSecondsInAResultsFileReport(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.Open(filepath.Join(dir, "fairbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	all := hist.New()
+	var series []result.SeriesPoint
+	for sec := 1; sec <= 10; sec++ {
+		series = append(series, tpcbSecond(t, all, sec, 1000, 800))
+	}
+	enc, err := hist.Encode(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, claim := range []int{1_000_000_000_000, math.MaxInt} {
+		if _, err := s.AppendRun(&result.Run{Source: "fairbench", StudyName: "hostile", StudyHash: "hh", Target: "vm", TargetURL: "postgres://h/db",
+			Workload: "tpcb", Kind: "tpcb", Params: map[string]any{"scale": int64(1)}, Clients: 1 + i, Repetition: 1, Status: result.StatusOK,
+			Summary: result.Summary{Throughput: 1000, Transactions: all.TotalCount(), MeasuredSeconds: claim},
+			Ops:     []result.Op{{Name: "tpcb", Count: all.TotalCount(), Histogram: enc}}, Series: series}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, format := range []string{"text", "md", "html", "json", "csv"} {
+		out := filepath.Join(dir, "report."+format)
+		if err := writeReport(s, store.Filter{}, format, out); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "vm") {
+			t.Errorf("%s report names no target (%v):\n%s", format, err, b)
 		}
 	}
 }

@@ -22,11 +22,19 @@ type SeriesColumns struct {
 	windows [2]float64
 }
 
+// maxSizedSeconds bounds the measured seconds NewSeriesColumns sizes its
+// columns for: a day.
+const maxSizedSeconds = 24 * 3600
+
 // NewSeriesColumns is the columns of r's series, to be added point by
 // point; r's summary bounds its measured points.
 func NewSeriesColumns(r *Run) *SeriesColumns {
 	c := &SeriesColumns{measured: r.Summary.MeasuredSeconds}
-	if n := c.measured; n > 0 {
+	// The columns are sized for the measured seconds up to a day: the
+	// results file says how many there are, and a file that says 10^12
+	// must not be believed before its points are read (a longer run's
+	// columns grow as its points come).
+	if n := min(c.measured, maxSizedSeconds); n > 0 {
 		c.Seconds, c.Rates, c.P99 = make([]int32, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 		c.CPU = make([]float64, 0, n+1)
 	}
