@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,11 +120,13 @@ func TestSIGINTDuringClientSetupStops(t *testing.T) {
 	}
 }
 
-// A results file is input too: a run whose summary claims 10^12 measured
-// seconds, or the largest int, reports in every format from the points it
-// holds, where sizing the series' columns by the claim crashed the report
-// (out of memory, or makeslice out of range).
-func TestHostileMeasuredSecondsInAResultsFileReport(t *testing.T) {
+// A results file is input too: every number of a stored run (its summary,
+// its fields, its op types' counts and its series' points), set to 10^12,
+// the largest and smallest values of its type, -1 or 0, reports in every
+// format and compares, without a crash or a hang. A summary that claimed
+// 10^12 measured seconds crashed the report, which sized the series'
+// columns by the claim.
+func TestHostileNumbersInAResultsFileReport(t *testing.T) {
 	dir := t.TempDir()
 	s, err := store.Open(filepath.Join(dir, "fairbench.db"))
 	if err != nil {
@@ -137,21 +142,88 @@ func TestHostileMeasuredSecondsInAResultsFileReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, claim := range []int{1_000_000_000_000, math.MaxInt} {
-		if _, err := s.AppendRun(&result.Run{Source: "fairbench", StudyName: "hostile", StudyHash: "hh", Target: "vm", TargetURL: "postgres://h/db",
-			Workload: "tpcb", Kind: "tpcb", Params: map[string]any{"scale": int64(1)}, Clients: 1 + i, Repetition: 1, Status: result.StatusOK,
-			Summary: result.Summary{Throughput: 1000, Transactions: all.TotalCount(), MeasuredSeconds: claim},
-			Ops:     []result.Op{{Name: "tpcb", Count: all.TotalCount(), Histogram: enc}}, Series: series}); err != nil {
-			t.Fatal(err)
+	run := func(target string) *result.Run {
+		return &result.Run{Source: "fairbench", StudyName: "hostile", StudyHash: "hh", Target: target, TargetURL: "postgres://h/db",
+			Workload: "tpcb", Kind: "tpcb", Params: map[string]any{"scale": int64(1)}, Clients: 4, Repetition: 1, Status: result.StatusOK,
+			Duration: 10 * time.Second, Summary: result.Summary{Throughput: 1000, Transactions: all.TotalCount(), MeasuredSeconds: 10},
+			Ops:    []result.Op{{Name: "tpcb", Count: all.TotalCount(), Histogram: enc}},
+			Series: slices.Clone(series)}
+	}
+	if _, err := s.AppendRun(run("baseline")); err != nil {
+		t.Fatal(err)
+	}
+	// hostile sets every number field of v, one at a time, to each hostile
+	// value of its type, in a run of its own target.
+	cases := 0
+	hostile := func(path string, v reflect.Value, stored func(field string)) {
+		for i := range v.NumField() {
+			f, name := v.Field(i), path+"."+v.Type().Field(i).Name
+			if !f.CanSet() {
+				continue
+			}
+			old := reflect.ValueOf(f.Interface())
+			var values []any
+			switch f.Kind() {
+			case reflect.Int, reflect.Int64:
+				values = []any{int64(1e12), int64(math.MaxInt64), int64(math.MinInt64), int64(-1), int64(0)}
+			case reflect.Float64:
+				values = []any{1e12, math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64, -1.0, 0.0}
+			}
+			for _, x := range values {
+				xv := reflect.ValueOf(x)
+				if f.Kind() == reflect.Float64 {
+					f.SetFloat(xv.Float())
+				} else {
+					f.SetInt(xv.Int())
+				}
+				stored(fmt.Sprintf("%s=%v", name, x))
+				cases++
+				f.Set(old)
+			}
 		}
+	}
+	for _, part := range []string{"Run", "Summary", "Op", "Point"} {
+		r := run("")
+		add := func(field string) {
+			r.Target = field
+			stored := *r
+			stored.Ops, stored.Series = slices.Clone(r.Ops), slices.Clone(r.Series)
+			if _, err := s.AppendRun(&stored); err != nil {
+				t.Fatal(err)
+			}
+		}
+		switch part {
+		case "Run":
+			hostile("Run", reflect.ValueOf(r).Elem(), add)
+		case "Summary":
+			hostile("Summary", reflect.ValueOf(&r.Summary).Elem(), add)
+		case "Op":
+			hostile("Op", reflect.ValueOf(&r.Ops[0]).Elem(), add)
+		case "Point":
+			hostile("Point", reflect.ValueOf(&r.Series[4]).Elem(), add)
+		}
+	}
+	if cases < 100 {
+		t.Fatalf("only %d hostile runs: the fields were not reached", cases)
 	}
 	for _, format := range []string{"text", "md", "html", "json", "csv"} {
 		out := filepath.Join(dir, "report."+format)
 		if err := writeReport(s, store.Filter{}, format, out); err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
-		if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "vm") {
-			t.Errorf("%s report names no target (%v):\n%s", format, err, b)
+		if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "baseline") {
+			t.Errorf("%s report names no baseline (%v)", format, err)
+		}
+	}
+	for _, format := range []string{"text", "md", "json", "csv"} {
+		out := filepath.Join(dir, "compare."+format)
+		root := newRoot()
+		root.SetArgs([]string{"compare", "--results", filepath.Join(dir, "fairbench.db"), "--baseline", "baseline", "--format", format, "-o", out})
+		if err := root.Execute(); err != nil {
+			t.Fatalf("compare --format %s: %v", format, err)
+		}
+		if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "Point.P99=1e+12") {
+			t.Errorf("compare --format %s names no hostile target (%v)", format, err)
 		}
 	}
 }

@@ -405,7 +405,7 @@ type jsonPeak struct {
 	Target      string          `json:"target"`
 	Clients     int             `json:"clients"`
 	Headline    result.Headline `json:"headline"`
-	Value       float64         `json:"value"`
+	Value       *float64        `json:"value"`
 	Throughput  *float64        `json:"throughput,omitempty"`
 	N           int             `json:"n"`
 	Runs        []int64         `json:"runs"`
@@ -419,12 +419,40 @@ func peaksJSON(ps []*analysis.Peak) []jsonPeak {
 	out := []jsonPeak{}
 	for _, p := range ps {
 		j := jsonPeak{Study: p.Study, Scenario: p.Scenario(), Target: p.Target, Clients: p.Clients,
-			Headline: p.Headline, Value: p.Value, N: p.N, Runs: p.Runs, Levels: p.Levels, AtEdge: p.AtEdge, SingleRun: p.SingleRun,
+			Headline: p.Headline, Value: num(p.Value), N: p.N, Runs: p.Runs, Levels: p.Levels, AtEdge: p.AtEdge, SingleRun: p.SingleRun,
 			Degradation: num(p.Degradation)}
 		if isTPS(p.Headline) {
 			j.Throughput = num(p.Value)
 		}
 		out = append(out, j)
+	}
+	return out
+}
+
+// jsonGeoMean is a GeoMeanRow under its fields' names, with a mean or
+// delta no float holds (a ratio past the largest, of hostile results) as
+// null: JSON has no infinities.
+type jsonGeoMean struct {
+	Target          string
+	Headline        result.Headline
+	Cells           int
+	Base, Value     *float64
+	Delta           *float64
+	BasePerDollar   *float64
+	PerDollar       *float64
+	PerDollarDelta  *float64
+	PricePerHour    *float64
+	BasePricePerHr  *float64
+	HasPrices       bool
+	CellsWithPrices int
+}
+
+func geoMeansJSON(rows []*analysis.GeoMeanRow) []jsonGeoMean {
+	out := []jsonGeoMean{}
+	for _, g := range rows {
+		out = append(out, jsonGeoMean{Target: g.Target, Headline: g.Headline, Cells: g.Cells, Base: num(g.Base), Value: num(g.Value),
+			Delta: num(g.Delta), BasePerDollar: num(g.BasePerDollar), PerDollar: num(g.PerDollar), PerDollarDelta: num(g.PerDollarDelta),
+			PricePerHour: num(g.PricePerHour), BasePricePerHr: num(g.BasePricePerHr), HasPrices: g.HasPrices, CellsWithPrices: g.CellsWithPrices})
 	}
 	return out
 }
@@ -453,15 +481,15 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 		BaseTxPerD *float64 `json:"baseline_tx_per_dollar,omitempty"`
 	}
 	doc := struct {
-		Baseline string                 `json:"baseline"`
-		Alpha    float64                `json:"alpha"`
-		Cells    []jcell                `json:"cells"`
-		GeoMeans []*analysis.GeoMeanRow `json:"geomeans"`
-		Peaks    []jsonPeak             `json:"peaks,omitempty"`
-		Warnings []analysis.Warning     `json:"warnings"`
+		Baseline string             `json:"baseline"`
+		Alpha    float64            `json:"alpha"`
+		Cells    []jcell            `json:"cells"`
+		GeoMeans []jsonGeoMean      `json:"geomeans"`
+		Peaks    []jsonPeak         `json:"peaks,omitempty"`
+		Warnings []analysis.Warning `json:"warnings"`
 		// The warnings again, grouped by kind, most affecting first.
 		WarningGroups []jsonWarningGroup `json:"warning_groups"`
-	}{Baseline: c.Baseline, Alpha: c.Alpha, Cells: []jcell{}, GeoMeans: c.GeoMeans, Warnings: c.Warnings}
+	}{Baseline: c.Baseline, Alpha: c.Alpha, Cells: []jcell{}, GeoMeans: geoMeansJSON(c.GeoMeans), Warnings: c.Warnings}
 	gs := comparisonGroups(c)
 	doc.WarningGroups = warningGroupsJSON(analysis.GroupWarnings(c.Warnings, gs), newLabeler(gs))
 	for _, cc := range c.Cells {
@@ -485,9 +513,6 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 	}
 	if peaks != nil {
 		doc.Peaks = peaksJSON(peaks)
-	}
-	if doc.GeoMeans == nil {
-		doc.GeoMeans = []*analysis.GeoMeanRow{}
 	}
 	if doc.Warnings == nil {
 		doc.Warnings = []analysis.Warning{}

@@ -252,8 +252,15 @@ func niceTicks(max float64) ([]tick, float64) {
 		}
 	}
 	top := math.Ceil(max/step) * step
-	var ts []tick
-	for v := 0.0; v <= top+step/2; v += step {
+	if math.IsInf(top, 0) { // max within a step of the largest float: no rounder top exists
+		top, step = max, max/4
+	}
+	// Counted, not stepped to top: a step lost in v's rounding, or a top
+	// past the largest float, must not loop forever.
+	n := int(math.Round(top / step))
+	ts := make([]tick, 0, n+1)
+	for i := range n + 1 {
+		v := float64(i) * step
 		ts = append(ts, tick{v, compact(v)})
 	}
 	return ts, top
@@ -270,8 +277,16 @@ func linearTicks(lo, hi float64, n int) []tick {
 			break
 		}
 	}
-	var ts []tick
-	for v := math.Ceil(lo/step) * step; v <= hi+step/1e6; v += step {
+	first := math.Ceil(lo/step) * step
+	count := math.Floor((hi+step/1e6-first)/step) + 1
+	if !(count > 0) || count > float64(4*n) {
+		// A span no step of floats resolves (NaN or infinite, or a step below
+		// the values' precision): the ends only.
+		return []tick{{lo, compact(lo)}, {hi, compact(hi)}}
+	}
+	ts := make([]tick, 0, int(count))
+	for i := range int(count) {
+		v := first + float64(i)*step
 		ts = append(ts, tick{v, compact(v)})
 	}
 	return ts
