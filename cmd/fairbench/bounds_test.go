@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -211,8 +212,15 @@ func TestHostileNumbersInAResultsFileReport(t *testing.T) {
 		if err := writeReport(s, store.Filter{}, format, out); err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
-		if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "baseline") {
+		b, err := os.ReadFile(out)
+		if err != nil || !strings.Contains(string(b), "baseline") {
 			t.Errorf("%s report names no baseline (%v)", format, err)
+		}
+		if format == "text" || format == "md" {
+			// Past 10^15 a number is written with an exponent: 1.80e+308, not 309 digits.
+			if long := regexp.MustCompile(`[0-9][0-9,.]{40,}`).Find(b); long != nil {
+				t.Errorf("%s report writes a number of %d characters: %.60s…", format, len(long), long)
+			}
 		}
 	}
 	for _, format := range []string{"text", "md", "json", "csv"} {
@@ -222,8 +230,12 @@ func TestHostileNumbersInAResultsFileReport(t *testing.T) {
 		if err := root.Execute(); err != nil {
 			t.Fatalf("compare --format %s: %v", format, err)
 		}
-		if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "Point.P99=1e+12") {
+		b, err := os.ReadFile(out)
+		if err != nil || !strings.Contains(string(b), "Point.P99=1e+12") {
 			t.Errorf("compare --format %s names no hostile target (%v)", format, err)
+		}
+		if long := regexp.MustCompile(`[0-9][0-9,.]{40,}`).Find(b); long != nil && (format == "text" || format == "md") {
+			t.Errorf("compare --format %s writes a number of %d characters: %.60s…", format, len(long), long)
 		}
 	}
 }

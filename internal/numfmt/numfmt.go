@@ -18,6 +18,9 @@ func Rate(f float64) string {
 	if f != 0 && math.Abs(f) < 0.05 {
 		return Significant(f, 2)
 	}
+	if Huge(f) {
+		return Exponent(f)
+	}
 	s := strconv.FormatFloat(f, 'f', 1, 64)
 	intPart, frac, _ := strings.Cut(s, ".")
 	return grouped(intPart) + "." + frac
@@ -42,12 +45,36 @@ func grouped(s string) string {
 	return sign + b.String()
 }
 
+// Huge reports whether f is past 10^15, where a float's 15–17 significant
+// digits run out: written in full, its digits would be noise (a results
+// file's 1.8e308 tps printed 309 digits and blew its table apart).
+func Huge(f float64) bool { return math.Abs(f) >= 1e15 }
+
+// tiny reports whether f is nonzero and below 10^-9 (a picosecond in ms),
+// where its zeros would outnumber any table's width (5e-324 is 324 of them).
+func tiny(f float64) bool { return f != 0 && math.Abs(f) < 1e-9 }
+
+// Exponent writes f with three significant digits and an exponent: 1.80e+308.
+func Exponent(f float64) string { return strconv.FormatFloat(f, 'e', 2, 64) }
+
+// Fixed writes f with the given decimals, as strconv's 'f' does, but past
+// 10^15 (Huge) with an exponent: a table's cell stays a table's cell.
+func Fixed(f float64, decimals int) string {
+	if Huge(f) && !math.IsInf(f, 0) {
+		return Exponent(f)
+	}
+	return strconv.FormatFloat(f, 'f', decimals, 64)
+}
+
 // Significant formats f with n significant digits and no exponent, so that
 // a small time never reads as zero: 0.0634, 0.000512, 1.23, 123, 12346. A
 // whole number keeps its integer digits (12345.6 with 3 digits is 12346).
 func Significant(f float64, n int) string {
 	if f == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	if Huge(f) || tiny(f) {
+		return Exponent(f)
 	}
 	if math.Abs(f) >= math.Pow(10, float64(n)) {
 		return strconv.FormatFloat(f, 'f', 0, 64)

@@ -661,7 +661,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 			if math.IsNaN(p.Degradation) {
 				return none
 			}
-			return strconv.FormatFloat(p.Degradation, 'f', 1, 64)
+			return numfmt.Fixed(p.Degradation, 1)
 		})
 	}
 	var notes []string

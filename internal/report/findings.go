@@ -48,15 +48,15 @@ func findingStatement(it *analysis.Finding) string {
 	switch d := math.Abs(it.GeoDelta); {
 	// Small, or not told apart from the scatter in any cell and not large.
 	case d < nearlySame || it.Same == len(it.Cells) && d < 2*nearlySame:
-		s = fmt.Sprintf("%s is within %.1f %% of %s", it.Target, d, it.Baseline)
+		s = fmt.Sprintf("%s is within %s %% of %s", it.Target, numfmt.Fixed(d, 1), it.Baseline)
 	// A larger change that no cell tells apart from the repetitions' scatter
 	// is not called faster or slower.
 	case it.Same == len(it.Cells):
 		s = fmt.Sprintf("%s is not significantly different from %s", it.Target, it.Baseline)
 	case it.Better():
-		s = fmt.Sprintf("%s is %.1f %% faster than %s", it.Target, d, it.Baseline)
+		s = fmt.Sprintf("%s is %s %% faster than %s", it.Target, numfmt.Fixed(d, 1), it.Baseline)
 	default:
-		s = fmt.Sprintf("%s is %.1f %% slower than %s", it.Target, d, it.Baseline)
+		s = fmt.Sprintf("%s is %s %% slower than %s", it.Target, numfmt.Fixed(d, 1), it.Baseline)
 	}
 	s += fmt.Sprintf(" (%s %s", pct(it.GeoDelta), it.Headline.Unit)
 	if len(it.Cells) > 1 {
@@ -160,7 +160,7 @@ func peakChange(p *analysis.Peak) string {
 	}
 	s := "peak to peak " + pct(change) + " ("
 	if p.Degradation > 0 {
-		s += fmt.Sprintf("degradation %.1f %%, ", p.Degradation)
+		s += "degradation " + numfmt.Fixed(p.Degradation, 1) + " %, "
 	}
 	return s + "untested)"
 }
@@ -363,7 +363,7 @@ func keyTables(f *analysis.Findings, label labeler) []table {
 		for _, s := range scen {
 			v := ""
 			if p := by[tg+"\x00"+s]; p != nil && !math.IsNaN(p.Degradation) {
-				v = strconv.FormatFloat(p.Degradation, 'f', 1, 64)
+				v = numfmt.Fixed(p.Degradation, 1)
 			}
 			row = append(row, v)
 		}
@@ -383,7 +383,7 @@ func keyTables(f *analysis.Findings, label labeler) []table {
 		for _, s := range scen {
 			v := ""
 			if r, ok := ratio[tg+"\x00"+s]; ok {
-				v = strconv.FormatFloat(r, 'f', 3, 64) + "×"
+				v = numfmt.Fixed(r, 3) + "×"
 			}
 			row = append(row, v)
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/analysis"
@@ -123,6 +124,14 @@ func ciText(ci analysis.CI, want float64, f func(float64) string) string {
 	return s
 }
 
-func pct(f float64) string { return fmt.Sprintf("%+.1f %%", f) }
+func pct(f float64) string { return pctShort(f) + " %" }
 
-func pctShort(f float64) string { return fmt.Sprintf("%+.1f", f) }
+func pctShort(f float64) string {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return fmt.Sprintf("%+.1f", f) // +NaN, +Inf, -Inf
+	case math.Signbit(f):
+		return "-" + numfmt.Fixed(-f, 1)
+	}
+	return "+" + numfmt.Fixed(f, 1)
+}

@@ -579,7 +579,7 @@ func average(g *analysis.Group) string {
 	return ms(g.MeanLatency)
 }
 
-func ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
+func ms(us float64) string { return numfmt.Fixed(us/1000, 3) }
 
 // cell makes text safe inside a Markdown table cell.
 func cell(s string) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/numfmt"
 )
 
 // The tables published benchmark articles print beside the headline: per
@@ -95,7 +96,7 @@ func spreadTable(groups []*analysis.Group, full, multiStudy bool, label *labeler
 		if hasConnect {
 			c := none
 			if g.HasConnectTime {
-				c = strconv.FormatFloat(g.ConnectTime, 'f', 3, 64)
+				c = numfmt.Fixed(g.ConnectTime, 3)
 			}
 			row = append(row, c)
 		}

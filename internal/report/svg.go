@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/fairbench/fairbench/internal/numfmt"
 )
 
 // Charts are drawn here as plain SVG, so the HTML report needs no script and
@@ -308,6 +310,6 @@ func compact(v float64) string {
 
 // f1 formats a coordinate with one decimal, without a trailing ".0".
 func f1(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 1, 64)
+	s := numfmt.Fixed(v, 1)
 	return strings.TrimSuffix(s, ".0")
 }
