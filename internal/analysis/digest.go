@@ -48,26 +48,6 @@ func (g *SeriesDigester) Finish(d *result.SeriesDigest) {
 	d.Rates = rateChecks(g.run, g.cols)
 }
 
-// DigestSeries fills in d what analysis reads of r's series (its op latency
-// sums, the per-second throughput checks, the client CPU, a level shift's
-// levels), so that r's series can be dropped (result.Run.DropSeries) and
-// every check and table still reads the same numbers.
-func DigestSeries(r *result.Run, d *result.SeriesDigest) {
-	cols := result.Columns(r, r.Series)
-	g := NewSeriesDigester(r, cols)
-	for _, p := range r.Series {
-		g.Add(p)
-	}
-	g.Finish(d)
-	if s := d.Rates.Shift; s != nil {
-		l := NewLevelTallies(*s)
-		for _, p := range r.Series {
-			l.Add(p)
-		}
-		d.Levels = l.Tallies()
-	}
-}
-
 // rateFindings are the checks of r's per-second throughput (rateChecks),
 // from its digest once a report dropped its series.
 func rateFindings(r *result.Run) result.RateFindings {
@@ -153,13 +133,14 @@ func (l *LevelTallies) Tallies() *[2]result.LevelTally {
 	return &[2]result.LevelTally{l.levels[0].tally(), l.levels[1].tally()}
 }
 
-// levelTally is what the seconds of one level measured.
-func levelTally(points []result.SeriesPoint) result.LevelTally {
-	t := newTallier()
+// TallyLevels is what each level of shift measured over points, a run's
+// series in order (LevelTallies over all of them).
+func TallyLevels(shift result.LevelShift, points []result.SeriesPoint) *[2]result.LevelTally {
+	l := NewLevelTallies(shift)
 	for _, p := range points {
-		t.add(p)
+		l.Add(p)
 	}
-	return t.tally()
+	return l.Tallies()
 }
 
 // tallier sums one level's seconds point by point, merging their

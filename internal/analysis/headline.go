@@ -118,6 +118,10 @@ func (g *Group) PerOpShown() bool {
 	return len(g.Ops) > 1 || len(g.Ops) > 0 && len(g.Headline.Ops) > 0
 }
 
+// opShown reports whether op is worth a row: else a type the mix never
+// drew (YCSB A's scans), nothing to show.
+func opShown(op result.Op) bool { return op.Count > 0 || len(op.Errors) > 0 }
+
 // opStats aggregates the op types of g's runs, in order of first
 // appearance, and merges every op type's histogram into g.Merged: each
 // histogram is decoded once, for both and for the runs' own percentiles
@@ -132,12 +136,9 @@ func (g *Group) opStats() error {
 	for ri, r := range g.Runs {
 		secs := r.Duration.Seconds()
 		seen := map[string]bool{}
-		shown := func(op result.Op) bool {
-			return op.Count > 0 || len(op.Errors) > 0 // else a type the mix never drew (YCSB A's scans): nothing to show
-		}
 		lat, err := opHistograms(r, scratch, func(op result.Op, h *hdr.Histogram) {
 			g.Merged.Merge(h)
-			if !shown(op) {
+			if !opShown(op) {
 				return
 			}
 			if merged[op.Name] == nil {
@@ -150,7 +151,7 @@ func (g *Group) opStats() error {
 		}
 		g.latency[ri] = lat
 		for _, op := range r.Ops {
-			if !shown(op) {
+			if !opShown(op) {
 				continue
 			}
 			i, ok := idx[op.Name]

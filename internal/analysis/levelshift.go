@@ -193,8 +193,7 @@ func levelTallies(r *result.Run, s LevelShift) [2]result.LevelTally {
 		}
 		return *r.Digest.Levels
 	}
-	pts := r.RatePoints()
-	return [2]result.LevelTally{levelTally(pts[:s.BeforeSeconds]), levelTally(pts[s.BeforeSeconds:])}
+	return *TallyLevels(s, r.RatePoints())
 }
 
 // levelAcc merges one level's tallies over a cell's runs.

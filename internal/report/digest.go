@@ -17,11 +17,7 @@ func DropSeries(r *result.Run) {
 	}
 	g.Finish()
 	if s := r.Digest.Rates.Shift; s != nil {
-		l := analysis.NewLevelTallies(*s)
-		for _, p := range series {
-			l.Add(p)
-		}
-		r.Digest.Levels = l.Tallies()
+		r.Digest.Levels = analysis.TallyLevels(*s, series)
 	}
 }
 
