@@ -20,12 +20,16 @@ import (
 // what the run holds in memory when it is appended.
 type spyStore struct {
 	*store.Store
-	mu       sync.Mutex
-	spilled  []result.SeriesPoint // as spilled, in index order
-	enough   int                  // once this many points spilled, close full
-	full     chan struct{}
-	appended *result.Run
-	inMemory []result.SeriesPoint // the appended run's series, as the runner held it
+	mu      sync.Mutex
+	spilled []result.SeriesPoint // as spilled, in index order
+	// Once enough points are spilled, enoughOps of them with operations,
+	// full is closed: the test waits for points with content, however
+	// slowly a busy host (or the race detector) lets operations complete.
+	enough, enoughOps int
+	withOps           int
+	full              chan struct{}
+	appended          *result.Run
+	inMemory          []result.SeriesPoint // the appended run's series, as the runner held it
 }
 
 func (s *spyStore) SpillPoint(key string, index int, p result.SeriesPoint) error {
@@ -35,7 +39,11 @@ func (s *spyStore) SpillPoint(key string, index int, p result.SeriesPoint) error
 		return errors.New("spilled out of order")
 	}
 	s.spilled = append(s.spilled, p)
-	if len(s.spilled) == s.enough {
+	wasFull := len(s.spilled)-1 >= s.enough && s.withOps >= s.enoughOps
+	if p.Ops > 0 {
+		s.withOps++
+	}
+	if !wasFull && len(s.spilled) >= s.enough && s.withOps >= s.enoughOps {
 		close(s.full)
 	}
 	s.mu.Unlock()
@@ -62,7 +70,7 @@ func TestSpilledRunHoldsFewPointsAndStoresThemAll(t *testing.T) {
 	}
 	defer st.Close()
 	const points = 400
-	spy := &spyStore{Store: st, enough: points, full: make(chan struct{})}
+	spy := &spyStore{Store: st, enough: points, enoughOps: points / 4, full: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
