@@ -148,9 +148,7 @@ func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, erro
 			continue
 		}
 		cc := &CellComparison{Base: b, Other: g}
-		h := g.Headline
-		cc.Headline = compareMetric(h.Name, h.Unit, h.HigherIsBetter, b.Values, g.Values, b.Median, g.Median, alpha)
-		cc.Headline.Headline = true
+		cc.Headline = compareHeadline(b, g, alpha)
 		bp95, bp99 := runPercentiles(b)
 		op95, op99 := runPercentiles(g)
 		cc.P95 = compareMetric("p95", "µs", false, bp95, op95, b.P95, g.P95, alpha)
@@ -162,6 +160,20 @@ func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, erro
 	c.GeoMeans = geoMeans(c.Cells)
 	c.Warnings = Warnings(groups, baseline)
 	return c, nil
+}
+
+// compareHeadline compares the groups' headline metric: paired by rounds
+// where the cell has at least MinPairedBlocks blocks of interleaved rounds
+// (the drift between rounds cancels in each block's ratio, pooled.go),
+// else unpaired.
+func compareHeadline(b, g *Group, alpha float64) Metric {
+	h := g.Headline
+	m := compareMetric(h.Name, h.Unit, h.HigherIsBetter, b.Values, g.Values, b.Median, g.Median, alpha)
+	if d, ok := blockRatios(b, g); ok && len(d) >= MinPairedBlocks {
+		m = pairMetric(m, d, alpha)
+	}
+	m.Headline = true
+	return m
 }
 
 // Metrics are the cell's metrics in the order reports list them: the

@@ -52,15 +52,25 @@ type Finding struct {
 	// Warnings are the warning kinds that concern this scenario's cells of
 	// the target or the baseline, most important first.
 	Warnings []WarningGroup
+	// Pooled is the scenario's verdict: the change pooled over its cells
+	// and rounds as the study's design allows (PoolCells), which the
+	// finding's sentence states; the per-cell verdicts above stay for the
+	// cell tables.
+	Pooled *Pooled
 }
 
 // Better reports whether the target is better than the baseline by the
-// geometric mean (the headline's direction decides).
+// pooled change, or the geometric mean where there is none (the headline's
+// direction decides).
 func (f *Finding) Better() bool {
-	if f.Headline.HigherIsBetter {
-		return f.GeoDelta > 0
+	d := f.GeoDelta
+	if f.Pooled != nil && !math.IsNaN(f.Pooled.Change) {
+		d = f.Pooled.Change
 	}
-	return f.GeoDelta < 0
+	if f.Headline.HigherIsBetter {
+		return d > 0
+	}
+	return d < 0
 }
 
 // FirstTarget is the baseline reports use when none is given: the first
@@ -165,6 +175,7 @@ func Summarise(groups []*Group, baseline string, alpha float64, ws []Warning) (*
 			}
 		}
 		it.Warnings = relevantWarnings(ws, groups, it)
+		it.Pooled = PoolCells(it.Cells, alpha)
 	}
 	return f, nil
 }

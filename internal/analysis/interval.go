@@ -49,6 +49,13 @@ func changeCI(lb, lo []float64, delta, alpha float64, welch bool, w WelchResult)
 	} else {
 		raw = ShiftCI(lo, lb, 1-alpha)
 	}
+	return printableCI(raw, delta, func() string { return wideReason(lb, lo, alpha) })
+}
+
+// printableCI turns raw, an interval of a log change, into one of the change
+// in %, when it is printable: finite, containing delta and spanning at most
+// MaxCISpan; else it returns none, with wide's reason when it is too wide.
+func printableCI(raw CI, delta float64, wide func() string) (CI, string) {
 	if !raw.OK() {
 		return CI{}, ""
 	}
@@ -58,7 +65,7 @@ func changeCI(lb, lo []float64, delta, alpha float64, welch bool, w WelchResult)
 	case math.IsNaN(point):
 		return CI{}, ""
 	case raw.Hi-raw.Lo > math.Log(MaxCISpan) || math.IsInf(raw.Lo, 0) || math.IsInf(raw.Hi, 0) || math.IsNaN(raw.Lo) || math.IsNaN(raw.Hi):
-		return CI{}, wideReason(lb, lo, alpha)
+		return CI{}, wide()
 	case point < raw.Lo-eps || point > raw.Hi+eps:
 		// For latency the shown change is between merged histograms, the
 		// interval about the per-run percentiles: they can disagree.

@@ -11,7 +11,10 @@ package analysis
 // Logs make the test about ratios, like every delta fairbench shows, and
 // the variances of both sides are not assumed equal.
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // WelchResult is Welch's two-sample t-test of mean(x) − mean(y).
 type WelchResult struct {
@@ -65,6 +68,24 @@ func StudentTwoSidedP(t, df float64) float64 {
 // StudentQuantile is the q-quantile (0.5 < q < 1) of Student's t with df
 // degrees of freedom, by bisection on StudentTwoSidedP.
 func StudentQuantile(q, df float64) float64 {
+	key := quantileKey{q, df}
+	if v, ok := quantiles.Load(key); ok {
+		return v.(float64)
+	}
+	v := studentQuantile(q, df)
+	if df == math.Trunc(df) && df <= 1000 {
+		quantiles.Store(key, v) // whole degrees of freedom only: a bounded set
+	}
+	return v
+}
+
+// quantiles caches StudentQuantile for the few (q, df) pairs reports ask
+// for again and again: 200 bisection steps of an incomplete beta each.
+var quantiles sync.Map
+
+type quantileKey struct{ q, df float64 }
+
+func studentQuantile(q, df float64) float64 {
 	want := 2 * (1 - q) // two-sided tail
 	lo, hi := 0.0, 1.0
 	for StudentTwoSidedP(hi, df) > want && hi < 1e12 {

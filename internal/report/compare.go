@@ -97,7 +97,8 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 	if opt.Title != "" {
 		ew.printf("%s\n\n", opt.Title)
 	}
-	ew.printf("baseline: %s · verdicts: two-sided Mann–Whitney U, α = %.2f · intervals: %.0f %% where n allows\n", c.Baseline, c.Alpha, c.Level*100)
+	ew.printf("baseline: %s · verdicts at α = %.2f: %s where the runs are in interleaved rounds, else two-sided %s · intervals: %.0f %% where the data bound them\n",
+		c.Baseline, c.Alpha, analysis.PairedTest, analysis.MannWhitneyTest, c.Level*100)
 	ew.printf("where n is too small for Mann–Whitney to ever decide: Welch's t on log values (%s)\n\n", analysis.WelchAssumption)
 	if err := writeKindSectionsText(ew, comparisonGroups(c), c.Baseline, true); err != nil {
 		return err
@@ -106,16 +107,21 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 		ew.printf("no cell has completed runs on both %s and another target\n", c.Baseline)
 	} else {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "target\tscenario\tclients\tmetric\t%s\tvalue\tn\tdelta [CI]\tverdict\n", c.Baseline)
+		fmt.Fprintf(tw, "target\tscenario\tclients\tmetric\t%s\tvalue\tchange [CI] verdict (p n)\n", c.Baseline)
 		names := newLabeler(comparisonGroups(c))
+		notes := &glanceNotes{alpha: c.Alpha}
 		for _, cc := range c.Cells {
 			for _, m := range cc.Metrics() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", cc.Other.Target, names.scenario(cc.Other), clientsText(cc),
-					metricLabel(m), metricValue(m, m.Base), metricValue(m, m.Value), m.BaseN, m.N, deltaText(m, c.Level), verdictText(m, c.Alpha))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cc.Other.Target, names.scenario(cc.Other), clientsText(cc),
+					metricLabel(m), metricValue(m, m.Base), metricValue(m, m.Value), notes.cell(m, c.Level))
 			}
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		ew.printf("%s\n", wrap(glanceLegend(), lineWidth, "  "))
+		for _, l := range notes.lines() {
+			ew.printf("%s\n", wrap(l, lineWidth, "  "))
 		}
 	}
 	writeGeoMeans(ew, c, false)
@@ -232,11 +238,11 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		title = "fairbench comparison"
 	}
 	ew.printf("# %s\n\n", cell(title))
-	ew.printf("%s\n\n", wrap(fmt.Sprintf("Baseline: **%s**. Each cell: median headline metric (or latency percentile from the merged histograms) with n, "+
-		"the change against the baseline with its confidence interval (%.0f %% where n allows, otherwise the level reached), "+
-		"and the verdict of a two-sided Mann–Whitney U test at α = %.2f on the per-run values. "+
-		"Where n is too small for Mann–Whitney to ever decide (3 against 3 never gets below p = 0.10): "+
-		"Welch's t-test on the logs of the per-run values (%s), with its interval.", cell(c.Baseline), c.Level*100, c.Alpha, analysis.WelchAssumption), lineWidth, ""))
+	ew.printf("%s\n\n", wrap(fmt.Sprintf("Baseline: **%s**. Each cell: median headline metric (or latency percentile from the merged histograms), "+
+		"the change against the baseline with its confidence interval (%.0f %% where the data bound it), "+
+		"and the verdict at α = %.2f: a paired t-test on the log ratios of each interleaved round's two runs (the headline, where the runs are in rounds), "+
+		"else a two-sided Mann–Whitney U test on the per-run values, or, where n is too small for Mann–Whitney to ever decide (3 against 3 never gets below p = 0.10), "+
+		"Welch's t-test on the logs of the per-run values (%s).", cell(c.Baseline), c.Level*100, c.Alpha, analysis.WelchAssumption), lineWidth, ""))
 	writeKindSectionsMarkdown(ew, comparisonGroups(c), c.Baseline, true)
 
 	type sec struct {
@@ -261,6 +267,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 	}
 	for _, s := range secs {
 		ew.printf("## %s\n\n", cell(s.name))
+		notes := &glanceNotes{alpha: c.Alpha}
 		var levels []string
 		levelNames := map[string]string{}
 		var targets []string
@@ -345,7 +352,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 					v := ""
 					if cc := byCell[t+"\x00"+l]; cc != nil {
 						if m, ok := pick(cc); ok {
-							v = fmt.Sprintf("%s (n=%d%s) %s, %s", metricValue(m, m.Value), m.N, shareCount(cc.Other), deltaText(m, c.Level), verdictText(m, c.Alpha))
+							v = fmt.Sprintf("%s%s %s", metricValue(m, m.Value), shareCount(cc.Other), notes.cell(m, c.Level))
 						}
 					}
 					ew.printf(" %s |", cell(v))
@@ -353,6 +360,10 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 				ew.printf("\n")
 			}
 			ew.printf("\n")
+		}
+		ew.printf("%s\n\n", wrap(glanceLegend()+".", lineWidth, ""))
+		for _, l := range notes.lines() {
+			ew.printf("%s\n\n", wrap(cell(l), lineWidth, ""))
 		}
 	}
 	writeGeoMeans(ew, c, true)

@@ -207,6 +207,39 @@ type jsonFinding struct {
 	Peak       *jsonPeak       `json:"peak,omitempty"`
 	BasePeak   *jsonPeak       `json:"baseline_peak,omitempty"`
 	Warnings   []string        `json:"warnings"` // the kinds that concern it, most affecting first
+	Pooled     *jsonPooled     `json:"pooled,omitempty"`
+}
+
+// jsonPooled is a scenario's pooled verdict (analysis.Pooled).
+type jsonPooled struct {
+	Paired      bool       `json:"paired"`
+	Test        string     `json:"test"`
+	Cells       int        `json:"cells"`
+	Rounds      int        `json:"rounds"`
+	Units       int        `json:"blocks_or_runs"`
+	Change      *float64   `json:"change_pct"`
+	CI          *jsonCI    `json:"change_pct_ci,omitempty"`
+	NoCI        string     `json:"change_pct_no_ci,omitempty"`
+	P           *float64   `json:"p"`
+	DF          *float64   `json:"df"`
+	Verdict     string     `json:"verdict"`
+	Reason      string     `json:"reason,omitempty"`
+	Disagree    bool       `json:"cells_disagree"`
+	Detectable  *float64   `json:"detectable_change_pct"`
+	CellChanges []*float64 `json:"cell_changes_pct"`
+}
+
+func pooledJSON(p *analysis.Pooled) *jsonPooled {
+	if p == nil {
+		return nil
+	}
+	j := &jsonPooled{Paired: p.Paired, Test: p.Test, Cells: p.Cells, Rounds: p.Rounds, Units: p.Units, Change: num(p.Change),
+		CI: ciJSON(p.CI), NoCI: p.NoCI, P: num(p.P), DF: num(p.DF), Verdict: string(p.Verdict), Reason: p.Reason,
+		Disagree: p.Disagree, Detectable: num(p.Detectable), CellChanges: []*float64{}}
+	for _, c := range p.CellChanges {
+		j.CellChanges = append(j.CellChanges, num(c))
+	}
+	return j
 }
 
 type jsonFindings struct {
@@ -232,7 +265,7 @@ func findingsJSON(f *analysis.Findings) *jsonFindings {
 			Baseline: it.Baseline, Headline: it.Headline, Statement: findingStatement(it), Cells: len(it.Cells),
 			GeoDelta: num(it.GeoDelta), MinDelta: num(it.MinDelta), MaxDelta: num(it.MaxDelta),
 			Faster: it.Faster, Slower: it.Slower, Same: it.Same, Undecided: it.Undecided, Tests: it.Tests, Why: it.Why,
-			RepsNeeded: it.NeedN, Peak: peak(it.Peak), BasePeak: peak(it.BasePeak), Warnings: []string{}}
+			RepsNeeded: it.NeedN, Peak: peak(it.Peak), BasePeak: peak(it.BasePeak), Warnings: []string{}, Pooled: pooledJSON(it.Pooled)}
 		if jf.Tests == nil {
 			jf.Tests = []string{}
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,37 +38,101 @@ func summarise(groups []*analysis.Group, opt Options) *analysis.Findings {
 	return f
 }
 
-// findingStatement is the finding's first sentence: "delete-full is 89.6 %
-// slower than wal-normal (−89.6 % tps, geometric mean of 2 cells, −90.1 %
-// to −88.9 %)".
+// findingStatement is the finding's first sentence, the scenario's pooled
+// verdict: "delete-full is 27.3 % slower than wal-normal: -27.3 % tps
+// [-35.1, -18.8], lower in all 3 cells (-38.5 % to -19.3 %; paired over 3
+// cells × 2 rounds, p=0.004)".
 func findingStatement(it *analysis.Finding) string {
-	if math.IsNaN(it.GeoDelta) {
+	p := it.Pooled
+	if p == nil || math.IsNaN(p.Change) {
 		return fmt.Sprintf("%s against %s: no cell with positive values on both", it.Target, it.Baseline)
 	}
 	var s string
-	switch d := math.Abs(it.GeoDelta); {
-	// Small, or not told apart from the scatter in any cell and not large.
-	case d < nearlySame || it.Same == len(it.Cells) && d < 2*nearlySame:
-		s = fmt.Sprintf("%s is within %s %% of %s", it.Target, numfmt.Fixed(d, 1), it.Baseline)
-	// A larger change that no cell tells apart from the repetitions' scatter
-	// is not called faster or slower.
-	case it.Same == len(it.Cells):
-		s = fmt.Sprintf("%s is not significantly different from %s", it.Target, it.Baseline)
-	case it.Better():
-		s = fmt.Sprintf("%s is %s %% faster than %s", it.Target, numfmt.Fixed(d, 1), it.Baseline)
+	switch d := math.Abs(p.Change); {
+	case p.Disagree:
+		s = fmt.Sprintf("%s against %s differs by cell: better at %s, worse at %s (each cell's own test); pooled",
+			it.Target, it.Baseline, cellLevels(it, p.Better), cellLevels(it, p.Worse))
+	case p.Verdict == analysis.Faster || p.Verdict == analysis.Slower:
+		word := "slower"
+		if it.Better() {
+			word = "faster"
+		}
+		s = fmt.Sprintf("%s is %s %% %s than %s:", it.Target, numfmt.Fixed(d, 1), word, it.Baseline)
+	case p.Verdict == analysis.NoDifference && d < nearlySame:
+		s = fmt.Sprintf("%s is within %s %% of %s:", it.Target, numfmt.Fixed(d, 1), it.Baseline)
+	case p.Verdict == analysis.NoDifference:
+		s = fmt.Sprintf("%s is not significantly different from %s:", it.Target, it.Baseline)
 	default:
-		s = fmt.Sprintf("%s is %s %% slower than %s", it.Target, numfmt.Fixed(d, 1), it.Baseline)
+		s = fmt.Sprintf("%s against %s, untested (%s):", it.Target, it.Baseline, p.Reason)
 	}
-	s += fmt.Sprintf(" (%s %s", pct(it.GeoDelta), it.Headline.Unit)
-	if len(it.Cells) > 1 {
-		s += fmt.Sprintf(", geometric mean of %d cells, %s to %s", len(it.Cells), pct(it.MinDelta), pct(it.MaxDelta))
-	} else {
-		s += ", 1 cell"
+	s += " " + pct(p.Change) + " " + it.Headline.Unit
+	if ci := ciText(p.CI, p.CI.Level, pctShort); ci != "" {
+		s += " " + ci
 	}
+	if dir := cellsDirection(p); dir != "" {
+		s += ", " + dir
+	}
+	s += " (" + pooledHow(p)
 	if !it.Headline.HigherIsBetter {
 		s += "; lower is better"
 	}
 	return s + ")"
+}
+
+// cellsDirection says where the cells' own changes point: "lower in all 3
+// cells (-38.5 % to -19.3 %)", or their range when they point both ways.
+func cellsDirection(p *analysis.Pooled) string {
+	var ok []float64
+	for _, c := range p.CellChanges {
+		if !math.IsNaN(c) {
+			ok = append(ok, c)
+		}
+	}
+	if len(ok) < 2 {
+		return ""
+	}
+	lo, hi := slices.Min(ok), slices.Max(ok)
+	span := pct(lo) + " to " + pct(hi)
+	all := fmt.Sprintf("all %d cells", len(ok))
+	if len(ok) == 2 {
+		all = "both cells"
+	}
+	switch {
+	case hi < 0:
+		return fmt.Sprintf("lower in %s (%s)", all, span)
+	case lo > 0:
+		return fmt.Sprintf("higher in %s (%s)", all, span)
+	}
+	return "cells " + span
+}
+
+// pooledHow says how the evidence was pooled, with p: "paired over 3
+// cells × 2 rounds, p=0.004".
+func pooledHow(p *analysis.Pooled) string {
+	var s string
+	switch {
+	case p.Paired && p.Cells == 1:
+		s = fmt.Sprintf("paired over %d rounds", p.Units)
+	case p.Paired:
+		s = fmt.Sprintf("paired over %d cells × %d rounds", p.Cells, p.Rounds)
+	case p.Cells == 1:
+		s = fmt.Sprintf("unpaired, %d runs: not in interleaved rounds", p.Units)
+	default:
+		s = fmt.Sprintf("unpaired over %d cells, %d runs: not in interleaved rounds", p.Cells, p.Units)
+	}
+	if !math.IsNaN(p.P) {
+		s += ", " + pValue(p.P)
+	}
+	if p.NoCI != "" {
+		s += "; no interval: " + p.NoCI
+	}
+	return s
+}
+
+// cellLevels names the finding's cells at idx by their clients levels,
+// consecutive ones as a range: "1–2 clients and 64 clients".
+func cellLevels(it *analysis.Finding, idx []int) string {
+	return analysis.CellsText(idx, func(i int) string { return levelName(it.Cells[i].Other) })
 }
 
 // findingVerdicts counts the verdicts with the test and p-values behind
@@ -112,7 +177,11 @@ func findingVerdicts(it *analysis.Finding, alpha float64) string {
 		}
 		parts = append(parts, s+")")
 	}
-	return fmt.Sprintf("verdicts in %d %s: %s", len(it.Cells), numfmt.Plural(len(it.Cells), "cell", "cells"), strings.Join(parts, ", "))
+	s := fmt.Sprintf("verdicts in %d %s: %s", len(it.Cells), numfmt.Plural(len(it.Cells), "cell", "cells"), strings.Join(parts, ", "))
+	if p := it.Pooled; p != nil && decided == 0 && len(it.Cells) > 1 && (p.Verdict == analysis.Faster || p.Verdict == analysis.Slower) {
+		s = "each cell alone has too few repetitions to decide; " + s
+	}
+	return s
 }
 
 // peakText says where a peak is: "1,234.5 tps at 2 clients (edge of the sweep)".
@@ -201,9 +270,11 @@ func topWarnings(f *analysis.Findings) []analysis.WarningGroup {
 
 // findingsIntro is the sentence under the findings heading.
 func findingsIntro(f *analysis.Findings) string {
-	return fmt.Sprintf("Against %s%s: change of the geometric mean over the shared cells (range over them); verdicts per cell: "+
-		"%s at α = %.2f, or %s where repetitions are too few for it (%s).",
-		f.Baseline, baselineHow(f), analysis.MannWhitneyTest, f.Alpha, analysis.WelchTest, analysis.WelchAssumption)
+	return fmt.Sprintf("Against %s%s: per scenario, the change pooled over its cells and rounds (%s of each interleaved round's runs, "+
+		"else %s) with its %.0f %% interval where the data bound it; per cell: %s at α = %.2f, the paired t where rounds were interleaved, "+
+		"%s where repetitions are too few (the t-tests assume roughly log-normal values).",
+		f.Baseline, baselineHow(f), analysis.PairedTest, analysis.UnpairedTest, (1-f.Alpha)*100,
+		analysis.MannWhitneyTest, f.Alpha, analysis.WelchTest)
 }
 
 // repsNeeded writes an estimate of repetitions per side, "~12", "over 100".
@@ -233,7 +304,7 @@ func writeFindingsText(ew *errWriter, groups []*analysis.Group, f *analysis.Find
 		ew.printf("  %s\n", wrap(findingsIntro(f), lineWidth, "  "))
 	}
 	for _, it := range f.Items {
-		ew.printf("  %s: %s\n", it.Scenario, wrap(findingStatement(it), lineWidth, "      "))
+		ew.printf("  %s\n", wrap(it.Scenario+": "+findingStatement(it), lineWidth, "      "))
 		ew.printf("    %s\n", wrap(findingVerdicts(it, f.Alpha), lineWidth, "      "))
 		if p := findingPeaks(it); p != "" {
 			ew.printf("    %s\n", wrap(p, lineWidth, "      "))

@@ -135,15 +135,16 @@ func TestGoldenReports(t *testing.T) {
 // its verdict and the test named.
 func TestFindingsFirst(t *testing.T) {
 	text := renderJournal(t, "text")
-	head := strings.Join(strings.SplitN(text, "\n", 16)[:15], "\n")
+	head := strings.Join(strings.SplitN(text, "\n", 21)[:20], "\n")
 	for _, want := range []string{
-		"oltp read_write: delete-full is 89.8 % slower than wal-normal",
-		"oltp read_only: delete-full is within 0.9 % of wal-normal",
-		"2 slower (Welch's t on log values, p<0.001",
-		"2 no significant difference (Welch's t on log values",
+		"oltp read_write: delete-full is 89.7 % slower than wal-normal: -89.7 % tps [-89.9, -89.6], lower in both cells",
+		"(paired over 2 cells × 3 rounds, p<0.001)",
+		"oltp read_only: delete-full is within 0.4 % of wal-normal: -0.4 % tps [-2.6, +1.9]",
+		"2 slower (paired t on log ratios, p<0.001",
+		"2 no significant difference (paired t on log ratios",
 	} {
 		if !strings.Contains(head, want) {
-			t.Errorf("the first 15 lines lack %q:\n%s", want, head)
+			t.Errorf("the first 20 lines lack %q:\n%s", want, head)
 		}
 	}
 	md := renderJournal(t, "md")
@@ -211,6 +212,13 @@ func TestJSONFindingsAndWarningGroups(t *testing.T) {
 				Slower   int
 				Tests    []string
 				GeoDelta float64 `json:"geomean_delta_pct"`
+				Pooled   struct {
+					Paired  bool
+					Verdict string
+					Change  float64 `json:"change_pct"`
+					Cells   int
+					Rounds  int
+				}
 			}
 		}
 		WarningGroups []struct {
@@ -226,7 +234,8 @@ func TestJSONFindingsAndWarningGroups(t *testing.T) {
 		t.Fatalf("findings %+v", doc.Findings)
 	}
 	rw := doc.Findings.Items[1]
-	if rw.Scenario != "oltp read_write" || rw.Slower != 2 || rw.Tests[0] != analysis.WelchTest || rw.GeoDelta > -89 {
+	if rw.Scenario != "oltp read_write" || rw.Slower != 2 || rw.Tests[0] != analysis.PairedTest || rw.GeoDelta > -89 ||
+		!rw.Pooled.Paired || rw.Pooled.Verdict != string(analysis.Slower) || rw.Pooled.Change > -89 || rw.Pooled.Cells != 2 || rw.Pooled.Rounds != 3 {
 		t.Errorf("read_write finding %+v", rw)
 	}
 	if len(doc.WarningGroups) == 0 || doc.WarningGroups[0].Check != analysis.CheckConfig {

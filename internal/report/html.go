@@ -74,7 +74,10 @@ type htmlWarnGroup struct {
 
 type htmlMetric struct {
 	Text, Class string
-	Delta       float64
+	// Title is the cell's whole story, its tooltip: the test, p, why no
+	// interval and the repetitions that would decide it.
+	Title string
+	Delta float64
 }
 
 type htmlCmpRow struct {
@@ -102,6 +105,7 @@ type htmlPage struct {
 	Baseline                       string
 	Alpha, Level                   float64
 	CmpRows                        []htmlCmpRow
+	CmpNotes, CmpLegend            []string // the comparison cells' notes, once each (glanceNotes), and the symbols
 	CmpOpRows                      []htmlCmpOpRow
 	HeadlineCol                    string // the comparison's headline column: its name, "headline" when cells differ
 	HasCmp, Checked                bool
@@ -427,13 +431,8 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 		}
 		for _, it := range f.Items {
 			class := "v-same"
-			switch {
-			case it.Slower > 0 && it.Faster == 0:
-				class = "v-slower"
-			case it.Faster > 0 && it.Slower == 0:
-				class = "v-faster"
-			case it.Undecided == len(it.Cells):
-				class = "v-few"
+			if it.Pooled != nil && !it.Pooled.Disagree {
+				class = verdictClass(it.Pooled.Verdict)
 			}
 			p.Findings = append(p.Findings, htmlFinding{Scenario: it.Scenario, Statement: findingStatement(it),
 				Verdicts: capital(findingVerdicts(it, f.Alpha)), Peaks: capital(findingPeaks(it)), Class: class})
@@ -522,6 +521,7 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 				p.HeadlineCol = "headline"
 			}
 		}
+		notes := &glanceNotes{alpha: c.Alpha}
 		for _, cc := range c.Cells {
 			row := htmlCmpRow{Scenario: label.scenario(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients, ClientsText: clientsText(cc)}
 			cell := func(m analysis.Metric) htmlMetric {
@@ -530,7 +530,8 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 					d = 0
 				}
 				return htmlMetric{
-					Text:  fmt.Sprintf("%s → %s%s: %s, %s", metricValue(m, m.Base), metricValue(m, m.Value), unitSuffix(m), deltaText(m, c.Level), verdictText(m, c.Alpha)),
+					Text:  fmt.Sprintf("%s → %s%s: %s", metricValue(m, m.Base), metricValue(m, m.Value), unitSuffix(m), notes.cell(m, c.Level)),
+					Title: deltaText(m, c.Level) + ", " + verdictText(m, c.Alpha),
 					Class: verdictClass(m.Verdict), Delta: d}
 			}
 			for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
@@ -542,6 +543,7 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 					Op: strings.TrimSuffix(m.Name, " p99"), Metric: cell(m)})
 			}
 		}
+		p.CmpNotes, p.CmpLegend = notes.lines(), []string{glanceLegend()}
 	}
 
 	for _, wg := range analysis.GroupWarnings(opt.Warnings, groups) {
@@ -691,13 +693,15 @@ li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside
 </section>
 {{if .HasCmp}}<section id="comparison">
 <h2>Comparison against {{.Baseline}}</h2>
-<p>Each cell: baseline → target value, the change with its confidence interval ({{pct .Level}} % where n allows, otherwise the level reached) and the verdict of a two-sided Mann–Whitney U test at α = {{num .Alpha}} (where n is too small for it ever to decide: Welch's t-test on log values, which assumes roughly log-normal values and independent repetitions). Green: better; red: worse; grey: no significant difference. Click a column to sort.</p>
+<p>Each cell: baseline → target value, the change with its confidence interval ({{pct .Level}} % where the data bound it) and the verdict at α = {{num .Alpha}}: a paired t-test on the log ratios of each interleaved round's two runs, a two-sided Mann–Whitney U test where the runs are not in rounds, or Welch's t-test on log values where n is too small for Mann–Whitney ever to decide (the t-tests assume roughly log-normal values). Green: better; red: worse; grey: no significant difference. Click a column to sort.</p>
 <table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>{{.HeadlineCol}}</th><th>p95</th><th>p99</th></tr></thead><tbody>
-{{range .CmpRows}}<tr class="cmp-row"><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.ClientsText}}</td>{{range .Metrics}}<td class="{{.Class}}" data-v="{{.Delta}}">{{.Text}}</td>{{end}}</tr>
+{{range .CmpRows}}<tr class="cmp-row"><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.ClientsText}}</td>{{range .Metrics}}<td class="{{.Class}}" data-v="{{.Delta}}" title="{{.Title}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table>
+{{range .CmpLegend}}<p class="legend">{{.}}; hover a cell for its test and reasons.</p>{{end}}
+{{if .CmpNotes}}<details class="cmp-notes"><summary>Notes</summary>{{range .CmpNotes}}<p>{{.}}</p>{{end}}</details>{{end}}
 {{if .CmpOpRows}}<h3>p99 per op type</h3>
 <table class="sortable cmp"><thead><tr><th>scenario</th><th>target</th><th>clients</th><th>op</th><th>p99</th></tr></thead><tbody>
-{{range .CmpOpRows}}<tr><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.ClientsText}}</td><td>{{.Op}}</td><td class="{{.Metric.Class}}" data-v="{{.Metric.Delta}}">{{.Metric.Text}}</td></tr>
+{{range .CmpOpRows}}<tr><td>{{.Scenario}}</td><td>{{.Target}}</td><td data-v="{{.Clients}}">{{.ClientsText}}</td><td>{{.Op}}</td><td class="{{.Metric.Class}}" data-v="{{.Metric.Delta}}" title="{{.Metric.Title}}">{{.Metric.Text}}</td></tr>
 {{end}}</tbody></table>{{end}}
 </section>{{end}}
 {{range .Sections}}<section>

@@ -1,0 +1,179 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/stats"
+)
+
+// simStudy is one simulated scenario: k cells, n interleaved rounds, runs
+// log-normal with coefficient of variation cv around 1000, the target's
+// true change in each cell, and a drift between rounds that both targets
+// of a round share (what interleaving is for).
+type simStudy struct {
+	k, n        int
+	cv, driftCV float64
+	change      []float64 // per cell, as a ratio − 1
+	sequential  bool      // run every baseline run before the target's
+}
+
+func logSD(cv float64) float64 { return math.Sqrt(math.Log1p(cv * cv)) }
+
+// cells draws one study and returns its cells compared as Compare would.
+//
+// Each cell is compared as Compare does when compare is set; else only its
+// direction is set, which is all the pooled verdict reads of it (the
+// false-positive test's 240 000 scenarios would take minutes otherwise).
+func (s simStudy) cells(rng *rand.Rand, alpha float64, compare bool) []*CellComparison {
+	sd, drift := logSD(s.cv), logSD(s.driftCV)
+	rounds := make([]float64, s.n)
+	for r := range rounds {
+		rounds[r] = drift * rng.NormFloat64()
+	}
+	t0 := time.Unix(1_700_000_000, 0)
+	out := make([]*CellComparison, s.k)
+	for c := range s.k {
+		g := [2]*Group{}
+		for side := range 2 {
+			g[side] = &Group{Study: "sim", Workload: "w", Target: []string{"base", "other"}[side], Clients: c + 1,
+				Headline: result.Headline{Name: "throughput", Unit: "tps", HigherIsBetter: true}}
+			for r := range s.n {
+				v := math.Log(1000) + rounds[r] + sd*rng.NormFloat64()
+				if side == 1 {
+					v += math.Log1p(s.change[c%len(s.change)])
+				}
+				slot := (r*s.k+c)*2 + side
+				if s.sequential {
+					slot = side*s.k*s.n + c*s.n + r
+				}
+				g[side].Runs = append(g[side].Runs, &result.Run{Repetition: r + 1, StartedAt: t0.Add(time.Duration(slot) * time.Minute)})
+				g[side].Values = append(g[side].Values, math.Exp(v))
+			}
+			g[side].N = s.n
+			g[side].Median = stats.Median(g[side].Values)
+		}
+		out[c] = &CellComparison{Base: g[0], Other: g[1], Headline: Metric{HigherIsBetter: true}}
+		if compare {
+			out[c].Headline = compareHeadline(g[0], g[1], alpha)
+		}
+	}
+	return out
+}
+
+func decided(v Verdict) bool { return v == Faster || v == Slower }
+
+// TestPooledFalsePositiveRateIsAlpha: on null data (no change in any cell),
+// the scenario verdict claims a difference at rate α ± 1 %, for 1–6 cells,
+// 2–5 rounds and scatter of 1–30 %, with and without drift between rounds,
+// over 10 000 trials each (docs/statistics.md).
+func TestPooledFalsePositiveRateIsAlpha(t *testing.T) {
+	trials := 10_000
+	if testing.Short() {
+		trials = 2_000 // the race pass: the same check, a wider tolerance
+	}
+	tol := 0.01
+	if testing.Short() {
+		tol = 0.02
+	}
+	rng := rand.New(rand.NewPCG(48, 1))
+	cvs := []float64{0.01, 0.10, 0.30}
+	for k := 1; k <= 6; k++ {
+		for n := 2; n <= 5; n++ {
+			hits := 0
+			for i := range trials {
+				s := simStudy{k: k, n: n, cv: cvs[i%3], driftCV: []float64{0, 0.05}[i%2], change: []float64{0}}
+				cells := s.cells(rng, DefaultAlpha, false)
+				p := PoolCells(cells, DefaultAlpha)
+				if decided(p.Verdict) {
+					hits++
+				}
+				checkPooledInterval(t, p)
+			}
+			rate := float64(hits) / float64(trials)
+			if math.Abs(rate-DefaultAlpha) > tol {
+				t.Errorf("k=%d cells, n=%d rounds: false-positive rate %.4f, want %.2f ± %.2f", k, n, rate, DefaultAlpha, tol)
+			}
+		}
+	}
+}
+
+// checkPooledInterval: a printed interval is finite and holds the change.
+func checkPooledInterval(t *testing.T, p *Pooled) {
+	t.Helper()
+	if !p.CI.OK() {
+		return
+	}
+	if math.IsInf(p.CI.Lo, 0) || math.IsInf(p.CI.Hi, 0) || math.IsNaN(p.CI.Lo) || math.IsNaN(p.CI.Hi) ||
+		p.Change < p.CI.Lo-1e-9 || p.Change > p.CI.Hi+1e-9 {
+		t.Fatalf("printed interval [%g, %g] is not finite or misses the change %g (%s)", p.CI.Lo, p.CI.Hi, p.Change, p.Test)
+	}
+}
+
+// power is the rate at which the pooled verdict, and a cell's own verdict,
+// find the true change (in its direction).
+func power(s simStudy, trials int, rng *rand.Rand) (pooled, cell float64) {
+	var hp, hc int
+	for range trials {
+		cells := s.cells(rng, DefaultAlpha, true)
+		if PoolCells(cells, DefaultAlpha).Verdict == Faster {
+			hp++
+		}
+		if cells[0].Headline.Verdict == Faster {
+			hc++
+		}
+	}
+	return float64(hp) / float64(trials), float64(hc) / float64(trials)
+}
+
+// TestPooledPowerBeatsCellsAndGrows: with a true change, the scenario
+// verdict finds it at least as often as a cell's own test does, and more
+// often with more cells and more rounds. It logs the power table
+// docs/statistics.md shows (go test -run TestPooledPower -v).
+func TestPooledPowerBeatsCellsAndGrows(t *testing.T) {
+	trials := 2000
+	if testing.Short() {
+		trials = 500
+	}
+	// The margin is Monte Carlo noise: about 3 standard errors of a
+	// difference of two rates estimated from `trials` draws each.
+	margin := 3 * math.Sqrt(2*0.25/float64(trials))
+	var table strings.Builder
+	fmt.Fprintf(&table, "| change | CV | drift | rounds | 1 cell | 2 cells | 3 cells | 6 cells | one cell's own test |\n|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, tc := range []struct{ change, cv, drift float64 }{{0.05, 0.05, 0}, {0.10, 0.10, 0}, {0.10, 0.10, 0.10}, {0.20, 0.30, 0}} {
+		prev := map[int]float64{}
+		for _, n := range []int{2, 3, 5} {
+			rng := rand.New(rand.NewPCG(uint64(n), uint64(tc.change*1000)))
+			fmt.Fprintf(&table, "| %+.0f %% | %.0f %% | %.0f %% | %d |", tc.change*100, tc.cv*100, tc.drift*100, n)
+			last, own := -1.0, -1.0
+			for _, k := range []int{1, 2, 3, 6} {
+				s := simStudy{k: k, n: n, cv: tc.cv, driftCV: tc.drift, change: []float64{tc.change}}
+				pooled, cell := power(s, trials, rng)
+				if own < 0 {
+					own = cell // the same test in every k: a cell is a cell
+				}
+				fmt.Fprintf(&table, " %.2f |", pooled)
+				if pooled < cell-margin {
+					t.Errorf("%+.0f %%, CV %.0f %%, drift %.0f %%, k=%d, n=%d: pooled power %.3f below one cell's %.3f",
+						tc.change*100, tc.cv*100, tc.drift*100, k, n, pooled, cell)
+				}
+				if pooled < last-margin {
+					t.Errorf("%+.0f %%, CV %.0f %%, drift %.0f %%, n=%d: power falls from %.3f to %.3f at k=%d cells",
+						tc.change*100, tc.cv*100, tc.drift*100, n, last, pooled, k)
+				}
+				if p, ok := prev[k]; ok && pooled < p-margin {
+					t.Errorf("%+.0f %%, CV %.0f %%, drift %.0f %%, k=%d: power falls from %.3f to %.3f at n=%d rounds",
+						tc.change*100, tc.cv*100, tc.drift*100, k, p, pooled, n)
+				}
+				prev[k], last = pooled, pooled
+			}
+			fmt.Fprintf(&table, " %.2f |\n", own)
+		}
+	}
+	t.Logf("power at α = 0.05 (%d trials a cell):\n%s", trials, table.String())
+}
