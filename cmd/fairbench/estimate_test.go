@@ -108,3 +108,50 @@ mode = ["select-only", "simple-update"]
 		t.Errorf("duration-bound estimate %q, want %q", timed, want)
 	}
 }
+
+// Once runs of a study's cells are stored, validate says per scenario the
+// smallest change its planned rounds can detect, from how those runs
+// scattered (issue 48 §3).
+func TestValidateSaysWhatThePlanCanDetect(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "detect.toml")
+	doc := `[study]
+name = "detect"
+repetitions = 2
+warmup = "0s"
+duration = "1s"
+[[target]]
+name = "a"
+url = "sqlite:a.db"
+[[target]]
+name = "b"
+url = "sqlite:b.db"
+[[workload]]
+kind = "tpcb"
+mode = ["select-only", "simple-update"]
+scale = 1
+clients = [1, 2]
+`
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := fairbench(t, dir, "validate", file); o.code != 0 || strings.Contains(o.stdout, "smallest change") {
+		t.Fatalf("validate before any run: exit %d, or it claims a scatter it has not seen:\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if o := fairbench(t, dir, "run", file); o.code != 0 {
+		t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+	}
+	o := fairbench(t, dir, "validate", file)
+	if o.code != 0 {
+		t.Fatalf("validate: exit %d: %s", o.code, o.stderr)
+	}
+	for _, want := range []string{
+		"smallest change each scenario can detect (paired over its rounds, α = 0.05, 80 % power)",
+		"  tpcb mode=select-only: +", "  tpcb mode=simple-update: +",
+		"over 2 cells × 2 rounds (runs scattered ±", "from 8 runs); rounds needed: ",
+	} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("validate lacks %q:\n%s", want, o.stdout)
+		}
+	}
+}

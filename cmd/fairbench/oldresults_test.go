@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,6 +80,9 @@ func rows(out string) []string {
 			f = append(f[:avg-1:avg-1], f[avg:]...)
 		}
 		if len(f) > 3 && (f[0] == "wal" || f[0] == "delete") {
+			// A comparison's "n" column ("2/2") moved into its change's
+			// "(p=… n=2)": the rows compared are without it.
+			f = slices.DeleteFunc(f, func(x string) bool { return nPair.MatchString(x) })
 			// A comparison row up to its delta: the interval and verdict after
 			// it changed on purpose (Welch's t on logs decides where
 			// Mann–Whitney cannot, with its own interval).
@@ -92,6 +97,10 @@ func rows(out string) []string {
 	}
 	return keep
 }
+
+// nPair is a comparison row's old "n" column: the baseline's and the
+// target's repetitions.
+var nPair = regexp.MustCompile(`^[0-9]+/[0-9]+$`)
 
 // cellTable is a report's output from its table of cells on (the header
 // line "target  workload …" or a comparison's "target  scenario …"): the

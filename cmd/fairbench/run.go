@@ -658,11 +658,12 @@ func validate(args []string, results string, resultsGiven bool) error {
 		}
 		shapes[key] = shape
 	}
-	last, err := lastRuns(results, resultsGiven)
+	stored, err := completedRuns(results, resultsGiven)
 	if err != nil {
 		return fmt.Errorf("--results %s: %v", results, err)
 	}
-	study.WritePlan(os.Stdout, st, cells, cellTimer(shapes, shapeKey, last))
+	study.WritePlan(os.Stdout, st, cells, cellTimer(shapes, shapeKey, lastRuns(stored)))
+	writePower(os.Stdout, st, cells, stored, results)
 	return nil
 }
 

@@ -234,12 +234,12 @@ func (p *Pooled) test(mu, sd, df, se float64) {
 	p.DF, p.SD = df, sd
 	if df < 1 || math.IsNaN(se) {
 		p.Verdict = TooFewForTest
-		p.Reason = "one block or run a side in all: no scatter to test against"
+		p.Reason = "one block, or one run a side, in all: no scatter to test against"
 		return
 	}
 	if !(se > 1e-12*math.Max(1, math.Abs(mu))) {
 		p.Verdict = TooFewForTest
-		p.Reason = "the repetitions do not scatter at all: no test"
+		p.Reason = "the repetitions do not scatter at all"
 		return
 	}
 	p.P = StudentTwoSidedP(mu/se, df)

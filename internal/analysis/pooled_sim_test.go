@@ -177,3 +177,31 @@ func TestPooledPowerBeatsCellsAndGrows(t *testing.T) {
 	}
 	t.Logf("power at α = 0.05 (%d trials a cell):\n%s", trials, table.String())
 }
+
+// Detectable and RoundsNeeded agree with the t quantiles (scipy 1.17.1:
+// stats.t.ppf(0.975, 5) = 2.5706, stats.t.ppf(0.8, 5) = 0.9195): six blocks
+// of runs scattering 5 % on logs detect e^((2.5706+0.9195)·0.05·√2/√6) − 1.
+func TestDetectableChangeAndRoundsNeeded(t *testing.T) {
+	want := math.Expm1((2.5706+0.9195)*0.05*math.Sqrt2/math.Sqrt(6)) * 100
+	if got := Detectable(0.05, 6, 0.05); math.Abs(got-want) > 0.01 {
+		t.Errorf("Detectable(0.05, 6 blocks) = %.3f %%, want %.3f %%", got, want)
+	}
+	if got := RoundsNeeded(0.05, 3, want+0.01, 0.05); got != 2 {
+		t.Errorf("3 cells need %d rounds for %.2f %%, want 2", got, want)
+	}
+	if got := RoundsNeeded(0.05, 3, want-0.5, 0.05); got != 3 {
+		t.Errorf("3 cells need %d rounds for %.2f %%, want 3", got, want-0.5)
+	}
+	for _, bad := range []float64{0, math.NaN(), math.Inf(1), -100, -150} {
+		if got := RoundsNeeded(0.05, 3, bad, 0.05); got != 0 {
+			t.Errorf("RoundsNeeded for %v %% = %d, want 0 (cannot say)", bad, got)
+		}
+	}
+	if d := Detectable(0.05, 1, 0.05); !math.IsNaN(d) {
+		t.Errorf("one block detects %v, want NaN", d)
+	}
+	// More rounds detect less; a tighter scatter, less.
+	if Detectable(0.05, 12, 0.05) >= Detectable(0.05, 6, 0.05) || Detectable(0.02, 6, 0.05) >= Detectable(0.05, 6, 0.05) {
+		t.Error("Detectable does not shrink with more blocks or less scatter")
+	}
+}

@@ -371,6 +371,17 @@ func (v Values) Strings(name string) []string {
 	return nil
 }
 
+// Only returns the values of v whose keys keys has.
+func (v Values) Only(keys Values) Values {
+	out := Values{}
+	for k := range keys {
+		if x, ok := v[k]; ok {
+			out[k] = x
+		}
+	}
+	return out
+}
+
 // Canonical renders the values as "k=v k=v" in key order: the identity of a
 // parameter combination in plans, resumes and reports.
 func (v Values) Canonical() string {

@@ -63,7 +63,7 @@ func findingStatement(it *analysis.Finding) string {
 	case p.Verdict == analysis.NoDifference:
 		s = fmt.Sprintf("%s is not significantly different from %s:", it.Target, it.Baseline)
 	default:
-		s = fmt.Sprintf("%s against %s, untested (%s):", it.Target, it.Baseline, p.Reason)
+		s = fmt.Sprintf("%s against %s:", it.Target, it.Baseline)
 	}
 	s += " " + pct(p.Change) + " " + it.Headline.Unit
 	if ci := ciText(p.CI, p.CI.Level, pctShort); ci != "" {
@@ -122,9 +122,15 @@ func pooledHow(p *analysis.Pooled) string {
 	}
 	if !math.IsNaN(p.P) {
 		s += ", " + pValue(p.P)
+	} else if p.Reason != "" {
+		s += "; untested: " + p.Reason
 	}
 	if p.NoCI != "" {
 		s += "; no interval: " + p.NoCI
+	}
+	if d := p.Detectable; p.Verdict == analysis.NoDifference && !math.IsNaN(d) && !math.IsInf(d, 0) {
+		// What "no difference" rules out, at the scatter measured.
+		s += fmt.Sprintf("; this design detects +%s %% or -%s %% with 80 %% power", numfmt.Fixed(d, 1), numfmt.Fixed(100*d/(100+d), 1))
 	}
 	return s
 }
