@@ -270,7 +270,7 @@ func TestSecretsFindsPasswordsInEveryForm(t *testing.T) {
 // enough to mean something is replaced wherever it occurs.
 func TestScrubShortPasswordOnlyWhereItStands(t *testing.T) {
 	for _, tc := range []struct {
-		secrets  driver.SecretList
+		secrets   driver.SecretList
 		msg, want string
 	}{
 		{driver.Secrets("postgres://bench:p@127.0.0.1:1/x"),
