@@ -26,6 +26,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/params"
 )
 
@@ -44,6 +45,10 @@ type Catalog interface {
 	Tool(name string) (kind string, ok bool)
 	// Tools lists the tools a study cell can run, for messages.
 	Tools() []string
+	// Fits says why a native workload kind cannot run on the target url
+	// (its driver offers no capability the workload needs); nil when it can
+	// or when neither says.
+	Fits(kind, url string) error
 }
 
 // Study is a parsed study file, or one built in code for an ad-hoc run.
@@ -397,7 +402,7 @@ func (p *parser) study(s *Study, v any) {
 		x := m[k]
 		switch k {
 		case "name":
-			if str, ok := p.str(path, where, k, x); ok {
+			if str, ok := p.name(path, where, k, x); ok {
 				if str == "" {
 					p.errorf(path, where, "name must not be empty")
 				} else {
@@ -471,7 +476,7 @@ func (p *parser) target(i int, m map[string]any) *Target {
 		x := m[k]
 		switch k {
 		case "name":
-			if str, ok := p.str(path, where, k, x); ok {
+			if str, ok := p.name(path, where, k, x); ok {
 				if str == "" {
 					p.errorf(path, where, "name must not be empty")
 				}
@@ -489,7 +494,7 @@ func (p *parser) target(i int, m map[string]any) *Target {
 				t.Cores = n
 			}
 		case "cpu":
-			if str, ok := p.str(path, where, k, x); ok {
+			if str, ok := p.name(path, where, k, x); ok {
 				t.CPU = str
 			}
 		case "price_per_hour":
@@ -643,7 +648,7 @@ func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload 
 		switch k {
 		case "kind", "tool":
 		case "name":
-			if str, ok := p.str(path, where, k, x); ok {
+			if str, ok := p.name(path, where, k, x); ok {
 				if str == "" {
 					p.errorf(path, where, "name must not be empty")
 				} else {
@@ -875,6 +880,22 @@ func (p *parser) str(path, where, key string, x any) (string, bool) {
 		p.errorf(path, where, "%s must be a string, got %s", key, describe(x))
 	}
 	return s, ok
+}
+
+// name reads a string that reports and the terminal show as a name: one
+// holding a control character (an ANSI escape, \r, a line feed) or a bidi
+// override is refused, since it would move the cursor or reorder the text
+// around it wherever it is printed.
+func (p *parser) name(path, where, key string, x any) (string, bool) {
+	s, ok := p.str(path, where, key, x)
+	if !ok {
+		return "", false
+	}
+	if r, bad := escape.Hostile(s); bad {
+		// Kept, so that no "name must be given" follows this error.
+		p.errorf(path, where, "%s %q holds the control character %U: write names in printable characters", key, s, r)
+	}
+	return s, true
 }
 
 func (p *parser) integer(path, where, key string, x any, min int64) (int, bool) {
