@@ -608,3 +608,6 @@ func (c *Conn) ConnectionLimit(ctx context.Context) (int, string, error) {
 	detail += fmt.Sprintf(" − %d in use", vals[3])
 	return int(max(avail, 0)), detail, nil
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilySQL} }

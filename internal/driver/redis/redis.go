@@ -111,3 +111,6 @@ func (c *Client) Session(ctx context.Context) (driver.Conn, error) {
 func (c *Client) Close(context.Context) error {
 	return c.CloseOnce(c.admin.Close)
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilyKV} }
