@@ -269,8 +269,14 @@ func TestHostileNamesInAStudyRun(t *testing.T) {
 	}
 
 	const target, workload = "<script>alert(1)</script>", "=cmd|' /C calc'!A0"
+	// validate's plan shows the URL, which is not refused.
+	write("plan.toml", studyText(target, "sqlite:red\x1b[31m.db", workload))
+	o := fairbench(t, dir, "validate", "plan.toml")
+	if r, raw := rawControl(o.stdout); o.code != 0 || raw || !strings.Contains(o.stdout, `sqlite:red\x1b[31m.db`) {
+		t.Errorf("validate's plan (exit %d) shows the URL with %U raw or not at all:\n%s%s", o.code, r, o.stdout, o.stderr)
+	}
 	write("missing.toml", studyText(target, "sqlite:"+filepath.Join(dir, "no\x1b[31mdir", "x.db"), workload))
-	o := fairbench(t, dir, "run", "missing.toml")
+	o = fairbench(t, dir, "run", "missing.toml")
 	assertOneLineError(t, o, `no\x1b[31mdir`)
 
 	write("s.toml", studyText(target, "sqlite:s.db", workload))

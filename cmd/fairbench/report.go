@@ -20,6 +20,7 @@ import (
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
@@ -489,7 +490,7 @@ func newEnv() *cobra.Command {
 					fmt.Fprintf(&b, "%s: %v\n", sec.title, v)
 				}
 			}
-			fmt.Print(envinfo.Scrub(b.String()))
+			fmt.Print(escape.TerminalText(envinfo.Scrub(b.String())))
 			return nil
 		},
 	}
