@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 )
@@ -140,15 +139,7 @@ func TestHostileNumbersInAResultsFileReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	all := hist.New()
-	var series []result.SeriesPoint
-	for sec := 1; sec <= 10; sec++ {
-		series = append(series, tpcbSecond(t, all, sec, 1000, 800))
-	}
-	enc, err := hist.Encode(all)
-	if err != nil {
-		t.Fatal(err)
-	}
+	series, all, enc := steadyTpcbSeries(t, 10)
 	run := func(target string) *result.Run {
 		return &result.Run{Source: "fairbench", StudyName: "hostile", StudyHash: "hh", Target: target, TargetURL: "postgres://h/db",
 			Workload: "tpcb", Kind: "tpcb", Params: map[string]any{"scale": int64(1)}, Clients: 4, Repetition: 1, Status: result.StatusOK,

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 )
@@ -62,15 +61,7 @@ func TestHostileNamesInEveryOutputFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := hist.New()
-	var series []result.SeriesPoint
-	for sec := 1; sec <= 5; sec++ {
-		series = append(series, tpcbSecond(t, all, sec, 1000, 800))
-	}
-	enc, err := hist.Encode(all)
-	if err != nil {
-		t.Fatal(err)
-	}
+	series, all, enc := steadyTpcbSeries(t, 5)
 	const study, workload = "<b>study</b>\x1b]0;title\x07=1+1", "<i>wl</i>\x1b[32m|x"
 	store1 := func(target string, rep int) {
 		t.Helper()
