@@ -289,15 +289,9 @@ func redactSecrets(src []byte, targets []*Target) []byte {
 			secrets = append(secrets, driver.Secrets(t.NodeExporter)...)
 		}
 	}
-	// Longest first, so that a password containing another is replaced whole.
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	out := string(src)
-	for _, sec := range secrets {
-		if sec != "" {
-			out = strings.ReplaceAll(out, sec, "xxxxx")
-		}
-	}
-	return []byte(out)
+	// driver.SecretList's rule: a URL's password by its place, a long one
+	// wherever it occurs, and a one-letter password not in every word.
+	return []byte(driver.SecretList(secrets).Scrub(string(src)))
 }
 
 // parser collects errors instead of stopping at the first, so that one run of

@@ -153,11 +153,12 @@ func connectError(err error, cfg Config) string {
 	return fmt.Sprintf("connecting to MySQL server %s: %s", addr, msg)
 }
 
+// scrub keeps the password out of a message (driver.SecretList's rule).
 func scrub(msg, password string) string {
-	if password != "" {
-		msg = strings.ReplaceAll(msg, password, "xxxxx")
+	if password == "" {
+		return msg
 	}
-	return msg
+	return driver.SecretList{password}.Scrub(msg)
 }
 
 // Conn is one MySQL connection.

@@ -127,7 +127,7 @@ func oneLine(msg string) string {
 // scrub removes the URL's password from a message, in case a library echoes it.
 func scrub(msg, rawURL string) string {
 	if cfg, err := pgconn.ParseConfig(rawURL); err == nil && cfg.Password != "" {
-		msg = strings.ReplaceAll(msg, cfg.Password, "xxxxx")
+		return driver.SecretList{cfg.Password}.Scrub(msg)
 	}
 	return msg
 }
