@@ -90,6 +90,7 @@ func TestHostileNamesInEveryOutputFormat(t *testing.T) {
 		{"compare", "--baseline", "baseline", "--format", "json"}, {"compare", "--baseline", "baseline", "--format", "csv"},
 		{"compare", "--baseline", "baseline", "--format", "benchstat"},
 		{"compare", "--baseline", "baseline", "--peak"}, {"compare", "--baseline", "baseline", "--peak", "--format", "md"},
+		{"studies"},
 	} {
 		o := fairbench(t, dir, append(args, "--results", results)...)
 		key := strings.Join(args, " ")
@@ -107,6 +108,10 @@ func TestHostileNamesInEveryOutputFormat(t *testing.T) {
 			format = "text"
 		}
 		switch format {
+		case "studies":
+			if r, raw := rawControl(out); raw || !strings.Contains(out, `<b>study</b>\x1b]0;title\a=1+1`) {
+				t.Errorf("studies lists the study name with %U raw or not at all:\n%s", r, out)
+			}
 		case "text", "md":
 			if r, raw := rawControl(out); raw {
 				t.Errorf("%s writes %U raw", key, r)

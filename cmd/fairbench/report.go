@@ -323,7 +323,8 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 	switch format {
 	case "text", "":
 		if allAdHoc(runs) {
-			err = writeAdHocReport(&buf, s, runs, groups, x.last)
+			// Ad-hoc runs are named by their URLs.
+			err = writeAdHocReport(escape.NewWriter(&buf, escape.TerminalText), s, runs, groups, x.last)
 			break
 		}
 		err = report.Terminal(&buf, groups, opt)
