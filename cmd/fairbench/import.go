@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/internal/adapter"
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
@@ -148,7 +149,8 @@ func runImport(cmd *cobra.Command, f importFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+	// File names and the names they carry are the user's: escaped for the terminal.
+	out := tabwriter.NewWriter(escape.NewWriter(cmd.OutOrStdout(), escape.TerminalText), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(out, "file\ttool\tworkload\tparams\tclients\trep\tthroughput")
 	n, stored, skipped := 0, 0, 0
 	seen := map[string]string{} // hash → file, within this import

@@ -140,6 +140,22 @@ func firstDiff(want, got string) string {
 	return "(same lines)"
 }
 
+// steadyTpcbSeries is a tpcb series of seconds 1 to n at 1000 requests of
+// 800 µs each, with the whole run's histogram, merged and encoded.
+func steadyTpcbSeries(t *testing.T, n int) ([]result.SeriesPoint, *hdr.Histogram, []byte) {
+	t.Helper()
+	all := hist.New()
+	var series []result.SeriesPoint
+	for sec := 1; sec <= n; sec++ {
+		series = append(series, tpcbSecond(t, all, sec, 1000, 800))
+	}
+	enc, err := hist.Encode(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return series, all, enc
+}
+
 // tpcbSecond is one second of a tpcb series: rate requests of us µs each,
 // in the second's interval histogram, which is merged into all.
 func tpcbSecond(t *testing.T, all *hdr.Histogram, sec int, rate, us int64) result.SeriesPoint {

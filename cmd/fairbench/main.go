@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/version"
 	_ "github.com/fairbench/fairbench/internal/workload/all"
@@ -54,11 +55,17 @@ func main() {
 		if err != runner.ErrInterrupted {
 			msg = err.Error() // a command's own account of what the interruption left
 		}
-		fmt.Fprintln(os.Stderr, "fairbench: "+envinfo.Scrub(msg))
+		fmt.Fprintln(os.Stderr, errorLine(msg))
 		os.Exit(exitInterrupted)
 	}
-	fmt.Fprintln(os.Stderr, "fairbench: "+envinfo.Scrub(err.Error()))
+	fmt.Fprintln(os.Stderr, errorLine(err.Error()))
 	os.Exit(1)
+}
+
+// errorLine is how a command's error reaches the terminal: without a
+// secret, and with the control characters of any name it quotes escaped.
+func errorLine(msg string) string {
+	return "fairbench: " + escape.TerminalText(envinfo.Scrub(msg))
 }
 
 func newRoot() *cobra.Command {

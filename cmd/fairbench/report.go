@@ -20,6 +20,7 @@ import (
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
@@ -322,7 +323,8 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 	switch format {
 	case "text", "":
 		if allAdHoc(runs) {
-			err = writeAdHocReport(&buf, s, runs, groups, x.last)
+			// Ad-hoc runs are named by their URLs.
+			err = writeAdHocReport(escape.NewWriter(&buf, escape.TerminalText), s, runs, groups, x.last)
 			break
 		}
 		err = report.Terminal(&buf, groups, opt)
@@ -489,7 +491,7 @@ func newEnv() *cobra.Command {
 					fmt.Fprintf(&b, "%s: %v\n", sec.title, v)
 				}
 			}
-			fmt.Print(envinfo.Scrub(b.String()))
+			fmt.Print(escape.TerminalText(envinfo.Scrub(b.String())))
 			return nil
 		},
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
@@ -234,9 +235,10 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	}
 	runErr := r.Run(ctx, cells)
 	if x.adHoc && len(sink.runs) == 1 {
-		text := io.Writer(os.Stdout)
+		// The summary quotes the target's URL and the server's error texts.
+		text := io.Writer(escape.NewWriter(os.Stdout, escape.TerminalText))
 		if x.json {
-			text = os.Stderr
+			text = escape.NewWriter(os.Stderr, escape.TerminalText)
 		}
 		run, err := sink.whole(sink.runs[0])
 		if err != nil {
@@ -263,7 +265,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		if err := printStudyTable(s, st.Hash); err != nil {
 			return sink.runs, err
 		}
-		printStudyNotes(os.Stdout, sink.runs)
+		printStudyNotes(escape.NewWriter(os.Stdout, escape.TerminalText), sink.runs)
 	}
 	fmt.Fprintf(os.Stderr, "%s stored in %s\n", numfmt.Count(len(sink.runs)-len(sink.unsaved), "run", "runs"), s.Path())
 	if len(sink.unsaved) > 0 {
@@ -662,8 +664,10 @@ func validate(args []string, results string, resultsGiven bool) error {
 	if err != nil {
 		return fmt.Errorf("--results %s: %v", results, err)
 	}
-	study.WritePlan(os.Stdout, st, cells, cellTimer(shapes, shapeKey, lastRuns(stored)))
-	writePower(os.Stdout, st, cells, stored, results)
+	// The plan shows the targets' URLs, which a study may spell with any character.
+	out := escape.NewWriter(os.Stdout, escape.TerminalText)
+	study.WritePlan(out, st, cells, cellTimer(shapes, shapeKey, lastRuns(stored)))
+	writePower(out, st, cells, stored, results)
 	return nil
 }
 

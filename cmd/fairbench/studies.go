@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/store"
 )
 
@@ -56,7 +57,7 @@ func writeStudies(w io.Writer, path string, sts []store.StudySummary) error {
 		return t.Local().Format("2006-01-02 15:04")
 	}
 	for _, st := range sts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t\n", st.Name, day(st.First), day(st.Last), st.Runs, st.NotCounted, st.Targets, st.Workloads)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t\n", escape.Terminal(st.Name), day(st.First), day(st.Last), st.Runs, st.NotCounted, st.Targets, st.Workloads)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -28,12 +28,12 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -362,20 +362,12 @@ func Local(rawURL string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// keywordSecret finds secrets in libpq keyword/value strings ("host=x password=y").
-var keywordSecret = regexp.MustCompile(`(?i)\b((?:ssl)?password|token|secret|api_?key)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)`)
-
-// userinfoSecret finds user:password@ in strings net/url cannot parse, or
-// parses without a scheme ("//user:password@host").
-var userinfoSecret = regexp.MustCompile(`(//[^:/@\s]*):([^@\s]*)@`)
-
 // Redacted returns the URL with any password replaced, for storage and display.
 // Strings that are not URLs (libpq keyword/value, unparseable hosts) are redacted too.
 func Redacted(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme == "" && u.User == nil) {
-		s := userinfoSecret.ReplaceAllString(rawURL, "$1:xxxxx@")
-		return keywordSecret.ReplaceAllString(s, "$1=xxxxx")
+		return redact.ByPlace(rawURL)
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
@@ -422,13 +414,13 @@ func Secrets(raw string) []string {
 		}
 		return out
 	}
-	for _, m := range userinfoSecret.FindAllStringSubmatch(raw, -1) {
+	for _, m := range redact.Userinfo.FindAllStringSubmatch(raw, -1) {
 		out = append(out, m[2])
 		if dec, err := url.PathUnescape(m[2]); err == nil {
 			out = append(out, dec)
 		}
 	}
-	for _, m := range keywordSecret.FindAllStringSubmatch(raw, -1) {
+	for _, m := range redact.Keyword.FindAllStringSubmatch(raw, -1) {
 		out = append(out, m[2], strings.Trim(m[2], "'"))
 	}
 	return out
@@ -505,15 +497,10 @@ func CheckParams(q url.Values, known map[string]string) error {
 // error of their library through ScrubErr.
 type SecretList []string
 
-// Scrub replaces every secret in s, whatever a library put there.
-func (sec SecretList) Scrub(s string) string {
-	for _, x := range sec {
-		if x != "" {
-			s = strings.ReplaceAll(s, x, "xxxxx")
-		}
-	}
-	return s
-}
+// Scrub replaces every secret in s, whatever a library put there, by
+// fairbench's one rule (redact.Text: URL passwords and password= values
+// by place, passwords of redact.MinLength characters or more by value).
+func (sec SecretList) Scrub(s string) string { return redact.Text(s, sec) }
 
 // ScrubErr is Scrub for errors. It keeps the error chain (for errors.As,
 // which Classify needs) when nothing had to be replaced, and otherwise

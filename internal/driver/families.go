@@ -203,3 +203,37 @@ type QueryStats struct {
 	// RowsRead and BytesRead are what the engine scanned, where it says.
 	RowsRead, BytesRead int64
 }
+
+// Family names a capability family, for the checks that run before any
+// session exists (validate): a session's type assertions are the truth at
+// run time, a driver's Offers says the same beforehand.
+type Family string
+
+// The capability families, as messages name them.
+const (
+	FamilySQL       Family = "SQL"
+	FamilyKV        Family = "key-value"
+	FamilyDocument  Family = "document"
+	FamilySearch    Family = "search"
+	FamilyAnalytics Family = "analytics"
+)
+
+// Offerer is a Driver that declares the families its sessions offer.
+type Offerer interface {
+	Offers() []Family
+}
+
+// OffersFor returns the families the driver of rawURL declares; ok is
+// false when the URL has no driver or its driver declares none, so that a
+// check before the run stays silent rather than guess.
+func OffersFor(rawURL string) ([]Family, bool) {
+	d, err := ForURL(rawURL)
+	if err != nil {
+		return nil, false
+	}
+	o, ok := d.(Offerer)
+	if !ok {
+		return nil, false
+	}
+	return o.Offers(), true
+}

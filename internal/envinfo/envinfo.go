@@ -10,11 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/version"
 )
 
@@ -163,31 +164,22 @@ var (
 
 // AddSecret registers a string (a password) that must never be printed or stored.
 func AddSecret(s string) {
-	if len(s) < 3 {
-		// Too short to scrub without mangling ordinary text; such passwords are still
-		// never written on purpose, only this last-line defence skips them.
-		return
-	}
 	secretsMu.Lock()
 	defer secretsMu.Unlock()
-	for _, have := range secrets {
-		if have == s {
-			return
-		}
+	if s == "" || slices.Contains(secrets, s) {
+		return
 	}
 	secrets = append(secrets, s)
-	// Longest first, so a password that contains another is replaced whole.
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
 }
 
-// Scrub replaces every registered secret in s.
+// Scrub removes the registered secrets from s by fairbench's one rule
+// (redact.Text: URL passwords and password= values by place, passwords of
+// redact.MinLength characters or more by value, so that a one-letter
+// password does not mask that letter in every word).
 func Scrub(s string) string {
 	secretsMu.RLock()
 	defer secretsMu.RUnlock()
-	for _, sec := range secrets {
-		s = strings.ReplaceAll(s, sec, "xxxxx")
-	}
-	return s
+	return redact.Text(s, secrets)
 }
 
 // AvailableMemory is the memory in bytes this process can still take: the

@@ -26,8 +26,8 @@ func TestScrubReplacesRegisteredSecrets(t *testing.T) {
 }
 
 func TestScrubShortSecretsIgnored(t *testing.T) {
-	// Shorter than 3 characters: scrubbing would mangle ordinary text, so by
-	// design such secrets are not registered.
+	// Shorter than redact.MinLength (4) characters: scrubbing by value would
+	// mangle ordinary text, so such secrets are redacted by place only.
 	AddSecret("q7")
 	AddSecret("")
 	if got := Scrub("q7 is in this text: aq7b"); got != "q7 is in this text: aq7b" {
@@ -36,10 +36,14 @@ func TestScrubShortSecretsIgnored(t *testing.T) {
 	if got := Scrub("abc"); got != "abc" {
 		t.Errorf("the empty secret changed the text: %q", got)
 	}
-	// Three characters is long enough.
+	// Three characters is not, four is.
 	AddSecret("Zq9")
-	if got := Scrub("key Zq9!"); got != "key xxxxx!" {
-		t.Errorf("3-character secret: Scrub = %q, want %q", got, "key xxxxx!")
+	if got := Scrub("key Zq9!"); got != "key Zq9!" {
+		t.Errorf("a 3-character secret was scrubbed: %q", got)
+	}
+	AddSecret("Zq9x")
+	if got := Scrub("key Zq9x!"); got != "key xxxxx!" {
+		t.Errorf("4-character secret: Scrub = %q, want %q", got, "key xxxxx!")
 	}
 }
 
@@ -78,5 +82,17 @@ func TestHost(t *testing.T) {
 		if s, ok := v.(string); ok && s == "" {
 			t.Errorf("%s is stored empty", k)
 		}
+	}
+}
+
+// The registered secrets follow the same rule as a driver's: a
+// one-character password is masked in a URL, not in every word.
+func TestScrubRegisteredShortPassword(t *testing.T) {
+	AddSecret("e")
+	AddSecret("correct-horse")
+	msg := "redis://:e@127.0.0.1:6380: unexpected error, correct-horse refused"
+	want := "redis://:xxxxx@127.0.0.1:6380: unexpected error, xxxxx refused"
+	if got := Scrub(msg); got != want {
+		t.Errorf("Scrub(%q) = %q, want %q", msg, got, want)
 	}
 }

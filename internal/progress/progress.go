@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/numfmt"
 )
 
@@ -41,7 +42,8 @@ type Reporter struct {
 	First, Every time.Duration
 
 	mu    sync.Mutex
-	shown int // width of the progress line on the terminal; 0: none shown
+	shown int            // width of the progress line on the terminal; 0: none shown
+	msg   *escape.Writer // messages to w, escaped
 }
 
 // New reports to w; terminal says that w is a terminal, where the progress
@@ -69,7 +71,9 @@ func ForFile(f *os.File, quiet bool) *Reporter {
 }
 
 // Write writes a message, on a line of its own even while a progress line
-// is shown. A nil Reporter discards it.
+// is shown. A nil Reporter discards it. Messages carry names from study
+// and results files, so their control characters are escaped
+// (escape.TerminalText): only the Reporter moves the cursor.
 func (r *Reporter) Write(p []byte) (int, error) {
 	if r == nil {
 		return len(p), nil
@@ -77,7 +81,10 @@ func (r *Reporter) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.clearLocked()
-	return r.w.Write(p)
+	if r.msg == nil {
+		r.msg = escape.NewWriter(r.w, escape.TerminalText)
+	}
+	return r.msg.Write(p)
 }
 
 // clearLocked erases the progress line from the terminal; r.mu is held.
@@ -90,6 +97,7 @@ func (r *Reporter) clearLocked() {
 
 // show prints one update of a task's line.
 func (r *Reporter) show(line string) {
+	line = escape.Terminal(line)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.terminal {

@@ -116,3 +116,25 @@ func TestNilReporterPrintsNothing(t *testing.T) {
 		t.Error("ForFile(quiet) is not the nil Reporter")
 	}
 }
+
+// A name that carries control characters (a target's, a path's) reaches
+// the terminal escaped, in messages and in the redrawn line: only the
+// Reporter's own \r moves the cursor.
+func TestNamesControlCharactersEscaped(t *testing.T) {
+	w := newLines()
+	r := fast(New(w, true))
+	task := r.Start("load: red\x1b[31m\u202eback\rover", 0, "rows")
+	task.Add(7)
+	w.await(t, `load: red\x1b[31m\u202eback\rover: 7 rows`)
+	if _, err := r.Write([]byte("target up\x1b[2A\x1b[K failed\n")); err != nil {
+		t.Fatal(err)
+	}
+	task.End()
+	out := w.String()
+	if !strings.Contains(out, `target up\x1b[2A\x1b[K failed`+"\n") {
+		t.Errorf("the message is not escaped: %q", out)
+	}
+	if strings.ContainsAny(out, "\x1b\u202e") || strings.Contains(out, "back\rover") {
+		t.Errorf("a control character reached the terminal raw: %q", out)
+	}
+}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -93,7 +92,7 @@ func comparisonGroups(c *analysis.Comparison) []*analysis.Group {
 // the baseline's and the target's value with n, the delta with its interval
 // and the verdict; then the geometric-mean summary and the methodology.
 func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
-	ew := &errWriter{w: w}
+	ew := textWriter(w)
 	if opt.Title != "" {
 		ew.printf("%s\n\n", opt.Title)
 	}
@@ -232,7 +231,7 @@ func count(f float64) string {
 // columns; the baseline row shows its values, the other rows their value,
 // delta, interval and verdict.
 func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
-	ew := &errWriter{w: w}
+	ew := markdownWriter(w)
 	title := opt.Title
 	if title == "" {
 		title = "fairbench comparison"
@@ -537,7 +536,7 @@ func CompareJSON(w io.Writer, c *analysis.Comparison, peaks []*analysis.Peak) er
 // unit are its name and unit, higher_is_better its direction), p95 and p99.
 // The per-dollar columns are headline units per dollar, on the headline's row.
 func CompareCSV(w io.Writer, c *analysis.Comparison) error {
-	cw := csv.NewWriter(w)
+	cw := newCSVWriter(w)
 	cw.Write([]string{"study", "workload", "params", "clients", "baseline", "target", "metric", "unit",
 		"baseline_value", "value", "baseline_n", "n", "delta_pct", "delta_ci_lo", "delta_ci_hi", "delta_ci_level",
 		"p", "min_p", "verdict", "baseline_per_dollar", "per_dollar", "higher_is_better", "test", "reason", "reps_needed"})
@@ -580,7 +579,10 @@ func PeakMarkdown(w io.Writer, peaks []*analysis.Peak, baseline string, ws []ana
 }
 
 func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analysis.Warning, opt Options, md bool) error {
-	ew := &errWriter{w: w}
+	ew := textWriter(w)
+	if md {
+		ew = markdownWriter(w)
+	}
 	if md {
 		t := opt.Title
 		if t == "" {

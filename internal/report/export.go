@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
@@ -291,7 +292,7 @@ func f64(f float64) string {
 // deviation, the initial connection time and, per threshold of
 // opt.LatencyShares, the share (0 to 1) of requests within it (le_<µs>us).
 func CSV(w io.Writer, groups []*analysis.Group, opt Options) error {
-	cw := csv.NewWriter(w)
+	cw := newCSVWriter(w)
 	header := []string{"study", "target", "workload", "kind", "params", "clients", "n", "incomplete",
 		"headline", "unit", "higher_is_better",
 		"median", "ci_lo", "ci_hi", "ci_level", "p50_us", "p95_us", "p99_us", "max_us",
@@ -340,6 +341,20 @@ func CSV(w io.Writer, groups []*analysis.Group, opt Options) error {
 	return cw.Error()
 }
 
+// csvWriter writes CSV rows whose every cell passes escape.CSV: a name that
+// a spreadsheet would read as a formula gets a leading ', a number stays.
+type csvWriter struct{ *csv.Writer }
+
+func newCSVWriter(w io.Writer) csvWriter { return csvWriter{csv.NewWriter(w)} }
+
+func (cw csvWriter) Write(row []string) {
+	for i, c := range row {
+		row[i] = escape.CSV(c)
+	}
+	// Write's error is kept by the csv.Writer and returned by Error.
+	_ = cw.Writer.Write(row)
+}
+
 // Benchstat writes every completed run as a line of the Go benchmark format
 // (golang.org/design/14313-benchmark-format), so benchstat can read fairbench
 // results: `benchstat -col /target results.txt` compares targets, with the
@@ -371,7 +386,7 @@ func Benchstat(w io.Writer, runs []*result.Run) error {
 		}
 		if r.StudyName != study {
 			study = r.StudyName
-			ew.printf("\nstudy: %s\n", strings.ReplaceAll(study, "\n", " "))
+			ew.printf("\nstudy: %s\n", escape.Terminal(study))
 		}
 		name := "Benchmark" + benchIdent(titleCase(r.Kind))
 		if r.Workload != r.Kind {
@@ -403,17 +418,8 @@ func Benchstat(w io.Writer, runs []*result.Run) error {
 	return ew.err
 }
 
-// benchIdent makes a value safe inside a benchmark name: no spaces (they end
-// the name) and no slashes (they separate its parts).
-func benchIdent(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '\t', '\n', '/':
-			return '_'
-		}
-		return r
-	}, s)
-}
+// benchIdent makes a value safe inside a benchmark name (escape.Benchstat).
+func benchIdent(s string) string { return escape.Benchstat(s) }
 
 func titleCase(s string) string {
 	if s == "" {

@@ -17,7 +17,10 @@ import (
 // than nothing. groups name the cells (nil: the runs are counted instead);
 // the full text of every warning is in the HTML report and in JSON.
 func Methodology(w io.Writer, ws []analysis.Warning, groups []*analysis.Group, markdown bool) error {
-	ew := &errWriter{w: w}
+	ew := textWriter(w)
+	if markdown {
+		ew = markdownWriter(w)
+	}
 	if markdown {
 		ew.printf("## Methodology\n\n")
 	} else {

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/numfmt"
 
 	"github.com/fairbench/fairbench/internal/analysis"
@@ -51,7 +52,7 @@ const none = "–"
 // parameters that differ between groups of the same workload; the ones they
 // share are listed once below the table.
 func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
-	ew := &errWriter{w: w}
+	ew := textWriter(w)
 	if opt.Title != "" {
 		ew.printf("%s\n\n", opt.Title)
 	}
@@ -209,7 +210,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 // (targets as rows, client counts as columns), then every run, so a reader can
 // check each repetition behind a median.
 func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Options) error {
-	ew := &errWriter{w: w}
+	ew := markdownWriter(w)
 	title := opt.Title
 	if title == "" {
 		title = "fairbench results"
@@ -600,6 +601,21 @@ func truncate(s string, n int) string {
 type errWriter struct {
 	w   io.Writer
 	err error
+}
+
+// textWriter is the errWriter of a plain-text renderer: every name it
+// prints passes escape.TerminalText. A renderer called from another one
+// writes through its caller's writer, escaped once.
+func textWriter(w io.Writer) *errWriter { return ruledWriter(w, escape.TerminalText) }
+
+// markdownWriter is textWriter for Markdown: escape.MarkdownText.
+func markdownWriter(w io.Writer) *errWriter { return ruledWriter(w, escape.MarkdownText) }
+
+func ruledWriter(w io.Writer, rule func(string) string) *errWriter {
+	if ew, ok := w.(*errWriter); ok {
+		return ew
+	}
+	return &errWriter{w: escape.NewWriter(w, rule)}
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {

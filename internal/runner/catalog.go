@@ -1,7 +1,12 @@
 package runner
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/fairbench/fairbench/internal/adapter"
+	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -32,6 +37,40 @@ func (Catalog) Tool(name string) (string, bool) {
 		return "", false
 	}
 	return t.Kind, true
+}
+
+// Fits refuses a native workload on a target whose driver offers none of
+// the capability families the workload needs (workload.Needer,
+// driver.Offerer); either side that declares nothing passes.
+func (Catalog) Fits(kind, url string) error {
+	w, err := workload.Get(kind)
+	if err != nil {
+		return nil
+	}
+	n, ok := w.(workload.Needer)
+	if !ok {
+		return nil
+	}
+	offers, ok := driver.OffersFor(url)
+	if !ok {
+		return nil
+	}
+	for _, f := range n.Needs() {
+		if slices.Contains(offers, f) {
+			return nil
+		}
+	}
+	scheme, _, _ := strings.Cut(url, ":")
+	return fmt.Errorf("workload kind %s needs a %s target, and %s: targets speak %s: choose a target that speaks it",
+		kind, families(n.Needs(), " or "), scheme, families(offers, " and "))
+}
+
+func families(fs []driver.Family, sep string) string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = string(f)
+	}
+	return strings.Join(out, sep)
 }
 
 // Tools lists the tools a study cell can run.

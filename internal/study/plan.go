@@ -573,6 +573,12 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 		if len(w.Targets) > 0 && !slices.Contains(w.Targets, t.Name) {
 			continue
 		}
+		if w.Tool == "" {
+			if err := pl.cat.Fits(w.Kind, t.URL); err != nil {
+				pl.errorf(w.Line, 0, where, "target %q: %v", t.Name, err)
+				continue
+			}
+		}
 		levels, ok := pl.levels(w, t, where)
 		if !ok {
 			continue

@@ -35,3 +35,17 @@ kind = "tpcb"
 		t.Fatalf("the target URL to connect with lost its password: %s", s.Targets[0].URL)
 	}
 }
+
+// A one-letter password is redacted in its URL, not in every word of the
+// stored study: on main, the password "a" turned "name" into "nxxxxxme".
+func TestStoredSourceRedactsAShortPasswordInItsPlace(t *testing.T) {
+	doc := "[[target]]\nname = \"pg\"\nurl = \"postgres://bench:a@db:5432/bench\"\n[[workload]]\nkind = \"tpcb\"\n"
+	s, err := Parse("s.toml", []byte(doc), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(doc, "bench:a@", "bench:xxxxx@", 1)
+	if string(s.Source) != want {
+		t.Errorf("stored study text:\n%s\nwant:\n%s", s.Source, want)
+	}
+}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/params"
 )
 
@@ -44,6 +45,10 @@ type Catalog interface {
 	Tool(name string) (kind string, ok bool)
 	// Tools lists the tools a study cell can run, for messages.
 	Tools() []string
+	// Fits says why a native workload kind cannot run on the target url
+	// (its driver offers no capability the workload needs); nil when it can
+	// or when neither says.
+	Fits(kind, url string) error
 }
 
 // Study is a parsed study file, or one built in code for an ad-hoc run.
@@ -284,15 +289,9 @@ func redactSecrets(src []byte, targets []*Target) []byte {
 			secrets = append(secrets, driver.Secrets(t.NodeExporter)...)
 		}
 	}
-	// Longest first, so that a password containing another is replaced whole.
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	out := string(src)
-	for _, sec := range secrets {
-		if sec != "" {
-			out = strings.ReplaceAll(out, sec, "xxxxx")
-		}
-	}
-	return []byte(out)
+	// driver.SecretList's rule: a URL's password by its place, a long one
+	// wherever it occurs, and a one-letter password not in every word.
+	return []byte(driver.SecretList(secrets).Scrub(string(src)))
 }
 
 // parser collects errors instead of stopping at the first, so that one run of
@@ -397,7 +396,7 @@ func (p *parser) study(s *Study, v any) {
 		x := m[k]
 		switch k {
 		case "name":
-			if str, ok := p.str(path, where, k, x); ok {
+			if str, ok := p.name(path, where, k, x); ok {
 				if str == "" {
 					p.errorf(path, where, "name must not be empty")
 				} else {
@@ -471,7 +470,7 @@ func (p *parser) target(i int, m map[string]any) *Target {
 		x := m[k]
 		switch k {
 		case "name":
-			if str, ok := p.str(path, where, k, x); ok {
+			if str, ok := p.name(path, where, k, x); ok {
 				if str == "" {
 					p.errorf(path, where, "name must not be empty")
 				}
@@ -489,7 +488,7 @@ func (p *parser) target(i int, m map[string]any) *Target {
 				t.Cores = n
 			}
 		case "cpu":
-			if str, ok := p.str(path, where, k, x); ok {
+			if str, ok := p.name(path, where, k, x); ok {
 				t.CPU = str
 			}
 		case "price_per_hour":
@@ -643,7 +642,7 @@ func (p *parser) workload(i int, m map[string]any, targets []*Target) *Workload 
 		switch k {
 		case "kind", "tool":
 		case "name":
-			if str, ok := p.str(path, where, k, x); ok {
+			if str, ok := p.name(path, where, k, x); ok {
 				if str == "" {
 					p.errorf(path, where, "name must not be empty")
 				} else {
@@ -875,6 +874,22 @@ func (p *parser) str(path, where, key string, x any) (string, bool) {
 		p.errorf(path, where, "%s must be a string, got %s", key, describe(x))
 	}
 	return s, ok
+}
+
+// name reads a string that reports and the terminal show as a name: one
+// holding a control character (an ANSI escape, \r, a line feed) or a bidi
+// override is refused, since it would move the cursor or reorder the text
+// around it wherever it is printed.
+func (p *parser) name(path, where, key string, x any) (string, bool) {
+	s, ok := p.str(path, where, key, x)
+	if !ok {
+		return "", false
+	}
+	if r, bad := escape.Hostile(s); bad {
+		// Kept, so that no "name must be given" follows this error.
+		p.errorf(path, where, "%s %q holds the control character %U: write names in printable characters", key, s, r)
+	}
+	return s, true
 }
 
 func (p *parser) integer(path, where, key string, x any, min int64) (int, bool) {

@@ -43,6 +43,8 @@ func (fakeCatalog) Tool(name string) (string, bool) {
 
 func (fakeCatalog) Tools() []string { return []string{"bench-tool"} }
 
+func (fakeCatalog) Fits(kind, url string) error { return nil }
+
 var cat = fakeCatalog{
 	"tpcb": {
 		{Name: "mode", Kind: params.String, Choices: []string{"select-only", "tpcb-like", "simple-update"}, Default: "tpcb-like"},

@@ -30,6 +30,13 @@ type Workload interface {
 	New(p params.Values) (Instance, error)
 }
 
+// Needer is a Workload that says which capability families its workers
+// assert (any one of them will do), so that a study pairing it with a
+// target whose driver offers none is refused before it runs.
+type Needer interface {
+	Needs() []driver.Family
+}
+
 // Instance is a workload with its parameters bound, ready to run on a target.
 type Instance interface {
 	// Ops names the operation types the worker reports, in index order.

@@ -203,3 +203,6 @@ func (c *Client) Environment(context.Context) (map[string]any, error) {
 	}
 	return env, nil
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilyKV} }

@@ -224,3 +224,8 @@ func classify(err error) result.ErrorClass {
 	}
 	return result.ErrOther
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family {
+	return []driver.Family{driver.FamilySQL, driver.FamilyAnalytics}
+}

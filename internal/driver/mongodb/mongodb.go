@@ -114,3 +114,6 @@ func (s *Conn) Classify(err error) result.ErrorClass { return classify(err) }
 
 // ClientPath implements driver.Path.
 func (s *Conn) ClientPath() string { return clientPath }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilyDocument} }

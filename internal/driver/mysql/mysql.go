@@ -153,11 +153,12 @@ func connectError(err error, cfg Config) string {
 	return fmt.Sprintf("connecting to MySQL server %s: %s", addr, msg)
 }
 
+// scrub keeps the password out of a message (driver.SecretList's rule).
 func scrub(msg, password string) string {
-	if password != "" {
-		msg = strings.ReplaceAll(msg, password, "xxxxx")
+	if password == "" {
+		return msg
 	}
-	return msg
+	return driver.SecretList{password}.Scrub(msg)
 }
 
 // Conn is one MySQL connection.
@@ -525,3 +526,6 @@ func (c *Conn) ConnectionLimit(ctx context.Context) (int, string, error) {
 	}
 	return int(max(avail, 0)), detail, nil
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilySQL} }

@@ -317,3 +317,6 @@ func classify(err error) result.ErrorClass {
 	}
 	return result.ErrOther
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilySearch} }

@@ -244,3 +244,6 @@ func (c *Client) Environment(context.Context) (map[string]any, error) {
 	env["database_size_bytes"] = int64(size) // for the working-set check
 	return env, nil
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilyKV} }

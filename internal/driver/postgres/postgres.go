@@ -127,7 +127,7 @@ func oneLine(msg string) string {
 // scrub removes the URL's password from a message, in case a library echoes it.
 func scrub(msg, rawURL string) string {
 	if cfg, err := pgconn.ParseConfig(rawURL); err == nil && cfg.Password != "" {
-		msg = strings.ReplaceAll(msg, cfg.Password, "xxxxx")
+		return driver.SecretList{cfg.Password}.Scrub(msg)
 	}
 	return msg
 }
@@ -608,3 +608,6 @@ func (c *Conn) ConnectionLimit(ctx context.Context) (int, string, error) {
 	detail += fmt.Sprintf(" − %d in use", vals[3])
 	return int(max(avail, 0)), detail, nil
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilySQL} }

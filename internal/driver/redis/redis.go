@@ -20,8 +20,6 @@ package redis
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"sync/atomic"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -70,12 +68,13 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 	return c, nil
 }
 
-// scrub keeps the password out of an error, whatever a library put in it.
+// scrub keeps the password out of an error, whatever a library put in it
+// (driver.SecretList's rule).
 func scrub(err error, cfg Config) error {
-	if err == nil || cfg.Password == "" || !strings.Contains(err.Error(), cfg.Password) {
+	if cfg.Password == "" {
 		return err
 	}
-	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), cfg.Password, "xxxxx"))
+	return driver.SecretList{cfg.Password}.ScrubErr(err)
 }
 
 // Client is one target's shared state: its configuration, a go-redis client
@@ -111,3 +110,6 @@ func (c *Client) Session(ctx context.Context) (driver.Conn, error) {
 func (c *Client) Close(context.Context) error {
 	return c.CloseOnce(c.admin.Close)
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilyKV} }

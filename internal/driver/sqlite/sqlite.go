@@ -439,3 +439,6 @@ func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 	env["tls"] = map[string]any{"enabled": false}
 	return env, nil
 }
+
+// Offers says what this driver's sessions speak, for validate.
+func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilySQL} }

@@ -51,6 +51,9 @@ type Workload struct{}
 // Kind implements workload.Workload.
 func (Workload) Kind() string { return "kv" }
 
+// Needs is the capability kvConn asserts, for validate to check first.
+func (Workload) Needs() []driver.Family { return []driver.Family{driver.FamilyKV} }
+
 // Description implements workload.Workload.
 func (Workload) Description() string {
 	return "memtier_benchmark-compatible key-value load (SET:GET ratio, pipelines, key patterns, arbitrary commands) on Redis, Valkey and embedded KV engines"

@@ -12,7 +12,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -428,20 +427,7 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 		return err
 	}
 	if !ours {
-		var present []string
-		for _, t := range in.tableNames() {
-			ok, err := sqlwork.TableExists(ctx, c, t)
-			if err != nil {
-				return err
-			}
-			if ok {
-				present = append(present, t)
-			}
-		}
-		if len(present) > 0 {
-			return fmt.Errorf("%s left alone: fairbench's marker does not say it created them (sysbench's cleanup would drop them; fairbench drops only tables it loaded)", strings.Join(present, ", "))
-		}
-		return nil // nothing there to clean
+		return sqlwork.LeftAlone(ctx, c, in.tableNames(), "sysbench's cleanup would drop them")
 	}
 	for i := int64(1); i <= in.tables; i++ {
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+tableName(i)); err != nil {

@@ -332,8 +332,11 @@ func loadSession(ctx context.Context, bl driver.BulkLoader, t Table, take func()
 // Drop removes the dataset's tables and marker, when they are fairbench's.
 func Drop(ctx context.Context, c driver.SQL, d Dataset) error {
 	ours, err := sqlwork.Owns(ctx, c, d.Name, d.TableNames())
-	if err != nil || !ours {
+	if err != nil {
 		return err
+	}
+	if !ours {
+		return sqlwork.LeftAlone(ctx, c, d.TableNames(), "")
 	}
 	for _, t := range d.Tables {
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t.Name); err != nil {

@@ -290,6 +290,31 @@ var tableExistsSQL = map[string]string{
 	clickHouse: "SELECT count(*) FROM system.tables WHERE database = currentDatabase() AND name = $1",
 }
 
+// LeftAlone is a cleanup's answer when fairbench's marker does not own the
+// dataset's tables: an error naming those present, which it leaves in
+// place, so that load --clean says what it did not remove and why; nil when
+// none is there to clean. peer, when not "", says what the peer tool's
+// cleanup would have done ("sysbench's cleanup would drop them").
+func LeftAlone(ctx context.Context, c driver.SQL, tables []string, peer string) error {
+	var present []string
+	for _, t := range tables {
+		ok, err := TableExists(ctx, c, t)
+		if err != nil {
+			return err
+		}
+		if ok {
+			present = append(present, t)
+		}
+	}
+	if len(present) == 0 {
+		return nil
+	}
+	if peer != "" {
+		peer += "; "
+	}
+	return fmt.Errorf("%s left alone: fairbench's marker does not say it created them (%sfairbench drops only tables it loaded)", strings.Join(present, ", "), peer)
+}
+
 // TableExists reports whether a table exists in the current schema.
 func TableExists(ctx context.Context, c driver.SQL, table string) (bool, error) {
 	q, ok := tableExistsSQL[c.Dialect()]

@@ -535,8 +535,11 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 		return err
 	}
 	ours, err := sqlwork.Owns(ctx, c, dataset, lastingTables)
-	if err != nil || !ours {
+	if err != nil {
 		return err
+	}
+	if !ours {
+		return sqlwork.LeftAlone(ctx, c, lastingTables, "pgbench -i would drop them")
 	}
 	for _, t := range tables {
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {

@@ -404,8 +404,11 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 		return err
 	}
 	ours, err := sqlwork.Owns(ctx, c, dataset, tables)
-	if err != nil || !ours {
+	if err != nil {
 		return err
+	}
+	if !ours {
+		return sqlwork.LeftAlone(ctx, c, tables, "")
 	}
 	if err := dropProcedures(ctx, c); err != nil {
 		return err
