@@ -44,7 +44,7 @@ func TestToolCellsOnAuthenticatedAndTLSServers(t *testing.T) {
 	redisTLS, redisCA := testenv.RedisTLS(t)
 	cells := map[string]func(t *testing.T) toolCell{
 		"pgbench/postgres-password-tls": func(t *testing.T) toolCell {
-			pg := testenv.WithQuery(t, testenv.FreshPostgres(t), "sslmode", "require")
+			pg := postgresOverTLS(t)
 			return toolCell{tool: "pgbench", exe: "pgbench", url: pg, params: `mode = "select-only"` + "\nscale = 1", secret: testenv.Password(t, pg)}
 		},
 		"sysbench/mariadb-password": func(t *testing.T) toolCell {
@@ -55,9 +55,9 @@ func TestToolCellsOnAuthenticatedAndTLSServers(t *testing.T) {
 			my := testenv.FreshMySQL(t)
 			return toolCell{tool: "mysqlslap", exe: "mysqlslap", url: my, params: fmt.Sprintf("queries = 100\niterations = 1\nschema = %q", databaseName(my)+"_slap"), secret: testenv.Password(t, my)}
 		},
-		"go-tpc/postgres-password": func(t *testing.T) toolCell {
+		"go-tpc/postgres-password-tls": func(t *testing.T) toolCell {
 			testenv.GoTPC(t)
-			pg := testenv.FreshPostgres(t)
+			pg := postgresOverTLS(t)
 			return toolCell{tool: "go-tpc", exe: "go-tpc", url: pg, params: "warehouses = 1", secret: testenv.Password(t, pg)}
 		},
 		"go-tpc/mariadb-password": func(t *testing.T) toolCell {
@@ -87,9 +87,9 @@ func TestToolCellsOnAuthenticatedAndTLSServers(t *testing.T) {
 	}
 	// go-ycsb on each engine it speaks with a password.
 	for engine, target := range map[string]func(t testing.TB) string{
-		"postgres-password": testenv.FreshPostgres,
-		"mariadb-password":  testenv.FreshMySQL,
-		"redis-acl-user":    func(t testing.TB) string { return testenv.RedisSpareDB(t, testenv.RedisAuthURL(t)) },
+		"postgres-password-tls": postgresOverTLS,
+		"mariadb-password":      testenv.FreshMySQL,
+		"redis-acl-user":        func(t testing.TB) string { return testenv.RedisSpareDB(t, testenv.RedisAuthURL(t)) },
 	} {
 		cells["ycsb/"+engine] = func(t *testing.T) toolCell {
 			testenv.GoYCSB(t)
@@ -163,6 +163,12 @@ func runToolCell(t *testing.T, c toolCell) {
 			t.Errorf("the stored run holds the password")
 		}
 	}
+}
+
+// postgresOverTLS is a fresh database of the test PostgreSQL (password
+// login) reached over TLS: its snakeoil certificate, not verified.
+func postgresOverTLS(t testing.TB) string {
+	return testenv.WithQuery(t, testenv.FreshPostgres(t), "sslmode", "require")
 }
 
 func memtierOnPath(t *testing.T) {
