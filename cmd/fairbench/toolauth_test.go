@@ -26,6 +26,9 @@ type toolCell struct {
 	// the tool can take the password only on its command line; instead is
 	// the workload the refusal names in its place.
 	refused, instead string
+	// tlsArg, when set, is the flag by which the stored command line asks
+	// the tool for TLS.
+	tlsArg string
 }
 
 // Every tool cell on a password-protected server, and on a TLS server where
@@ -51,9 +54,9 @@ func TestToolCellsOnAuthenticatedAndTLSServers(t *testing.T) {
 			my := testenv.FreshMySQL(t)
 			return toolCell{tool: "sysbench", exe: "sysbench", url: my, params: "mode = \"read_only\"\ntables = 1\ntable_size = 1000", secret: testenv.Password(t, my)}
 		},
-		"mysqlslap/mariadb-password": func(t *testing.T) toolCell {
-			my := testenv.FreshMySQL(t)
-			return toolCell{tool: "mysqlslap", exe: "mysqlslap", url: my, params: fmt.Sprintf("queries = 100\niterations = 1\nschema = %q", databaseName(my)+"_slap"), secret: testenv.Password(t, my)}
+		"mysqlslap/mariadb-password-tls": func(t *testing.T) toolCell {
+			my := testenv.WithQuery(t, testenv.FreshMySQL(t), "tls", "verify", "ssl-ca", testenv.MySQLCA(t))
+			return toolCell{tool: "mysqlslap", exe: "mysqlslap", url: my, params: fmt.Sprintf("queries = 100\niterations = 1\nschema = %q", databaseName(my)+"_slap"), secret: testenv.Password(t, my), tlsArg: "--ssl-verify-server-cert"}
 		},
 		"go-tpc/postgres-password-tls": func(t *testing.T) toolCell {
 			testenv.GoTPC(t)
@@ -154,6 +157,9 @@ func runToolCell(t *testing.T, c toolCell) {
 	for _, r := range runs {
 		if r.Status != result.StatusOK || r.Source != c.tool && r.Source != c.exe {
 			t.Errorf("run %s (%s): %s", r.Source, r.Status, r.Error)
+		}
+		if cmd, _ := r.Env.Extra["command"].(string); c.tlsArg != "" && !strings.Contains(cmd, c.tlsArg) {
+			t.Errorf("the stored command %q does not ask for TLS (%s)", cmd, c.tlsArg)
 		}
 		j, err := json.Marshal(r)
 		if err != nil {
