@@ -31,14 +31,10 @@ var (
 // names the peer tools it builds into .bin/ rather than installing them.
 var peerBinaries = []string{"FAIRBENCH_TEST_MEMTIER", "FAIRBENCH_TEST_GO_YCSB", "FAIRBENCH_TEST_GOTPC", "FAIRBENCH_TEST_OSB"}
 
-// notInTestServers are the tools scripts/test-servers.sh does not install:
-// their cells are left out even where the servers are required.
-var notInTestServers = []string{"sysbench", "hammerdb"}
-
 // dropMissingTools removes the workloads whose tool is not installed here,
 // each named in a skipped subtest: a study's tool cell runs the real tool or
-// not at all. Under FAIRBENCH_REQUIRE_SERVERS=1 a tool the test servers'
-// script installs must be there. It returns the tools that were missing,
+// not at all. Under FAIRBENCH_REQUIRE_SERVERS=1 every tool must be there
+// (scripts/test-servers.sh installs them all). It returns the tools that were missing,
 // sorted, which select the golden files the report is compared with.
 func dropMissingTools(t *testing.T, st *study.Study) []string {
 	t.Helper()
@@ -54,7 +50,7 @@ func dropMissingTools(t *testing.T, st *study.Study) []string {
 	for _, w := range st.Workloads {
 		if w.Tool != "" {
 			if _, err := exec.LookPath(toolBinary(t, w.Tool)); err != nil {
-				if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") == "1" && !slices.Contains(notInTestServers, w.Tool) {
+				if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") == "1" {
 					t.Fatalf("%s is not installed, which scripts/test-servers.sh installs", w.Tool)
 				}
 				t.Run(w.Name, func(t *testing.T) {

@@ -1056,6 +1056,26 @@ install_fio() {
     log "fio ready: $(fio --version)"
 }
 
+# install_sysbench — Debian's sysbench 1.0.20, for the oltp tool cells
+# (examples/arm-vs-x86-oltp.toml's among them): a few seconds.
+install_sysbench() {
+    command -v sysbench >/dev/null 2>&1 || apt_install sysbench
+    command -v sysbench >/dev/null 2>&1 || die "sysbench did not install"
+    log "sysbench ready: $(sysbench --version)"
+}
+
+# install_hammerdb — HammerDB 4.12's hammerdbcli for the `tool = "hammerdb"`
+# cells' tests, put together once into .bin/ (ignored by git) from the
+# source tarballs in third_party/peers/, or ../shared/peers/ beside the
+# repository (scripts/install-hammerdb.sh, which names both when neither
+# holds them), and reused while its version stamp matches.
+install_hammerdb() {
+    local dir
+    dir=$(bash "$REPO_ROOT/scripts/install-hammerdb.sh" "$REPO_ROOT/.bin") || die "installing HammerDB failed (scripts/install-hammerdb.sh; see its output above)"
+    [ -x "$dir/hammerdbcli" ] || die "install-hammerdb.sh printed '$dir', which holds no hammerdbcli"
+    ENV_LINES+=("FAIRBENCH_TEST_HAMMERDB=$dir")
+}
+
 # timed STEP — run the function STEP and print how long it took.
 timed() {
     local t0=$SECONDS
@@ -1069,7 +1089,7 @@ main() {
     timed start_kubectl
     timed start_search_nodes
     for step in start_postgres start_pgbouncer start_mariadb start_redis start_valkey start_redis_cluster install_chromium \
-        install_go_ycsb install_cc install_fio install_memtier install_go_tpc start_ferretdb start_clickhouse \
+        install_go_ycsb install_cc install_fio install_sysbench install_memtier install_go_tpc install_hammerdb start_ferretdb start_clickhouse \
         install_chdb start_opensearch finish_search_nodes finish_kubectl; do
         timed "$step"
     done

@@ -141,22 +141,3 @@ func TestStudyRunsGoTPCPostgres(t *testing.T) {
 		t.Fatalf("report:\n%s\n%s", o.stdout, o.stderr)
 	}
 }
-
-// On MariaDB go-tpc takes the password only as -p: it comes from the
-// environment through sh, and neither fairbench's output nor the stored
-// command holds it.
-func TestStudyRunsGoTPCMariaDB(t *testing.T) {
-	testenv.GoTPC(t)
-	t.Setenv("MYSQL_PWD", "")
-	my := testenv.FreshMySQL(t)
-	dir := goTPCStudy(t, my)
-	o := fairbench(t, dir, "run", "study.toml")
-	if o.code != 0 {
-		t.Fatalf("run: %s\n%s", o.stdout, o.stderr)
-	}
-	if !strings.Contains(o.stderr+o.stdout, `-p "$FAIRBENCH_GOTPC_PASSWORD"`) {
-		t.Errorf("the printed command does not take the password from the environment:\n%s", o.stderr)
-	}
-	r := checkGoTPCRun(t, dir, testenv.Password(t, my), o)
-	t.Logf("go-tpc on MariaDB, 1 warehouse, 2 clients, 6 s: NOPM (tpmC) %.0f, %d transactions", r.Summary.Metric.Value, r.Summary.Transactions)
-}

@@ -54,6 +54,19 @@ func hammerdbTmp(t *testing.T) string {
 	return tmp
 }
 
+// watchedHammerDBRun runs the study with the command line of every process
+// it starts read while it runs: hammerdbcli (and the tclsh it becomes) must
+// run, the password on none of them (it is in the private script only).
+func watchedHammerDBRun(t *testing.T, dir, password string) outcome {
+	t.Helper()
+	stop := testenv.WatchArgv(t, password)
+	o := fairbench(t, dir, "run", "study.toml")
+	if seen := stop(); !seen["tclsh8.6"] && !seen["hammerdbcli"] {
+		t.Errorf("hammerdbcli was never seen running (programs seen: %v): its command line was not checked", seen)
+	}
+	return o
+}
+
 func checkHammerDBRun(t *testing.T, dir, tmp, password string, o outcome, runs int) *result.Run {
 	t.Helper()
 	if o.code != 0 {
@@ -137,7 +150,7 @@ func TestStudyRunsHammerDBPostgres(t *testing.T) {
 	os.Remove(filepath.Join(dir, defaultResults))
 
 	tmp := hammerdbTmp(t)
-	o = fairbench(t, dir, "run", "study.toml")
+	o = watchedHammerDBRun(t, dir, pw)
 	r := checkHammerDBRun(t, dir, tmp, pw, o, 1)
 	t.Logf("HammerDB on PostgreSQL, 1 warehouse, 2 VUs, 1 min: NOPM %.0f, %d transactions in the profile", r.Summary.Metric.Value, r.Summary.Transactions)
 	if n, err := c.QueryInt64(t.Context(), "SELECT count(*) FROM fairbench_datasets WHERE dataset = 'hammerdb' AND state = 'ready'"); err != nil || n != 1 {
@@ -158,7 +171,7 @@ func TestStudyRunsHammerDBMariaDB(t *testing.T) {
 	my := testenv.FreshMySQL(t)
 	dir := hammerdbStudy(t, my, "procedures")
 	tmp := hammerdbTmp(t)
-	o := fairbench(t, dir, "run", "study.toml")
+	o := watchedHammerDBRun(t, dir, testenv.Password(t, my))
 	r := checkHammerDBRun(t, dir, tmp, testenv.Password(t, my), o, 1)
 	t.Logf("HammerDB on MariaDB, 1 warehouse, 2 VUs, 1 min: NOPM %.0f, %d transactions in the profile", r.Summary.Metric.Value, r.Summary.Transactions)
 }

@@ -310,12 +310,7 @@ preset = "randrw"
 // skipped, or fails where the servers are required.
 func pgbenchBesideTpcb(t *testing.T, name, warmup, duration string, clients int) (pg, dir string) {
 	t.Helper()
-	if _, err := exec.LookPath("pgbench"); err != nil {
-		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") != "" {
-			t.Fatal("pgbench not found: apt-get install postgresql-contrib")
-		}
-		t.Skip("pgbench not installed")
-	}
+	testenv.Tool(t, "pgbench")
 	pg = testenv.FreshPostgres(t)
 	dir = t.TempDir()
 	st := fmt.Sprintf(`[study]

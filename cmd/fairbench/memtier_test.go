@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/testenv"
 )
 
 // A study cell with tool = "memtier_benchmark" runs the real tool for 2 s
@@ -21,13 +22,7 @@ import (
 // FAIRBENCH_TEST_MEMTIER is the binary scripts/install-memtier.sh builds,
 // FAIRBENCH_TEST_REDIS a password-less redis:// URL.
 func TestStudyRunsMemtier(t *testing.T) {
-	bin, redis := os.Getenv("FAIRBENCH_TEST_MEMTIER"), os.Getenv("FAIRBENCH_TEST_REDIS")
-	if bin == "" || redis == "" {
-		t.Skip("FAIRBENCH_TEST_MEMTIER and FAIRBENCH_TEST_REDIS not set: memtier_benchmark tool-cell test skipped")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("FAIRBENCH_TEST_MEMTIER: %v (scripts/install-memtier.sh builds it)", err)
-	}
+	bin, redis := testenv.Memtier(t), testenv.RedisURL(t)
 	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("REDISCLI_AUTH", "")
 	// A key prefix of this test's own, removed afterwards: the test Redis is shared.

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,9 +118,7 @@ func TestExampleHeaderCommandsParse(t *testing.T) {
 // concurrency against the test MariaDB, in a schema of its own, and the
 // report shows the seconds mysqlslap printed per concurrency.
 func TestStudyRunsMysqlslapPerConcurrency(t *testing.T) {
-	if _, err := exec.LookPath("mysqlslap"); err != nil {
-		t.Skip("mysqlslap not installed (the MariaDB client packages ship it)")
-	}
+	testenv.Tool(t, "mysqlslap")
 	url := testenv.FreshMySQL(t)
 	db := url[strings.LastIndex(url, "/")+1:]
 	if i := strings.IndexByte(db, '?'); i >= 0 {
@@ -184,9 +181,7 @@ clients = [1, 4]
 // gives one report with both, fio's with p95 beside p99 and p99.9.
 func TestFioAndPgbenchInOneStudyAndReport(t *testing.T) {
 	for _, tool := range []string{"fio", "pgbench"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
+		testenv.Tool(t, tool)
 	}
 	pg := testenv.FreshPostgres(t)
 	dir := t.TempDir()

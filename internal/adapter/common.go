@@ -515,3 +515,32 @@ func applyRules[P any](rules []lineRule[P], p P, line string) (read bool, err er
 	}
 	return false, nil
 }
+
+// mysqlTLS is what a mysql:// target's tls and ssl-ca keys ask of a tool
+// linked with the MySQL or MariaDB client library, as fairbench's MySQL
+// driver reads them: off (the default), preferred, skip-verify, or verify
+// (against ca, or the system's roots when ca is "").
+type mysqlTLS struct {
+	mode string
+	ca   string
+}
+
+func mysqlTLSOf(tool string, q url.Values) (mysqlTLS, error) {
+	t := mysqlTLS{ca: q.Get("ssl-ca")}
+	switch v := strings.ToLower(q.Get("tls")); v {
+	case "", "false", "0", "disabled":
+		t.mode = "off"
+	case "preferred":
+		t.mode = "preferred"
+	case "skip-verify", "required":
+		t.mode = "skip-verify"
+	case "true", "1", "verify", "verify-full", "verify_identity":
+		t.mode = "verify"
+	default:
+		return mysqlTLS{}, fmt.Errorf("target URL: tls=%s: %s cells understand false, preferred, skip-verify and verify", q.Get("tls"), tool)
+	}
+	if t.ca != "" && t.mode != "verify" {
+		return mysqlTLS{}, fmt.Errorf("target URL: ssl-ca needs tls=verify")
+	}
+	return t, nil
+}

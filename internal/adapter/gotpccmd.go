@@ -45,10 +45,9 @@ import (
 // tls (false by default, as fairbench's MySQL driver) through --conn-params
 // tls=…, or --ssl-ca for tls=verify&ssl-ca=FILE; timeout and autocommit
 // through --conn-params. go-tpc's MySQL driver takes the password only as
-// -p: the command runs under sh, which adds -p "$FAIRBENCH_GOTPC_PASSWORD"
-// from the environment, so the command line fairbench prints and stores holds
-// the variable's name, not the password (go-tpc's own process arguments,
-// visible to local users in ps while it runs, do hold it).
+// -p, on the command line every local user's ps shows while it runs (it
+// reads no MYSQL_PWD, no option file): a MySQL target with a password, in
+// the URL or MYSQL_PWD, is refused before the study starts.
 
 // goTPCVersion is the go-tpc fairbench runs and was tested with.
 const goTPCVersion = "v1.0.12"
@@ -60,9 +59,6 @@ var goTPCInstall = "go-tpc " + goTPCVersion + " is needed; scripts/install-go-tp
 // GoTPCTables are the tables go-tpc creates, drops (prepare --dropdata) and runs on.
 var GoTPCTables = []string{"warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"}
 
-// goTPCPasswordEnv carries a MySQL password to go-tpc's -p through sh.
-const goTPCPasswordEnv = "FAIRBENCH_GOTPC_PASSWORD"
-
 func init() {
 	if _, ok := toolKindParams[tpccKind]; !ok {
 		toolKindParams[tpccKind] = tpccparams.Specs()
@@ -73,17 +69,16 @@ func init() {
 var goTPCName = regexp.MustCompile(`^[A-Za-z0-9_.$-]+$`)
 
 // goTPCTarget is go-tpc's connection flags for a target, with the
-// environment that carries the password, and whether the password must be
-// appended through sh (MySQL).
-func goTPCTarget(raw string) (args, env []string, pwVar string, err error) {
+// environment that carries the password (PostgreSQL's).
+func goTPCTarget(raw string) (args, env []string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("go-tpc needs a postgres:// or mysql:// target URL")
+		return nil, nil, fmt.Errorf("go-tpc needs a postgres:// or mysql:// target URL")
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "postgres", "postgresql", "mysql", "mariadb":
 	default:
-		return nil, nil, "", fmt.Errorf("go-tpc needs a postgres:// or mysql:// target, not %s://", u.Scheme)
+		return nil, nil, fmt.Errorf("go-tpc needs a postgres:// or mysql:// target, not %s://", u.Scheme)
 	}
 	var user, pw string
 	hasPw := false
@@ -98,7 +93,7 @@ func goTPCTarget(raw string) (args, env []string, pwVar string, err error) {
 	}
 	for what, v := range map[string]string{"user": user, "database": db} {
 		if !goTPCName.MatchString(v) {
-			return nil, nil, "", fmt.Errorf("go-tpc puts the %s into its connection string unescaped: the target URL needs one of letters, digits and _ . $ - (got %q)", what, v)
+			return nil, nil, fmt.Errorf("go-tpc puts the %s into its connection string unescaped: the target URL needs one of letters, digits and _ . $ - (got %q)", what, v)
 		}
 	}
 	q := u.Query()
@@ -111,19 +106,19 @@ func goTPCTarget(raw string) (args, env []string, pwVar string, err error) {
 		}
 		known := map[string]string{"sslmode": "", "sslrootcert": "", "sslcert": "", "sslkey": "", "connect_timeout": ""}
 		if err := unknown(known); err != nil {
-			return nil, nil, "", err
+			return nil, nil, err
 		}
 		switch m := q.Get("sslmode"); m {
 		case "disable", "require", "verify-ca", "verify-full":
 		case "":
-			return nil, nil, "", fmt.Errorf("go-tpc's PostgreSQL driver (lib/pq) has no sslmode=prefer, fairbench's default: write sslmode=disable, require, verify-ca or verify-full in the target URL")
+			return nil, nil, fmt.Errorf("go-tpc's PostgreSQL driver (lib/pq) has no sslmode=prefer, fairbench's default: write sslmode=disable, require, verify-ca or verify-full in the target URL")
 		default:
-			return nil, nil, "", fmt.Errorf("sslmode=%s: go-tpc's PostgreSQL driver (lib/pq) knows disable, require, verify-ca and verify-full", m)
+			return nil, nil, fmt.Errorf("sslmode=%s: go-tpc's PostgreSQL driver (lib/pq) knows disable, require, verify-ca and verify-full", m)
 		}
 		for _, k := range []string{"sslmode", "sslrootcert", "sslcert", "sslkey", "connect_timeout"} {
 			if v := q.Get(k); v != "" {
 				if strings.ContainsAny(v, "&= ") {
-					return nil, nil, "", fmt.Errorf("target URL parameter %s=%q: go-tpc passes it on in its connection string, where &, = and spaces do not survive", k, v)
+					return nil, nil, fmt.Errorf("target URL parameter %s=%q: go-tpc passes it on in its connection string, where &, = and spaces do not survive", k, v)
 				}
 				conn = append(conn, k+"="+v)
 			}
@@ -138,7 +133,7 @@ func goTPCTarget(raw string) (args, env []string, pwVar string, err error) {
 		}
 		known := map[string]string{"tls": "", "ssl-ca": "", "timeout": "", "autocommit": ""}
 		if err := unknown(known); err != nil {
-			return nil, nil, "", err
+			return nil, nil, err
 		}
 		args = []string{"-d", "mysql", "-H", host, "-P", port, "-U", user, "-D", db}
 		ca := q.Get("ssl-ca")
@@ -154,20 +149,20 @@ func goTPCTarget(raw string) (args, env []string, pwVar string, err error) {
 				conn = append(conn, "tls=true")
 			}
 		default:
-			return nil, nil, "", fmt.Errorf("target URL: tls=%s: go-tpc cells understand false, preferred, skip-verify and verify", q.Get("tls"))
+			return nil, nil, fmt.Errorf("target URL: tls=%s: go-tpc cells understand false, preferred, skip-verify and verify", q.Get("tls"))
 		}
 		if ca != "" {
 			switch strings.ToLower(q.Get("tls")) {
 			case "true", "1", "verify", "verify-full", "verify_identity":
 				args = append(args, "--ssl-ca", ca)
 			default:
-				return nil, nil, "", fmt.Errorf("target URL: ssl-ca needs tls=verify")
+				return nil, nil, fmt.Errorf("target URL: ssl-ca needs tls=verify")
 			}
 		}
 		if v := q.Get("timeout"); v != "" {
 			d, err := params.ParseDuration(v)
 			if err != nil || d <= 0 {
-				return nil, nil, "", fmt.Errorf("target URL: timeout=%s: use a duration (\"5s\") or seconds", v)
+				return nil, nil, fmt.Errorf("target URL: timeout=%s: use a duration (\"5s\") or seconds", v)
 			}
 			conn = append(conn, "timeout="+d.String())
 		}
@@ -176,37 +171,22 @@ func goTPCTarget(raw string) (args, env []string, pwVar string, err error) {
 		case "0", "1":
 			conn = append(conn, "autocommit="+v)
 		default:
-			return nil, nil, "", fmt.Errorf("target URL: autocommit=%s: use 0 or 1", v)
+			return nil, nil, fmt.Errorf("target URL: autocommit=%s: use 0 or 1", v)
 		}
-		if hasPw {
-			if strings.Contains(pw, "/") {
-				return nil, nil, "", fmt.Errorf("go-tpc puts the password into its MySQL connection string unescaped, where a / cuts it: use a password without /")
+		if hasPw || os.Getenv("MYSQL_PWD") != "" {
+			where := "the target URL carries one"
+			if !hasPw {
+				where = "MYSQL_PWD is set (where fairbench's MySQL driver takes it)"
 			}
-			env = append(env, goTPCPasswordEnv+"="+pw)
-			pwVar = goTPCPasswordEnv
-		} else if os.Getenv("MYSQL_PWD") != "" {
-			// Where fairbench's MySQL driver takes a password kept out of the URL.
-			pwVar = "MYSQL_PWD"
+			return nil, nil, fmt.Errorf("go-tpc %s takes a MySQL password only on its command line (-p), where ps shows it, and reads no MYSQL_PWD: %s; use fairbench's own tpcc workload (the same cell without `tool`), or tool = \"hammerdb\" (its password goes in a private script), or a password-less MySQL user for go-tpc", goTPCVersion, where)
 		}
 	default:
-		return nil, nil, "", fmt.Errorf("go-tpc needs a postgres:// or mysql:// target, not %s://", u.Scheme)
+		return nil, nil, fmt.Errorf("go-tpc needs a postgres:// or mysql:// target, not %s://", u.Scheme)
 	}
 	if len(conn) > 0 {
 		args = append(args, "--conn-params", strings.Join(conn, "&"))
 	}
-	return args, env, pwVar, nil
-}
-
-// goTPCCommand is the go-tpc command line, under sh when the password must
-// be added from the environment variable pwVar.
-func goTPCCommand(argv, env []string, pwVar string) Command {
-	if pwVar == "" {
-		return Command{Argv: argv, Env: env}
-	}
-	// sh -c 'exec "$0" "$@" -p "$FAIRBENCH_GOTPC_PASSWORD"' go-tpc tpcc run …:
-	// the script names the variable, the arguments stay separate words.
-	script := `exec "$0" "$@" -p "$` + pwVar + `"`
-	return Command{Argv: append([]string{"sh", "-c", script}, argv...), Env: env}
+	return args, env, nil
 }
 
 // goTPCCellChecks refuses what go-tpc cannot run.
@@ -226,7 +206,7 @@ func goTPCCellChecks(inv Invocation) (warehouses int64, err error) {
 }
 
 func buildGoTPC(inv Invocation) (Command, error) {
-	conn, env, pwVar, err := goTPCTarget(inv.URL)
+	conn, env, err := goTPCTarget(inv.URL)
 	if err != nil {
 		return Command{}, err
 	}
@@ -253,11 +233,11 @@ func buildGoTPC(inv Invocation) (Command, error) {
 	if tpccparams.Decode(inv.Params).KeyingThinking {
 		a = append(a, "--wait")
 	}
-	return goTPCCommand(a, env, pwVar), nil
+	return Command{Argv: a, Env: env}, nil
 }
 
 func loadGoTPC(inv Invocation) (*DataLoad, error) {
-	conn, env, pwVar, err := goTPCTarget(inv.URL)
+	conn, env, err := goTPCTarget(inv.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +259,7 @@ func loadGoTPC(inv Invocation) (*DataLoad, error) {
 	// output is checked instead.
 	a = append(a, "--no-check")
 	return &DataLoad{
-		Command: goTPCCommand(a, env, pwVar),
+		Command: Command{Argv: a, Env: env},
 		Tables:  GoTPCTables,
 		Dataset: "go-tpc",
 		Params:  fmt.Sprintf("warehouses=%d", w),

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -48,19 +47,11 @@ func buildMemtier(inv Invocation) (Command, error) {
 	if err != nil {
 		return Command{}, fmt.Errorf("memtier_benchmark needs a redis:// target (redis://host:port/db)")
 	}
-	tls := false
-	switch strings.ToLower(u.Scheme) {
-	case "redis", "valkey":
-	case "rediss", "valkeys":
-		tls = true
-	default:
+	if _, ok := redisSchemes[strings.ToLower(u.Scheme)]; !ok {
 		return Command{}, fmt.Errorf("memtier_benchmark needs a redis:// or rediss:// target, not %s://", u.Scheme)
 	}
-	if u.User != nil {
-		return Command{}, fmt.Errorf("memtier_benchmark 2.3.0 takes a password only on its command line (-a, --uri), which fairbench stores with the run, and writes it into its JSON: remove the credentials from the target URL (a password-less server, e.g. on loopback), or run memtier_benchmark yourself and import its output")
-	}
-	if os.Getenv("REDISCLI_AUTH") != "" {
-		return Command{}, fmt.Errorf("REDISCLI_AUTH is set, but memtier_benchmark 2.3.0 reads no password from the environment and would connect unauthenticated: unset it for memtier cells, and use a password-less target")
+	if err := refuseRedisToolPassword("memtier_benchmark 2.3.0", " and writes it into its JSON output", u); err != nil {
+		return Command{}, err
 	}
 	a := []string{"memtier_benchmark", "--protocol=redis"}
 	if h := u.Hostname(); h != "" {
@@ -73,20 +64,11 @@ func buildMemtier(inv Invocation) (Command, error) {
 	if err := cellURLParams("memtier_benchmark", q, memtierURLKeys); err != nil {
 		return Command{}, err
 	}
-	flag := func(k string) (bool, error) {
-		switch strings.ToLower(q.Get(k)) {
-		case "", "false", "0", "no":
-			return false, nil
-		case "true", "1", "yes":
-			return true, nil
-		}
-		return false, fmt.Errorf("target URL: %s=%s: use true or false", k, q.Get(k))
-	}
-	cluster, err := flag("cluster")
+	cluster, err := urlFlag(q, "cluster")
 	if err != nil {
 		return Command{}, err
 	}
-	skip, err := flag("skip_verify")
+	tls, err := redisTLSOf(u)
 	if err != nil {
 		return Command{}, err
 	}
@@ -105,15 +87,12 @@ func buildMemtier(inv Invocation) (Command, error) {
 	if cluster {
 		a = append(a, "--cluster-mode")
 	}
-	if ca := q.Get("ca"); (ca != "" || skip) && !tls {
-		return Command{}, fmt.Errorf("target URL: ca and skip_verify need TLS: write rediss://")
-	}
-	if tls {
+	if tls.on {
 		a = append(a, "--tls")
-		if ca := q.Get("ca"); ca != "" {
-			a = append(a, "--cacert="+ca)
+		if tls.ca != "" {
+			a = append(a, "--cacert="+tls.ca)
 		}
-		if skip {
+		if tls.skipVerify {
 			a = append(a, "--tls-skip-verify")
 		}
 	}

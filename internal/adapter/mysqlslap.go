@@ -155,6 +155,19 @@ func buildMysqlslap(inv Invocation) (Command, error) {
 			c.Env = append(c.Env, "MYSQL_PWD="+pw)
 		}
 	}
+	tls, err := mysqlTLSOf("mysqlslap", u.Query())
+	if err != nil {
+		return Command{}, err
+	}
+	switch tls.mode {
+	case "preferred", "skip-verify":
+		a = append(a, "--ssl")
+	case "verify":
+		a = append(a, "--ssl", "--ssl-verify-server-cert")
+		if tls.ca != "" {
+			a = append(a, "--ssl-ca="+tls.ca)
+		}
+	}
 	c.Argv = append(a, "--create-schema="+schema, "--auto-generate-sql",
 		"--auto-generate-sql-load-type="+p.String("load_type"), "--engine="+p.String("engine"),
 		"--concurrency="+strconv.Itoa(max(inv.Clients, 1)), "--number-of-queries="+strconv.FormatInt(p.Int("queries"), 10),

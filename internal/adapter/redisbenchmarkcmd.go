@@ -37,18 +37,34 @@ func redisBenchmarkTest(o kvparams.Options) (string, error) {
 	}
 }
 
-// redisSchemes are the URL schemes of a Redis-protocol server (Valkey speaks
-// it), each with whether it asks for TLS.
-var redisSchemes = map[string]bool{"redis": false, "valkey": false, "rediss": true, "valkeys": true}
+// redisBenchmarkURLKeys are the query parameters of a redis:// target
+// redis-benchmark understands, named as fairbench's Redis driver names them.
+var redisBenchmarkURLKeys = map[string]string{
+	"ca":          "CA certificate file: --cacert (rediss://)",
+	"skip_verify": "true: --insecure (rediss://)",
+	"client":      "fairbench's own client path; redis-benchmark has its own",
+}
 
+// buildRedisBenchmark runs redis-benchmark for a kv cell. A target with a
+// password is refused (refuseRedisToolPassword): redis-benchmark 7 reads it
+// only from -a or -u.
 func buildRedisBenchmark(inv Invocation) (Command, error) {
 	u, err := url.Parse(inv.URL)
 	if err != nil {
 		return Command{}, fmt.Errorf("redis-benchmark needs a redis:// target")
 	}
-	tls, ok := redisSchemes[strings.ToLower(u.Scheme)]
-	if !ok {
+	if _, ok := redisSchemes[strings.ToLower(u.Scheme)]; !ok {
 		return Command{}, fmt.Errorf("redis-benchmark needs a redis://, rediss://, valkey:// or valkeys:// target, not %s://", u.Scheme)
+	}
+	if err := refuseRedisToolPassword("redis-benchmark 7", "", u); err != nil {
+		return Command{}, err
+	}
+	if err := cellURLParams("redis-benchmark", u.Query(), redisBenchmarkURLKeys); err != nil {
+		return Command{}, err
+	}
+	tls, err := redisTLSOf(u)
+	if err != nil {
+		return Command{}, err
 	}
 	o, err := kvparams.Decode(inv.Params)
 	if err != nil {
@@ -68,7 +84,6 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 	case o.KeyMinimum > 0:
 		return Command{}, fmt.Errorf("redis-benchmark's keys start at 0 (-r): %s %d needs memtier_benchmark", kvparams.KeyMinimum, o.KeyMinimum)
 	}
-	var c Command
 	a := []string{"redis-benchmark"}
 	h, port := hostPort(u)
 	if h != "" {
@@ -77,16 +92,14 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 	if port != "" {
 		a = append(a, "-p", port)
 	}
-	if u.User != nil {
-		if pw, ok := u.User.Password(); ok {
-			c.Env = append(c.Env, "REDISCLI_AUTH="+pw)
-			if name := u.User.Username(); name != "" && name != "default" {
-				a = append(a, "--user", name)
-			}
-		}
-	}
-	if tls {
+	if tls.on {
 		a = append(a, "--tls")
+		if tls.ca != "" {
+			a = append(a, "--cacert", tls.ca)
+		}
+		if tls.skipVerify {
+			a = append(a, "--insecure")
+		}
 	}
 	// redis-benchmark stops after a number of requests, not after a time:
 	// the cell's duration becomes duration × 20 000 × pipeline requests, and
@@ -109,8 +122,7 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 		// own key names (key:000000001234), not key_prefix.
 		a = append(a, "-r", strconv.FormatInt(k, 10))
 	}
-	c.Argv = append(a, "-t", test)
-	return c, nil
+	return Command{Argv: append(a, "-t", test)}, nil
 }
 
 // redisBenchmarkKeys are the names redis-benchmark 7 gives the keys of its

@@ -33,6 +33,14 @@ func buildSysbench(inv Invocation) (Command, error) {
 			}
 		}
 		a = append(a, "--mysql-db="+strings.TrimPrefix(u.Path, "/"))
+		tls, err := mysqlTLSOf("sysbench", u.Query())
+		if err != nil {
+			return Command{}, err
+		}
+		if tls.mode != "off" {
+			// Seen on 1.0.20: "TLS/SSL error: No such file or directory".
+			return Command{}, fmt.Errorf("target URL: tls=%s: sysbench 1.0.20's --mysql-ssl=on reads client-key.pem, client-cert.pem and cacert.pem from its working directory and fails without them, so fairbench runs no sysbench over TLS: use fairbench's own oltp workload (the same cell without `tool`) for TLS, or tls=false", u.Query().Get("tls"))
+		}
 	case "postgres", "postgresql":
 		// sysbench's pgsql driver takes the password only as a flag, which
 		// would put it in the stored command line.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,19 +54,10 @@ func runToolCell(t *testing.T, st *study.Study, c study.Cell, opt Options) (*res
 	return run, progress.String(), err
 }
 
-func needTool(t *testing.T, name string) {
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("FAIRBENCH_REQUIRE_SERVERS") != "" {
-			t.Fatalf("%s is not installed (scripts/test-servers.sh installs it)", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-}
-
 // A redis-benchmark cell (warm-up and measured run) deletes the keys it
 // wrote: SET's key:… and INCR's counter:…, in the cell's database.
 func TestRedisBenchmarkCellLeavesNoKey(t *testing.T) {
-	needTool(t, "redis-benchmark")
+	testenv.Tool(t, "redis-benchmark")
 	url := testenv.RedisSpareDB(t, testenv.ValkeyURL(t))
 	st, cells := toolCells(t, url, `tool = "redis-benchmark"
 profile = ["set-only", "incr-only"]
@@ -92,7 +82,7 @@ clients = [2]
 // A key of redis-benchmark's names that someone else wrote stops the cell
 // before the tool runs (it would overwrite it): named, with --replace.
 func TestRedisBenchmarkCellRefusesForeignKeys(t *testing.T) {
-	needTool(t, "redis-benchmark")
+	testenv.Tool(t, "redis-benchmark")
 	url := testenv.RedisSpareDB(t, testenv.ValkeyURL(t))
 	st, cells := toolCells(t, url, `tool = "redis-benchmark"
 profile = "set-only"
@@ -138,7 +128,7 @@ func keyCount(t *testing.T, kv driver.KV) string {
 // (randrw.0.0) that was there before is neither overwritten nor removed,
 // and nothing else is left.
 func TestFioCellLeavesNoFile(t *testing.T) {
-	needTool(t, "fio")
+	testenv.Tool(t, "fio")
 	dir := t.TempDir()
 	theirs := filepath.Join(dir, "randrw.0.0")
 	if err := os.WriteFile(theirs, []byte("theirs"), 0o644); err != nil {
@@ -208,7 +198,7 @@ func TestYcsbToolOnRedisLeavesNoKey(t *testing.T) {
 // (cores, CPU, price per hour), as a native run does: the report's price
 // table of a study of pgbench or mysqlslap cells reads it from there.
 func TestToolCellRecordsTheTargetsDeclaredMachine(t *testing.T) {
-	needTool(t, "redis-benchmark")
+	testenv.Tool(t, "redis-benchmark")
 	url := testenv.RedisSpareDB(t, testenv.ValkeyURL(t))
 	st, cells := toolCells(t, url, `tool = "redis-benchmark"
 profile = "get-only"
