@@ -100,8 +100,12 @@ type instance struct {
 	sizeMax  int
 	pipeline int
 	// window: keep up to pipeline requests outstanding (memtier's), on
-	// sessions that can (driver.KVStream); otherwise batches.
+	// sessions that can (driver.KVStream); otherwise batches. paced: the
+	// cell has a rate schedule (set by Prepare), which paces whole
+	// operations: a window's replies would carry the lateness of the
+	// operation that read them, not of the one that sent them, so batches.
 	window bool
+	paced  bool
 	// value is data_size (or the range's maximum) bytes of 'x', as memtier's
 	// values; with random_data, twice that many random bytes, each value a
 	// window at a random offset (memtier changes one byte of its random
@@ -336,7 +340,7 @@ func (in *instance) NewSlotWorker(_ context.Context, conn driver.Conn, slot work
 		w.setCmds = make([]driver.KVCommand, n)
 		w.setReply = make([]driver.KVReply, n)
 	}
-	if s, ok := kv.(driver.KVStream); ok && in.window {
+	if s, ok := kv.(driver.KVStream); ok && in.window && !in.paced {
 		w.stream, w.sent = s, make([]sentRequest, n)
 		return w.refill, nil
 	}
@@ -579,9 +583,12 @@ func (in *instance) Describe(conn driver.Conn) (facts [][2]string, deviations []
 		{"key pattern", in.opt.KeyPattern},
 	}
 	if in.opt.PipelineMode == kvparams.Window && in.pipeline > 1 && !in.keepsWindow(conn) {
-		why := "this target's sessions cannot keep requests outstanding (embedded engines answer in-process, cluster sessions route each key)"
-		if in.rmw {
+		why := "this target's sessions cannot keep requests outstanding (embedded engines answer in-process, cluster and client=go-redis sessions send pipelines whole)"
+		switch {
+		case in.rmw:
 			why = "rmw's SETs need their GETs' replies"
+		case in.paced:
+			why = "a rate schedule paces whole operations, and a window's replies would carry the lateness of the operation that read them"
 		}
 		deviations = append(deviations, fmt.Sprintf("pipeline_mode = window ran as batches of %d (redis-benchmark's -P): %s", in.pipeline, why))
 	}
@@ -595,7 +602,7 @@ func (in *instance) Describe(conn driver.Conn) (facts [][2]string, deviations []
 // session.
 func (in *instance) keepsWindow(conn driver.Conn) bool {
 	_, ok := conn.(driver.KVStream)
-	return ok && in.window
+	return ok && in.window && !in.paced
 }
 
 // pipelineMode is the summary's account of the pipeline the run used.

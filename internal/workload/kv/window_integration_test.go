@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -154,15 +155,28 @@ func (p *inFlightProxy) busiest() connStats {
 // than pipeline outstanding, has more than one, and sends new requests while
 // earlier ones are unanswered (a batch never does); every request the proxy
 // saw answered is recorded, and --requests' count is exact. The batch
-// (redis-benchmark's -P) never sends while replies are outstanding.
+// (redis-benchmark's -P) never sends while replies are outstanding, nor does
+// a window asked for on a rate schedule, which runs batches and says so.
 func TestPipelineWindowKeepsAtMostPipelineOutstanding(t *testing.T) {
 	u, err := url.Parse(testenv.ValkeyURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	const pipeline, requests = 8, 4003
-	for _, mode := range []string{"window", "batch"} {
-		t.Run(mode, func(t *testing.T) {
+	const pipeline = 8
+	for _, tc := range []struct {
+		name, mode string
+		requests   int64
+		rate       string // the workload's rate line, if any
+	}{
+		{"window", "window", 4003, ""},
+		{"batch", "batch", 4003, ""},
+		{"paced window", "window", 403, "rate = 1000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mode, requests := tc.mode, tc.requests
+			if tc.rate != "" {
+				mode = "batch" // what a paced window runs
+			}
 			p := startProxy(t, u.Host)
 			run := runStudy(t, fmt.Sprintf(`
 [study]
@@ -183,7 +197,8 @@ requests = %d
 data_size = 8
 key_maximum = 1000
 key_prefix = "%s"
-`, p.ln.Addr(), pipeline, mode, requests, testenv.RedisKeyPrefix(t)))
+%s
+`, p.ln.Addr(), pipeline, tc.mode, requests, testenv.RedisKeyPrefix(t), tc.rate))
 			st := p.busiest()
 			t.Logf("%s: %d commands, up to %d in flight, %d sends while requests were outstanding", mode, st.commands, st.maxInFlight, st.overlaps)
 			var recorded int64
@@ -214,6 +229,13 @@ key_prefix = "%s"
 			}
 			if got, _ := run.Env.Extra["workload"].(map[string]any)["pipeline mode"].(string); len(got) < len(mode) || got[:len(mode)] != mode {
 				t.Errorf("the run's pipeline mode fact is %q, want %s", got, mode)
+			}
+			named := false
+			for _, d := range run.Deviations {
+				named = named || strings.Contains(d, "pipeline_mode = window ran as batches")
+			}
+			if named != (tc.rate != "") {
+				t.Errorf("deviations %q: want the window's batches named only on a rate schedule", run.Deviations)
 			}
 			if run.Status != result.StatusOK {
 				t.Errorf("status %v", run.Status)
