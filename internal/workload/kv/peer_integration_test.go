@@ -30,7 +30,7 @@ url = "%s"
 %s
 clients = [4]
 threads = 2
-ratio = "1:1"
+ratio = "1:3"
 pipeline = 16
 requests = 3000
 key_maximum = 3999
@@ -51,15 +51,16 @@ func requestCount(r *result.Run) int64 {
 }
 
 // memtier_benchmark and fairbench's kv, one after the other on the same
-// Valkey with the same parameters (SET:GET 1:1, the window of 16 requests,
+// Valkey with the same parameters (SET:GET 1:3, the window of 16 requests,
 // 3 000 requests on each of 4 connections, keys 0–3999 under prefixes of
 // their own, nothing written before): both send exactly the requests asked
 // for, memtier's count as it reports it (its JSON, read by the adapter that
 // imports it) and fairbench's as it records it; and the GETs find the same
 // share of keys, the hits over hits and misses memtier reports against
-// fairbench's, within 5 points (binomial noise on 6 000 GETs is a fifth of
-// a point; the share depends only on how many SETs came before each GET,
-// which the same cycle makes the same in both). Rates are not compared: on a
+// fairbench's, within 5 points (binomial noise on 9 000 GETs is a fifth of
+// a point; the share, about 30 %, depends only on how many SETs came before
+// each GET, which the same cycle makes the same in both, and hits counted as
+// misses would make it 70 %). Rates are not compared: on a
 // shared 2-vCPU host they vary 2× from one minute to the next
 // (bench/README.md), and bench/kv.sh pairs them instead.
 func TestKVAgreesWithMemtier(t *testing.T) {
@@ -80,12 +81,12 @@ func TestKVAgreesWithMemtier(t *testing.T) {
 	if peerHits+peerMisses == 0 || ownHits+ownMisses == 0 {
 		t.Fatalf("no GETs counted: memtier hits/misses per second %v/%v, fairbench hits/misses %v/%v", peerHits, peerMisses, ownHits, ownMisses)
 	}
-	if got := ownHits + ownMisses; got != want/2 {
+	if got := ownHits + ownMisses; got != want*3/4 {
 		t.Errorf("fairbench's hits + misses = %v, want its %d GETs", got, want/2)
 	}
 	peerShare, ownShare := peerHits/(peerHits+peerMisses), ownHits/(ownHits+ownMisses)
 	t.Logf("hit share: memtier %.4f, fairbench %.4f", peerShare, ownShare)
-	if math.Abs(peerShare-ownShare) > 0.05 || ownShare < 0.1 || ownShare > 0.9 {
-		t.Errorf("GETs hit %.1f %% of the time under memtier, %.1f %% under fairbench: want within 5 points, both between 10 and 90 %%", 100*peerShare, 100*ownShare)
+	if math.Abs(peerShare-ownShare) > 0.05 || ownShare < 0.1 || ownShare > 0.5 {
+		t.Errorf("GETs hit %.1f %% of the time under memtier, %.1f %% under fairbench: want within 5 points, fairbench's between 10 and 50 %%", 100*peerShare, 100*ownShare)
 	}
 }
