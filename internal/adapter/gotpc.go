@@ -76,9 +76,8 @@ var goTPCOps = map[string]string{
 	"STOCK_LEVEL":  tpccparams.StockLevel,
 }
 
-// goTPCSpecFactor is go-tpc's tpmC per warehouse at 100 % efficiency (the
-// specification's maximum with keying and think times).
-const goTPCSpecFactor = 12.86
+// goTPCSpecFactor is go-tpc's tpmC per warehouse at 100 % efficiency.
+const goTPCSpecFactor = tpccparams.TpmCPerWarehouse
 
 func detectGoTPC(text string) bool { return goTPCDetect.MatchString(head(text, 256<<10)) }
 

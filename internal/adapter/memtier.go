@@ -1036,6 +1036,10 @@ func memtierParams(r *result.Run, cfg map[string]any, arbitrary bool) {
 	}
 	if v, ok := num("pipeline"); ok {
 		p[kvparams.Pipeline] = int64(v)
+		p[kvparams.PipelineMode] = kvparams.Window // memtier's only kind of pipeline
+	}
+	if v, ok := str("pipeline_mode"); ok { // fairbench's memtier JSON of a batch run
+		p[kvparams.PipelineMode] = v
 	}
 	if v, ok := str("data_size_range"); ok && v != "0:0" {
 		p[kvparams.DataSizeRange] = strings.Replace(v, ":", "-", 1)
@@ -1076,6 +1080,9 @@ func memtierParams(r *result.Run, cfg map[string]any, arbitrary bool) {
 // commands (neither output records them).
 func completeMemtier(r *result.Run) error {
 	var need []string
+	if _, ok := r.Params[kvparams.PipelineMode]; !ok {
+		r.Params[kvparams.PipelineMode] = kvparams.Window // memtier's only kind of pipeline
+	}
 	if _, ok := r.Params[kvparams.Pipeline]; !ok {
 		need = append(need, "--pipeline N (memtier's default is 1)")
 	}

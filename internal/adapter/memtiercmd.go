@@ -143,6 +143,9 @@ func buildMemtier(inv Invocation) (Command, error) {
 	if o.RandomData {
 		a = append(a, "--random-data")
 	}
+	if o.PipelineMode == kvparams.Batch && o.Pipeline > 1 {
+		return Command{}, fmt.Errorf("memtier_benchmark keeps a window of --pipeline requests per connection: %s = %q is redis-benchmark's -P (use tool = \"redis-benchmark\" or the kv workload, or %s = %q)", kvparams.PipelineMode, o.PipelineMode, kvparams.PipelineMode, kvparams.Window)
+	}
 	a = append(a, "--pipeline="+strconv.FormatInt(o.Pipeline, 10))
 	pattern := o.KeyPattern
 	if pattern == "" {

@@ -58,6 +58,7 @@ func TestBuildMemtierRefuses(t *testing.T) {
 		{"bare password", Invocation{URL: "redis://s3cret@h:6379", Clients: 1}, nil, "takes a password only on its command line"},
 		{"uneven clients", Invocation{URL: "redis://h", Clients: 5, Threads: 2}, nil, "clients = 5 is not a multiple of threads = 2"},
 		{"rmw", Invocation{URL: "redis://h", Clients: 1}, map[string]any{"profile": "rmw"}, "no memtier_benchmark equivalent"},
+		{"batch", Invocation{URL: "redis://h", Clients: 1}, map[string]any{"pipeline": int64(16), "pipeline_mode": "batch"}, "memtier_benchmark keeps a window of --pipeline requests per connection"},
 		{"scheme", Invocation{URL: "postgres://h/db", Clients: 1}, nil, "redis:// or rediss://"},
 		{"query key", Invocation{URL: "redis://h?tls=1", Clients: 1}, nil, `target URL parameter "tls"`},
 		{"ca without tls", Invocation{URL: "redis://h?ca=/x", Clients: 1}, nil, "write rediss://"},
@@ -106,5 +107,5 @@ func TestMemtierCatalog(t *testing.T) {
 	if own, ok := KindParams("kv"); !ok || namesOf(own) != namesOf(kvparams.Specs()) {
 		t.Errorf("kind kv's parameters for tool cells are %q (registered: %v), not kvparams'", namesOf(own), ok)
 	}
-	eq(t, "kv parameters", namesOf(kvparams.Specs()), "profile,ratio,pipeline,data_size,data_size_range,key_pattern,key_minimum,key_maximum,key_prefix,key_stddev,key_median,key_zipf_exp,command,command_ratio,command_key_pattern,distinct_client_seed,requests,prefill,random_data")
+	eq(t, "kv parameters", namesOf(kvparams.Specs()), "profile,ratio,pipeline,pipeline_mode,data_size,data_size_range,key_pattern,key_minimum,key_maximum,key_prefix,key_stddev,key_median,key_zipf_exp,command,command_ratio,command_key_pattern,distinct_client_seed,requests,prefill,random_data")
 }

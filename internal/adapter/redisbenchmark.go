@@ -53,7 +53,7 @@ var (
 func detectRedisBenchmark(text string) bool { return redisDetectRe.MatchString(head(text, 64<<10)) }
 
 func newRedisRun(test string) *result.Run {
-	return &result.Run{Workload: "redis-benchmark", Kind: "kv", Params: map[string]any{kvparams.Command: test}}
+	return &result.Run{Workload: "redis-benchmark", Kind: "kv", Params: map[string]any{kvparams.Command: test, kvparams.PipelineMode: kvparams.Batch}}
 }
 
 func parseRedisBenchmark(name, text string) ([]*result.Run, error) {

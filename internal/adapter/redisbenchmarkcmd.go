@@ -81,6 +81,8 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 		return Command{}, fmt.Errorf("redis-benchmark writes 'x' bytes only: %s is memtier's (--random-data)", kvparams.RandomData)
 	case o.KeyPattern != "" && o.KeyPattern != "R:R":
 		return Command{}, fmt.Errorf("redis-benchmark draws keys uniformly at random (-r): %s %q needs memtier_benchmark", kvparams.KeyPattern, o.KeyPattern)
+	case o.PipelineMode == kvparams.Window && o.Pipeline > 1:
+		return Command{}, fmt.Errorf("redis-benchmark's -P sends batches and waits for all their replies: set %s = %q for this cell (%q, the default, is memtier's window)", kvparams.PipelineMode, kvparams.Batch, kvparams.Window)
 	case o.KeyMinimum > 0:
 		return Command{}, fmt.Errorf("redis-benchmark's keys start at 0 (-r): %s %d needs memtier_benchmark", kvparams.KeyMinimum, o.KeyMinimum)
 	}

@@ -13,7 +13,8 @@ func TestBuildRedisBenchmarkKV(t *testing.T) {
 		set  map[string]any
 		want string // the argv after the host, or an error part
 	}{
-		{map[string]any{"profile": "set-only", "data_size": int64(64), "pipeline": int64(4), "key_maximum": int64(1000)}, "-c 10 -n 160000 -P 4 -d 64 -r 1000 -t set"},
+		{map[string]any{"profile": "set-only", "data_size": int64(64), "pipeline": int64(4), "pipeline_mode": "batch", "key_maximum": int64(1000)}, "-c 10 -n 160000 -P 4 -d 64 -r 1000 -t set"},
+		{map[string]any{"profile": "set-only", "pipeline": int64(4)}, `error: redis-benchmark's -P sends batches and waits for all their replies: set pipeline_mode = "batch"`},
 		{map[string]any{"ratio": "0:1"}, "-c 10 -n 40000 -P 1 -d 32 -r 10000000 -t get"},
 		{map[string]any{"profile": "incr-only", "requests": int64(100)}, "-c 10 -n 1000 -P 1 -d 32 -r 10000000 -t incr"},
 		{nil, `error: ratio "1:10" mixes SET and GET`},

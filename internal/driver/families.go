@@ -26,6 +26,33 @@ type KV interface {
 	Pipeline(ctx context.Context, cmds []KVCommand, replies []KVReply) error
 }
 
+// KVStream is the optional capability of KV sessions that can keep requests
+// outstanding: write commands and read their replies independently, as
+// memtier_benchmark keeps a window of --pipeline requests on each connection
+// and refills it after every read (shard_connection.cpp, fill_pipeline). The
+// engine answers in order (RESP does), so the session keeps the send time of
+// each command in flight and times each reply from its own command's send.
+// A session that does not implement it (an embedded engine's in-process
+// calls, a cluster session routing by key, a library's pipeline) runs
+// pipelines only.
+type KVStream interface {
+	KV
+	// Send writes cmds after the commands already in flight, without
+	// waiting for any reply. The commands' keys and values may be reused
+	// once it returns.
+	Send(ctx context.Context, cmds []KVCommand) error
+	// Receive waits for the oldest command's reply and fills replies[0..n)
+	// with it and every further reply that has already arrived, oldest
+	// first, up to len(replies) and the commands in flight. Each reply's
+	// Latency runs from its own command's send to its arrival; Values are
+	// valid until the next Receive. It returns 0 with no commands in flight.
+	// A returned error means the session is unusable; in-flight commands are
+	// lost.
+	Receive(ctx context.Context, replies []KVReply) (n int, err error)
+	// InFlight is how many commands were sent and not yet received.
+	InFlight() int
+}
+
 // KVCommand is one command of a pipeline.
 type KVCommand struct {
 	Name  string // "GET", "SET", "INCR", ...

@@ -471,6 +471,7 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 		Conn:     cs.admin,
 		Open:     func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, cs.client, c.Target) },
 		Replace:  r.opt.Replace,
+		Paced:    c.Workload.Rate > 0,
 		Logf:     logf,
 		Progress: r.opt.Meter,
 	})

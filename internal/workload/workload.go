@@ -112,6 +112,9 @@ type PrepareEnv struct {
 	// Replace allows dropping data of the workload's shape that fairbench did not
 	// create (for example tables left by pgbench -i at another scale).
 	Replace bool
+	// Paced: the cell runs on a rate schedule, each operation started at
+	// its intended time and its requests' latencies counted from it.
+	Paced bool
 	// Logf reports progress to the user.
 	Logf func(format string, args ...any)
 	// Progress counts the units of a long load (rows, records, documents)

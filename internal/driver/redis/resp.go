@@ -207,6 +207,9 @@ func parseLen(b []byte) (int, error) {
 	return n, nil
 }
 
+// buffered says whether bytes that arrived are still to be decoded.
+func (r *reader) buffered() bool { return r.r < r.w }
+
 // resetArena starts a new pipeline's values.
 func (r *reader) resetArena() { r.arena = r.arena[:0] }
 

@@ -30,6 +30,17 @@ type node struct {
 	// broken is the I/O or protocol error after which the stream is out of
 	// step; every later call fails with it.
 	broken error
+	// inFlight holds the commands Send wrote whose replies Receive has not
+	// read, oldest first, in a ring of a power-of-two size (reused, so a
+	// window costs no allocation per request).
+	inFlight        []sentCommand
+	oldest, pending int
+}
+
+// sentCommand is one command in flight: when it went out and its size.
+type sentCommand struct {
+	at   time.Time
+	size int
 }
 
 // dialNode connects to addr and authenticates: AUTH, then SELECT. It never
@@ -145,6 +156,9 @@ func (n *node) pipeline(cmds []driver.KVCommand, replies []driver.KVReply) error
 	if n.broken != nil {
 		return n.broken
 	}
+	if n.pending > 0 {
+		return fmt.Errorf("a pipeline with %d commands in flight: their replies come first (Receive them)", n.pending)
+	}
 	start, err := n.send(cmds)
 	if err != nil {
 		return err
@@ -184,6 +198,70 @@ func (n *node) receive(cmds []driver.KVCommand, replies []driver.KVReply, start 
 		r.Bytes = int64(m + n.size[i])
 	}
 	return nil
+}
+
+// stream writes cmds behind the commands in flight and remembers each one's
+// send time and size, for receiveSent.
+func (n *node) stream(cmds []driver.KVCommand) error {
+	if n.broken != nil {
+		return n.broken
+	}
+	n.out = n.out[:0]
+	for i := range cmds {
+		var s int
+		n.out, s = appendCommand(n.out, &cmds[i])
+		n.push(s)
+	}
+	// One clock read for the write that sends them all, as for a pipeline.
+	at := time.Now()
+	for i := range len(cmds) {
+		n.inFlight[(n.oldest+n.pending-len(cmds)+i)&(len(n.inFlight)-1)].at = at
+	}
+	if _, err := n.nc.Write(n.out); err != nil {
+		n.broken = err
+		return err
+	}
+	return nil
+}
+
+// push appends a command of size bytes to the ring, growing it when full.
+func (n *node) push(size int) {
+	if n.pending == len(n.inFlight) {
+		grown := make([]sentCommand, max(16, 2*len(n.inFlight)))
+		for i := range n.pending {
+			grown[i] = n.inFlight[(n.oldest+i)&(len(n.inFlight)-1)]
+		}
+		n.inFlight, n.oldest = grown, 0
+	}
+	n.inFlight[(n.oldest+n.pending)&(len(n.inFlight)-1)] = sentCommand{size: size}
+	n.pending++
+}
+
+// receiveSent reads the oldest command's reply, then every further one the
+// reader already holds, as memtier's process_response handles whatever a
+// read brought before fill_pipeline refills the window.
+func (n *node) receiveSent(replies []driver.KVReply) (int, error) {
+	if n.broken != nil {
+		return 0, n.broken
+	}
+	n.rd.resetArena()
+	k := 0
+	for k < len(replies) && n.pending > 0 && (k == 0 || n.rd.buffered()) {
+		r := &replies[k]
+		*r = driver.KVReply{Elements: r.Elements[:0]}
+		m, err := n.rd.reply(r)
+		if err != nil {
+			n.broken = err
+			return k, err
+		}
+		sent := n.inFlight[n.oldest]
+		n.oldest = (n.oldest + 1) & (len(n.inFlight) - 1)
+		n.pending--
+		r.Latency = n.rd.arrived.Sub(sent.at)
+		r.Bytes = int64(m + sent.size)
+		k++
+	}
+	return k, nil
 }
 
 func (n *node) close() error { return n.nc.Close() }
@@ -236,6 +314,17 @@ func (s *Session) KeyCount(ctx context.Context) (int64, error) { return s.c.KeyC
 func (s *Session) Pipeline(_ context.Context, cmds []driver.KVCommand, replies []driver.KVReply) error {
 	return s.n.pipeline(cmds, replies)
 }
+
+// Send implements driver.KVStream.
+func (s *Session) Send(_ context.Context, cmds []driver.KVCommand) error { return s.n.stream(cmds) }
+
+// Receive implements driver.KVStream.
+func (s *Session) Receive(_ context.Context, replies []driver.KVReply) (int, error) {
+	return s.n.receiveSent(replies)
+}
+
+// InFlight implements driver.KVStream.
+func (s *Session) InFlight() int { return s.n.pending }
 
 // Close implements driver.Conn.
 func (s *Session) Close(context.Context) error { return s.n.close() }

@@ -20,6 +20,7 @@ const (
 	Profile            = "profile"
 	Ratio              = "ratio"
 	Pipeline           = "pipeline"
+	PipelineMode       = "pipeline_mode"
 	DataSize           = "data_size"
 	DataSizeRange      = "data_size_range"
 	KeyPattern         = "key_pattern"
@@ -36,6 +37,15 @@ const (
 	Requests           = "requests"
 	Prefill            = "prefill"
 	RandomData         = "random_data"
+)
+
+// The pipeline modes: memtier_benchmark's window (up to pipeline requests
+// outstanding on a connection, refilled after every read of replies) and
+// redis-benchmark's batch (-P: pipeline requests sent together, all their
+// replies awaited before the next batch).
+const (
+	Window = "window"
+	Batch  = "batch"
 )
 
 // Profiles are the seed studies' named mixes; "" takes ratio (or command).
@@ -83,7 +93,9 @@ func Specs() []params.Spec {
 		{Name: Profile, Kind: params.String, Default: "", Choices: Profiles,
 			Help: "a named mix instead of ratio/command: get-heavy (1:10), set-only (1:0), get-only (0:1), incr-only (INCR __key__), rmw (GET then SET of one key, one request)"},
 		{Name: Ratio, Kind: params.String, Default: "1:10", Help: "SET:GET ratio (memtier --ratio): SETs and GETs in turn, in these numbers"},
-		{Name: Pipeline, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(100_000), Help: "requests sent together on a connection (memtier --pipeline, redis-benchmark -P)"},
+		{Name: Pipeline, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(100_000), Help: "requests outstanding on a connection (memtier --pipeline; in batch mode, redis-benchmark -P)"},
+		{Name: PipelineMode, Kind: params.String, Default: Window, Choices: []string{Window, Batch},
+			Help: "window: up to pipeline requests outstanding, refilled after every read of replies (memtier_benchmark's); batch: pipeline requests sent together, then all their replies awaited (redis-benchmark -P)"},
 		{Name: DataSize, Kind: params.Int, Default: int64(32), Min: params.MinOf(1), Max: params.MaxOf(MaxValueSize), Memory: valueMemory(false), Help: "value size in bytes (memtier --data-size, redis-benchmark -d)"},
 		{Name: DataSizeRange, Kind: params.String, Default: "", Memory: valueMemory(true), Help: "MIN-MAX: value sizes drawn uniformly in this range instead of data_size (memtier --data-size-range)"},
 		{Name: KeyPattern, Kind: params.String, Default: "R:R", Help: "SET:GET key patterns: R random, S sequential, G Gaussian, Z Zipf, P parallel (memtier --key-pattern)"},
@@ -111,7 +123,9 @@ type Options struct {
 	Profile  string
 	Ratio    string
 	Pipeline int64
-	DataSize int64
+	// PipelineMode is Window or Batch.
+	PipelineMode string
+	DataSize     int64
 	// DataSizeMin and DataSizeMax are data_size_range's bounds, both
 	// DataSize without a range.
 	DataSizeMin, DataSizeMax int64
@@ -138,7 +152,7 @@ func Decode(v params.Values) (Options, error) {
 	v = params.WithDefaults(Specs(), v)
 	o := Options{
 		Profile: v.String(Profile), Ratio: v.String(Ratio), Pipeline: v.Int(Pipeline),
-		DataSize: v.Int(DataSize), DataSizeRange: v.String(DataSizeRange),
+		PipelineMode: v.String(PipelineMode), DataSize: v.Int(DataSize), DataSizeRange: v.String(DataSizeRange),
 		KeyPattern: v.String(KeyPattern), KeyMinimum: v.Int(KeyMinimum), KeyMaximum: v.Int(KeyMaximum),
 		KeyPrefix: v.String(KeyPrefix), KeyStddev: v.Float(KeyStddev), KeyMedian: v.Float(KeyMedian),
 		KeyZipfExp: v.Float(KeyZipfExp), Commands: v.Strings(Command), CommandRatios: v.Strings(CommandRatio),

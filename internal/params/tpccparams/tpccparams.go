@@ -15,6 +15,11 @@ import (
 )
 
 // Names of the tpcc kind's parameters, spelled here only.
+// TpmCPerWarehouse is the specification's most New-Orders per minute a
+// warehouse can give with keying and think times: go-tpc's efficiency is
+// tpmC over this times the warehouses (go-tpc tpcc/workload.go, 12.86).
+const TpmCPerWarehouse = 12.86
+
 const (
 	Warehouses     = "warehouses"
 	Implementation = "implementation"

@@ -151,6 +151,7 @@ func WriteMemtierJSON(w io.Writer, r *result.Run) error {
 	config := ordered{
 		{"server", r.TargetURL}, {"protocol", "redis"}, {"clients", r.Clients}, {"threads", 1},
 		{"test_time", testTime}, {"requests", o.Requests}, {"ratio", o.Ratio}, {"pipeline", o.Pipeline},
+		{"pipeline_mode", o.PipelineMode}, // fairbench's: memtier's own pipeline is always a window
 		{"data_size", o.DataSize}, {"random_data", strconv.FormatBool(o.RandomData)}, {"data_size_range", dsr},
 		{"key_prefix", o.KeyPrefix}, {"key_minimum", o.KeyMinimum}, {"key_maximum", o.KeyMaximum},
 		{"key_pattern", o.KeyPattern}, {"key_stddev", o.KeyStddev}, {"key_median", o.KeyMedian},

@@ -19,6 +19,7 @@ func (Workload) Flags() []workload.Flag {
 			Usage: "fairbench's: total requests per second over all connections, scheduled without coordinated omission (memtier's --rate-limiting is per connection)"},
 		{Name: "ratio", Param: kvparams.Ratio},
 		{Name: "pipeline", Param: kvparams.Pipeline},
+		{Name: "pipeline-mode", Param: kvparams.PipelineMode},
 		{Name: "data-size", Shorthand: "d", Param: kvparams.DataSize},
 		{Name: "data-size-range", Param: kvparams.DataSizeRange},
 		{Name: "random-data", Shorthand: "R", Param: kvparams.RandomData, Switch: "true",

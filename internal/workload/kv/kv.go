@@ -2,9 +2,14 @@
 // GETs in memtier's SET:GET ratio, or one arbitrary command ("INCR __key__"),
 // sent in pipelines, over keys drawn by memtier's key patterns, against any
 // target whose sessions speak the driver.KV capability (Redis, Valkey, the
-// embedded KV engines). Each request of a pipeline is recorded with its own
-// latency, from the pipeline's send to its reply, as memtier records it; hits
-// and misses of GETs are counted as memtier counts them.
+// embedded KV engines). The pipeline is memtier's window by default: up to
+// pipeline requests outstanding on each connection, refilled after every read
+// of replies (memtier 2.3.0 shard_connection.cpp, process_response then
+// fill_pipeline), each request timed from its own send to its reply. With
+// pipeline_mode = batch it is redis-benchmark's -P: pipeline requests sent
+// together and all their replies awaited before the next batch, each timed
+// from the batch's send. Hits and misses of GETs are counted as memtier
+// counts them.
 //
 // Decisions where memtier leaves room: clients get distinct random seeds
 // unless distinct_client_seed = false (memtier's default shares one seed, so
@@ -97,6 +102,13 @@ type instance struct {
 	sizeMin  int
 	sizeMax  int
 	pipeline int
+	// window: keep up to pipeline requests outstanding (memtier's), on
+	// sessions that can (driver.KVStream); otherwise batches. paced: the
+	// cell has a rate schedule (set by Prepare), which paces whole
+	// operations: a window's replies would carry the lateness of the
+	// operation that read them, not of the one that sent them, so batches.
+	window bool
+	paced  bool
 	// value is data_size (or the range's maximum) bytes of 'x', as memtier's
 	// values; with random_data, twice that many random bytes, each value a
 	// window at a random offset (memtier changes one byte of its random
@@ -124,7 +136,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		return nil, err
 	}
 	in := &instance{opt: o, prefix: o.KeyPrefix, pipeline: int(o.Pipeline), size: int(o.DataSize),
-		sizeMin: int(o.DataSizeMin), sizeMax: int(o.DataSizeMax)}
+		sizeMin: int(o.DataSizeMin), sizeMax: int(o.DataSizeMax), window: o.PipelineMode == kvparams.Window}
 	in.stats.Store(&[]*counts{})
 	rs := o.Ratio
 	cmds := o.Commands
@@ -139,6 +151,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		cmds = []string{"INCR __key__"}
 	case "rmw":
 		in.rmw = true
+		in.window = false // each SET needs its GET's reply: batches
 	}
 	if in.ratio, err = parseRatio(rs); err != nil {
 		return nil, err
@@ -280,6 +293,20 @@ type worker struct {
 	setReply []driver.KVReply
 	counted  bool  // requests > 0: the client stops after that many
 	left     int64 // requests still to send, when counted
+	// The window: stream is the session's, nil in batch mode; sent holds
+	// the op type of each request in flight, oldest at sent[oldest], in a
+	// ring of pipeline entries (the window never holds more).
+	stream  driver.KVStream
+	sent    []sentRequest
+	oldest  int
+	waiting int
+}
+
+// sentRequest is a request in the window: its op type, and whether a nil
+// reply to it is a miss.
+type sentRequest struct {
+	op   int
+	read bool
 }
 
 // NewSlotWorker implements workload.SlotWorkers.
@@ -315,6 +342,10 @@ func (in *instance) NewSlotWorker(_ context.Context, conn driver.Conn, slot work
 	if in.rmw {
 		w.setCmds = make([]driver.KVCommand, n)
 		w.setReply = make([]driver.KVReply, n)
+	}
+	if s, ok := kv.(driver.KVStream); ok && in.window && !in.paced {
+		w.stream, w.sent = s, make([]sentRequest, n)
+		return w.refill, nil
 	}
 	return w.op, nil
 }
@@ -387,6 +418,44 @@ func (w *worker) next(rng *rand.Rand, c *driver.KVCommand) int {
 	}
 	c.Name, c.Key = "GET", w.key(w.getKeys.next(rng))
 	return opGet
+}
+
+// refill is one turn of memtier's window: send requests until pipeline of
+// them are outstanding (fill_pipeline), then read the oldest one's reply and
+// every other that has arrived, and record each as a request timed from its
+// own send (process_response).
+func (w *worker) refill(ctx context.Context, rng *rand.Rand, req workload.Requests) (int, error) {
+	if w.own != nil {
+		rng = w.own
+	}
+	free := int64(len(w.sent) - w.waiting)
+	if w.counted {
+		free = min(free, w.left)
+		w.left -= free
+	}
+	if free > 0 {
+		w.keyBuf = w.keyBuf[:0]
+		cmds := w.cmds[:free]
+		for i := range cmds {
+			op := w.next(rng, &cmds[i])
+			w.sent[(w.oldest+w.waiting)%len(w.sent)] = sentRequest{op: op, read: cmds[i].Name == "GET"}
+			w.waiting++
+		}
+		if err := w.stream.Send(ctx, cmds); err != nil {
+			return 0, err
+		}
+	}
+	if w.waiting == 0 {
+		return 0, workload.ErrClientDone
+	}
+	n, err := w.stream.Receive(ctx, w.replies)
+	for i := range n {
+		s := w.sent[w.oldest]
+		w.oldest = (w.oldest + 1) % len(w.sent)
+		w.waiting--
+		w.record(req, s.op, &w.replies[i], s.read)
+	}
+	return 0, err
 }
 
 // op sends one pipeline and records each reply as a request.
@@ -493,7 +562,7 @@ func workingSet(p map[string]any) (int64, string, bool) {
 // Describe is the Describe hook: the facts memtier prints in its
 // header, and where this run differs from memtier's defaults in a way a
 // reader comparing with memtier must know.
-func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []string) {
+func (in *instance) Describe(conn driver.Conn) (facts [][2]string, deviations []string) {
 	what := fmt.Sprintf("SET:GET %d:%d", in.ratio.set, in.ratio.get)
 	switch {
 	case in.commands != nil:
@@ -511,12 +580,38 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 	facts = [][2]string{
 		{"profile", what},
 		{"pipeline", strconv.Itoa(in.pipeline)},
+		{"pipeline mode", in.pipelineMode(conn)},
 		{"key range", fmt.Sprintf("%s%d … %s%d", in.prefix, in.keys.min, in.prefix, in.keys.max)},
 		{"data size", sizeText(in.sizeMin, in.sizeMax)},
 		{"key pattern", in.opt.KeyPattern},
+	}
+	if in.opt.PipelineMode == kvparams.Window && in.pipeline > 1 && !in.keepsWindow(conn) {
+		why := "this target's sessions cannot keep requests outstanding (embedded engines answer in-process, cluster and client=go-redis sessions send pipelines whole)"
+		switch {
+		case in.rmw:
+			why = "rmw's SETs need their GETs' replies"
+		case in.paced:
+			why = "a rate schedule paces whole operations, and a window's replies would carry the lateness of the operation that read them"
+		}
+		deviations = append(deviations, fmt.Sprintf("pipeline_mode = window ran as batches of %d (redis-benchmark's -P): %s", in.pipeline, why))
 	}
 	if !in.opt.DistinctClientSeed {
 		deviations = append(deviations, "every client draws the same key sequence (distinct_client_seed = false, memtier's default)")
 	}
 	return facts, deviations
+}
+
+// keepsWindow says whether this run's workers keep a window on conn's kind of
+// session.
+func (in *instance) keepsWindow(conn driver.Conn) bool {
+	_, ok := conn.(driver.KVStream)
+	return ok && in.window && !in.paced
+}
+
+// pipelineMode is the summary's account of the pipeline the run used.
+func (in *instance) pipelineMode(conn driver.Conn) string {
+	if in.keepsWindow(conn) {
+		return fmt.Sprintf("window (up to %d requests outstanding per connection, each timed from its own send; memtier --pipeline)", in.pipeline)
+	}
+	return fmt.Sprintf("batch (%d requests sent together, all replies awaited, each timed from the batch's send; redis-benchmark -P)", in.pipeline)
 }

@@ -125,6 +125,7 @@ func set(ctx context.Context, kv driver.KV, key []byte, value string) error {
 // there; a run that writes without prefill records the range it may write.
 // Either way, keys of the range fairbench did not write stop it first.
 func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error {
+	in.paced = env.Paced
 	prefill := env.Load || in.opt.Prefill
 	if !prefill && !in.writes() {
 		return nil

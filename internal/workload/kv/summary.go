@@ -24,7 +24,7 @@ func PeerSummary(w io.Writer, r *result.Run) {
 		secs = 1
 	}
 	facts, _ := r.Env.Extra["workload"].(map[string]any)
-	for _, k := range []string{"profile", "pipeline", "key range", "data size", "key pattern"} {
+	for _, k := range []string{"profile", "pipeline", "pipeline mode", "key range", "data size", "key pattern"} {
 		if v, ok := facts[k]; ok {
 			fmt.Fprintf(w, "%s: %v\n", k, v)
 		}

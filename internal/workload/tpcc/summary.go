@@ -3,6 +3,7 @@ package tpcc
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/hist"
@@ -90,8 +91,13 @@ func PeerSummary(w io.Writer, r *result.Run) {
 	if f.HasNOPM && f.NOPM > 0 {
 		agree = fmt.Sprintf(" (%+.2f %% of NOPM)", 100*(f.TPMC-f.NOPM)/f.NOPM)
 	}
-	fmt.Fprintf(w, "tpmC (committed New-Orders fairbench counted): %.0f%s; New-Orders rolled back on purpose: %.0f\n",
-		f.TPMC, agree, r.Summary.Extra[rolledBack])
+	eff := ""
+	// A stored run's parameters come back from JSON as float64.
+	if wh, err := strconv.ParseFloat(fmt.Sprint(r.Params[tpccparams.Warehouses]), 64); err == nil && wh >= 1 {
+		eff = fmt.Sprintf(", efficiency %.1f%% (go-tpc's: tpmC ÷ (%.2f × %.0f warehouses))", 100*f.TPMC/(tpccparams.TpmCPerWarehouse*wh), tpccparams.TpmCPerWarehouse, wh)
+	}
+	fmt.Fprintf(w, "tpmC (committed New-Orders fairbench counted): %.0f%s%s; New-Orders rolled back on purpose: %.0f\n",
+		f.TPMC, agree, eff, r.Summary.Extra[rolledBack])
 	fmt.Fprintf(w, "%-9s %9s %7s %9s %9s %9s %9s %9s %7s\n", "TXN", "CALLS", "SHARE", "AVG ms", "P50 ms", "P95 ms", "P99 ms", "MAX ms", "ERRORS")
 	var total int64
 	for _, op := range r.Ops {

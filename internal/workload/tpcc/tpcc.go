@@ -434,6 +434,9 @@ func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 		{"keying and thinking", fmt.Sprint(in.keying)},
 	}
 	var dev []string
+	if c, ok := conn.(driver.SQL); ok && c.Dialect() == "postgres" {
+		dev = append(dev, "PostgreSQL: TPM counts this database's commits and rollbacks (pg_stat_database of current_database()); HammerDB sums every database's")
+	}
 	if c, ok := conn.(driver.SQL); ok && c.Dialect() == "sqlite" {
 		dev = append(dev,
 			"SQLite: transactions start with BEGIN IMMEDIATE (one writer at a time) and read without FOR UPDATE",
