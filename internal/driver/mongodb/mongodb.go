@@ -48,8 +48,13 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 	}
 	// Ping the primary: writes go there, and a secondary answering would
 	// hide a replica set without one.
-	if err := mc.Ping(ctx, readpref.Primary()); err != nil {
-		_ = mc.Disconnect(context.WithoutCancel(ctx))
+	att, cancel := driver.StartConnecting(ctx, *cfg.opts.ServerSelectionTimeout, "serverSelectionTimeoutMS")
+	defer cancel()
+	ping := func(ctx context.Context) error { return mc.Ping(ctx, readpref.Primary()) }
+	if err := att.Await(ping, func() { _ = mc.Disconnect(context.Background()) }); err != nil {
+		if e := att.Explain(err, "MongoDB server of "+cfg.redacted); e != nil {
+			return nil, e
+		}
 		return nil, fmt.Errorf("MongoDB server of %s does not answer: %w (is it running, and do the URL's host, port, tls and credentials match it?)",
 			cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
