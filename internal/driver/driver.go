@@ -27,13 +27,13 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -541,7 +541,7 @@ func (e *scrubbedError) Unwrap() error { return e.err }
 // CAPool reads a PEM file of CA certificates (a URL's ca, ca_file, ssl-ca),
 // the error naming the file as key says it.
 func CAPool(key, file string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(file)
+	pem, err := boundfile.Read(file, 16<<20, "a PEM file of CA certificates")
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read: %w", key, err)
 	}
