@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/numfmt"
-	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
