@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
@@ -98,14 +99,14 @@ func writeAtomically(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
+// maxFallbackFile bounds a fallback file read whole: a long run's every
+// second with its histograms is a few hundred MB.
+const maxFallbackFile = 4 << 30
+
 // readFallback returns the file's fallback runs, or ok=false when it is not a
 // fallback file.
 func readFallback(path string) (f fallbackFile, ok bool, err error) {
-	st, err := os.Stat(path)
-	if err != nil || st.IsDir() {
-		return f, false, nil
-	}
-	h, err := os.Open(path)
+	h, err := boundfile.Open(path) // not a regular file: import says so
 	if err != nil {
 		return f, false, nil
 	}
@@ -115,7 +116,7 @@ func readFallback(path string) (f fallbackFile, ok bool, err error) {
 	if !bytes.Contains(head[:n], []byte(`"format": "`+fallbackFormat+`"`)) {
 		return f, false, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := boundfile.Read(path, maxFallbackFile, "a fairbench fallback file")
 	if err != nil {
 		return f, true, err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/params/tpccparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -435,7 +436,7 @@ func checkHammerDBBuild(out string) error {
 // attachHammerDBLogDir reads the time profile HammerDB wrote into TMP.
 func attachHammerDBLogDir(runs []*result.Run, dir string) error {
 	name := filepath.Join(dir, "hdbxtprofile.log")
-	b, err := os.ReadFile(name)
+	b, err := boundfile.Read(name, maxOutput, "HammerDB's time profile")
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && len(runs) == 1 && len(runs[0].Ops) > 0 {
 			return nil // the job timing in the output gave the profile

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -15,6 +14,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/params/kvparams"
 	"github.com/fairbench/fairbench/internal/result"
@@ -1117,7 +1117,7 @@ func attachMemtierLogDir(runs []*result.Run, dir string) error {
 		return fmt.Errorf("memtier's JSON needs exactly one memtier_benchmark run to replace, got %d", len(runs))
 	}
 	path := filepath.Join(dir, memtierJSONFile)
-	b, err := os.ReadFile(path)
+	b, err := boundfile.Read(path, maxOutput, "memtier_benchmark's JSON")
 	if err != nil {
 		return fmt.Errorf("memtier_benchmark wrote no JSON (--json-out-file): %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/searchparams"
 	"github.com/fairbench/fairbench/internal/result"
@@ -502,13 +503,13 @@ func attachOSBLogDir(runs []*result.Run, dir string) error {
 	if len(runs) != 1 {
 		return fmt.Errorf("OSB's test_run.json needs exactly one run to replace, got %d", len(runs))
 	}
-	b, err := os.ReadFile(filepath.Join(dir, osbRunIDFile))
+	b, err := boundfile.Read(filepath.Join(dir, osbRunIDFile), 4<<10, "OSB's run id")
 	if err != nil {
 		return fmt.Errorf("the run's id: %w", err)
 	}
 	id := strings.TrimSpace(string(b))
 	path := filepath.Join(dir, ".osb", "benchmarks", "test-runs", id, "test_run.json")
-	b, err = os.ReadFile(path)
+	b, err = boundfile.Read(path, maxOutput, "OSB's test_run.json")
 	if errors.Is(err, os.ErrNotExist) {
 		runs[0].Deviations = append(runs[0].Deviations, "read from OSB's console summary: its test_run.json was not found")
 		return nil

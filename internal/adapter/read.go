@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fairbench/fairbench/internal/boundfile"
 )
 
 // DetectPrefix is how much of a file detection looks at: every tool names
@@ -47,7 +49,7 @@ func logOf(name, text string) *Tool {
 
 // ReadFile reads the file at path for import; see Read.
 func ReadFile(path string) (File, error) {
-	f, err := os.Open(path)
+	f, err := boundfile.Open(path)
 	if err != nil {
 		return File{}, err
 	}

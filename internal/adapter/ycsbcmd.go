@@ -3,10 +3,10 @@ package adapter
 import (
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/params/ycsbparams"
 )
@@ -358,7 +358,7 @@ func ycsbUserProps(o ycsbparams.Options, conn [][2]string) (ycsbUser, error) {
 // go-ycsb and Java YCSB read: key=value, key: value or key value; # and !
 // comments; a line ending in a backslash goes on).
 func ycsbPropertyKeys(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundfile.Read(path, 1<<20, "a YCSB workload file")
 	if err != nil {
 		return nil, err
 	}

@@ -256,7 +256,7 @@ func TestBuildYcsbPropertiesPassThrough(t *testing.T) {
 		{params.Values{"properties": []string{"threadcount=5"}}, "threadcount is set by fairbench"},
 		{params.Values{"properties": []string{"pg.host=x"}}, "connection property"},
 		{params.Values{"properties": []string{"fieldcount"}}, `"fieldcount" is not name=value`},
-		{params.Values{"property_files": []string{filepath.Join(dir, "none")}}, "property_files: open"},
+		{params.Values{"property_files": []string{filepath.Join(dir, "none")}}, "property_files: stat"},
 	} {
 		if _, err := buildYcsb(ycsbInv("postgres://bench@h/bench", 4, bad.pv)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%v: err = %v, want %q", bad.pv, err, bad.want)

@@ -27,12 +27,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -528,7 +528,7 @@ func (e *scrubbedError) Unwrap() error { return e.err }
 // CAPool reads a PEM file of CA certificates (a URL's ca, ca_file, ssl-ca),
 // the error naming the file as key says it.
 func CAPool(key, file string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(file)
+	pem, err := boundfile.Read(file, 16<<20, "a PEM file of CA certificates")
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read: %w", key, err)
 	}

@@ -266,7 +266,7 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 	if len(runs) != n {
 		return fail(errors.New(strings.Join(failed, "; ")))
 	}
-	merged, err := MergeRuns(runs)
+	merged, err := mergeRuns(runs, cs.shape.Waits)
 	if err != nil {
 		return fail(err)
 	}

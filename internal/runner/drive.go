@@ -17,6 +17,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/fastpath"
+	"github.com/fairbench/fairbench/internal/workload"
 )
 
 // chooseDriving decides how the connected clients are driven and records it
@@ -136,6 +137,10 @@ func (m *executor) lockThread() func() {
 // waits: a statement that still hangs a second later is cancelled
 // (hardCancel) rather than waited for.
 func (m *executor) startClients(ctx context.Context, start time.Time, hardCancel context.CancelFunc) (stop func()) {
+	// The operations' waits (workload.Wait) end when the clients are stopped,
+	// though their context is never cancelled.
+	stopped := make(chan struct{})
+	ctx = workload.WithStop(ctx, stopped)
 	var done sync.WaitGroup
 	if m.loops != nil {
 		for _, w := range m.workers {
@@ -163,6 +168,7 @@ func (m *executor) startClients(ctx context.Context, start time.Time, hardCancel
 	go func() { done.Wait(); close(finished) }()
 	return func() {
 		m.stop.Store(true)
+		close(stopped)
 		select {
 		case <-finished:
 		case <-time.After(time.Second):

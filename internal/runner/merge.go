@@ -16,7 +16,12 @@ import (
 // counts and rates added, the mean and standard deviation pooled from each
 // part's exact moments; percentiles are read from the merged histograms, never
 // averaged. Each generator's environment is kept under env "generators".
-func MergeRuns(parts []*result.Run) (*result.Run, error) {
+func MergeRuns(parts []*result.Run) (*result.Run, error) { return mergeRuns(parts, false) }
+
+// mergeRuns is MergeRuns for a cell whose operations wait outside their
+// requests (workload.Shape.Waits) when waits is set: a second without a
+// completion is no outage then.
+func mergeRuns(parts []*result.Run, waits bool) (*result.Run, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("merging runs: no partial runs")
 	}
@@ -66,7 +71,7 @@ func MergeRuns(parts []*result.Run) (*result.Run, error) {
 	}
 	out.Series = merged
 	// Dead seconds are those in which no generator completed anything.
-	setDead(s, result.DeadSecondsOf(merged, s.MeasuredSeconds, quietSeconds(*s)))
+	setDead(s, result.DeadSecondsOf(merged, s.MeasuredSeconds, quietSeconds(*s, waits)))
 	return &out, nil
 }
 

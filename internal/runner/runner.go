@@ -522,6 +522,9 @@ func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, 
 	}
 	if run.Status == result.StatusOK {
 		if why := r.limits().Judge(run); why != "" {
+			if s := run.Summary; cs.shape.Waits && s.Transactions+s.Failed == 0 {
+				why += " (its clients wait outside their requests: keying or think times, \\sleep; measure longer than those waits)"
+			}
 			run.Status = result.StatusFailed
 			run.Error = result.CapText(why, 4*result.MaxErrorText)
 			return run, errors.New(run.Error)

@@ -71,7 +71,7 @@ func (m *executor) loop(ctx context.Context, w *worker, start time.Time) {
 			began = time.Now()
 		}
 		op, tries, failed := m.once(ctx, opCtx, w, intended, maxTries)
-		if tries == 0 { // the client is done
+		if tries == 0 { // the client is done, or stopped before it sent anything
 			return
 		}
 		w.ops++
@@ -134,7 +134,8 @@ func (m *executor) sleep(w *worker, d time.Duration) bool {
 // The operation runs under opCtx; ctx is the run's, for reconnecting. An
 // operation that recorded its requests itself (workload.Requests) is not
 // recorded again, and not retried once it has recorded any. It returns the
-// operation's type, its tries (0 when the client said it is done) and
+// operation's type, its tries (0 when the client said it is done, or was
+// stopped before the operation sent anything: no operation) and
 // whether it failed.
 func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, maxTries int) (op, tries int, failed bool) {
 	saved := *w.pcg
@@ -150,6 +151,14 @@ func (m *executor) once(ctx, opCtx context.Context, w *worker, start time.Time, 
 		recorded := len(w.req.buf) > 0
 		if recorded {
 			w.rec.RecordRequests(w.req.buf)
+		}
+		if errors.Is(err, workload.ErrStopped) {
+			// The run stopped the client in a wait outside the requests: what
+			// was sent is recorded, what was not is neither done nor failed.
+			if !recorded {
+				return op, 0, false
+			}
+			return op, try, false
 		}
 		var class result.ErrorClass
 		if err != nil {

@@ -144,7 +144,7 @@ func TestSpilledRunHoldsFewPointsAndStoresThemAll(t *testing.T) {
 	}
 	// The stored series has no Missed marks nor CPU waits: compare what
 	// does not depend on them.
-	whole := result.DeadSecondsOf(want, r.Summary.MeasuredSeconds, quietSeconds(r.Summary))
+	whole := result.DeadSecondsOf(want, r.Summary.MeasuredSeconds, quietSeconds(r.Summary, false))
 	if r.Summary.DeadSeconds == 0 {
 		t.Fatal("no dead second in a run that failed every operation a quarter of the time: the test measured nothing")
 	}
@@ -180,7 +180,7 @@ func TestTallyGivesTheFlagsAndOutagesOfTheWholeSeries(t *testing.T) {
 	judge := func(r *result.Run) (result.Summary, []result.Flag, string, string) {
 		r.Summary.MeasuredSeconds = seconds
 		r.Summary.Transactions, r.Summary.Failed = 1e6, 1e4
-		setDead(&r.Summary, r.DeadTime(quietSeconds(r.Summary)))
+		setDead(&r.Summary, r.DeadTime(quietSeconds(r.Summary, false)))
 		r.Duration = seconds * time.Second
 		return r.Summary, Flags(r, r.Duration), Limits{MaxErrorRatio: 0.5, MaxDeadRatio: 0.001}.Judge(r), OutageText(r)
 	}

@@ -260,10 +260,14 @@ func (m *executor) fill(total []*hist.Stats, connectTime time.Duration, cpu floa
 }
 
 // quietSeconds reports whether seconds without a completed operation are
-// normal for a run: when its operations take a second or more, or when a rate
-// schedule below 5 per second leaves seconds without an arrival (e^-5 < 1 %).
-// Only seconds with errors and no completion are dead then.
-func quietSeconds(s result.Summary) bool {
+// normal for a run: when its operations take a second or more, when they wait
+// outside their requests (waits: keying and think times, a script's \sleep),
+// or when a rate schedule below 5 per second leaves seconds without an arrival
+// (e^-5 < 1 %). Only seconds with errors and no completion are dead then.
+func quietSeconds(s result.Summary, waits bool) bool {
+	if waits {
+		return true
+	}
 	// A query set's queries (SSB, ClickBench) range from milliseconds to
 	// minutes: a second without a finished query is their normal.
 	// A bulk request of thousands of documents may take more than a second
@@ -308,7 +312,7 @@ func (m *executor) fillOutage() {
 	s := &m.run.Summary
 	s.ReconnectAttempts = m.reconnectAttempts.Load()
 	s.Reconnects = m.reconnects.Load()
-	setDead(s, m.run.DeadTime(quietSeconds(*s)))
+	setDead(s, m.run.DeadTime(quietSeconds(*s, m.shape.Waits)))
 	if m.shape.Finite {
 		triesDeadTime(s, m.shape, m.run.StartedAt) // tries.go
 	}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -25,6 +24,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/params"
@@ -193,7 +193,7 @@ var orders = []string{OrderInterleaved, OrderSequential, OrderRandom}
 
 // Load reads and parses a study file.
 func Load(path string, cat Catalog) (*Study, error) {
-	f, err := os.Open(path)
+	f, err := boundfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -217,7 +217,9 @@ type Shape struct {
 	EndsWhenDone string
 	// Waits: operations wait besides their requests (pgbench's \sleep, think
 	// times), which would hold up the other clients of an event loop: each
-	// client then keeps a thread of its own however many -j threads are asked.
+	// client then keeps a thread of its own however many -j threads are asked,
+	// and a second without a completed operation is no outage. The waits go
+	// through Wait, which the run's stop cuts short.
 	Waits bool
 	// PerClient, when above 0, is the number of operations each client
 	// performs before it stops (pgbench's -t): an operation and its retries

@@ -56,8 +56,12 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 	if err != nil {
 		return nil, fmt.Errorf("ClickHouse URL %s: %w", cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
-	if err := conn.Ping(ctx); err != nil {
-		_ = conn.Close()
+	att, cancel := driver.StartConnecting(ctx, cfg.opts.DialTimeout, "dial_timeout")
+	defer cancel()
+	if err := att.Await(conn.Ping, func() { _ = conn.Close() }); err != nil {
+		if e := att.Explain(err, "ClickHouse server of "+cfg.redacted); e != nil {
+			return nil, e
+		}
 		return nil, fmt.Errorf("ClickHouse server of %s does not answer: %w (is it running, and do the URL's host, native port (9000 by default, not HTTP's 8123), TLS setting and credentials match it?)",
 			cfg.redacted, cfg.secrets.ScrubErr(err))
 	}

@@ -13,7 +13,9 @@ package mongodb
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
@@ -48,10 +50,23 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 	}
 	// Ping the primary: writes go there, and a secondary answering would
 	// hide a replica set without one.
-	if err := mc.Ping(ctx, readpref.Primary()); err != nil {
-		_ = mc.Disconnect(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("MongoDB server of %s does not answer: %w (is it running, and do the URL's host, port, tls and credentials match it?)",
-			cfg.redacted, cfg.secrets.ScrubErr(err))
+	// The driver's server selection ends at its own timeout, with the reason;
+	// the attempt's bound, a second later, only backs it up.
+	att, cancel := driver.StartConnecting(ctx, *cfg.opts.ServerSelectionTimeout+time.Second, "serverSelectionTimeoutMS")
+	defer cancel()
+	ping := func(ctx context.Context) error { return mc.Ping(ctx, readpref.Primary()) }
+	if err := att.Await(ping, func() { _ = mc.Disconnect(context.Background()) }); err != nil {
+		if e := att.Interrupted(err, "MongoDB server of "+cfg.redacted); e != nil {
+			return nil, e
+		}
+		// Server selection ends at its timeout whatever failed, the reason
+		// (refused, TLS) inside: it stays in the message.
+		var waited string
+		if errors.Is(err, context.DeadlineExceeded) {
+			waited = fmt.Sprintf(", timed out after %v (serverSelectionTimeoutMS in the URL sets how long to wait)", *cfg.opts.ServerSelectionTimeout)
+		}
+		return nil, fmt.Errorf("MongoDB server of %s does not answer%s: %w (is it running, and do the URL's host, port, tls and credentials match it?)",
+			cfg.redacted, waited, cfg.secrets.ScrubErr(err))
 	}
 	return &Client{cfg: cfg, mc: mc, db: mc.Database(cfg.database)}, nil
 }

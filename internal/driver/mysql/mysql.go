@@ -91,15 +91,26 @@ func connect(ctx context.Context, t driver.Target, cfg Config, mode string) (dri
 		return nil, fmt.Errorf("MySQL URL %s: %s", driver.Redacted(t.URL), scrub(err.Error(), cfg.Password))
 	}
 	db := sql.OpenDB(connector)
-	pool, err := sqldb.Open(ctx, db)
+	// go-sql-driver's timeout bounds the dial only: the handshake and the
+	// first statements are bounded by the attempt's context.
+	server := "MySQL server " + net.JoinHostPort(cfg.Host, cfg.Port)
+	att, cancel := driver.StartConnecting(ctx, cfg.Timeout, "timeout")
+	defer cancel()
+	pool, err := sqldb.Open(att.Context(), db)
 	if err != nil {
+		if e := att.Explain(err, server); e != nil {
+			return nil, e
+		}
 		return nil, errors.New(scrub(connectError(err, cfg), cfg.Password))
 	}
 	conn.pool, conn.c = pool, pool.C
 	if mode != "simple" && wireEnabled() {
-		if err := conn.startWire(ctx); err != nil {
+		if err := conn.startWire(att.Context()); err != nil {
 			conn.Close(ctx)
-			return nil, fmt.Errorf("MySQL server %s: %s", net.JoinHostPort(cfg.Host, cfg.Port), scrub(err.Error(), cfg.Password))
+			if e := att.Explain(err, server); e != nil {
+				return nil, e
+			}
+			return nil, fmt.Errorf("%s: %s", server, scrub(err.Error(), cfg.Password))
 		}
 	}
 	return conn, nil

@@ -148,7 +148,7 @@ func (c *Client) openError(err error) error {
 	var e *Error
 	if !errors.As(err, &e) {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("cannot connect within %v: %w: is the node up, and is this its HTTP port?", openTimeout, err)
+			return fmt.Errorf("timed out after %v connecting: %w (timeout in the URL sets how long to wait): is the node up, and is this its HTTP port?", c.cfg.timeout, err)
 		}
 		return fmt.Errorf("cannot connect: %w: is the node up?", err)
 	}

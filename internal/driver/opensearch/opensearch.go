@@ -52,7 +52,7 @@ var (
 const clientPath = "opensearch-go"
 
 const (
-	// openTimeout bounds Open's checks: a wrong address or a sick cluster
+	// openTimeout bounds Open's checks by default (the URL's timeout): a wrong address or a sick cluster
 	// must be told within seconds.
 	openTimeout = 10 * time.Second
 	dialTimeout = 5 * time.Second
@@ -81,7 +81,7 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 		return nil, fmt.Errorf("%s: %w", cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
 	c := &Client{cfg: cfg, oc: oc}
-	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	if err := c.check(ctx); err != nil {
 		_ = oc.Close()

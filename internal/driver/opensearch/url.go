@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
 )
@@ -19,6 +20,7 @@ var params = map[string]string{
 	"ca":       "PEM file of the CA that signed the nodes' certificates",
 	"insecure": "true|false: accept any node certificate (recorded with the run)",
 	"api_key":  "API key, sent as Authorization: ApiKey (or set OPENSEARCH_API_KEY / ELASTICSEARCH_API_KEY)",
+	"timeout":  "how long connecting and the first checks may take (\"10s\"; default 10s)",
 }
 
 // config is a parsed opensearch:// or elasticsearch:// URL.
@@ -32,7 +34,8 @@ type config struct {
 	apiKey    string
 	tls       bool
 	insecure  bool
-	tlsConfig *tls.Config // nil without TLS
+	tlsConfig *tls.Config   // nil without TLS
+	timeout   time.Duration // bounds Open's connect and checks
 }
 
 // passwordEnv and apiKeyEnv name the variables the scheme's users know.
@@ -97,6 +100,12 @@ func parseURL(raw string) (config, error) {
 		return bad("%v", err)
 	}
 	boolParam := func(name string, def bool) (bool, error) { return driver.BoolParam(q, name, def) }
+	cfg.timeout = openTimeout
+	if v := q.Get("timeout"); v != "" {
+		if cfg.timeout, err = time.ParseDuration(v); err != nil || cfg.timeout <= 0 {
+			return bad("timeout=%s: use a positive duration such as 10s", v)
+		}
+	}
 	if cfg.tls, err = boolParam("tls", cfg.tls); err != nil {
 		return bad("%v", err)
 	}

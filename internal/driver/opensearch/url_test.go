@@ -130,7 +130,7 @@ func TestParseURLCA(t *testing.T) {
 func TestParseURLErrors(t *testing.T) {
 	clearEnv(t)
 	for raw, want := range map[string]string{
-		"opensearch://u:" + secret + "@h?bogus=1":                  `unsupported parameter "bogus" (supported: api_key, ca, insecure, tls)`,
+		"opensearch://u:" + secret + "@h?bogus=1":                  `unsupported parameter "bogus" (supported: api_key, ca, insecure, timeout, tls)`,
 		"opensearch://u:" + secret + "@h?tls=maybe":                "use true or false",
 		"opensearch://u:" + secret + "@h?insecure=true":            "need TLS",
 		"opensearch://u:" + secret + "@h?ca=/x.pem":                "need TLS",

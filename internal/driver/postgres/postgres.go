@@ -86,8 +86,16 @@ func connect(ctx context.Context, t driver.Target, cfg *pgx.ConnConfig, mode str
 	// Statements are prepared explicitly by name in prepared mode; no hidden caching otherwise.
 	cfg.StatementCacheCapacity = 512
 	cfg.DescriptionCacheCapacity = 0
-	c, err := pgx.ConnectConfig(ctx, cfg)
+	// The attempt is bounded here rather than by pgx, whose timeout closes the
+	// socket and reports only "unexpected EOF".
+	att, cancel := driver.StartConnecting(ctx, cfg.ConnectTimeout, "connect_timeout (seconds)")
+	defer cancel()
+	cfg.ConnectTimeout = 0
+	c, err := pgx.ConnectConfig(att.Context(), cfg)
 	if err != nil {
+		if e := att.Explain(err, "PostgreSQL server "+net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))); e != nil {
+			return nil, e
+		}
 		return nil, errors.New(scrub(connectError(err), t.URL))
 	}
 	conn.c, conn.password = c, cfg.Password

@@ -45,9 +45,10 @@ type sentCommand struct {
 
 // dialNode connects to addr and authenticates: AUTH, then SELECT. It never
 // returns the password in an error.
-func dialNode(ctx context.Context, cfg Config, addr string, fast bool) (*node, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+func dialNode(parent context.Context, cfg Config, addr string, fast bool) (*node, error) {
+	att, cancel := driver.StartConnecting(parent, cfg.Timeout, "timeout")
 	defer cancel()
+	ctx := att.Context()
 	var (
 		nc   net.Conn
 		sock *fastpath.Conn
@@ -63,10 +64,10 @@ func dialNode(ctx context.Context, cfg Config, addr string, fast bool) (*node, e
 		nc, err = d.DialContext(ctx, "tcp", addr)
 	}
 	if err != nil {
+		if e := att.Explain(err, "Redis server "+addr); e != nil {
+			return nil, e
+		}
 		return nil, dialError(cfg, addr, err)
-	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = nc.SetDeadline(dl)
 	}
 	if tc, err := cfg.tlsConfig(); err != nil {
 		nc.Close()
@@ -80,6 +81,11 @@ func dialNode(ctx context.Context, cfg Config, addr string, fast bool) (*node, e
 		t := tls.Client(nc, tc)
 		if err := t.HandshakeContext(ctx); err != nil {
 			nc.Close()
+			// A plain server waits for a command: the handshake's timeout
+			// says less than the hint below.
+			if e := att.Interrupted(err, "Redis server "+addr); e != nil {
+				return nil, e
+			}
 			if strings.Contains(err.Error(), "x509:") {
 				return nil, fmt.Errorf("TLS handshake with %s failed: %v (give the CA with ?ca=FILE, or skip_verify=true)", addr, err)
 			}
@@ -88,6 +94,8 @@ func dialNode(ctx context.Context, cfg Config, addr string, fast bool) (*node, e
 		nc = t
 	}
 	n := &node{addr: addr, nc: nc, sock: sock, rd: newReader(nc)}
+	// The handshake's reads end when the attempt does (Ctrl-C, the timeout).
+	stop := context.AfterFunc(ctx, n.interrupt)
 	var hello []driver.KVCommand
 	if cfg.Password != "" {
 		c := driver.KVCommand{Name: "AUTH", Key: []byte(cfg.Password)}
@@ -104,7 +112,13 @@ func dialNode(ctx context.Context, cfg Config, addr string, fast bool) (*node, e
 	replies := make([]driver.KVReply, len(hello))
 	if err := n.pipeline(hello, replies); err != nil {
 		n.nc.Close()
+		if e := att.Explain(err, "Redis server "+addr); e != nil {
+			return nil, e
+		}
 		return nil, handshakeError(cfg, addr, err)
+	}
+	if !stop() { // the attempt ended as the replies came: the socket is closed
+		return nil, att.Explain(context.Cause(ctx), "Redis server "+addr)
 	}
 	for i, r := range replies {
 		if r.Err != nil {

@@ -12,14 +12,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
@@ -141,15 +142,35 @@ func NewCorpus(p params.Values) (Corpus, error) {
 	if c.Index == "" || strings.ToLower(c.Index) != c.Index || strings.ContainsAny(c.Index, `\/*?"<>| ,#:`) || strings.HasPrefix(c.Index, "_") || strings.HasPrefix(c.Index, "-") {
 		return c, fmt.Errorf("index %q: an index name is lower case, without spaces or any of \\/*?\"<>|,#: and does not start with _ or -", c.Index)
 	}
-	return c, nil
+	return c, c.checkFiles()
 }
 
-// Check reads the corpus files whole (CheckCorpus) and the mapping file.
-func (c *Corpus) Check() error {
+// checkFiles refuses, before any target is touched, a mapping that is no
+// bounded JSON object and corpus files that are not regular files (their
+// documents are read when the data is prepared, Check).
+func (c *Corpus) checkFiles() error {
 	if c.Mapping != "" {
 		if _, err := ReadJSONFile(c.Mapping); err != nil {
 			return fmt.Errorf("mapping: %w", err)
 		}
+	}
+	for _, name := range c.Files {
+		f, err := boundfile.Open(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // said by Check, when the data is prepared (it may come later)
+		}
+		if err != nil {
+			return fmt.Errorf("corpus: %w", err)
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// Check reads the corpus files whole (CheckCorpus) and the mapping file.
+func (c *Corpus) Check() error {
+	if err := c.checkFiles(); err != nil {
+		return err
 	}
 	if len(c.Files) == 0 {
 		return nil
@@ -395,7 +416,7 @@ func CheckCorpus(files []string) (docs, bytes int64, err error) {
 }
 
 func checkFile(name string) (docs, size int64, err error) {
-	f, err := os.Open(name)
+	f, err := boundfile.Open(name)
 	if err != nil {
 		return 0, 0, fmt.Errorf("corpus: %w", err)
 	}
@@ -442,10 +463,13 @@ func snippet(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
+// MaxJSONFile bounds a mapping or a search body: a few kilobytes of JSON.
+const MaxJSONFile = 16 << 20
+
 // ReadJSONFile reads a JSON object from a file (a mapping, a search body),
 // naming the file in errors.
 func ReadJSONFile(name string) (map[string]any, error) {
-	b, err := os.ReadFile(name)
+	b, err := boundfile.Read(name, MaxJSONFile, "an index mapping or a search body")
 	if err != nil {
 		return nil, err
 	}

@@ -334,7 +334,9 @@ func (snd *sender) send(ctx context.Context, b *batch, req workload.Requests) er
 				return err
 			}
 			c.retried.Add(int64(b.items()))
-			backoff(try)
+			if err := backoff(ctx, try); err != nil {
+				return err
+			}
 			continue
 		}
 		accepted := b.items() - len(res.Failed)
@@ -356,16 +358,18 @@ func (snd *sender) send(ctx context.Context, b *batch, req workload.Requests) er
 			return nil
 		}
 		c.retried.Add(int64(again))
-		backoff(try)
+		if err := backoff(ctx, try); err != nil {
+			return err
+		}
 		b = &snd.retry
 	}
 }
 
 // backoff waits before a refused request is sent again: 100 ms, doubling
-// up to 5 s, as the engines' own bulk helpers do.
-func backoff(try int) {
+// up to 5 s, as the engines' own bulk helpers do; the run's stop ends it.
+func backoff(ctx context.Context, try int) error {
 	d := 100 * time.Millisecond << min(try, 6)
-	time.Sleep(min(d, 5*time.Second))
+	return workload.Wait(ctx, min(d, 5*time.Second))
 }
 
 func searchConn(c driver.Conn) (driver.Search, error) {

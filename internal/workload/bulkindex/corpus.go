@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/params/searchparams"
 )
 
@@ -75,7 +76,7 @@ func (s *fileSource) next(b *batch, n int) (int, error) {
 			if s.cur >= len(s.files) {
 				break
 			}
-			f, err := os.Open(s.files[s.cur])
+			f, err := boundfile.Open(s.files[s.cur])
 			if err != nil {
 				return got, fmt.Errorf("corpus: %w", err)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/driver"
 )
 
@@ -104,7 +105,7 @@ func newTextSource(r io.Reader, name string, tsv bool, closer func() error) *tex
 
 func open(ctx context.Context, pathOrURL, name string, remote bool) (io.ReadCloser, error) {
 	if !remote {
-		return os.Open(pathOrURL)
+		return boundfile.Open(pathOrURL)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, pathOrURL, nil)
 	if err != nil {

@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 
+	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
@@ -136,9 +136,11 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	}
 	in := &instance{Set: set, source: p.String(paramSource), rows: p.Int(paramRows), seed: uint64(p.Int(paramSeed))}
 	if in.source != "" && !remote(in.source) {
-		if _, err := os.Stat(in.source); err != nil {
+		f, err := boundfile.Open(in.source) // streamed when loaded: its size is its own
+		if err != nil {
 			return nil, fmt.Errorf("source: %w: give the path of ClickBench's hits.tsv, hits.csv or hits.parquet, or an http(s) URL", err)
 		}
+		f.Close()
 	}
 	return in, nil
 }

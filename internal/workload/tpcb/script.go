@@ -20,10 +20,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fairbench/fairbench/internal/boundfile"
 )
 
 // Predefined variables, as pgbench presets them, in slot order.
@@ -151,22 +152,11 @@ func loadScripts(builtins, specs []string) (*scriptSet, error) {
 }
 
 func readScript(file string) ([]byte, error) {
-	f, err := os.Open(file)
+	b, err := boundfile.Read(file, maxScriptBytes, "a pgbench script")
 	if err != nil {
-		return nil, fmt.Errorf("script %s: %w", file, err)
+		return nil, fmt.Errorf("script %w", err)
 	}
-	defer f.Close()
-	buf := make([]byte, maxScriptBytes+1)
-	n, err := f.Read(buf)
-	for err == nil && n <= maxScriptBytes {
-		var m int
-		m, err = f.Read(buf[n:])
-		n += m
-	}
-	if n > maxScriptBytes {
-		return nil, fmt.Errorf("script %s: larger than %d bytes, which is no pgbench script", file, maxScriptBytes)
-	}
-	return buf[:n], nil
+	return b, nil
 }
 
 // splitWeight splits FILE@WEIGHT at its last @, with pgbench's checks.

@@ -161,14 +161,7 @@ func (in *instance) runCommand(ctx context.Context, e *env, cmd *command, stmt d
 		if n <= 0 {
 			return nil
 		}
-		t := time.NewTimer(time.Duration(min(n, int64(time.Hour/cmd.unit))) * cmd.unit)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			return nil
-		}
+		return workload.Wait(ctx, time.Duration(min(n, int64(time.Hour/cmd.unit)))*cmd.unit)
 	}
 	for i, p := range cmd.params {
 		val, err := p.eval(e)

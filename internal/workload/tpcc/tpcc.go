@@ -449,7 +449,8 @@ func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 }
 
 // Shape implements workload.Shaper: statements are prepared
-// once per session and executed by name, as HammerDB and go-tpc do.
+// once per session and executed by name, as HammerDB and go-tpc do. Keying
+// and think times are waits outside the requests.
 func (in *instance) Shape() workload.Shape {
-	return workload.Shape{ConnOptions: driver.Options{QueryMode: "prepared"}}
+	return workload.Shape{ConnOptions: driver.Options{QueryMode: "prepared"}, Waits: in.keying}
 }

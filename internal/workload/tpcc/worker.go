@@ -113,7 +113,7 @@ func (w *worker) op(ctx context.Context, rng *rand.Rand, req workload.Requests) 
 		wh = between(rng, 1, w.in.warehouses)
 	}
 	if w.in.keying {
-		if err := sleep(ctx, time.Duration(keyingSeconds[op]*float64(time.Second))); err != nil {
+		if err := workload.Wait(ctx, time.Duration(keyingSeconds[op]*float64(time.Second))); err != nil {
 			return op, err
 		}
 		start := time.Now()
@@ -127,22 +127,11 @@ func (w *worker) op(ctx context.Context, rng *rand.Rand, req workload.Requests) 
 		// ten times the mean (clause 5.2.5.4).
 		think := -math.Log(1-rng.Float64()) * thinkSeconds[op]
 		if err == nil {
-			err = sleep(ctx, time.Duration(min(think, 10*thinkSeconds[op])*float64(time.Second)))
+			err = workload.Wait(ctx, time.Duration(min(think, 10*thinkSeconds[op])*float64(time.Second)))
 		}
 		return op, err
 	}
 	return op, w.run(ctx, rng, op, wh)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // run draws the inputs of transaction op at warehouse wh (clauses 2.4.1,

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"bytes"
+	"github.com/fairbench/fairbench/internal/boundfile"
 )
 
 // Prop is one property value and where it came from: "FILE:LINE", "-p" or
@@ -148,14 +150,16 @@ func unescape(s string) (string, error) {
 	return b.String(), nil
 }
 
+// maxPropertyFile bounds a -P file: YCSB's are a few dozen lines.
+const maxPropertyFile = 1 << 20
+
 // LoadFile adds the properties of a YCSB workload file (-P FILE).
 func LoadFile(path string, into Props) error {
-	f, err := os.Open(path)
+	b, err := boundfile.Read(path, maxPropertyFile, "a YCSB workload file")
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	return ParseProperties(f, path, into)
+	return ParseProperties(bytes.NewReader(b), path, into)
 }
 
 // SetFlag adds one "-p name=value" override.
