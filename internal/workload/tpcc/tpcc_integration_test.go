@@ -296,8 +296,10 @@ func TestTPCCReusesAnotherToolsTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := in.(workload.Hooker).Hooks().Cleanup(context.Background(), c); err != nil {
-		t.Fatal(err)
+	// The cleanup leaves them, and says which (issue 49 item 8).
+	if err := in.(workload.Hooker).Hooks().Cleanup(context.Background(), c); err == nil || !strings.Contains(err.Error(), "warehouse, district") ||
+		!strings.Contains(err.Error(), "left alone: fairbench's marker does not say it created them") {
+		t.Fatalf("cleanup of another tool's tables: %v, want them named as left alone", err)
 	}
 	if n, err := c.QueryInt64(context.Background(), "SELECT count(*) FROM warehouse"); err != nil || n != 1 {
 		t.Fatalf("cleanup touched tables fairbench does not own: %d warehouses, %v", n, err)
