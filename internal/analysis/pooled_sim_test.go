@@ -260,7 +260,7 @@ func TestAutoRepetitionsFalsePositiveRateIsAlpha(t *testing.T) {
 	}{
 		{3, 8, 4, 0.05, 0}, {2, 10, 8, 0.10, 0.05}, {6, 6, 2, 0.03, 0}, {1, 12, 10, 0.10, 0},
 	} {
-		var stein, naive, early, rounds int
+		var stein, naive, sequential, early, rounds int
 		for range trials {
 			s := simStudy{k: tc.k, n: tc.most, cv: tc.cv, driftCV: tc.drf, change: []float64{0}}
 			all := s.cells(rng, DefaultAlpha, false)
@@ -282,20 +282,36 @@ func TestAutoRepetitionsFalsePositiveRateIsAlpha(t *testing.T) {
 			if decided(p.Verdict) {
 				stein++
 			}
-			markPilot(cells, 0)
+			markPilot(all, 0)
 			if decided(PoolCells(cells, DefaultAlpha).Verdict) {
 				naive++
 			}
+			if decided(untilNarrow(all, tc.width, tc.most).Verdict) {
+				sequential++
+			}
 		}
 		rate := float64(stein) / float64(trials)
-		t.Logf("k=%d cells, at most %d rounds, ±%.0f %% at CV %.0f %% (drift %.0f %%): Stein %.4f, all-blocks scatter %.4f; %.0f %% stopped early, %.2f rounds on average",
-			tc.k, tc.most, tc.width, tc.cv*100, tc.drf*100, rate, float64(naive)/float64(trials), 100*float64(early)/float64(trials), float64(rounds)/float64(trials))
+		t.Logf("k=%d cells, at most %d rounds, ±%.0f %% at CV %.0f %% (drift %.0f %%): Stein %.4f, all-blocks scatter %.4f, rounds until narrow %.4f; %.0f %% stopped early, %.2f rounds on average",
+			tc.k, tc.most, tc.width, tc.cv*100, tc.drf*100, rate, float64(naive)/float64(trials), float64(sequential)/float64(trials),
+			100*float64(early)/float64(trials), float64(rounds)/float64(trials))
 		if math.Abs(rate-DefaultAlpha) > tol {
 			t.Errorf("k=%d, at most %d rounds, ±%.0f %%, CV %.0f %%: false-positive rate %.4f, want %.2f ± %.2f",
 				tc.k, tc.most, tc.width, tc.cv*100, rate, DefaultAlpha, tol)
 		}
 		if early == 0 {
 			t.Errorf("k=%d, at most %d rounds, ±%.0f %%, CV %.0f %%: no trial stopped before the maximum: the case tests nothing", tc.k, tc.most, tc.width, tc.cv*100)
+		}
+	}
+}
+
+// untilNarrow is the rule that fails: add rounds until the pooled paired
+// interval is at most ±width % (or most rounds ran), and test those.
+func untilNarrow(all []*CellComparison, width float64, most int) *Pooled {
+	for r := AutoPilotRounds; ; r++ {
+		p := PoolCells(firstRounds(all, r), DefaultAlpha)
+		half := StudentQuantile(1-DefaultAlpha/2, p.DF) * p.SD / math.Sqrt(float64(p.Units))
+		if r == most || half <= math.Log1p(width/100) {
+			return p
 		}
 	}
 }
