@@ -9,7 +9,6 @@ import (
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/store"
 )
 
 // autoStudy runs a study with repetitions = "auto", at most 4 rounds and an
@@ -18,6 +17,17 @@ import (
 func autoStudy(t *testing.T, interval string) (string, []*result.Run, string) {
 	t.Helper()
 	dir := t.TempDir()
+	o := fairbench(t, dir, "run", writeAutoStudy(t, dir, interval))
+	if o.code != 0 {
+		t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+	}
+	return dir, storedRuns(t, dir), o.stderr
+}
+
+// writeAutoStudy writes the study autoStudy runs into dir, checks what
+// validate says of it, and returns its path.
+func writeAutoStudy(t *testing.T, dir, interval string) string {
+	t.Helper()
 	file := filepath.Join(dir, "auto.toml")
 	doc := `[study]
 name = "auto"
@@ -45,20 +55,7 @@ clients = [1, 2]
 	if want := fmt.Sprintf("repetitions auto: 2 pilot rounds, then as many as the widest scenario needs for ±%s %%, at most 4 (the estimate above is that worst case)", interval); v.code != 0 || !strings.Contains(v.stdout, want) {
 		t.Fatalf("validate: exit %d, or it lacks %q:\n%s%s", v.code, want, v.stdout, v.stderr)
 	}
-	o := fairbench(t, dir, "run", file)
-	if o.code != 0 {
-		t.Fatalf("run: exit %d: %s", o.code, o.stderr)
-	}
-	s, err := store.Open(filepath.Join(dir, "fairbench.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	runs, err := s.Runs(store.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, runs, o.stderr
+	return file
 }
 
 // roundsOf is the highest repetition among runs, and the rounds the pilot
@@ -96,8 +93,14 @@ func TestAutoRepetitionsStopAfterThePilot(t *testing.T) {
 	if ran != asked || ran != 2 || len(runs) != 2*2*2 {
 		t.Fatalf("stored %d runs up to repetition %d, the pilot asks for %d rounds; want 8 runs of 2 rounds:\n%s", len(runs), ran, asked, stderr)
 	}
-	if want := "repetitions auto: the pilot's scatter asks for 2 rounds of 4; skipping rounds 3–4\n"; strings.Count(stderr, want) != 1 {
+	want := "repetitions auto: the pilot's scatter asks for 2 rounds of 4; skipping rounds 3–4\n"
+	if strings.Count(stderr, want) != 1 {
 		t.Errorf("run's progress lacks, once, %q:\n%s", want, stderr)
+	}
+	// --resume asks the hook again, from the same pilot: the same rounds.
+	again := fairbench(t, dir, "run", "--resume", filepath.Join(dir, "auto.toml"))
+	if again.code != 0 || strings.Count(again.stderr, want) != 1 || len(storedRuns(t, dir)) != len(runs) {
+		t.Errorf("run --resume: exit %d, or it asks for other rounds or adds runs:\n%s", again.code, again.stderr)
 	}
 	o := fairbench(t, dir, "report") // the text report wraps its lines
 	if words := strings.Join(strings.Fields(o.stdout), " "); o.code != 0 || !strings.Contains(words, "paired over 2 cells × 2 rounds, Stein's two stages, p=") {
