@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/escape"
@@ -199,6 +200,9 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		} else {
 			opt.NoTickLines = true
 		}
+	}
+	if st.AutoRepetitions {
+		opt.Auto = autoRounds(s, st)
 	}
 	sink := &collectingSink{store: s, results: s.Path()}
 	if st.Hash != "" {
@@ -668,7 +672,32 @@ func validate(args []string, results string, resultsGiven bool) error {
 	out := escape.NewWriter(os.Stdout, escape.TerminalText)
 	study.WritePlan(out, st, cells, cellTimer(shapes, shapeKey, lastRuns(stored)))
 	writePower(out, st, cells, stored, results)
+	if st.AutoRepetitions {
+		fmt.Fprintf(out, "repetitions auto: %d pilot rounds, then as many as the widest scenario needs for ±%g %%, at most %d (the estimate above is that worst case)\n",
+			analysis.AutoPilotRounds, st.Interval, st.MaxRepetitions)
+	}
 	return nil
+}
+
+// autoRounds sizes a study with repetitions = "auto" from its pilot: the
+// runs of this study (its name and file's hash) in the store s, compared
+// against the study's baseline as the report will (analysis.AutoRounds).
+func autoRounds(s *store.Store, st *study.Study) *runner.AutoRounds {
+	return &runner.AutoRounds{Pilot: analysis.AutoPilotRounds, Rounds: func() (int, error) {
+		runs, err := s.RunsWithoutIntervals(store.Filter{StudyName: st.Name, StudyHash: st.Hash, Status: []result.Status{result.StatusOK}})
+		if err != nil {
+			return 0, err
+		}
+		groups, err := analysis.GroupRuns(runs)
+		if err != nil {
+			return 0, err
+		}
+		baseline, err := baselineOf(s, runs, groups, "")
+		if err != nil {
+			return 0, err
+		}
+		return analysis.AutoRounds(groups, baseline, st.Interval, st.MaxRepetitions, analysis.DefaultAlpha)
+	}}
 }
 
 // checkClientLimits refuses, before anything runs, a study whose client

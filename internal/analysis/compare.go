@@ -169,8 +169,8 @@ func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, erro
 func compareHeadline(b, g *Group, alpha float64) Metric {
 	h := g.Headline
 	m := compareMetric(h.Name, h.Unit, h.HigherIsBetter, b.Values, g.Values, b.Median, g.Median, alpha)
-	if d, ok := blockRatios(b, g); ok && len(d) >= MinPairedBlocks {
-		m = pairMetric(m, d, alpha)
+	if d, ok := blockRatios(b, g); ok && len(d.D) >= MinPairedBlocks {
+		m = pairMetric(m, d.D, alpha)
 	}
 	m.Headline = true
 	return m

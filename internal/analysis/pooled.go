@@ -42,6 +42,9 @@ import (
 const (
 	PairedTest   = "paired t on log ratios"
 	UnpairedTest = "pooled t on log values, unpaired"
+	// SteinTest is the paired test of a study with repetitions = "auto":
+	// the mean of all blocks against the scatter of the pilot's (autoTest).
+	SteinTest = PairedTest + ", Stein's two stages"
 )
 
 // Pooled is one target's change against the baseline over a scenario's
@@ -89,7 +92,7 @@ func PoolCells(cells []*CellComparison, alpha float64) *Pooled {
 	p := &Pooled{Change: math.NaN(), P: math.NaN(), Detectable: math.NaN(), alpha: alpha}
 	blocks, paired := cellBlocks(cells)
 	if n := blockCount(blocks); paired && n >= MinPairedBlocks {
-		p.pair(blocks)
+		p.pair(blocks, pilotRounds(cells))
 	} else {
 		p.unpaired(cells)
 	}
@@ -103,8 +106,8 @@ func PoolCells(cells []*CellComparison, alpha float64) *Pooled {
 // before), which is what interleaved order does and sequential order does
 // not. A repetition number a side holds twice (merged studies, imports)
 // means no blocks.
-func cellBlocks(cells []*CellComparison) ([][]float64, bool) {
-	out := make([][]float64, len(cells))
+func cellBlocks(cells []*CellComparison) ([]cellRatios, bool) {
+	out := make([]cellRatios, len(cells))
 	for i, cc := range cells {
 		d, ok := blockRatios(cc.Base, cc.Other)
 		if !ok {
@@ -115,16 +118,22 @@ func cellBlocks(cells []*CellComparison) ([][]float64, bool) {
 	return out, len(cells) > 0
 }
 
-func blockCount(blocks [][]float64) int {
+// cellRatios are one cell's block log ratios, D[i] of round Rep[i].
+type cellRatios struct {
+	D   []float64
+	Rep []int
+}
+
+func blockCount(blocks []cellRatios) int {
 	n := 0
 	for _, d := range blocks {
-		n += len(d)
+		n += len(d.D)
 	}
 	return n
 }
 
 // blockRatios pairs one cell's runs by repetition (see cellBlocks).
-func blockRatios(b, o *Group) ([]float64, bool) {
+func blockRatios(b, o *Group) (cellRatios, bool) {
 	byRep := func(g *Group) (map[int]int, bool) {
 		m := map[int]int{}
 		for i, r := range g.Runs {
@@ -138,7 +147,7 @@ func blockRatios(b, o *Group) ([]float64, bool) {
 	bm, ok1 := byRep(b)
 	om, ok2 := byRep(o)
 	if !ok1 || !ok2 {
-		return nil, false
+		return cellRatios{}, false
 	}
 	var reps []int
 	for r := range bm {
@@ -147,36 +156,132 @@ func blockRatios(b, o *Group) ([]float64, bool) {
 		}
 	}
 	sort.Ints(reps)
-	var d []float64
+	var d cellRatios
 	var lastEnd int64 // latest start of the previous round, unix ns
 	for k, r := range reps {
 		rb, ro := b.Runs[bm[r]], o.Runs[om[r]]
 		first := min(rb.StartedAt.UnixNano(), ro.StartedAt.UnixNano())
 		if k > 0 && first <= lastEnd {
-			return nil, false
+			return cellRatios{}, false
 		}
 		lastEnd = max(rb.StartedAt.UnixNano(), ro.StartedAt.UnixNano())
 		vb, vo := b.Values[bm[r]], o.Values[om[r]]
 		if vb > 0 && vo > 0 {
-			d = append(d, math.Log(vo)-math.Log(vb))
+			d.D = append(d.D, math.Log(vo)-math.Log(vb))
+			d.Rep = append(d.Rep, r)
 		}
 	}
-	return d, len(d) > 0
+	return d, len(d.D) > 0
 }
 
-// pair is the one-sample t on every block's log ratio.
-func (p *Pooled) pair(blocks [][]float64) {
+// pair is the one-sample t on every block's log ratio; with pilot > 0
+// rounds (repetitions = "auto") and a scatter among the pilot's blocks,
+// Stein's two-stage test, whose scatter and degrees of freedom are the
+// pilot's.
+func (p *Pooled) pair(blocks []cellRatios, pilot int) {
 	p.Paired, p.Test = true, PairedTest
 	var all []float64
 	for _, d := range blocks {
-		all = append(all, d...)
-		p.Rounds = max(p.Rounds, len(d))
-		p.CellChanges = append(p.CellChanges, math.Expm1(mean(d))*100)
+		all = append(all, d.D...)
+		p.Rounds = max(p.Rounds, len(d.D))
+		p.CellChanges = append(p.CellChanges, math.Expm1(mean(d.D))*100)
 	}
 	p.Cells, p.Units = len(blocks), len(all)
 	mu, sd := meanSD(all)
 	p.Change = math.Expm1(mu) * 100
-	p.test(mu, sd, float64(len(all)-1), sd/math.Sqrt(float64(len(all))))
+	df := float64(len(all) - 1)
+	if s1, df1 := pilotScatter(blocks, pilot); pilot > 0 && df1 >= 1 {
+		p.Test, sd, df = SteinTest, s1, float64(df1)
+	}
+	p.test(mu, sd, df, sd/math.Sqrt(float64(len(all))))
+}
+
+// pilotRounds is the pilot rounds every run of the cells records
+// (Summary.PilotRounds), or 0 when any run records none or another number:
+// then the runs did not all come from one study with repetitions = "auto",
+// and Stein's test, whose exactness rests on the rounds being sized from
+// this pilot alone, does not apply.
+func pilotRounds(cells []*CellComparison) int {
+	p := -1
+	for _, cc := range cells {
+		for _, g := range []*Group{cc.Base, cc.Other} {
+			for _, r := range g.Runs {
+				if n := r.Summary.PilotRounds; n <= 0 || (p >= 0 && n != p) {
+					return 0
+				} else {
+					p = n
+				}
+			}
+		}
+	}
+	return max(p, 0)
+}
+
+// pilotScatter is the standard deviation of the blocks of the first pilot
+// rounds, and its degrees of freedom (blocks − 1).
+func pilotScatter(blocks []cellRatios, pilot int) (float64, int) {
+	var d []float64
+	for _, c := range blocks {
+		for i, r := range c.Rep {
+			if r <= pilot {
+				d = append(d, c.D[i])
+			}
+		}
+	}
+	if len(d) < 2 {
+		return math.NaN(), 0
+	}
+	_, sd := meanSD(d)
+	return sd, len(d) - 1
+}
+
+// AutoPilotRounds is how many interleaved rounds a study with repetitions =
+// "auto" runs before it sizes the rest from their scatter: two, the fewest
+// that give a pilot of one cell a scatter.
+const AutoPilotRounds = 2
+
+// autoRounds is the rounds Stein's rule asks of one scenario whose pilot
+// rounds are in cells (runs of later rounds are ignored): the fewest r ≥
+// AutoPilotRounds whose interval, t(1 − α/2, df1)·s1/√(r·cells) on logs,
+// is at most ±halfWidth %, capped at most; most when the pilot has no
+// blocks to scatter.
+func autoRounds(cells []*CellComparison, pilot int, halfWidth float64, most int, alpha float64) int {
+	blocks, paired := cellBlocks(cells)
+	if !paired {
+		return most
+	}
+	s1, df1 := pilotScatter(blocks, pilot)
+	if df1 < 1 || math.IsNaN(s1) {
+		return most
+	}
+	q, want := StudentQuantile(1-alpha/2, float64(df1)), math.Log1p(halfWidth/100)
+	for r := AutoPilotRounds; r < most; r++ {
+		if q*s1/math.Sqrt(float64(r*len(cells))) <= want {
+			return r
+		}
+	}
+	return most
+}
+
+// AutoRounds is how many rounds a study with repetitions = "auto" runs,
+// from the groups of its pilot rounds: the most any scenario's pooled
+// comparison against baseline ("" = the first target) asks for an interval
+// of ±halfWidth % at alpha (autoRounds), at least AutoPilotRounds and at
+// most most. A function of the pilot's runs alone, so that a resumed study
+// reaches the same number.
+func AutoRounds(groups []*Group, baseline string, halfWidth float64, most int, alpha float64) (int, error) {
+	f, err := Summarise(groups, baseline, alpha, nil)
+	if err != nil {
+		return most, err
+	}
+	if len(f.Items) == 0 {
+		return most, nil
+	}
+	r := AutoPilotRounds
+	for _, it := range f.Items {
+		r = max(r, autoRounds(it.Cells, AutoPilotRounds, halfWidth, most, f.Alpha))
+	}
+	return min(r, most), nil
 }
 
 // unpaired is the two-way (cell + target) model without blocks.

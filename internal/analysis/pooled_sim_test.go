@@ -205,3 +205,134 @@ func TestDetectableChangeAndRoundsNeeded(t *testing.T) {
 		t.Error("Detectable does not shrink with more blocks or less scatter")
 	}
 }
+
+// firstRounds is cells with only the runs of their first r rounds: what a
+// study that stopped after round r stored.
+func firstRounds(cells []*CellComparison, r int) []*CellComparison {
+	cut := func(g *Group) *Group {
+		c := *g
+		c.Runs, c.Values = nil, nil
+		for i, run := range g.Runs {
+			if run.Repetition <= r {
+				c.Runs, c.Values = append(c.Runs, run), append(c.Values, g.Values[i])
+			}
+		}
+		c.N = len(c.Runs)
+		return &c
+	}
+	out := make([]*CellComparison, len(cells))
+	for i, cc := range cells {
+		c := *cc
+		c.Base, c.Other = cut(cc.Base), cut(cc.Other)
+		out[i] = &c
+	}
+	return out
+}
+
+// markPilot records on every run that its study ran pilot rounds (what
+// the runner stores for repetitions = "auto"); 0 unmarks them.
+func markPilot(cells []*CellComparison, pilot int) {
+	for _, cc := range cells {
+		for _, g := range []*Group{cc.Base, cc.Other} {
+			for _, r := range g.Runs {
+				r.Summary.PilotRounds = pilot
+			}
+		}
+	}
+}
+
+// TestAutoRepetitionsFalsePositiveRateIsAlpha: repetitions = "auto" sizes
+// the rounds from a pilot of AutoPilotRounds and tests all of them against
+// the pilot's scatter (Stein's two stages); on null data its verdict
+// claims a difference at rate α ± 1 % over 10 000 trials, and the rule
+// stops before the maximum in some of them. The rate of the same rounds
+// tested with the scatter of all blocks, the rule that fails, is logged
+// beside it (go test -run TestAutoRepetitions -v; docs/statistics.md).
+func TestAutoRepetitionsFalsePositiveRateIsAlpha(t *testing.T) {
+	trials, tol := 10_000, 0.01
+	if testing.Short() {
+		trials, tol = 2_000, 0.02
+	}
+	rng := rand.New(rand.NewPCG(48, 3))
+	for _, tc := range []struct {
+		k, most        int
+		width, cv, drf float64
+	}{
+		{3, 8, 4, 0.05, 0}, {2, 10, 8, 0.10, 0.05}, {6, 6, 2, 0.03, 0}, {1, 12, 10, 0.10, 0},
+	} {
+		var stein, naive, sequential, early, rounds int
+		for range trials {
+			s := simStudy{k: tc.k, n: tc.most, cv: tc.cv, driftCV: tc.drf, change: []float64{0}}
+			all := s.cells(rng, DefaultAlpha, false)
+			markPilot(all, AutoPilotRounds)
+			r := autoRounds(firstRounds(all, AutoPilotRounds), AutoPilotRounds, tc.width, tc.most, DefaultAlpha)
+			if r < AutoPilotRounds || r > tc.most {
+				t.Fatalf("autoRounds = %d, outside %d..%d", r, AutoPilotRounds, tc.most)
+			}
+			if r < tc.most {
+				early++
+			}
+			rounds += r
+			cells := firstRounds(all, r)
+			p := PoolCells(cells, DefaultAlpha)
+			if p.Test != SteinTest {
+				t.Fatalf("auto study tested with %q, want %q", p.Test, SteinTest)
+			}
+			checkPooledInterval(t, p)
+			if decided(p.Verdict) {
+				stein++
+			}
+			markPilot(all, 0)
+			if decided(PoolCells(cells, DefaultAlpha).Verdict) {
+				naive++
+			}
+			if decided(untilNarrow(all, tc.width, tc.most).Verdict) {
+				sequential++
+			}
+		}
+		rate := float64(stein) / float64(trials)
+		t.Logf("k=%d cells, at most %d rounds, ±%.0f %% at CV %.0f %% (drift %.0f %%): Stein %.4f, all-blocks scatter %.4f, rounds until narrow %.4f; %.0f %% stopped early, %.2f rounds on average",
+			tc.k, tc.most, tc.width, tc.cv*100, tc.drf*100, rate, float64(naive)/float64(trials), float64(sequential)/float64(trials),
+			100*float64(early)/float64(trials), float64(rounds)/float64(trials))
+		if math.Abs(rate-DefaultAlpha) > tol {
+			t.Errorf("k=%d, at most %d rounds, ±%.0f %%, CV %.0f %%: false-positive rate %.4f, want %.2f ± %.2f",
+				tc.k, tc.most, tc.width, tc.cv*100, rate, DefaultAlpha, tol)
+		}
+		if early == 0 {
+			t.Errorf("k=%d, at most %d rounds, ±%.0f %%, CV %.0f %%: no trial stopped before the maximum: the case tests nothing", tc.k, tc.most, tc.width, tc.cv*100)
+		}
+	}
+}
+
+// untilNarrow is the rule that fails: add rounds until the pooled paired
+// interval is at most ±width % (or most rounds ran), and test those.
+func untilNarrow(all []*CellComparison, width float64, most int) *Pooled {
+	for r := AutoPilotRounds; ; r++ {
+		p := PoolCells(firstRounds(all, r), DefaultAlpha)
+		half := StudentQuantile(1-DefaultAlpha/2, p.DF) * p.SD / math.Sqrt(float64(p.Units))
+		if r == most || half <= math.Log1p(width/100) {
+			return p
+		}
+	}
+}
+
+// The rounds grow with the pilot's scatter and shrink with a wider
+// interval, within AutoPilotRounds..most; a pilot without blocks asks for
+// the most.
+func TestAutoRoundsFollowThePilot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	pilotOf := func(cv float64) []*CellComparison {
+		s := simStudy{k: 2, n: AutoPilotRounds, cv: cv, change: []float64{0}}
+		return s.cells(rng, DefaultAlpha, false)
+	}
+	quiet, noisy := pilotOf(0.001), pilotOf(0.5)
+	if r := autoRounds(quiet, AutoPilotRounds, 5, 20, DefaultAlpha); r != AutoPilotRounds {
+		t.Errorf("a pilot scattering 0.1 %% asks for %d rounds for ±5 %%, want %d", r, AutoPilotRounds)
+	}
+	if r := autoRounds(noisy, AutoPilotRounds, 5, 20, DefaultAlpha); r != 20 {
+		t.Errorf("a pilot scattering 50 %% asks for %d rounds for ±5 %%, want the most, 20", r)
+	}
+	if r := autoRounds(nil, AutoPilotRounds, 5, 20, DefaultAlpha); r != 20 {
+		t.Errorf("no pilot asks for %d rounds, want the most, 20", r)
+	}
+}

@@ -120,6 +120,11 @@ func pooledHow(p *analysis.Pooled) string {
 	default:
 		s = fmt.Sprintf("unpaired over %d cells, %d runs: not in interleaved rounds", p.Cells, p.Units)
 	}
+	if p.Test == analysis.SteinTest {
+		// repetitions = "auto": the rounds were sized from a pilot, whose
+		// scatter the test uses (docs/statistics.md).
+		s += ", Stein's two stages"
+	}
 	if !math.IsNaN(p.P) {
 		s += ", " + pValue(p.P)
 	} else if p.Reason != "" {

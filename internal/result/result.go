@@ -151,6 +151,11 @@ type Summary struct {
 	// stopped): the dead seconds are counted among these. 0 in runs stored
 	// before it was recorded, whose dead seconds were counted over the series.
 	MeasuredSeconds int `json:"measured_seconds,omitempty"`
+	// PilotRounds is, for a run of a study with repetitions = "auto", how
+	// many pilot rounds sized the study's rounds (the final test uses the
+	// pilot's scatter: docs/statistics.md, "repetitions = auto"); 0 for
+	// runs of a fixed number of repetitions and runs stored before it.
+	PilotRounds int `json:"pilot_rounds,omitempty"`
 	// SilentSeconds are the dead seconds in which no operation failed
 	// either: the operations were slow or frozen, or fairbench itself did
 	// not run. StarvedSeconds are those of them in which fairbench was held

@@ -101,9 +101,23 @@ type Options struct {
 	// Distribution runs cells on several load generators (distributed.go);
 	// nil: every cell runs in this process.
 	Distribution *Distribution
+	// Auto sizes a study with repetitions = "auto"; nil: every cell runs.
+	Auto *AutoRounds
 	// readLoad reads the kernel's contention counters; nil: envinfo.ReadLoad.
 	// Tests set what the host's load reads as.
 	readLoad func() envinfo.Load
+}
+
+// AutoRounds runs the cells of the first Pilot repetitions, then asks
+// Rounds, once, how many repetitions to run in all (at most the plan's),
+// and skips the cells of the repetitions past that. Every run stored
+// records Pilot (Summary.PilotRounds), so that its analysis knows its
+// rounds were sized from the pilot's scatter.
+type AutoRounds struct {
+	Pilot int
+	// Rounds reads the pilot's runs from the store: a resumed study asks
+	// it again and, the pilot being the same, gets the same answer.
+	Rounds func() (int, error)
 }
 
 // ErrInterrupted is returned when the context was cancelled (Ctrl-C) during a study.
@@ -277,6 +291,27 @@ func bind(c study.Cell) (bound, error) {
 	return b, nil
 }
 
+// autoRounds asks Options.Auto how many repetitions to run, capped at the
+// plan's, and says so; on an error, all of the plan's run.
+func (r *Runner) autoRounds(cells []study.Cell) int {
+	most := 0
+	for _, c := range cells {
+		most = max(most, c.Repetition)
+	}
+	n, err := r.opt.Auto.Rounds()
+	if err != nil {
+		fmt.Fprintf(r.opt.Progress, "repetitions auto: %s; running all %d rounds\n", envinfo.Scrub(err.Error()), most)
+		return most
+	}
+	n = min(max(n, r.opt.Auto.Pilot), most)
+	if n < most {
+		fmt.Fprintf(r.opt.Progress, "repetitions auto: the pilot's scatter asks for %d rounds of %d; skipping rounds %d–%d\n", n, most, n+1, most)
+	} else {
+		fmt.Fprintf(r.opt.Progress, "repetitions auto: the pilot's scatter asks for all %d rounds\n", most)
+	}
+	return n
+}
+
 // Run executes the cells in order, skipping those in Options.Skip. It stops at the
 // first interruption and returns ErrInterrupted; a cell that fails is stored as a
 // failed run and the study goes on.
@@ -289,7 +324,16 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 	var failed []string
 	flagged := map[string]int{} // flag kind → runs
 	stored := 0
+	rounds := 0 // repetitions to run in all, once the pilot is done
 	for i, c := range cells {
+		if a := r.opt.Auto; a != nil && c.Repetition > a.Pilot {
+			if rounds == 0 {
+				rounds = r.autoRounds(cells)
+			}
+			if c.Repetition > rounds {
+				continue
+			}
+		}
 		if r.opt.Skip[c.Key()] {
 			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s: already done, skipped (--resume)\n", i+1, len(cells), cellLabel(c))
 			continue
@@ -299,6 +343,9 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 		}
 		run, err := r.RunCell(ctx, c)
 		if run != nil {
+			if r.opt.Auto != nil {
+				run.Summary.PilotRounds = r.opt.Auto.Pilot
+			}
 			if _, serr := r.opt.Sink.AppendRun(run); serr != nil {
 				return fmt.Errorf("storing run of cell %d: %w", c.Index, serr)
 			}

@@ -57,7 +57,7 @@ type Study struct {
 	Hash        string // hex sha256 of the file content ("" for studies built in code)
 	Source      []byte // the file as stored with results: every secret of its URLs replaced (Redact)
 	Name        string
-	Repetitions int           // default 1 (>=1)
+	Repetitions int           // default 1 (>=1); with AutoRepetitions, MaxRepetitions
 	Warmup      time.Duration // default 5s
 	Duration    time.Duration // default 60s (>0)
 	Cooldown    time.Duration // default 0
@@ -74,6 +74,14 @@ type Study struct {
 	// table (key latency_shares, e.g. ["1ms", "5ms", "50ms"]); nil = the
 	// reports' defaults.
 	LatencyShares []time.Duration
+
+	// AutoRepetitions (repetitions = "auto") runs a pilot of interleaved
+	// rounds, then as many more as the widest scenario needs for a pooled
+	// interval of ±Interval % (a half width; default DefaultInterval), at
+	// most MaxRepetitions (docs/statistics.md, "repetitions = auto").
+	AutoRepetitions bool
+	MaxRepetitions  int
+	Interval        float64
 }
 
 // Target is one database endpoint under test.
@@ -382,7 +390,7 @@ func (p *parser) tables(doc map[string]any, name string) []map[string]any {
 	return nil
 }
 
-var studyKeys = []string{"name", "repetitions", "warmup", "duration", "cooldown", "order", "seed", "max_error_ratio", "max_dead_ratio", "latency_shares"}
+var studyKeys = []string{"name", "repetitions", "max_repetitions", "interval", "warmup", "duration", "cooldown", "order", "seed", "max_error_ratio", "max_dead_ratio", "latency_shares"}
 
 func (p *parser) study(s *Study, v any) {
 	const where = "study"
@@ -404,8 +412,24 @@ func (p *parser) study(s *Study, v any) {
 				}
 			}
 		case "repetitions":
-			if n, ok := p.integer(path, where, k, x, 1); ok {
+			if x == "auto" {
+				s.AutoRepetitions = true
+			} else if _, isInt := x.(int64); !isInt {
+				p.errorf(path, where, `repetitions must be an integer or "auto", got %s`, describe(x))
+			} else if n, ok := p.integer(path, where, k, x, 1); ok {
 				s.Repetitions = n
+			}
+		case "max_repetitions":
+			if n, ok := p.integer(path, where, k, x, 3); ok {
+				s.MaxRepetitions = n
+			}
+		case "interval":
+			if f, ok := p.number(path, where, k, x); ok {
+				if !(f > 0 && f <= 100) {
+					p.errorf(path, where, "interval is the pooled interval's half width in %%, more than 0 and at most 100, got %v", f)
+				} else {
+					s.Interval = f
+				}
 			}
 		case "warmup":
 			if d, ok := p.duration(path, where, k, x, false); ok {
@@ -450,6 +474,39 @@ func (p *parser) study(s *Study, v any) {
 		default:
 			p.errorf(path, where, "unknown key %q (known keys: %s)", k, strings.Join(studyKeys, ", "))
 		}
+	}
+	p.autoRepetitions(s, m)
+}
+
+// DefaultInterval is the pooled interval's half width, in %, that
+// repetitions = "auto" aims at without an interval key.
+const DefaultInterval = 5.0
+
+// autoRepetitions checks the keys of repetitions = "auto" together: it
+// needs max_repetitions and interleaved rounds (the pilot is the first
+// rounds of every cell), and the keys that size it mean nothing without it.
+func (p *parser) autoRepetitions(s *Study, m map[string]any) {
+	const where = "study"
+	_, hasMax := m["max_repetitions"]
+	_, hasInterval := m["interval"]
+	if !s.AutoRepetitions {
+		for _, k := range []string{"max_repetitions", "interval"} {
+			if _, ok := m[k]; ok {
+				p.errorf("study."+k, where, `%s sizes repetitions = "auto": set repetitions = "auto" or remove %s`, k, k)
+			}
+		}
+		return
+	}
+	if !hasMax {
+		p.errorf("study.repetitions", where, `repetitions = "auto" needs max_repetitions = N (3 to 1000), the most rounds it may run`)
+	} else {
+		s.Repetitions = s.MaxRepetitions // the plan, and its estimate, are the worst case
+	}
+	if !hasInterval {
+		s.Interval = DefaultInterval
+	}
+	if o, ok := m["order"].(string); ok && o != OrderInterleaved {
+		p.errorf("study.order", where, `repetitions = "auto" needs order = %q (its pilot is the first rounds of every cell), got %q`, OrderInterleaved, o)
 	}
 }
 
@@ -912,7 +969,7 @@ func (p *parser) integer(path, where, key string, x any, min int64) (int, bool) 
 // integerMax bounds the integer keys of a study file: past these, a value
 // is a typo that would size a loop or a plan beyond any machine.
 var integerMax = map[string]int64{
-	"repetitions": 1000, "clients_per_thread": 10_000, "max_tries": 1000, "threads": 10_000,
+	"repetitions": 1000, "max_repetitions": 1000, "clients_per_thread": 10_000, "max_tries": 1000, "threads": 10_000,
 	"generators": 1000, "cores": 1_000_000,
 }
 

@@ -874,3 +874,44 @@ func TestToolsComeFromThePassedCatalog(t *testing.T) {
 		t.Errorf("unknown tool: %v; want it refused, naming bench-tool", err)
 	}
 }
+
+// repetitions = "auto": the keys that size it, their domains, and what it
+// needs, refused with the file and line of the key.
+func TestAutoRepetitionsKeys(t *testing.T) {
+	doc := func(study string) string {
+		return "[study]\nname = \"s\"\n" + study + "[[target]]\nname = \"a\"\nurl = \"sqlite:a.db\"\n[[workload]]\nkind = \"tpcb\"\n"
+	}
+	s := mustParse(t, doc("repetitions = \"auto\"\nmax_repetitions = 7\n"))
+	if !s.AutoRepetitions || s.MaxRepetitions != 7 || s.Repetitions != 7 || s.Interval != DefaultInterval {
+		t.Errorf("auto with max 7: auto %v, max %d, repetitions %d, interval %v; want true, 7, 7 (the plan's worst case), %v",
+			s.AutoRepetitions, s.MaxRepetitions, s.Repetitions, s.Interval, DefaultInterval)
+	}
+	if s := mustParse(t, doc("repetitions = \"auto\"\nmax_repetitions = 1000\ninterval = 100\norder = \"interleaved\"\n")); s.Interval != 100 || s.MaxRepetitions != 1000 {
+		t.Errorf("interval 100, max 1000: got %v, %d", s.Interval, s.MaxRepetitions)
+	}
+	if s := mustParse(t, doc("repetitions = \"auto\"\nmax_repetitions = 3\ninterval = 0.01\n")); s.Interval != 0.01 {
+		t.Errorf("interval 0.01: got %v", s.Interval)
+	}
+	auto := "repetitions = \"auto\"\n"
+	for _, tc := range []struct{ name, study, marker, want string }{
+		{"auto without max", auto, "repetitions", `needs max_repetitions = N`},
+		{"auto sequential", auto + "max_repetitions = 4\norder = \"sequential\"\n", "order", `repetitions = "auto" needs order = "interleaved"`},
+		{"auto random", auto + "max_repetitions = 4\norder = \"random\"\n", "order", `needs order = "interleaved"`},
+		{"max 2", auto + "max_repetitions = 2\n", "max_repetitions", "max_repetitions must be at least 3, got 2"},
+		{"max negative", auto + "max_repetitions = -5\n", "max_repetitions", "max_repetitions must be at least 3"},
+		{"max 10^12", auto + "max_repetitions = 1000000000000\n", "max_repetitions", "max_repetitions must be at most 1000"},
+		{"max a string", auto + "max_repetitions = \"ten\"\n", "max_repetitions", "max_repetitions must be an integer"},
+		{"max a float", auto + "max_repetitions = 4.5\n", "max_repetitions", "max_repetitions must be an integer"},
+		{"interval NaN", auto + "max_repetitions = 4\ninterval = nan\n", "interval", "interval must be a finite number"},
+		{"interval Inf", auto + "max_repetitions = 4\ninterval = inf\n", "interval", "interval must be a finite number"},
+		{"interval 0", auto + "max_repetitions = 4\ninterval = 0\n", "interval", "more than 0 and at most 100, got 0"},
+		{"interval negative", auto + "max_repetitions = 4\ninterval = -3\n", "interval", "interval must not be negative"},
+		{"interval 10^12", auto + "max_repetitions = 4\ninterval = 1e12\n", "interval", "at most 100, got 1e+12"},
+		{"interval a string", auto + "max_repetitions = 4\ninterval = \"5%\"\n", "interval", "interval must be a number"},
+		{"repetitions another string", "repetitions = \"many\"\n", "repetitions", `repetitions must be an integer or "auto"`},
+		{"max without auto", "repetitions = 3\nmax_repetitions = 4\n", "max_repetitions", `max_repetitions sizes repetitions = "auto"`},
+		{"interval without auto", "interval = 5\n", "interval", `interval sizes repetitions = "auto"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { parseErr(t, doc(tc.study), tc.marker, tc.want) })
+	}
+}
