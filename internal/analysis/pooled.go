@@ -349,13 +349,10 @@ func (p *Pooled) test(mu, sd, df, se float64) {
 	}
 	p.P = StudentTwoSidedP(mu/se, df)
 	q := StudentQuantile(1-p.alpha/2, df)
-	lo, hi := mu-q*se, mu+q*se
-	if hi-lo <= math.Log(MaxCISpan) && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
-		p.CI = CI{Lo: math.Expm1(lo) * 100, Hi: math.Expm1(hi) * 100, Level: 1 - p.alpha}
-	} else {
-		p.NoCI = fmt.Sprintf("scatter ±%.0f %%: too wide to bound", math.Expm1(sd)*100)
-	}
-	p.Detectable = math.Expm1((q+StudentQuantile(0.8, df))*se) * 100
+	p.CI, p.NoCI = printableCI(CI{Lo: mu - q*se, Hi: mu + q*se, Level: 1 - p.alpha}, p.Change, func() string {
+		return fmt.Sprintf("scatter ±%.0f %%: too wide to bound", math.Expm1(sd)*100)
+	})
+	p.Detectable = detectable(se, df, p.alpha)
 }
 
 // decide turns P into a verdict in the headline's direction, and notes
@@ -380,35 +377,6 @@ func (p *Pooled) decide(cells []*CellComparison) {
 	default:
 		p.Verdict = Slower
 	}
-}
-
-// RoundsFor is how many rounds (blocks per cell, or repetitions per side
-// unpaired) the design of p needs to detect a change of pct % with 80 %
-// power at its α, from its scatter; 0 when it cannot say.
-func (p *Pooled) RoundsFor(pct float64) int {
-	if !(p.SD > 0) || p.Cells == 0 || pct == 0 || math.IsNaN(pct) || pct <= -100 {
-		return 0
-	}
-	d := math.Abs(math.Log1p(pct / 100))
-	perUnit := p.SD // a block's scatter; unpaired, a difference of two runs has √2 of it
-	if !p.Paired {
-		perUnit *= math.Sqrt2
-	}
-	for r := 1; r <= maxRepsAdvised; r++ {
-		n := float64(r * p.Cells)
-		df := n - 1
-		if !p.Paired {
-			df = 2*n - float64(p.Cells) - 1
-		}
-		if df < 1 {
-			continue
-		}
-		se := perUnit / math.Sqrt(n)
-		if (StudentQuantile(1-p.alpha/2, df)+StudentQuantile(0.8, df))*se <= d {
-			return r
-		}
-	}
-	return maxRepsAdvised + 1
 }
 
 func mean(xs []float64) float64 {

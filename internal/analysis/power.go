@@ -64,8 +64,13 @@ func Detectable(sd float64, blocks int, alpha float64) float64 {
 	if blocks < 2 || !(sd > 0) || math.IsInf(sd, 0) {
 		return math.NaN()
 	}
-	df := float64(blocks - 1)
-	se := sd * math.Sqrt2 / math.Sqrt(float64(blocks))
+	return detectable(sd*math.Sqrt2/math.Sqrt(float64(blocks)), float64(blocks-1), alpha)
+}
+
+// detectable is the change, in %, a two-sided t test at alpha detects with
+// 80 % power when its estimate has standard error se on df degrees of
+// freedom: (t(1 − α/2) + t(0.8)) · se on the log scale.
+func detectable(se, df, alpha float64) float64 {
 	return math.Expm1((StudentQuantile(1-alpha/2, df)+StudentQuantile(0.8, df))*se) * 100
 }
 

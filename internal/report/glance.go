@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/analysis"
@@ -74,7 +75,7 @@ func (n *glanceNotes) cell(m analysis.Metric, level float64) string {
 // figures: "-92.5 % [-94.7, -89.4] ▼ (p<0.001 n=3)".
 func glanceChange(m analysis.Metric, level float64) string {
 	s := none
-	if d := m.Delta; d == d {
+	if d := m.Delta; !math.IsNaN(d) {
 		s = pct(d)
 	}
 	if ci := ciText(m.DeltaCI, level, pctShort); ci != "" {
@@ -82,7 +83,7 @@ func glanceChange(m analysis.Metric, level float64) string {
 	}
 	s += " " + verdictMark(m.Verdict)
 	var fig []string
-	if p := m.P; p == p && m.Verdict != analysis.TooFewForTest {
+	if p := m.P; !math.IsNaN(p) && m.Verdict != analysis.TooFewForTest {
 		fig = append(fig, pValue(p))
 	}
 	fig = append(fig, "n="+repsShort(m.BaseN, m.N))
