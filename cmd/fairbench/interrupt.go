@@ -1,10 +1,14 @@
 package main
 
 // Interruptions of the commands that do not run a study: load, validate and
-// import stop on SIGINT/SIGTERM with a message saying what was left behind.
+// import stop on SIGINT/SIGTERM with a message saying what was left behind,
+// every other command (report, compare, studies, store, env, …) at once.
 
 import (
 	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/internal/runner"
 )
@@ -33,5 +37,39 @@ func untilInterrupted(ctx context.Context, msg string, fn func() error) error {
 		default:
 		}
 		return &interruptedError{msg: msg}
+	}
+}
+
+// stopsItself names the commands that handle SIGINT and SIGTERM themselves:
+// the runner stops a study or a load and stores what finished, import and
+// validate say what they leave. stopOnSignal makes every other command stop
+// at once, wherever it waits (a results store that never answers, a report
+// over thousands of runs, a target's handshake for env).
+var stopsItself = map[string]bool{"run": true, "load": true, "demo": true, "generator": true, "import": true, "validate": true}
+
+// interruptedNote is the annotation a command sets to say what an
+// interruption leaves; without it, nothing was written.
+const interruptedNote = "interrupted"
+
+// stopOnSignal wraps the RunE of every command under c that does not stop
+// itself in untilInterrupted.
+func stopOnSignal(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		if stopsItself[sub.Name()] && c.Parent() == nil {
+			continue
+		}
+		stopOnSignal(sub)
+	}
+	if c.RunE == nil || c.Parent() == nil {
+		return
+	}
+	name := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+	msg := name + " interrupted: nothing was written"
+	if note := c.Annotations[interruptedNote]; note != "" {
+		msg = name + " interrupted: " + note
+	}
+	run := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		return untilInterrupted(cmd.Context(), msg, func() error { return run(cmd, args) })
 	}
 }

@@ -84,6 +84,7 @@ func newRoot() *cobra.Command {
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	stopOnSignal(root)
 	return root
 }
 

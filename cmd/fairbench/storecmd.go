@@ -31,7 +31,8 @@ one ?schema=NAME names); TO is created if needed.
 Each run is written in a transaction of its own. A run already in TO (same study
 hash, cell key, target, repetition, start and end time) is skipped, so a copy can
 be repeated or resumed; run ids are not kept.`,
-		Args: cobra.ExactArgs(2),
+		Args:        cobra.ExactArgs(2),
+		Annotations: map[string]string{interruptedNote: "the runs copied before the signal are kept (each in its own transaction); repeat the copy to finish it"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			from, err := openResults(args[0])
 			if err != nil {

@@ -9,9 +9,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -101,12 +103,30 @@ func openPostgres(raw string, mustExist bool) (*Store, error) {
 		cfg.RuntimeParams["application_name"] = "fairbench"
 	}
 	db := stdlib.OpenDB(*cfg)
+	if err := pingStore(db, cfg); err != nil {
+		db.Close()
+		return nil, fail(err)
+	}
 	s := &Store{db: db, path: shown, kind: "results store", pg: &pgStore{schema: schema, mustExist: mustExist}, warn: os.Stderr}
 	if err := s.init(); err != nil {
 		db.Close()
 		return nil, fail(err)
 	}
 	return s, nil
+}
+
+// pingStore makes the store's first connection, bounded by its connect
+// timeout: a server that accepts and never answers fails saying it timed
+// out, after how long, and which URL setting changes it, rather than with
+// pgx's "context deadline exceeded" of each host attempt.
+func pingStore(db *sql.DB, cfg *pgx.ConnConfig) error {
+	att, cancel := driver.StartConnecting(context.Background(), cfg.ConnectTimeout, "connect_timeout (seconds)")
+	defer cancel()
+	err := db.PingContext(att.Context())
+	if e := att.Explain(err, "PostgreSQL server "+net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))); e != nil {
+		return e
+	}
+	return err
 }
 
 // pgInit identifies the schema before writing anything, then migrates.
