@@ -323,6 +323,9 @@ func (m *executor) measure(ctx context.Context, col *hist.Collector, sc *serverC
 	}
 	m.fill(col.Total(), connectTime, cpu)
 	m.run.Summary.MeasuredSeconds = measured
+	if d, ok := m.inst.(workload.Deviator); ok {
+		m.run.Deviations = append(m.run.Deviations, d.Deviations(&m.run.Summary)...)
+	}
 	m.fillOutage()
 	if interrupted {
 		m.run.Status = result.StatusInterrupted
