@@ -17,6 +17,11 @@ import (
 // refused no request (a 401 would fail OSB's run, and would mean some
 // client went without the password).
 func TestOSBCellOnAPasswordAndTLSServer(t *testing.T) {
+	if testing.Short() {
+		// The race pass would only run the same Go code as
+		// TestOSBCellIntegration's once more, for OSB's 1–2 minutes.
+		t.Skip("OSB takes a minute or two to start and run: this test runs without -short")
+	}
 	testenv.OSB(t)
 	t.Setenv("OPENSEARCH_PASSWORD", "")
 	s := testenv.SecuredOpenSearch(t)
