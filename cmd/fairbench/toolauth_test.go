@@ -39,10 +39,8 @@ type toolCell struct {
 // memtier_benchmark 2.3.0, go-tpc on MySQL) is refused before the study
 // starts, naming fairbench's own workload. HammerDB, whose runs take
 // whole minutes, has the same checks in TestStudyRunsHammerDBPostgres and
-// TestStudyRunsHammerDBMariaDB; fio takes no credentials. OpenSearch
-// Benchmark has no server here to try: the test OpenSearch nodes run
-// without security, and OSB cannot tell the secured Elasticsearch nodes'
-// version (their GET / answers 405).
+// TestStudyRunsHammerDBMariaDB, OpenSearch Benchmark in
+// TestOSBCellOnAPasswordAndTLSServer; fio takes no credentials.
 func TestToolCellsOnAuthenticatedAndTLSServers(t *testing.T) {
 	redisTLS, redisCA := testenv.RedisTLS(t)
 	cells := map[string]func(t *testing.T) toolCell{

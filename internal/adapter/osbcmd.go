@@ -282,8 +282,18 @@ func buildOSB(inv Invocation) (Command, error) {
 	if dir == "" {
 		// The study's check before it starts: nothing is written.
 		dir = filepath.Join(os.TempDir(), "fairbench-opensearch-benchmark")
-	} else if err := writeOSBFiles(dir, id, t, p, inv); err != nil {
-		return Command{}, err
+	}
+	if strings.ContainsAny(dir, ",:") {
+		// OSB reads --client-options as a file only when the value has
+		// neither (osbenchmark/utils/opts.py, to_dict); else it parses the
+		// path as key:value pairs and connects without the password and CA.
+		return Command{}, fmt.Errorf("the run's private directory %s holds ',' or ':', with which OpenSearch Benchmark would read "+
+			"--client-options as key:value pairs instead of the file that holds the password and TLS settings: set TMPDIR to a directory without them", dir)
+	}
+	if inv.LogDir != "" {
+		if err := writeOSBFiles(dir, id, t, p, inv); err != nil {
+			return Command{}, err
+		}
 	}
 	argv := []string{"opensearch-benchmark", "run", "--pipeline=benchmark-only", "--offline",
 		"--target-hosts=" + strings.Join(t.hosts, ","),

@@ -320,6 +320,28 @@ func TestBuildOSBRefuses(t *testing.T) {
 	}
 }
 
+// A private directory whose path holds ',' or ':' (from TMPDIR) would make
+// OSB read --client-options as key:value pairs, never opening the file with
+// the password and the CA: refused at the study's check, before anything is
+// written, and at the run.
+func TestBuildOSBRefusesAClientOptionsPathOSBWouldNotRead(t *testing.T) {
+	inv := Invocation{URL: "opensearchs://admin:pw-1234@127.0.0.1:9241", Clients: 2, Params: osbParams(nil)}
+	for _, sep := range []string{":", ","} {
+		tmp := filepath.Join(t.TempDir(), "a"+sep+"b")
+		t.Setenv("TMPDIR", tmp)
+		for _, logDir := range []string{"", tmp} {
+			inv.LogDir = logDir
+			_, err := buildOSB(inv)
+			if err == nil || !strings.Contains(err.Error(), "set TMPDIR to a directory without them") || strings.Contains(err.Error(), "pw-1234") {
+				t.Errorf("private directory %q under TMPDIR=%s: %v", logDir, tmp, err)
+			}
+		}
+		if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+			t.Errorf("%s: %v, want nothing written", tmp, err)
+		}
+	}
+}
+
 // The run read from the console is replaced by this run's test_run.json,
 // found by the id Build gave the run.
 func TestAttachOSBLogDir(t *testing.T) {

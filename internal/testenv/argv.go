@@ -15,7 +15,8 @@ import (
 // (/proc/PID/cmdline, what ps shows every user of the machine) of every
 // process descending from the test's, and fails the test when one holds
 // secret. stop returns the base names of the programs it saw (each
-// argv[0] and the executable the kernel names in /proc/PID/comm), so that
+// argv[0], the executable the kernel names in /proc/PID/comm, and the full
+// name of a #! script run by its interpreter), so that
 // the test can check the tool did run while it watched. A process that
 // lives for less than the polling interval (a few ms) can be missed: the
 // tool runs for seconds.
@@ -49,8 +50,18 @@ func WatchArgv(t testing.TB, secret string) (stop func() map[string]bool) {
 				comm, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "comm"))
 				argv := strings.Split(strings.TrimRight(string(cmd), "\x00"), "\x00")
 				mu.Lock()
+				name := strings.TrimSpace(string(comm))
 				seen[filepath.Base(argv[0])] = true
-				seen[strings.TrimSpace(string(comm))] = true
+				seen[name] = true
+				// comm is the executed file's name cut to 15 bytes; a script
+				// run by its #! interpreter (OSB's opensearch-benchmark) has
+				// the interpreter as argv[0] and itself as argv[1]: the
+				// argument whose base name begins with comm is its full name.
+				for _, a := range argv[1:min(len(argv), 2)] {
+					if b := filepath.Base(a); name != "" && strings.HasPrefix(b, name) {
+						seen[b] = true
+					}
+				}
 				if bytes.Contains(cmd, []byte(secret)) {
 					leak[strings.ReplaceAll(strings.Join(argv, " "), secret, "<THE PASSWORD>")] = true
 				}
