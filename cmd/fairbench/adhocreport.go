@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/fairbench/fairbench/internal/adhocline"
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
@@ -14,7 +15,7 @@ import (
 
 // adHocStudyName is the study name of the runs `fairbench run --target URL
 // --workload KIND` makes without a study file.
-const adHocStudyName = "ad hoc"
+const adHocStudyName = adhocline.StudyName
 
 // defaultAdHocRuns is how many ad-hoc runs the text report shows by default.
 const defaultAdHocRuns = 10

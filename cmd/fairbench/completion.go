@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fairbench/fairbench/internal/adhocline"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -105,7 +106,7 @@ func flagValues(fs *pflag.FlagSet, kind, name string) []string {
 		}
 		return out
 	}
-	flags, ok := kindFlags(kind)
+	flags, ok := adhocline.KindFlags(kind)
 	if !ok {
 		return nil
 	}
@@ -113,7 +114,7 @@ func flagValues(fs *pflag.FlagSet, kind, name string) []string {
 	if i < 0 || flags[i].Param == "" {
 		return nil
 	}
-	w, _ := workload.Get(kind) // registered: kindFlags found it
+	w, _ := workload.Get(kind) // registered: KindFlags found it
 	spec, _ := params.Find(w.Params(), flags[i].Param)
 	values := slices.Clone(spec.Choices)
 	for peer := range flags[i].Values {

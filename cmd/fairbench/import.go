@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/internal/adapter"
+	"github.com/fairbench/fairbench/internal/adhocline"
 	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
@@ -34,7 +35,7 @@ type importFlags struct {
 	again                  bool
 	// toolFlags are the flags the tools declare (adapter.ImportFlags), by
 	// name; each output's tool reads those given (adapter.ImportParams).
-	toolFlags map[string]*rawValue
+	toolFlags map[string]*adhocline.TextValue
 	given     map[string]string // the tool flags given, by name
 }
 
@@ -73,7 +74,7 @@ Formats read: ` + adapter.Supported(),
 				f.given = map[string]string{}
 				for name, v := range f.toolFlags {
 					if cmd.Flags().Changed(name) {
-						f.given[name] = v.s
+						f.given[name] = v.String()
 					}
 				}
 				return runImport(cmd, f, args)
@@ -86,9 +87,9 @@ Formats read: ` + adapter.Supported(),
 	fl.StringVar(&f.results, "results", defaultResults, "results file (SQLite), or a postgres:// URL of a shared results store")
 	fl.IntVarP(&f.clients, "clients", "c", 0, "number of clients, where the output does not say")
 	fl.IntVarP(&f.threads, "threads", "j", 0, "client threads, recorded with the run")
-	f.toolFlags = map[string]*rawValue{}
+	f.toolFlags = map[string]*adhocline.TextValue{}
 	for _, tf := range adapter.ImportFlags() {
-		v := &rawValue{typ: paramType(tf.Param.Kind)}
+		v := adhocline.NewTextValue(tf.Param.Kind)
 		fl.VarP(v, tf.Name, tf.Shorthand, tf.Usage)
 		f.toolFlags[tf.Name] = v
 	}

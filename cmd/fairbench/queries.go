@@ -16,15 +16,17 @@ import (
 
 func init() { addCommand(newQueries) }
 
+// queriesOptions are the flags of one `fairbench queries` command line.
+type queriesOptions struct {
+	a               adhoc
+	engine, version string
+	asJSON          bool
+	dataDir         string
+}
+
 // newQueries is `fairbench queries`: the DDL, loads and queries a query-set
 // workload sends to an engine in a dialect, without connecting to one.
 func newQueries() *cobra.Command {
-	var (
-		a               adhoc
-		engine, version string
-		asJSON          bool
-		dataDir         string
-	)
 	planners := strings.Join(queryset.Kinds(), ", ")
 	cmd := &cobra.Command{
 		Use:   "queries --workload KIND --engine ENGINE [--dialect modern|18.16] [--json] [--data DIR] [flags]",
@@ -45,17 +47,18 @@ tab-separated text (PostgreSQL's COPY text format, ClickHouse's TSV).`,
   fairbench queries --workload clickbench --engine clickhouse --dialect 18.16
   fairbench queries --workload ssb --engine clickhouse --form join --scale 0.01 --json --data /tmp/ssb`,
 	}
-	define := func(f *pflag.FlagSet, kind string) error {
-		a, engine, version, asJSON, dataDir = adhoc{}, "", queryset.VersionModern, false, ""
-		f.StringVar(&a.workload, "workload", workload.Default(), "workload kind ("+planners+"); the flags below are this workload's")
-		f.StringVar(&engine, "engine", "", "the target's engine: clickhouse, postgres or sqlite (required)")
-		f.StringVar(&version, "dialect", queryset.VersionModern, "ClickHouse's dialect: "+queryset.VersionModern+" or "+queryset.Version18)
-		f.BoolVar(&asJSON, "json", false, "print one JSON object a line instead of an SQL script")
-		f.StringVar(&dataDir, "data", "", "also write each loaded table's generated rows to DIR/TABLE.tsv")
-		f.StringArrayVar(&a.set, "set", nil, "any workload parameter as key=value (repeatable)")
-		return a.defineWorkloadFlags(f, kind, false)
+	define := func(f *pflag.FlagSet, kind string) (*queriesOptions, error) {
+		o := &queriesOptions{}
+		f.StringVar(&o.a.workload, "workload", workload.Default(), "workload kind ("+planners+"); the flags below are this workload's")
+		f.StringVar(&o.engine, "engine", "", "the target's engine: clickhouse, postgres or sqlite (required)")
+		f.StringVar(&o.version, "dialect", queryset.VersionModern, "ClickHouse's dialect: "+queryset.VersionModern+" or "+queryset.Version18)
+		f.BoolVar(&o.asJSON, "json", false, "print one JSON object a line instead of an SQL script")
+		f.StringVar(&o.dataDir, "data", "", "also write each loaded table's generated rows to DIR/TABLE.tsv")
+		f.StringArrayVar(&o.a.set, "set", nil, "any workload parameter as key=value (repeatable)")
+		return o, o.a.defineWorkloadFlags(f, kind, false)
 	}
-	withWorkloadFlags(cmd, cobra.NoArgs, define, func(cmd *cobra.Command, _ []string, action workload.Action) error {
+	withWorkloadFlags(cmd, cobra.NoArgs, define, func(cmd *cobra.Command, o *queriesOptions, _ []string, action workload.Action) error {
+		a, engine, version, asJSON, dataDir := &o.a, o.engine, o.version, o.asJSON, o.dataDir
 		if action != workload.ActionNone {
 			return fmt.Errorf("queries prints a workload's queries and runs nothing: leave out the %s command word", action)
 		}
@@ -77,7 +80,7 @@ tab-separated text (PostgreSQL's COPY text format, ClickHouse's TSV).`,
 			return fmt.Errorf("queries: workload %s sends no fixed query texts; the query-set workloads do: %s", a.workload, planners)
 		}
 		specs := w.Params()
-		given, _, err := a.values(cmd.Flags(), specs)
+		given, err := a.flags.Params(a.set, a.workload, specs)
 		if err != nil {
 			return fmt.Errorf("queries: %w", err)
 		}

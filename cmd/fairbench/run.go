@@ -20,7 +20,6 @@ import (
 	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
-	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
@@ -35,19 +34,22 @@ const defaultResults = "fairbench.db"
 // quietUsage is --quiet's help, the same on every command that takes it.
 const quietUsage = "print no progress and no phase messages on stderr (the summary and errors still print)"
 
+// runOptions are the flags of one `fairbench run` command line:
+// defineRunFlags binds a fresh one to each flag set it defines (the flags
+// are defined again for the workload the arguments name).
+type runOptions struct {
+	results                string
+	resume, replace, check bool
+	asJSON, quiet          bool
+	a                      adhoc
+	maxErr, maxDead        float64
+	gens, asGenerator      int
+	remoteGens             bool
+	session                int64
+	staleAfter             time.Duration
+}
+
 func newRun() *cobra.Command {
-	var (
-		results                string
-		resume, replace, check bool
-		asJSON                 bool
-		quiet                  bool
-		a                      adhoc
-		maxErr, maxDead        float64
-		gens, asGenerator      int
-		remoteGens             bool
-		session                int64
-		staleAfter             time.Duration
-	)
 	cmd := &cobra.Command{
 		Use:   "run [study.toml]",
 		Short: "Run a study file, or one ad-hoc benchmark with its peer tool's flags",
@@ -59,85 +61,99 @@ meaning what they mean there; 'fairbench run --workload KIND --help' lists them:
   fairbench run --target postgres://bench@127.0.0.1/bench --workload KIND [flags]
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
-	define := func(f *pflag.FlagSet, kind string) error {
-		results, resume, replace, check, quiet = "", false, false, false, false
-		a = adhoc{}
-		f.BoolVarP(&quiet, "quiet", "q", false, quietUsage)
-		f.StringVar(&results, "results", defaultResults, "results file (SQLite), or a postgres:// URL of a shared results store")
-		f.BoolVar(&resume, "resume", false, "skip cells of this study that already finished in the results file")
-		f.BoolVar(&replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
-		f.BoolVar(&check, "check", false, "run the workload's consistency check after each run")
-		asJSON = false
-		f.BoolVar(&asJSON, "json", false, "ad hoc: print the run's summary as one JSON document on standard output (the text summary goes to standard error)")
-		gens, asGenerator, remoteGens, session = 0, -1, false, 0
-		f.IntVar(&gens, "generators", 0, "measure every cell with this many load generators, each with its share of the clients (default: the study's generators, else 1)")
-		f.BoolVar(&remoteGens, "remote-generators", false, "the load generators start elsewhere ('fairbench generator', e.g. pods of 'fairbench k8s render') and register in the results store; without it they are started here as local processes")
-		f.IntVar(&asGenerator, "as-generator", -1, "be load generator N of the coordinator's --session (the coordinator starts local generators so)")
-		f.Int64Var(&session, "session", 0, "with --as-generator: the coordinator's session")
-		f.DurationVar(&staleAfter, "generator-stale", 15*time.Second, "a load generator without a heartbeat for this long fails its cell")
-		_ = f.MarkHidden("generator-stale")
-		_ = f.MarkHidden("as-generator")
-		_ = f.MarkHidden("session")
-		f.Float64Var(&maxErr, "max-error-ratio", runner.DefaultMaxErrorRatio, "a run whose share of failed operations exceeds this is stored as failed and the command exits 1 (overrides the study's max_error_ratio)")
-		f.Float64Var(&maxDead, "max-dead-ratio", runner.DefaultMaxDeadRatio, "a run with no completed operation in more than this share of its measured seconds (seconds without an error that its host held up aside) is stored as failed and the command exits 1 (overrides the study's max_dead_ratio)")
-		f.StringVar(&a.target, "target", "", "ad hoc: target URL (postgres://…, mysql://…, sqlite:FILE)")
-		f.StringVar(&a.workload, "workload", workload.Default(), "ad hoc: workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
-		f.StringVar(&a.warmup, "warmup", "0s", "ad hoc: warm-up before measuring, excluded from every number")
-		f.StringArrayVar(&a.set, "set", nil, "ad hoc: any workload parameter as key=value (repeatable)")
-		return a.defineWorkloadFlags(f, kind, true)
-	}
-	withWorkloadFlags(cmd, cobra.MaximumNArgs(1), define, func(cmd *cobra.Command, args []string, action workload.Action) error {
-		if action == workload.ActionLoad || action == workload.ActionClean {
-			// The peer tool's prepare or cleanup: what 'fairbench load' does.
-			if len(args) > 0 {
-				return fmt.Errorf("run: %s takes --target, not a study file (%s)", action, args[0])
-			}
-			return loadData(cmd, &a, replace, action == workload.ActionClean, check, quiet)
-		}
-		if asJSON && len(args) == 1 {
-			return errors.New("--json prints the run of an ad-hoc benchmark (--target URL --workload KIND); for a study's runs use 'fairbench report --format json'")
-		}
-		if len(args) == 1 && a.target != "" && len(commandLineOf(a.workload).Words) > 0 {
-			return unexpectedWords(cmd, a.workload, args, fmt.Errorf("%q is not a study file to run with --target", args[0]))
-		}
-		st, c, adHoc, err := studyFor(args, &a, cmd.Flags())
-		if err != nil {
-			return err
-		}
-		for format := range c.outputs {
-			if _, ok := kinds.RunFormat(a.workload, format); !ok {
-				return fmt.Errorf("workload %s declares an output in format %q, which its kind cannot write", a.workload, format)
-			}
-		}
-		if asGenerator >= 0 {
-			return runGenerator(cmd.Context(), st, results, asGenerator, session, time.Minute)
-		}
-		if gens < 0 {
-			return fmt.Errorf("--generators %d: give 1 or more", gens)
-		}
-		x := execution{results: results, resume: resume, replace: replace, check: check, quiet: quiet, generators: gens, remoteGenerators: remoteGens, staleAfter: staleAfter}
-		for name, v := range map[string]float64{"max-error-ratio": maxErr, "max-dead-ratio": maxDead} {
-			if !cmd.Flags().Changed(name) {
-				continue
-			}
-			if !(v >= 0 && v <= 1) {
-				return fmt.Errorf("--%s %v: give a share between 0 and 1", name, v)
-			}
-			if name == "max-error-ratio" {
-				x.maxErrorRatio = &maxErr
-			} else {
-				x.maxDeadRatio = &maxDead
-			}
-		}
-		if adHoc {
-			x.adHoc, x.maxTries, x.progressEvery, x.json = true, c.maxTries, c.progress, asJSON
-			x.printing, x.outputs = c.printing, c.outputs
-		}
-		_, err = x.run(cmd.Context(), st)
-		return err
-	})
+	withWorkloadFlags(cmd, cobra.MaximumNArgs(1), defineRunFlags, runCommand)
 	cmd.ValidArgsFunction = completeWorkloadArgs([]cobra.Completion{"toml"}, cobra.ShellCompDirectiveFilterFileExt) // a study file
 	return cmd
+}
+
+// defineRunFlags defines run's flags, and those of workload kind, on f.
+func defineRunFlags(f *pflag.FlagSet, kind string) (*runOptions, error) {
+	o := &runOptions{}
+	f.BoolVarP(&o.quiet, "quiet", "q", false, quietUsage)
+	f.StringVar(&o.results, "results", defaultResults, "results file (SQLite), or a postgres:// URL of a shared results store")
+	f.BoolVar(&o.resume, "resume", false, "skip cells of this study that already finished in the results file")
+	f.BoolVar(&o.replace, "replace", false, "allow dropping and reloading workload tables that fairbench did not create (e.g. tables a peer tool loaded at another scale)")
+	f.BoolVar(&o.check, "check", false, "run the workload's consistency check after each run")
+	f.BoolVar(&o.asJSON, "json", false, "ad hoc: print the run's summary as one JSON document on standard output (the text summary goes to standard error)")
+	f.IntVar(&o.gens, "generators", 0, "measure every cell with this many load generators, each with its share of the clients (default: the study's generators, else 1)")
+	f.BoolVar(&o.remoteGens, "remote-generators", false, "the load generators start elsewhere ('fairbench generator', e.g. pods of 'fairbench k8s render') and register in the results store; without it they are started here as local processes")
+	f.IntVar(&o.asGenerator, "as-generator", -1, "be load generator N of the coordinator's --session (the coordinator starts local generators so)")
+	f.Int64Var(&o.session, "session", 0, "with --as-generator: the coordinator's session")
+	f.DurationVar(&o.staleAfter, "generator-stale", 15*time.Second, "a load generator without a heartbeat for this long fails its cell")
+	_ = f.MarkHidden("generator-stale")
+	_ = f.MarkHidden("as-generator")
+	_ = f.MarkHidden("session")
+	f.Float64Var(&o.maxErr, "max-error-ratio", runner.DefaultMaxErrorRatio, "a run whose share of failed operations exceeds this is stored as failed and the command exits 1 (overrides the study's max_error_ratio)")
+	f.Float64Var(&o.maxDead, "max-dead-ratio", runner.DefaultMaxDeadRatio, "a run with no completed operation in more than this share of its measured seconds (seconds without an error that its host held up aside) is stored as failed and the command exits 1 (overrides the study's max_dead_ratio)")
+	f.StringVar(&o.a.target, "target", "", "ad hoc: target URL (postgres://…, mysql://…, sqlite:FILE)")
+	f.StringVar(&o.a.workload, "workload", workload.Default(), "ad hoc: workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
+	f.StringVar(&o.a.warmup, "warmup", "0s", "ad hoc: warm-up before measuring, excluded from every number")
+	f.StringArrayVar(&o.a.set, "set", nil, "ad hoc: any workload parameter as key=value (repeatable)")
+	return o, o.a.defineWorkloadFlags(f, kind, true)
+}
+
+// runCommand runs what a parsed `fairbench run` command line asks for: the
+// peer tool's prepare or cleanup, a load generator's share, a study file
+// or an ad-hoc cell.
+func runCommand(cmd *cobra.Command, o *runOptions, args []string, action workload.Action) error {
+	if action == workload.ActionLoad || action == workload.ActionClean {
+		// The peer tool's prepare or cleanup: what 'fairbench load' does.
+		if len(args) > 0 {
+			return fmt.Errorf("run: %s takes --target, not a study file (%s)", action, args[0])
+		}
+		return loadData(cmd, &o.a, o.replace, action == workload.ActionClean, o.check, o.quiet)
+	}
+	if o.asJSON && len(args) == 1 {
+		return errors.New("--json prints the run of an ad-hoc benchmark (--target URL --workload KIND); for a study's runs use 'fairbench report --format json'")
+	}
+	if len(args) == 1 && o.a.target != "" && len(commandLineOf(o.a.workload).Words) > 0 {
+		return unexpectedWords(cmd, o.a.workload, args, fmt.Errorf("%q is not a study file to run with --target", args[0]))
+	}
+	st, c, adHoc, err := studyFor(args, &o.a, cmd.Flags())
+	if err != nil {
+		return err
+	}
+	for format := range c.outputs {
+		if _, ok := kinds.RunFormat(o.a.workload, format); !ok {
+			return fmt.Errorf("workload %s declares an output in format %q, which its kind cannot write", o.a.workload, format)
+		}
+	}
+	if o.asGenerator >= 0 {
+		return runGenerator(cmd.Context(), st, o.results, o.asGenerator, o.session, time.Minute)
+	}
+	if o.gens < 0 {
+		return fmt.Errorf("--generators %d: give 1 or more", o.gens)
+	}
+	x, err := o.execution(cmd.Flags())
+	if err != nil {
+		return err
+	}
+	if adHoc {
+		x.adHoc, x.json = &c, o.asJSON
+	}
+	_, err = x.run(cmd.Context(), st)
+	return err
+}
+
+// execution is how o runs a study; the outage thresholds given (in fs)
+// override the study's, each a share between 0 and 1.
+func (o *runOptions) execution(fs *pflag.FlagSet) (execution, error) {
+	x := execution{results: o.results, resume: o.resume, replace: o.replace, check: o.check, quiet: o.quiet,
+		generators: o.gens, remoteGenerators: o.remoteGens, staleAfter: o.staleAfter}
+	for _, ratio := range []struct {
+		flag  string
+		value *float64
+		into  **float64
+	}{{"max-error-ratio", &o.maxErr, &x.maxErrorRatio}, {"max-dead-ratio", &o.maxDead, &x.maxDeadRatio}} {
+		if !fs.Changed(ratio.flag) {
+			continue
+		}
+		if v := *ratio.value; !(v >= 0 && v <= 1) {
+			return execution{}, fmt.Errorf("--%s %v: give a share between 0 and 1", ratio.flag, v)
+		}
+		*ratio.into = ratio.value
+	}
+	return x, nil
 }
 
 // execution runs a study and stores its runs: shared by run and demo.
@@ -145,14 +161,9 @@ type execution struct {
 	results                string
 	resume, replace, check bool
 	quiet                  bool // no progress and no phase messages
-	adHoc                  bool
-	maxTries               int
-	progressEvery          int  // ad hoc: -P seconds; 0 = no per-second progress
-	json                   bool // ad hoc: the summary as JSON on stdout, the text on stderr
-	// ad hoc: the workload's printing flags, and the files its output
-	// flags name by run format (memtier's --json-out-file)
-	printing kinds.Printing
-	outputs  map[string]string
+	// adHoc is how the run of an ad-hoc cell is shown; nil for a study's.
+	adHoc *cell
+	json  bool // ad hoc: the summary as JSON on stdout, the text on stderr
 	// outage thresholds from the flags; nil: the study's or the defaults
 	maxErrorRatio, maxDeadRatio *float64
 	// generators overrides the study's load generators per cell (0: the
@@ -163,6 +174,8 @@ type execution struct {
 	staleAfter       time.Duration
 }
 
+// run runs st's cells, storing each run, then prints what ran and says
+// where the runs are stored.
 func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, error) {
 	cells, err := st.Plan(runner.Catalog{})
 	if err != nil {
@@ -174,29 +187,76 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	}
 	defer s.Close()
 	removeOrphanedSpill(s)
-	var skip map[string]bool
-	if st.Hash != "" {
-		if err := s.SaveStudy(st.Hash, st.Name, st.File, st.Source); err != nil {
-			return nil, err
-		}
-		done, err := s.CompletedCells(st.Hash)
+	skip, err := x.recordStudy(s, st)
+	if err != nil {
+		return nil, err
+	}
+	sink := newCollectingSink(s, st)
+	opt, local, err := x.options(s, st, cells, skip, sink)
+	if err != nil {
+		return nil, err
+	}
+	if local != nil {
+		defer local.wait(30 * time.Second)
+	}
+	r := runner.New(st, opt)
+	if err := x.checkBeforeRun(ctx, r, cells, skip); err != nil {
+		return nil, err
+	}
+	runErr := r.Run(ctx, cells)
+	if x.adHoc != nil && len(sink.runs) == 1 {
+		writeErr, err := x.printAdHoc(sink)
 		if err != nil {
-			return nil, err
+			return sink.runs, err
 		}
-		if x.resume {
-			skip = done
-		} else if len(done) > 0 {
-			fmt.Fprintf(os.Stderr, "note: %d cells of this study are already in %s; new runs are added (use --resume to skip them)\n", len(done), s.Path())
+		if runErr == nil {
+			runErr = writeErr
 		}
 	}
+	if x.adHoc == nil && len(sink.runs) > 0 && !errors.Is(runErr, runner.ErrInterrupted) {
+		if err := printStudyTable(s, st.Hash); err != nil {
+			return sink.runs, err
+		}
+		printStudyNotes(escape.NewWriter(os.Stdout, escape.TerminalText), sink.runs)
+	}
+	return sink.runs, sink.sayStored(runErr)
+}
+
+// recordStudy saves a study file's study in s and returns the cells to
+// skip: with --resume those already finished; without, it says how many
+// there are. An ad-hoc study (no hash) is not saved and skips nothing.
+func (x execution) recordStudy(s *store.Store, st *study.Study) (map[string]bool, error) {
+	if st.Hash == "" {
+		return nil, nil
+	}
+	if err := s.SaveStudy(st.Hash, st.Name, st.File, st.Source); err != nil {
+		return nil, err
+	}
+	done, err := s.CompletedCells(st.Hash)
+	if err != nil {
+		return nil, err
+	}
+	if x.resume {
+		return done, nil
+	}
+	if len(done) > 0 {
+		fmt.Fprintf(os.Stderr, "note: %d cells of this study are already in %s; new runs are added (use --resume to skip them)\n", len(done), s.Path())
+	}
+	return nil, nil
+}
+
+// options are the runner's options for st's cells: progress on stderr (an
+// ad-hoc cell's like its peer tool's), the sink, automatic repetitions and
+// the load generators; local are those this process starts, to wait for.
+func (x execution) options(s *store.Store, st *study.Study, cells []study.Cell, skip map[string]bool, sink *collectingSink) (runner.Options, *localGenerators, error) {
 	meter := progress.ForFile(os.Stderr, x.quiet)
 	opt := runner.Options{Progress: meter, Meter: meter, Every: time.Second, Replace: x.replace, Skip: skip, Check: x.check,
-		MaxErrorRatio: x.maxErrorRatio, MaxDeadRatio: x.maxDeadRatio}
-	if x.adHoc {
+		MaxErrorRatio: x.maxErrorRatio, MaxDeadRatio: x.maxDeadRatio, Sink: sink}
+	if x.adHoc != nil {
 		// Like pgbench: per-second lines only with -P, and no cell headers for one cell.
-		opt.NoCellHeaders, opt.PeerProgress, opt.Printing = true, true, x.printing
-		if x.progressEvery > 0 {
-			opt.Every = time.Duration(x.progressEvery) * time.Second
+		opt.NoCellHeaders, opt.PeerProgress, opt.Printing = true, true, x.adHoc.printing
+		if x.adHoc.progress > 0 {
+			opt.Every = time.Duration(x.adHoc.progress) * time.Second
 		} else {
 			opt.NoTickLines = true
 		}
@@ -204,83 +264,74 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	if st.AutoRepetitions {
 		opt.Auto = autoRounds(s, st)
 	}
-	sink := &collectingSink{store: s, results: s.Path()}
-	if st.Hash != "" {
-		sink.study = &savedStudy{Hash: st.Hash, Name: st.Name, File: st.File, Content: st.Source}
+	local, err := x.distribute(&opt, s, cells)
+	return opt, local, err
+}
+
+// distribute gives opt the load generators of cells that run on several;
+// local are those this process starts (nil: none, or they are remote).
+func (x execution) distribute(opt *runner.Options, s *store.Store, cells []study.Cell) (*localGenerators, error) {
+	if !distributed(cells, x.generators) {
+		return nil, nil
 	}
-	opt.Sink = sink
-	var local *localGenerators
-	if distributed(cells, x.generators) {
-		opt.Distribution = &runner.Distribution{Store: s, Generators: x.generators, StaleAfter: x.staleAfter}
-		if x.remoteGenerators {
-			if !store.IsURL(x.results) {
-				return nil, fmt.Errorf("--remote-generators: load generators on other machines share the results store: give --results postgres://… (%s is a file of this machine)", x.results)
-			}
-		} else {
-			local = &localGenerators{}
-			opt.Distribution.Spawn = local.spawn
-			defer local.wait(30 * time.Second)
+	opt.Distribution = &runner.Distribution{Store: s, Generators: x.generators, StaleAfter: x.staleAfter}
+	if x.remoteGenerators {
+		if !store.IsURL(x.results) {
+			return nil, fmt.Errorf("--remote-generators: load generators on other machines share the results store: give --results postgres://… (%s is a file of this machine)", x.results)
 		}
+		return nil, nil
 	}
-	r := runner.New(st, opt)
-	// Client counts against the open-file limit before anything connects,
-	// against the servers' limits once Preflight has reached them.
+	local := &localGenerators{}
+	opt.Distribution.Spawn = local.spawn
+	return local, nil
+}
+
+// checkBeforeRun refuses cells this machine or their targets cannot run:
+// client counts against the open-file limit before anything connects, the
+// memory they need, the targets (Preflight), and client counts against the
+// servers' limits once Preflight has reached them.
+func (x execution) checkBeforeRun(ctx context.Context, r *runner.Runner, cells []study.Cell, skip map[string]bool) error {
 	if err := checkClientLimits(cells, skip, false, func(t driver.Target, n int) error { return driver.CheckOpenFiles(t, n) }); err != nil {
-		return nil, err
+		return err
 	}
 	if err := runner.CheckMemory(cells, skip, x.remoteGenerators); err != nil {
-		return nil, err
+		return err
 	}
 	if err := r.Preflight(ctx, cells); err != nil {
+		return err
+	}
+	return checkClientLimits(cells, skip, true, func(t driver.Target, n int) error { return driver.CheckConnections(ctx, t, n) })
+}
+
+// printAdHoc prints the one run of an ad-hoc cell as its kind's peer tool
+// would, on stdout (on stderr with --json, whose document goes to stdout),
+// and writes it to the files its output flags named. writeErr is the error
+// writing those files; err one that leaves the run unshown.
+func (x execution) printAdHoc(sink *collectingSink) (writeErr, err error) {
+	// The summary quotes the target's URL and the server's error texts.
+	text := io.Writer(escape.NewWriter(os.Stdout, escape.TerminalText))
+	if x.json {
+		text = escape.NewWriter(os.Stderr, escape.TerminalText)
+	}
+	run, err := sink.whole(sink.runs[0])
+	if err != nil {
 		return nil, err
 	}
-	if err := checkClientLimits(cells, skip, true, func(t driver.Target, n int) error { return driver.CheckConnections(ctx, t, n) }); err != nil {
-		return nil, err
+	switch {
+	case run.Status == result.StatusInterrupted && len(run.Ops) == 0:
+		// Stopped before the measured phase: no numbers at all, rather
+		// than numbers over no time.
+		fmt.Fprintln(text, run.Error) // says that nothing was measured
+	case run.Status != result.StatusFailed || len(run.Ops) > 0:
+		printSummary(text, run, x.adHoc.maxTries, x.adHoc.printing)
+		writeErr = writeOutputs(shownRun(run, x.adHoc.maxTries, x.adHoc.printing), x.adHoc.outputs)
 	}
-	runErr := r.Run(ctx, cells)
-	if x.adHoc && len(sink.runs) == 1 {
-		// The summary quotes the target's URL and the server's error texts.
-		text := io.Writer(escape.NewWriter(os.Stdout, escape.TerminalText))
-		if x.json {
-			text = escape.NewWriter(os.Stderr, escape.TerminalText)
-		}
-		run, err := sink.whole(sink.runs[0])
-		if err != nil {
-			return sink.runs, err
-		}
-		switch {
-		case run.Status == result.StatusInterrupted && len(run.Ops) == 0:
-			// Stopped before the measured phase: no numbers at all, rather
-			// than numbers over no time.
-			fmt.Fprintln(text, run.Error) // says that nothing was measured
-		case run.Status != result.StatusFailed || len(run.Ops) > 0:
-			printSummary(text, run, x.maxTries, x.printing)
-			if err := writeOutputs(shownRun(run, x.maxTries, x.printing), x.outputs); err != nil && runErr == nil {
-				runErr = err
-			}
-		}
-		if x.json {
-			if err := report.RunJSON(os.Stdout, run, s.Path()); err != nil {
-				return sink.runs, err
-			}
+	if x.json {
+		if err := report.RunJSON(os.Stdout, run, sink.results); err != nil {
+			return writeErr, err
 		}
 	}
-	if !x.adHoc && len(sink.runs) > 0 && !errors.Is(runErr, runner.ErrInterrupted) {
-		if err := printStudyTable(s, st.Hash); err != nil {
-			return sink.runs, err
-		}
-		printStudyNotes(escape.NewWriter(os.Stdout, escape.TerminalText), sink.runs)
-	}
-	fmt.Fprintf(os.Stderr, "%s stored in %s\n", numfmt.Count(len(sink.runs)-len(sink.unsaved), "run", "runs"), s.Path())
-	if len(sink.unsaved) > 0 {
-		n := len(sink.unsaved)
-		fmt.Fprintf(os.Stderr, "%s not be stored there and %s written to %s: store %s with 'fairbench import --results %s %s'\n",
-			numfmt.Count(n, "run could", "runs could"), numfmt.Plural(n, "was", "were"), sink.fallback, numfmt.Plural(n, "it", "them"), s.Path(), sink.fallback)
-		if runErr == nil {
-			runErr = fmt.Errorf("%s not in %s but in %s", numfmt.Count(len(sink.unsaved), "run is", "runs are"), s.Path(), sink.fallback)
-		}
-	}
-	return sink.runs, runErr
+	return writeErr, nil
 }
 
 // studyFor loads the study file or builds a one-cell study from ad-hoc flags.
@@ -297,46 +348,6 @@ func studyFor(args []string, a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, b
 	}
 	st, c, err := adhocStudy(a, fs)
 	return st, c, true, err
-}
-
-// adhocStudy builds the one-cell study of an ad-hoc run from the flags in fs.
-func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
-	w, err := workload.Get(a.workload)
-	if err != nil {
-		return nil, cell{}, err
-	}
-	values, c, err := a.values(fs, w.Params())
-	if err != nil {
-		return nil, cell{}, err
-	}
-	warmup := a.warmup
-	if c.warmup != "" && !fs.Changed("warmup") {
-		warmup = c.warmup
-	}
-	warm, err := params.ParseDuration(warmup)
-	if err != nil {
-		return nil, cell{}, fmt.Errorf("--warmup: %v", err)
-	}
-	if _, err := driver.ForURL(a.target); err != nil {
-		return nil, cell{}, err
-	}
-	return &study.Study{
-		Name:        adHocStudyName,
-		Repetitions: 1,
-		Warmup:      warm,
-		Duration:    c.duration,
-		Order:       "interleaved",
-		Seed:        uint64(time.Now().UnixNano()),
-		Targets:     []*study.Target{{Name: targetName(a.target), URL: a.target}},
-		Workloads: []*study.Workload{{
-			Name: a.workload, Kind: a.workload, Params: values,
-			Clients:      []study.ClientLevel{{N: c.clients}},
-			Rate:         c.rate,
-			MaxTries:     c.maxTries,
-			Threads:      c.threads,
-			LatencyLimit: time.Duration(c.latencyLimitMS * float64(time.Millisecond)),
-		}},
-	}, c, nil
 }
 
 // printSummary prints an ad-hoc run's summary in its kind's peer-tool shape,
@@ -472,9 +483,6 @@ func removeOrphanedSpill(s *store.Store) {
 	}
 }
 
-// targetName is a readable name for an ad-hoc target: its redacted URL.
-func targetName(raw string) string { return driver.Redacted(raw) }
-
 // collectingSink stores runs and keeps them for the final summary. A run the
 // results file refuses (read-only, locked past the busy timeout, disk full)
 // is written to a fallback file beside it instead (fallback.go): a finished
@@ -486,6 +494,32 @@ type collectingSink struct {
 	unsaved  []*result.Run // runs only in the fallback file
 	fallback string
 	study    *savedStudy // the study, stored with the runs of a fallback file
+}
+
+// newCollectingSink is the sink of st's runs in s.
+func newCollectingSink(s *store.Store, st *study.Study) *collectingSink {
+	sink := &collectingSink{store: s, results: s.Path()}
+	if st.Hash != "" {
+		sink.study = &savedStudy{Hash: st.Hash, Name: st.Name, File: st.File, Content: st.Source}
+	}
+	return sink
+}
+
+// sayStored says how many runs are stored in the results store and, for
+// runs it refused, which fallback file holds them; it returns runErr, or
+// when there was none the error that some runs are not in the store.
+func (c *collectingSink) sayStored(runErr error) error {
+	fmt.Fprintf(os.Stderr, "%s stored in %s\n", numfmt.Count(len(c.runs)-len(c.unsaved), "run", "runs"), c.results)
+	if len(c.unsaved) == 0 {
+		return runErr
+	}
+	n := len(c.unsaved)
+	fmt.Fprintf(os.Stderr, "%s not be stored there and %s written to %s: store %s with 'fairbench import --results %s %s'\n",
+		numfmt.Count(n, "run could", "runs could"), numfmt.Plural(n, "was", "were"), c.fallback, numfmt.Plural(n, "it", "them"), c.results, c.fallback)
+	if runErr == nil {
+		runErr = fmt.Errorf("%s not in %s but in %s", numfmt.Count(n, "run is", "runs are"), c.results, c.fallback)
+	}
+	return runErr
 }
 
 // SpillPoint implements runner.PointSpiller: a run's series points go to
@@ -531,14 +565,14 @@ func (c *collectingSink) AppendRun(r *result.Run) (int64, error) {
 	return 0, nil
 }
 
+// loadOptions are the flags of one `fairbench load` command line, bound
+// afresh by defineLoadFlags to each flag set it defines.
+type loadOptions struct {
+	a                            adhoc
+	replace, clean, check, quiet bool
+}
+
 func newLoad() *cobra.Command {
-	var (
-		a       adhoc
-		replace bool
-		clean   bool
-		check   bool
-		quiet   bool
-	)
 	cmd := &cobra.Command{
 		Use:   "load --target URL [--workload KIND] [--clean] [flags]",
 		Short: "Load (or verify) a workload's data without running it, like its peer tool's prepare step",
@@ -546,24 +580,27 @@ func newLoad() *cobra.Command {
 flags are those of 'fairbench run'; 'fairbench load --workload KIND --help' lists them.
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
-	define := func(f *pflag.FlagSet, kind string) error {
-		a, replace, clean, check, quiet = adhoc{}, false, false, false, false
-		f.BoolVarP(&quiet, "quiet", "q", false, quietUsage)
-		f.StringVar(&a.target, "target", "", "target URL (required)")
-		f.BoolVar(&check, "check", false, "run the workload's consistency check on the loaded data")
-		f.BoolVar(&clean, "clean", false, "delete this workload's data from the target instead, and only what fairbench's marker says it created")
-		f.StringVar(&a.workload, "workload", workload.Default(), "workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
-		f.BoolVar(&replace, "replace", false, "allow dropping and reloading tables that fairbench did not create")
-		f.StringArrayVar(&a.set, "set", nil, "any workload parameter as key=value (repeatable)")
-		return a.defineWorkloadFlags(f, kind, false)
-	}
-	withWorkloadFlags(cmd, cobra.NoArgs, define, func(cmd *cobra.Command, args []string, action workload.Action) error {
+	withWorkloadFlags(cmd, cobra.NoArgs, defineLoadFlags, func(cmd *cobra.Command, o *loadOptions, args []string, action workload.Action) error {
 		if action == workload.ActionRun {
 			return errors.New("load: the run command word asks for a run: use 'fairbench run' with the same arguments")
 		}
-		return loadData(cmd, &a, replace, clean || action == workload.ActionClean, check, quiet)
+		return loadData(cmd, &o.a, o.replace, o.clean || action == workload.ActionClean, o.check, o.quiet)
 	})
 	return cmd
+}
+
+// defineLoadFlags defines load's flags, and the parameter flags of
+// workload kind, on f.
+func defineLoadFlags(f *pflag.FlagSet, kind string) (*loadOptions, error) {
+	o := &loadOptions{}
+	f.BoolVarP(&o.quiet, "quiet", "q", false, quietUsage)
+	f.StringVar(&o.a.target, "target", "", "target URL (required)")
+	f.BoolVar(&o.check, "check", false, "run the workload's consistency check on the loaded data")
+	f.BoolVar(&o.clean, "clean", false, "delete this workload's data from the target instead, and only what fairbench's marker says it created")
+	f.StringVar(&o.a.workload, "workload", workload.Default(), "workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
+	f.BoolVar(&o.replace, "replace", false, "allow dropping and reloading tables that fairbench did not create")
+	f.StringArrayVar(&o.a.set, "set", nil, "any workload parameter as key=value (repeatable)")
+	return o, o.a.defineWorkloadFlags(f, kind, false)
 }
 
 // loadData loads the ad-hoc workload's data (fairbench load, the peer

@@ -13,6 +13,8 @@
 //     them, internal/kinds carries what generic code needs), and
 //     cmd/fairbench imports no kind's parameters (params/<kind>params): the
 //     workloads and adapters declare the flags that set them;
+//   - internal/adhocline, which reads the ad-hoc command line, spells no
+//     kind either and knows no cobra, and the runner does not import it;
 //   - analysis, report, runner, study, store and result spell no engine, no
 //     engine's cache setting and no installation-only setting (each driver
 //     registers them with result.RegisterEngine; the store's own SQLite and
@@ -148,6 +150,17 @@ func TestRunnerImportsNoWorkloadPackage(t *testing.T) {
 func TestStudyImportsNoWorkload(t *testing.T) {
 	forbidDeps(t, "internal/study", func(dep string) bool { return under(dep, module+"/internal/workload") },
 		"it is passed the workloads it may name (study.Catalog, runner.Catalog)")
+}
+
+// TestAdhocLineBetweenCommandAndRunner keeps the ad-hoc command line's
+// reading between the commands and the runner: it knows no command
+// framework (its tests parse flag lists without one), and the runner takes
+// the study it builds without importing it.
+func TestAdhocLineBetweenCommandAndRunner(t *testing.T) {
+	forbidDeps(t, "internal/adhocline", func(dep string) bool { return under(dep, "github.com/spf13/cobra") },
+		"the commands wire it into cobra; it reads a pflag set")
+	forbidDeps(t, "internal/runner", func(dep string) bool { return under(dep, module+"/internal/adhocline") },
+		"the runner takes the study an ad-hoc command line makes, not the command line")
 }
 
 // TestOneRegistrationPerKind keeps a kind's registration in one place: a
@@ -411,10 +424,10 @@ func stringLiterals(t *testing.T, paths []string) []literal {
 // TestGenericCodeNamesNoKindOrTool fails on a string literal equal to a kind
 // or tool name, and on any comparison of a .Kind with a non-empty string
 // literal, in the
-// non-test files of analysis, report and cmd/fairbench.
+// non-test files of analysis, report, cmd/fairbench and internal/adhocline.
 func TestGenericCodeNamesNoKindOrTool(t *testing.T) {
 	banned := names()
-	paths := []string{module + "/internal/analysis", module + "/internal/report", module + "/cmd/fairbench"}
+	paths := []string{module + "/internal/analysis", module + "/internal/report", module + "/cmd/fairbench", module + "/internal/adhocline"}
 	pkgs := list(t, paths...)
 	var found []string
 	fset := token.NewFileSet()
