@@ -83,17 +83,27 @@ func roundsOf(t *testing.T, runs []*result.Run, interval float64) (ran, asked in
 	return ran, asked
 }
 
-// A pilot whose scatter bounds ±100 % (a block ratio of 2 either way, far
-// past what a busy host scatters 1 s runs by) stops the study after it: rounds 3–4
-// are skipped with one line, and the report's finding says it tested the
-// rounds with Stein's two stages.
+// A pilot whose scatter bounds ±100 % (a block ratio of 2 either way)
+// stops the study after the rounds it asks for: the rest are skipped with
+// one line, and the report's finding says it tested the rounds with Stein's
+// two stages. On a quiet host the pilot's two rounds suffice; a host busy
+// enough to scatter 1 s runs by half their value asks for a third round,
+// which the study then runs and no more (the decision is recomputed from the
+// stored runs, so the test checks the rule, not the host).
 func TestAutoRepetitionsStopAfterThePilot(t *testing.T) {
 	dir, runs, stderr := autoStudy(t, "100")
 	ran, asked := roundsOf(t, runs, 100)
-	if ran != asked || ran != 2 || len(runs) != 2*2*2 {
-		t.Fatalf("stored %d runs up to repetition %d, the pilot asks for %d rounds; want 8 runs of 2 rounds:\n%s", len(runs), ran, asked, stderr)
+	if asked == 4 {
+		t.Skipf("the host scattered the pilot's runs so much that even ±100 %% needs every round (stored %d runs); the stop after the pilot is not exercised:\n%s", len(runs), stderr)
 	}
-	want := "repetitions auto: the pilot's scatter asks for 2 rounds of 4; skipping rounds 3–4\n"
+	if ran != asked || len(runs) != asked*2*2 {
+		t.Fatalf("stored %d runs up to repetition %d, the pilot asks for %d rounds; want %d runs of %d rounds:\n%s", len(runs), ran, asked, asked*4, asked, stderr)
+	}
+	skipped := fmt.Sprintf("rounds %d–4", asked+1)
+	if asked == 3 {
+		skipped = "round 4"
+	}
+	want := fmt.Sprintf("repetitions auto: the pilot's scatter asks for %d rounds of 4; skipping %s\n", asked, skipped)
 	if strings.Count(stderr, want) != 1 {
 		t.Errorf("run's progress lacks, once, %q:\n%s", want, stderr)
 	}
@@ -103,7 +113,7 @@ func TestAutoRepetitionsStopAfterThePilot(t *testing.T) {
 		t.Errorf("run --resume: exit %d, or it asks for other rounds or adds runs:\n%s", again.code, again.stderr)
 	}
 	o := fairbench(t, dir, "report") // the text report wraps its lines
-	if words := strings.Join(strings.Fields(o.stdout), " "); o.code != 0 || !strings.Contains(words, "paired over 2 cells × 2 rounds, Stein's two stages, p=") {
+	if words := strings.Join(strings.Fields(o.stdout), " "); o.code != 0 || !strings.Contains(words, fmt.Sprintf("paired over 2 cells × %d rounds, Stein's two stages, p=", asked)) {
 		t.Errorf("report: exit %d, or its finding does not say it used Stein's two stages:\n%s%s", o.code, o.stdout, o.stderr)
 	}
 }

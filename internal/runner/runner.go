@@ -304,9 +304,12 @@ func (r *Runner) autoRounds(cells []study.Cell) int {
 		return most
 	}
 	n = min(max(n, r.opt.Auto.Pilot), most)
-	if n < most {
+	switch {
+	case n == most-1:
+		fmt.Fprintf(r.opt.Progress, "repetitions auto: the pilot's scatter asks for %d rounds of %d; skipping round %d\n", n, most, most)
+	case n < most:
 		fmt.Fprintf(r.opt.Progress, "repetitions auto: the pilot's scatter asks for %d rounds of %d; skipping rounds %d–%d\n", n, most, n+1, most)
-	} else {
+	default:
 		fmt.Fprintf(r.opt.Progress, "repetitions auto: the pilot's scatter asks for all %d rounds\n", most)
 	}
 	return n
