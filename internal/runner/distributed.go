@@ -309,10 +309,12 @@ func splittable(shape workload.Shape, c study.Cell, n int) error {
 			return err
 		}
 	}
-	if shape.SelfEnding && shape.Split == nil {
-		return fmt.Errorf("workload %s ends when its clients have done a fixed amount of work, which is not split over load generators yet: run it on one generator", c.Workload.Kind)
-	}
-	if shape.Finite {
+	switch shape.End.Kind() {
+	case workload.EndSelf:
+		if shape.Split == nil {
+			return fmt.Errorf("workload %s ends when its clients have done a fixed amount of work, which is not split over load generators yet: run it on one generator", c.Workload.Kind)
+		}
+	case workload.EndTries:
 		return fmt.Errorf("workload %s runs a fixed query set, which is not split over load generators: run it on one generator", c.Workload.Kind)
 	}
 	return nil

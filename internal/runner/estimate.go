@@ -20,23 +20,19 @@ func ShapeOf(c study.Cell) (workload.Shape, error) {
 // Those are bounds: the time the work takes is not known before it runs.
 func CellTime(c study.Cell, shape workload.Shape) study.CellTime {
 	t := study.DurationTime(c)
-	ends := shape.EndsWhenDone
-	switch {
-	case c.Workload.Tool != "":
-		return t
-	case shape.Finite:
-		t.Time = shape.Bound + c.Cooldown
-		if ends == "" {
-			ends = "the queries' tries are done, each try up to its timeout"
-		}
-	case shape.SelfEnding:
-		t.Time = c.Warmup + shape.Limit + c.Cooldown
-		if ends == "" {
-			ends = "the work is done"
-		}
-	case ends == "":
+	if c.Workload.Tool != "" {
 		return t
 	}
-	t.AtMost, t.EndsWhen = true, ends
+	end := shape.End
+	switch end.Kind() {
+	case workload.EndWhenDone:
+	case workload.EndTries:
+		t.Time = end.Bound() + c.Cooldown
+	case workload.EndSelf, workload.EndPerClient:
+		t.Time = c.Warmup + end.Bound() + c.Cooldown
+	default:
+		return t
+	}
+	t.AtMost, t.EndsWhen = true, end.EndsWhen()
 	return t
 }

@@ -34,7 +34,7 @@ var (
 )
 
 func (perClientInstance) Shape() workload.Shape {
-	return workload.Shape{SelfEnding: true, Limit: time.Minute, PerClient: 25,
+	return workload.Shape{End: workload.PerClient(25, time.Minute, "each client has run its 25 operations"),
 		Log: func(l workload.Logged) {
 			perClientLogMu.Lock()
 			perClientLog = append(perClientLog, l)

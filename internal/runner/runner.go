@@ -271,7 +271,8 @@ type bound struct {
 
 // bind binds the cell's workload to its parameters and reads its shape and
 // hooks, once: the one place the runner asks an instance for an optional
-// interface (workload.NewWorker asks for workload.SlotWorkers).
+// interface (workload.NewWorker asks for workload.SlotWorkers), and where
+// an invalid shape is refused.
 func bind(c study.Cell) (bound, error) {
 	w, err := workload.Get(c.Workload.Kind)
 	if err != nil {
@@ -284,6 +285,9 @@ func bind(c study.Cell) (bound, error) {
 	b := bound{inst: inst}
 	if s, ok := inst.(workload.Shaper); ok {
 		b.shape = s.Shape()
+		if err := b.shape.Validate(); err != nil {
+			return bound{}, fmt.Errorf("workload %s: %w", c.Workload.Kind, err)
+		}
 	}
 	if h, ok := inst.(workload.Hooker); ok {
 		b.hooks = h.Hooks()
@@ -502,11 +506,11 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 	if cs.bound, err = bind(c); err != nil {
 		return cs, err
 	}
-	if cs.shape.Finite {
-		triesCell(&cs.c, run, cs.shape) // tries.go
-	}
-	if cs.shape.SelfEnding {
-		cs.c.Duration = cs.shape.Limit // selfending.go
+	switch cs.shape.End.Kind() {
+	case workload.EndTries:
+		triesCell(&cs.c, run, cs.shape.End) // tries.go
+	case workload.EndSelf, workload.EndPerClient:
+		cs.c.Duration = cs.shape.End.Bound() // selfending.go
 	}
 	if cs.client, err = r.open(ctx, c.Target, cs.shape.ConnOptions); err != nil {
 		return cs, err

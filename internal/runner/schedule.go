@@ -47,7 +47,7 @@ func (m *executor) loop(ctx context.Context, w *worker, start time.Time) {
 		opCtx = context.WithoutCancel(ctx)
 	}
 	pacer := m.pacer(start)
-	perClient, log := m.shape.PerClient, m.shape.Log
+	perClient, log := m.shape.End.PerClientOps(), m.shape.Log
 	for !m.stop.Load() && !w.done {
 		if perClient > 0 && w.ops >= perClient {
 			w.done = true

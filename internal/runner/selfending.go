@@ -5,9 +5,11 @@ package runner
 // YCSB operationcount, a corpus indexed once) and stops; once every client
 // has, the phase in progress ends (allDone). A run whose clients all end
 // within the warm-up has nothing left to measure and fails. A workload whose
-// shape says SelfEnding (workload.Shape) ends every run so: its Limit
+// shape's End is workload.EndSelf ends every run so: the End's bound
 // replaces the cell's duration (setupCell), and it runs on several load
-// generators only when its work is split among them (splittable).
+// generators only when its work is split among them (splittable); so does
+// one of workload.EndPerClient, whose clients the loop stops after their
+// count (schedule.go), on any number of generators.
 
 import "fmt"
 

@@ -124,7 +124,8 @@ func (m *executor) statusTask(label string, d time.Duration) *progress.Task {
 	if label == "" {
 		label = "measuring"
 	}
-	if m.shape.Finite || m.shape.SelfEnding {
+	switch m.shape.End.Kind() {
+	case workload.EndTries, workload.EndSelf, workload.EndPerClient:
 		d = 0
 	}
 	return m.r.opt.Meter.StartTimed(m.cell.Workload.Name+": "+label, d)
@@ -313,7 +314,7 @@ func (m *executor) fillOutage() {
 	s.ReconnectAttempts = m.reconnectAttempts.Load()
 	s.Reconnects = m.reconnects.Load()
 	setDead(s, m.run.DeadTime(quietSeconds(*s, m.shape.Waits)))
-	if m.shape.Finite {
+	if m.shape.End.Kind() == workload.EndTries {
 		triesDeadTime(s, m.shape, m.run.StartedAt) // tries.go
 	}
 	m.errMu.Lock()

@@ -1,6 +1,6 @@
 package runner
 
-// Query-set tries: a finite set (workload.Shape.Finite) runs each of its
+// Query-set tries: a finite set (workload.EndTries) runs each of its
 // queries a number of times in a row, one try after another on one client
 // (SSB's and ClickBench's tries). The set, not a duration, ends the run; it
 // has no warm-up; a failed or timed-out try is recorded as null and the set
@@ -20,9 +20,9 @@ import (
 // triesCell makes cell c, and its run, a finite set's: the first try is the
 // cold one, which a warm-up would spend, and the set's bound replaces the
 // cell's duration.
-func triesCell(c *study.Cell, run *result.Run, shape workload.Shape) {
+func triesCell(c *study.Cell, run *result.Run, end workload.End) {
 	c.Warmup, run.Warmup = 0, 0
-	c.Duration = shape.Bound
+	c.Duration = end.Bound()
 }
 
 // triesDeadTime replaces the ticks' dead-time account in s by the set's:

@@ -171,7 +171,7 @@ func (c *countedRows) Next() bool {
 
 // Shaper is optional: an instance whose runs do not have the common shape
 // (the zero Shape). The runner reads Shape once, when it binds the cell's
-// workload.
+// workload, and refuses a shape that Validate (end.go) refuses.
 type Shaper interface {
 	Shape() Shape
 }
@@ -184,47 +184,25 @@ type Shape struct {
 	// ConnOptions are connection options the parameters ask for (query mode).
 	ConnOptions driver.Options
 
-	// Finite: the instance runs a fixed set of queries to completion, each a
-	// number of times in a row (SSB's and ClickBench's tries), rather than
-	// operations for a duration. The runner then runs no warm-up (the first
-	// try is the cold one, which a warm-up would spend) and bounds the
-	// measured phase by Bound instead of the cell's duration. An instance
-	// that loops over its queries for a duration (a concurrent mode) is not
-	// finite.
-	Finite bool
-	Bound  time.Duration
+	// End is how a run ends: at the cell's duration (the zero End), when
+	// its work is done, by its clients, after a count per client, or with
+	// its query set's tries (end.go).
+	End End
 	// Results, when set, are the queries' tries of the measured phase, in
 	// order, for Summary.Queries (nil when the instance keeps none).
 	Results func() []result.QueryResult
-	// Stalls, when set, are a finite set's stretches of the measured phase
+	// Stalls, when set, are a tries run's stretches of the measured phase
 	// in which tries failed and none succeeded, each from the start of a
 	// failed try to the start of the next successful one (or the end of the
 	// last try): its dead time (docs/reliability.md).
 	Stalls func() []Stall
 
-	// SelfEnding: the clients end the run themselves, each returning
-	// ErrClientDone once the work is done (a corpus indexed once, as OSB's
-	// bulk task ends with its corpus). The cell's duration does not apply:
-	// Limit bounds the measured phase instead, and the warm-up stays.
-	SelfEnding bool
-	Limit      time.Duration
-
-	// EndsWhenDone, when set, says that the instance's clients end the run
-	// once its work is done (YCSB's operationcount, memtier's requests), so
-	// that the cell's duration only bounds it: what ends it, for the plan's
-	// estimate ("operationcount operations are done"). Finite and SelfEnding
-	// runs end so too, and may say it here.
-	EndsWhenDone string
 	// Waits: operations wait besides their requests (pgbench's \sleep, think
 	// times), which would hold up the other clients of an event loop: each
 	// client then keeps a thread of its own however many -j threads are asked,
 	// and a second without a completed operation is no outage. The waits go
 	// through Wait, which the run's stop cuts short.
 	Waits bool
-	// PerClient, when above 0, is the number of operations each client
-	// performs before it stops (pgbench's -t): an operation and its retries
-	// count once, and warm-up operations count too. Set it with SelfEnding.
-	PerClient int64
 	// Log, when set, is told of each operation when it ends, failed or
 	// skipped ones too (pgbench's per-transaction log, -l), warm-up
 	// included; it runs on the client's own goroutine and must not block

@@ -155,7 +155,7 @@ func (in *instance) Shape() workload.Shape {
 	if limit <= 0 {
 		limit = 30 * 24 * time.Hour
 	}
-	return workload.Shape{SelfEnding: true, Limit: limit, Split: in.Split, Tallies: in.Tallies, AddTallies: in.AddTallies}
+	return workload.Shape{End: workload.SelfEnding(limit, ""), Split: in.Split, Tallies: in.Tallies, AddTallies: in.AddTallies}
 }
 
 // Hooks implements workload.Hooker. The count check is part of every run, as

@@ -223,7 +223,7 @@ func (in *instance) Ops() []string { return in.ops }
 // has sent them (memtier's --requests), before the cell's duration.
 func (in *instance) Shape() workload.Shape {
 	if in.opt.Requests > 0 {
-		return workload.Shape{EndsWhenDone: fmt.Sprintf("each client has sent its %d requests", in.opt.Requests)}
+		return workload.Shape{End: workload.UntilDone(fmt.Sprintf("each client has sent its %d requests", in.opt.Requests))}
 	}
 	return workload.Shape{}
 }

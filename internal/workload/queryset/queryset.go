@@ -201,7 +201,11 @@ func (s *Set) reset() {
 // headline.
 func (s *Set) Shape() workload.Shape {
 	h := s.headline()
-	return workload.Shape{Finite: s.finite(), Bound: s.bound(), Results: s.runResults, Stalls: s.runStalls, Headline: &h}
+	sh := workload.Shape{Results: s.runResults, Headline: &h}
+	if s.finite() {
+		sh.End, sh.Stalls = workload.Tries(s.bound()), s.runStalls
+	}
+	return sh
 }
 
 // finite: the tries mode runs its set once.

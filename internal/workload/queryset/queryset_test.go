@@ -125,8 +125,8 @@ func TestTriesRunEachQueryInARowColdThenHot(t *testing.T) {
 	if res[0].Rows != 3 || res[0].ServerSeconds < 0.005 || res[0].ServerSeconds > 0.009 {
 		t.Errorf("A: rows %d, server time %.4f s: want the engine's account of the hot try (5 ms)", res[0].Rows, res[0].ServerSeconds)
 	}
-	if sh := s.Shape(); !sh.Finite || sh.Bound < 6*10*time.Minute {
-		t.Errorf("tries mode: finite %v, bound %s", sh.Finite, sh.Bound)
+	if sh := s.Shape(); sh.End.Kind() != workload.EndTries || sh.End.Bound() < 6*10*time.Minute {
+		t.Errorf("tries mode: end %s, bound %s", sh.End.Kind(), sh.End.Bound())
 	}
 }
 
@@ -224,8 +224,8 @@ func TestTriesModeTakesOneClientAndConcurrentModeMany(t *testing.T) {
 	}
 	c, _ := New(values(t, map[string]any{"mode": ModeConcurrent}), []string{"A"})
 	c.Bind([]Query{{Name: "A", SQL: "qa"}})
-	if sh := c.Shape(); sh.Finite || sh.Results() != nil || sh.Headline.Unit != "qps" {
-		t.Errorf("concurrent mode: finite %v, results %v, headline %+v", sh.Finite, sh.Results(), sh.Headline)
+	if sh := c.Shape(); sh.End.Kind() != workload.EndAtDuration || sh.Results() != nil || sh.Headline.Unit != "qps" {
+		t.Errorf("concurrent mode: end %s, results %v, headline %+v", sh.End.Kind(), sh.Results(), sh.Headline)
 	}
 	if _, err := c.NewSlotWorker(context.Background(), &fakeEngine{}, workload.ClientSlot{Index: 1, Clients: 4}); err != nil {
 		t.Error(err)

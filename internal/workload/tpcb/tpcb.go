@@ -158,9 +158,7 @@ func (in *instance) Shape() workload.Shape {
 	}
 	sh.Waits = in.scripts != nil && in.scripts.sleeps()
 	if in.transactions > 0 {
-		sh.SelfEnding, sh.Limit, sh.PerClient = true, transactionsLimit, in.transactions
-		sh.EndsWhenDone = fmt.Sprintf("each client has run its %d transactions (-t)", in.transactions)
-		sh.Split = func(int, int) error { return nil }
+		sh.End = workload.PerClient(in.transactions, transactionsLimit, fmt.Sprintf("each client has run its %d transactions (-t)", in.transactions))
 	}
 	return sh
 }

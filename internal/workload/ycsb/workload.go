@@ -349,7 +349,7 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 func (in *instance) Shape() workload.Shape {
 	s := workload.Shape{ConnOptions: driver.Options{QueryMode: "prepared"}, Split: in.Split}
 	if in.counted {
-		s.EndsWhenDone = fmt.Sprintf("the %d operations of operationcount are done", in.cfg.OperationCount)
+		s.End = workload.UntilDone(fmt.Sprintf("the %d operations of operationcount are done", in.cfg.OperationCount))
 	}
 	return s
 }
