@@ -37,9 +37,8 @@ var endCases = map[string][]struct {
 	},
 	"oltp": {
 		{params.Values{}, workload.EndAtDuration},
-		// sysbench's --events: the budget is the workload's, which the
-		// shape does not declare (the cell's duration bounds it).
-		{params.Values{"events": int64(1000)}, workload.EndAtDuration},
+		// sysbench's --events: the run ends once they are done.
+		{params.Values{"events": int64(1000)}, workload.EndWhenDone},
 	},
 	"tpcb": {
 		{params.Values{}, workload.EndAtDuration},

@@ -123,9 +123,14 @@ const dataset = "oltp"
 func (in *instance) Ops() []string { return []string{"oltp_" + in.mode} }
 
 // Shape implements workload.Shaper: sessions in the query mode asked for;
-// --events shared among load generators (Split).
+// --events shared among load generators (Split), ending the run once they
+// are done (the cell's duration bounds it, as sysbench's --time does).
 func (in *instance) Shape() workload.Shape {
-	return workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}, Split: in.Split}
+	s := workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}, Split: in.Split}
+	if in.events > 0 {
+		s.End = workload.UntilDone(fmt.Sprintf("the %d events of --events are done", in.events))
+	}
+	return s
 }
 
 // Hooks implements workload.Hooker.
