@@ -6,9 +6,10 @@
 //
 // One file per tool, whose init registers it with one Register(Tool{…})
 // declaring all it can do. Each tool has Detect(text) (does this text come
-// from the tool?) and Parse(name, text) (the runs it holds). Parsers are strict: a line
-// they expect but cannot read stops the parse with the file name and line
-// number, because a half-read result stored as if complete is worse than none.
+// from the tool?) and Parse(name, text) (the runs it holds). Parsers are
+// strict: a line they expect but cannot read stops the parse with the file
+// name and line number, because a half-read result stored as if complete is
+// worse than none.
 // Parsers are written against real outputs only (testdata/, each with the
 // command that made it).
 package adapter

@@ -30,7 +30,7 @@ import (
 // utilisation; the reports' fio tables read them. The bw/iops/lat/clat logs of
 // --write_*_log with --log_avg_msec=1000 become the series.
 
-// fioTool is fio as registered.
+// fioTool is fio as registered, which the package's tests name.
 var fioTool *Tool
 
 func init() {

@@ -43,7 +43,7 @@ import (
 // hold no measured run. A study cell with tool = "go-tpc" runs it:
 // gotpccmd.go.
 
-// goTPCTool is go-tpc as registered.
+// goTPCTool is go-tpc as registered, which the package's tests name.
 var goTPCTool *Tool
 
 func init() {

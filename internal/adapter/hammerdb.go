@@ -46,7 +46,7 @@ import (
 // covers each virtual user's whole run, ramp-up included, not the measured
 // period alone.
 
-// hammerdbTool is hammerdb as registered.
+// hammerdbTool is hammerdb as registered, which the package's tests name.
 var hammerdbTool *Tool
 
 func init() {

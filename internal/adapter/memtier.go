@@ -54,7 +54,7 @@ import (
 // per-second series; import it when you can. The text lacks the pipeline
 // depth and value size: Complete asks for them.
 
-// memtierTool is memtier_benchmark as registered.
+// memtierTool is memtier_benchmark as registered, which the package's tests name.
 var memtierTool *Tool
 
 func init() {

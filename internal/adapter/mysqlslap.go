@@ -20,7 +20,7 @@ import (
 // has a throughput (clients × queries per client / average iteration time)
 // and no latency distribution.
 
-// mysqlslapTool is mysqlslap as registered.
+// mysqlslapTool is mysqlslap as registered, which the package's tests name.
 var mysqlslapTool *Tool
 
 func init() {

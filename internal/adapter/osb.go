@@ -32,7 +32,7 @@ import (
 // workload's.
 const BulkIndexKind = searchparams.Kind
 
-// osbTool is opensearch-benchmark as registered.
+// osbTool is opensearch-benchmark as registered, which the package's tests name.
 var osbTool *Tool
 
 func init() {

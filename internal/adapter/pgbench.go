@@ -47,7 +47,7 @@ import (
 // runs with -l into a temporary directory (AttachLogDir), so its run has the
 // exact distribution too.
 
-// pgbenchTool is pgbench as registered.
+// pgbenchTool is pgbench as registered, which the package's tests name.
 var pgbenchTool *Tool
 
 func init() {

@@ -15,7 +15,7 @@ import (
 // measurements, not parts of one. Pipelining (-P) is not printed by the tool
 // and comes from import's --pipeline.
 
-// redisBenchmarkTool is redis-benchmark as registered.
+// redisBenchmarkTool is redis-benchmark as registered, which the package's tests name.
 var redisBenchmarkTool *Tool
 
 func init() {

@@ -80,8 +80,8 @@ func Lookup(name string) (*Tool, bool) {
 	return nil, false
 }
 
-// KindParams returns the parameters of a kind only tools run (fio), as the
-// tool of the kind that declares them declares them.
+// KindParams returns the parameters of a kind only tools run (fio), as a
+// tool of the kind declares them (Tool.KindParams).
 func KindParams(kind string) ([]params.Spec, bool) {
 	for _, t := range tools {
 		if t.Kind == kind && t.KindParams != nil {

@@ -18,7 +18,7 @@ import (
 // width). sysbench does not print the test's name, so the mode (read_write,
 // point_select, ...) comes from the import flags.
 
-// sysbenchTool is sysbench as registered.
+// sysbenchTool is sysbench as registered, which the package's tests name.
 var sysbenchTool *Tool
 
 func init() {

@@ -27,7 +27,7 @@ import (
 // ([OVERALL], [READ], ...): ycsbjava.go. A study cell with tool = "ycsb" runs
 // go-ycsb: ycsbcmd.go.
 
-// ycsbTool is ycsb as registered.
+// ycsbTool is ycsb as registered, which the package's tests name.
 var ycsbTool *Tool
 
 func init() {
