@@ -4,10 +4,12 @@
 // from a study cell, so that runs made by those tools sit in the same results
 // file, reports and comparisons as native runs.
 //
-// One file per tool. Each tool has Detect(text) (does this text come from the
-// tool?) and Parse(name, text) (the runs it holds). Parsers are strict: a line
-// they expect but cannot read stops the parse with the file name and line
-// number, because a half-read result stored as if complete is worse than none.
+// One file per tool, whose init registers it with one Register(Tool{…})
+// declaring all it can do. Each tool has Detect(text) (does this text come
+// from the tool?) and Parse(name, text) (the runs it holds). Parsers are
+// strict: a line they expect but cannot read stops the parse with the file
+// name and line number, because a half-read result stored as if complete is
+// worse than none.
 // Parsers are written against real outputs only (testdata/, each with the
 // command that made it).
 package adapter
@@ -23,9 +25,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/ownership"
 	"github.com/fairbench/fairbench/internal/params"
-	"github.com/fairbench/fairbench/internal/params/fioparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -35,8 +37,24 @@ type Tool struct {
 	// Kind is the fairbench workload kind the tool's runs correspond to, so that
 	// they group and compare with native runs of that kind.
 	Kind string
+	// DetectOrder places the tool in detection order: import tries the
+	// tools' Detect by ascending DetectOrder and takes the first that
+	// claims a file, so formats that are easy to tell apart come first and
+	// a loose detector never claims another tool's output. Each tool has
+	// its own, which makes the order the same whatever order the tools'
+	// files register in.
+	DetectOrder int
+	// Formats says which of the tool's outputs Parse reads ("pgbench 11–18
+	// text output (…)"): Supported lists them in detection order.
+	Formats string
 	// Detect reports whether text is an output of this tool.
 	Detect func(text string) bool
+	// JSONOutput says the tool's output is one JSON document its parser
+	// decodes whole (fio's, after any notes fio prints before it): the
+	// decoder tells a cut document from a damaged one itself, so Parse
+	// neither judges the output by its last line break nor reads a parse
+	// error on its last line as a cut.
+	JSONOutput bool
 	// Parse reads every run in text. name is the file name, for errors.
 	Parse func(name, text string) ([]*result.Run, error)
 	// ParseReader, when set, is Parse reading a line-oriented output from a
@@ -93,6 +111,16 @@ type Tool struct {
 	// ImportFlags are the flags of `fairbench import` that fill in what the
 	// tool's output does not say (see ImportFlag).
 	ImportFlags []ImportFlag
+	// KindParams, when set, are the parameters of Kind that a study cell of
+	// the tool binds, for a kind fairbench has no native workload of (fio,
+	// mysqlslap) or a build without it (the runner's tests): see KindParams.
+	// One tool of a kind declares them; its other tools share them.
+	KindParams []params.Spec
+	// KindInfo, when set, is what reports need of Kind when no native
+	// workload registers it (fio's headline and per-direction sections):
+	// Register registers it with internal/kinds under Kind. One tool of a
+	// kind declares it.
+	KindInfo *kinds.Info
 }
 
 // Invocation is what a command builder needs from a study cell. It is a
@@ -143,20 +171,6 @@ type Footprint struct {
 	Keep bool
 }
 
-// toolKindParams are the parameters of the kinds fairbench has no native
-// workload of (fio, mysqlslap); go-tpc, YCSB and memtier add theirs (tpcc, ycsb, kv) in
-// their init, for a build without the native workloads.
-var toolKindParams = map[string][]params.Spec{
-	"fio":       fioparams.Specs(),
-	"mysqlslap": mysqlslapParams,
-}
-
-// KindParams returns the parameters of a kind only tools run (fio).
-func KindParams(kind string) ([]params.Spec, bool) {
-	s, ok := toolKindParams[kind]
-	return s, ok
-}
-
 // Executable is the program a study cell of the tool needs on the PATH.
 func (t *Tool) Executable() string {
 	if t.Binary != "" {
@@ -204,49 +218,6 @@ type File struct {
 // from the file line by line (Tool.ParseReader) rather than from Text.
 func (f File) Streamed() bool { return f.path != "" }
 
-// tools in detection order: formats that are easy to tell apart first, so
-// that a loose detector never claims another tool's output.
-var tools = []*Tool{
-	pgbenchTool, sysbenchTool, fioTool, redisBenchmarkTool, ycsbTool,
-	mysqlslapTool, memtierTool, goTPCTool, hammerdbTool, osbTool,
-}
-
-// Tools returns the known tools.
-func Tools() []*Tool { return tools }
-
-// Lookup returns the tool named name.
-func Lookup(name string) (*Tool, bool) {
-	for _, t := range tools {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return nil, false
-}
-
-// Readable returns the names of the tools whose outputs Parse reads, in
-// detection order.
-func Readable() []string {
-	var out []string
-	for _, t := range tools {
-		if t.Unsupported == "" {
-			out = append(out, t.Name)
-		}
-	}
-	return out
-}
-
-// Supported describes the formats Parse reads, for error messages.
-func Supported() string {
-	return "pgbench 11–18 text output (with -P, -r, --max-tries, -R/-L; -l log files alongside), " +
-		"sysbench 1.0 oltp_* (with --report-interval and --histogram), " +
-		"fio --output-format=json or json+ (bw/lat/iops logs alongside), " +
-		"redis-benchmark (default, -q, --csv), memtier_benchmark 2.3 text and --json-out-file, go-ycsb run and load output, " +
-		"Java YCSB 0.17 text report (hdrhistogram, histogram or timeseries measurements; with stderr's Command line and -s status lines when saved along), mysqlslap, " +
-		"go-tpc v1.0 tpcc run output (plain), HammerDB 4.12 hammerdbcli timed-run output (hdbxtprofile.log alongside), " +
-		"OpenSearch Benchmark 2.4 test_run.json, --results-file (markdown or csv) and its console summary"
-}
-
 // Detect returns the tool that produced text, or nil, judged from the
 // text's first DetectPrefix bytes.
 func Detect(text string) *Tool { return detectIn(text) }
@@ -287,7 +258,7 @@ type outputShape struct {
 // textShape is the shape of an output read whole.
 func textShape(t *Tool, name, text string) outputShape {
 	s := outputShape{lines: strings.Count(text, "\n") + 1, cut: cutShort(name, text)}
-	s.json = t != fioTool && json.Valid([]byte(text))
+	s.json = !t.JSONOutput && json.Valid([]byte(text))
 	if t.Once != nil {
 		for _, loc := range t.Once.FindAllStringIndex(text, 2) {
 			s.once = append(s.once, strings.Count(text[:loc[0]], "\n")+1)
@@ -303,7 +274,7 @@ func settle(t *Tool, name string, runs []*result.Run, err error, shape func() (o
 	if err != nil {
 		// JSON is the exception: its decoder tells a cut from damage itself.
 		var pe *ParseError
-		if t == fioTool || !errors.As(err, &pe) || errors.Is(err, errJSONDecoder) {
+		if t.JSONOutput || !errors.As(err, &pe) || errors.Is(err, errJSONDecoder) {
 			return nil, err
 		}
 		s, serr := shape()
@@ -324,7 +295,7 @@ func settle(t *Tool, name string, runs []*result.Run, err error, shape func() (o
 	}
 	// JSON (fio's, OSB's test_run.json): the decoder tells a cut document,
 	// and OSB writes its JSON without a final line break.
-	if t != fioTool && !s.json && s.cut != nil {
+	if !t.JSONOutput && !s.json && s.cut != nil {
 		return nil, s.cut
 	}
 	if err := concatenated(t, name, s.once); err != nil {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params/fioparams"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -28,17 +30,27 @@ import (
 // utilisation; the reports' fio tables read them. The bw/iops/lat/clat logs of
 // --write_*_log with --log_avg_msec=1000 become the series.
 
-var fioTool = &Tool{
-	Name:       "fio",
-	Kind:       "fio",
-	Build:      buildFio,
-	Writes:     fioWrites,
-	Install:    "apt-get install fio",
-	Detect:     detectFio,
-	Once:       regexp.MustCompile(`"fio version"\s*:`),
-	Parse:      parseFio,
-	IsLog:      isFioLog,
-	AttachLogs: attachFioLogs,
+// fioTool is fio as registered, which the package's tests name.
+var fioTool *Tool
+
+func init() {
+	fioTool = Register(Tool{
+		Name:        "fio",
+		Kind:        "fio",
+		DetectOrder: 30,
+		Formats:     "fio --output-format=json or json+ (bw/lat/iops logs alongside)",
+		Build:       buildFio,
+		Writes:      fioWrites,
+		Install:     "apt-get install fio",
+		Detect:      detectFio,
+		Once:        regexp.MustCompile(`"fio version"\s*:`),
+		Parse:       parseFio,
+		IsLog:       isFioLog,
+		AttachLogs:  attachFioLogs,
+		JSONOutput:  true,
+		KindParams:  fioparams.Specs(),
+		KindInfo:    &kinds.Info{Headline: fioHeadline, Sections: fioSections},
+	})
 }
 
 var fioDetectRe = regexp.MustCompile(`"fio version"\s*:\s*"fio-`)

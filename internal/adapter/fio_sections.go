@@ -17,10 +17,6 @@ import (
 // with several targets, IOPS and bandwidth as ratios to the baseline. The
 // report renders these sections in its terminal, Markdown and HTML formats.
 
-func init() {
-	kinds.Register(kinds.Info{Kind: "fio", Headline: fioHeadline, Sections: fioSections})
-}
-
 // fioHeadline is what a disk study reads first: I/Os per second over every
 // direction, fio's IOPS summed (the run's throughput), not "tps" beside
 // another scenario's transactions.

@@ -43,15 +43,25 @@ import (
 // hold no measured run. A study cell with tool = "go-tpc" runs it:
 // gotpccmd.go.
 
-var goTPCTool = &Tool{
-	Name:    "go-tpc",
-	Kind:    tpccKind,
-	Detect:  detectGoTPC,
-	Once:    regexp.MustCompile(`(?m)^Finished\r?$`),
-	Parse:   parseGoTPC,
-	Build:   buildGoTPC,
-	Load:    loadGoTPC,
-	Install: goTPCInstall,
+// goTPCTool is go-tpc as registered, which the package's tests name.
+var goTPCTool *Tool
+
+func init() {
+	goTPCTool = Register(Tool{
+		Name:        "go-tpc",
+		Kind:        tpccKind,
+		DetectOrder: 80,
+		Formats:     "go-tpc v1.0 tpcc run output (plain)",
+		Detect:      detectGoTPC,
+		Once:        regexp.MustCompile(`(?m)^Finished\r?$`),
+		Parse:       parseGoTPC,
+		Build:       buildGoTPC,
+		Load:        loadGoTPC,
+		Install:     goTPCInstall,
+		// tpcc's parameters, shared with the native workload, for a build
+		// without it; HammerDB's cells read them too.
+		KindParams: tpccparams.Specs(),
+	})
 }
 
 // tpccKind is the kind of the runs of TPC-C tools (go-tpc, HammerDB).

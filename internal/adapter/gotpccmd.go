@@ -59,12 +59,6 @@ var goTPCInstall = "go-tpc " + goTPCVersion + " is needed; scripts/install-go-tp
 // GoTPCTables are the tables go-tpc creates, drops (prepare --dropdata) and runs on.
 var GoTPCTables = []string{"warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"}
 
-func init() {
-	if _, ok := toolKindParams[tpccKind]; !ok {
-		toolKindParams[tpccKind] = tpccparams.Specs()
-	}
-}
-
 // goTPCName is what go-tpc puts unescaped into its connection string.
 var goTPCName = regexp.MustCompile(`^[A-Za-z0-9_.$-]+$`)
 

@@ -46,15 +46,28 @@ import (
 // covers each virtual user's whole run, ramp-up included, not the measured
 // period alone.
 
-var hammerdbTool = &Tool{
-	Name:        "hammerdb",
-	Kind:        tpccKind,
-	Detect:      regexp.MustCompile(`(?m)(System achieved \d+ NOPM from \d+ .* TPM|Vuser \d+:TEST RESULT|^HammerDB CLI v\d)`).MatchString,
-	Once:        regexp.MustCompile(`(?m)^Vuser \d+:TEST RESULT : `),
-	Parse:       parseHammerDB,
-	ParseReader: streamed(parseHammerDBLines),
-	IsLog:       isHammerDBProfile,
-	AttachLogs:  attachHammerDBProfile,
+// hammerdbTool is hammerdb as registered, which the package's tests name.
+var hammerdbTool *Tool
+
+func init() {
+	hammerdbTool = Register(Tool{
+		Name:         "hammerdb",
+		Kind:         tpccKind,
+		DetectOrder:  90,
+		Formats:      "HammerDB 4.12 hammerdbcli timed-run output (hdbxtprofile.log alongside)",
+		Detect:       regexp.MustCompile(`(?m)(System achieved \d+ NOPM from \d+ .* TPM|Vuser \d+:TEST RESULT|^HammerDB CLI v\d)`).MatchString,
+		Once:         regexp.MustCompile(`(?m)^Vuser \d+:TEST RESULT : `),
+		Parse:        parseHammerDB,
+		ParseReader:  streamed(parseHammerDBLines),
+		IsLog:        isHammerDBProfile,
+		AttachLogs:   attachHammerDBProfile,
+		Build:        buildHammerDB,
+		Load:         loadHammerDB,
+		Install:      hammerdbInstall,
+		Binary:       "hammerdbcli",
+		AttachLogDir: attachHammerDBLogDir,
+		OwnWarmup:    true,
+	})
 }
 
 var (

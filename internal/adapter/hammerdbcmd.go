@@ -88,15 +88,6 @@ var hammerdbProcs = []string{"neword", "delivery", "payment", "ostat", "slev"}
 // hammerdbScript is the script's file name in the run's private directory.
 const hammerdbScript = "fairbench-hammerdb.tcl"
 
-func init() {
-	hammerdbTool.Build = buildHammerDB
-	hammerdbTool.Load = loadHammerDB
-	hammerdbTool.Install = hammerdbInstall
-	hammerdbTool.Binary = "hammerdbcli"
-	hammerdbTool.AttachLogDir = attachHammerDBLogDir
-	hammerdbTool.OwnWarmup = true
-}
-
 // hdbTarget is a target as HammerDB's settings.
 type hdbTarget struct {
 	db                 string // "pg" or "mysql": dbset db and the diset prefix

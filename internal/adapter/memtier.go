@@ -54,18 +54,28 @@ import (
 // per-second series; import it when you can. The text lacks the pipeline
 // depth and value size: Complete asks for them.
 
-var memtierTool = &Tool{
-	Name:         "memtier_benchmark",
-	Kind:         "kv",
-	Build:        buildMemtier,
-	Install:      "build it with scripts/install-memtier.sh DIR (memtier_benchmark 2.3.0 from its source tarball in third_party/peers/) and put DIR on the PATH",
-	Detect:       detectMemtier,
-	Once:         regexp.MustCompile(`(?m)(^\d+\s+Threads\s*$|"run information"\s*:)`),
-	Identity:     memtierIdentity,
-	Parse:        parseMemtier,
-	Complete:     completeMemtier,
-	AttachLogDir: attachMemtierLogDir,
-	ImportFlags:  kvImportFlags,
+// memtierTool is memtier_benchmark as registered, which the package's tests name.
+var memtierTool *Tool
+
+func init() {
+	memtierTool = Register(Tool{
+		Name:         "memtier_benchmark",
+		Kind:         "kv",
+		DetectOrder:  70,
+		Formats:      "memtier_benchmark 2.3 text and --json-out-file",
+		Build:        buildMemtier,
+		Install:      "build it with scripts/install-memtier.sh DIR (memtier_benchmark 2.3.0 from its source tarball in third_party/peers/) and put DIR on the PATH",
+		Detect:       detectMemtier,
+		Once:         regexp.MustCompile(`(?m)(^\d+\s+Threads\s*$|"run information"\s*:)`),
+		Identity:     memtierIdentity,
+		Parse:        parseMemtier,
+		Complete:     completeMemtier,
+		AttachLogDir: attachMemtierLogDir,
+		ImportFlags:  kvImportFlags,
+		// kv's parameters, shared with the native workload, for a build
+		// without it; redis-benchmark's cells read them too.
+		KindParams: kvparams.Specs(),
+	})
 }
 
 var (

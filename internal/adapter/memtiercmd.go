@@ -252,12 +252,3 @@ func memtierMix(o kvparams.Options) ([]string, error) {
 	}
 	return out, nil
 }
-
-// The parameters of kind kv are kvparams', shared with the native workload:
-// memtier_benchmark and redis-benchmark cells read them in a build without
-// the native workloads (the runner's tests), as go-tpc's and YCSB's do.
-func init() {
-	if _, ok := toolKindParams["kv"]; !ok {
-		toolKindParams["kv"] = kvparams.Specs()
-	}
-}

@@ -20,14 +20,23 @@ import (
 // has a throughput (clients × queries per client / average iteration time)
 // and no latency distribution.
 
-var mysqlslapTool = &Tool{
-	Name:        "mysqlslap",
-	Kind:        "mysqlslap",
-	Detect:      detectMysqlslap,
-	Parse:       parseMysqlslap,
-	ParseReader: streamed(parseMysqlslapLines),
-	Build:       buildMysqlslap,
-	Install:     "apt-get install mariadb-client (or mysql-client)",
+// mysqlslapTool is mysqlslap as registered, which the package's tests name.
+var mysqlslapTool *Tool
+
+func init() {
+	mysqlslapTool = Register(Tool{
+		Name:        "mysqlslap",
+		Kind:        "mysqlslap",
+		DetectOrder: 60,
+		Formats:     "mysqlslap",
+		Detect:      detectMysqlslap,
+		Parse:       parseMysqlslap,
+		ParseReader: streamed(parseMysqlslapLines),
+		Build:       buildMysqlslap,
+		Install:     "apt-get install mariadb-client (or mysql-client)",
+		KindParams:  mysqlslapParams,
+		KindInfo:    &kinds.Info{Sections: mysqlslapSections},
+	})
 }
 
 var (
@@ -173,10 +182,6 @@ func buildMysqlslap(inv Invocation) (Command, error) {
 		"--concurrency="+strconv.Itoa(max(inv.Clients, 1)), "--number-of-queries="+strconv.FormatInt(p.Int("queries"), 10),
 		"--iterations="+strconv.FormatInt(max(p.Int("iterations"), 1), 10))
 	return c, nil
-}
-
-func init() {
-	kinds.Register(kinds.Info{Kind: "mysqlslap", Sections: mysqlslapSections})
 }
 
 // mysqlslapSections shows what mysqlslap prints per concurrency: the

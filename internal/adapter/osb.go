@@ -32,14 +32,24 @@ import (
 // workload's.
 const BulkIndexKind = searchparams.Kind
 
-var osbTool = &Tool{
-	Name:     "opensearch-benchmark",
-	Kind:     BulkIndexKind,
-	Install:  "pip install opensearch-benchmark==2.4.0",
-	Detect:   detectOSB,
-	Parse:    parseOSB,
-	Once:     regexp.MustCompile(`(?m)("test-run-id"\s*:|^Metric,Task,Value,Unit\s*$|^\|\s+Metric \|\s+Task \|)`),
-	Identity: osbIdentity,
+// osbTool is opensearch-benchmark as registered, which the package's tests name.
+var osbTool *Tool
+
+func init() {
+	osbTool = Register(Tool{
+		Name:         "opensearch-benchmark",
+		Kind:         BulkIndexKind,
+		DetectOrder:  100,
+		Formats:      "OpenSearch Benchmark 2.4 test_run.json, --results-file (markdown or csv) and its console summary",
+		Detect:       detectOSB,
+		Parse:        parseOSB,
+		Once:         regexp.MustCompile(`(?m)("test-run-id"\s*:|^Metric,Task,Value,Unit\s*$|^\|\s+Metric \|\s+Task \|)`),
+		Identity:     osbIdentity,
+		Build:        buildOSB,
+		Install:      osbInstall,
+		AttachLogDir: attachOSBLogDir,
+		OwnWarmup:    true,
+	})
 }
 
 var (

@@ -105,13 +105,6 @@ const (
 	osbBulkTask      = "bulk"
 )
 
-func init() {
-	osbTool.Build = buildOSB
-	osbTool.Install = osbInstall
-	osbTool.AttachLogDir = attachOSBLogDir
-	osbTool.OwnWarmup = true
-}
-
 // osbTarget is a target URL as OSB's hosts and client options.
 type osbTarget struct {
 	hosts   []string // host:port

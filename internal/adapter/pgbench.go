@@ -47,23 +47,30 @@ import (
 // runs with -l into a temporary directory (AttachLogDir), so its run has the
 // exact distribution too.
 
-var pgbenchTool = &Tool{
-	Name:         "pgbench",
-	Kind:         "tpcb",
-	Build:        buildPgbench,
-	Install:      "apt-get install postgresql-contrib",
-	Detect:       detectPgbench,
-	Once:         regexp.MustCompile(`(?m)^transaction type: `),
-	Parse:        parsePgbench,
-	ParseReader:  parsePgbenchReader,
-	IsLog:        isPgbenchLog,
-	AttachLogs:   attachPgbenchLogs,
-	AttachLogDir: attachPgbenchLogDir,
-	ImportFlags: []ImportFlag{
-		paramFlag("scale", "s", tpcbparams.Specs(), tpcbparams.Scale, "scaling factor (pgbench -s)"),
-		paramFlag("mode", "", tpcbparams.Specs(), tpcbparams.Mode, "the builtin script: tpcb-like, simple-update or select-only"),
-		paramFlag("protocol", "M", tpcbparams.Specs(), tpcbparams.QueryMode, "query mode (pgbench -M): simple, extended or prepared"),
-	},
+// pgbenchTool is pgbench as registered, which the package's tests name.
+var pgbenchTool *Tool
+
+func init() {
+	pgbenchTool = Register(Tool{
+		Name:         "pgbench",
+		Kind:         "tpcb",
+		DetectOrder:  10,
+		Formats:      "pgbench 11–18 text output (with -P, -r, --max-tries, -R/-L; -l log files alongside)",
+		Build:        buildPgbench,
+		Install:      "apt-get install postgresql-contrib",
+		Detect:       detectPgbench,
+		Once:         regexp.MustCompile(`(?m)^transaction type: `),
+		Parse:        parsePgbench,
+		ParseReader:  parsePgbenchReader,
+		IsLog:        isPgbenchLog,
+		AttachLogs:   attachPgbenchLogs,
+		AttachLogDir: attachPgbenchLogDir,
+		ImportFlags: []ImportFlag{
+			paramFlag("scale", "s", tpcbparams.Specs(), tpcbparams.Scale, "scaling factor (pgbench -s)"),
+			paramFlag("mode", "", tpcbparams.Specs(), tpcbparams.Mode, "the builtin script: tpcb-like, simple-update or select-only"),
+			paramFlag("protocol", "M", tpcbparams.Specs(), tpcbparams.QueryMode, "query mode (pgbench -M): simple, extended or prepared"),
+		},
+	})
 }
 
 var (

@@ -15,16 +15,23 @@ import (
 // measurements, not parts of one. Pipelining (-P) is not printed by the tool
 // and comes from import's --pipeline.
 
-var redisBenchmarkTool = &Tool{
-	Name:        "redis-benchmark",
-	Kind:        "kv",
-	Build:       buildRedisBenchmark,
-	Writes:      redisBenchmarkWrites,
-	Install:     "apt-get install redis-tools",
-	Detect:      detectRedisBenchmark,
-	Parse:       parseRedisBenchmark,
-	ParseReader: streamed(parseRedisBenchmarkLines),
-	ImportFlags: kvImportFlags,
+// redisBenchmarkTool is redis-benchmark as registered, which the package's tests name.
+var redisBenchmarkTool *Tool
+
+func init() {
+	redisBenchmarkTool = Register(Tool{
+		Name:        "redis-benchmark",
+		Kind:        "kv",
+		DetectOrder: 40,
+		Formats:     "redis-benchmark (default, -q, --csv)",
+		Build:       buildRedisBenchmark,
+		Writes:      redisBenchmarkWrites,
+		Install:     "apt-get install redis-tools",
+		Detect:      detectRedisBenchmark,
+		Parse:       parseRedisBenchmark,
+		ParseReader: streamed(parseRedisBenchmarkLines),
+		ImportFlags: kvImportFlags,
+	})
 }
 
 // kvImportFlags fill in what the outputs of the kv tools do not print

@@ -18,25 +18,32 @@ import (
 // width). sysbench does not print the test's name, so the mode (read_write,
 // point_select, ...) comes from the import flags.
 
-var sysbenchTool = &Tool{
-	Name:        "sysbench",
-	Kind:        "oltp",
-	Build:       buildSysbench,
-	Install:     "apt-get install sysbench",
-	Detect:      detectSysbench,
-	Once:        regexp.MustCompile(`(?m)^SQL statistics:`),
-	Parse:       parseSysbench,
-	ParseReader: streamed(parseSysbenchLines),
-	ImportFlags: []ImportFlag{
-		paramFlag("mode", "", oltpparams.Specs(), oltpparams.Mode, "the test sysbench ran (oltp_<mode>), which its output does not print: read_write, read_only, point_select, ..."),
-		paramFlag("protocol", "M", oltpparams.Specs(), oltpparams.QueryMode, "query mode: simple, extended or prepared (sysbench --db-ps-mode=disable is simple)"),
-	},
-	Complete: func(r *result.Run) error {
-		if _, ok := r.Params[oltpparams.Mode]; !ok {
-			return errors.New("sysbench does not print which test ran: give --mode (read_write, read_only, point_select, ...)")
-		}
-		return nil
-	},
+// sysbenchTool is sysbench as registered, which the package's tests name.
+var sysbenchTool *Tool
+
+func init() {
+	sysbenchTool = Register(Tool{
+		Name:        "sysbench",
+		Kind:        "oltp",
+		DetectOrder: 20,
+		Formats:     "sysbench 1.0 oltp_* (with --report-interval and --histogram)",
+		Build:       buildSysbench,
+		Install:     "apt-get install sysbench",
+		Detect:      detectSysbench,
+		Once:        regexp.MustCompile(`(?m)^SQL statistics:`),
+		Parse:       parseSysbench,
+		ParseReader: streamed(parseSysbenchLines),
+		ImportFlags: []ImportFlag{
+			paramFlag("mode", "", oltpparams.Specs(), oltpparams.Mode, "the test sysbench ran (oltp_<mode>), which its output does not print: read_write, read_only, point_select, ..."),
+			paramFlag("protocol", "M", oltpparams.Specs(), oltpparams.QueryMode, "query mode: simple, extended or prepared (sysbench --db-ps-mode=disable is simple)"),
+		},
+		Complete: func(r *result.Run) error {
+			if _, ok := r.Params[oltpparams.Mode]; !ok {
+				return errors.New("sysbench does not print which test ran: give --mode (read_write, read_only, point_select, ...)")
+			}
+			return nil
+		},
+	})
 }
 
 var (

@@ -27,17 +27,27 @@ import (
 // ([OVERALL], [READ], ...): ycsbjava.go. A study cell with tool = "ycsb" runs
 // go-ycsb: ycsbcmd.go.
 
-var ycsbTool = &Tool{
-	Name:    "ycsb",
-	Kind:    "ycsb",
-	Detect:  func(text string) bool { return detectYcsb(text) || detectYcsbJava(text) },
-	Once:    regexp.MustCompile(`(?m)^(Run finished, takes |\[OVERALL\], RunTime\(ms\), )`),
-	Parse:   parseYcsbAny,
-	Binary:  "go-ycsb",
-	Build:   buildYcsb,
-	Load:    loadYcsb,
-	Writes:  ycsbWrites,
-	Install: ycsbInstall,
+// ycsbTool is ycsb as registered, which the package's tests name.
+var ycsbTool *Tool
+
+func init() {
+	ycsbTool = Register(Tool{
+		Name:        "ycsb",
+		Kind:        "ycsb",
+		DetectOrder: 50,
+		Formats:     "go-ycsb run and load output, Java YCSB 0.17 text report (hdrhistogram, histogram or timeseries measurements; with stderr's Command line and -s status lines when saved along)",
+		Detect:      func(text string) bool { return detectYcsb(text) || detectYcsbJava(text) },
+		Once:        regexp.MustCompile(`(?m)^(Run finished, takes |\[OVERALL\], RunTime\(ms\), )`),
+		Parse:       parseYcsbAny,
+		Binary:      "go-ycsb",
+		Build:       buildYcsb,
+		Load:        loadYcsb,
+		Writes:      ycsbWrites,
+		Install:     ycsbInstall,
+		// ycsb's parameters, shared with the native workload, for a build
+		// without it.
+		KindParams: ycsbparams.Specs(),
+	})
 }
 
 func parseYcsbAny(name, text string) ([]*result.Run, error) {

@@ -63,14 +63,6 @@ var ycsbWorkloads = map[string][][2]string{
 		{"requestdistribution", "zipfian"}},
 }
 
-// The parameters of kind ycsb are ycsbparams', shared with the native
-// workload.
-func init() {
-	if _, ok := toolKindParams["ycsb"]; !ok {
-		toolKindParams["ycsb"] = ycsbparams.Specs()
-	}
-}
-
 // ycsbPasswordEnv carries a MySQL or Redis password to go-ycsb: its
 // properties expand ${NAME} from the environment when read, and print
 // unexpanded, so neither the command line nor the output holds the password.
