@@ -44,9 +44,10 @@ clients = [2]
 // delivered (no carrier).
 type orderRows struct{ orders, newOrder, undelivered int64 }
 
-// rolledBackTransactions are the database's rolled-back transactions as PostgreSQL
-// counts them (pg_stat_database), read until they stop moving: a backend
-// publishes its counts when it exits or within a second of its transaction.
+// rolledBackTransactions are the database's rolled-back transactions as
+// PostgreSQL counts them (pg_stat_database), read until they stop moving: a
+// backend publishes its counts when it exits or within a second of its
+// transaction.
 func rolledBackTransactions(t *testing.T, c driver.SQL) int64 {
 	t.Helper()
 	var last int64 = -1
@@ -135,8 +136,9 @@ func checkMix(t *testing.T, name string, counts map[string]int64) {
 //     growth of the districts' next order ids it read (its NOPM's count);
 //     its run names go-tpc's definition in its deviations when some were
 //     rolled back;
-//   - after each run every order not yet delivered has its new_order row
-//     (consistency condition 3.3.2.6's count);
+//   - after each run the new_order rows are the orders not yet delivered
+//     (the count of consistency condition 5, clause 3.3.2.5: an order has
+//     no carrier exactly when it has a new_order row);
 //   - each mix is the specification's within binomial noise (checkMix).
 //
 // Rates are not compared: on a shared host they vary from one minute to
