@@ -516,6 +516,9 @@ func applyRules[P any](rules []lineRule[P], p P, line string) (read bool, err er
 	return false, nil
 }
 
+// skipLine is the handler of a rule for a line that carries nothing to keep.
+func skipLine[P any](P, []string) error { return nil }
+
 // mysqlTLS is what a mysql:// target's tls and ssl-ca keys ask of a tool
 // linked with the MySQL or MariaDB client library, as fairbench's MySQL
 // driver reads them: off (the default), preferred, skip-verify, or verify
