@@ -28,12 +28,10 @@ const maxFuncLines = 120
 var longFuncExceptions = map[string]string{
 	"cmd/fairbench.adhoc.values":                  "helper adhoc moves the ad-hoc command line into an internal package (issue 51 item 4)",
 	"internal/report.HTML":                        "waits",
-	"internal/adapter.memtierJSONRun":             "waits",
 	"internal/workload/clickbench.synthRows.fill": "waits",
 	"internal/workload/ycsb.ParseConfig":          "waits",
 	"internal/report.lineChart.svg":               "waits",
 	"internal/adapter.parseHammerDBLines":         "waits",
-	"internal/adapter.memtierTextRun":             "waits",
 	"internal/report.Terminal":                    "waits",
 	"internal/store.Store.EachRunPoints":          "waits",
 	"internal/adapter.buildMemtier":               "waits",
