@@ -31,7 +31,6 @@ var longFuncExceptions = map[string]string{
 	"internal/workload/clickbench.synthRows.fill": "waits",
 	"internal/workload/ycsb.ParseConfig":          "waits",
 	"internal/report.lineChart.svg":               "waits",
-	"internal/adapter.parseHammerDBLines":         "waits",
 	"internal/report.Terminal":                    "waits",
 	"internal/store.Store.EachRunPoints":          "waits",
 	"internal/adapter.buildMemtier":               "waits",
@@ -43,7 +42,6 @@ var longFuncExceptions = map[string]string{
 	"internal/workload/tpcc.clientTxns.newOrder":  "waits",
 	"internal/study.planner.workPlan":             "waits",
 	"internal/driver/opensearch.parseURL":         "waits",
-	"internal/adapter.readHammerDBProfile":        "waits",
 }
 
 // noExceptionPackages may have no entry in longFuncExceptions: a cell's
