@@ -35,7 +35,6 @@ var longFuncExceptions = map[string]string{
 	"internal/store.Store.EachRunPoints":          "waits",
 	"internal/adapter.buildMemtier":               "waits",
 	"internal/report.CompareMarkdown":             "waits",
-	"internal/adapter.fioRun":                     "waits",
 	"internal/report.Markdown":                    "waits",
 	"internal/params.Coerce":                      "waits",
 	"internal/workload/tpcc.clientTxns.newOrder":  "waits",
