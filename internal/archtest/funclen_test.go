@@ -33,7 +33,6 @@ var longFuncExceptions = map[string]string{
 	"internal/report.lineChart.svg":               "waits",
 	"internal/report.Terminal":                    "waits",
 	"internal/store.Store.EachRunPoints":          "waits",
-	"internal/adapter.buildMemtier":               "waits",
 	"internal/report.CompareMarkdown":             "waits",
 	"internal/report.Markdown":                    "waits",
 	"internal/params.Coerce":                      "waits",
