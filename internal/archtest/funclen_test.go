@@ -31,7 +31,6 @@ var longFuncExceptions = map[string]string{
 	"internal/workload/ycsb.ParseConfig":          "waits",
 	"internal/report.lineChart.svg":               "waits",
 	"internal/store.Store.EachRunPoints":          "waits",
-	"internal/report.CompareMarkdown":             "waits",
 	"internal/params.Coerce":                      "waits",
 	"internal/workload/tpcc.clientTxns.newOrder":  "waits",
 	"internal/study.planner.workPlan":             "waits",
