@@ -29,7 +29,6 @@ var longFuncExceptions = map[string]string{
 	"cmd/fairbench.adhoc.values":                  "helper adhoc moves the ad-hoc command line into an internal package (issue 51 item 4)",
 	"internal/workload/clickbench.synthRows.fill": "waits",
 	"internal/workload/ycsb.ParseConfig":          "waits",
-	"internal/report.lineChart.svg":               "waits",
 	"internal/store.Store.EachRunPoints":          "waits",
 	"internal/params.Coerce":                      "waits",
 	"internal/workload/tpcc.clientTxns.newOrder":  "waits",
