@@ -27,7 +27,6 @@ const maxFuncLines = 120
 // for a method); an init function adds @ and its file.
 var longFuncExceptions = map[string]string{
 	"cmd/fairbench.adhoc.values":                 "helper adhoc moves the ad-hoc command line into an internal package (issue 51 item 4)",
-	"internal/workload/ycsb.ParseConfig":         "waits",
 	"internal/store.Store.EachRunPoints":         "waits",
 	"internal/params.Coerce":                     "waits",
 	"internal/workload/tpcc.clientTxns.newOrder": "waits",
