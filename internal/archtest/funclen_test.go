@@ -28,7 +28,6 @@ const maxFuncLines = 120
 var longFuncExceptions = map[string]string{
 	"cmd/fairbench.adhoc.values":         "helper adhoc moves the ad-hoc command line into an internal package (issue 51 item 4)",
 	"internal/store.Store.EachRunPoints": "waits",
-	"internal/params.Coerce":             "waits",
 }
 
 // noExceptionPackages may have no entry in longFuncExceptions: a cell's
