@@ -173,14 +173,8 @@ func parseGoTPCLines(l *lines) ([]*result.Run, error) {
 		waits: map[string]float64{},
 		block: map[string]bool{},
 	}
-	for t := range l.trimmed() {
-		ok, err := applyRules(goTPCRules, p, t)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, l.errorf("unexpected line in go-tpc output")
-		}
+	if err := applyAll(l, goTPCRules, p, "unexpected line in go-tpc output"); err != nil {
+		return nil, err
 	}
 	return p.finish()
 }

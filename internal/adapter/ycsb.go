@@ -98,14 +98,8 @@ var ycsbRules = []lineRule[*ycsbParse]{
 func parseYcsbLines(l *lines) ([]*result.Run, error) {
 	p := &ycsbParse{l: l, r: &result.Run{Workload: "ycsb", Kind: "ycsb", Params: map[string]any{}},
 		props: map[string]string{}, errs: map[string]int64{}}
-	for t := range l.trimmed() {
-		ok, err := applyRules(ycsbRules, p, t)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, l.errorf("unexpected line in go-ycsb output")
-		}
+	if err := applyAll(l, ycsbRules, p, "unexpected line in go-ycsb output"); err != nil {
+		return nil, err
 	}
 	return p.finish()
 }
