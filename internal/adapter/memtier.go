@@ -185,70 +185,102 @@ type memtierDist struct {
 
 func (s *memtierSection) aggregated() bool { return s.runs > 0 }
 
+// memtierTextParse is the state of a memtier_benchmark text output being
+// read.
+type memtierTextParse struct {
+	l        *lines
+	info     map[string]int64
+	finalOps map[int]int64 // run number → ops of its last progress line
+	sections []*memtierSection
+	warnings []string
+}
+
+// memtierTextRules are the lines of a text output, trimmed, in the order
+// they are tried; a section's title reads the whole section.
+var memtierTextRules = []lineRule[*memtierTextParse]{
+	{when: func(_ *memtierTextParse, t string) bool { return t == "" }, handle: skipLine[*memtierTextParse]},
+	{re: memtierStderr, handle: skipLine[*memtierTextParse]},
+	{re: memtierStartLine, handle: skipLine[*memtierTextParse]},
+	{prefix: "[RUN #", handle: (*memtierTextParse).progress},
+	{when: func(_ *memtierTextParse, t string) bool {
+		return strings.HasPrefix(t, "error:") || strings.HasPrefix(strings.ToLower(t), "connection ")
+	}, handle: func(p *memtierTextParse, m []string) error { return p.l.errorf("memtier_benchmark failed: %s", m[0]) }},
+	{when: func(_ *memtierTextParse, t string) bool { return strings.HasPrefix(strings.ToLower(t), "warning:") },
+		handle: func(p *memtierTextParse, m []string) error { p.warnings = append(p.warnings, m[0]); return nil }},
+	{re: memtierRunInfo, handle: func(p *memtierTextParse, m []string) error {
+		n, _ := p.l.integer(m[1], m[2])
+		p.info[m[2]] = n
+		return nil
+	}},
+	{re: memtierTitle, handle: (*memtierTextParse).section},
+}
+
 func parseMemtierText(l *lines) ([]*result.Run, error) {
-	info := map[string]int64{}
-	finalOps := map[int]int64{} // run number → ops of its last progress line
-	var sections []*memtierSection
-	var warnings []string
-	for {
-		line, ok := l.next()
-		if !ok {
-			break
-		}
-		t := strings.TrimSpace(line)
-		switch {
-		case t == "":
-			continue
-		case memtierStderr.MatchString(t), memtierStartLine.MatchString(t):
-			continue
-		case strings.HasPrefix(t, "[RUN #"):
-			m := match(memtierProgress, t)
-			if m == nil {
-				return nil, l.errorf("unreadable memtier_benchmark progress line")
-			}
-			run, _ := l.integer(m[1], "run number")
-			ops, _ := l.integer(m[3], "progress ops")
-			finalOps[int(run)] = ops
-			continue
-		case strings.HasPrefix(t, "error:"), strings.HasPrefix(strings.ToLower(t), "connection "):
-			return nil, l.errorf("memtier_benchmark failed: %s", t)
-		case strings.HasPrefix(strings.ToLower(t), "warning:"):
-			warnings = append(warnings, t)
-			continue
-		}
-		if m := match(memtierRunInfo, t); m != nil {
-			n, _ := l.integer(m[1], m[2])
-			info[m[2]] = n
-			continue
-		}
-		if m := match(memtierTitle, t); m != nil {
-			s := &memtierSection{title: m[1], line: l.line()}
-			if m[2] != "" {
-				n, _ := l.integer(m[2], "number of runs")
-				s.runs = int(n)
-			}
-			if m[3] != "" {
-				n, _ := l.integer(m[3], "run number")
-				s.runNo = int(n)
-			}
-			if err := readMemtierSection(l, s); err != nil {
-				return nil, err
-			}
-			sections = append(sections, s)
-			continue
-		}
-		return nil, l.errorf("unexpected line in memtier_benchmark output")
+	p := &memtierTextParse{l: l, info: map[string]int64{}, finalOps: map[int]int64{}}
+	if err := applyAll(l, memtierTextRules, p, "unexpected line in memtier_benchmark output"); err != nil {
+		return nil, err
 	}
-	if len(sections) == 0 {
+	if len(p.sections) == 0 {
 		return nil, l.missing("memtier_benchmark results (ALL STATS)")
 	}
-	threads, conns := info["Threads"], info["Connections per thread"]
+	threads, conns := p.info["Threads"], p.info["Connections per thread"]
 	if threads == 0 || conns == 0 {
 		return nil, l.missing(`memtier_benchmark "Threads" and "Connections per thread" lines`)
 	}
-	// Which sections are runs: the individual runs when printed, else the
-	// single run's ALL STATS, else the aggregate of --run-count (BEST and
-	// WORST RUN are always run 1 in memtier 2.3.0).
+	chosen, err := memtierChosenSections(l, p.sections)
+	if err != nil {
+		return nil, err
+	}
+	var runs []*result.Run
+	for _, s := range chosen {
+		r, err := memtierTextRun(l, s, p.info, p.finalOps, s.runNo > 0)
+		if err != nil {
+			return nil, err
+		}
+		if len(p.warnings) > 0 {
+			r.Env.Extra["memtier_warnings"] = p.warnings
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// progress reads a progress line (stderr's, saved with 2>&1): the last one
+// of a run has its exact count of operations.
+func (p *memtierTextParse) progress(line []string) error {
+	m := match(memtierProgress, line[0])
+	if m == nil {
+		return p.l.errorf("unreadable memtier_benchmark progress line")
+	}
+	run, _ := p.l.integer(m[1], "run number")
+	ops, _ := p.l.integer(m[3], "progress ops")
+	p.finalOps[int(run)] = ops
+	return nil
+}
+
+// section reads a section from its title on.
+func (p *memtierTextParse) section(m []string) error {
+	l := p.l
+	s := &memtierSection{title: m[1], line: l.line()}
+	if m[2] != "" {
+		n, _ := l.integer(m[2], "number of runs")
+		s.runs = int(n)
+	}
+	if m[3] != "" {
+		n, _ := l.integer(m[3], "run number")
+		s.runNo = int(n)
+	}
+	if err := readMemtierSection(l, s); err != nil {
+		return err
+	}
+	p.sections = append(p.sections, s)
+	return nil
+}
+
+// memtierChosenSections are the sections that are runs: the individual runs
+// when printed, else the single run's ALL STATS, else the aggregate of
+// --run-count (BEST and WORST RUN are always run 1 in memtier 2.3.0).
+func memtierChosenSections(l *lines, sections []*memtierSection) ([]*memtierSection, error) {
 	var chosen []*memtierSection
 	for _, s := range sections {
 		if s.runNo > 0 {
@@ -268,18 +300,7 @@ func parseMemtierText(l *lines) ([]*result.Run, error) {
 	if len(chosen) > 1 && chosen[0].runNo == 0 {
 		return nil, &ParseError{File: l.file, Line: chosen[1].line, Msg: "a second ALL STATS or AGGREGATED AVERAGE section: two memtier_benchmark outputs in one file?"}
 	}
-	var runs []*result.Run
-	for _, s := range chosen {
-		r, err := memtierTextRun(l, s, info, finalOps, s.runNo > 0)
-		if err != nil {
-			return nil, err
-		}
-		if len(warnings) > 0 {
-			r.Env.Extra["memtier_warnings"] = warnings
-		}
-		runs = append(runs, r)
-	}
-	return runs, nil
+	return chosen, nil
 }
 
 // readMemtierSection reads a section after its title: the table, then the
