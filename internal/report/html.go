@@ -367,52 +367,6 @@ func verdictClass(v analysis.Verdict) string {
 	return "v-few"
 }
 
-// HTML writes one self-contained page: no script or style from anywhere else,
-// every chart inline SVG.
-func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOptions) error {
-	p := htmlPage{Title: opt.Title, Results: opt.Results, Checked: opt.Checked}
-	if p.Title == "" {
-		p.Title = "fairbench results"
-	}
-	p.Versions = strings.Join(distinctStrings(runs, func(r *result.Run) string { return r.ToolVersion }), ", ")
-	p.Date = runDates(runs)
-	if err := p.targets(groups, opt.Warnings); err != nil {
-		return err
-	}
-	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
-	label := newLabeler(groups)
-	if f := summarise(groups, opt.Options); f != nil {
-		p.findings(f, groups, label)
-		if opt.Comparison == nil && len(f.Items) > 0 {
-			opt.Comparison = f.Comparison
-		}
-	}
-	commonShown := map[string]bool{}
-	for i, sec := range sections(groups) {
-		hs := htmlSectionOf(i, sec, opt, multiStudy, label)
-		if wk := workloadKey(sec.groups[0]); !commonShown[wk] {
-			commonShown[wk] = true
-			hs.Common = commonLine(sec.groups[0], label.common(sec.groups[0]))
-		}
-		p.Sections = append(p.Sections, hs)
-	}
-	if c := opt.Comparison; c != nil {
-		p.comparison(c, label)
-	}
-
-	for _, wg := range analysis.GroupWarnings(opt.Warnings, groups) {
-		if wg.Info {
-			p.Infos = append(p.Infos, htmlWarning(wg, label))
-		} else {
-			p.Warns = append(p.Warns, htmlWarning(wg, label))
-		}
-	}
-	for _, c := range analysis.CheckOrder() {
-		p.CheckedList = append(p.CheckedList, analysis.Checks[c])
-	}
-	return htmlTmpl.Execute(w, p)
-}
-
 // runDates is the day the runs started, or the first and last days.
 func runDates(runs []*result.Run) string {
 	var first, last string
@@ -591,6 +545,52 @@ func (p *htmlPage) comparison(c *analysis.Comparison, label labeler) {
 		}
 	}
 	p.CmpNotes, p.CmpLegend = notes.lines(), []string{glanceLegend()}
+}
+
+// HTML writes one self-contained page: no script or style from anywhere else,
+// every chart inline SVG.
+func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOptions) error {
+	p := htmlPage{Title: opt.Title, Results: opt.Results, Checked: opt.Checked}
+	if p.Title == "" {
+		p.Title = "fairbench results"
+	}
+	p.Versions = strings.Join(distinctStrings(runs, func(r *result.Run) string { return r.ToolVersion }), ", ")
+	p.Date = runDates(runs)
+	if err := p.targets(groups, opt.Warnings); err != nil {
+		return err
+	}
+	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
+	label := newLabeler(groups)
+	if f := summarise(groups, opt.Options); f != nil {
+		p.findings(f, groups, label)
+		if opt.Comparison == nil && len(f.Items) > 0 {
+			opt.Comparison = f.Comparison
+		}
+	}
+	commonShown := map[string]bool{}
+	for i, sec := range sections(groups) {
+		hs := htmlSectionOf(i, sec, opt, multiStudy, label)
+		if wk := workloadKey(sec.groups[0]); !commonShown[wk] {
+			commonShown[wk] = true
+			hs.Common = commonLine(sec.groups[0], label.common(sec.groups[0]))
+		}
+		p.Sections = append(p.Sections, hs)
+	}
+	if c := opt.Comparison; c != nil {
+		p.comparison(c, label)
+	}
+
+	for _, wg := range analysis.GroupWarnings(opt.Warnings, groups) {
+		if wg.Info {
+			p.Infos = append(p.Infos, htmlWarning(wg, label))
+		} else {
+			p.Warns = append(p.Warns, htmlWarning(wg, label))
+		}
+	}
+	for _, c := range analysis.CheckOrder() {
+		p.CheckedList = append(p.CheckedList, analysis.Checks[c])
+	}
+	return htmlTmpl.Execute(w, p)
 }
 
 // htmlWarning is one kind of warning: its line, and every warning in full.
