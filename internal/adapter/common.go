@@ -516,6 +516,24 @@ func applyRules[P any](rules []lineRule[P], p P, line string) (read bool, err er
 	return false, nil
 }
 
+// applyAll hands each remaining line, trimmed, to the first of rules that
+// reads it, and refuses a line none reads: unexpected says what it is.
+func applyAll[P any](l *lines, rules []lineRule[P], p P, unexpected string) error {
+	for t := range l.trimmed() {
+		read, err := applyRules(rules, p, t)
+		if err != nil {
+			return err
+		}
+		if !read {
+			return l.errorf("%s", unexpected)
+		}
+	}
+	return nil
+}
+
+// skipLine is the handler of a rule for a line that carries nothing to keep.
+func skipLine[P any](P, []string) error { return nil }
+
 // mysqlTLS is what a mysql:// target's tls and ssl-ca keys ask of a tool
 // linked with the MySQL or MariaDB client library, as fairbench's MySQL
 // driver reads them: off (the default), preferred, skip-verify, or verify

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params/fioparams"
@@ -182,15 +184,7 @@ func fioRun(name string, out fioOutput, jobs []fioJob) (*result.Run, error) {
 			}
 		}
 	}
-	// Every clone is reported when group_reporting is off; with it, one entry
-	// stands for numjobs clones.
-	clients := len(jobs)
-	if nj, err := strconv.Atoi(opts["numjobs"]); err == nil && len(jobs) == 1 && opts["group_reporting"] != "" {
-		clients = nj
-	} else if err == nil && len(jobs) == 1 && nj > 1 {
-		clients = nj
-	}
-	r.Clients = clients
+	r.Clients = fioClients(opts, len(jobs))
 	if out.TimestampMs > 0 {
 		r.EndedAt = time.UnixMilli(out.TimestampMs)
 	}
@@ -199,94 +193,30 @@ func fioRun(name string, out fioOutput, jobs []fioJob) (*result.Run, error) {
 	var latSum, latN float64
 	reconstructed := false
 	var maxRuntime int64
+	var bwTotal float64
 	for _, dir := range []string{"read", "write", "trim"} {
-		h := hist.New()
-		var iops, bw, latMean, clatMean float64
-		var ios int64
-		var clatN, latNn int64
-		// fio's own percentiles hold for the whole direction when one entry
-		// (group_reporting, or a single job) did its I/O.
-		var printed map[string]float64
-		entries := 0
-		for _, j := range jobs {
-			d := map[string]*fioDir{"read": j.Read, "write": j.Write, "trim": j.Trim}[dir]
-			if d == nil || d.TotalIOs == 0 {
-				continue
-			}
-			entries++
-			if d.Clat != nil {
-				printed = d.Clat.Percentile
-			}
-			iops += d.IOPS
-			bw += d.BWBytes
-			ios += d.TotalIOs
-			maxRuntime = max(maxRuntime, d.Runtime)
-			if c := d.Clat; c != nil && c.N > 0 {
-				clatMean += c.Mean * float64(c.N)
-				clatN += c.N
-				s.LatencyMin = minNonZero(s.LatencyMin, c.Min/1000)
-				if len(c.Bins) > 0 {
-					for k, n := range c.Bins {
-						ns, err := strconv.ParseFloat(k, 64)
-						if err != nil {
-							return nil, &ParseError{File: name, Msg: fmt.Sprintf("fio json+ bin %q is not a number", k)}
-						}
-						_ = h.RecordValues(usValue(ns/1000), n)
-					}
-				} else if len(c.Percentile) > 0 {
-					var qs []quantile
-					for k, v := range c.Percentile {
-						q, err := strconv.ParseFloat(k, 64)
-						if err != nil {
-							return nil, &ParseError{File: name, Msg: fmt.Sprintf("fio percentile %q is not a number", k)}
-						}
-						qs = append(qs, quantile{q, v / 1000})
-					}
-					h.Merge(histFromPercentiles(qs, c.N, c.Min/1000, c.Max/1000))
-					reconstructed = true
-				}
-			}
-			if lt := d.Lat; lt != nil && lt.N > 0 {
-				latMean += lt.Mean * float64(lt.N)
-				latNn += lt.N
-			}
+		d, err := readFioDirection(name, dir, jobs, s)
+		if err != nil {
+			return nil, err
 		}
-		if ios == 0 {
+		maxRuntime = max(maxRuntime, d.maxRuntime)
+		reconstructed = reconstructed || d.reconstructed
+		if d.ios == 0 {
 			continue
 		}
-		de := map[string]any{"iops": iops, "bw_bytes": bw, "total_ios": ios}
-		if clatN > 0 {
-			de["clat_mean_us"] = clatMean / float64(clatN) / 1000
-			latSum += clatMean / 1000
-			latN += float64(clatN)
+		if d.clatN > 0 {
+			latSum += d.clatMean / 1000
+			latN += float64(d.clatN)
 		}
-		if latNn > 0 {
-			de["lat_mean_us"] = latMean / float64(latNn) / 1000
-		}
-		if h.TotalCount() > 0 {
-			for _, q := range []float64{50, 95, 99, 99.9} {
-				v := float64(h.ValueAtQuantile(q))
-				if ns, ok := fioPercentile(printed, q); ok && entries == 1 {
-					v = ns / 1000
-				}
-				de["clat_p"+strconv.FormatFloat(q, 'f', -1, 64)+"_us"] = v
-			}
-			de["clat_max_us"] = h.Max()
-		}
-		env[dir] = de
-		all.Merge(h)
-		s.Transactions += ios
-		s.Throughput += iops
-		r.Ops = append(r.Ops, result.Op{Name: dir, Count: ios, Histogram: encode(h)})
+		env[dir] = d.env()
+		bwTotal += d.bw
+		all.Merge(d.h)
+		s.Transactions += d.ios
+		s.Throughput += d.iops
+		r.Ops = append(r.Ops, result.Op{Name: dir, Count: d.ios, Histogram: encode(d.h)})
 	}
 	if len(r.Ops) == 0 {
 		return nil, &ParseError{File: name, Msg: fmt.Sprintf("fio job %q did no I/O", j0.Name)}
-	}
-	var bwTotal float64
-	for _, dir := range []string{"read", "write", "trim"} {
-		if de, ok := env[dir].(map[string]any); ok {
-			bwTotal += de["bw_bytes"].(float64)
-		}
 	}
 	env["bw_bytes"] = bwTotal
 	if latN > 0 {
@@ -307,6 +237,114 @@ func fioRun(name string, out fioOutput, jobs []fioJob) (*result.Run, error) {
 	}
 	r.Deviations = append(r.Deviations, "latency is fio's completion latency (clat), not submission + completion (lat); lat means are in the environment")
 	return r, nil
+}
+
+// fioClients is the number of jobs that did the I/O: every clone is
+// reported when group_reporting is off; with it, one entry stands for
+// numjobs clones.
+func fioClients(opts map[string]string, entries int) int {
+	if nj, err := strconv.Atoi(opts["numjobs"]); err == nil && entries == 1 && opts["group_reporting"] != "" {
+		return nj
+	} else if err == nil && entries == 1 && nj > 1 {
+		return nj
+	}
+	return entries
+}
+
+// fioDirection is one direction's I/O (read, write or trim) summed over a
+// run's job entries.
+type fioDirection struct {
+	h                 *hdr.Histogram
+	iops, bw          float64
+	latMean, clatMean float64 // Σ mean × N, ns
+	ios, clatN, latN  int64
+	maxRuntime        int64 // ms
+	reconstructed     bool  // h is rebuilt from printed percentiles
+	printed           map[string]float64
+	entries           int
+}
+
+// readFioDirection adds up direction dir of jobs; s gets the smallest
+// completion latency.
+func readFioDirection(name, dir string, jobs []fioJob, s *result.Summary) (*fioDirection, error) {
+	t := &fioDirection{h: hist.New()}
+	for _, j := range jobs {
+		d := map[string]*fioDir{"read": j.Read, "write": j.Write, "trim": j.Trim}[dir]
+		if d == nil || d.TotalIOs == 0 {
+			continue
+		}
+		t.entries++
+		if d.Clat != nil {
+			t.printed = d.Clat.Percentile
+		}
+		t.iops += d.IOPS
+		t.bw += d.BWBytes
+		t.ios += d.TotalIOs
+		t.maxRuntime = max(t.maxRuntime, d.Runtime)
+		if c := d.Clat; c != nil && c.N > 0 {
+			t.clatMean += c.Mean * float64(c.N)
+			t.clatN += c.N
+			s.LatencyMin = minNonZero(s.LatencyMin, c.Min/1000)
+			if err := t.addClat(name, c); err != nil {
+				return nil, err
+			}
+		}
+		if lt := d.Lat; lt != nil && lt.N > 0 {
+			t.latMean += lt.Mean * float64(lt.N)
+			t.latN += lt.N
+		}
+	}
+	return t, nil
+}
+
+// addClat adds an entry's completion latencies to the histogram: its json+
+// bins, else its printed percentiles.
+func (t *fioDirection) addClat(name string, c *fioLat) error {
+	if len(c.Bins) > 0 {
+		for k, n := range c.Bins {
+			ns, err := strconv.ParseFloat(k, 64)
+			if err != nil {
+				return &ParseError{File: name, Msg: fmt.Sprintf("fio json+ bin %q is not a number", k)}
+			}
+			_ = t.h.RecordValues(usValue(ns/1000), n)
+		}
+	} else if len(c.Percentile) > 0 {
+		var qs []quantile
+		for k, v := range c.Percentile {
+			q, err := strconv.ParseFloat(k, 64)
+			if err != nil {
+				return &ParseError{File: name, Msg: fmt.Sprintf("fio percentile %q is not a number", k)}
+			}
+			qs = append(qs, quantile{q, v / 1000})
+		}
+		t.h.Merge(histFromPercentiles(qs, c.N, c.Min/1000, c.Max/1000))
+		t.reconstructed = true
+	}
+	return nil
+}
+
+// env is the direction's entry in the run's environment. fio's own
+// percentiles hold for the whole direction when one entry (group_reporting,
+// or a single job) did its I/O.
+func (t *fioDirection) env() map[string]any {
+	de := map[string]any{"iops": t.iops, "bw_bytes": t.bw, "total_ios": t.ios}
+	if t.clatN > 0 {
+		de["clat_mean_us"] = t.clatMean / float64(t.clatN) / 1000
+	}
+	if t.latN > 0 {
+		de["lat_mean_us"] = t.latMean / float64(t.latN) / 1000
+	}
+	if t.h.TotalCount() > 0 {
+		for _, q := range []float64{50, 95, 99, 99.9} {
+			v := float64(t.h.ValueAtQuantile(q))
+			if ns, ok := fioPercentile(t.printed, q); ok && t.entries == 1 {
+				v = ns / 1000
+			}
+			de["clat_p"+strconv.FormatFloat(q, 'f', -1, 64)+"_us"] = v
+		}
+		de["clat_max_us"] = t.h.Max()
+	}
+	return de
 }
 
 // fioPercentile returns the q-th percentile fio printed (ns), keyed

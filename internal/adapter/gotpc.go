@@ -142,216 +142,260 @@ func goTPCOpName(l *lines, raw string) (op string, failed bool, err error) {
 	return op, failed, nil
 }
 
+// goTPCParse is the state of a go-tpc output being read.
+type goTPCParse struct {
+	l                    *lines
+	r                    *result.Run
+	finished, loadOutput bool
+	ops                  map[string]*result.Op
+	hists                map[string]*hdr.Histogram
+	sumMs                float64
+	takes                float64
+	tpm                  []string // tpmC, tpmTotal, efficiency
+	tpmLine              int
+	failures             []string
+	waits                map[string]float64
+	block                map[string]bool // the transactions of the [Current] block being read
+	pt                   result.SeriesPoint
+	at                   float64 // seconds since the start, at the end of the last block
+	blockMax             float64
+}
+
+// goTPCRules are the lines of a go-tpc output, trimmed, in the order they
+// are tried.
+var goTPCRules = []lineRule[*goTPCParse]{
+	{when: func(_ *goTPCParse, t string) bool { return t == "" }, handle: skipLine[*goTPCParse]},
+	{re: goTPCMaxpr, handle: skipLine[*goTPCParse]},
+	{exact: "Finished", handle: (*goTPCParse).finishedLine},
+	{re: goTPCLoad, handle: func(p *goTPCParse, _ []string) error { p.loadOutput = true; return nil }},
+	{re: goTPCFailed, handle: func(p *goTPCParse, m []string) error { p.failures = append(p.failures, m[1]); return nil }},
+	{re: goTPCWait, handle: (*goTPCParse).wait},
+	{re: goTPCTpmC, handle: (*goTPCParse).tpmC},
+	{re: goTPCRow, handle: (*goTPCParse).row},
+}
+
 func parseGoTPCLines(l *lines) ([]*result.Run, error) {
-	r := &result.Run{Workload: tpccKind, Kind: tpccKind, Params: map[string]any{}, ToolVersion: "go-tpc"}
-	finished, loadOutput := false, false
-	var (
-		ops      = map[string]*result.Op{}
-		hists    = map[string]*hdr.Histogram{}
-		sumMs    float64
-		takes    float64
-		tpm      []string // tpmC, tpmTotal, efficiency
-		tpmLine  int
-		failures []string
-		waits    = map[string]float64{}
-		block    = map[string]bool{} // the transactions of the [Current] block being read
-		pt       result.SeriesPoint
-		at       float64 // seconds since the start, at the end of the last block
-		blockMax float64
-	)
-	flush := func() {
-		if len(block) == 0 {
-			return
-		}
-		if n := len(r.Series); blockMax == 0 && n > 0 {
-			// An interval of no measurable length: its transactions go to
-			// the second they finished in.
-			r.Series[n-1].Ops += pt.Ops
-			r.Series[n-1].Errors += pt.Errors
-			pt = result.SeriesPoint{}
-			clear(block)
-			return
-		}
-		at += blockMax
-		pt.Second = int(math.Round(at))
-		if blockMax > 0 {
-			pt.Rate = float64(pt.Ops) / blockMax
-		}
-		r.Series = append(r.Series, pt)
-		pt, blockMax = result.SeriesPoint{}, 0
-		clear(block)
+	p := &goTPCParse{
+		l:     l,
+		r:     &result.Run{Workload: tpccKind, Kind: tpccKind, Params: map[string]any{}, ToolVersion: "go-tpc"},
+		ops:   map[string]*result.Op{},
+		hists: map[string]*hdr.Histogram{},
+		waits: map[string]float64{},
+		block: map[string]bool{},
 	}
-	for t := range l.trimmed() {
-		switch {
-		case t == "" || goTPCMaxpr.MatchString(t):
-			continue
-		case t == "Finished":
-			if finished {
-				return nil, l.errorf("a second \"Finished\" line: two go-tpc outputs concatenated into one file? put each in a file of its own")
-			}
-			flush()
-			finished = true
-			continue
-		case goTPCLoad.MatchString(t):
-			loadOutput = true
-			continue
-		}
-		if m := match(goTPCFailed, t); m != nil {
-			failures = append(failures, m[1])
-			continue
-		}
-		if m := match(goTPCWait, t); m != nil {
-			if m[1] == "Summary" {
-				s, _ := l.num(m[4], "wait time")
-				waits[strings.ToLower(m[2]+"-"+m[3])] = s
-			}
-			continue
-		}
-		if m := match(goTPCTpmC, t); m != nil {
-			if !finished {
-				return nil, l.errorf("tpmC line before \"Finished\"")
-			}
-			if tpm != nil {
-				return nil, l.errorf("a second tpmC line")
-			}
-			tpm, tpmLine = m[1:], l.line()
-			continue
-		}
-		m := match(goTPCRow, t)
-		if m == nil {
-			return nil, l.errorf("unexpected line in go-tpc output")
-		}
-		op, failed, err := goTPCOpName(l, m[2])
-		if err != nil {
-			return nil, err
-		}
-		v, err := goTPCReadRow(l, m)
-		if err != nil {
-			return nil, err
-		}
-		if m[1] == "Current" {
-			if finished {
-				return nil, l.errorf("a [Current] line after \"Finished\": a second go-tpc output starts here (two outputs concatenated into one file? put each in a file of its own)")
-			}
-			// go-tpc prints each transaction once per interval: a repeat
-			// starts the next interval.
-			if block[m[2]] {
-				flush()
-			}
-			block[m[2]] = true
-			if failed {
-				pt.Errors += v.count
-			} else {
-				pt.Ops += v.count
-			}
-			blockMax = max(blockMax, v.takes)
-			continue
-		}
-		if !finished {
-			return nil, l.errorf("a [Summary] line before \"Finished\": the output is not go-tpc's")
-		}
-		if tpm != nil {
-			return nil, l.errorf("a [Summary] line after the tpmC line")
-		}
-		o := ops[op]
-		if o == nil {
-			o = &result.Op{Name: op}
-			ops[op] = o
-		}
-		if failed {
-			if o.Errors != nil {
-				return nil, l.errorf("a second %s line", m[2])
-			}
-			o.Errors = map[result.ErrorClass]int64{result.ErrOther: v.count}
-			r.Summary.Failed += v.count
-			continue
-		}
-		if hists[op] != nil {
-			return nil, l.errorf("a second %s line", m[2])
-		}
-		qs := []quantile{{50, v.p50 * 1000}, {90, v.p90 * 1000}, {95, v.p95 * 1000}, {99, v.p99 * 1000}, {99.9, v.p999 * 1000}}
-		h := histFromPercentiles(qs, v.count, 0, v.max*1000)
-		hists[op] = h
-		o.Count = v.count
-		o.Histogram = encode(h)
-		r.Summary.Transactions += v.count
-		sumMs += v.sum
-		takes = max(takes, v.takes)
+	if err := applyAll(l, goTPCRules, p, "unexpected line in go-tpc output"); err != nil {
+		return nil, err
 	}
-	if !finished {
-		if loadOutput {
+	return p.finish()
+}
+
+// flush ends the [Current] block being read: a point of the series.
+func (p *goTPCParse) flush() {
+	if len(p.block) == 0 {
+		return
+	}
+	r := p.r
+	if n := len(r.Series); p.blockMax == 0 && n > 0 {
+		// An interval of no measurable length: its transactions go to
+		// the second they finished in.
+		r.Series[n-1].Ops += p.pt.Ops
+		r.Series[n-1].Errors += p.pt.Errors
+		p.pt = result.SeriesPoint{}
+		clear(p.block)
+		return
+	}
+	p.at += p.blockMax
+	p.pt.Second = int(math.Round(p.at))
+	if p.blockMax > 0 {
+		p.pt.Rate = float64(p.pt.Ops) / p.blockMax
+	}
+	r.Series = append(r.Series, p.pt)
+	p.pt, p.blockMax = result.SeriesPoint{}, 0
+	clear(p.block)
+}
+
+func (p *goTPCParse) finishedLine([]string) error {
+	if p.finished {
+		return p.l.errorf("a second \"Finished\" line: two go-tpc outputs concatenated into one file? put each in a file of its own")
+	}
+	p.flush()
+	p.finished = true
+	return nil
+}
+
+func (p *goTPCParse) wait(m []string) error {
+	if m[1] == "Summary" {
+		s, _ := p.l.num(m[4], "wait time")
+		p.waits[strings.ToLower(m[2]+"-"+m[3])] = s
+	}
+	return nil
+}
+
+func (p *goTPCParse) tpmC(m []string) error {
+	if !p.finished {
+		return p.l.errorf("tpmC line before \"Finished\"")
+	}
+	if p.tpm != nil {
+		return p.l.errorf("a second tpmC line")
+	}
+	p.tpm, p.tpmLine = m[1:], p.l.line()
+	return nil
+}
+
+// row reads a transaction's line of a [Current] block or of the [Summary].
+func (p *goTPCParse) row(m []string) error {
+	op, failed, err := goTPCOpName(p.l, m[2])
+	if err != nil {
+		return err
+	}
+	v, err := goTPCReadRow(p.l, m)
+	if err != nil {
+		return err
+	}
+	if m[1] == "Current" {
+		return p.current(m[2], failed, v)
+	}
+	return p.summary(m[2], op, failed, v)
+}
+
+func (p *goTPCParse) current(name string, failed bool, v goTPCRowValues) error {
+	if p.finished {
+		return p.l.errorf("a [Current] line after \"Finished\": a second go-tpc output starts here (two outputs concatenated into one file? put each in a file of its own)")
+	}
+	// go-tpc prints each transaction once per interval: a repeat
+	// starts the next interval.
+	if p.block[name] {
+		p.flush()
+	}
+	p.block[name] = true
+	if failed {
+		p.pt.Errors += v.count
+	} else {
+		p.pt.Ops += v.count
+	}
+	p.blockMax = max(p.blockMax, v.takes)
+	return nil
+}
+
+func (p *goTPCParse) summary(name, op string, failed bool, v goTPCRowValues) error {
+	l := p.l
+	if !p.finished {
+		return l.errorf("a [Summary] line before \"Finished\": the output is not go-tpc's")
+	}
+	if p.tpm != nil {
+		return l.errorf("a [Summary] line after the tpmC line")
+	}
+	o := p.ops[op]
+	if o == nil {
+		o = &result.Op{Name: op}
+		p.ops[op] = o
+	}
+	if failed {
+		if o.Errors != nil {
+			return l.errorf("a second %s line", name)
+		}
+		o.Errors = map[result.ErrorClass]int64{result.ErrOther: v.count}
+		p.r.Summary.Failed += v.count
+		return nil
+	}
+	if p.hists[op] != nil {
+		return l.errorf("a second %s line", name)
+	}
+	qs := []quantile{{50, v.p50 * 1000}, {90, v.p90 * 1000}, {95, v.p95 * 1000}, {99, v.p99 * 1000}, {99.9, v.p999 * 1000}}
+	h := histFromPercentiles(qs, v.count, 0, v.max*1000)
+	p.hists[op] = h
+	o.Count = v.count
+	o.Histogram = encode(h)
+	p.r.Summary.Transactions += v.count
+	p.sumMs += v.sum
+	p.takes = max(p.takes, v.takes)
+	return nil
+}
+
+// finish checks that the output was a whole run's and makes its run.
+func (p *goTPCParse) finish() ([]*result.Run, error) {
+	l, r := p.l, p.r
+	if !p.finished {
+		if p.loadOutput {
 			return nil, &ParseError{File: l.file, Msg: "a go-tpc tpcc prepare, check or cleanup output: it holds no measured run (import the output of go-tpc tpcc run)"}
 		}
 		return nil, l.missing("\"Finished\" line")
 	}
-	if loadOutput {
+	if p.loadOutput {
 		return nil, &ParseError{File: l.file, Msg: "a go-tpc tpcc prepare, check or cleanup output: it holds no measured run (import the output of go-tpc tpcc run)"}
 	}
-	if len(hists) == 0 {
+	if len(p.hists) == 0 {
 		return nil, l.missing("[Summary] line of a committed transaction")
 	}
-	if tpm == nil {
+	if p.tpm == nil {
 		return nil, l.missing("tpmC line (go-tpc prints it when New-Orders committed)")
 	}
-	l.i = len(l.ls) // numbers below belong to the tpmC line
-	for i := range l.no {
-		if l.no[i] == tpmLine {
-			l.i = i + 1
-			break
-		}
-	}
-	tpmC, err := l.num(tpm[0], "tpmC")
+	tpmC, tpmTotal, eff, err := p.tpmValues()
 	if err != nil {
 		return nil, err
-	}
-	tpmTotal, err := l.num(tpm[1], "tpmTotal")
-	if err != nil {
-		return nil, err
-	}
-	eff, err := l.num(tpm[2], "efficiency")
-	if err != nil {
-		return nil, err
-	}
-	if no := ops[tpccparams.NewOrder]; no == nil || no.Count == 0 {
-		return nil, l.errorf("tpmC without a NEW_ORDER summary line")
-	}
-	if tpmTotal < tpmC {
-		return nil, l.badf("tpmTotal %g is below tpmC %g", tpmTotal, tpmC)
 	}
 	for _, name := range tpccparams.Ops {
-		if o := ops[name]; o != nil {
+		if o := p.ops[name]; o != nil {
 			r.Ops = append(r.Ops, *o)
 		}
 	}
-	r.Duration = time.Duration(takes * float64(time.Second))
+	r.Duration = time.Duration(p.takes * float64(time.Second))
 	s := &r.Summary
 	s.Throughput = tpmTotal / 60
 	if s.Transactions > 0 {
-		s.LatencyMean = sumMs * 1000 / float64(s.Transactions)
+		s.LatencyMean = p.sumMs * 1000 / float64(s.Transactions)
 	}
 	all := hist.New()
-	for _, h := range hists {
+	for _, h := range p.hists {
 		all.Merge(h)
 	}
 	fillFromHist(s, all)
 	s.Extra = map[string]float64{tpccparams.NewOrders: tpmC * r.Duration.Minutes()}
 	s.Metric = &result.Metric{Headline: tpccparams.Headline, Value: tpmC}
-	if w, ok := goTPCWarehouses(tpmC, tpm[2]); ok {
+	if w, ok := goTPCWarehouses(tpmC, p.tpm[2]); ok {
 		r.Params[tpccparams.Warehouses] = w
 	}
 	env := map[string]any{"tpmC": tpmC, "tpmTotal": tpmTotal, "efficiency_percent": eff}
-	if len(waits) > 0 {
-		env["wait_seconds"] = waits
+	if len(p.waits) > 0 {
+		env["wait_seconds"] = p.waits
 		r.Params[tpccparams.KeyingThinking] = true
 	}
 	r.Env.Extra = map[string]any{"go-tpc": env}
 	r.Deviations = append(r.Deviations,
 		"go-tpc's tpmC is the client's count of committed New-Orders per minute since its first New-Order, not NOPM read from the districts' next order ids at the edges of the measured phase: the NOPM shown is go-tpc's tpmC",
 		"go-tpc's latency histograms have one significant digit and a floor of 1 ms (a faster transaction counts as 1 ms): its percentiles are bucket values about 6 % apart; "+reconstructedNote)
-	if len(failures) > 0 {
-		r.Deviations = append(r.Deviations, fmt.Sprintf("go-tpc printed %d \"execute run failed\" lines (the first: %s); without --ignore-error each one stopped its thread for the rest of the run", len(failures), trimTo(failures[0], 200)))
+	if len(p.failures) > 0 {
+		r.Deviations = append(r.Deviations, fmt.Sprintf("go-tpc printed %d \"execute run failed\" lines (the first: %s); without --ignore-error each one stopped its thread for the rest of the run", len(p.failures), trimTo(p.failures[0], 200)))
 	}
 	return []*result.Run{r}, nil
+}
+
+// tpmValues reads the numbers of the tpmC line, with errors located at it.
+func (p *goTPCParse) tpmValues() (tpmC, tpmTotal, eff float64, err error) {
+	l := p.l
+	l.i = len(l.ls) // numbers below belong to the tpmC line
+	for i := range l.no {
+		if l.no[i] == p.tpmLine {
+			l.i = i + 1
+			break
+		}
+	}
+	if tpmC, err = l.num(p.tpm[0], "tpmC"); err != nil {
+		return
+	}
+	if tpmTotal, err = l.num(p.tpm[1], "tpmTotal"); err != nil {
+		return
+	}
+	if eff, err = l.num(p.tpm[2], "efficiency"); err != nil {
+		return
+	}
+	if no := p.ops[tpccparams.NewOrder]; no == nil || no.Count == 0 {
+		return 0, 0, 0, l.errorf("tpmC without a NEW_ORDER summary line")
+	}
+	if tpmTotal < tpmC {
+		return 0, 0, 0, l.badf("tpmTotal %g is below tpmC %g", tpmTotal, tpmC)
+	}
+	return tpmC, tpmTotal, eff, nil
 }
 
 // goTPCWarehouses recovers the warehouses from go-tpc's efficiency line,

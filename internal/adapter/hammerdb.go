@@ -101,126 +101,166 @@ func parseHammerDB(name, text string) ([]*result.Run, error) {
 	return checked(newLines(name, text), parseHammerDBLines)
 }
 
+// hammerdbParse is the state of a hammerdbcli output being read.
+type hammerdbParse struct {
+	l                                   *lines
+	r                                   *result.Run
+	env                                 map[string]any
+	settings                            map[string]string
+	nopm, tpm                           float64
+	engine                              string
+	haveResult, haveDuration, jobResult bool
+	timing                              *hdbTiming
+}
+
+// hammerdbRules are the lines of a hammerdbcli output fairbench reads,
+// trimmed, in the order they are tried; the script's other lines are skipped.
+var hammerdbRules = []lineRule[*hammerdbParse]{
+	{re: hdbResult, handle: (*hammerdbParse).testResult},
+	{re: hdbVUs, handle: (*hammerdbParse).virtualUsers},
+	{re: hdbRampup, handle: (*hammerdbParse).rampup},
+	{re: hdbDuration, handle: (*hammerdbParse).testPeriod},
+	{re: hdbFailed, handle: func(p *hammerdbParse, m []string) error {
+		return p.l.errorf("virtual user %s failed: its transactions are missing from the result", m[1])
+	}},
+	{re: hdbVersion, handle: func(p *hammerdbParse, m []string) error { p.r.ToolVersion = "hammerdb " + m[1]; return nil }},
+	{re: hdbDBVer, handle: func(p *hammerdbParse, m []string) error { p.env["db_version"] = m[1]; return nil }},
+	{re: hdbSame, handle: func(p *hammerdbParse, m []string) error { p.settings[m[2]] = hdbSetting(m[2], m[1]); return nil }},
+	{re: hdbChanged, handle: func(p *hammerdbParse, m []string) error { p.settings[m[1]] = hdbSetting(m[1], m[2]); return nil }},
+	{re: hdbJobRes, handle: (*hammerdbParse).jobResultJSON},
+	{re: hdbJobTime, handle: (*hammerdbParse).jobTimingJSON},
+}
+
 func parseHammerDBLines(l *lines) ([]*result.Run, error) {
-	r := &result.Run{Workload: tpccKind, Kind: tpccKind, ToolVersion: "hammerdb",
-		Params: map[string]any{tpccparams.Implementation: tpccparams.Procedures}}
-	env := map[string]any{}
-	settings := map[string]string{}
-	var nopm, tpm float64
-	var engine string
-	haveResult, haveDuration, jobResult := false, false, false
-	var timing *hdbTiming
-	for {
-		raw, ok := l.next()
-		if !ok {
-			break
-		}
-		t := strings.TrimSpace(raw)
-		if m := match(hdbResult, t); m != nil {
-			if haveResult {
-				return nil, l.errorf("a second TEST RESULT line")
-			}
-			haveResult = true
-			a, b := m[2], m[3]
-			engine = m[4]
-			if m[2] == "" {
-				a, b, engine = m[7], m[5], m[6]
-			}
-			n, err := l.integer(a, "NOPM")
-			if err != nil {
-				return nil, err
-			}
-			tp, err := l.integer(b, "TPM")
-			if err != nil {
-				return nil, err
-			}
-			nopm, tpm = float64(n), float64(tp)
-			continue
-		}
-		if m := match(hdbVUs, t); m != nil {
-			n, err := l.integer(m[1], "active virtual users")
-			if err != nil {
-				return nil, err
-			}
-			if n < 1 || n > maxClients {
-				return nil, l.badf("%d active virtual users is out of range (1 to %d)", n, maxClients)
-			}
-			r.Clients = int(n)
-			continue
-		}
-		if m := match(hdbRampup, t); m != nil {
-			f, err := l.num(m[1], "rampup minutes")
-			if err != nil {
-				return nil, err
-			}
-			r.Warmup = time.Duration(f * float64(time.Minute))
-			continue
-		}
-		if m := match(hdbDuration, t); m != nil {
-			f, err := l.num(m[1], "test period minutes")
-			if err != nil {
-				return nil, err
-			}
-			if f <= 0 {
-				return nil, l.badf("a test period of %s minutes", m[1])
-			}
-			r.Duration = time.Duration(f * float64(time.Minute))
-			haveDuration = true
-			continue
-		}
-		if m := match(hdbFailed, t); m != nil {
-			return nil, l.errorf("virtual user %s failed: its transactions are missing from the result", m[1])
-		}
-		if m := match(hdbVersion, t); m != nil {
-			r.ToolVersion = "hammerdb " + m[1]
-			continue
-		}
-		if m := match(hdbDBVer, t); m != nil {
-			env["db_version"] = m[1]
-			continue
-		}
-		if m := match(hdbSame, t); m != nil {
-			settings[m[2]] = hdbSetting(m[2], m[1])
-			continue
-		}
-		if m := match(hdbChanged, t); m != nil {
-			settings[m[1]] = hdbSetting(m[1], m[2])
-			continue
-		}
-		if hdbJobRes.MatchString(t) {
-			if jobResult {
-				return nil, l.errorf("a second JOB RESULT line")
-			}
-			jobResult = true
-			if err := readHammerDBJobResult(l, env); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if hdbJobTime.MatchString(t) {
-			tm, err := readHammerDBJobTiming(l)
-			if err != nil {
-				return nil, err
-			}
-			timing = tm
-			continue
+	p := &hammerdbParse{
+		l: l,
+		r: &result.Run{Workload: tpccKind, Kind: tpccKind, ToolVersion: "hammerdb",
+			Params: map[string]any{tpccparams.Implementation: tpccparams.Procedures}},
+		env:      map[string]any{},
+		settings: map[string]string{},
+	}
+	for t := range l.trimmed() {
+		ok, err := applyRules(hammerdbRules, p, t)
+		if err != nil {
+			return nil, err
 		}
 		// After the job's result, the script prints only its timing JSON:
 		// anything else there is not hammerdbcli's (two files pasted
 		// together, an editor's stray text) and is not skipped silently.
-		if jobResult && t != "" {
+		if !ok && p.jobResult && t != "" {
 			return nil, l.errorf("%q after the JOB RESULT JSON: the script prints only JOB TIMING and its JSON there; the output is damaged or edited", clip(t))
 		}
 	}
-	if !haveResult {
+	return p.finish()
+}
+
+func (p *hammerdbParse) testResult(m []string) error {
+	l := p.l
+	if p.haveResult {
+		return l.errorf("a second TEST RESULT line")
+	}
+	p.haveResult = true
+	a, b := m[2], m[3]
+	p.engine = m[4]
+	if m[2] == "" {
+		a, b, p.engine = m[7], m[5], m[6]
+	}
+	n, err := l.integer(a, "NOPM")
+	if err != nil {
+		return err
+	}
+	tp, err := l.integer(b, "TPM")
+	if err != nil {
+		return err
+	}
+	p.nopm, p.tpm = float64(n), float64(tp)
+	return nil
+}
+
+func (p *hammerdbParse) virtualUsers(m []string) error {
+	n, err := p.l.integer(m[1], "active virtual users")
+	if err != nil {
+		return err
+	}
+	if n < 1 || n > maxClients {
+		return p.l.badf("%d active virtual users is out of range (1 to %d)", n, maxClients)
+	}
+	p.r.Clients = int(n)
+	return nil
+}
+
+func (p *hammerdbParse) rampup(m []string) error {
+	f, err := p.l.num(m[1], "rampup minutes")
+	if err != nil {
+		return err
+	}
+	p.r.Warmup = time.Duration(f * float64(time.Minute))
+	return nil
+}
+
+func (p *hammerdbParse) testPeriod(m []string) error {
+	f, err := p.l.num(m[1], "test period minutes")
+	if err != nil {
+		return err
+	}
+	if f <= 0 {
+		return p.l.badf("a test period of %s minutes", m[1])
+	}
+	p.r.Duration = time.Duration(f * float64(time.Minute))
+	p.haveDuration = true
+	return nil
+}
+
+func (p *hammerdbParse) jobResultJSON([]string) error {
+	if p.jobResult {
+		return p.l.errorf("a second JOB RESULT line")
+	}
+	p.jobResult = true
+	return readHammerDBJobResult(p.l, p.env)
+}
+
+func (p *hammerdbParse) jobTimingJSON([]string) error {
+	tm, err := readHammerDBJobTiming(p.l)
+	if err != nil {
+		return err
+	}
+	p.timing = tm
+	return nil
+}
+
+// finish checks that the output was a timed run's and makes its run.
+func (p *hammerdbParse) finish() ([]*result.Run, error) {
+	l, r, env := p.l, p.r, p.env
+	if !p.haveResult {
 		return nil, l.missing("TEST RESULT line (hammerdbcli prints it at the end of a timed run)")
 	}
-	if !haveDuration {
+	if !p.haveDuration {
 		return nil, l.missing("\"Timing test period of N in minutes\" line (the timed driver's)")
 	}
 	if r.Clients == 0 {
 		return nil, l.missing("\"Active Virtual Users configured\" line")
 	}
+	hdbSettingParams(r, p.settings)
+	mins := r.Duration.Minutes()
+	s := &r.Summary
+	s.Extra = map[string]float64{tpccparams.NewOrders: p.nopm * mins, tpccparams.ServerTransactions: p.tpm * mins}
+	s.Metric = &result.Metric{Headline: tpccparams.Headline, Value: p.nopm}
+	s.Throughput = p.tpm / 60
+	env["engine"] = p.engine
+	env["nopm"], env["tpm"] = p.nopm, p.tpm
+	if len(p.settings) > 0 {
+		env["settings"] = p.settings
+	}
+	r.Env.Extra = map[string]any{"hammerdb": env}
+	r.Deviations = append(r.Deviations, fmt.Sprintf("the throughput is HammerDB's TPM / 60 (%s's commits and rollbacks per second, the server's count), not the client's transactions", p.engine))
+	if p.timing != nil {
+		p.timing.apply(r, true)
+	}
+	return []*result.Run{r}, nil
+}
+
+// hdbSettingParams sets the run's parameters the diset values echoed tell.
+func hdbSettingParams(r *result.Run, settings map[string]string) {
 	for k, v := range settings {
 		_, key, ok := strings.Cut(k, "_")
 		if !ok {
@@ -241,22 +281,6 @@ func parseHammerDBLines(l *lines) ([]*result.Run, error) {
 			}
 		}
 	}
-	mins := r.Duration.Minutes()
-	s := &r.Summary
-	s.Extra = map[string]float64{tpccparams.NewOrders: nopm * mins, tpccparams.ServerTransactions: tpm * mins}
-	s.Metric = &result.Metric{Headline: tpccparams.Headline, Value: nopm}
-	s.Throughput = tpm / 60
-	env["engine"] = engine
-	env["nopm"], env["tpm"] = nopm, tpm
-	if len(settings) > 0 {
-		env["settings"] = settings
-	}
-	r.Env.Extra = map[string]any{"hammerdb": env}
-	r.Deviations = append(r.Deviations, fmt.Sprintf("the throughput is HammerDB's TPM / 60 (%s's commits and rollbacks per second, the server's count), not the client's transactions", engine))
-	if timing != nil {
-		timing.apply(r, true)
-	}
-	return []*result.Run{r}, nil
 }
 
 // hdbSetting is a diset value as the run keeps it: passwords (pg_pass,
@@ -466,104 +490,138 @@ func checkedProfile(f File) (*hdbTiming, error) {
 	return tm, nil
 }
 
+// hdbProfileParse is the state of an hdbxtprofile.log being read.
+type hdbProfileParse struct {
+	l          *lines
+	vuCalls    map[string]int64 // op → calls summed over the virtual users
+	vus        map[string]bool
+	summary    map[string]*hdbProc
+	summaryVUs int64
+	cur        map[string]*hdbProc // the section being read
+}
+
+// hdbProfileRules are the lines of a time profile after its first, in the
+// order they are tried.
+var hdbProfileRules = []lineRule[*hdbProfileParse]{
+	{when: func(_ *hdbProfileParse, t string) bool { return strings.TrimSpace(t) == "" }, handle: skipLine[*hdbProfileParse]},
+	{re: hdbProfSep, handle: skipLine[*hdbProfileParse]},
+	{re: hdbProfVU, handle: (*hdbProfileParse).virtualUser},
+	{re: hdbProfSum, handle: (*hdbProfileParse).summarySection},
+	{re: hdbProfProc, handle: (*hdbProfileParse).proc},
+}
+
 func readHammerDBProfile(l *lines) (*hdbTiming, error) {
 	first, ok := l.next()
 	if !ok || !hdbProfHead.MatchString(first) {
 		return nil, l.errorf("not a HammerDB time profile (its first line is \"… Hammerdb Time Profile Report @ …\")")
 	}
-	vuCalls := map[string]int64{} // op → calls summed over the virtual users
-	vus := map[string]bool{}
-	var summary map[string]*hdbProc
-	var summaryVUs int64
-	var cur map[string]*hdbProc // the section being read
-	for {
-		raw, ok := l.next()
-		if !ok {
-			break
+	p := &hdbProfileParse{l: l, vuCalls: map[string]int64{}, vus: map[string]bool{}}
+	for raw, ok := l.next(); ok; raw, ok = l.next() {
+		read, err := applyRules(hdbProfileRules, p, strings.TrimRight(raw, "\r"))
+		if err != nil {
+			return nil, err
 		}
-		t := strings.TrimRight(raw, "\r")
-		switch {
-		case strings.TrimSpace(t) == "" || hdbProfSep.MatchString(t):
-			continue
-		case hdbProfVU.MatchString(t):
-			m := match(hdbProfVU, t)
-			if summary != nil {
-				return nil, l.errorf("a virtual user's section after the SUMMARY")
-			}
-			if vus[m[1]] {
-				return nil, l.errorf("a second section of virtual user %s", m[1])
-			}
-			vus[m[1]] = true
-			cur = map[string]*hdbProc{}
-			continue
-		case hdbProfSum.MatchString(t):
-			m := match(hdbProfSum, t)
-			if summary != nil {
-				return nil, l.errorf("a second SUMMARY")
-			}
-			summaryVUs, _ = l.integer(m[1], "active virtual users")
-			summary = map[string]*hdbProc{}
-			cur = summary
-			continue
-		}
-		m := match(hdbProfProc, t)
-		if m == nil {
+		if !read {
 			return nil, l.errorf("unexpected line in a HammerDB time profile")
 		}
-		if cur == nil {
-			return nil, l.errorf("a PROC before any virtual user's section")
+	}
+	return p.finish()
+}
+
+func (p *hdbProfileParse) virtualUser(m []string) error {
+	if p.summary != nil {
+		return p.l.errorf("a virtual user's section after the SUMMARY")
+	}
+	if p.vus[m[1]] {
+		return p.l.errorf("a second section of virtual user %s", m[1])
+	}
+	p.vus[m[1]] = true
+	p.cur = map[string]*hdbProc{}
+	return nil
+}
+
+func (p *hdbProfileParse) summarySection(m []string) error {
+	if p.summary != nil {
+		return p.l.errorf("a second SUMMARY")
+	}
+	p.summaryVUs, _ = p.l.integer(m[1], "active virtual users")
+	p.summary = map[string]*hdbProc{}
+	p.cur = p.summary
+	return nil
+}
+
+// proc reads a PROC line and the two lines of its numbers.
+func (p *hdbProfileParse) proc(m []string) error {
+	l := p.l
+	if p.cur == nil {
+		return l.errorf("a PROC before any virtual user's section")
+	}
+	op, ok := hdbProcs[m[1]]
+	if !ok {
+		return l.errorf("unknown procedure %q (HammerDB's TPROC-C has NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT)", m[1])
+	}
+	if p.cur[op] != nil {
+		return l.errorf("a second PROC %s in one section", m[1])
+	}
+	proc, err := readHdbProfileProc(l, m[1])
+	if err != nil {
+		return err
+	}
+	p.cur[op] = proc
+	if p.summary == nil {
+		p.vuCalls[op] += proc.calls
+	}
+	return nil
+}
+
+// readHdbProfileProc reads the CALLS and P99 lines of PROC name.
+func readHdbProfileProc(l *lines, name string) (*hdbProc, error) {
+	var p hdbProc
+	line1, ok1 := l.next()
+	m1 := match(hdbProfL1, strings.TrimRight(line1, "\r"))
+	if !ok1 || m1 == nil {
+		if !ok1 {
+			return nil, l.missing("CALLS line of PROC " + name)
 		}
-		op, ok := hdbProcs[m[1]]
-		if !ok {
-			return nil, l.errorf("unknown procedure %q (HammerDB's TPROC-C has NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT)", m[1])
-		}
-		if cur[op] != nil {
-			return nil, l.errorf("a second PROC %s in one section", m[1])
-		}
-		var p hdbProc
-		line1, ok1 := l.next()
-		m1 := match(hdbProfL1, strings.TrimRight(line1, "\r"))
-		if !ok1 || m1 == nil {
-			if !ok1 {
-				return nil, l.missing("CALLS line of PROC " + m[1])
-			}
-			return nil, l.errorf("unreadable CALLS line of PROC %s", m[1])
-		}
-		var err error
-		if p.calls, err = l.integer(m1[1], m[1]+" CALLS"); err != nil {
+		return nil, l.errorf("unreadable CALLS line of PROC %s", name)
+	}
+	var err error
+	if p.calls, err = l.integer(m1[1], name+" CALLS"); err != nil {
+		return nil, err
+	}
+	for i, v := range []*float64{&p.min, &p.avg, &p.max, &p.total} {
+		if *v, err = l.num(m1[2+i], name+" timing"); err != nil {
 			return nil, err
-		}
-		for i, v := range []*float64{&p.min, &p.avg, &p.max, &p.total} {
-			if *v, err = l.num(m1[2+i], m[1]+" timing"); err != nil {
-				return nil, err
-			}
-		}
-		line2, ok2 := l.next()
-		m2 := match(hdbProfL2, strings.TrimRight(line2, "\r"))
-		if !ok2 || m2 == nil {
-			if !ok2 {
-				return nil, l.missing("P99 line of PROC " + m[1])
-			}
-			return nil, l.errorf("unreadable P99 line of PROC %s", m[1])
-		}
-		for i, v := range []*float64{&p.p99, &p.p95, &p.p50} {
-			if *v, err = l.num(m2[1+i], m[1]+" percentile"); err != nil {
-				return nil, err
-			}
-		}
-		if err := p.check(l, m[1]); err != nil {
-			return nil, err
-		}
-		cur[op] = &p
-		if cur != nil && summary == nil {
-			vuCalls[op] += p.calls
 		}
 	}
+	line2, ok2 := l.next()
+	m2 := match(hdbProfL2, strings.TrimRight(line2, "\r"))
+	if !ok2 || m2 == nil {
+		if !ok2 {
+			return nil, l.missing("P99 line of PROC " + name)
+		}
+		return nil, l.errorf("unreadable P99 line of PROC %s", name)
+	}
+	for i, v := range []*float64{&p.p99, &p.p95, &p.p50} {
+		if *v, err = l.num(m2[1+i], name+" percentile"); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.check(l, name); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// finish checks the SUMMARY against the virtual users' sections: its calls
+// are theirs, or twice theirs (HammerDB 4.12 with its job database on).
+func (p *hdbProfileParse) finish() (*hdbTiming, error) {
+	l, summary := p.l, p.summary
 	if summary == nil {
 		return nil, l.missing("SUMMARY OF N ACTIVE VIRTUAL USERS section")
 	}
-	if int(summaryVUs) != len(vus) {
-		return nil, &ParseError{File: l.file, Msg: fmt.Sprintf("the SUMMARY is of %d virtual users, the profile has sections of %d", summaryVUs, len(vus))}
+	if int(p.summaryVUs) != len(p.vus) {
+		return nil, &ParseError{File: l.file, Msg: fmt.Sprintf("the SUMMARY is of %d virtual users, the profile has sections of %d", p.summaryVUs, len(p.vus))}
 	}
 	tm := &hdbTiming{procs: summary, source: filepath.Base(l.file)}
 	ops := make([]string, 0, len(summary))
@@ -573,16 +631,16 @@ func readHammerDBProfile(l *lines) (*hdbTiming, error) {
 	sort.Strings(ops)
 	doubled, single := 0, 0
 	for _, op := range ops {
-		p := summary[op]
-		switch p.calls {
-		case vuCalls[op]:
+		proc := summary[op]
+		switch proc.calls {
+		case p.vuCalls[op]:
 			single++
-		case 2 * vuCalls[op]:
+		case 2 * p.vuCalls[op]:
 			doubled++
 		default:
-			return nil, &ParseError{File: l.file, Msg: fmt.Sprintf("the SUMMARY has %d calls of %s, the virtual users' sections %d", p.calls, op, vuCalls[op])}
+			return nil, &ParseError{File: l.file, Msg: fmt.Sprintf("the SUMMARY has %d calls of %s, the virtual users' sections %d", proc.calls, op, p.vuCalls[op])}
 		}
-		p.calls = vuCalls[op]
+		proc.calls = p.vuCalls[op]
 	}
 	tm.doubled = doubled > 0 && single == 0
 	return tm, nil

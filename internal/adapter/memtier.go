@@ -195,70 +195,102 @@ type memtierDist struct {
 
 func (s *memtierSection) aggregated() bool { return s.runs > 0 }
 
+// memtierTextParse is the state of a memtier_benchmark text output being
+// read.
+type memtierTextParse struct {
+	l        *lines
+	info     map[string]int64
+	finalOps map[int]int64 // run number → ops of its last progress line
+	sections []*memtierSection
+	warnings []string
+}
+
+// memtierTextRules are the lines of a text output, trimmed, in the order
+// they are tried; a section's title reads the whole section.
+var memtierTextRules = []lineRule[*memtierTextParse]{
+	{when: func(_ *memtierTextParse, t string) bool { return t == "" }, handle: skipLine[*memtierTextParse]},
+	{re: memtierStderr, handle: skipLine[*memtierTextParse]},
+	{re: memtierStartLine, handle: skipLine[*memtierTextParse]},
+	{prefix: "[RUN #", handle: (*memtierTextParse).progress},
+	{when: func(_ *memtierTextParse, t string) bool {
+		return strings.HasPrefix(t, "error:") || strings.HasPrefix(strings.ToLower(t), "connection ")
+	}, handle: func(p *memtierTextParse, m []string) error { return p.l.errorf("memtier_benchmark failed: %s", m[0]) }},
+	{when: func(_ *memtierTextParse, t string) bool { return strings.HasPrefix(strings.ToLower(t), "warning:") },
+		handle: func(p *memtierTextParse, m []string) error { p.warnings = append(p.warnings, m[0]); return nil }},
+	{re: memtierRunInfo, handle: func(p *memtierTextParse, m []string) error {
+		n, _ := p.l.integer(m[1], m[2])
+		p.info[m[2]] = n
+		return nil
+	}},
+	{re: memtierTitle, handle: (*memtierTextParse).section},
+}
+
 func parseMemtierText(l *lines) ([]*result.Run, error) {
-	info := map[string]int64{}
-	finalOps := map[int]int64{} // run number → ops of its last progress line
-	var sections []*memtierSection
-	var warnings []string
-	for {
-		line, ok := l.next()
-		if !ok {
-			break
-		}
-		t := strings.TrimSpace(line)
-		switch {
-		case t == "":
-			continue
-		case memtierStderr.MatchString(t), memtierStartLine.MatchString(t):
-			continue
-		case strings.HasPrefix(t, "[RUN #"):
-			m := match(memtierProgress, t)
-			if m == nil {
-				return nil, l.errorf("unreadable memtier_benchmark progress line")
-			}
-			run, _ := l.integer(m[1], "run number")
-			ops, _ := l.integer(m[3], "progress ops")
-			finalOps[int(run)] = ops
-			continue
-		case strings.HasPrefix(t, "error:"), strings.HasPrefix(strings.ToLower(t), "connection "):
-			return nil, l.errorf("memtier_benchmark failed: %s", t)
-		case strings.HasPrefix(strings.ToLower(t), "warning:"):
-			warnings = append(warnings, t)
-			continue
-		}
-		if m := match(memtierRunInfo, t); m != nil {
-			n, _ := l.integer(m[1], m[2])
-			info[m[2]] = n
-			continue
-		}
-		if m := match(memtierTitle, t); m != nil {
-			s := &memtierSection{title: m[1], line: l.line()}
-			if m[2] != "" {
-				n, _ := l.integer(m[2], "number of runs")
-				s.runs = int(n)
-			}
-			if m[3] != "" {
-				n, _ := l.integer(m[3], "run number")
-				s.runNo = int(n)
-			}
-			if err := readMemtierSection(l, s); err != nil {
-				return nil, err
-			}
-			sections = append(sections, s)
-			continue
-		}
-		return nil, l.errorf("unexpected line in memtier_benchmark output")
+	p := &memtierTextParse{l: l, info: map[string]int64{}, finalOps: map[int]int64{}}
+	if err := applyAll(l, memtierTextRules, p, "unexpected line in memtier_benchmark output"); err != nil {
+		return nil, err
 	}
-	if len(sections) == 0 {
+	if len(p.sections) == 0 {
 		return nil, l.missing("memtier_benchmark results (ALL STATS)")
 	}
-	threads, conns := info["Threads"], info["Connections per thread"]
+	threads, conns := p.info["Threads"], p.info["Connections per thread"]
 	if threads == 0 || conns == 0 {
 		return nil, l.missing(`memtier_benchmark "Threads" and "Connections per thread" lines`)
 	}
-	// Which sections are runs: the individual runs when printed, else the
-	// single run's ALL STATS, else the aggregate of --run-count (BEST and
-	// WORST RUN are always run 1 in memtier 2.3.0).
+	chosen, err := memtierChosenSections(l, p.sections)
+	if err != nil {
+		return nil, err
+	}
+	var runs []*result.Run
+	for _, s := range chosen {
+		r, err := memtierTextRun(l, s, p.info, p.finalOps, s.runNo > 0)
+		if err != nil {
+			return nil, err
+		}
+		if len(p.warnings) > 0 {
+			r.Env.Extra["memtier_warnings"] = p.warnings
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// progress reads a progress line (stderr's, saved with 2>&1): the last one
+// of a run has its exact count of operations.
+func (p *memtierTextParse) progress(line []string) error {
+	m := match(memtierProgress, line[0])
+	if m == nil {
+		return p.l.errorf("unreadable memtier_benchmark progress line")
+	}
+	run, _ := p.l.integer(m[1], "run number")
+	ops, _ := p.l.integer(m[3], "progress ops")
+	p.finalOps[int(run)] = ops
+	return nil
+}
+
+// section reads a section from its title on.
+func (p *memtierTextParse) section(m []string) error {
+	l := p.l
+	s := &memtierSection{title: m[1], line: l.line()}
+	if m[2] != "" {
+		n, _ := l.integer(m[2], "number of runs")
+		s.runs = int(n)
+	}
+	if m[3] != "" {
+		n, _ := l.integer(m[3], "run number")
+		s.runNo = int(n)
+	}
+	if err := readMemtierSection(l, s); err != nil {
+		return err
+	}
+	p.sections = append(p.sections, s)
+	return nil
+}
+
+// memtierChosenSections are the sections that are runs: the individual runs
+// when printed, else the single run's ALL STATS, else the aggregate of
+// --run-count (BEST and WORST RUN are always run 1 in memtier 2.3.0).
+func memtierChosenSections(l *lines, sections []*memtierSection) ([]*memtierSection, error) {
 	var chosen []*memtierSection
 	for _, s := range sections {
 		if s.runNo > 0 {
@@ -278,18 +310,7 @@ func parseMemtierText(l *lines) ([]*result.Run, error) {
 	if len(chosen) > 1 && chosen[0].runNo == 0 {
 		return nil, &ParseError{File: l.file, Line: chosen[1].line, Msg: "a second ALL STATS or AGGREGATED AVERAGE section: two memtier_benchmark outputs in one file?"}
 	}
-	var runs []*result.Run
-	for _, s := range chosen {
-		r, err := memtierTextRun(l, s, info, finalOps, s.runNo > 0)
-		if err != nil {
-			return nil, err
-		}
-		if len(warnings) > 0 {
-			r.Env.Extra["memtier_warnings"] = warnings
-		}
-		runs = append(runs, r)
-	}
-	return runs, nil
+	return chosen, nil
 }
 
 // readMemtierSection reads a section after its title: the table, then the
@@ -499,41 +520,9 @@ func memtierTextRun(l *lines, s *memtierSection, info map[string]int64, finalOps
 	if sum.Throughput <= 0 {
 		return nil, &ParseError{File: l.file, Line: totals.line, Msg: "Totals row with 0 ops/sec: memtier measured nothing (is the server reachable?)"}
 	}
-	// The run time, from which the counts follow.
-	nRuns := int64(1)
-	if s.aggregated() {
-		nRuns = int64(s.runs)
-	}
-	var total int64 // exact total of operations, when known
-	var how string
-	switch {
-	case individual && finalOps[s.runNo] > 0:
-		total = finalOps[s.runNo]
-		how = "the operations of its last progress line (stderr) ÷ Totals ops/sec"
-	case s.runNo == 0 && len(finalOps) > 0:
-		for k := 1; k <= int(nRuns); k++ {
-			if finalOps[k] == 0 {
-				return nil, l.missing(fmt.Sprintf("progress line of run #%d", k))
-			}
-			total += finalOps[k]
-		}
-		how = "the operations of its last progress lines (stderr) ÷ Totals ops/sec"
-	case info["Requests per client"] > 0:
-		total = info["Requests per client"] * threads * conns * nRuns
-		how = "requests × connections ÷ Totals ops/sec"
-	}
-	secs := float64(total) / sum.Throughput
-	if total == 0 {
-		if info["Seconds"] == 0 {
-			return nil, l.missing(`memtier_benchmark "Seconds" or "Requests per client" line`)
-		}
-		secs = float64(info["Seconds"] * nRuns)
-		how = "the configured --test-time (stderr's progress lines, saved with 2>&1, give exact counts)"
-	}
-	if s.aggregated() {
-		// Σ ops ÷ the mean of the runs' rates is the runs' total time when
-		// they lasted equally long, as --test-time runs do.
-		how += fmt.Sprintf("; memtier's Totals ops/sec of %d runs is the mean of their rates", s.runs)
+	secs, total, how, err := memtierTextDuration(l, s, info, finalOps, individual, sum.Throughput)
+	if err != nil {
+		return nil, err
 	}
 	r.Duration = time.Duration(secs * float64(time.Second))
 	if info["Requests per client"] > 0 {
@@ -542,72 +531,25 @@ func memtierTextRun(l *lines, s *memtierSection, info map[string]int64, finalOps
 	if s.aggregated() {
 		tool["run_count"] = int64(s.runs)
 	}
-	// Operations: rows with traffic, in table order.
-	dist := map[string]memtierDist{}
-	for _, d := range s.dist {
-		if d.typ != "" {
-			dist[strings.ToLower(d.typ)] = d
-		}
-	}
-	kb := 0.0
-	var hist0 *hdr.Histogram
-	var counted int64
-	biggest := -1
-	for _, row := range s.rows {
-		if row.label == "Totals" {
-			continue
-		}
-		ops := row.vals["Ops/sec"]
-		kb += row.vals["KB/sec"]
-		if ops == 0 {
-			continue
-		}
-		op := result.Op{Name: memtierOp(row.label), Count: int64(math.Round(ops * secs))}
-		if d, ok := dist[op.Name]; ok {
-			last := d.pts[len(d.pts)-1]
-			if last.count != 100000 {
-				return nil, &ParseError{File: l.file, Line: d.line + len(d.pts) - 1, Msg: fmt.Sprintf("the latency distribution of %s ends at %.3f %%, not 100 %%: the output is truncated", d.typ, float64(last.count)/1000)}
-			}
-			pts := make([]bucket, len(d.pts))
-			for i, p := range d.pts {
-				pts[i] = bucket{p.us, int64(math.Round(float64(p.count) / 100000 * float64(op.Count)))}
-			}
-			h := histFromCumulative(pts)
-			op.Histogram = encode(h)
-			if hist0 == nil {
-				hist0 = hist.New()
-			}
-			hist0.Merge(h)
-			delete(dist, op.Name)
-		} else if len(s.dist) > 0 {
-			return nil, &ParseError{File: l.file, Line: row.line, Msg: fmt.Sprintf("no latency distribution for %s", row.label)}
-		}
-		if biggest < 0 || op.Count > r.Ops[biggest].Count {
-			biggest = len(r.Ops)
-		}
-		counted += op.Count
-		r.Ops = append(r.Ops, op)
-	}
-	for typ, d := range dist {
-		if len(d.pts) > 0 && !(len(d.pts) == 1 && d.pts[0].us == 0) {
-			return nil, &ParseError{File: l.file, Line: d.line, Msg: fmt.Sprintf("a latency distribution for %s, which has no row in the table", strings.ToUpper(typ))}
-		}
+	ops, err := memtierTextOps(l, s, r, secs)
+	if err != nil {
+		return nil, err
 	}
 	if len(r.Ops) == 0 {
 		return nil, &ParseError{File: l.file, Line: totals.line, Msg: "no operation with traffic in memtier's table"}
 	}
-	if total > 0 && counted != total {
+	if total > 0 && ops.counted != total {
 		// Rounding each op's rate × time; the exact total wins, the
 		// difference (a few operations) goes to the largest op.
-		r.Ops[biggest].Count += total - counted
-		counted = total
+		r.Ops[ops.biggest].Count += total - ops.counted
+		ops.counted = total
 	}
-	sum.Transactions = counted
+	sum.Transactions = ops.counted
 	sum.LatencyMean = totals.vals["Avg. Latency"] * 1000
 	r.Deviations = append(r.Deviations, "operation counts are memtier's ops/sec × the run time, from "+how)
-	memtierExtra(r, totals, kb)
-	if hist0 != nil {
-		fillFromHist(sum, hist0)
+	memtierExtra(r, totals, ops.kb)
+	if ops.merged != nil {
+		fillFromHist(sum, ops.merged)
 		r.Deviations = append(r.Deviations, "latency histograms rebuilt from memtier's Request Latency Distribution (cumulative percent at each printed latency): latencies are rounded up to the next printed point")
 	} else {
 		r.Deviations = append(r.Deviations, "no latency distribution (--hide-histogram): percentiles are the ones memtier printed, no maximum")
@@ -619,8 +561,128 @@ func memtierTextRun(l *lines, s *memtierSection, info map[string]int64, finalOps
 	if individual {
 		r.Deviations = append(r.Deviations, memtierEachRun)
 	}
-	// The percentiles memtier printed for Totals are exact at its
-	// resolution; the histogram's are rebuilt.
+	memtierTotalsPercentiles(sum, s, totals)
+	return r, nil
+}
+
+// memtierTextDuration is a section's run time in seconds, from which the
+// op counts follow: from the exact total of operations where stderr's
+// progress lines or the requests per client give it, else the configured
+// --test-time; how says which, for the run's deviations.
+func memtierTextDuration(l *lines, s *memtierSection, info map[string]int64, finalOps map[int]int64, individual bool,
+	throughput float64) (secs float64, total int64, how string, err error) {
+	threads, conns := info["Threads"], info["Connections per thread"]
+	nRuns := int64(1)
+	if s.aggregated() {
+		nRuns = int64(s.runs)
+	}
+	switch {
+	case individual && finalOps[s.runNo] > 0:
+		total = finalOps[s.runNo]
+		how = "the operations of its last progress line (stderr) ÷ Totals ops/sec"
+	case s.runNo == 0 && len(finalOps) > 0:
+		for k := 1; k <= int(nRuns); k++ {
+			if finalOps[k] == 0 {
+				return 0, 0, "", l.missing(fmt.Sprintf("progress line of run #%d", k))
+			}
+			total += finalOps[k]
+		}
+		how = "the operations of its last progress lines (stderr) ÷ Totals ops/sec"
+	case info["Requests per client"] > 0:
+		total = info["Requests per client"] * threads * conns * nRuns
+		how = "requests × connections ÷ Totals ops/sec"
+	}
+	secs = float64(total) / throughput
+	if total == 0 {
+		if info["Seconds"] == 0 {
+			return 0, 0, "", l.missing(`memtier_benchmark "Seconds" or "Requests per client" line`)
+		}
+		secs = float64(info["Seconds"] * nRuns)
+		how = "the configured --test-time (stderr's progress lines, saved with 2>&1, give exact counts)"
+	}
+	if s.aggregated() {
+		// Σ ops ÷ the mean of the runs' rates is the runs' total time when
+		// they lasted equally long, as --test-time runs do.
+		how += fmt.Sprintf("; memtier's Totals ops/sec of %d runs is the mean of their rates", s.runs)
+	}
+	return secs, total, how, nil
+}
+
+// memtierOpRows is what the op rows of a text section add up to.
+type memtierOpRows struct {
+	merged  *hdr.Histogram // nil without latency distributions
+	counted int64
+	biggest int     // index in r.Ops of the op with the largest count
+	kb      float64 // the op rows' KB/sec
+}
+
+// memtierTextOps reads the rows with traffic, in table order, into r.Ops,
+// each with the histogram of its latency distribution, counting secs of
+// its ops/sec.
+func memtierTextOps(l *lines, s *memtierSection, r *result.Run, secs float64) (memtierOpRows, error) {
+	dist := map[string]memtierDist{}
+	for _, d := range s.dist {
+		if d.typ != "" {
+			dist[strings.ToLower(d.typ)] = d
+		}
+	}
+	all := memtierOpRows{biggest: -1}
+	for _, row := range s.rows {
+		if row.label == "Totals" {
+			continue
+		}
+		ops := row.vals["Ops/sec"]
+		all.kb += row.vals["KB/sec"]
+		if ops == 0 {
+			continue
+		}
+		op := result.Op{Name: memtierOp(row.label), Count: int64(math.Round(ops * secs))}
+		if d, ok := dist[op.Name]; ok {
+			h, err := memtierDistHistogram(l, d, op.Count)
+			if err != nil {
+				return all, err
+			}
+			op.Histogram = encode(h)
+			if all.merged == nil {
+				all.merged = hist.New()
+			}
+			all.merged.Merge(h)
+			delete(dist, op.Name)
+		} else if len(s.dist) > 0 {
+			return all, &ParseError{File: l.file, Line: row.line, Msg: fmt.Sprintf("no latency distribution for %s", row.label)}
+		}
+		if all.biggest < 0 || op.Count > r.Ops[all.biggest].Count {
+			all.biggest = len(r.Ops)
+		}
+		all.counted += op.Count
+		r.Ops = append(r.Ops, op)
+	}
+	for typ, d := range dist {
+		if len(d.pts) > 0 && !(len(d.pts) == 1 && d.pts[0].us == 0) {
+			return all, &ParseError{File: l.file, Line: d.line, Msg: fmt.Sprintf("a latency distribution for %s, which has no row in the table", strings.ToUpper(typ))}
+		}
+	}
+	return all, nil
+}
+
+// memtierDistHistogram is the histogram of count operations distributed as
+// d's cumulative percents say.
+func memtierDistHistogram(l *lines, d memtierDist, count int64) (*hdr.Histogram, error) {
+	last := d.pts[len(d.pts)-1]
+	if last.count != 100000 {
+		return nil, &ParseError{File: l.file, Line: d.line + len(d.pts) - 1, Msg: fmt.Sprintf("the latency distribution of %s ends at %.3f %%, not 100 %%: the output is truncated", d.typ, float64(last.count)/1000)}
+	}
+	pts := make([]bucket, len(d.pts))
+	for i, p := range d.pts {
+		pts[i] = bucket{p.us, int64(math.Round(float64(p.count) / 100000 * float64(count)))}
+	}
+	return histFromCumulative(pts), nil
+}
+
+// memtierTotalsPercentiles puts the percentiles memtier printed for Totals
+// into the summary: they are exact at its resolution, the histogram's are
+// rebuilt.
+func memtierTotalsPercentiles(sum *result.Summary, s *memtierSection, totals memtierRow) {
 	for _, c := range s.cols {
 		m := match(memtierPctCol, c)
 		v, ok := totals.vals[c]
@@ -636,7 +698,6 @@ func memtierTextRun(l *lines, s *memtierSection, info map[string]int64, finalOps
 			sum.P99 = v * 1000
 		}
 	}
-	return r, nil
 }
 
 // memtierExtra puts hits, misses and KB/s into the summary. kb is the sum of
@@ -790,32 +851,47 @@ func parseMemtierJSON(name, text string) ([]*result.Run, error) {
 	return runs, nil
 }
 
-func memtierJSONRun(name, sec string, body map[string]json.RawMessage, cfg map[string]any, info map[string]int64,
-	decode func([]byte, any, string) error, individual bool) (*result.Run, error) {
-	bad := func(format string, args ...any) error {
-		return &ParseError{File: name, Msg: fmt.Sprintf("memtier JSON %q: ", sec) + fmt.Sprintf(format, args...)}
+// memtierJSONSection is one results section of a memtier JSON (ALL STATS,
+// a RUN #k, or the aggregate), read into a run.
+type memtierJSONSection struct {
+	file, sec string
+	body      map[string]json.RawMessage
+	decode    func([]byte, any, string) error
+}
+
+// bad is an error about the section.
+func (j *memtierJSONSection) bad(format string, args ...any) error {
+	return &ParseError{File: j.file, Msg: fmt.Sprintf("memtier JSON %q: ", j.sec) + fmt.Sprintf(format, args...)}
+}
+
+// readOp decodes the object of an op (or Totals), refusing one without the
+// fields a run needs.
+func (j *memtierJSONSection) readOp(k string) (memtierJSONOp, error) {
+	var o memtierJSONOp
+	raw, ok := j.body[k]
+	if !ok {
+		return o, j.bad("no %q", k)
 	}
-	agg := strings.HasPrefix(sec, "AGGREGATED")
-	threads, conns := info["Threads"], info["Connections per thread"]
-	r := &result.Run{Workload: "memtier_benchmark", Kind: "kv", Params: map[string]any{}, Clients: int(threads * conns)}
-	tool := map[string]any{"threads": threads, "connections_per_thread": conns, "section": sec}
-	clean := map[string]any{}
-	for k, v := range cfg {
-		if !memtierSecretKeys[k] {
-			clean[k] = v
+	if err := j.decode(raw, &o, fmt.Sprintf("%q %s", j.sec, k)); err != nil {
+		return o, err
+	}
+	for _, f := range []struct {
+		name string
+		ok   bool
+	}{{"Count", o.Count != nil}, {"Ops/sec", o.OpsSec != nil}, {"Accumulated Latency", o.AccLatency != nil},
+		{"Percentile Latencies", o.Percentiles != nil}} {
+		if !f.ok {
+			return o, j.bad("%s without %q", k, f.name)
 		}
 	}
-	r.Env.Extra = map[string]any{"tool": tool, "memtier": map[string]any{"configuration": clean}}
-	var rt memtierJSONRuntime
-	if raw, ok := body["Runtime"]; !ok {
-		return nil, bad(`no "Runtime"`)
-	} else if err := decode(raw, &rt, fmt.Sprintf("%q Runtime", sec)); err != nil {
-		return nil, err
-	}
-	// Ops: objects other than Runtime and Totals, in memtier's order
-	// (set, get, wait, then commands as their keys sort).
+	return o, nil
+}
+
+// opNames are the section's objects other than Runtime and Totals, in
+// memtier's order (set, get, wait, then commands as their keys sort).
+func (j *memtierJSONSection) opNames() []string {
 	var names []string
-	for k, raw := range body {
+	for k, raw := range j.body {
 		if k == "Runtime" || k == "Totals" || len(raw) == 0 || raw[0] != '{' {
 			continue // the arrays are the printed distribution; the histograms are read instead
 		}
@@ -833,70 +909,117 @@ func memtierJSONRun(name, sec string, body map[string]json.RawMessage, cfg map[s
 		}
 		return names[i] < names[j]
 	})
-	readOp := func(k string) (memtierJSONOp, error) {
-		var o memtierJSONOp
-		raw, ok := body[k]
-		if !ok {
-			return o, bad("no %q", k)
-		}
-		if err := decode(raw, &o, fmt.Sprintf("%q %s", sec, k)); err != nil {
-			return o, err
-		}
-		for _, f := range []struct {
-			name string
-			ok   bool
-		}{{"Count", o.Count != nil}, {"Ops/sec", o.OpsSec != nil}, {"Accumulated Latency", o.AccLatency != nil},
-			{"Percentile Latencies", o.Percentiles != nil}} {
-			if !f.ok {
-				return o, bad("%s without %q", k, f.name)
-			}
-		}
-		return o, nil
-	}
-	totals, err := readOp("Totals")
-	if err != nil {
-		return nil, err
-	}
+	return names
+}
+
+// memtierJSONOps is what the op objects of a section add up to.
+type memtierJSONOps struct {
+	merged    *hdr.Histogram
+	kb        float64 // the ops' KB/sec
+	arbitrary bool    // an op is a --command, not set, get or wait
+}
+
+// ops reads the ops with traffic into r.Ops and the summary's count.
+func (j *memtierJSONSection) ops(r *result.Run, names []string) (memtierJSONOps, error) {
+	all := memtierJSONOps{merged: hist.New()}
 	s := &r.Summary
-	s.Throughput = *totals.OpsSec
-	merged := hist.New()
-	kb := 0.0
-	arbitrary := false
 	for _, k := range names {
-		o, err := readOp(k)
+		o, err := j.readOp(k)
 		if err != nil {
-			return nil, err
+			return all, err
 		}
 		if o.KBSec != nil {
-			kb += *o.KBSec
+			all.kb += *o.KBSec
 		}
 		if *o.Count == 0 {
 			continue
 		}
 		op := result.Op{Name: memtierOp(k), Count: *o.Count}
 		if !memtierStd[op.Name] {
-			arbitrary = true
+			all.arbitrary = true
 		}
 		h, err := memtierHistogram(o.Percentiles)
 		if err != nil {
-			return nil, bad("%s: %v", k, err)
+			return all, j.bad("%s: %v", k, err)
 		}
 		if h.TotalCount() != op.Count {
-			return nil, bad("%s: its histogram holds %d latencies, its Count says %d", k, h.TotalCount(), op.Count)
+			return all, j.bad("%s: its histogram holds %d latencies, its Count says %d", k, h.TotalCount(), op.Count)
 		}
 		op.Histogram = encode(h)
-		merged.Merge(h)
+		all.merged.Merge(h)
 		if o.ConnErrors != nil && *o.ConnErrors > 0 {
 			op.Errors = map[result.ErrorClass]int64{result.ErrConnection: *o.ConnErrors}
 		}
 		s.Transactions += op.Count
 		r.Ops = append(r.Ops, op)
 	}
+	return all, nil
+}
+
+// timing sets the run's duration, start and series from Runtime and Totals'
+// Time-Serie; the aggregate has neither, its duration follows from its
+// throughput.
+func (j *memtierJSONSection) timing(r *result.Run, rt memtierJSONRuntime, totals memtierJSONOp, agg bool) error {
+	if agg {
+		// memtier has no duration for the aggregate: the one that gives its
+		// throughput (mean of the runs' rates) from the summed counts.
+		r.Duration = time.Duration(float64(r.Summary.Transactions) / r.Summary.Throughput * float64(time.Second))
+		return nil
+	}
+	if rt.Duration == nil || rt.Start == nil {
+		return j.bad(`Runtime without "Start time" and "Total duration"`)
+	}
+	if rt.Unit != "MILLISECONDS" {
+		return j.bad("Runtime in %q, expected MILLISECONDS", rt.Unit)
+	}
+	r.Duration = time.Duration(*rt.Duration) * time.Millisecond
+	if *rt.Start > 0 {
+		r.StartedAt = time.UnixMilli(*rt.Start).UTC()
+	}
+	series, err := memtierSeries(totals.TimeSerie, r.Duration)
+	if err != nil {
+		return j.bad("Totals Time-Serie: %v", err)
+	}
+	r.Series = series
+	return nil
+}
+
+func memtierJSONRun(name, sec string, body map[string]json.RawMessage, cfg map[string]any, info map[string]int64,
+	decode func([]byte, any, string) error, individual bool) (*result.Run, error) {
+	j := &memtierJSONSection{file: name, sec: sec, body: body, decode: decode}
+	agg := strings.HasPrefix(sec, "AGGREGATED")
+	threads, conns := info["Threads"], info["Connections per thread"]
+	r := &result.Run{Workload: "memtier_benchmark", Kind: "kv", Params: map[string]any{}, Clients: int(threads * conns)}
+	tool := map[string]any{"threads": threads, "connections_per_thread": conns, "section": sec}
+	clean := map[string]any{}
+	for k, v := range cfg {
+		if !memtierSecretKeys[k] {
+			clean[k] = v
+		}
+	}
+	r.Env.Extra = map[string]any{"tool": tool, "memtier": map[string]any{"configuration": clean}}
+	var rt memtierJSONRuntime
+	if raw, ok := body["Runtime"]; !ok {
+		return nil, j.bad(`no "Runtime"`)
+	} else if err := decode(raw, &rt, fmt.Sprintf("%q Runtime", sec)); err != nil {
+		return nil, err
+	}
+	names := j.opNames()
+	totals, err := j.readOp("Totals")
+	if err != nil {
+		return nil, err
+	}
+	s := &r.Summary
+	s.Throughput = *totals.OpsSec
+	ops, err := j.ops(r, names)
+	if err != nil {
+		return nil, err
+	}
 	if len(r.Ops) == 0 {
-		return nil, bad("no operation with a count above 0: memtier measured nothing")
+		return nil, j.bad("no operation with a count above 0: memtier measured nothing")
 	}
 	if s.Transactions != *totals.Count {
-		return nil, bad("the operations count %d, Totals says %d", s.Transactions, *totals.Count)
+		return nil, j.bad("the operations count %d, Totals says %d", s.Transactions, *totals.Count)
 	}
 	// The mean from the accumulated latency: Totals' own average is
 	// truncated to whole milliseconds.
@@ -906,37 +1029,19 @@ func memtierJSONRun(name, sec string, body map[string]json.RawMessage, cfg map[s
 		// empty histogram): the mean is the ops' accumulated latencies.
 		var acc float64
 		for _, k := range names {
-			o, _ := readOp(k)
+			o, _ := j.readOp(k)
 			acc += *o.AccLatency
 		}
 		s.LatencyMean = acc * 1000 / float64(s.Transactions)
+		n, _ := cfg["run_count"].(float64)
+		tool["run_count"] = int64(n)
 	}
-	fillFromHist(s, merged)
+	fillFromHist(s, ops.merged)
 	if !agg && totals.MinLatency != nil {
 		s.LatencyMin = *totals.MinLatency * 1000
 	}
-	if agg {
-		// memtier has no duration for the aggregate: the one that gives its
-		// throughput (mean of the runs' rates) from the summed counts.
-		r.Duration = time.Duration(float64(s.Transactions) / s.Throughput * float64(time.Second))
-		n, _ := cfg["run_count"].(float64)
-		tool["run_count"] = int64(n)
-	} else {
-		if rt.Duration == nil || rt.Start == nil {
-			return nil, bad(`Runtime without "Start time" and "Total duration"`)
-		}
-		if rt.Unit != "MILLISECONDS" {
-			return nil, bad("Runtime in %q, expected MILLISECONDS", rt.Unit)
-		}
-		r.Duration = time.Duration(*rt.Duration) * time.Millisecond
-		if *rt.Start > 0 {
-			r.StartedAt = time.UnixMilli(*rt.Start).UTC()
-		}
-		series, err := memtierSeries(totals.TimeSerie, r.Duration)
-		if err != nil {
-			return nil, bad("Totals Time-Serie: %v", err)
-		}
-		r.Series = series
+	if err := j.timing(r, rt, totals, agg); err != nil {
+		return nil, err
 	}
 	if rt.Interrupted == "true" {
 		r.Deviations = append(r.Deviations, "memtier was interrupted (Ctrl-C) before the end of its run")
@@ -944,6 +1049,15 @@ func memtierJSONRun(name, sec string, body map[string]json.RawMessage, cfg map[s
 	if totals.ConnErrors != nil && *totals.ConnErrors > 0 {
 		r.Deviations = append(r.Deviations, fmt.Sprintf("%d connection errors during the run (memtier's Connection Errors)", *totals.ConnErrors))
 	}
+	memtierJSONExtra(r, totals, ops)
+	memtierParams(r, cfg, ops.arbitrary)
+	r.Deviations = append(r.Deviations, memtierJSONDeviations(agg, individual, tool["run_count"])...)
+	return r, nil
+}
+
+// memtierJSONExtra puts Totals' hits, misses and byte rates into the
+// summary; a --command run's hits and misses mean nothing.
+func memtierJSONExtra(r *result.Run, totals memtierJSONOp, ops memtierJSONOps) {
 	row := memtierRow{vals: map[string]float64{}}
 	for k, p := range map[string]*float64{"Hits/sec": totals.HitsSec, "Misses/sec": totals.MissesSec, "MOVED/sec": totals.MovedSec,
 		"ASK/sec": totals.AskSec, "KB/sec": totals.KBSec} {
@@ -951,25 +1065,30 @@ func memtierJSONRun(name, sec string, body map[string]json.RawMessage, cfg map[s
 			row.vals[k] = *p
 		}
 	}
-	if arbitrary {
+	if ops.arbitrary {
 		delete(row.vals, "Hits/sec")
 		delete(row.vals, "Misses/sec")
 	}
-	memtierExtra(r, row, kb)
-	if !arbitrary && totals.KBSecRX != nil && totals.KBSecTX != nil {
-		s.Extra["kb_per_sec_rx"], s.Extra["kb_per_sec_tx"] = *totals.KBSecRX, *totals.KBSecTX
+	memtierExtra(r, row, ops.kb)
+	if !ops.arbitrary && totals.KBSecRX != nil && totals.KBSecTX != nil {
+		r.Summary.Extra["kb_per_sec_rx"], r.Summary.Extra["kb_per_sec_tx"] = *totals.KBSecRX, *totals.KBSecTX
 	}
-	memtierParams(r, cfg, arbitrary)
+}
+
+// memtierJSONDeviations are what a run read from a JSON section says of how
+// its numbers were read.
+func memtierJSONDeviations(agg, individual bool, runCount any) []string {
+	var d []string
 	if !agg {
-		r.Deviations = append(r.Deviations, "mean latency is memtier's Accumulated Latency ÷ Count: its JSON's Totals Average Latency is truncated to whole milliseconds")
+		d = append(d, "mean latency is memtier's Accumulated Latency ÷ Count: its JSON's Totals Average Latency is truncated to whole milliseconds")
 	}
-	r.Deviations = append(r.Deviations, "latency histograms are memtier's own (HdrHistogram at 2 significant digits), each bucket counted at its upper edge")
+	d = append(d, "latency histograms are memtier's own (HdrHistogram at 2 significant digits), each bucket counted at its upper edge")
 	if agg {
-		r.Deviations = append(r.Deviations, fmt.Sprintf("memtier ran %v runs (--run-count) and printed no individual run (--print-all-runs does): this is its AGGREGATED AVERAGE section, counts summed over the runs and throughput the mean of their rates; BEST RUN and WORST RUN are ignored (memtier 2.3.0 reports run 1 as both); the aggregate's Totals percentiles are not used (its Totals histogram is empty), the percentiles come from the commands' pooled histograms", tool["run_count"]))
+		d = append(d, fmt.Sprintf("memtier ran %v runs (--run-count) and printed no individual run (--print-all-runs does): this is its AGGREGATED AVERAGE section, counts summed over the runs and throughput the mean of their rates; BEST RUN and WORST RUN are ignored (memtier 2.3.0 reports run 1 as both); the aggregate's Totals percentiles are not used (its Totals histogram is empty), the percentiles come from the commands' pooled histograms", runCount))
 	} else if individual {
-		r.Deviations = append(r.Deviations, memtierEachRun)
+		d = append(d, memtierEachRun)
 	}
-	return r, nil
+	return d
 }
 
 // memtierHistogram decodes memtier's "Compressed Histogram" (HdrHistogram

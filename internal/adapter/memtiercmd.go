@@ -43,89 +43,15 @@ var memtierURLKeys = map[string]string{
 // which attachMemtierLogDir reads for exact counts, memtier's HdrHistograms
 // and the per-second series.
 func buildMemtier(inv Invocation) (Command, error) {
-	u, err := url.Parse(inv.URL)
-	if err != nil {
-		return Command{}, fmt.Errorf("memtier_benchmark needs a redis:// target (redis://host:port/db)")
-	}
-	if _, ok := redisSchemes[strings.ToLower(u.Scheme)]; !ok {
-		return Command{}, fmt.Errorf("memtier_benchmark needs a redis:// or rediss:// target, not %s://", u.Scheme)
-	}
-	if err := refuseRedisToolPassword("memtier_benchmark 2.3.0", " and writes it into its JSON output", u); err != nil {
-		return Command{}, err
-	}
-	a := []string{"memtier_benchmark", "--protocol=redis"}
-	if h := u.Hostname(); h != "" {
-		a = append(a, "-s", h)
-	}
-	if port := u.Port(); port != "" {
-		a = append(a, "-p", port)
-	}
-	q := u.Query()
-	if err := cellURLParams("memtier_benchmark", q, memtierURLKeys); err != nil {
-		return Command{}, err
-	}
-	cluster, err := urlFlag(q, "cluster")
+	a, err := memtierTargetArgs(inv.URL)
 	if err != nil {
 		return Command{}, err
 	}
-	tls, err := redisTLSOf(u)
+	clients, err := memtierClientArgs(inv)
 	if err != nil {
 		return Command{}, err
 	}
-	if db := strings.Trim(u.Path, "/"); db != "" {
-		n, err := strconv.Atoi(db)
-		if err != nil || n < 0 {
-			return Command{}, fmt.Errorf("target URL: the path names the database by number (redis://host:6379/0), not %q", db)
-		}
-		if n > 0 && cluster {
-			return Command{}, fmt.Errorf("target URL: a cluster has only database 0 (the URL names %d)", n)
-		}
-		if n > 0 {
-			a = append(a, "--select-db="+strconv.Itoa(n))
-		}
-	}
-	if cluster {
-		a = append(a, "--cluster-mode")
-	}
-	if tls.on {
-		a = append(a, "--tls")
-		if tls.ca != "" {
-			a = append(a, "--cacert="+tls.ca)
-		}
-		if tls.skipVerify {
-			a = append(a, "--tls-skip-verify")
-		}
-	}
-	if t := q.Get("timeout"); t != "" {
-		d, err := params.ParseDuration(t)
-		if err != nil || d <= 0 {
-			return Command{}, fmt.Errorf("target URL: timeout=%s: use a duration (\"5s\") or seconds", t)
-		}
-		a = append(a, "--connection-timeout="+strconv.Itoa(int(math.Ceil(d.Seconds()))))
-	}
-
-	threads := 1
-	if inv.Threads > 0 {
-		threads = inv.Threads
-	}
-	if inv.Clients < 1 || inv.Clients%threads != 0 {
-		return Command{}, fmt.Errorf("memtier_benchmark opens the same number of connections (-c) in each of its threads (-t): clients = %d is not a multiple of threads = %d; choose clients that threads divides", inv.Clients, threads)
-	}
-	a = append(a, "-t", strconv.Itoa(threads), "-c", strconv.Itoa(inv.Clients/threads))
-	if inv.LatencyLimit > 0 {
-		return Command{}, fmt.Errorf("memtier_benchmark has no latency limit (pgbench's -L): remove latency_limit from memtier cells")
-	}
-	if inv.MaxTries > 1 {
-		return Command{}, fmt.Errorf("memtier_benchmark does not retry failed requests: remove max_tries from memtier cells")
-	}
-	if inv.Rate > 0 {
-		// --rate-limiting is per connection, in whole requests per second.
-		per := inv.Rate / float64(inv.Clients)
-		if per < 1 || per != math.Trunc(per) {
-			return Command{}, fmt.Errorf("memtier_benchmark limits the rate per connection in whole requests per second (--rate-limiting): rate %g over %d clients is %g each; choose a rate that is a multiple of clients", inv.Rate, inv.Clients, per)
-		}
-		a = append(a, "--rate-limiting="+strconv.FormatInt(int64(per), 10))
-	}
+	a = append(a, clients...)
 	o, err := kvparams.Decode(inv.Params)
 	if err != nil {
 		return Command{}, err
@@ -147,6 +73,123 @@ func buildMemtier(inv Invocation) (Command, error) {
 		return Command{}, fmt.Errorf("memtier_benchmark keeps a window of --pipeline requests per connection: %s = %q is redis-benchmark's -P (use tool = \"redis-benchmark\" or the kv workload, or %s = %q)", kvparams.PipelineMode, o.PipelineMode, kvparams.PipelineMode, kvparams.Window)
 	}
 	a = append(a, "--pipeline="+strconv.FormatInt(o.Pipeline, 10))
+	keys, err := memtierKeyArgs(o)
+	if err != nil {
+		return Command{}, err
+	}
+	a = append(a, keys...)
+	if r := o.Requests; r > 0 {
+		a = append(a, "--requests="+strconv.FormatInt(r, 10))
+	} else {
+		a = append(a, "--test-time="+secs(inv.Duration))
+	}
+	// p95 too: memtier prints p50, p99 and p99.9 by default.
+	a = append(a, "--print-percentiles=50,95,99,99.9")
+	if inv.LogDir != "" {
+		a = append(a, "--json-out-file="+filepath.Join(inv.LogDir, memtierJSONFile))
+	}
+	return Command{Argv: a}, nil
+}
+
+// memtierTargetArgs are the arguments that connect memtier to the target
+// URL: host, port, database, cluster mode, TLS and connection timeout.
+func memtierTargetArgs(target string) ([]string, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, fmt.Errorf("memtier_benchmark needs a redis:// target (redis://host:port/db)")
+	}
+	if _, ok := redisSchemes[strings.ToLower(u.Scheme)]; !ok {
+		return nil, fmt.Errorf("memtier_benchmark needs a redis:// or rediss:// target, not %s://", u.Scheme)
+	}
+	if err := refuseRedisToolPassword("memtier_benchmark 2.3.0", " and writes it into its JSON output", u); err != nil {
+		return nil, err
+	}
+	a := []string{"memtier_benchmark", "--protocol=redis"}
+	if h := u.Hostname(); h != "" {
+		a = append(a, "-s", h)
+	}
+	if port := u.Port(); port != "" {
+		a = append(a, "-p", port)
+	}
+	q := u.Query()
+	if err := cellURLParams("memtier_benchmark", q, memtierURLKeys); err != nil {
+		return nil, err
+	}
+	cluster, err := urlFlag(q, "cluster")
+	if err != nil {
+		return nil, err
+	}
+	tls, err := redisTLSOf(u)
+	if err != nil {
+		return nil, err
+	}
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		n, err := strconv.Atoi(db)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("target URL: the path names the database by number (redis://host:6379/0), not %q", db)
+		}
+		if n > 0 && cluster {
+			return nil, fmt.Errorf("target URL: a cluster has only database 0 (the URL names %d)", n)
+		}
+		if n > 0 {
+			a = append(a, "--select-db="+strconv.Itoa(n))
+		}
+	}
+	if cluster {
+		a = append(a, "--cluster-mode")
+	}
+	if tls.on {
+		a = append(a, "--tls")
+		if tls.ca != "" {
+			a = append(a, "--cacert="+tls.ca)
+		}
+		if tls.skipVerify {
+			a = append(a, "--tls-skip-verify")
+		}
+	}
+	if t := q.Get("timeout"); t != "" {
+		d, err := params.ParseDuration(t)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("target URL: timeout=%s: use a duration (\"5s\") or seconds", t)
+		}
+		a = append(a, "--connection-timeout="+strconv.Itoa(int(math.Ceil(d.Seconds()))))
+	}
+	return a, nil
+}
+
+// memtierClientArgs are the threads, connections and rate limit of the
+// cell's clients and rate.
+func memtierClientArgs(inv Invocation) ([]string, error) {
+	var a []string
+	threads := 1
+	if inv.Threads > 0 {
+		threads = inv.Threads
+	}
+	if inv.Clients < 1 || inv.Clients%threads != 0 {
+		return nil, fmt.Errorf("memtier_benchmark opens the same number of connections (-c) in each of its threads (-t): clients = %d is not a multiple of threads = %d; choose clients that threads divides", inv.Clients, threads)
+	}
+	a = append(a, "-t", strconv.Itoa(threads), "-c", strconv.Itoa(inv.Clients/threads))
+	if inv.LatencyLimit > 0 {
+		return nil, fmt.Errorf("memtier_benchmark has no latency limit (pgbench's -L): remove latency_limit from memtier cells")
+	}
+	if inv.MaxTries > 1 {
+		return nil, fmt.Errorf("memtier_benchmark does not retry failed requests: remove max_tries from memtier cells")
+	}
+	if inv.Rate > 0 {
+		// --rate-limiting is per connection, in whole requests per second.
+		per := inv.Rate / float64(inv.Clients)
+		if per < 1 || per != math.Trunc(per) {
+			return nil, fmt.Errorf("memtier_benchmark limits the rate per connection in whole requests per second (--rate-limiting): rate %g over %d clients is %g each; choose a rate that is a multiple of clients", inv.Rate, inv.Clients, per)
+		}
+		a = append(a, "--rate-limiting="+strconv.FormatInt(int64(per), 10))
+	}
+	return a, nil
+}
+
+// memtierKeyArgs are the key pattern, range, prefix and distribution of the
+// kv cell's options.
+func memtierKeyArgs(o kvparams.Options) ([]string, error) {
+	var a []string
 	pattern := o.KeyPattern
 	if pattern == "" {
 		pattern = "R:R"
@@ -173,7 +216,7 @@ func buildMemtier(inv Invocation) (Command, error) {
 	if strings.Contains(pattern, "Z") || slices.Contains(o.CommandKeyPatterns, "Z") {
 		z := o.KeyZipfExp
 		if z <= 0 || z >= 5 {
-			return Command{}, fmt.Errorf("%s = %g: memtier takes an exponent in (0, 5)", kvparams.KeyZipfExp, z)
+			return nil, fmt.Errorf("%s = %g: memtier takes an exponent in (0, 5)", kvparams.KeyZipfExp, z)
 		}
 		a = append(a, "--key-zipf-exp="+strconv.FormatFloat(z, 'g', -1, 64))
 	}
@@ -181,17 +224,7 @@ func buildMemtier(inv Invocation) (Command, error) {
 		// Without it every connection replays the same key sequence.
 		a = append(a, "--distinct-client-seed")
 	}
-	if r := o.Requests; r > 0 {
-		a = append(a, "--requests="+strconv.FormatInt(r, 10))
-	} else {
-		a = append(a, "--test-time="+secs(inv.Duration))
-	}
-	// p95 too: memtier prints p50, p99 and p99.9 by default.
-	a = append(a, "--print-percentiles=50,95,99,99.9")
-	if inv.LogDir != "" {
-		a = append(a, "--json-out-file="+filepath.Join(inv.LogDir, memtierJSONFile))
-	}
-	return Command{Argv: a}, nil
+	return a, nil
 }
 
 // memtierMix is the SET/GET ratio or the commands of a kv cell.

@@ -67,118 +67,178 @@ func parseRedisBenchmark(name, text string) ([]*result.Run, error) {
 	return checked(newLines(name, text), parseRedisBenchmarkLines)
 }
 
-func parseRedisBenchmarkLines(l *lines) ([]*result.Run, error) {
-	var runs []*result.Run
-	var cur *result.Run
-	var pts []bucket
-	inDist, sawSummaryHead, complete := false, false, true
-	finish := func() error {
-		if cur == nil {
-			return nil
-		}
-		if !complete {
-			return l.missing("summary of test " + cur.Params[kvparams.Command].(string))
-		}
-		if len(pts) > 0 {
-			h := histFromCumulative(pts)
-			cur.Ops[0].Histogram = encode(h)
-			cur.Deviations = append(cur.Deviations, "latency histogram rebuilt from the distribution redis-benchmark printed: latencies are rounded up to the next printed point")
-		}
-		runs = append(runs, cur)
-		cur, pts = nil, nil
+// redisBenchmarkParse is the state of a redis-benchmark output being read:
+// the test whose block is being read, and the runs of the tests before it.
+type redisBenchmarkParse struct {
+	l              *lines
+	runs           []*result.Run
+	cur            *result.Run
+	pts            []bucket
+	inDist         bool // within the latency distribution
+	sawSummaryHead bool
+	complete       bool // cur's summary has been read
+	csv            bool // the output is --csv's
+}
+
+// redisBenchmarkRules are the lines read anywhere in the output, trimmed, in
+// the order they are tried.
+var redisBenchmarkRules = []lineRule[*redisBenchmarkParse]{
+	{when: func(_ *redisBenchmarkParse, t string) bool { return t == "" },
+		handle: func(p *redisBenchmarkParse, _ []string) error { p.inDist = false; return nil }},
+	{re: redisProgress, handle: skipLine[*redisBenchmarkParse]},
+	{exact: redisCSVHead, handle: func(p *redisBenchmarkParse, _ []string) error { p.csv = true; return nil }},
+	{re: redisQuiet, handle: (*redisBenchmarkParse).quiet},
+	{re: redisTitle, handle: (*redisBenchmarkParse).title},
+}
+
+// redisTestRules are the lines of a test's block, trimmed, in the order they
+// are tried.
+var redisTestRules = []lineRule[*redisBenchmarkParse]{
+	{re: redisCompleted, handle: (*redisBenchmarkParse).completed},
+	{re: redisClients, handle: func(p *redisBenchmarkParse, m []string) error {
+		n, _ := p.l.integer(m[1], "clients")
+		p.cur.Clients = int(n)
 		return nil
-	}
+	}},
+	{re: redisPayload, handle: func(p *redisBenchmarkParse, m []string) error {
+		n, _ := p.l.integer(m[1], "payload")
+		p.cur.Params[kvparams.DataSize] = n
+		return nil
+	}},
+	{when: func(_ *redisBenchmarkParse, t string) bool {
+		return strings.HasPrefix(t, "keep alive: ") || strings.HasPrefix(t, "host configuration ") ||
+			strings.HasPrefix(t, "multi-thread: ") || strings.HasPrefix(t, "threads: ")
+	}, handle: (*redisBenchmarkParse).setting},
+	{when: func(_ *redisBenchmarkParse, t string) bool {
+		return t == "Latency by percentile distribution:" || t == "Cumulative distribution of latencies:"
+	}, handle: func(p *redisBenchmarkParse, _ []string) error { p.inDist = true; return nil }},
+	{when: func(p *redisBenchmarkParse, _ string) bool { return p.inDist }, handle: (*redisBenchmarkParse).distribution},
+	{exact: "Summary:", handle: skipLine[*redisBenchmarkParse]},
+	{exact: "latency summary (msec):", handle: skipLine[*redisBenchmarkParse]},
+	{re: redisThroughpt, handle: func(p *redisBenchmarkParse, m []string) error {
+		p.cur.Summary.Throughput, _ = p.l.num(m[1], "throughput")
+		return nil
+	}},
+	{re: redisSumHead, handle: func(p *redisBenchmarkParse, _ []string) error { p.sawSummaryHead = true; return nil }},
+	{re: redisSumVals, when: func(p *redisBenchmarkParse, _ string) bool { return p.sawSummaryHead }, handle: (*redisBenchmarkParse).summary},
+}
+
+func parseRedisBenchmarkLines(l *lines) ([]*result.Run, error) {
+	p := &redisBenchmarkParse{l: l, complete: true}
 	for t := range l.trimmed() {
-		if t == "" {
-			inDist = false
-			continue
-		}
-		if redisProgress.MatchString(t) {
-			continue
-		}
-		if t == redisCSVHead {
+		read, err := applyRules(redisBenchmarkRules, p, t)
+		switch {
+		case err != nil:
+			return nil, err
+		case p.csv:
 			return parseRedisCSV(l)
-		}
-		if m := match(redisQuiet, t); m != nil {
-			r := newRedisRun(m[1])
-			rps, _ := l.num(m[2], "requests per second")
-			p50, _ := l.num(m[3], "p50")
-			r.Summary.Throughput = rps
-			r.Summary.P50 = p50 * 1000
-			r.Ops = []result.Op{{Name: m[1]}}
-			r.Deviations = append(r.Deviations, "redis-benchmark -q prints only throughput and p50: no request count, clients or distribution (give --clients on import)")
-			runs = append(runs, r)
+		case read:
 			continue
-		}
-		if m := match(redisTitle, t); m != nil {
-			if err := finish(); err != nil {
-				return nil, err
-			}
-			cur = newRedisRun(m[1])
-			cur.Ops = []result.Op{{Name: m[1]}}
-			complete = false
-			sawSummaryHead = false
-			continue
-		}
-		if cur == nil {
+		case p.cur == nil:
 			return nil, l.errorf("unexpected line before the first test in redis-benchmark output")
 		}
-		s := &cur.Summary
-		switch {
-		case redisCompleted.MatchString(t):
-			m := match(redisCompleted, t)
-			s.Transactions, _ = l.integer(m[1], "requests")
-			secs, _ := l.num(m[2], "seconds")
-			cur.Duration = time.Duration(secs * float64(time.Second))
-			cur.Ops[0].Count = s.Transactions
-		case redisClients.MatchString(t):
-			n, _ := l.integer(match(redisClients, t)[1], "clients")
-			cur.Clients = int(n)
-		case redisPayload.MatchString(t):
-			n, _ := l.integer(match(redisPayload, t)[1], "payload")
-			cur.Params[kvparams.DataSize] = n
-		case strings.HasPrefix(t, "keep alive: "), strings.HasPrefix(t, "host configuration "),
-			strings.HasPrefix(t, "multi-thread: "), strings.HasPrefix(t, "threads: "):
-			k, v, _ := strings.Cut(t, ":")
-			if cur.Env.Extra == nil {
-				cur.Env.Extra = map[string]any{}
-			}
-			cur.Env.Extra[k] = strings.TrimSpace(v)
-		case t == "Latency by percentile distribution:", t == "Cumulative distribution of latencies:":
-			inDist = true
-		case inDist:
-			m := match(redisPctLine, t)
-			if m == nil {
-				return nil, l.errorf("unreadable latency distribution line")
-			}
-			ms, _ := l.num(m[2], "latency")
-			n, _ := l.integer(m[3], "cumulative count")
-			pts = append(pts, bucket{ms * 1000, n})
-		case t == "Summary:", t == "latency summary (msec):":
-		case redisThroughpt.MatchString(t):
-			s.Throughput, _ = l.num(match(redisThroughpt, t)[1], "throughput")
-		case redisSumHead.MatchString(t):
-			sawSummaryHead = true
-		case sawSummaryHead && redisSumVals.MatchString(t):
-			m := match(redisSumVals, t)
-			var v [6]float64
-			for i := range v {
-				v[i], _ = l.num(m[i+1], "latency summary")
-				v[i] *= 1000
-			}
-			s.LatencyMean, s.LatencyMin, s.P50, s.P95, s.P99, s.Max = v[0], v[1], v[2], v[3], v[4], v[5]
-			complete = s.Throughput > 0 && s.Transactions > 0
-		default:
+		read, err = applyRules(redisTestRules, p, t)
+		if err != nil {
+			return nil, err
+		}
+		if !read {
 			return nil, l.errorf("unexpected line in redis-benchmark output")
 		}
 	}
-	if err := finish(); err != nil {
+	if err := p.finish(); err != nil {
 		return nil, err
 	}
-	if len(runs) == 0 {
+	if len(p.runs) == 0 {
 		return nil, l.missing("redis-benchmark test result")
 	}
-	return runs, nil
+	return p.runs, nil
+}
+
+// finish ends the block of the test being read: its run.
+func (p *redisBenchmarkParse) finish() error {
+	cur := p.cur
+	if cur == nil {
+		return nil
+	}
+	if !p.complete {
+		return p.l.missing("summary of test " + cur.Params[kvparams.Command].(string))
+	}
+	if len(p.pts) > 0 {
+		h := histFromCumulative(p.pts)
+		cur.Ops[0].Histogram = encode(h)
+		cur.Deviations = append(cur.Deviations, "latency histogram rebuilt from the distribution redis-benchmark printed: latencies are rounded up to the next printed point")
+	}
+	p.runs = append(p.runs, cur)
+	p.cur, p.pts = nil, nil
+	return nil
+}
+
+// quiet reads a line of -q: a test's whole result.
+func (p *redisBenchmarkParse) quiet(m []string) error {
+	r := newRedisRun(m[1])
+	rps, _ := p.l.num(m[2], "requests per second")
+	p50, _ := p.l.num(m[3], "p50")
+	r.Summary.Throughput = rps
+	r.Summary.P50 = p50 * 1000
+	r.Ops = []result.Op{{Name: m[1]}}
+	r.Deviations = append(r.Deviations, "redis-benchmark -q prints only throughput and p50: no request count, clients or distribution (give --clients on import)")
+	p.runs = append(p.runs, r)
+	return nil
+}
+
+// title starts a test's block.
+func (p *redisBenchmarkParse) title(m []string) error {
+	if err := p.finish(); err != nil {
+		return err
+	}
+	p.cur = newRedisRun(m[1])
+	p.cur.Ops = []result.Op{{Name: m[1]}}
+	p.complete = false
+	p.sawSummaryHead = false
+	return nil
+}
+
+func (p *redisBenchmarkParse) completed(m []string) error {
+	s := &p.cur.Summary
+	s.Transactions, _ = p.l.integer(m[1], "requests")
+	secs, _ := p.l.num(m[2], "seconds")
+	p.cur.Duration = time.Duration(secs * float64(time.Second))
+	p.cur.Ops[0].Count = s.Transactions
+	return nil
+}
+
+// setting keeps a line of the test's configuration in the environment.
+func (p *redisBenchmarkParse) setting(m []string) error {
+	k, v, _ := strings.Cut(m[0], ":")
+	if p.cur.Env.Extra == nil {
+		p.cur.Env.Extra = map[string]any{}
+	}
+	p.cur.Env.Extra[k] = strings.TrimSpace(v)
+	return nil
+}
+
+func (p *redisBenchmarkParse) distribution(line []string) error {
+	m := match(redisPctLine, line[0])
+	if m == nil {
+		return p.l.errorf("unreadable latency distribution line")
+	}
+	ms, _ := p.l.num(m[2], "latency")
+	n, _ := p.l.integer(m[3], "cumulative count")
+	p.pts = append(p.pts, bucket{ms * 1000, n})
+	return nil
+}
+
+// summary reads the latency summary's values, which complete the test.
+func (p *redisBenchmarkParse) summary(m []string) error {
+	s := &p.cur.Summary
+	var v [6]float64
+	for i := range v {
+		v[i], _ = p.l.num(m[i+1], "latency summary")
+		v[i] *= 1000
+	}
+	s.LatencyMean, s.LatencyMin, s.P50, s.P95, s.P99, s.Max = v[0], v[1], v[2], v[3], v[4], v[5]
+	p.complete = s.Throughput > 0 && s.Transactions > 0
+	return nil
 }
 
 // parseRedisCSV reads --csv: one row per test after the header.

@@ -63,210 +63,266 @@ func parseSysbench(name, text string) ([]*result.Run, error) {
 	return checked(newLines(name, text), parseSysbenchLines)
 }
 
+// sysbenchParse is the state of a sysbench output being read.
+type sysbenchParse struct {
+	l        *lines
+	r        *result.Run
+	env      map[string]any
+	section  string // the statistics section being read
+	buckets  []bucket
+	inHist   bool // within the --histogram block
+	pctLabel string
+	pctValue float64
+	prevSec  int
+	seen     map[string]bool
+}
+
+// sysbenchLineRules read the lines outside the statistics sections (the
+// options sysbench echoes, its progress lines and the --report-interval
+// series), tried on the trimmed line.
+var sysbenchLineRules = []lineRule[*sysbenchParse]{
+	{re: sysbenchHeader, when: func(p *sysbenchParse, _ string) bool { return p.r.ToolVersion == "" }, handle: (*sysbenchParse).version},
+	{exact: "Running the test with following options:", handle: skipLine[*sysbenchParse]},
+	{prefix: "Initializing random number generator", handle: skipLine[*sysbenchParse]},
+	{prefix: "Report intermediate results every", handle: skipLine[*sysbenchParse]},
+	{exact: "Initializing worker threads...", handle: skipLine[*sysbenchParse]},
+	{exact: "Threads started!", handle: skipLine[*sysbenchParse]},
+	{prefix: "Number of threads: ", handle: (*sysbenchParse).threads},
+	{prefix: "Target transaction rate: ", handle: (*sysbenchParse).targetRate},
+	{prefix: "FATAL:", handle: func(p *sysbenchParse, m []string) error { return p.l.errorf("sysbench failed: %s", m[0]) }},
+	{prefix: "Latency histogram", handle: func(p *sysbenchParse, _ []string) error { p.inHist = true; return nil }},
+	{prefix: "[ ", handle: (*sysbenchParse).interval},
+}
+
+// sysbenchSections read a statistic line (key: value, with its rate per
+// second when sysbench prints one) of each section of the final report.
+var sysbenchSections = map[string]func(p *sysbenchParse, key, val, rate string) error{
+	"SQL statistics":     (*sysbenchParse).sqlStatistic,
+	"queries performed":  (*sysbenchParse).queriesPerformed,
+	"General statistics": (*sysbenchParse).generalStatistic,
+	"Latency (ms)":       (*sysbenchParse).latency,
+	"Threads fairness":   (*sysbenchParse).fairness,
+}
+
 func parseSysbenchLines(l *lines) ([]*result.Run, error) {
-	name := l.file
-	r := &result.Run{Workload: "sysbench", Kind: "oltp", Params: map[string]any{}}
-	s := &r.Summary
-	env := map[string]any{}
-	var (
-		section  string
-		buckets  []bucket
-		inHist   bool
-		pctLabel string
-		pctValue float64
-		prevSec  int
-		seen     = map[string]bool{}
-	)
-	for {
-		line, ok := l.next()
-		if !ok {
-			break
-		}
-		t := strings.TrimSpace(line)
-		if t == "" {
-			inHist = false
-			continue
-		}
-		if m := match(sysbenchHeader, t); m != nil && r.ToolVersion == "" {
-			r.ToolVersion = "sysbench " + m[1]
-			continue
-		}
-		switch {
-		case t == "Running the test with following options:",
-			strings.HasPrefix(t, "Initializing random number generator"),
-			strings.HasPrefix(t, "Report intermediate results every"),
-			t == "Initializing worker threads...", t == "Threads started!":
-			continue
-		case strings.HasPrefix(t, "Number of threads: "):
-			n, err := l.integer(strings.TrimPrefix(t, "Number of threads: "), "threads")
-			if err != nil {
-				return nil, err
-			}
-			r.Clients = int(n)
-			continue
-		case strings.HasPrefix(t, "Target transaction rate: "):
-			v := strings.TrimSuffix(strings.TrimPrefix(t, "Target transaction rate: "), " per second")
-			rate, err := l.num(v, "target rate")
-			if err != nil {
-				return nil, err
-			}
-			s.TargetRate = rate
-			continue
-		case strings.HasPrefix(t, "FATAL:"):
-			return nil, l.errorf("sysbench failed: %s", t)
-		case strings.HasPrefix(t, "Latency histogram"):
-			inHist = true
-			continue
-		case inHist && strings.HasPrefix(t, "value "):
-			continue
-		}
-		if strings.HasPrefix(t, "[ ") {
-			m := match(sysbenchInterval, t)
-			if m == nil {
-				return nil, l.errorf("unreadable sysbench --report-interval line")
-			}
-			sec, _ := l.integer(m[1], "interval time")
-			tps, _ := l.num(m[3], "interval tps")
-			lat, _ := l.num(m[9], "interval latency")
-			errps, _ := l.num(m[10], "interval errors")
-			win := float64(int(sec) - prevSec)
-			prevSec = int(sec)
-			pt := result.SeriesPoint{Second: int(sec), Rate: tps, Ops: int64(math.Round(tps * win)), Errors: int64(math.Round(errps * win))}
-			switch m[8] {
-			case "95":
-				pt.P95 = lat * 1000
-			case "99":
-				pt.P99 = lat * 1000
-			case "50":
-				pt.P50 = lat * 1000
-			}
-			r.Series = append(r.Series, pt)
-			continue
-		}
-		if inHist {
-			m := match(sysbenchHistRow, line)
-			if m == nil {
-				return nil, l.errorf("unreadable sysbench histogram row")
-			}
-			v, _ := l.num(m[1], "histogram value")
-			n, _ := l.integer(m[2], "histogram count")
-			buckets = append(buckets, bucket{v * 1000, n})
-			continue
-		}
-		if strings.HasSuffix(t, ":") && !strings.HasPrefix(line, "        ") {
-			section = strings.TrimSuffix(t, ":")
-			switch section {
-			case "SQL statistics", "queries performed", "General statistics", "Latency (ms)", "Threads fairness":
-				seen[section] = true
-				continue
-			}
-			return nil, l.errorf("unknown sysbench section %q", section)
-		}
-		m := match(sysbenchStat, line)
-		if m == nil {
-			return nil, l.errorf("unexpected line in sysbench output")
-		}
-		key, val := m[1], m[2]
-		if section == "queries performed" && !strings.HasPrefix(line, "        ") {
-			section = "SQL statistics" // back from the nested block
-		}
-		switch {
-		case section == "queries performed":
-			n, err := l.integer(val, "queries "+key)
-			if err != nil {
-				return nil, err
-			}
-			env["queries_"+key] = n
-		case section == "SQL statistics":
-			n, err := l.integer(val, key)
-			if err != nil {
-				return nil, err
-			}
-			switch key {
-			case "transactions":
-				s.Transactions = n
-				if m[3] == "" {
-					return nil, l.errorf("transactions line without its rate")
-				}
-				s.Throughput, _ = l.num(m[3], "transactions per second")
-				seen["transactions"] = true
-			case "queries":
-				env["queries"] = n
-				if m[3] != "" {
-					env["queries_per_sec"], _ = l.num(m[3], "queries per second")
-				}
-			case "ignored errors":
-				// sysbench restarts the transaction after an ignored error
-				// (--mysql-ignore-errors): a retry in pgbench's terms.
-				s.Retries = n
-			case "reconnects":
-				env["reconnects"] = n
-			default:
-				return nil, l.errorf("unknown SQL statistics line %q", key)
-			}
-		case section == "General statistics":
-			switch key {
-			case "total time":
-				secs, err := l.num(strings.TrimSuffix(val, "s"), key)
-				if err != nil {
-					return nil, err
-				}
-				r.Duration = time.Duration(secs * float64(time.Second))
-				seen["total time"] = true
-			case "total number of events":
-				n, err := l.integer(val, key)
-				if err != nil {
-					return nil, err
-				}
-				env["events"] = n
-			default:
-				return nil, l.errorf("unknown general statistics line %q", key)
-			}
-		case section == "Latency (ms)":
-			v, err := l.num(val, "latency "+key)
-			if err != nil {
-				return nil, err
-			}
-			switch {
-			case key == "min":
-				s.LatencyMin = v * 1000
-			case key == "avg":
-				s.LatencyMean = v * 1000
-				seen["avg"] = true
-			case key == "max":
-				s.Max = v * 1000
-			case key == "sum":
-			case strings.HasSuffix(key, "th percentile"):
-				pctLabel, pctValue = strings.TrimSuffix(key, "th percentile"), v*1000
-			default:
-				return nil, l.errorf("unknown latency line %q", key)
-			}
-		case section == "Threads fairness":
-			mm := match(sysbenchAvgDev, val)
-			if mm == nil {
-				return nil, l.errorf("unreadable threads fairness line")
-			}
-			env["fairness "+key], _ = l.num(mm[2], key)
-			seen["fairness "+strings.Fields(key + " ")[0]] = true
-		default:
-			return nil, l.errorf("unexpected line outside any sysbench section")
+	p := &sysbenchParse{
+		l:    l,
+		r:    &result.Run{Workload: "sysbench", Kind: "oltp", Params: map[string]any{}},
+		env:  map[string]any{},
+		seen: map[string]bool{},
+	}
+	for line, ok := l.next(); ok; line, ok = l.next() {
+		if err := p.line(line); err != nil {
+			return nil, err
 		}
 	}
-	if !seen["SQL statistics"] {
-		if seen["General statistics"] {
-			return nil, &ParseError{File: name, Msg: "a sysbench output without SQL statistics: only the oltp_* tests are supported"}
+	return p.finish()
+}
+
+// line reads one line of the output.
+func (p *sysbenchParse) line(line string) error {
+	t := strings.TrimSpace(line)
+	if t == "" {
+		p.inHist = false
+		return nil
+	}
+	if ok, err := applyRules(sysbenchLineRules, p, t); ok {
+		return err
+	}
+	if p.inHist {
+		return p.histogramRow(line, t)
+	}
+	if strings.HasSuffix(t, ":") && !strings.HasPrefix(line, "        ") {
+		p.section = strings.TrimSuffix(t, ":")
+		if _, ok := sysbenchSections[p.section]; !ok {
+			return p.l.errorf("unknown sysbench section %q", p.section)
+		}
+		p.seen[p.section] = true
+		return nil
+	}
+	m := match(sysbenchStat, line)
+	if m == nil {
+		return p.l.errorf("unexpected line in sysbench output")
+	}
+	if p.section == "queries performed" && !strings.HasPrefix(line, "        ") {
+		p.section = "SQL statistics" // back from the nested block
+	}
+	read, ok := sysbenchSections[p.section]
+	if !ok {
+		return p.l.errorf("unexpected line outside any sysbench section")
+	}
+	return read(p, m[1], m[2], m[3])
+}
+
+func (p *sysbenchParse) version(m []string) error {
+	p.r.ToolVersion = "sysbench " + m[1]
+	return nil
+}
+
+func (p *sysbenchParse) threads(m []string) error {
+	n, err := p.l.integer(strings.TrimPrefix(m[0], "Number of threads: "), "threads")
+	p.r.Clients = int(n)
+	return err
+}
+
+func (p *sysbenchParse) targetRate(m []string) error {
+	v := strings.TrimSuffix(strings.TrimPrefix(m[0], "Target transaction rate: "), " per second")
+	rate, err := p.l.num(v, "target rate")
+	p.r.Summary.TargetRate = rate
+	return err
+}
+
+// interval reads a --report-interval line into the series.
+func (p *sysbenchParse) interval(line []string) error {
+	l := p.l
+	m := match(sysbenchInterval, line[0])
+	if m == nil {
+		return l.errorf("unreadable sysbench --report-interval line")
+	}
+	sec, _ := l.integer(m[1], "interval time")
+	tps, _ := l.num(m[3], "interval tps")
+	lat, _ := l.num(m[9], "interval latency")
+	errps, _ := l.num(m[10], "interval errors")
+	win := float64(int(sec) - p.prevSec)
+	p.prevSec = int(sec)
+	pt := result.SeriesPoint{Second: int(sec), Rate: tps, Ops: int64(math.Round(tps * win)), Errors: int64(math.Round(errps * win))}
+	switch m[8] {
+	case "95":
+		pt.P95 = lat * 1000
+	case "99":
+		pt.P99 = lat * 1000
+	case "50":
+		pt.P50 = lat * 1000
+	}
+	p.r.Series = append(p.r.Series, pt)
+	return nil
+}
+
+// histogramRow reads a row of the --histogram block.
+func (p *sysbenchParse) histogramRow(line, t string) error {
+	if strings.HasPrefix(t, "value ") {
+		return nil
+	}
+	m := match(sysbenchHistRow, line)
+	if m == nil {
+		return p.l.errorf("unreadable sysbench histogram row")
+	}
+	v, _ := p.l.num(m[1], "histogram value")
+	n, _ := p.l.integer(m[2], "histogram count")
+	p.buckets = append(p.buckets, bucket{v * 1000, n})
+	return nil
+}
+
+func (p *sysbenchParse) queriesPerformed(key, val, _ string) error {
+	n, err := p.l.integer(val, "queries "+key)
+	p.env["queries_"+key] = n
+	return err
+}
+
+func (p *sysbenchParse) sqlStatistic(key, val, rate string) error {
+	l, s := p.l, &p.r.Summary
+	n, err := l.integer(val, key)
+	if err != nil {
+		return err
+	}
+	switch key {
+	case "transactions":
+		s.Transactions = n
+		if rate == "" {
+			return l.errorf("transactions line without its rate")
+		}
+		s.Throughput, _ = l.num(rate, "transactions per second")
+		p.seen["transactions"] = true
+	case "queries":
+		p.env["queries"] = n
+		if rate != "" {
+			p.env["queries_per_sec"], _ = l.num(rate, "queries per second")
+		}
+	case "ignored errors":
+		// sysbench restarts the transaction after an ignored error
+		// (--mysql-ignore-errors): a retry in pgbench's terms.
+		s.Retries = n
+	case "reconnects":
+		p.env["reconnects"] = n
+	default:
+		return l.errorf("unknown SQL statistics line %q", key)
+	}
+	return nil
+}
+
+func (p *sysbenchParse) generalStatistic(key, val, _ string) error {
+	l := p.l
+	switch key {
+	case "total time":
+		secs, err := l.num(strings.TrimSuffix(val, "s"), key)
+		if err != nil {
+			return err
+		}
+		p.r.Duration = time.Duration(secs * float64(time.Second))
+		p.seen["total time"] = true
+	case "total number of events":
+		n, err := l.integer(val, key)
+		if err != nil {
+			return err
+		}
+		p.env["events"] = n
+	default:
+		return l.errorf("unknown general statistics line %q", key)
+	}
+	return nil
+}
+
+func (p *sysbenchParse) latency(key, val, _ string) error {
+	v, err := p.l.num(val, "latency "+key)
+	if err != nil {
+		return err
+	}
+	s := &p.r.Summary
+	switch {
+	case key == "min":
+		s.LatencyMin = v * 1000
+	case key == "avg":
+		s.LatencyMean = v * 1000
+		p.seen["avg"] = true
+	case key == "max":
+		s.Max = v * 1000
+	case key == "sum":
+	case strings.HasSuffix(key, "th percentile"):
+		p.pctLabel, p.pctValue = strings.TrimSuffix(key, "th percentile"), v*1000
+	default:
+		return p.l.errorf("unknown latency line %q", key)
+	}
+	return nil
+}
+
+func (p *sysbenchParse) fairness(key, val, _ string) error {
+	mm := match(sysbenchAvgDev, val)
+	if mm == nil {
+		return p.l.errorf("unreadable threads fairness line")
+	}
+	p.env["fairness "+key], _ = p.l.num(mm[2], key)
+	p.seen["fairness "+strings.Fields(key + " ")[0]] = true
+	return nil
+}
+
+// finish checks that the output was whole and makes its run.
+func (p *sysbenchParse) finish() ([]*result.Run, error) {
+	l, r, s, env := p.l, p.r, &p.r.Summary, p.env
+	if !p.seen["SQL statistics"] {
+		if p.seen["General statistics"] {
+			return nil, &ParseError{File: l.file, Msg: "a sysbench output without SQL statistics: only the oltp_* tests are supported"}
 		}
 		return nil, l.missing("SQL statistics")
 	}
 	// The two lines of Threads fairness end every sysbench output.
 	for _, need := range []string{"transactions", "total time", "avg", "Threads fairness", "fairness events", "fairness execution"} {
-		if !seen[need] {
+		if !p.seen[need] {
 			return nil, l.missing("sysbench " + need)
 		}
 	}
 	var h *hdr.Histogram
-	if len(buckets) > 0 {
-		h = histFromBuckets(buckets)
+	if len(p.buckets) > 0 {
+		h = histFromBuckets(p.buckets)
 		if h.TotalCount() != s.Transactions {
 			// The histogram counts events; with oltp_* an event is a transaction.
 			env["histogram_events"] = h.TotalCount()
@@ -277,16 +333,16 @@ func parseSysbenchLines(l *lines) ([]*result.Run, error) {
 	} else {
 		r.Deviations = append(r.Deviations, "no latency distribution: sysbench prints one percentile without --histogram")
 	}
-	switch pctLabel {
+	switch p.pctLabel {
 	case "95":
-		s.P95 = pctValue
+		s.P95 = p.pctValue
 	case "99":
-		s.P99 = pctValue
+		s.P99 = p.pctValue
 	case "50":
-		s.P50 = pctValue
+		s.P50 = p.pctValue
 	}
-	if pctLabel != "" {
-		env["percentile"] = pctLabel
+	if p.pctLabel != "" {
+		env["percentile"] = p.pctLabel
 	}
 	r.Ops = []result.Op{{Name: "transaction", Count: s.Transactions, Histogram: encode(h)}}
 	r.Env.Extra = map[string]any{"sysbench": env}

@@ -80,83 +80,158 @@ func parseYcsb(name, text string) ([]*result.Run, error) {
 	return checked(newLines(name, text), parseYcsbLines)
 }
 
+// ycsbParse is the state of a go-ycsb output being read.
+type ycsbParse struct {
+	l        *lines
+	r        *result.Run
+	props    map[string]string
+	finished bool
+	total    []string // the final TOTAL line's submatches
+	prevT    float64
+	prevN    int64
+	errs     map[string]int64 // op → its _ERROR count
+}
+
+// ycsbRules are the lines of a go-ycsb output, trimmed, in the order they
+// are tried.
+var ycsbRules = []lineRule[*ycsbParse]{
+	{when: func(_ *ycsbParse, t string) bool {
+		return t == "" || strings.HasPrefix(t, "****") || strings.HasPrefix(t, "Using ") || strings.HasPrefix(t, "Setting ")
+	}, handle: skipLine[*ycsbParse]},
+	{re: ycsbSignal, handle: (*ycsbParse).signal},
+	{re: ycsbBindingLine, handle: skipLine[*ycsbParse]},
+	{re: ycsbProp, handle: func(p *ycsbParse, m []string) error { p.props[m[1]] = m[2]; return nil }},
+	{re: ycsbFinished, handle: (*ycsbParse).runFinished},
+	{re: ycsbOp, handle: (*ycsbParse).op},
+}
+
 func parseYcsbLines(l *lines) ([]*result.Run, error) {
-	name, text := l.file, l.text
-	_, _ = name, text
-	r := &result.Run{Workload: "ycsb", Kind: "ycsb", Params: map[string]any{}}
-	props := map[string]string{}
-	finished := false
-	var total []string
-	var prevT float64
-	var prevN int64
-	errs := map[string]int64{}
-	for t := range l.trimmed() {
-		if t == "" || strings.HasPrefix(t, "****") || strings.HasPrefix(t, "Using ") || strings.HasPrefix(t, "Setting ") {
-			continue
-		}
-		if ycsbSignal.MatchString(t) {
-			// go-ycsb stops at SIGINT and still prints its results: that is
-			// how a study cell bounds its run to the cell's duration.
-			if r.Env.Extra == nil {
-				r.Env.Extra = map[string]any{"stopped_by": "SIGINT"}
-				r.Deviations = append(r.Deviations, "go-ycsb was stopped by SIGINT (the end of the cell's duration): an operation in flight at that moment may count as an error, at most one per client")
-			}
-			continue
-		}
-		if ycsbBindingLine.MatchString(t) {
-			continue
-		}
-		if m := match(ycsbProp, t); m != nil {
-			props[m[1]] = m[2]
-			continue
-		}
-		if m := match(ycsbFinished, t); m != nil {
-			d, err := time.ParseDuration(m[1])
-			if err != nil {
-				return nil, l.errorf("run time %q is not a duration", m[1])
-			}
-			r.Duration = d
-			finished = true
-			continue
-		}
-		m := match(ycsbOp, t)
-		if m == nil {
-			return nil, l.errorf("unexpected line in go-ycsb output")
-		}
-		n, _ := l.integer(m[3], "count")
-		if !finished {
-			// Periodic lines: cumulative since the start, every 10 s.
-			if m[1] == "TOTAL" {
-				at, _ := l.num(m[2], "takes")
-				if at > prevT {
-					ops := n - prevN
-					r.Series = append(r.Series, result.SeriesPoint{Second: int(at + 0.5), Ops: ops, Rate: float64(ops) / (at - prevT)})
-				}
-				prevT, prevN = at, n
-			}
-			continue
-		}
-		if strings.HasSuffix(m[1], "_ERROR") {
-			errs[ycsbOpName(strings.TrimSuffix(m[1], "_ERROR"))] += n
-			continue
-		}
-		if m[1] == "TOTAL" {
-			total = m
-			continue
-		}
-		op, err := ycsbOpResult(l, m)
-		if err != nil {
-			return nil, err
-		}
-		r.Ops = append(r.Ops, op)
+	p := &ycsbParse{l: l, r: &result.Run{Workload: "ycsb", Kind: "ycsb", Params: map[string]any{}},
+		props: map[string]string{}, errs: map[string]int64{}}
+	if err := applyAll(l, ycsbRules, p, "unexpected line in go-ycsb output"); err != nil {
+		return nil, err
 	}
-	if !finished {
+	return p.finish()
+}
+
+// signal: go-ycsb stops at SIGINT and still prints its results: that is
+// how a study cell bounds its run to the cell's duration.
+func (p *ycsbParse) signal([]string) error {
+	if p.r.Env.Extra == nil {
+		p.r.Env.Extra = map[string]any{"stopped_by": "SIGINT"}
+		p.r.Deviations = append(p.r.Deviations, "go-ycsb was stopped by SIGINT (the end of the cell's duration): an operation in flight at that moment may count as an error, at most one per client")
+	}
+	return nil
+}
+
+func (p *ycsbParse) runFinished(m []string) error {
+	d, err := time.ParseDuration(m[1])
+	if err != nil {
+		return p.l.errorf("run time %q is not a duration", m[1])
+	}
+	p.r.Duration = d
+	p.finished = true
+	return nil
+}
+
+// op reads an op's line: a periodic one (cumulative since the start, every
+// 10 s) before "Run finished", the final one after it.
+func (p *ycsbParse) op(m []string) error {
+	l := p.l
+	n, _ := l.integer(m[3], "count")
+	if !p.finished {
+		if m[1] == "TOTAL" {
+			at, _ := l.num(m[2], "takes")
+			if at > p.prevT {
+				ops := n - p.prevN
+				p.r.Series = append(p.r.Series, result.SeriesPoint{Second: int(at + 0.5), Ops: ops, Rate: float64(ops) / (at - p.prevT)})
+			}
+			p.prevT, p.prevN = at, n
+		}
+		return nil
+	}
+	if strings.HasSuffix(m[1], "_ERROR") {
+		p.errs[ycsbOpName(strings.TrimSuffix(m[1], "_ERROR"))] += n
+		return nil
+	}
+	if m[1] == "TOTAL" {
+		p.total = m
+		return nil
+	}
+	op, err := ycsbOpResult(l, m)
+	if err != nil {
+		return err
+	}
+	p.r.Ops = append(p.r.Ops, op)
+	return nil
+}
+
+// finish checks that the output was whole and makes its run.
+func (p *ycsbParse) finish() ([]*result.Run, error) {
+	l, r, props, total := p.l, p.r, p.props, p.total
+	if !p.finished {
 		return nil, l.missing("\"Run finished\" line")
 	}
 	if total == nil {
 		return nil, l.missing("TOTAL line")
 	}
-	var rmw int64
+	rmw := p.opErrors()
+	s := &r.Summary
+	calls, _ := strconv.ParseInt(total[3], 10, 64)
+	s.Throughput, _ = strconv.ParseFloat(total[4], 64)
+	// The operations: every call, successful (TOTAL) or not (_ERROR), but a
+	// read-modify-write once, not as its read and its update.
+	ops := calls + s.Failed - rmw
+	s.Transactions = max(ops-s.Failed, 0)
+	if rmw > 0 {
+		if calls > 0 {
+			s.Throughput *= float64(s.Transactions) / float64(calls)
+		}
+		r.Deviations = append(r.Deviations, "throughput counts each READ-MODIFY-WRITE once: go-ycsb's TOTAL, "+
+			strconv.FormatInt(calls, 10)+" at "+total[4]+" ops/s, counts its read and its update as two")
+		if p.errs[ycsbparams.Read] > 0 {
+			r.Deviations = append(r.Deviations, "operations may be undercounted by up to "+strconv.FormatInt(p.errs[ycsbparams.Read], 10)+
+				": go-ycsb does not say which failed reads were a READ-MODIFY-WRITE's (whose update then never ran)")
+		}
+	}
+	s.Extra = map[string]float64{ycsbparams.Operations: float64(ops)}
+	v := func(i int) float64 { f, _ := strconv.ParseFloat(total[i], 64); return f }
+	s.LatencyMean, s.LatencyMin, s.Max = v(5), v(6), v(7)
+	s.P50, s.P95, s.P99 = v(8), v(10), v(11)
+	n, err := strconv.Atoi(props["threadcount"])
+	if err != nil {
+		return nil, l.missing("threadcount property")
+	}
+	if n <= 0 || n > maxClients {
+		return nil, &ParseError{File: l.file, Line: propLine(l.text, "threadcount"), Msg: fmt.Sprintf("threadcount %d is out of range (1 to %d)", n, maxClients)}
+	}
+	r.Clients = n
+	for _, k := range ycsbParams {
+		if v, ok := props[k]; ok {
+			r.Params[k] = ycsbParamValue(v)
+		}
+	}
+	env := map[string]any{"properties": props, "total_calls": calls}
+	for k, v := range r.Env.Extra {
+		env[k] = v
+	}
+	if props["command"] == "load" || props["dotransactions"] == "false" {
+		r.Workload = "ycsb-load"
+	}
+	r.Env.Extra = map[string]any{"ycsb": env}
+	r.ToolVersion = "go-ycsb"
+	if r.Duration > 0 {
+		s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil, nil)}
+	}
+	r.Deviations = append(r.Deviations, reconstructedNote+" (go-ycsb's per-operation percentiles)")
+	return []*result.Run{r}, nil
+}
+
+// opErrors puts the _ERROR counts into their ops and the summary's failed,
+// an op type whose every call failed as an op of its own, and returns the
+// READ-MODIFY-WRITE count.
+func (p *ycsbParse) opErrors() (rmw int64) {
+	r, errs := p.r, p.errs
 	for i := range r.Ops {
 		if e := errs[r.Ops[i].Name]; e > 0 {
 			r.Ops[i].Errors = map[result.ErrorClass]int64{result.ErrOther: e}
@@ -179,55 +254,7 @@ func parseYcsbLines(l *lines) ([]*result.Run, error) {
 		r.Ops = append(r.Ops, result.Op{Name: name, Errors: map[result.ErrorClass]int64{result.ErrOther: errs[name]}})
 		r.Summary.Failed += errs[name]
 	}
-	s := &r.Summary
-	calls, _ := strconv.ParseInt(total[3], 10, 64)
-	s.Throughput, _ = strconv.ParseFloat(total[4], 64)
-	// The operations: every call, successful (TOTAL) or not (_ERROR), but a
-	// read-modify-write once, not as its read and its update.
-	ops := calls + s.Failed - rmw
-	s.Transactions = max(ops-s.Failed, 0)
-	if rmw > 0 {
-		if calls > 0 {
-			s.Throughput *= float64(s.Transactions) / float64(calls)
-		}
-		r.Deviations = append(r.Deviations, "throughput counts each READ-MODIFY-WRITE once: go-ycsb's TOTAL, "+
-			strconv.FormatInt(calls, 10)+" at "+total[4]+" ops/s, counts its read and its update as two")
-		if errs[ycsbparams.Read] > 0 {
-			r.Deviations = append(r.Deviations, "operations may be undercounted by up to "+strconv.FormatInt(errs[ycsbparams.Read], 10)+
-				": go-ycsb does not say which failed reads were a READ-MODIFY-WRITE's (whose update then never ran)")
-		}
-	}
-	s.Extra = map[string]float64{ycsbparams.Operations: float64(ops)}
-	v := func(i int) float64 { f, _ := strconv.ParseFloat(total[i], 64); return f }
-	s.LatencyMean, s.LatencyMin, s.Max = v(5), v(6), v(7)
-	s.P50, s.P95, s.P99 = v(8), v(10), v(11)
-	n, err := strconv.Atoi(props["threadcount"])
-	if err != nil {
-		return nil, l.missing("threadcount property")
-	}
-	if n <= 0 || n > maxClients {
-		return nil, &ParseError{File: name, Line: propLine(text, "threadcount"), Msg: fmt.Sprintf("threadcount %d is out of range (1 to %d)", n, maxClients)}
-	}
-	r.Clients = n
-	for _, k := range ycsbParams {
-		if v, ok := props[k]; ok {
-			r.Params[k] = ycsbParamValue(v)
-		}
-	}
-	env := map[string]any{"properties": props, "total_calls": calls}
-	for k, v := range r.Env.Extra {
-		env[k] = v
-	}
-	if props["command"] == "load" || props["dotransactions"] == "false" {
-		r.Workload = "ycsb-load"
-	}
-	r.Env.Extra = map[string]any{"ycsb": env}
-	r.ToolVersion = "go-ycsb"
-	if r.Duration > 0 {
-		s.Metric = &result.Metric{Headline: ycsbparams.Headline, Value: ycsbparams.Headline.Measure(nil, s.Extra, r.Duration, nil, nil)}
-	}
-	r.Deviations = append(r.Deviations, reconstructedNote+" (go-ycsb's per-operation percentiles)")
-	return []*result.Run{r}, nil
+	return rmw
 }
 
 func ycsbOpResult(l *lines, m []string) (result.Op, error) {

@@ -149,134 +149,13 @@ type Values map[string]any
 // Coerce turns a raw value (from TOML: string, int64, float64, bool; from the CLI:
 // string) into the normalised Go type of the spec, and checks choices and bounds.
 func Coerce(s Spec, raw any) (any, error) {
-	var v any
-	switch s.Kind {
-	case String:
-		str, ok := raw.(string)
-		if !ok {
-			return nil, fmt.Errorf("%s must be a string, got %s", s.Name, describe(raw))
-		}
-		if len(s.Choices) > 0 && !contains(s.Choices, str) {
-			return nil, fmt.Errorf("%s = %q is not one of %s", s.Name, str, strings.Join(s.Choices, ", "))
-		}
-		v = str
-	case Int:
-		switch x := raw.(type) {
-		case int64:
-			v = x
-		case int:
-			v = int64(x)
-		case float64:
-			if x != math.Trunc(x) || math.Abs(x) >= 1<<63 {
-				return nil, fmt.Errorf("%s must be an integer, got %v", s.Name, x)
-			}
-			v = int64(x)
-		case string:
-			n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s must be an integer, got %q", s.Name, x)
-			}
-			v = n
-		default:
-			return nil, fmt.Errorf("%s must be an integer, got %s", s.Name, describe(raw))
-		}
-		if err := inRange(s, float64(v.(int64)), v); err != nil {
-			return nil, err
-		}
-	case Float:
-		switch x := raw.(type) {
-		case float64:
-			v = x
-		case int64:
-			v = float64(x)
-		case int:
-			v = float64(x)
-		case string:
-			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s must be a number, got %q", s.Name, x)
-			}
-			v = f
-		default:
-			return nil, fmt.Errorf("%s must be a number, got %s", s.Name, describe(raw))
-		}
-		if err := inRange(s, v.(float64), v); err != nil {
-			return nil, err
-		}
-	case Bool:
-		switch x := raw.(type) {
-		case bool:
-			v = x
-		case string:
-			b, err := strconv.ParseBool(strings.TrimSpace(x))
-			if err != nil {
-				return nil, fmt.Errorf("%s must be true or false, got %q", s.Name, x)
-			}
-			v = b
-		default:
-			return nil, fmt.Errorf("%s must be true or false, got %s", s.Name, describe(raw))
-		}
-	case Duration:
-		switch x := raw.(type) {
-		case time.Duration:
-			v = x
-		case string:
-			d, err := ParseDuration(x)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", s.Name, err)
-			}
-			v = d
-		case int64:
-			if float64(x) > maxSeconds {
-				return nil, fmt.Errorf("%s: %d seconds is too long", s.Name, x)
-			}
-			v = time.Duration(x) * time.Second
-		case int:
-			v = time.Duration(x) * time.Second
-		case float64:
-			if x != x || x > maxSeconds {
-				return nil, fmt.Errorf("%s: %v seconds is not a duration fairbench can run", s.Name, x)
-			}
-			v = time.Duration(x * float64(time.Second))
-		default:
-			return nil, fmt.Errorf("%s must be a duration such as \"30s\" or \"2m\", got %s", s.Name, describe(raw))
-		}
-		if v.(time.Duration) < 0 {
-			return nil, fmt.Errorf("%s must not be negative", s.Name)
-		}
-	case StringList:
-		var list []string
-		switch x := raw.(type) {
-		case []string:
-			list = append([]string(nil), x...)
-		case []any:
-			for _, e := range x {
-				str, ok := e.(string)
-				if !ok {
-					return nil, fmt.Errorf("%s must be a list of strings, got %s in it", s.Name, describe(e))
-				}
-				list = append(list, str)
-			}
-		case string:
-			for _, e := range strings.Split(x, ",") {
-				if e = strings.TrimSpace(e); e != "" {
-					list = append(list, e)
-				}
-			}
-		default:
-			return nil, fmt.Errorf("%s must be a list of strings, got %s", s.Name, describe(raw))
-		}
-		if len(list) == 0 {
-			return nil, fmt.Errorf("%s is an empty list", s.Name)
-		}
-		for _, e := range list {
-			if len(s.Choices) > 0 && !contains(s.Choices, e) {
-				return nil, fmt.Errorf("%s: %q is not one of %s", s.Name, e, strings.Join(s.Choices, ", "))
-			}
-		}
-		v = list
-	default:
+	coerce, ok := coercers[s.Kind]
+	if !ok {
 		return nil, fmt.Errorf("%s: unsupported parameter kind", s.Name)
+	}
+	v, err := coerce(s, raw)
+	if err != nil {
+		return nil, err
 	}
 	if s.Check != nil {
 		if err := s.Check(v); err != nil {
@@ -284,6 +163,171 @@ func Coerce(s Spec, raw any) (any, error) {
 		}
 	}
 	return v, nil
+}
+
+// coercers turn a raw value into each kind's type.
+var coercers = map[Kind]func(s Spec, raw any) (any, error){
+	String:     coerceString,
+	Int:        coerceInt,
+	Float:      coerceFloat,
+	Bool:       coerceBool,
+	Duration:   coerceDuration,
+	StringList: coerceStringList,
+}
+
+// coerceString coerces to a string, one of the spec's choices when it has any.
+func coerceString(s Spec, raw any) (any, error) {
+	str, ok := raw.(string)
+	if !ok {
+		return nil, fmt.Errorf("%s must be a string, got %s", s.Name, describe(raw))
+	}
+	if len(s.Choices) > 0 && !contains(s.Choices, str) {
+		return nil, fmt.Errorf("%s = %q is not one of %s", s.Name, str, strings.Join(s.Choices, ", "))
+	}
+	return str, nil
+}
+
+// coerceInt coerces to an int64 within the spec's bounds, from an integer, a
+// whole float or a decimal string.
+func coerceInt(s Spec, raw any) (any, error) {
+	var v any
+	switch x := raw.(type) {
+	case int64:
+		v = x
+	case int:
+		v = int64(x)
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) >= 1<<63 {
+			return nil, fmt.Errorf("%s must be an integer, got %v", s.Name, x)
+		}
+		v = int64(x)
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s must be an integer, got %q", s.Name, x)
+		}
+		v = n
+	default:
+		return nil, fmt.Errorf("%s must be an integer, got %s", s.Name, describe(raw))
+	}
+	if err := inRange(s, float64(v.(int64)), v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// coerceFloat coerces to a float64 within the spec's bounds, from a number or
+// a decimal string.
+func coerceFloat(s Spec, raw any) (any, error) {
+	var v any
+	switch x := raw.(type) {
+	case float64:
+		v = x
+	case int64:
+		v = float64(x)
+	case int:
+		v = float64(x)
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s must be a number, got %q", s.Name, x)
+		}
+		v = f
+	default:
+		return nil, fmt.Errorf("%s must be a number, got %s", s.Name, describe(raw))
+	}
+	if err := inRange(s, v.(float64), v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// coerceBool coerces to a bool, from a bool or a string strconv.ParseBool
+// reads.
+func coerceBool(s Spec, raw any) (any, error) {
+	var v any
+	switch x := raw.(type) {
+	case bool:
+		v = x
+	case string:
+		b, err := strconv.ParseBool(strings.TrimSpace(x))
+		if err != nil {
+			return nil, fmt.Errorf("%s must be true or false, got %q", s.Name, x)
+		}
+		v = b
+	default:
+		return nil, fmt.Errorf("%s must be true or false, got %s", s.Name, describe(raw))
+	}
+	return v, nil
+}
+
+// coerceDuration coerces to a time.Duration not below zero, from a duration, a
+// string ParseDuration reads, or seconds.
+func coerceDuration(s Spec, raw any) (any, error) {
+	var v any
+	switch x := raw.(type) {
+	case time.Duration:
+		v = x
+	case string:
+		d, err := ParseDuration(x)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", s.Name, err)
+		}
+		v = d
+	case int64:
+		if float64(x) > maxSeconds {
+			return nil, fmt.Errorf("%s: %d seconds is too long", s.Name, x)
+		}
+		v = time.Duration(x) * time.Second
+	case int:
+		v = time.Duration(x) * time.Second
+	case float64:
+		if x != x || x > maxSeconds {
+			return nil, fmt.Errorf("%s: %v seconds is not a duration fairbench can run", s.Name, x)
+		}
+		v = time.Duration(x * float64(time.Second))
+	default:
+		return nil, fmt.Errorf("%s must be a duration such as \"30s\" or \"2m\", got %s", s.Name, describe(raw))
+	}
+	if v.(time.Duration) < 0 {
+		return nil, fmt.Errorf("%s must not be negative", s.Name)
+	}
+	return v, nil
+}
+
+// coerceStringList coerces to a non-empty []string of the spec's choices, from
+// a list or a comma-separated string.
+func coerceStringList(s Spec, raw any) (any, error) {
+	var list []string
+	switch x := raw.(type) {
+	case []string:
+		list = append([]string(nil), x...)
+	case []any:
+		for _, e := range x {
+			str, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s must be a list of strings, got %s in it", s.Name, describe(e))
+			}
+			list = append(list, str)
+		}
+	case string:
+		for _, e := range strings.Split(x, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				list = append(list, e)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%s must be a list of strings, got %s", s.Name, describe(raw))
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%s is an empty list", s.Name)
+	}
+	for _, e := range list {
+		if len(s.Choices) > 0 && !contains(s.Choices, e) {
+			return nil, fmt.Errorf("%s: %q is not one of %s", s.Name, e, strings.Join(s.Choices, ", "))
+		}
+	}
+	return list, nil
 }
 
 // maxSeconds keeps durations far from time.Duration's overflow (~292 years).

@@ -244,126 +244,12 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		"Welch's t-test on the logs of the per-run values (%s).", cell(c.Baseline), c.Level*100, c.Alpha, analysis.WelchAssumption), lineWidth, ""))
 	writeKindSectionsMarkdown(ew, comparisonGroups(c), c.Baseline, true)
 
-	type sec struct {
-		name  string
-		cells []*analysis.CellComparison
-	}
-	var secs []*sec
-	idx := map[string]*sec{}
-	label := newLabeler(comparisonGroups(c))
-	for _, cc := range c.Cells {
-		k := cc.Other.Study + "\x00" + label.scenario(cc.Other)
-		s := idx[k]
-		if s == nil {
-			s = &sec{name: label.scenario(cc.Other)}
-			idx[k] = s
-			secs = append(secs, s)
-		}
-		s.cells = append(s.cells, cc)
-	}
+	secs := comparisonSections(c)
 	if len(secs) == 0 {
 		ew.printf("No cell has completed runs on both %s and another target.\n\n", cell(c.Baseline))
 	}
 	for _, s := range secs {
-		ew.printf("## %s\n\n", cell(s.name))
-		notes := &glanceNotes{alpha: c.Alpha}
-		var levels []string
-		levelNames := map[string]string{}
-		var targets []string
-		seenT := map[string]bool{}
-		byCell := map[string]*analysis.CellComparison{}
-		for _, cc := range s.cells {
-			if l := cc.Other.LevelID(); levelNames[l] == "" {
-				levelNames[l] = levelName(cc.Other)
-				levels = append(levels, l)
-			}
-			if !seenT[cc.Other.Target] {
-				seenT[cc.Other.Target] = true
-				targets = append(targets, cc.Other.Target)
-			}
-			byCell[cc.Other.Target+"\x00"+cc.Other.LevelID()] = cc
-		}
-		sortLevels(levels)
-		head, rule := "| target |", "|:--|"
-		for _, l := range levels {
-			head += " " + levelNames[l] + " |"
-			rule += "--:|"
-		}
-		metrics := []string{"headline", "p95", "p99"}
-		seenOp := map[string]bool{}
-		for _, cc := range s.cells {
-			for _, m := range cc.Ops {
-				if !seenOp[m.Name] {
-					seenOp[m.Name] = true
-					metrics = append(metrics, m.Name)
-				}
-			}
-		}
-		for _, metric := range metrics {
-			pick := func(cc *analysis.CellComparison) (analysis.Metric, bool) {
-				switch metric {
-				case "headline":
-					return cc.Headline, true
-				case "p95":
-					return cc.P95, true
-				case "p99":
-					return cc.P99, true
-				}
-				for _, m := range cc.Ops {
-					if m.Name == metric {
-						return m, true
-					}
-				}
-				return analysis.Metric{}, false
-			}
-			h := s.cells[0].Other.Headline
-			caption := headlineTitle(h) + " (median):"
-			if !h.HigherIsBetter {
-				caption = headlineTitle(h) + " (median; lower is better):"
-			}
-			switch {
-			case metric == "p95" || metric == "p99":
-				caption = "Latency " + metric + ", ms (merged histograms; test on per-run " + metric + "):"
-			case metric != "headline":
-				op := strings.TrimSuffix(metric, " p99")
-				caption = op + " latency p99, ms (" + op + "'s merged histograms; test on per-run p99):"
-			}
-			ew.printf("%s\n\n%s\n%s\n", caption, head, rule)
-			for _, b := range baseTargets(s.cells) {
-				ew.printf("| %s (baseline) |", cell(b))
-				for _, l := range levels {
-					v := ""
-					for _, t := range targets {
-						if cc := byCell[t+"\x00"+l]; cc != nil && cc.Base.Target == b {
-							if m, ok := pick(cc); ok {
-								v = metricValue(m, m.Base) + fmt.Sprintf(" (n=%d%s)", m.BaseN, shareCount(cc.Base))
-								break
-							}
-						}
-					}
-					ew.printf(" %s |", v)
-				}
-				ew.printf("\n")
-			}
-			for _, t := range targets {
-				ew.printf("| %s |", cell(t))
-				for _, l := range levels {
-					v := ""
-					if cc := byCell[t+"\x00"+l]; cc != nil {
-						if m, ok := pick(cc); ok {
-							v = fmt.Sprintf("%s%s %s", metricValue(m, m.Value), shareCount(cc.Other), notes.cell(m, c.Level))
-						}
-					}
-					ew.printf(" %s |", cell(v))
-				}
-				ew.printf("\n")
-			}
-			ew.printf("\n")
-		}
-		ew.printf("%s\n\n", wrap(glanceLegend()+".", lineWidth, ""))
-		for _, l := range notes.lines() {
-			ew.printf("%s\n\n", wrap(cell(l), lineWidth, ""))
-		}
+		writeComparisonSectionMarkdown(ew, s, c)
 	}
 	writeGeoMeans(ew, c, true)
 	if t, ok := levelShiftTable(comparisonGroups(c), newLabeler(comparisonGroups(c))); ok {
@@ -378,6 +264,157 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		ew.printf("---\n\nresults file: `%s`\n", strings.ReplaceAll(opt.Results, "`", "'"))
 	}
 	return ew.err
+}
+
+// comparisonSection is the cells of one scenario of a comparison.
+type comparisonSection struct {
+	name  string
+	cells []*analysis.CellComparison
+}
+
+// comparisonSections are the cells of c by study and scenario, in the order
+// of their first cell.
+func comparisonSections(c *analysis.Comparison) []*comparisonSection {
+	var secs []*comparisonSection
+	idx := map[string]*comparisonSection{}
+	label := newLabeler(comparisonGroups(c))
+	for _, cc := range c.Cells {
+		k := cc.Other.Study + "\x00" + label.scenario(cc.Other)
+		s := idx[k]
+		if s == nil {
+			s = &comparisonSection{name: label.scenario(cc.Other)}
+			idx[k] = s
+			secs = append(secs, s)
+		}
+		s.cells = append(s.cells, cc)
+	}
+	return secs
+}
+
+// comparisonGrid lays a section's cells out as a table: targets as rows,
+// client counts (levels) as columns.
+type comparisonGrid struct {
+	levels     []string
+	levelNames map[string]string
+	targets    []string
+	byCell     map[string]*analysis.CellComparison // target NUL level → cell
+}
+
+func newComparisonGrid(cells []*analysis.CellComparison) comparisonGrid {
+	g := comparisonGrid{levelNames: map[string]string{}, byCell: map[string]*analysis.CellComparison{}}
+	seenT := map[string]bool{}
+	for _, cc := range cells {
+		if l := cc.Other.LevelID(); g.levelNames[l] == "" {
+			g.levelNames[l] = levelName(cc.Other)
+			g.levels = append(g.levels, l)
+		}
+		if !seenT[cc.Other.Target] {
+			seenT[cc.Other.Target] = true
+			g.targets = append(g.targets, cc.Other.Target)
+		}
+		g.byCell[cc.Other.Target+"\x00"+cc.Other.LevelID()] = cc
+	}
+	sortLevels(g.levels)
+	return g
+}
+
+// writeComparisonSectionMarkdown writes a scenario's tables, one per metric
+// (the headline, p95, p99, then each op's p99), and their notes.
+func writeComparisonSectionMarkdown(ew *errWriter, s *comparisonSection, c *analysis.Comparison) {
+	ew.printf("## %s\n\n", cell(s.name))
+	notes := &glanceNotes{alpha: c.Alpha}
+	grid := newComparisonGrid(s.cells)
+	metrics := []string{"headline", "p95", "p99"}
+	seenOp := map[string]bool{}
+	for _, cc := range s.cells {
+		for _, m := range cc.Ops {
+			if !seenOp[m.Name] {
+				seenOp[m.Name] = true
+				metrics = append(metrics, m.Name)
+			}
+		}
+	}
+	for _, metric := range metrics {
+		grid.writeMetricMarkdown(ew, s.cells, metric, c, notes)
+	}
+	ew.printf("%s\n\n", wrap(glanceLegend()+".", lineWidth, ""))
+	for _, l := range notes.lines() {
+		ew.printf("%s\n\n", wrap(cell(l), lineWidth, ""))
+	}
+}
+
+// comparisonMetric is the metric named metric of a cell's comparison.
+func comparisonMetric(cc *analysis.CellComparison, metric string) (analysis.Metric, bool) {
+	switch metric {
+	case "headline":
+		return cc.Headline, true
+	case "p95":
+		return cc.P95, true
+	case "p99":
+		return cc.P99, true
+	}
+	for _, m := range cc.Ops {
+		if m.Name == metric {
+			return m, true
+		}
+	}
+	return analysis.Metric{}, false
+}
+
+// comparisonCaption is the caption of a metric's table; h is the section's
+// headline.
+func comparisonCaption(metric string, h result.Headline) string {
+	switch {
+	case metric == "p95" || metric == "p99":
+		return "Latency " + metric + ", ms (merged histograms; test on per-run " + metric + "):"
+	case metric != "headline":
+		op := strings.TrimSuffix(metric, " p99")
+		return op + " latency p99, ms (" + op + "'s merged histograms; test on per-run p99):"
+	case !h.HigherIsBetter:
+		return headlineTitle(h) + " (median; lower is better):"
+	}
+	return headlineTitle(h) + " (median):"
+}
+
+// writeMetricMarkdown writes one metric's table: the baselines' values, then
+// each target's value, change and verdict.
+func (g comparisonGrid) writeMetricMarkdown(ew *errWriter, cells []*analysis.CellComparison, metric string, c *analysis.Comparison, notes *glanceNotes) {
+	head, rule := "| target |", "|:--|"
+	for _, l := range g.levels {
+		head += " " + g.levelNames[l] + " |"
+		rule += "--:|"
+	}
+	ew.printf("%s\n\n%s\n%s\n", comparisonCaption(metric, cells[0].Other.Headline), head, rule)
+	for _, b := range baseTargets(cells) {
+		ew.printf("| %s (baseline) |", cell(b))
+		for _, l := range g.levels {
+			v := ""
+			for _, t := range g.targets {
+				if cc := g.byCell[t+"\x00"+l]; cc != nil && cc.Base.Target == b {
+					if m, ok := comparisonMetric(cc, metric); ok {
+						v = metricValue(m, m.Base) + fmt.Sprintf(" (n=%d%s)", m.BaseN, shareCount(cc.Base))
+						break
+					}
+				}
+			}
+			ew.printf(" %s |", v)
+		}
+		ew.printf("\n")
+	}
+	for _, t := range g.targets {
+		ew.printf("| %s |", cell(t))
+		for _, l := range g.levels {
+			v := ""
+			if cc := g.byCell[t+"\x00"+l]; cc != nil {
+				if m, ok := comparisonMetric(cc, metric); ok {
+					v = fmt.Sprintf("%s%s %s", metricValue(m, m.Value), shareCount(cc.Other), notes.cell(m, c.Level))
+				}
+			}
+			ew.printf(" %s |", cell(v))
+		}
+		ew.printf("\n")
+	}
+	ew.printf("\n")
 }
 
 type jsonMetric struct {

@@ -367,14 +367,8 @@ func verdictClass(v analysis.Verdict) string {
 	return "v-few"
 }
 
-// HTML writes one self-contained page: no script or style from anywhere else,
-// every chart inline SVG.
-func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOptions) error {
-	p := htmlPage{Title: opt.Title, Results: opt.Results, Checked: opt.Checked}
-	if p.Title == "" {
-		p.Title = "fairbench results"
-	}
-	p.Versions = strings.Join(distinctStrings(runs, func(r *result.Run) string { return r.ToolVersion }), ", ")
+// runDates is the day the runs started, or the first and last days.
+func runDates(runs []*result.Run) string {
 	var first, last string
 	for _, r := range runs {
 		if r.StartedAt.IsZero() {
@@ -388,12 +382,15 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			last = d
 		}
 	}
-	p.Date = first
 	if last != first {
-		p.Date += " – " + last
+		return first + " – " + last
 	}
+	return first
+}
 
-	// Targets, their environment, and the settings that differ.
+// targets fills in the targets, their environment, the settings that
+// differ and the configuration warnings.
+func (p *htmlPage) targets(groups []*analysis.Group, warnings []analysis.Warning) error {
 	envOf := map[string]result.Environment{}
 	for _, g := range groups {
 		if _, ok := envOf[g.Target]; ok || len(g.Runs) == 0 {
@@ -413,137 +410,174 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 		p.TargetNames = append(p.TargetNames, g.Target)
 	}
 	p.Settings = differingSettings(p.TargetNames, envOf)
-	for _, x := range opt.Warnings {
+	for _, x := range warnings {
 		if x.Check == analysis.CheckConfig {
 			p.ConfigWarnings = append(p.ConfigWarnings, x.Message)
 		}
 	}
+	return nil
+}
 
+// findings fills in the findings at the top of the page.
+func (p *htmlPage) findings(f *analysis.Findings, groups []*analysis.Group, label labeler) {
+	p.HasFindings = true
+	if len(f.Items) > 0 {
+		p.FindIntro = findingsIntro(f)
+	} else {
+		p.FindIntro = "One target (" + f.Baseline + "): no comparison."
+	}
+	for _, it := range f.Items {
+		class := "v-same"
+		if it.Pooled != nil && !it.Pooled.Disagree {
+			class = verdictClass(it.Pooled.Verdict)
+		}
+		p.Findings = append(p.Findings, htmlFinding{Scenario: it.Scenario, Statement: findingStatement(it),
+			Verdicts: capital(findingVerdicts(it, f.Alpha)), Peaks: capital(findingPeaks(it)), Class: class})
+	}
+	for _, wg := range topWarnings(f) {
+		p.TopWarnings = append(p.TopWarnings, htmlWarning(wg, label))
+	}
+	p.KeyTables = keyTables(f, label)
+	if t, ok := priceTable(groups); ok {
+		p.KeyTables = append(p.KeyTables, t)
+	}
+}
+
+// htmlSectionOf is section i of the page: its tables, its charts and its
+// runs (the line of settings common to its workload aside, which the first
+// section of a workload shows).
+func htmlSectionOf(i int, sec section, opt HTMLOptions, multiStudy bool, label labeler) htmlSection {
+	hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy, label)}
+	if t, ok := spreadTable(sec.groups, false, false, nil); ok {
+		t.Title = "Latency average and spread"
+		hs.Tables = append(hs.Tables, t)
+	}
+	if t, ok := sharesTable(sec.groups, opt.LatencyShares, false, false, nil); ok {
+		t.Title = "Cumulative latency"
+		hs.Tables = append(hs.Tables, t)
+	}
+	if t, ok := opTable(sec.groups, false, false, nil); ok {
+		t.Title = "Per op type"
+		hs.OpTable = &t
+	}
+	if t, ok := levelShiftTable(sec.groups, label); ok {
+		t.Title = "Level shifts"
+		hs.Tables = append(hs.Tables, t)
+	}
+	kt := kindTables(sec, opt.Baseline)
+	hs.Lead = leading(kt, true)
+	hs.Tables = append(hs.Tables, leading(kt, false)...)
+	if t, ok := generatorsTable(groupRuns(sec.groups)); ok {
+		t.Title = "Load generators"
+		hs.Tables = append(hs.Tables, t)
+	}
+	for _, c := range kindCharts(i, sec, opt.Baseline) {
+		hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg())})
+	}
+	if charts := sectionCharts(i, sec.groups); len(charts) > 0 {
+		for _, c := range charts {
+			hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg()), Numbers: c.Numbers})
+		}
+	} else {
+		// One client count: the numbers without their single-point charts.
+		for _, c := range clientCharts(i, sec.groups) {
+			hs.Numbers = append(hs.Numbers, *c.Numbers)
+		}
+	}
+	hs.Runs = htmlRuns(sec.groups)
+	return hs
+}
+
+// htmlRuns are the runs of a section, each with its charts.
+func htmlRuns(groups []*analysis.Group) []htmlRun {
+	var out []htmlRun
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			m := analysis.Headline(r)
+			hr := htmlRun{Label: fmt.Sprintf("run %d · %s · %d clients · rep %d · %s", r.ID, r.Target, r.Clients, r.Repetition, withUnit(m.Headline, m.Value)),
+				Status: string(r.Status)}
+			if s, ok := analysis.RunLevelShift(r); ok {
+				hr.Label += " (blends two levels: " + s.String() + ")"
+			}
+			for _, c := range runCharts(r) {
+				hr.Charts = append(hr.Charts, template.HTML(c.svg()))
+				if c.Numbers != nil {
+					hr.Numbers = append(hr.Numbers, *c.Numbers)
+				}
+			}
+			out = append(out, hr)
+		}
+	}
+	return out
+}
+
+// comparison fills in the comparison's tables.
+func (p *htmlPage) comparison(c *analysis.Comparison, label labeler) {
+	p.HasCmp, p.Baseline, p.Alpha, p.Level = true, c.Baseline, c.Alpha, c.Level
+	p.HeadlineCol = "throughput"
+	for i, cc := range c.Cells {
+		if h := cc.Other.Headline; i == 0 {
+			p.HeadlineCol = h.Name
+		} else if h.Name != p.HeadlineCol {
+			p.HeadlineCol = "headline"
+		}
+	}
+	notes := &glanceNotes{alpha: c.Alpha}
+	cell := func(m analysis.Metric) htmlMetric {
+		d := m.Delta
+		if math.IsNaN(d) {
+			d = 0
+		}
+		return htmlMetric{
+			Text:  fmt.Sprintf("%s → %s%s: %s", metricValue(m, m.Base), metricValue(m, m.Value), unitSuffix(m), notes.cell(m, c.Level)),
+			Title: deltaText(m, c.Level) + ", " + verdictText(m, c.Alpha),
+			Class: verdictClass(m.Verdict), Delta: d}
+	}
+	for _, cc := range c.Cells {
+		row := htmlCmpRow{Scenario: label.scenario(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients, ClientsText: clientsText(cc)}
+		for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
+			row.Metrics = append(row.Metrics, cell(m))
+		}
+		p.CmpRows = append(p.CmpRows, row)
+		for _, m := range cc.Ops {
+			p.CmpOpRows = append(p.CmpOpRows, htmlCmpOpRow{Scenario: row.Scenario, Target: row.Target, Clients: row.Clients, ClientsText: row.ClientsText,
+				Op: strings.TrimSuffix(m.Name, " p99"), Metric: cell(m)})
+		}
+	}
+	p.CmpNotes, p.CmpLegend = notes.lines(), []string{glanceLegend()}
+}
+
+// HTML writes one self-contained page: no script or style from anywhere else,
+// every chart inline SVG.
+func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOptions) error {
+	p := htmlPage{Title: opt.Title, Results: opt.Results, Checked: opt.Checked}
+	if p.Title == "" {
+		p.Title = "fairbench results"
+	}
+	p.Versions = strings.Join(distinctStrings(runs, func(r *result.Run) string { return r.ToolVersion }), ", ")
+	p.Date = runDates(runs)
+	if err := p.targets(groups, opt.Warnings); err != nil {
+		return err
+	}
 	multiStudy := len(distinct(groups, func(g *analysis.Group) string { return g.Study })) > 1
 	label := newLabeler(groups)
-	f := summarise(groups, opt.Options)
-	if f != nil {
-		p.HasFindings = true
-		if len(f.Items) > 0 {
-			p.FindIntro = findingsIntro(f)
-		} else {
-			p.FindIntro = "One target (" + f.Baseline + "): no comparison."
-		}
-		for _, it := range f.Items {
-			class := "v-same"
-			if it.Pooled != nil && !it.Pooled.Disagree {
-				class = verdictClass(it.Pooled.Verdict)
-			}
-			p.Findings = append(p.Findings, htmlFinding{Scenario: it.Scenario, Statement: findingStatement(it),
-				Verdicts: capital(findingVerdicts(it, f.Alpha)), Peaks: capital(findingPeaks(it)), Class: class})
-		}
-		for _, wg := range topWarnings(f) {
-			p.TopWarnings = append(p.TopWarnings, htmlWarning(wg, label))
-		}
-		p.KeyTables = keyTables(f, label)
-		if t, ok := priceTable(groups); ok {
-			p.KeyTables = append(p.KeyTables, t)
-		}
+	if f := summarise(groups, opt.Options); f != nil {
+		p.findings(f, groups, label)
 		if opt.Comparison == nil && len(f.Items) > 0 {
 			opt.Comparison = f.Comparison
 		}
 	}
 	commonShown := map[string]bool{}
 	for i, sec := range sections(groups) {
-		hs := htmlSection{Heading: sectionHeading(sec.groups[0], multiStudy, label)}
-		if t, ok := spreadTable(sec.groups, false, false, nil); ok {
-			t.Title = "Latency average and spread"
-			hs.Tables = append(hs.Tables, t)
-		}
-		if t, ok := sharesTable(sec.groups, opt.LatencyShares, false, false, nil); ok {
-			t.Title = "Cumulative latency"
-			hs.Tables = append(hs.Tables, t)
-		}
-		if t, ok := opTable(sec.groups, false, false, nil); ok {
-			t.Title = "Per op type"
-			hs.OpTable = &t
-		}
-		if t, ok := levelShiftTable(sec.groups, label); ok {
-			t.Title = "Level shifts"
-			hs.Tables = append(hs.Tables, t)
-		}
-		kt := kindTables(sec, opt.Baseline)
-		hs.Lead = leading(kt, true)
-		hs.Tables = append(hs.Tables, leading(kt, false)...)
-		if t, ok := generatorsTable(groupRuns(sec.groups)); ok {
-			t.Title = "Load generators"
-			hs.Tables = append(hs.Tables, t)
-		}
-		for _, c := range kindCharts(i, sec, opt.Baseline) {
-			hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg())})
-		}
+		hs := htmlSectionOf(i, sec, opt, multiStudy, label)
 		if wk := workloadKey(sec.groups[0]); !commonShown[wk] {
 			commonShown[wk] = true
 			hs.Common = commonLine(sec.groups[0], label.common(sec.groups[0]))
 		}
-		if charts := sectionCharts(i, sec.groups); len(charts) > 0 {
-			for _, c := range charts {
-				hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg()), Numbers: c.Numbers})
-			}
-		} else {
-			// One client count: the numbers without their single-point charts.
-			for _, c := range clientCharts(i, sec.groups) {
-				hs.Numbers = append(hs.Numbers, *c.Numbers)
-			}
-		}
-		for _, g := range sec.groups {
-			for _, r := range g.Runs {
-				m := analysis.Headline(r)
-				hr := htmlRun{Label: fmt.Sprintf("run %d · %s · %d clients · rep %d · %s", r.ID, r.Target, r.Clients, r.Repetition, withUnit(m.Headline, m.Value)),
-					Status: string(r.Status)}
-				if s, ok := analysis.RunLevelShift(r); ok {
-					hr.Label += " (blends two levels: " + s.String() + ")"
-				}
-				for _, c := range runCharts(r) {
-					hr.Charts = append(hr.Charts, template.HTML(c.svg()))
-					if c.Numbers != nil {
-						hr.Numbers = append(hr.Numbers, *c.Numbers)
-					}
-				}
-				hs.Runs = append(hs.Runs, hr)
-			}
-		}
 		p.Sections = append(p.Sections, hs)
 	}
-
 	if c := opt.Comparison; c != nil {
-		p.HasCmp, p.Baseline, p.Alpha, p.Level = true, c.Baseline, c.Alpha, c.Level
-		p.HeadlineCol = "throughput"
-		for i, cc := range c.Cells {
-			if h := cc.Other.Headline; i == 0 {
-				p.HeadlineCol = h.Name
-			} else if h.Name != p.HeadlineCol {
-				p.HeadlineCol = "headline"
-			}
-		}
-		notes := &glanceNotes{alpha: c.Alpha}
-		for _, cc := range c.Cells {
-			row := htmlCmpRow{Scenario: label.scenario(cc.Other), Target: cc.Other.Target, Clients: cc.Other.Clients, ClientsText: clientsText(cc)}
-			cell := func(m analysis.Metric) htmlMetric {
-				d := m.Delta
-				if math.IsNaN(d) {
-					d = 0
-				}
-				return htmlMetric{
-					Text:  fmt.Sprintf("%s → %s%s: %s", metricValue(m, m.Base), metricValue(m, m.Value), unitSuffix(m), notes.cell(m, c.Level)),
-					Title: deltaText(m, c.Level) + ", " + verdictText(m, c.Alpha),
-					Class: verdictClass(m.Verdict), Delta: d}
-			}
-			for _, m := range []analysis.Metric{cc.Headline, cc.P95, cc.P99} {
-				row.Metrics = append(row.Metrics, cell(m))
-			}
-			p.CmpRows = append(p.CmpRows, row)
-			for _, m := range cc.Ops {
-				p.CmpOpRows = append(p.CmpOpRows, htmlCmpOpRow{Scenario: row.Scenario, Target: row.Target, Clients: row.Clients, ClientsText: row.ClientsText,
-					Op: strings.TrimSuffix(m.Name, " p99"), Metric: cell(m)})
-			}
-		}
-		p.CmpNotes, p.CmpLegend = notes.lines(), []string{glanceLegend()}
+		p.comparison(c, label)
 	}
 
 	for _, wg := range analysis.GroupWarnings(opt.Warnings, groups) {

@@ -67,6 +67,27 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	if err := writeKindSectionsText(ew, groups, opt.Baseline, true); err != nil {
 		return err
 	}
+	if err := writeGroupsText(ew, groups, multiStudy, label); err != nil {
+		return err
+	}
+	writeNotesText(ew, groups, label)
+	if err := writeTablesText(ew, groups, opt, multiStudy, label); err != nil {
+		return err
+	}
+	if opt.Checked {
+		if err := Methodology(ew, opt.Warnings, groups, false); err != nil {
+			return err
+		}
+	}
+	if opt.Results != "" {
+		ew.printf("results: %s\n", opt.Results)
+	}
+	return ew.err
+}
+
+// writeGroupsText writes the main table, one row per group (and one per
+// level of a group whose runs blend two), and its notes.
+func writeGroupsText(ew *errWriter, groups []*analysis.Group, multiStudy bool, label labeler) error {
 	unit, sameUnit := sharedUnit(groups)
 	headCol := unit + " (median)"
 	if !sameUnit || unit == "" {
@@ -122,7 +143,12 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	if anyLevels {
 		ew.printf("\n%s.\n", wrap(levelsNote, lineWidth, ""))
 	}
+	return nil
+}
 
+// writeNotesText writes what every row shares and how the numbers were
+// made.
+func writeNotesText(ew *errWriter, groups []*analysis.Group, label labeler) {
 	if common := label.commonAll(groups); len(common) > 0 {
 		ew.printf("\nsame in every row of a workload: %s\n", strings.Join(common, "; "))
 	}
@@ -138,6 +164,10 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 	} else {
 		ew.printf("\nheadline (%s): median of the completed repetitions; latency: percentiles of their merged histograms.\n", headlineList(groups))
 	}
+}
+
+// writeTablesText writes the tables below the main one.
+func writeTablesText(ew *errWriter, groups []*analysis.Group, opt Options, multiStudy bool, label labeler) error {
 	// Cells sized by shares of threads pair targets at different client
 	// counts: the main table lists them apart, these put them side by side.
 	for _, sec := range sections(groups) {
@@ -194,15 +224,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 			}
 		}
 	}
-	if opt.Checked {
-		if err := Methodology(ew, opt.Warnings, groups, false); err != nil {
-			return err
-		}
-	}
-	if opt.Results != "" {
-		ew.printf("results: %s\n", opt.Results)
-	}
-	return ew.err
+	return nil
 }
 
 // Markdown writes a report for articles and issues: how it was measured, then
@@ -227,63 +249,7 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	}
 	commonShown := map[string]bool{}
 	for _, sec := range sections(groups) {
-		g0 := sec.groups[0]
-		heading := label.scenario(g0)
-		common := ""
-		if wk := workloadKey(g0); !commonShown[wk] {
-			commonShown[wk] = true
-			common = commonLine(g0, label.common(g0))
-		}
-		if multiStudy {
-			heading = g0.Study + " · " + heading
-		}
-		ew.printf("## %s\n\n", cell(heading))
-		if common != "" {
-			ew.printf("%s\n\n", wrap(cell(common), lineWidth, ""))
-		}
-		kt := kindTables(sec, opt.Baseline)
-		for _, t := range leading(kt, true) {
-			t.writeMarkdown(ew)
-		}
-
-		sb := sideBySideTables(sec.groups)
-		for _, t := range sb.tables {
-			t.writeMarkdown(ew)
-		}
-		if sb.noLatency != "" {
-			ew.printf("%s\n\n", wrap(sb.noLatency, lineWidth, ""))
-		}
-		if t, ok := spreadTable(sec.groups, false, false, nil); ok {
-			t.writeMarkdown(ew)
-		}
-		if t, ok := sharesTable(sec.groups, opt.LatencyShares, false, false, nil); ok {
-			t.writeMarkdown(ew)
-		}
-		if t, ok := opTable(sec.groups, false, false, nil); ok {
-			t.writeMarkdown(ew)
-		}
-		if t, ok := levelShiftTable(sec.groups, label); ok {
-			t.writeMarkdown(ew)
-		}
-		for _, t := range leading(kt, false) {
-			t.writeMarkdown(ew)
-		}
-		if errs := sectionErrors(sec.groups); errs != "" {
-			ew.printf("Errors: %s.\n\n", errs)
-		}
-		var notes []string
-		if hasNone(sec.groups) {
-			notes = append(notes, none+" no completed run")
-		}
-		if hasPartial(sec.groups, sb.maxN) {
-			notes = append(notes, "(n=…) fewer completed repetitions than the other cells")
-		}
-		if sb.levelled {
-			notes = append(notes, levelsNote)
-		}
-		if len(notes) > 0 {
-			ew.printf("%s.\n\n", strings.Join(notes, "; "))
-		}
+		writeSectionMarkdown(ew, sec, opt, multiStudy, label, commonShown)
 	}
 	if t, ok := priceTable(groups); ok {
 		t.writeMarkdown(ew)
@@ -295,6 +261,17 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 		}
 	}
 
+	writeRunsMarkdown(ew, runs, label)
+	if t, ok := generatorsTable(runs); ok {
+		ew.printf("\n")
+		t.writeMarkdown(ew)
+	}
+	writeFooterMarkdown(ew, runs, opt.Results)
+	return ew.err
+}
+
+// writeRunsMarkdown writes every run, in the order of their ids.
+func writeRunsMarkdown(ew *errWriter, runs []*result.Run, label labeler) {
 	ew.printf("## Runs\n\n")
 	if len(runs) == 0 {
 		ew.printf("No runs.\n")
@@ -331,26 +308,86 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 				r.Clients, r.Repetition, cell(status), tps, p99, max(r.TotalErrors(), r.Summary.Failed))
 		}
 	}
+}
 
-	if t, ok := generatorsTable(runs); ok {
-		ew.printf("\n")
-		t.writeMarkdown(ew)
-	}
-
+// writeFooterMarkdown writes the tool versions and the results file.
+func writeFooterMarkdown(ew *errWriter, runs []*result.Run, results string) {
 	ew.printf("\n---\n\n")
 	versions := distinctStrings(runs, func(r *result.Run) string { return r.ToolVersion })
 	var foot []string
 	if len(versions) > 0 {
 		foot = append(foot, numfmt.Plural(len(versions), "Tool version", "Tool versions")+": "+cell(strings.Join(versions, ", ")))
 	}
-	if opt.Results != "" {
-		foot = append(foot, "results file: `"+strings.ReplaceAll(opt.Results, "`", "'")+"`")
+	if results != "" {
+		foot = append(foot, "results file: `"+strings.ReplaceAll(results, "`", "'")+"`")
 	}
 	if len(foot) == 0 {
 		foot = append(foot, "fairbench")
 	}
 	ew.printf("%s\n", strings.Join(foot, " · "))
-	return ew.err
+}
+
+// writeSectionMarkdown writes one section: its heading, the line of settings
+// common to its workload (in the first section of that workload), then its
+// tables and notes.
+func writeSectionMarkdown(ew *errWriter, sec section, opt Options, multiStudy bool, label labeler, commonShown map[string]bool) {
+	g0 := sec.groups[0]
+	heading := label.scenario(g0)
+	common := ""
+	if wk := workloadKey(g0); !commonShown[wk] {
+		commonShown[wk] = true
+		common = commonLine(g0, label.common(g0))
+	}
+	if multiStudy {
+		heading = g0.Study + " · " + heading
+	}
+	ew.printf("## %s\n\n", cell(heading))
+	if common != "" {
+		ew.printf("%s\n\n", wrap(cell(common), lineWidth, ""))
+	}
+	kt := kindTables(sec, opt.Baseline)
+	for _, t := range leading(kt, true) {
+		t.writeMarkdown(ew)
+	}
+
+	sb := sideBySideTables(sec.groups)
+	for _, t := range sb.tables {
+		t.writeMarkdown(ew)
+	}
+	if sb.noLatency != "" {
+		ew.printf("%s\n\n", wrap(sb.noLatency, lineWidth, ""))
+	}
+	if t, ok := spreadTable(sec.groups, false, false, nil); ok {
+		t.writeMarkdown(ew)
+	}
+	if t, ok := sharesTable(sec.groups, opt.LatencyShares, false, false, nil); ok {
+		t.writeMarkdown(ew)
+	}
+	if t, ok := opTable(sec.groups, false, false, nil); ok {
+		t.writeMarkdown(ew)
+	}
+	if t, ok := levelShiftTable(sec.groups, label); ok {
+		t.writeMarkdown(ew)
+	}
+	for _, t := range leading(kt, false) {
+		t.writeMarkdown(ew)
+	}
+	if errs := sectionErrors(sec.groups); errs != "" {
+		ew.printf("Errors: %s.\n\n", errs)
+	}
+	var notes []string
+	if hasNone(sec.groups) {
+		notes = append(notes, none+" no completed run")
+	}
+	if hasPartial(sec.groups, sb.maxN) {
+		notes = append(notes, "(n=…) fewer completed repetitions than the other cells")
+	}
+	if sb.levelled {
+		notes = append(notes, levelsNote)
+	}
+	if len(notes) > 0 {
+		ew.printf("%s.\n\n", strings.Join(notes, "; "))
+	}
 }
 
 // howMeasured states the method from what the runs actually did.

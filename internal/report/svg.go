@@ -70,44 +70,94 @@ func (c *lineChart) hasData() bool {
 // svg renders the chart. Widths and heights are in viewBox units; the element
 // scales to its container.
 func (c *lineChart) svg() string {
-	w, h := c.Width, c.Height
-	if w == 0 {
-		w = 520
+	f := c.frame()
+	legend := c.legendLayout(&f)
+	yticks := f.scale(c)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" data-chart="%s" role="img" aria-label="%s" font-family="system-ui, sans-serif" font-size="%s">`,
+		f1(f.w), f1(f.h), f1(f.w), f1(f.h), html.EscapeString(c.ID), html.EscapeString(c.Title), f1(f.fs))
+	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(c.Title))
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%s" height="%s" fill="#fff"/>`, f1(f.w), f1(f.h))
+	if c.Title != "" {
+		fmt.Fprintf(&b, `<text x="%s" y="%s" font-weight="600">%s</text>`, f1(f.left), f1(f.top-8), html.EscapeString(c.Title))
 	}
-	if h == 0 {
-		h = 300
+	c.writeAxes(&b, &f, yticks)
+	for i, s := range c.Series {
+		c.writeSeries(&b, &f, i, s)
 	}
-	// The chart is drawn at its natural size (width and height in px, scaled
-	// down only on a narrower screen), so that its text is fs px at 100 %
-	// zoom: at least 11 px, the smallest a reader takes in without zooming.
-	fs := 13.0
-	left, right, top, bottom := 62.0, 16.0, 30.0, 44.0
+	for _, it := range legend {
+		col := it.s.Colour
+		y := f.h - f.legendH + it.y*(f.fs+8) + f.fs/2 + 2
+		dash := ""
+		if it.s.Dash != "" {
+			dash = ` stroke-dasharray="` + it.s.Dash + `"`
+		}
+		fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="%s" stroke-width="3"%s/>`, f1(it.x), f1(it.x+22), f1(y), f1(y), col, dash)
+		fmt.Fprintf(&b, `<text x="%s" y="%s" dominant-baseline="middle">%s</text>`, f1(it.x+26), f1(y), html.EscapeString(it.s.Name))
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// chartFrame is where a line chart's plot lies in its viewBox, and the data
+// range its axes span.
+type chartFrame struct {
+	w, h, fs                 float64
+	left, right, top, bottom float64
+	legendH                  float64
+	plotW, plotH             float64
+	xmin, xmax, ytop, pad    float64
+}
+
+// frame is the chart's size and margins. The chart is drawn at its natural
+// size (width and height in px, scaled down only on a narrower screen), so
+// that its text is fs px at 100 % zoom: at least 11 px, the smallest a reader
+// takes in without zooming.
+func (c *lineChart) frame() chartFrame {
+	f := chartFrame{w: c.Width, h: c.Height, fs: 13, left: 62, right: 16, top: 30, bottom: 44}
+	if f.w == 0 {
+		f.w = 520
+	}
+	if f.h == 0 {
+		f.h = 300
+	}
 	if c.Small {
-		fs = 11
-		left, right, top, bottom = 46, 8, 20, 22
+		f.fs = 11
+		f.left, f.right, f.top, f.bottom = 46, 8, 20, 22
 	}
-	// Legend rows below the plot.
-	type legendItem struct {
-		s    lineSeries
-		x, y float64
-	}
+	return f
+}
+
+// legendItem is a series' entry in the legend, at x on legend row y.
+type legendItem struct {
+	s    lineSeries
+	x, y float64
+}
+
+// legendLayout places the legend's rows below the plot, and sets the plot's
+// size to what they leave.
+func (c *lineChart) legendLayout(f *chartFrame) []legendItem {
 	var legend []legendItem
-	legendH := 0.0
 	if !c.Small && len(c.Series) > 0 {
-		x, row := left, 0
+		x, row := f.left, 0
 		for _, s := range c.Series {
-			iw := float64(len([]rune(s.Name)))*fs*0.62 + 34
-			if x+iw > w-right && x > left {
-				x, row = left, row+1
+			iw := float64(len([]rune(s.Name)))*f.fs*0.62 + 34
+			if x+iw > f.w-f.right && x > f.left {
+				x, row = f.left, row+1
 			}
 			legend = append(legend, legendItem{s, x, float64(row)})
 			x += iw
 		}
-		legendH = float64(row+1) * (fs + 8)
+		f.legendH = float64(row+1) * (f.fs + 8)
 	}
-	plotW := w - left - right
-	plotH := h - top - bottom - legendH
+	f.plotW = f.w - f.left - f.right
+	f.plotH = f.h - f.top - f.bottom - f.legendH
+	return legend
+}
 
+// scale sets the axes' range from the chart's data and ticks, and returns
+// the y axis' ticks.
+func (f *chartFrame) scale(c *lineChart) []tick {
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymax := 0.0
 	for _, s := range c.Series {
@@ -131,112 +181,103 @@ func (c *lineChart) svg() string {
 	if xmax == xmin {
 		xmin, xmax = xmin-1, xmax+1
 	}
+	f.xmin, f.xmax = xmin, xmax
 	yticks, ytop := niceTicks(ymax)
-	pad := 0.0
+	f.ytop = ytop
 	if c.XTicks != nil {
-		pad = 0.5 // categorical axis: half a step of room on each side
+		f.pad = 0.5 // categorical axis: half a step of room on each side
 	}
-	px := func(x float64) float64 { return left + (x-xmin+pad)/(xmax-xmin+2*pad)*plotW }
-	py := func(y float64) float64 { return top + plotH - y/ytop*plotH }
+	return yticks
+}
 
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" data-chart="%s" role="img" aria-label="%s" font-family="system-ui, sans-serif" font-size="%s">`,
-		f1(w), f1(h), f1(w), f1(h), html.EscapeString(c.ID), html.EscapeString(c.Title), f1(fs))
-	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(c.Title))
-	fmt.Fprintf(&b, `<rect x="0" y="0" width="%s" height="%s" fill="#fff"/>`, f1(w), f1(h))
-	if c.Title != "" {
-		fmt.Fprintf(&b, `<text x="%s" y="%s" font-weight="600">%s</text>`, f1(left), f1(top-8), html.EscapeString(c.Title))
-	}
-	// Grid and y labels.
+func (f *chartFrame) px(x float64) float64 {
+	return f.left + (x-f.xmin+f.pad)/(f.xmax-f.xmin+2*f.pad)*f.plotW
+}
+
+func (f *chartFrame) py(y float64) float64 { return f.top + f.plotH - y/f.ytop*f.plotH }
+
+// writeAxes draws the grid, the ticks and the axes' labels.
+func (c *lineChart) writeAxes(b *strings.Builder, f *chartFrame, yticks []tick) {
+	left, top, plotW, plotH, fs := f.left, f.top, f.plotW, f.plotH, f.fs
 	for _, t := range yticks {
-		y := py(t.V)
-		fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#e3e3e3"/>`, f1(left), f1(left+plotW), f1(y), f1(y))
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end" dominant-baseline="middle" fill="#444">%s</text>`, f1(left-4), f1(y), html.EscapeString(t.Label))
+		y := f.py(t.V)
+		fmt.Fprintf(b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#e3e3e3"/>`, f1(left), f1(left+plotW), f1(y), f1(y))
+		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="end" dominant-baseline="middle" fill="#444">%s</text>`, f1(left-4), f1(y), html.EscapeString(t.Label))
 	}
 	xticks := c.XTicks
 	if xticks == nil {
-		xticks = linearTicks(xmin, xmax, 6)
+		xticks = linearTicks(f.xmin, f.xmax, 6)
 	}
 	for _, t := range xticks {
-		x := px(t.V)
-		fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#999"/>`, f1(x), f1(x), f1(top+plotH), f1(top+plotH+4))
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" fill="#444">%s</text>`, f1(x), f1(top+plotH+fs+4), html.EscapeString(t.Label))
+		x := f.px(t.V)
+		fmt.Fprintf(b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#999"/>`, f1(x), f1(x), f1(top+plotH), f1(top+plotH+4))
+		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle" fill="#444">%s</text>`, f1(x), f1(top+plotH+fs+4), html.EscapeString(t.Label))
 	}
-	fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#999"/>`, f1(left), f1(left+plotW), f1(top+plotH), f1(top+plotH))
+	fmt.Fprintf(b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#999"/>`, f1(left), f1(left+plotW), f1(top+plotH), f1(top+plotH))
 	if c.XLabel != "" && !c.Small {
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle" fill="#444">%s</text>`, f1(left+plotW/2), f1(top+plotH+2*fs+8), html.EscapeString(c.XLabel))
+		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle" fill="#444">%s</text>`, f1(left+plotW/2), f1(top+plotH+2*fs+8), html.EscapeString(c.XLabel))
 	}
 	if c.YLabel != "" {
-		fmt.Fprintf(&b, `<text transform="translate(%s %s) rotate(-90)" text-anchor="middle" fill="#444">%s</text>`, f1(fs), f1(top+plotH/2), html.EscapeString(c.YLabel))
+		fmt.Fprintf(b, `<text transform="translate(%s %s) rotate(-90)" text-anchor="middle" fill="#444">%s</text>`, f1(fs), f1(top+plotH/2), html.EscapeString(c.YLabel))
 	}
-	// Series.
-	for i, s := range c.Series {
-		col := s.Colour
-		if col == "" {
-			col = colour(i)
-		}
-		var d strings.Builder
-		pen := false
-		for j, x := range s.X {
-			y := s.Y[j]
-			if math.IsNaN(y) || math.IsInf(y, 0) {
-				pen = false
-				continue
-			}
-			if pen {
-				d.WriteString("L")
-			} else {
-				d.WriteString("M")
-			}
-			d.WriteString(f1(px(x)) + " " + f1(py(y)))
-			pen = true
-		}
-		if d.Len() == 0 {
+}
+
+// writeSeries draws series i: its line (broken where a value is missing),
+// its points and its error bars.
+func (c *lineChart) writeSeries(b *strings.Builder, f *chartFrame, i int, s lineSeries) {
+	col := s.Colour
+	if col == "" {
+		col = colour(i)
+	}
+	var d strings.Builder
+	pen := false
+	for j, x := range s.X {
+		y := s.Y[j]
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			pen = false
 			continue
 		}
-		dash := ""
-		if s.Dash != "" {
-			dash = ` stroke-dasharray="` + s.Dash + `"`
+		if pen {
+			d.WriteString("L")
+		} else {
+			d.WriteString("M")
 		}
-		sw := "2"
-		if c.Small {
-			sw = "1.2"
-		}
-		fmt.Fprintf(&b, `<path data-series="%s" d="%s" fill="none" stroke="%s" stroke-width="%s"%s/>`, html.EscapeString(s.Name), d.String(), col, sw, dash)
-		if !c.Small {
-			for j, x := range s.X {
-				if math.IsNaN(s.Y[j]) {
-					continue
-				}
-				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s: %s</title></circle>`, f1(px(x)), f1(py(s.Y[j])), col, html.EscapeString(s.Name), compact(s.Y[j]))
+		d.WriteString(f1(f.px(x)) + " " + f1(f.py(y)))
+		pen = true
+	}
+	if d.Len() == 0 {
+		return
+	}
+	dash := ""
+	if s.Dash != "" {
+		dash = ` stroke-dasharray="` + s.Dash + `"`
+	}
+	sw := "2"
+	if c.Small {
+		sw = "1.2"
+	}
+	fmt.Fprintf(b, `<path data-series="%s" d="%s" fill="none" stroke="%s" stroke-width="%s"%s/>`, html.EscapeString(s.Name), d.String(), col, sw, dash)
+	if !c.Small {
+		for j, x := range s.X {
+			if math.IsNaN(s.Y[j]) {
+				continue
 			}
-		}
-		if s.Lo != nil && s.Hi != nil {
-			for j, x := range s.X {
-				lo, hi := s.Lo[j], s.Hi[j]
-				if math.IsNaN(lo) || math.IsNaN(hi) {
-					continue
-				}
-				X := px(x)
-				fmt.Fprintf(&b, `<path class="errbar" d="M%s %sL%s %sM%s %sL%s %sM%s %sL%s %s" stroke="%s" fill="none"/>`,
-					f1(X), f1(py(lo)), f1(X), f1(py(hi)),
-					f1(X-4), f1(py(lo)), f1(X+4), f1(py(lo)),
-					f1(X-4), f1(py(hi)), f1(X+4), f1(py(hi)), col)
-			}
+			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s: %s</title></circle>`, f1(f.px(x)), f1(f.py(s.Y[j])), col, html.EscapeString(s.Name), compact(s.Y[j]))
 		}
 	}
-	for _, it := range legend {
-		col := it.s.Colour
-		y := h - legendH + it.y*(fs+8) + fs/2 + 2
-		dash := ""
-		if it.s.Dash != "" {
-			dash = ` stroke-dasharray="` + it.s.Dash + `"`
+	if s.Lo != nil && s.Hi != nil {
+		for j, x := range s.X {
+			lo, hi := s.Lo[j], s.Hi[j]
+			if math.IsNaN(lo) || math.IsNaN(hi) {
+				continue
+			}
+			X := f.px(x)
+			fmt.Fprintf(b, `<path class="errbar" d="M%s %sL%s %sM%s %sL%s %sM%s %sL%s %s" stroke="%s" fill="none"/>`,
+				f1(X), f1(f.py(lo)), f1(X), f1(f.py(hi)),
+				f1(X-4), f1(f.py(lo)), f1(X+4), f1(f.py(lo)),
+				f1(X-4), f1(f.py(hi)), f1(X+4), f1(f.py(hi)), col)
 		}
-		fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="%s" stroke-width="3"%s/>`, f1(it.x), f1(it.x+22), f1(y), f1(y), col, dash)
-		fmt.Fprintf(&b, `<text x="%s" y="%s" dominant-baseline="middle">%s</text>`, f1(it.x+26), f1(y), html.EscapeString(it.s.Name))
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
 }
 
 // niceTicks returns about five ticks from 0 to a round top at or above max.

@@ -893,82 +893,19 @@ func (s *Store) EachRunPoints(f Filter, intervalHistograms bool, start func(*res
 	where, args := f.where()
 	where = s.q(where)
 
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT r.id, r.source, r.study_name, r.study_hash, r.cell_key, r.cell_index,
-		r.target, r.target_url, r.workload, r.kind, r.params, r.clients, r.client_level, r.repetition, r.status, r.error,
-		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary
-		FROM runs r WHERE `)+where+` ORDER BY r.id`, args...)
-	if err != nil {
-		return fmt.Errorf("reading runs: %w", err)
+	runs, byID, err := s.readRuns(ctx, tx, where, args)
+	if err != nil || len(runs) == 0 {
+		return err
 	}
-	var runs []*result.Run
-	byID := map[int64]*result.Run{}
+	sub := "SELECT r.id FROM runs r WHERE " + where
 	// One corrupt row must not hide every other run: a run whose row, ops or
 	// series do not decode is skipped with a warning naming it.
 	bad := map[int64]string{}
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			var br *badRunError
-			if !errors.As(err, &br) {
-				rows.Close()
-				return err
-			}
-			s.skipped(br.label, br.err)
-			continue
-		}
-		runs = append(runs, r)
-		byID[r.ID] = r
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading runs: %w", err)
-	}
-	rows.Close()
-	if len(runs) == 0 {
-		return nil
+	if err := readOps(ctx, tx, sub, args, byID, bad); err != nil {
+		return err
 	}
 
-	sub := "SELECT r.id FROM runs r WHERE " + where
-	rows, err = tx.QueryContext(ctx, "SELECT run_id, name, count, items, bytes, errors, histogram, service_histogram FROM run_ops WHERE run_id IN ("+sub+") ORDER BY run_id, position", args...)
-	if err != nil {
-		return fmt.Errorf("reading operations: %w", err)
-	}
-	for rows.Next() {
-		var id int64
-		var op result.Op
-		var count, items, bytes, errs, h, sh any
-		if err := rows.Scan(&id, &op.Name, &count, &items, &bytes, &errs, &h, &sh); err != nil {
-			rows.Close()
-			return fmt.Errorf("reading operations: %w", err)
-		}
-		var err error
-		if op.Count, err = asInt(count); err == nil {
-			if op.Items, err = asInt(items); err == nil {
-				op.Bytes, err = asInt(bytes)
-			}
-		}
-		if err == nil {
-			err = json.Unmarshal(asBytes(errs), &op.Errors)
-		}
-		op.Histogram = asBytes(h)
-		if sh != nil {
-			op.ServiceHistogram = asBytes(sh)
-		}
-		if err != nil {
-			if _, ok := bad[id]; !ok {
-				bad[id] = fmt.Sprintf("operation %s: %v", op.Name, err)
-			}
-			continue
-		}
-		if r := byID[id]; r != nil {
-			r.Ops = append(r.Ops, op)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading operations: %w", err)
-	}
-	rows.Close()
-
-	rows, err = tx.QueryContext(ctx, `SELECT run_id, `+seriesColumns+`
+	rows, err := tx.QueryContext(ctx, `SELECT run_id, `+seriesColumns+`
 		FROM run_series WHERE run_id IN (`+sub+`) ORDER BY run_id, second, `+s.rowOrder(), args...)
 	if err != nil {
 		return fmt.Errorf("reading series: %w", err)
@@ -1027,6 +964,84 @@ func (s *Store) EachRunPoints(f Filter, intervalHistograms bool, start func(*res
 		return fmt.Errorf("reading series: %w", err)
 	}
 	return deliver(-1)
+}
+
+// readRuns reads the rows of the runs that where selects, in id order,
+// skipping with a warning a row that does not decode.
+func (s *Store) readRuns(ctx context.Context, tx *sql.Tx, where string, args []any) ([]*result.Run, map[int64]*result.Run, error) {
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT r.id, r.source, r.study_name, r.study_hash, r.cell_key, r.cell_index,
+		r.target, r.target_url, r.workload, r.kind, r.params, r.clients, r.client_level, r.repetition, r.status, r.error,
+		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary
+		FROM runs r WHERE `)+where+` ORDER BY r.id`, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading runs: %w", err)
+	}
+	var runs []*result.Run
+	byID := map[int64]*result.Run{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			var br *badRunError
+			if !errors.As(err, &br) {
+				rows.Close()
+				return nil, nil, err
+			}
+			s.skipped(br.label, br.err)
+			continue
+		}
+		runs = append(runs, r)
+		byID[r.ID] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("reading runs: %w", err)
+	}
+	rows.Close()
+	return runs, byID, nil
+}
+
+// readOps reads the operations of the runs that sub selects into byID's
+// runs; bad gets, for a run with an operation that does not decode, why.
+func readOps(ctx context.Context, tx *sql.Tx, sub string, args []any, byID map[int64]*result.Run, bad map[int64]string) error {
+	rows, err := tx.QueryContext(ctx, "SELECT run_id, name, count, items, bytes, errors, histogram, service_histogram FROM run_ops WHERE run_id IN ("+sub+") ORDER BY run_id, position", args...)
+	if err != nil {
+		return fmt.Errorf("reading operations: %w", err)
+	}
+	for rows.Next() {
+		var id int64
+		var op result.Op
+		var count, items, bytes, errs, h, sh any
+		if err := rows.Scan(&id, &op.Name, &count, &items, &bytes, &errs, &h, &sh); err != nil {
+			rows.Close()
+			return fmt.Errorf("reading operations: %w", err)
+		}
+		var err error
+		if op.Count, err = asInt(count); err == nil {
+			if op.Items, err = asInt(items); err == nil {
+				op.Bytes, err = asInt(bytes)
+			}
+		}
+		if err == nil {
+			err = json.Unmarshal(asBytes(errs), &op.Errors)
+		}
+		op.Histogram = asBytes(h)
+		if sh != nil {
+			op.ServiceHistogram = asBytes(sh)
+		}
+		if err != nil {
+			if _, ok := bad[id]; !ok {
+				bad[id] = fmt.Sprintf("operation %s: %v", op.Name, err)
+			}
+			continue
+		}
+		if r := byID[id]; r != nil {
+			r.Ops = append(r.Ops, op)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading operations: %w", err)
+	}
+	rows.Close()
+	return nil
 }
 
 // skipped warns that a run is left out because its rows do not decode.

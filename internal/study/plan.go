@@ -550,25 +550,7 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 		pl.errorf(w.Line, 0, where, "unknown kind %q (known kinds: %s)", w.Kind, strings.Join(kinds, ", "))
 		return wp
 	}
-	for k, vals := range w.Params {
-		spec, ok := params.Find(specs, k)
-		if !ok {
-			pl.errorf(w.Line, 0, where, "%q is not a parameter of kind %q (%s)", k, w.Kind, strings.Join(specNames(specs), ", "))
-			continue
-		}
-		if len(vals) == 0 {
-			pl.errorf(w.Line, 0, where, "%s has no values", k)
-			continue
-		}
-		for i, v := range vals {
-			c, err := params.Coerce(spec, v)
-			if err != nil {
-				pl.errorf(w.Line, 0, where, "%v", err)
-				continue
-			}
-			vals[i] = c
-		}
-	}
+	pl.coerceParams(w, specs, where)
 	for _, t := range s.Targets {
 		if len(w.Targets) > 0 && !slices.Contains(w.Targets, t.Name) {
 			continue
@@ -611,6 +593,38 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 	if pl.failed() {
 		return wp
 	}
+	wp.cross(specs)
+	return wp
+}
+
+// coerceParams replaces each value of the workload's parameters by its
+// spec's type, reporting a parameter the kind does not have and a value that
+// does not fit.
+func (pl *planner) coerceParams(w *Workload, specs []params.Spec, where string) {
+	for k, vals := range w.Params {
+		spec, ok := params.Find(specs, k)
+		if !ok {
+			pl.errorf(w.Line, 0, where, "%q is not a parameter of kind %q (%s)", k, w.Kind, strings.Join(specNames(specs), ", "))
+			continue
+		}
+		if len(vals) == 0 {
+			pl.errorf(w.Line, 0, where, "%s has no values", k)
+			continue
+		}
+		for i, v := range vals {
+			c, err := params.Coerce(spec, v)
+			if err != nil {
+				pl.errorf(w.Line, 0, where, "%v", err)
+				continue
+			}
+			vals[i] = c
+		}
+	}
+}
+
+// cross sets the plan's combinations of parameter values, each with the
+// kind's defaults, and the parameters that shape the loaded data.
+func (wp *workPlan) cross(specs []params.Spec) {
 	// The cartesian product nests in the kind's spec order, first parameter
 	// outermost, so the plan reads the way the kind documents its parameters;
 	// except that the parameters that shape the loaded data come first, so
@@ -631,7 +645,7 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 		if spec.Data {
 			wp.data = append(wp.data, spec.Name)
 		}
-		vals, swept := w.Params[spec.Name]
+		vals, swept := wp.w.Params[spec.Name]
 		if !swept {
 			continue
 		}
@@ -648,7 +662,6 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 	for _, c := range cs {
 		wp.combos = append(wp.combos, params.WithDefaults(specs, c))
 	}
-	return wp
 }
 
 // levels resolves a workload's clients sweep on one target. Percentages are of

@@ -122,20 +122,8 @@ func parseURL(raw string) (config, error) {
 	if authority == "" {
 		return bad("no host: write %s://host[:9200]", cfg.engine)
 	}
-	for _, h := range strings.Split(authority, ",") {
-		host, port := h, defaultPort
-		// A port follows the last colon, except inside an IPv6 literal's brackets.
-		if i := strings.LastIndex(h, ":"); i >= 0 && i > strings.LastIndex(h, "]") {
-			host, port = h[:i], h[i+1:]
-		}
-		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-		if host == "" {
-			return bad("empty host in %q", authority)
-		}
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return bad("port %q of %s is not a TCP port", port, host)
-		}
-		cfg.addresses = append(cfg.addresses, scheme+"://"+net.JoinHostPort(host, port))
+	if cfg.addresses, err = nodeAddresses(scheme, authority); err != nil {
+		return bad("%v", err)
 	}
 	// A study file names the user and leaves the password to the
 	// environment, as the engines' own tools do.
@@ -164,4 +152,26 @@ func parseURL(raw string) (config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// nodeAddresses are the scheme://host:port of the URL's comma-separated
+// nodes, the port 9200 where a node gives none.
+func nodeAddresses(scheme, authority string) ([]string, error) {
+	var out []string
+	for _, h := range strings.Split(authority, ",") {
+		host, port := h, defaultPort
+		// A port follows the last colon, except inside an IPv6 literal's brackets.
+		if i := strings.LastIndex(h, ":"); i >= 0 && i > strings.LastIndex(h, "]") {
+			host, port = h[:i], h[i+1:]
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		if host == "" {
+			return nil, fmt.Errorf("empty host in %q", authority)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("port %q of %s is not a TCP port", port, host)
+		}
+		out = append(out, scheme+"://"+net.JoinHostPort(host, port))
+	}
+	return out, nil
 }

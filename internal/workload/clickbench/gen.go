@@ -316,178 +316,211 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// fill makes row i (1-based) from a stream seeded by (seed, i) alone.
+// visit is what a row's columns are drawn from: the values several columns
+// share (the user's hash, the event time), or that depend on one another
+// (a referer and its traffic source).
+type visit struct {
+	counter, day, eventTime  int64
+	userID, clientIP, region int64
+	userHash                 uint64
+	url, title               string
+	urlHash                  int64
+	phrase                   string
+	engine                   int64
+	referer                  string
+	refHash, traffic, adv    int64
+	mobile                   bool
+	phone                    int64
+	model                    string
+	res                      [2]int64
+	tz                       int64
+}
+
+// fill makes row i (1-based) from a stream seeded by (seed, i) alone: the
+// visit first, then the columns, drawing from the stream in that order.
 func (r *synthRows) fill(i int64) {
 	g := rng{s: mix(r.g.seed*0x9e3779b97f4a7c15 ^ mix(uint64(i)))}
-	num, str := r.row.Ints, r.row.Strs
+	v := r.visit(&g)
+	r.columns(&g, &v)
+}
 
-	counter := int64(62)
+// visit draws the correlated values of a row.
+func (r *synthRows) visit(g *rng) visit {
+	var v visit
+	v.counter = int64(62)
 	if !g.chance(0.9) {
-		counter = 1 + g.zipf(counters)
+		v.counter = 1 + g.zipf(counters)
 	}
-	day := dayOf(g.intn(37))
-	eventTime := july + (day-1)*86400 + g.intn(86400)
+	v.day = dayOf(g.intn(37))
+	v.eventTime = july + (v.day-1)*86400 + g.intn(86400)
 	userIdx := g.zipf(users)
-	userID := int64(mix(r.g.seed^0x5851f42d4c957f2d^mix(uint64(userIdx))) >> 1)
+	v.userID = int64(mix(r.g.seed^0x5851f42d4c957f2d^mix(uint64(userIdx))) >> 1)
 	if userIdx == 3 {
-		userID = q19UserID
+		v.userID = q19UserID
 	}
-	userHash := mix(uint64(userID))
-	clientIP := int64(int32(userHash))
+	v.userHash = mix(uint64(v.userID))
+	v.clientIP = int64(int32(v.userHash))
 	if !g.chance(0.9) {
-		clientIP = int64(int32(g.next()))
+		v.clientIP = int64(int32(g.next()))
 	}
-	region := 1 + zipfAt(float64(userHash>>11)/(1<<53), 5000)
+	v.region = 1 + zipfAt(float64(v.userHash>>11)/(1<<53), 5000)
 
 	pageNo := g.zipf(pages)
 	if g.chance(0.2) {
 		pageNo = 0
 	}
-	url, title, uh := r.pageOf(counter, pageNo)
+	v.url, v.title, v.urlHash = r.pageOf(v.counter, pageNo)
 
-	phrase, engine := "", int64(0)
 	if g.chance(0.15) {
-		phrase = phraseList[g.zipf(phrases)]
-		engine = 1 + g.zipf(30)
+		v.phrase = phraseList[g.zipf(phrases)]
+		v.engine = 1 + g.zipf(30)
 	}
-	var referer string
-	refHash, traffic := int64(0), int64(0)
+	r.referer(g, &v)
+	if !g.chance(0.93) {
+		v.adv = 1 + g.zipf(30)
+	}
+	v.mobile = g.chance(0.15)
+	if v.mobile {
+		m := g.zipf(int64(len(phoneModels)))
+		v.phone, v.model = 1+m, phoneModels[m]
+	}
+	v.res = resolutions[g.zipf(int64(len(resolutions)))]
+	v.tz = g.intn(25) - 12
+	return v
+}
+
+// referer draws where the visit came from: nowhere, a search engine, a news
+// site or a page of the site itself.
+func (r *synthRows) referer(g *rng, v *visit) {
 	switch u := g.float(); {
 	case u < 0.07:
-		refHash, traffic = noRefHash, -1
+		v.refHash, v.traffic = noRefHash, -1
 		if g.chance(0.5) {
-			traffic = 6
+			v.traffic = 6
 		}
 	case u < 0.12:
-		referer, traffic = "https://www.google.com/search?q=q"+strconv.FormatInt(g.zipf(phrases), 10), 2
+		v.referer, v.traffic = "https://www.google.com/search?q=q"+strconv.FormatInt(g.zipf(phrases), 10), 2
 	case u < 0.15:
-		referer, traffic = "https://news"+strconv.FormatInt(g.zipf(100), 10)+".example/article/"+strconv.FormatInt(g.intn(100000), 10), 1
+		v.referer, v.traffic = "https://news"+strconv.FormatInt(g.zipf(100), 10)+".example/article/"+strconv.FormatInt(g.intn(100000), 10), 1
 	default:
 		k := g.zipf(pages)
 		if k%16 == 5 {
 			k-- // from the site itself, not from its google.com search pages
 		}
-		referer, _, refHash = r.pageOf(counter, k)
+		v.referer, _, v.refHash = r.pageOf(v.counter, k)
 	}
-	if referer != "" && refHash == 0 {
-		refHash = urlHash(referer)
+	if v.referer != "" && v.refHash == 0 {
+		v.refHash = urlHash(v.referer)
 	}
-	adv := int64(0)
-	if !g.chance(0.93) {
-		adv = 1 + g.zipf(30)
-	}
-	mobile := g.chance(0.15)
-	phone, model := int64(0), ""
-	if mobile {
-		m := g.zipf(int64(len(phoneModels)))
-		phone, model = 1+m, phoneModels[m]
-	}
-	res := resolutions[g.zipf(int64(len(resolutions)))]
-	tz := g.intn(25) - 12
+}
 
-	num[0] = int64(g.next() >> 1)               // WatchID
-	num[1] = b2i(g.chance(0.7))                 // JavaEnable
-	str[2] = title                              // Title
-	num[3] = 1                                  // GoodEvent
-	str[4] = r.timeString(eventTime)            // EventTime
-	str[5] = dates[day]                         // EventDate
-	num[6] = counter                            // CounterID
-	num[7] = clientIP                           // ClientIP
-	num[8] = region                             // RegionID
-	num[9] = userID                             // UserID
-	num[10] = g.intn(3)                         // CounterClass
-	num[11] = g.zipf(100)                       // OS
-	num[12] = g.zipf(50)                        // UserAgent
-	str[13] = url                               // URL
-	str[14] = referer                           // Referer
-	num[15] = b2i(g.chance(0.1))                // IsRefresh
-	num[16] = g.intn(10)                        // RefererCategoryID
-	num[17] = region                            // RefererRegionID
-	num[18] = g.intn(10)                        // URLCategoryID
-	num[19] = region                            // URLRegionID
-	num[20] = res[0]                            // ResolutionWidth
-	num[21] = res[1]                            // ResolutionHeight
-	num[22] = int64(24 + 8*g.intn(2))           // ResolutionDepth
-	num[23] = g.intn(12)                        // FlashMajor
-	num[24] = g.intn(10)                        // FlashMinor
-	str[25] = ""                                // FlashMinor2
-	num[26] = g.intn(5)                         // NetMajor
-	num[27] = g.intn(10)                        // NetMinor
-	num[28] = g.intn(30)                        // UserAgentMajor
-	str[29] = "0"                               // UserAgentMinor
-	num[30] = 1                                 // CookieEnable
-	num[31] = 1                                 // JavascriptEnable
-	num[32] = b2i(mobile)                       // IsMobile
-	num[33] = phone                             // MobilePhone
-	str[34] = model                             // MobilePhoneModel
-	str[35] = ""                                // Params
-	num[36] = int64(int32(userHash >> 32))      // IPNetworkID
-	num[37] = traffic                           // TraficSourceID
-	num[38] = engine                            // SearchEngineID
-	str[39] = phrase                            // SearchPhrase
-	num[40] = adv                               // AdvEngineID
-	num[41] = 0                                 // IsArtifical
-	num[42] = 200 + g.intn(2000)                // WindowClientWidth
-	num[43] = 100 + g.intn(1500)                // WindowClientHeight
-	num[44] = tz                                // ClientTimeZone
-	str[45] = r.timeString(eventTime + tz*3600) // ClientEventTime
-	num[46] = g.intn(6)                         // SilverlightVersion1
-	num[47] = g.intn(10)                        // SilverlightVersion2
-	num[48] = g.intn(100000)                    // SilverlightVersion3
-	num[49] = g.intn(10)                        // SilverlightVersion4
-	str[50] = "utf-8"                           // PageCharset
-	num[51] = 1000 + g.intn(100)                // CodeVersion
-	num[52] = b2i(g.chance(0.2))                // IsLink
-	num[53] = b2i(g.chance(0.05))               // IsDownload
-	num[54] = b2i(g.chance(0.5))                // IsNotBounce
-	num[55] = int64(g.next() >> 1)              // FUniqID
-	str[56] = ""                                // OriginalURL
-	num[57] = int64(int32(g.next()))            // HID
-	num[58] = 0                                 // IsOldCounter
-	num[59] = 0                                 // IsEvent
-	num[60] = 0                                 // IsParameter
-	num[61] = b2i(g.chance(0.1))                // DontCountHits
-	num[62] = 0                                 // WithHash
-	str[63] = "5"                               // HitColor
-	str[64] = r.timeString(eventTime + 4*3600)  // LocalEventTime: Moscow's UTC+4 of 2013
-	num[65] = g.intn(6)                         // Age
-	num[66] = g.intn(3)                         // Sex
-	num[67] = g.intn(5)                         // Income
-	num[68] = g.intn(4096)                      // Interests
-	num[69] = 0                                 // Robotness
-	num[70] = clientIP                          // RemoteIP
-	num[71] = g.intn(1 << 20)                   // WindowName
-	num[72] = g.intn(1 << 20)                   // OpenerName
-	num[73] = g.intn(20)                        // HistoryLength
-	str[74] = "ru"                              // BrowserLanguage
-	str[75] = "RU"                              // BrowserCountry
-	str[76] = ""                                // SocialNetwork
-	str[77] = ""                                // SocialAction
-	num[78] = 0                                 // HTTPError
-	num[79] = g.intn(1000)                      // SendTiming
-	num[80] = g.intn(100)                       // DNSTiming
-	num[81] = g.intn(200)                       // ConnectTiming
-	num[82] = g.intn(500)                       // ResponseStartTiming
-	num[83] = g.intn(1000)                      // ResponseEndTiming
-	num[84] = g.intn(2000)                      // FetchTiming
-	num[85] = 0                                 // SocialSourceNetworkID
-	str[86] = ""                                // SocialSourcePage
-	num[87] = 0                                 // ParamPrice
-	str[88] = ""                                // ParamOrderID
-	str[89] = ""                                // ParamCurrency
-	num[90] = 0                                 // ParamCurrencyID
-	str[91] = ""                                // OpenstatServiceName
-	str[92] = ""                                // OpenstatCampaignID
-	str[93] = ""                                // OpenstatAdID
-	str[94] = ""                                // OpenstatSourceID
-	str[95] = ""                                // UTMSource
-	str[96] = ""                                // UTMMedium
-	str[97] = ""                                // UTMCampaign
-	str[98] = ""                                // UTMContent
-	str[99] = ""                                // UTMTerm
-	str[100] = ""                               // FromTag
-	num[101] = 0                                // HasGCLID
-	num[102] = refHash                          // RefererHash
-	num[103] = uh                               // URLHash
-	num[104] = 0                                // CLID
+// columns writes the row's columns in the table's order, drawing the
+// independent ones as it goes.
+func (r *synthRows) columns(g *rng, v *visit) {
+	num, str := r.row.Ints, r.row.Strs
+	num[0] = int64(g.next() >> 1)                   // WatchID
+	num[1] = b2i(g.chance(0.7))                     // JavaEnable
+	str[2] = v.title                                // Title
+	num[3] = 1                                      // GoodEvent
+	str[4] = r.timeString(v.eventTime)              // EventTime
+	str[5] = dates[v.day]                           // EventDate
+	num[6] = v.counter                              // CounterID
+	num[7] = v.clientIP                             // ClientIP
+	num[8] = v.region                               // RegionID
+	num[9] = v.userID                               // UserID
+	num[10] = g.intn(3)                             // CounterClass
+	num[11] = g.zipf(100)                           // OS
+	num[12] = g.zipf(50)                            // UserAgent
+	str[13] = v.url                                 // URL
+	str[14] = v.referer                             // Referer
+	num[15] = b2i(g.chance(0.1))                    // IsRefresh
+	num[16] = g.intn(10)                            // RefererCategoryID
+	num[17] = v.region                              // RefererRegionID
+	num[18] = g.intn(10)                            // URLCategoryID
+	num[19] = v.region                              // URLRegionID
+	num[20] = v.res[0]                              // ResolutionWidth
+	num[21] = v.res[1]                              // ResolutionHeight
+	num[22] = int64(24 + 8*g.intn(2))               // ResolutionDepth
+	num[23] = g.intn(12)                            // FlashMajor
+	num[24] = g.intn(10)                            // FlashMinor
+	str[25] = ""                                    // FlashMinor2
+	num[26] = g.intn(5)                             // NetMajor
+	num[27] = g.intn(10)                            // NetMinor
+	num[28] = g.intn(30)                            // UserAgentMajor
+	str[29] = "0"                                   // UserAgentMinor
+	num[30] = 1                                     // CookieEnable
+	num[31] = 1                                     // JavascriptEnable
+	num[32] = b2i(v.mobile)                         // IsMobile
+	num[33] = v.phone                               // MobilePhone
+	str[34] = v.model                               // MobilePhoneModel
+	str[35] = ""                                    // Params
+	num[36] = int64(int32(v.userHash >> 32))        // IPNetworkID
+	num[37] = v.traffic                             // TraficSourceID
+	num[38] = v.engine                              // SearchEngineID
+	str[39] = v.phrase                              // SearchPhrase
+	num[40] = v.adv                                 // AdvEngineID
+	num[41] = 0                                     // IsArtifical
+	num[42] = 200 + g.intn(2000)                    // WindowClientWidth
+	num[43] = 100 + g.intn(1500)                    // WindowClientHeight
+	num[44] = v.tz                                  // ClientTimeZone
+	str[45] = r.timeString(v.eventTime + v.tz*3600) // ClientEventTime
+	num[46] = g.intn(6)                             // SilverlightVersion1
+	num[47] = g.intn(10)                            // SilverlightVersion2
+	num[48] = g.intn(100000)                        // SilverlightVersion3
+	num[49] = g.intn(10)                            // SilverlightVersion4
+	str[50] = "utf-8"                               // PageCharset
+	num[51] = 1000 + g.intn(100)                    // CodeVersion
+	num[52] = b2i(g.chance(0.2))                    // IsLink
+	num[53] = b2i(g.chance(0.05))                   // IsDownload
+	num[54] = b2i(g.chance(0.5))                    // IsNotBounce
+	num[55] = int64(g.next() >> 1)                  // FUniqID
+	str[56] = ""                                    // OriginalURL
+	num[57] = int64(int32(g.next()))                // HID
+	num[58] = 0                                     // IsOldCounter
+	num[59] = 0                                     // IsEvent
+	num[60] = 0                                     // IsParameter
+	num[61] = b2i(g.chance(0.1))                    // DontCountHits
+	num[62] = 0                                     // WithHash
+	str[63] = "5"                                   // HitColor
+	str[64] = r.timeString(v.eventTime + 4*3600)    // LocalEventTime: Moscow's UTC+4 of 2013
+	num[65] = g.intn(6)                             // Age
+	num[66] = g.intn(3)                             // Sex
+	num[67] = g.intn(5)                             // Income
+	num[68] = g.intn(4096)                          // Interests
+	num[69] = 0                                     // Robotness
+	num[70] = v.clientIP                            // RemoteIP
+	num[71] = g.intn(1 << 20)                       // WindowName
+	num[72] = g.intn(1 << 20)                       // OpenerName
+	num[73] = g.intn(20)                            // HistoryLength
+	str[74] = "ru"                                  // BrowserLanguage
+	str[75] = "RU"                                  // BrowserCountry
+	str[76] = ""                                    // SocialNetwork
+	str[77] = ""                                    // SocialAction
+	num[78] = 0                                     // HTTPError
+	num[79] = g.intn(1000)                          // SendTiming
+	num[80] = g.intn(100)                           // DNSTiming
+	num[81] = g.intn(200)                           // ConnectTiming
+	num[82] = g.intn(500)                           // ResponseStartTiming
+	num[83] = g.intn(1000)                          // ResponseEndTiming
+	num[84] = g.intn(2000)                          // FetchTiming
+	num[85] = 0                                     // SocialSourceNetworkID
+	str[86] = ""                                    // SocialSourcePage
+	num[87] = 0                                     // ParamPrice
+	str[88] = ""                                    // ParamOrderID
+	str[89] = ""                                    // ParamCurrency
+	num[90] = 0                                     // ParamCurrencyID
+	str[91] = ""                                    // OpenstatServiceName
+	str[92] = ""                                    // OpenstatCampaignID
+	str[93] = ""                                    // OpenstatAdID
+	str[94] = ""                                    // OpenstatSourceID
+	str[95] = ""                                    // UTMSource
+	str[96] = ""                                    // UTMMedium
+	str[97] = ""                                    // UTMCampaign
+	str[98] = ""                                    // UTMContent
+	str[99] = ""                                    // UTMTerm
+	str[100] = ""                                   // FromTag
+	num[101] = 0                                    // HasGCLID
+	num[102] = v.refHash                            // RefererHash
+	num[103] = v.urlHash                            // URLHash
+	num[104] = 0                                    // CLID
 }

@@ -191,22 +191,7 @@ func (t *clientTxns) fail(ctx context.Context, err error) error {
 
 func (t *clientTxns) newOrder(ctx context.Context, in *newOrderIn) error {
 	n := len(in.lines)
-	// Distinct items and stock rows (an order may name an item twice).
-	clear(t.rows)
-	clear(t.prices)
-	t.args, t.itemIDs, t.stockBuf = t.args[:0], t.itemIDs[:0], t.stockBuf[:0]
-	for _, l := range in.lines {
-		k := stockKey{l.supplyWID, l.itemID}
-		if _, ok := t.rows[k]; !ok {
-			t.stockBuf = append(t.stockBuf, stockRow{})
-			t.rows[k] = &t.stockBuf[len(t.stockBuf)-1]
-			t.args = append(t.args, l.supplyWID, l.itemID)
-		}
-		if _, ok := t.prices[l.itemID]; !ok {
-			t.prices[l.itemID] = -1 // not read yet
-			t.itemIDs = append(t.itemIDs, l.itemID)
-		}
-	}
+	t.distinctRows(in)
 	nstock := len(t.rows)
 	itemIDs := t.itemIDs
 	items, err := t.newOrderStmt(ctx, itemsStmt, len(itemIDs), 0)
@@ -245,24 +230,9 @@ func (t *clientTxns) newOrder(ctx context.Context, in *newOrderIn) error {
 	if err := t.insertNewOrder.Exec(ctx, next, in.dID, in.wID); err != nil {
 		return t.fail(ctx, err)
 	}
-	prices, found := t.prices, 0
-	rows, err := items.Query(ctx, itemIDs...)
+	prices := t.prices
+	found, err := t.readPrices(ctx, items, itemIDs)
 	if err != nil {
-		return t.fail(ctx, err)
-	}
-	for rows.Next() {
-		var id int64
-		var price, name, data string
-		if err := rows.Scan(&id, &price, &name, &data); err != nil {
-			rows.Close()
-			return t.fail(ctx, err)
-		}
-		if prices[id] < 0 {
-			found++
-		}
-		prices[id] = cents(price)
-	}
-	if err := rows.Close(); err != nil {
 		return t.fail(ctx, err)
 	}
 	if found < len(itemIDs) {
@@ -272,22 +242,7 @@ func (t *clientTxns) newOrder(ctx context.Context, in *newOrderIn) error {
 		}
 		return errRolledBack
 	}
-	rows, err = stock.Query(ctx, t.args...)
-	if err != nil {
-		return t.fail(ctx, err)
-	}
-	for rows.Next() {
-		var w, i, q int64
-		var dist string
-		if err := rows.Scan(&w, &i, &q, &dist); err != nil {
-			rows.Close()
-			return t.fail(ctx, err)
-		}
-		if r, ok := t.rows[stockKey{w, i}]; ok {
-			r.quantity, r.dist = q, dist
-		}
-	}
-	if err := rows.Close(); err != nil {
+	if err := t.readStock(ctx, stock); err != nil {
 		return t.fail(ctx, err)
 	}
 	t.args = t.args[:0]
@@ -316,6 +271,70 @@ func (t *clientTxns) newOrder(ctx context.Context, in *newOrderIn) error {
 		return t.fail(ctx, err)
 	}
 	return nil
+}
+
+// distinctRows collects the order's distinct items and stock rows (an order
+// may name an item twice): t.rows, t.prices (all unread) and t.itemIDs, and
+// in t.args the stock rows' keys.
+func (t *clientTxns) distinctRows(in *newOrderIn) {
+	clear(t.rows)
+	clear(t.prices)
+	t.args, t.itemIDs, t.stockBuf = t.args[:0], t.itemIDs[:0], t.stockBuf[:0]
+	for _, l := range in.lines {
+		k := stockKey{l.supplyWID, l.itemID}
+		if _, ok := t.rows[k]; !ok {
+			t.stockBuf = append(t.stockBuf, stockRow{})
+			t.rows[k] = &t.stockBuf[len(t.stockBuf)-1]
+			t.args = append(t.args, l.supplyWID, l.itemID)
+		}
+		if _, ok := t.prices[l.itemID]; !ok {
+			t.prices[l.itemID] = -1 // not read yet
+			t.itemIDs = append(t.itemIDs, l.itemID)
+		}
+	}
+}
+
+// readPrices reads the items' prices into t.prices; found is how many of
+// them exist.
+func (t *clientTxns) readPrices(ctx context.Context, items driver.Stmt, itemIDs []any) (found int, err error) {
+	rows, err := items.Query(ctx, itemIDs...)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var id int64
+		var price, name, data string
+		if err := rows.Scan(&id, &price, &name, &data); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if t.prices[id] < 0 {
+			found++
+		}
+		t.prices[id] = cents(price)
+	}
+	return found, rows.Close()
+}
+
+// readStock reads the quantity and district text of the stock rows whose
+// keys t.args holds.
+func (t *clientTxns) readStock(ctx context.Context, stock driver.Stmt) error {
+	rows, err := stock.Query(ctx, t.args...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var w, i, q int64
+		var dist string
+		if err := rows.Scan(&w, &i, &q, &dist); err != nil {
+			rows.Close()
+			return err
+		}
+		if r, ok := t.rows[stockKey{w, i}]; ok {
+			r.quantity, r.dist = q, dist
+		}
+	}
+	return rows.Close()
 }
 
 // cents reads a decimal amount ("12.34", or SQLite's float text) in cents.

@@ -307,7 +307,7 @@ var IntDomains = map[string][2]int64{
 // warns and uses 0), requestdistribution=zipfian needs operationcount (YCSB
 // throws), and fieldlengthdistribution=histogram is not supported.
 func ParseConfig(props Props) (*Config, error) {
-	var errs []error
+	r := &propReader{props: props}
 	names := make([]string, 0, len(props))
 	for n := range props {
 		names = append(names, n)
@@ -317,138 +317,171 @@ func ParseConfig(props Props) (*Config, error) {
 	for _, n := range names {
 		switch KindOf(n) {
 		case PropUnknown:
-			errs = append(errs, fmt.Errorf("%s: unknown property %q", props[n].Source, n))
+			r.fail(fmt.Errorf("%s: unknown property %q", props[n].Source, n))
 		case PropClient, PropBinding:
 			c.Tool[n] = props[n]
 		}
 	}
-	str := func(name, def string) string {
-		if p, ok := props[name]; ok {
-			return p.Value
-		}
+	c.read(r)
+	c.check(r)
+	c.checkProportions(r)
+	if len(r.errs) > 0 {
+		return nil, errors.Join(r.errs...)
+	}
+	return c, nil
+}
+
+// propReader reads typed values from properties, collecting an error per
+// bad value (named with where it was set) and falling back to the default.
+type propReader struct {
+	props Props
+	errs  []error
+}
+
+func (r *propReader) fail(err error) { r.errs = append(r.errs, err) }
+
+func (r *propReader) bad(name string, err error) {
+	r.fail(fmt.Errorf("%s: %s=%q: %v", r.props[name].Source, name, r.props[name].Value, err))
+}
+
+func (r *propReader) str(name, def string) string {
+	if p, ok := r.props[name]; ok {
+		return p.Value
+	}
+	return def
+}
+
+func (r *propReader) i64(name string, def int64) int64 {
+	p, ok := r.props[name]
+	if !ok {
 		return def
 	}
-	bad := func(name string, err error) {
-		errs = append(errs, fmt.Errorf("%s: %s=%q: %v", props[name].Source, name, props[name].Value, err))
+	v, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64)
+	if err != nil {
+		r.bad(name, errors.New("not an integer"))
+		return def
 	}
-	i64 := func(name string, def int64) int64 {
-		p, ok := props[name]
-		if !ok {
-			return def
-		}
-		v, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64)
-		if err != nil {
-			bad(name, errors.New("not an integer"))
-			return def
-		}
-		if d, ok := IntDomains[name]; ok && (v < d[0] || v > d[1]) {
-			bad(name, fmt.Errorf("must be within [%d, %d]", d[0], d[1]))
-			return def
-		}
-		return v
+	if d, ok := IntDomains[name]; ok && (v < d[0] || v > d[1]) {
+		r.bad(name, fmt.Errorf("must be within [%d, %d]", d[0], d[1]))
+		return def
 	}
-	f64 := func(name string, def float64) float64 {
-		p, ok := props[name]
-		if !ok {
-			return def
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(p.Value), 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			bad(name, errors.New("not a number"))
-		}
-		return v
+	return v
+}
+
+func (r *propReader) f64(name string, def float64) float64 {
+	p, ok := r.props[name]
+	if !ok {
+		return def
 	}
-	boolean := func(name string, def bool) bool {
-		p, ok := props[name]
-		if !ok {
-			return def
-		}
-		switch strings.ToLower(strings.TrimSpace(p.Value)) {
-		case "true":
-			return true
-		case "false":
-			return false
-		}
-		bad(name, errors.New("not true or false")) // YCSB: anything but "true" is false
+	v, err := strconv.ParseFloat(strings.TrimSpace(p.Value), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		r.bad(name, errors.New("not a number"))
+	}
+	return v
+}
+
+func (r *propReader) boolean(name string, def bool) bool {
+	p, ok := r.props[name]
+	if !ok {
+		return def
+	}
+	switch strings.ToLower(strings.TrimSpace(p.Value)) {
+	case "true":
+		return true
+	case "false":
 		return false
 	}
-	oneOf := func(name, def string, allowed ...string) string {
-		v := str(name, def)
-		for _, a := range allowed {
-			if v == a {
-				return v
-			}
-		}
-		bad(name, fmt.Errorf("not one of %s", strings.Join(allowed, ", ")))
-		return v
-	}
+	r.bad(name, errors.New("not true or false")) // YCSB: anything but "true" is false
+	return false
+}
 
-	c.Table = str("table", "usertable")
-	c.FieldCount = i64("fieldcount", 10)
-	c.FieldNamePrefix = str("fieldnameprefix", "field")
-	c.FieldLength = i64("fieldlength", 100)
-	c.MinFieldLength = i64("minfieldlength", 1)
-	c.FieldLengthDist = oneOf("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian")
-	c.RecordCount = i64("recordcount", 0)
+func (r *propReader) oneOf(name, def string, allowed ...string) string {
+	v := r.str(name, def)
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	r.bad(name, fmt.Errorf("not one of %s", strings.Join(allowed, ", ")))
+	return v
+}
+
+// read sets every field from its property, or CoreWorkload's default.
+func (c *Config) read(r *propReader) {
+	c.Table = r.str("table", "usertable")
+	c.FieldCount = r.i64("fieldcount", 10)
+	c.FieldNamePrefix = r.str("fieldnameprefix", "field")
+	c.FieldLength = r.i64("fieldlength", 100)
+	c.MinFieldLength = r.i64("minfieldlength", 1)
+	c.FieldLengthDist = r.oneOf("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian")
+	c.RecordCount = r.i64("recordcount", 0)
 	if c.RecordCount == 0 {
 		c.RecordCount = math.MaxInt32 // YCSB: 0 means Integer.MAX_VALUE
 	}
-	c.OperationCount = i64("operationcount", -1)
-	c.RequestDist = oneOf("requestdistribution", "uniform", "uniform", "zipfian", "latest", "hotspot", "exponential", "sequential")
-	c.MinScanLength = i64("minscanlength", 1)
-	c.MaxScanLength = i64("maxscanlength", 1000)
-	c.ScanLengthDist = oneOf("scanlengthdistribution", "uniform", "uniform", "zipfian")
-	c.InsertStart = i64("insertstart", 0)
-	c.InsertCount = i64("insertcount", c.RecordCount-c.InsertStart)
-	c.ZeroPadding = int(i64("zeropadding", 1))
-	c.ReadAllFields = boolean("readallfields", true)
-	c.ReadAllFieldsByName = boolean("readallfieldsbyname", false)
-	c.WriteAllFields = boolean("writeallfields", false)
-	c.DataIntegrity = boolean("dataintegrity", false)
-	c.OrderedInserts = oneOf("insertorder", "hashed", "hashed", "ordered") == "ordered"
-	c.HotspotDataFraction = f64("hotspotdatafraction", 0.2)
-	c.HotspotOpnFraction = f64("hotspotopnfraction", 0.8)
-	c.ExponentialPercentile = f64("exponential.percentile", ExponentialPercentileDefault)
-	c.ExponentialFrac = f64("exponential.frac", ExponentialFracDefault)
-	c.InsertionRetryLimit = int(i64("core_workload_insertion_retry_limit", 0))
-	c.InsertionRetryInterval = int(i64("core_workload_insertion_retry_interval", 3))
-	c.InsertionKeepGoing = boolean("core_workload_insertion_keep_going_on_error", false)
-	c.ReadProportion = f64("readproportion", 0.95)
-	c.UpdateProportion = f64("updateproportion", 0.05)
-	c.InsertProportion = f64("insertproportion", 0)
-	c.ScanProportion = f64("scanproportion", 0)
-	c.ReadModifyWriteProp = f64("readmodifywriteproportion", 0)
-	_ = str("workload", "")
+	c.OperationCount = r.i64("operationcount", -1)
+	c.RequestDist = r.oneOf("requestdistribution", "uniform", "uniform", "zipfian", "latest", "hotspot", "exponential", "sequential")
+	c.MinScanLength = r.i64("minscanlength", 1)
+	c.MaxScanLength = r.i64("maxscanlength", 1000)
+	c.ScanLengthDist = r.oneOf("scanlengthdistribution", "uniform", "uniform", "zipfian")
+	c.InsertStart = r.i64("insertstart", 0)
+	c.InsertCount = r.i64("insertcount", c.RecordCount-c.InsertStart)
+	c.ZeroPadding = int(r.i64("zeropadding", 1))
+	c.ReadAllFields = r.boolean("readallfields", true)
+	c.ReadAllFieldsByName = r.boolean("readallfieldsbyname", false)
+	c.WriteAllFields = r.boolean("writeallfields", false)
+	c.DataIntegrity = r.boolean("dataintegrity", false)
+	c.OrderedInserts = r.oneOf("insertorder", "hashed", "hashed", "ordered") == "ordered"
+	c.HotspotDataFraction = r.f64("hotspotdatafraction", 0.2)
+	c.HotspotOpnFraction = r.f64("hotspotopnfraction", 0.8)
+	c.ExponentialPercentile = r.f64("exponential.percentile", ExponentialPercentileDefault)
+	c.ExponentialFrac = r.f64("exponential.frac", ExponentialFracDefault)
+	c.InsertionRetryLimit = int(r.i64("core_workload_insertion_retry_limit", 0))
+	c.InsertionRetryInterval = int(r.i64("core_workload_insertion_retry_interval", 3))
+	c.InsertionKeepGoing = r.boolean("core_workload_insertion_keep_going_on_error", false)
+	c.ReadProportion = r.f64("readproportion", 0.95)
+	c.UpdateProportion = r.f64("updateproportion", 0.05)
+	c.InsertProportion = r.f64("insertproportion", 0)
+	c.ScanProportion = r.f64("scanproportion", 0)
+	c.ReadModifyWriteProp = r.f64("readmodifywriteproportion", 0)
+}
 
-	if _, ok := props["fieldlengthhistogram"]; ok {
-		bad("fieldlengthhistogram", errors.New("fieldlengthdistribution=histogram is not supported"))
+// check refuses the combinations of values YCSB fails on or fairbench does
+// not support.
+func (c *Config) check(r *propReader) {
+	if _, ok := r.props["fieldlengthhistogram"]; ok {
+		r.bad("fieldlengthhistogram", errors.New("fieldlengthdistribution=histogram is not supported"))
 	}
 	if c.RecordCount < c.InsertStart+c.InsertCount {
-		errs = append(errs, fmt.Errorf("recordcount %d < insertstart %d + insertcount %d", c.RecordCount, c.InsertStart, c.InsertCount))
+		r.fail(fmt.Errorf("recordcount %d < insertstart %d + insertcount %d", c.RecordCount, c.InsertStart, c.InsertCount))
 	}
 	if c.DataIntegrity && c.FieldLengthDist != "constant" {
-		errs = append(errs, errors.New("dataintegrity=true needs fieldlengthdistribution=constant"))
+		r.fail(errors.New("dataintegrity=true needs fieldlengthdistribution=constant"))
 	}
 	if c.RequestDist == "zipfian" && c.OperationCount < 0 {
-		errs = append(errs, errors.New("requestdistribution=zipfian needs operationcount (YCSB fails without it)"))
+		r.fail(errors.New("requestdistribution=zipfian needs operationcount (YCSB fails without it)"))
 	}
 	for _, f := range []struct {
 		n string
 		v float64
 	}{{"hotspotdatafraction", c.HotspotDataFraction}, {"hotspotopnfraction", c.HotspotOpnFraction}} {
 		if f.v < 0 || f.v > 1 {
-			bad(f.n, errors.New("not in [0, 1]"))
+			r.bad(f.n, errors.New("not in [0, 1]"))
 		}
 	}
 	if c.FieldCount < 1 {
-		bad("fieldcount", errors.New("must be at least 1"))
+		r.bad("fieldcount", errors.New("must be at least 1"))
 	}
 	if c.MinFieldLength > c.FieldLength && c.FieldLengthDist != "constant" {
-		errs = append(errs, fmt.Errorf("minfieldlength %d > fieldlength %d", c.MinFieldLength, c.FieldLength))
+		r.fail(fmt.Errorf("minfieldlength %d > fieldlength %d", c.MinFieldLength, c.FieldLength))
 	}
 	if c.MinScanLength > c.MaxScanLength {
-		errs = append(errs, fmt.Errorf("minscanlength %d > maxscanlength %d", c.MinScanLength, c.MaxScanLength))
+		r.fail(fmt.Errorf("minscanlength %d > maxscanlength %d", c.MinScanLength, c.MaxScanLength))
 	}
+}
+
+// checkProportions refuses a negative proportion, and proportions that do
+// not sum to 1.
+func (c *Config) checkProportions(r *propReader) {
 	prop := []struct {
 		n string
 		v float64
@@ -461,22 +494,18 @@ func ParseConfig(props Props) (*Config, error) {
 	var parts []string
 	for _, p := range prop {
 		if p.v < 0 {
-			bad(p.n, errors.New("negative"))
+			r.bad(p.n, errors.New("negative"))
 		}
 		sum += p.v
 		src := "default"
-		if pp, ok := props[p.n]; ok {
+		if pp, ok := r.props[p.n]; ok {
 			src = pp.Source
 		}
 		parts = append(parts, fmt.Sprintf("%s=%v (%s)", p.n, p.v, src))
 	}
 	if math.Abs(sum-1) > 1e-9 {
-		errs = append(errs, fmt.Errorf("proportions sum to %v, not 1: %s", sum, strings.Join(parts, ", ")))
+		r.fail(fmt.Errorf("proportions sum to %v, not 1: %s", sum, strings.Join(parts, ", ")))
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return c, nil
 }
 
 // ExpectedNewKeys is CoreWorkload's allowance for the run's inserts in the
