@@ -25,11 +25,7 @@ const maxFuncLines = 120
 // brought under it leaves the list in the same change. A key is the
 // package's path in the module, a dot and the function's name (Type.Method
 // for a method); an init function adds @ and its file.
-var longFuncExceptions = map[string]string{
-	// The ad-hoc command line's values, which issue 51 item 4 moves out of
-	// cmd/fairbench into a package of its own, rewritten there.
-	"cmd/fairbench.adhoc.values": "issue 51 item 4 rewrites it",
-}
+var longFuncExceptions = map[string]string{}
 
 // noExceptionPackages may have no entry in longFuncExceptions: a cell's
 // execution is split into phases and one way of driving clients per file.
