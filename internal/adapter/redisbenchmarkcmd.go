@@ -120,9 +120,11 @@ func buildRedisBenchmark(inv Invocation) (Command, error) {
 		a = append(a, "--dbnum", db)
 	}
 	if k := o.KeyMaximum; k > 0 {
-		// -r draws keys in [0, k): the kv key range, under redis-benchmark's
+		// -r n draws keys in [0, n) (redis-benchmark.c's random key is
+		// rand() % n); the kv key range [0, key_maximum] holds both ends,
+		// as memtier's does: n = key_maximum + 1, under redis-benchmark's
 		// own key names (key:000000001234), not key_prefix.
-		a = append(a, "-r", strconv.FormatInt(k, 10))
+		a = append(a, "-r", strconv.FormatInt(k+1, 10))
 	}
 	return Command{Argv: append(a, "-t", test)}, nil
 }
@@ -147,7 +149,7 @@ func redisBenchmarkWrites(inv Invocation) (Footprint, error) {
 	}
 	var keys ownership.KeySet
 	if k := o.KeyMaximum; k > 0 {
-		keys.Ranges = []ownership.KeyRange{{Prefix: prefix, Width: 12, Lo: 0, Hi: uint64(k - 1)}}
+		keys.Ranges = []ownership.KeyRange{{Prefix: prefix, Width: 12, Lo: 0, Hi: uint64(k)}}
 	} else {
 		keys.Names = []string{prefix + "__rand_int__"}
 	}

@@ -13,10 +13,10 @@ func TestBuildRedisBenchmarkKV(t *testing.T) {
 		set  map[string]any
 		want string // the argv after the host, or an error part
 	}{
-		{map[string]any{"profile": "set-only", "data_size": int64(64), "pipeline": int64(4), "pipeline_mode": "batch", "key_maximum": int64(1000)}, "-c 10 -n 160000 -P 4 -d 64 -r 1000 -t set"},
+		{map[string]any{"profile": "set-only", "data_size": int64(64), "pipeline": int64(4), "pipeline_mode": "batch", "key_maximum": int64(1000)}, "-c 10 -n 160000 -P 4 -d 64 -r 1001 -t set"},
 		{map[string]any{"profile": "set-only", "pipeline": int64(4)}, `error: redis-benchmark's -P sends batches and waits for all their replies: set pipeline_mode = "batch"`},
-		{map[string]any{"ratio": "0:1"}, "-c 10 -n 40000 -P 1 -d 32 -r 10000000 -t get"},
-		{map[string]any{"profile": "incr-only", "requests": int64(100)}, "-c 10 -n 1000 -P 1 -d 32 -r 10000000 -t incr"},
+		{map[string]any{"ratio": "0:1"}, "-c 10 -n 40000 -P 1 -d 32 -r 10000001 -t get"},
+		{map[string]any{"profile": "incr-only", "requests": int64(100)}, "-c 10 -n 1000 -P 1 -d 32 -r 10000001 -t incr"},
 		{nil, `error: ratio "1:10" mixes SET and GET`},
 		{map[string]any{"profile": "get-heavy"}, "error: redis-benchmark runs one command per test"},
 		{map[string]any{"profile": "rmw"}, "error: redis-benchmark runs one command per test"},
@@ -49,7 +49,7 @@ func TestRedisBenchmarkDatabaseAndKeys(t *testing.T) {
 		t.Fatalf("argv %v, %v; want --dbnum 9", c.Argv, err)
 	}
 	fp, err := redisBenchmarkWrites(inv)
-	if err != nil || fp.Keys.String() != "counter:000000000000…counter:000000000999" {
+	if err != nil || fp.Keys.String() != "counter:000000000000…counter:000000001000" {
 		t.Fatalf("keys %s, %v", fp.Keys, err)
 	}
 	// key_maximum 0 (redis-benchmark without -r, one literal key:__rand_int__)
