@@ -449,9 +449,9 @@ func WorkingSet(g *Group) (label, detail string) {
 	db := r.Env.Database
 	data := float64(db.SizeBytes)
 	how := "database size"
-	if info, ok := kinds.Lookup(g.Kind); data <= 0 && ok && info.WorkingSet != nil {
+	if data <= 0 {
 		// The kind's own estimate from its parameters.
-		if b, basis, ok := info.WorkingSet(g.ParamValues); ok && b > 0 {
+		if b, basis, ok := kinds.EstimateWorkingSet(g.Kind, g.ParamValues); ok && b > 0 {
 			data = float64(b)
 			how = basis
 		}

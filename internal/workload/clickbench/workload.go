@@ -100,11 +100,11 @@ func (Workload) CommandLine() workload.CommandLine {
 // workingSet: about 700 bytes a row in a row store (ClickBench's 99 997 497
 // rows take 70–80 GB in PostgreSQL), a tenth of that compressed in a column
 // store; the estimate takes the row store's.
-func workingSet(p map[string]any) (int64, string, bool) {
-	if s, _ := p[paramSource].(string); s != "" {
+func workingSet(v params.Values) (int64, string, bool) {
+	if v.String(paramSource) != "" {
 		return 100_000_000 * 700, "ClickBench's hits, ~70 GB in a row store", true
 	}
-	n, ok := p[paramRows].(int64)
+	n, ok := v[paramRows].(int64)
 	if !ok {
 		return 0, "", false
 	}

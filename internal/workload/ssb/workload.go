@@ -109,8 +109,8 @@ func queryNames() []string {
 
 // workingSet is lineorder's size: about 100 bytes a row in the engines'
 // row stores, 6 000 000 rows per scale unit.
-func workingSet(p map[string]any) (int64, string, bool) {
-	sf, ok := p[paramScale].(float64)
+func workingSet(v params.Values) (int64, string, bool) {
+	sf, ok := v[paramScale].(float64)
 	if !ok {
 		return 0, "", false
 	}
