@@ -45,7 +45,21 @@ type Environment struct {
 
 // Host describes a machine fairbench ran on.
 type Host struct {
+	// What runs there: the OS and architecture Go names, the Go release
+	// and fairbench's version that built the binary.
+	OS          string `json:"os,omitempty"`
+	Arch        string `json:"arch,omitempty"`
+	GoVersion   string `json:"go,omitempty"`
+	ToolVersion string `json:"tool_version,omitempty"`
+	Hostname    string `json:"hostname,omitempty"`
+	// The hardware: the CPU's model, sockets, physical cores and hardware
+	// threads, its highest frequency, the memory, and the disk under the
+	// working directory.
+	CPUModel    string  `json:"cpu_model,omitempty"`
+	Sockets     int     `json:"sockets,omitempty"`
+	Cores       int     `json:"cores,omitempty"`
 	Threads     int     `json:"threads,omitempty"`
+	CPUMaxMHz   float64 `json:"cpu_max_mhz,omitempty"`
 	MemoryGiB   float64 `json:"memory_gib,omitempty"`
 	MemoryBytes int64   `json:"memory_bytes,omitempty"`
 	// CPUBudget is the CPU, in cores, fairbench's process may use (a cgroup
@@ -68,7 +82,24 @@ type Host struct {
 	TransparentHugepages string         `json:"transparent_hugepages,omitempty"`
 	Swappiness           *int           `json:"swappiness,omitempty"`
 	NUMANodes            int            `json:"numa_nodes,omitempty"`
+	Distribution         string         `json:"distribution,omitempty"` // the OS release's PRETTY_NAME
+	Disk                 *Disk          `json:"disk,omitempty"`
 	Extra                map[string]any `json:"-"`
+}
+
+// Disk is the file system and block device under a directory: where a
+// local engine keeps its data, where results are written. Its fields are
+// in the order of their JSON keys, the order the map of facts it replaced
+// encoded in.
+type Disk struct {
+	Device     string `json:"device,omitempty"` // the block device, a partition's disk ("nvme0n1")
+	Filesystem string `json:"filesystem,omitempty"`
+	Model      string `json:"model,omitempty"`
+	Mount      string `json:"mount,omitempty"`
+	Path       string `json:"path,omitempty"` // the directory, symbolic links resolved
+	Rotational *bool  `json:"rotational,omitempty"`
+	Scheduler  string `json:"scheduler,omitempty"`
+	Source     string `json:"source,omitempty"` // the mount's source ("/dev/nvme0n1p2", "overlay")
 }
 
 // Client says how the load generator drove its clients.
@@ -362,15 +393,6 @@ func DatabaseFromMap(m map[string]any) (Database, error) {
 		return d, err
 	}
 	return d, json.Unmarshal(b, &d)
-}
-
-// HostFromMap reads a host's facts from a map of them (envinfo.Host's).
-func HostFromMap(m map[string]any) Host {
-	var h Host
-	if b, err := json.Marshal(m); err == nil {
-		_ = json.Unmarshal(b, &h) // a map that encodes decodes
-	}
-	return h
 }
 
 // The JSON methods: typed fields under their keys, Extra's keys beside them,

@@ -561,8 +561,8 @@ func machine(r *result.Run) string {
 		parts = append(parts, strconv.Itoa(d.Cores)+" cores")
 	}
 	if host := r.Env.Host; len(parts) == 0 && r.Env.ClientServerSameHost() {
-		if v, ok := host.Extra["cpu_model"]; ok {
-			parts = append(parts, fmt.Sprint(v))
+		if host.CPUModel != "" {
+			parts = append(parts, host.CPUModel)
 		}
 		if host.Threads > 0 {
 			parts = append(parts, strconv.Itoa(host.Threads)+" threads")
