@@ -149,14 +149,26 @@ type LoadGenerator struct {
 // Database is what the driver said about the database server.
 type Database struct {
 	Engine string `json:"engine,omitempty"`
+	// Driver names the client library or code the driver talks through.
+	Driver string `json:"driver,omitempty"`
 	// Version is the engine's own version text; ServerVersion, where the
 	// engine has one, its bare version number.
 	Version       string `json:"version,omitempty"`
 	ServerVersion string `json:"server_version,omitempty"`
 	// Settings are the engine's settings that matter for a comparison,
 	// under the engine's own names.
-	Settings  map[string]string `json:"settings,omitempty"`
-	SizeBytes int64             `json:"database_size_bytes,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+	// SettingsError says why the settings could not all be read (a managed
+	// service refusing CONFIG), so that fewer settings are not taken for
+	// defaults.
+	SettingsError string `json:"settings_error,omitempty"`
+	// SizeBytes is the database's size on disk; SizeText the same as the
+	// engine writes it ("23 MB") or in bytes ("24117248 bytes").
+	SizeBytes int64  `json:"database_size_bytes,omitempty"`
+	SizeText  string `json:"database_size,omitempty"`
+	// Disk is the file system an engine in fairbench's process keeps its
+	// data on.
+	Disk *Disk `json:"disk,omitempty"`
 	// CacheBytes is the memory the engine keeps data pages (or records) in,
 	// named CacheSetting in the engine's own terms; 0 when unknown.
 	CacheBytes   int64  `json:"cache_bytes,omitempty"`
@@ -368,6 +380,18 @@ func (e *Environment) Set(key string, v any) {
 	e.Extra[key] = v
 }
 
+// Set records a fact of the engine's own, that no field names, under key
+// in Extra. Code that reads a fact back from Extra sees a recorded run's in
+// JSON's types (map[string]any, []any, int64 for whole numbers): a driver
+// records a fact it reads back (EngineFacts.Cache) in those types, so that
+// the run it just measured reads the same.
+func (d *Database) Set(key string, v any) {
+	if d.Extra == nil {
+		d.Extra = map[string]any{}
+	}
+	d.Extra[key] = v
+}
+
 // EnvironmentFromMap reads an environment from its JSON object form (what
 // Marshal of a map of facts gives); it panics on a map that has no JSON form.
 func EnvironmentFromMap(m map[string]any) Environment {
@@ -383,16 +407,6 @@ func EnvironmentFromMap(m map[string]any) Environment {
 		panic("result.EnvironmentFromMap: " + err.Error())
 	}
 	return e
-}
-
-// DatabaseFromMap reads a database's facts from a driver's map of them.
-func DatabaseFromMap(m map[string]any) (Database, error) {
-	var d Database
-	b, err := json.Marshal(m)
-	if err != nil {
-		return d, err
-	}
-	return d, json.Unmarshal(b, &d)
 }
 
 // The JSON methods: typed fields under their keys, Extra's keys beside them,
