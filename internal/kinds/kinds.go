@@ -31,7 +31,7 @@ type Info struct {
 	Summary func(w io.Writer, r *result.Run)
 	// WorkingSet estimates the bytes of data a run with these parameters
 	// touches, and says from what ("scale 10 × ~15 MB"); ok is false when
-	// it cannot tell. It gets the values typed by Params (params.Typed):
+	// it cannot tell. It gets the values typed by Params (TypedParams):
 	// callers go through EstimateWorkingSet.
 	WorkingSet func(v params.Values) (bytes int64, basis string, ok bool)
 	// Sections builds extra report sections from the kind's runs (fio's
@@ -181,11 +181,17 @@ func EstimateWorkingSet(kind string, recorded params.Values) (bytes int64, basis
 	if !found || i.WorkingSet == nil {
 		return 0, "", false
 	}
-	v := recorded
-	if i.Params != nil {
-		v = params.Typed(i.Params(), recorded)
+	return i.WorkingSet(TypedParams(kind, recorded))
+}
+
+// TypedParams are a run's parameters as it recorded them, typed by the
+// specs kind declares (params.Typed); as recorded for a kind that declares
+// none.
+func TypedParams(kind string, recorded params.Values) params.Values {
+	if specs, ok := Params(kind); ok {
+		return params.Typed(specs, recorded)
 	}
-	return i.WorkingSet(v)
+	return recorded
 }
 
 // Summary returns kind's printer of a run summary in the peer tool's shape;

@@ -55,7 +55,7 @@ func Dialect(ctx context.Context, c driver.SQL) (string, error) {
 // it, ClickBench's result file and run summary, and the doubt of queries
 // that found no rows, which whyNoRows explains from the run's parameters
 // (nil, or "": no explanation).
-func Register(w workload.Workload, workingSet func(params.Values) (int64, string, bool), whyNoRows func(recorded map[string]any) string, rep Report) {
+func Register(w workload.Workload, workingSet func(params.Values) (int64, string, bool), whyNoRows func(params.Values) string, rep Report) {
 	kindsRegistered = append(kindsRegistered, w.Kind())
 	workload.Register(workload.Plugin{
 		Workload: w,
