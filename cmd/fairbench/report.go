@@ -418,7 +418,11 @@ func newEnv() *cobra.Command {
 		Short: "Show what is recorded about the client host and, with --target, the database; with --study, the facts it declares",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := map[string]any{"host": envinfo.Host()}
+			host, err := asFacts(envinfo.Host())
+			if err != nil {
+				return err
+			}
+			out := map[string]any{"host": host}
 			if target != "" {
 				// A cell of any workload opens the target; the default one will do.
 				kind := workload.Default()

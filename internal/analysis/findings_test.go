@@ -129,9 +129,9 @@ func TestEveryCheckIsRanked(t *testing.T) {
 	for _, c := range impactOrder {
 		ranked[c] = true
 	}
-	for _, c := range CheckOrder() {
-		if !ranked[c] {
-			t.Errorf("check %q has no place in impactOrder", c)
+	for _, c := range Checks {
+		if !ranked[c.Name] {
+			t.Errorf("check %q has no place in impactOrder", c.Name)
 		}
 	}
 }

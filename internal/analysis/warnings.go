@@ -55,30 +55,28 @@ const (
 	CheckPeakEdge    = "peak-edge"
 )
 
-var checkOrder = []string{CheckDrift, CheckSaturation, CheckGenerators, CheckRepetitions, CheckSingleRun, CheckWarmup,
-	CheckConfig, CheckWorkingSet, CheckErrors, CheckOutage, CheckHostBusy, CheckStalled, CheckSameHost, CheckPeakEdge}
+// Check is one methodology check: its name, as warnings carry it, and what
+// it looks at, as a report's Methodology section lists it.
+type Check struct{ Name, Text string }
 
-// Checks describes every check for a report's Methodology section, so that a
+// Checks describes every check, in the order reports list them, so that a
 // reader sees what was checked even when nothing was raised.
-var Checks = map[string]string{
-	CheckDrift:       "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)",
-	CheckSaturation:  "load-generator saturation (fairbench's median CPU use ≥ 80 % of its CPU budget: the client host's threads, or a smaller cgroup quota, cpuset or GOMAXPROCS; or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)",
-	CheckGenerators:  "load generators of one run that disagree (throughput per client more than 10 % apart between generators) or whose clocks are more than 5 ms off the results store's",
-	CheckRepetitions: "repetitions that disagree (coefficient of variation of the headline metric > 10 %)",
-	CheckSingleRun:   "cells resting on a single completed run (no interval, no verdict)",
-	CheckWarmup:      "warm-up too short (the first seconds of the measured phase differ from the rest by > 10 %)",
-	CheckConfig:      "database versions and settings that differ between compared targets",
-	CheckWorkingSet:  "working set against memory (data size vs the database's own cache and RAM)",
-	CheckErrors:      "errors above 0.1 % of operations",
-	CheckOutage:      "outages: seconds of the measured phase without a completed operation, lost connections and reconnects",
-	CheckHostBusy:    "runs stored as ok but flagged host busy: seconds fairbench did not read, or in which nothing completed or failed while it waited for a CPU; other processes using ≥ 0.5 cores while it waited ≥ 10 % of its time; steal ≥ 10 %",
-	CheckStalled:     "runs stored as ok but flagged stalled: wall time > 2× the planned duration, an operation longer than the measured phase, an embedded engine completing nothing without an error",
-	CheckSameHost:    "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)",
-	CheckPeakEdge:    "a peak of the headline metric at the edge of the clients sweep (knee not found)",
+var Checks = []Check{
+	{CheckDrift, "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)"},
+	{CheckSaturation, "load-generator saturation (fairbench's median CPU use ≥ 80 % of its CPU budget: the client host's threads, or a smaller cgroup quota, cpuset or GOMAXPROCS; or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)"},
+	{CheckGenerators, "load generators of one run that disagree (throughput per client more than 10 % apart between generators) or whose clocks are more than 5 ms off the results store's"},
+	{CheckRepetitions, "repetitions that disagree (coefficient of variation of the headline metric > 10 %)"},
+	{CheckSingleRun, "cells resting on a single completed run (no interval, no verdict)"},
+	{CheckWarmup, "warm-up too short (the first seconds of the measured phase differ from the rest by > 10 %)"},
+	{CheckConfig, "database versions and settings that differ between compared targets"},
+	{CheckWorkingSet, "working set against memory (data size vs the database's own cache and RAM)"},
+	{CheckErrors, "errors above 0.1 % of operations"},
+	{CheckOutage, "outages: seconds of the measured phase without a completed operation, lost connections and reconnects"},
+	{CheckHostBusy, "runs stored as ok but flagged host busy: seconds fairbench did not read, or in which nothing completed or failed while it waited for a CPU; other processes using ≥ 0.5 cores while it waited ≥ 10 % of its time; steal ≥ 10 %"},
+	{CheckStalled, "runs stored as ok but flagged stalled: wall time > 2× the planned duration, an operation longer than the measured phase, an embedded engine completing nothing without an error"},
+	{CheckSameHost, "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)"},
+	{CheckPeakEdge, "a peak of the headline metric at the edge of the clients sweep (knee not found)"},
 }
-
-// CheckOrder lists the check names in report order.
-func CheckOrder() []string { return append([]string(nil), checkOrder...) }
 
 // Warning is one methodology finding, naming the runs and numbers behind it.
 // Info findings (the working-set label of each target, an embedded engine)
@@ -132,8 +130,8 @@ func Warnings(groups []*Group, baseline string) []Warning {
 		}
 	}
 	rank := map[string]int{}
-	for i, c := range checkOrder {
-		rank[c] = i
+	for i, c := range Checks {
+		rank[c.Name] = i
 	}
 	sort.SliceStable(ws, func(i, j int) bool { return rank[ws[i].Check] < rank[ws[j].Check] })
 	return ws
@@ -451,9 +449,9 @@ func WorkingSet(g *Group) (label, detail string) {
 	db := r.Env.Database
 	data := float64(db.SizeBytes)
 	how := "database size"
-	if info, ok := kinds.Lookup(g.Kind); data <= 0 && ok && info.WorkingSet != nil {
+	if data <= 0 {
 		// The kind's own estimate from its parameters.
-		if b, basis, ok := info.WorkingSet(g.ParamValues); ok && b > 0 {
+		if b, basis, ok := kinds.EstimateWorkingSet(g.Kind, g.ParamValues); ok && b > 0 {
 			data = float64(b)
 			how = basis
 		}

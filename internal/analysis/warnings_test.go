@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -190,7 +191,7 @@ func TestConfigWarning(t *testing.T) {
 // estimatedKind registers a kind whose working set is 15 MiB per scale unit
 // (tpcb's estimate, which this package must not know by name).
 var estimatedKind = sync.OnceFunc(func() {
-	kinds.Register(kinds.Info{Kind: "test-estimated", WorkingSet: func(p map[string]any) (int64, string, bool) {
+	kinds.Register(kinds.Info{Kind: "test-estimated", WorkingSet: func(p params.Values) (int64, string, bool) {
 		s, ok := p["scale"].(int64)
 		return s * 15 << 20, fmt.Sprintf("scale %d × ~15 MB", s), ok && s > 0
 	}})

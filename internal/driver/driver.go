@@ -144,15 +144,15 @@ func (c *ConnClient) InProcess() bool { return c.inProcess }
 
 // Environment implements Environment on a session of its own, when the
 // driver's sessions can describe the server.
-func (c *ConnClient) Environment(ctx context.Context) (map[string]any, error) {
+func (c *ConnClient) Environment(ctx context.Context) (result.Database, error) {
 	s, err := c.Session(ctx)
 	if err != nil {
-		return nil, err
+		return result.Database{}, err
 	}
 	defer s.Close(context.WithoutCancel(ctx))
 	e, ok := s.(Environment)
 	if !ok {
-		return nil, errors.New("this driver does not describe its server")
+		return result.Database{}, errors.New("this driver does not describe its server")
 	}
 	return e.Environment(ctx)
 }
@@ -178,9 +178,10 @@ func EngineInProcess(rawURL string) bool {
 
 // Environment is the optional capability (of a client, and of sessions that
 // are not on a fast path) to describe the server: version, settings that
-// differ from defaults, TLS in use. Values must never hold secrets.
+// differ from defaults, TLS in use, and under Extra the engine's own facts.
+// Values must never hold secrets.
 type Environment interface {
-	Environment(ctx context.Context) (map[string]any, error)
+	Environment(ctx context.Context) (result.Database, error)
 }
 
 // Interrupter is the optional capability of sessions that another goroutine

@@ -6,7 +6,6 @@ package envinfo
 
 import (
 	"bufio"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,88 +15,77 @@ import (
 	"sync"
 
 	"github.com/fairbench/fairbench/internal/redact"
+	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/version"
 )
 
 // Host returns facts about the machine fairbench runs on. Unreadable facts are omitted.
-func Host() map[string]any {
-	h := map[string]any{
-		"os":           runtime.GOOS,
-		"arch":         runtime.GOARCH,
-		"threads":      runtime.NumCPU(),
-		"go":           runtime.Version(),
-		"tool_version": version.String(),
+func Host() result.Host {
+	h := result.Host{
+		OS:             runtime.GOOS,
+		Arch:           runtime.GOARCH,
+		Threads:        runtime.NumCPU(),
+		GoVersion:      runtime.Version(),
+		ToolVersion:    version.String(),
+		CPUModel:       cpuModel(),
+		Distribution:   osRelease(),
+		Virtualisation: virtualisation(),
 	}
 	// What the process may use, which a container's quota or cpuset can
 	// set far below the host's threads: a load generator saturates against it.
 	b := Budget("/", runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	h["cpu_budget"] = b.Cores
-	h["cpu_budget_source"] = b.Source
+	h.CPUBudget, h.CPUBudgetSource = b.Cores, b.Source
 	if name, err := os.Hostname(); err == nil {
-		h["hostname"] = name
-	}
-	if model := cpuModel(); model != "" {
-		h["cpu_model"] = model
+		h.Hostname = name
 	}
 	if kb := memTotalKB(); kb > 0 {
-		h["memory_gib"] = float64(kb) / (1 << 20)
-		h["memory_bytes"] = kb << 10
+		h.MemoryGiB = float64(kb) / (1 << 20)
+		h.MemoryBytes = kb << 10
 	}
 	if sockets, cores := topology(); cores > 0 {
-		h["sockets"] = sockets
-		h["cores"] = cores
+		h.Sockets, h.Cores = sockets, cores
 	}
 	if mhz := maxMHz(); mhz > 0 {
-		h["cpu_max_mhz"] = mhz
+		h.CPUMaxMHz = mhz
 	}
 	if wd, err := os.Getwd(); err == nil {
-		if d := Disk(wd); d != nil {
-			h["disk"] = d
-		}
+		h.Disk = Disk(wd)
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		h["kernel"] = strings.TrimSpace(string(b))
+		h.Kernel = strings.TrimSpace(string(b))
 	}
-	if pretty := osRelease(); pretty != "" {
-		h["distribution"] = pretty
-	}
-	maps.Copy(h, osTuning("/"))
-	if v := virtualisation(); v != "" {
-		h["virtualisation"] = v
-	}
+	readOSTuning(&h, "/")
 	return h
 }
 
-// osTuning reads, below root, the kernel settings that change what a
-// database client or server measures on this host: the CPU frequency
+// readOSTuning reads, below root, the kernel settings that change what a
+// database client or server measures on this host into h: the CPU frequency
 // governor, transparent huge pages, swappiness and the NUMA nodes. A setting
 // the kernel does not show is left out.
-func osTuning(root string) map[string]any {
-	t := map[string]any{}
+func readOSTuning(h *result.Host, root string) {
 	read := func(path string) (string, bool) {
 		b, err := os.ReadFile(filepath.Join(root, path))
 		return strings.TrimSpace(string(b)), err == nil
 	}
 	if v, ok := read("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); ok && v != "" {
-		t["cpu_governor"] = v
+		h.CPUGovernor = v
 	}
 	// "always [madvise] never": the bracketed word is the one in force.
 	if v, ok := read("sys/kernel/mm/transparent_hugepage/enabled"); ok {
 		if _, rest, found := strings.Cut(v, "["); found {
 			if mode, _, found := strings.Cut(rest, "]"); found {
-				t["transparent_hugepages"] = mode
+				h.TransparentHugepages = mode
 			}
 		}
 	}
 	if v, ok := read("proc/sys/vm/swappiness"); ok {
 		if n, err := strconv.Atoi(v); err == nil {
-			t["swappiness"] = n
+			h.Swappiness = &n
 		}
 	}
 	if nodes, _ := filepath.Glob(filepath.Join(root, "sys/devices/system/node/node[0-9]*")); len(nodes) > 0 {
-		t["numa_nodes"] = len(nodes)
+		h.NUMANodes = len(nodes)
 	}
-	return t
 }
 
 func cpuModel() string {

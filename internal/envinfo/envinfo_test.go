@@ -1,6 +1,7 @@
 package envinfo
 
 import (
+	"encoding/json"
 	"runtime"
 	"testing"
 )
@@ -57,31 +58,34 @@ func TestScrubOverlappingSecrets(t *testing.T) {
 
 func TestHost(t *testing.T) {
 	h := Host()
-	if got, ok := h["threads"].(int); !ok || got != runtime.NumCPU() {
-		t.Errorf("threads = %#v, want %d", h["threads"], runtime.NumCPU())
+	if h.Threads != runtime.NumCPU() {
+		t.Errorf("threads = %d, want %d", h.Threads, runtime.NumCPU())
 	}
-	if h["os"] != runtime.GOOS {
-		t.Errorf("os = %#v, want %q", h["os"], runtime.GOOS)
+	if h.OS != runtime.GOOS || h.Arch != runtime.GOARCH || h.GoVersion != runtime.Version() {
+		t.Errorf("os, arch, go = %q, %q, %q; want %q, %q, %q", h.OS, h.Arch, h.GoVersion, runtime.GOOS, runtime.GOARCH, runtime.Version())
 	}
-	if h["arch"] != runtime.GOARCH {
-		t.Errorf("arch = %#v, want %q", h["arch"], runtime.GOARCH)
+	if h.ToolVersion == "" {
+		t.Error("no tool_version")
 	}
-	if h["go"] != runtime.Version() {
-		t.Errorf("go = %#v, want %q", h["go"], runtime.Version())
-	}
-	if v, _ := h["tool_version"].(string); v == "" {
-		t.Errorf("tool_version = %#v, want a version", h["tool_version"])
-	}
-	if m, present := h["memory_gib"]; present {
-		if g, ok := m.(float64); !ok || g <= 0 {
-			t.Errorf("memory_gib = %#v, want a positive number", m)
-		}
+	if h.MemoryGiB < 0 || (h.MemoryGiB > 0) != (h.MemoryBytes > 0) {
+		t.Errorf("memory_gib %v, memory_bytes %d: want both positive or both unread", h.MemoryGiB, h.MemoryBytes)
 	}
 	// Unreadable facts are omitted, never stored empty.
-	for k, v := range h {
+	b, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored map[string]any
+	if err := json.Unmarshal(b, &stored); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range stored {
 		if s, ok := v.(string); ok && s == "" {
 			t.Errorf("%s is stored empty", k)
 		}
+	}
+	if stored["threads"] != float64(runtime.NumCPU()) || stored["os"] != runtime.GOOS || stored["go"] != runtime.Version() {
+		t.Errorf("stored as %s", b)
 	}
 }
 

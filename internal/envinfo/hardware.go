@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // topology counts sockets and physical cores from sysfs, which describes ARM
@@ -45,7 +47,7 @@ func maxMHz() float64 {
 
 // Disk describes the file system and block device under dir: where a local
 // target (SQLite) keeps its data, and where results are written.
-func Disk(dir string) map[string]any {
+func Disk(dir string) *result.Disk {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil
@@ -57,7 +59,7 @@ func Disk(dir string) map[string]any {
 	if mnt == "" {
 		return nil
 	}
-	d := map[string]any{"path": abs, "mount": mnt, "filesystem": fstype, "source": source}
+	d := &result.Disk{Path: abs, Mount: mnt, Filesystem: fstype, Source: source}
 	if !strings.HasPrefix(source, "/dev/") {
 		return d // overlay, tmpfs, a network file system: no block device to describe
 	}
@@ -72,16 +74,13 @@ func Disk(dir string) map[string]any {
 			name = filepath.Base(filepath.Dir(real))
 		}
 	}
-	d["device"] = name
+	d.Device = name
 	if rot := readTrim(filepath.Join("/sys/block", name, "queue/rotational")); rot != "" {
-		d["rotational"] = rot == "1"
+		rotational := rot == "1"
+		d.Rotational = &rotational
 	}
-	if m := readTrim(filepath.Join("/sys/block", name, "device/model")); m != "" {
-		d["model"] = m
-	}
-	if s := readTrim(filepath.Join("/sys/block", name, "queue/scheduler")); s != "" {
-		d["scheduler"] = s
-	}
+	d.Model = readTrim(filepath.Join("/sys/block", name, "device/model"))
+	d.Scheduler = readTrim(filepath.Join("/sys/block", name, "queue/scheduler"))
 	return d
 }
 

@@ -21,17 +21,20 @@ func TestDiskOfWorkingDirectory(t *testing.T) {
 	if d == nil {
 		t.Skip("no /proc/self/mountinfo on this system")
 	}
-	if d["mount"] == "" || d["filesystem"] == "" {
-		t.Errorf("disk facts lack mount or filesystem: %v", d)
+	if d.Mount == "" || d.Filesystem == "" || d.Path == "" || d.Source == "" {
+		t.Errorf("disk facts lack mount, filesystem, path or source: %+v", d)
 	}
 }
 
 func TestHostHasTopologyAndDisk(t *testing.T) {
 	h := Host()
-	if _, ok := h["threads"]; !ok {
+	if h.Threads < 1 {
 		t.Fatal("no threads")
 	}
-	if c, ok := h["cores"].(int); ok && (c < 1 || c > h["threads"].(int)) {
-		t.Errorf("cores %d outside 1..threads %v", c, h["threads"])
+	if c := h.Cores; c != 0 && (c < 1 || c > h.Threads) {
+		t.Errorf("cores %d outside 1..threads %d", c, h.Threads)
+	}
+	if (h.Cores > 0) != (h.Sockets > 0) {
+		t.Errorf("cores %d, sockets %d: want both counted or neither", h.Cores, h.Sockets)
 	}
 }

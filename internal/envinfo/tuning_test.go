@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // The OS tuning that changes what a host measures is read from the kernel's
@@ -22,8 +24,9 @@ func TestOSTuningReadsTheKernelsFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := osTuning(root); len(got) != 0 {
-		t.Fatalf("nothing to read gave %v", got)
+	var got result.Host
+	if readOSTuning(&got, root); !reflect.DeepEqual(got, result.Host{}) {
+		t.Fatalf("nothing to read gave %+v", got)
 	}
 	write("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance\n")
 	write("sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n")
@@ -36,8 +39,9 @@ func TestOSTuningReadsTheKernelsFiles(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "sys/devices/system/node/power"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"cpu_governor": "performance", "transparent_hugepages": "madvise", "swappiness": 60, "numa_nodes": 2}
-	if got := osTuning(root); !reflect.DeepEqual(got, want) {
-		t.Errorf("osTuning = %v, want %v", got, want)
+	swappiness := 60
+	want := result.Host{CPUGovernor: "performance", TransparentHugepages: "madvise", Swappiness: &swappiness, NUMANodes: 2}
+	if readOSTuning(&got, root); !reflect.DeepEqual(got, want) {
+		t.Errorf("readOSTuning = %+v, want %+v", got, want)
 	}
 }

@@ -31,8 +31,9 @@ type Info struct {
 	Summary func(w io.Writer, r *result.Run)
 	// WorkingSet estimates the bytes of data a run with these parameters
 	// touches, and says from what ("scale 10 × ~15 MB"); ok is false when
-	// it cannot tell.
-	WorkingSet func(params map[string]any) (bytes int64, basis string, ok bool)
+	// it cannot tell. It gets the values typed by Params (TypedParams):
+	// callers go through EstimateWorkingSet.
+	WorkingSet func(v params.Values) (bytes int64, basis string, ok bool)
 	// Sections builds extra report sections from the kind's runs (fio's
 	// per-direction tables). baseline names the target ratios are taken against.
 	// Reports call it once per scenario (study, workload and parameters), with
@@ -169,6 +170,28 @@ func Params(kind string) (specs []params.Spec, ok bool) {
 		return nil, false
 	}
 	return i.Params(), true
+}
+
+// EstimateWorkingSet is kind's estimate of the bytes a run with these
+// parameters touches (Info.WorkingSet), from the parameters as a run
+// recorded them, typed by the kind's specs first; ok is false when the kind
+// has no estimate or cannot tell.
+func EstimateWorkingSet(kind string, recorded params.Values) (bytes int64, basis string, ok bool) {
+	i, found := Lookup(kind)
+	if !found || i.WorkingSet == nil {
+		return 0, "", false
+	}
+	return i.WorkingSet(TypedParams(kind, recorded))
+}
+
+// TypedParams are a run's parameters as it recorded them, typed by the
+// specs kind declares (params.Typed); as recorded for a kind that declares
+// none.
+func TypedParams(kind string, recorded params.Values) params.Values {
+	if specs, ok := Params(kind); ok {
+		return params.Typed(specs, recorded)
+	}
+	return recorded
 }
 
 // Summary returns kind's printer of a run summary in the peer tool's shape;

@@ -587,8 +587,8 @@ func HTML(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt HTMLOpt
 			p.Warns = append(p.Warns, htmlWarning(wg, label))
 		}
 	}
-	for _, c := range analysis.CheckOrder() {
-		p.CheckedList = append(p.CheckedList, analysis.Checks[c])
+	for _, c := range analysis.Checks {
+		p.CheckedList = append(p.CheckedList, c.Text)
 	}
 	return htmlTmpl.Execute(w, p)
 }

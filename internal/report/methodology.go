@@ -58,8 +58,8 @@ func Methodology(w io.Writer, ws []analysis.Warning, groups []*analysis.Group, m
 		}
 	}
 	var checked []string
-	for _, c := range analysis.CheckOrder() {
-		checked = append(checked, analysis.Checks[c])
+	for _, c := range analysis.Checks {
+		checked = append(checked, c.Text)
 	}
 	if markdown {
 		ew.printf("\n%s\n\n", wrap("Checked: "+strings.Join(checked, "; ")+".", lineWidth, ""))

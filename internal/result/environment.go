@@ -45,7 +45,21 @@ type Environment struct {
 
 // Host describes a machine fairbench ran on.
 type Host struct {
+	// What runs there: the OS and architecture Go names, the Go release
+	// and fairbench's version that built the binary.
+	OS          string `json:"os,omitempty"`
+	Arch        string `json:"arch,omitempty"`
+	GoVersion   string `json:"go,omitempty"`
+	ToolVersion string `json:"tool_version,omitempty"`
+	Hostname    string `json:"hostname,omitempty"`
+	// The hardware: the CPU's model, sockets, physical cores and hardware
+	// threads, its highest frequency, the memory, and the disk under the
+	// working directory.
+	CPUModel    string  `json:"cpu_model,omitempty"`
+	Sockets     int     `json:"sockets,omitempty"`
+	Cores       int     `json:"cores,omitempty"`
 	Threads     int     `json:"threads,omitempty"`
+	CPUMaxMHz   float64 `json:"cpu_max_mhz,omitempty"`
 	MemoryGiB   float64 `json:"memory_gib,omitempty"`
 	MemoryBytes int64   `json:"memory_bytes,omitempty"`
 	// CPUBudget is the CPU, in cores, fairbench's process may use (a cgroup
@@ -68,7 +82,24 @@ type Host struct {
 	TransparentHugepages string         `json:"transparent_hugepages,omitempty"`
 	Swappiness           *int           `json:"swappiness,omitempty"`
 	NUMANodes            int            `json:"numa_nodes,omitempty"`
+	Distribution         string         `json:"distribution,omitempty"` // the OS release's PRETTY_NAME
+	Disk                 *Disk          `json:"disk,omitempty"`
 	Extra                map[string]any `json:"-"`
+}
+
+// Disk is the file system and block device under a directory: where a
+// local engine keeps its data, where results are written. Its fields are
+// in the order of their JSON keys, the order the map of facts it replaced
+// encoded in.
+type Disk struct {
+	Device     string `json:"device,omitempty"` // the block device, a partition's disk ("nvme0n1")
+	Filesystem string `json:"filesystem,omitempty"`
+	Model      string `json:"model,omitempty"`
+	Mount      string `json:"mount,omitempty"`
+	Path       string `json:"path,omitempty"` // the directory, symbolic links resolved
+	Rotational *bool  `json:"rotational,omitempty"`
+	Scheduler  string `json:"scheduler,omitempty"`
+	Source     string `json:"source,omitempty"` // the mount's source ("/dev/nvme0n1p2", "overlay")
 }
 
 // Client says how the load generator drove its clients.
@@ -118,14 +149,26 @@ type LoadGenerator struct {
 // Database is what the driver said about the database server.
 type Database struct {
 	Engine string `json:"engine,omitempty"`
+	// Driver names the client library or code the driver talks through.
+	Driver string `json:"driver,omitempty"`
 	// Version is the engine's own version text; ServerVersion, where the
 	// engine has one, its bare version number.
 	Version       string `json:"version,omitempty"`
 	ServerVersion string `json:"server_version,omitempty"`
 	// Settings are the engine's settings that matter for a comparison,
 	// under the engine's own names.
-	Settings  map[string]string `json:"settings,omitempty"`
-	SizeBytes int64             `json:"database_size_bytes,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+	// SettingsError says why the settings could not all be read (a managed
+	// service refusing CONFIG), so that fewer settings are not taken for
+	// defaults.
+	SettingsError string `json:"settings_error,omitempty"`
+	// SizeBytes is the database's size on disk; SizeText the same as the
+	// engine writes it ("23 MB") or in bytes ("24117248 bytes").
+	SizeBytes int64  `json:"database_size_bytes,omitempty"`
+	SizeText  string `json:"database_size,omitempty"`
+	// Disk is the file system an engine in fairbench's process keeps its
+	// data on.
+	Disk *Disk `json:"disk,omitempty"`
 	// CacheBytes is the memory the engine keeps data pages (or records) in,
 	// named CacheSetting in the engine's own terms; 0 when unknown.
 	CacheBytes   int64  `json:"cache_bytes,omitempty"`
@@ -337,6 +380,18 @@ func (e *Environment) Set(key string, v any) {
 	e.Extra[key] = v
 }
 
+// Set records a fact of the engine's own, that no field names, under key
+// in Extra. Code that reads a fact back from Extra sees a recorded run's in
+// JSON's types (map[string]any, []any, int64 for whole numbers): a driver
+// records a fact it reads back (EngineFacts.Cache) in those types, so that
+// the run it just measured reads the same.
+func (d *Database) Set(key string, v any) {
+	if d.Extra == nil {
+		d.Extra = map[string]any{}
+	}
+	d.Extra[key] = v
+}
+
 // EnvironmentFromMap reads an environment from its JSON object form (what
 // Marshal of a map of facts gives); it panics on a map that has no JSON form.
 func EnvironmentFromMap(m map[string]any) Environment {
@@ -352,25 +407,6 @@ func EnvironmentFromMap(m map[string]any) Environment {
 		panic("result.EnvironmentFromMap: " + err.Error())
 	}
 	return e
-}
-
-// DatabaseFromMap reads a database's facts from a driver's map of them.
-func DatabaseFromMap(m map[string]any) (Database, error) {
-	var d Database
-	b, err := json.Marshal(m)
-	if err != nil {
-		return d, err
-	}
-	return d, json.Unmarshal(b, &d)
-}
-
-// HostFromMap reads a host's facts from a map of them (envinfo.Host's).
-func HostFromMap(m map[string]any) Host {
-	var h Host
-	if b, err := json.Marshal(m); err == nil {
-		_ = json.Unmarshal(b, &h) // a map that encodes decodes
-	}
-	return h
 }
 
 // The JSON methods: typed fields under their keys, Extra's keys beside them,

@@ -28,7 +28,7 @@ func TestEnvironmentJSONRoundTrips(t *testing.T) {
 		len(e.LoadGenerators) != 1 || e.Host.CPUBudget != 1.5 || e.Host.StealPct == nil || *e.Host.StealPct != 0 || e.Host.OthersCPU != nil || e.Generators[0].LoadGenerator.Host != "g1" || e.Client.Path != "pgx" {
 		t.Fatalf("typed fields not read: %+v", e)
 	}
-	if e.Extra["tool"].(map[string]any)["version"] != "2" || e.Host.Extra["cpu_model"] != "EPYC" || e.Database.Extra["driver"] != "x" {
+	if e.Extra["tool"].(map[string]any)["version"] != "2" || e.Host.CPUModel != "EPYC" || e.Host.Disk == nil || e.Host.Disk.Mount != "/" || e.Database.Driver != "x" {
 		t.Fatalf("extra facts not kept: %+v", e.Extra)
 	}
 	if e.Extra["workload"].(map[string]any)["scale"] != int64(10) {

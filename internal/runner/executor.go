@@ -165,7 +165,7 @@ type worker struct {
 // load generators), take the baseline, start the clients, the warm-up, the
 // measured phase, and fill the run.
 func (m *executor) execute(ctx context.Context) error {
-	m.run.Env.Host = result.HostFromMap(envinfo.Host())
+	m.run.Env.Host = envinfo.Host()
 	m.allDone = make(chan struct{})
 	connectTime, err := m.connectClients(ctx)
 	defer m.closeWorkers(ctx)

@@ -161,7 +161,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	}
 	env := got.Env // the tool's facts, then fairbench's where the tool has none
 	env.Extra = maps.Clone(env.Extra)
-	env.Host = result.HostFromMap(envinfo.Host())
+	env.Host = envinfo.Host()
 	for k, v := range map[string]any{"command": strings.Join(argv, " "), "fairbench": version.String()} {
 		if _, ok := env.Extra[k]; !ok {
 			env.Set(k, v)

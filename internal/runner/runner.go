@@ -208,7 +208,7 @@ func (r *Runner) Preflight(ctx context.Context, cells []study.Cell) error {
 		var env result.Database
 		if e := environment(cl, conn); e != nil {
 			if got, err := e.Environment(ctx); err == nil {
-				env = databaseOf(got)
+				env = got.WithEngineFacts()
 			} else {
 				env.Extra = map[string]any{"error": envinfo.Scrub(err.Error())}
 			}
@@ -542,7 +542,7 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 		env.Database = dbEnv
 	} else if e := environment(cs.client, cs.admin); e != nil {
 		if got, err := e.Environment(ctx); err == nil {
-			r.envs[c.Target.Name] = databaseOf(got)
+			r.envs[c.Target.Name] = got.WithEngineFacts()
 			env.Database = r.envs[c.Target.Name]
 		}
 	}
@@ -670,13 +670,3 @@ func (r *Runner) withSession(ctx context.Context, c study.Cell, f func(bound, dr
 
 // Environments returns the database facts Preflight captured, per target name.
 func (r *Runner) Environments() map[string]result.Database { return r.envs }
-
-// databaseOf reads a driver's description of its database, with the cache
-// size and installation-only settings its driver knows of the engine.
-func databaseOf(facts map[string]any) result.Database {
-	db, err := result.DatabaseFromMap(facts)
-	if err != nil {
-		return result.Database{Extra: map[string]any{"error": envinfo.Scrub(err.Error())}}
-	}
-	return db.WithEngineFacts()
-}

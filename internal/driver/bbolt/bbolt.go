@@ -51,6 +51,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/driver/embedkv"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 func init() { driver.Register(Driver{}, "bbolt:") }
@@ -193,13 +194,13 @@ func (c *Client) Session(context.Context) (driver.Conn, error) {
 
 // Environment implements driver.Environment: engine, library version, the
 // options in effect, the file and the file system it is on.
-func (c *Client) Environment(context.Context) (map[string]any, error) {
+func (c *Client) Environment(context.Context) (result.Database, error) {
 	env, settings := c.Env(filepath.Dir(c.H.Path))
 	settings["pagesize"] = strconv.Itoa(c.H.DB.Info().PageSize) // the file's, whatever was asked
-	env["file"] = c.H.Path
+	env.Set("file", c.H.Path)
 	if st, err := os.Stat(c.H.Path); err == nil {
-		env["database_size"] = strconv.FormatInt(st.Size(), 10) + " bytes"
-		env["database_size_bytes"] = st.Size() // for the working-set check
+		env.SizeText = strconv.FormatInt(st.Size(), 10) + " bytes"
+		env.SizeBytes = st.Size() // for the working-set check
 	}
 	return env, nil
 }

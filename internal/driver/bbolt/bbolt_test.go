@@ -92,16 +92,16 @@ func TestEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := env["settings"].(map[string]string)
+	s := env.Settings
 	for k, v := range map[string]string{"nosync": "true", "pagesize": "8192", "freelisttype": "hashmap", "timeout": "2s"} {
 		if s[k] != v {
 			t.Errorf("settings[%s] = %q, want %q", k, s[k], v)
 		}
 	}
-	if env["file"] != path {
-		t.Errorf("file = %v, want %s", env["file"], path)
+	if env.Extra["file"] != path {
+		t.Errorf("file = %v, want %s", env.Extra["file"], path)
 	}
-	if _, ok := env["disk"]; !ok {
+	if env.Disk == nil {
 		t.Error("no disk: the file system under the database is not described")
 	}
 	cl.Close(context.Background())
@@ -112,7 +112,7 @@ func TestEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := env["settings"].(map[string]string)["pagesize"]; got != "8192" {
+	if got := env.Settings["pagesize"]; got != "8192" {
 		t.Errorf("reopened with pagesize=16384: settings pagesize = %s, want the file's 8192", got)
 	}
 }

@@ -103,7 +103,7 @@ func (s *Conn) Classify(err error) result.ErrorClass { return classify(err) }
 func (s *Conn) ClientPath() string { return clientPath }
 
 // Environment implements driver.Environment (through the client).
-func (s *Conn) Environment(ctx context.Context) (map[string]any, error) { return s.c.Environment(ctx) }
+func (s *Conn) Environment(ctx context.Context) (result.Database, error) { return s.c.Environment(ctx) }
 
 // Analyze implements driver.Analytics.
 //

@@ -129,7 +129,7 @@ func TestClickHouse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env["engine"] != "clickhouse" || !strings.HasPrefix(env["version"].(string), "18.16.1") || env["max_threads"] == nil || env["max_memory_usage"] == nil {
+	if env.Engine != "clickhouse" || !strings.HasPrefix(env.Version, "18.16.1") || env.Extra["max_threads"] == nil || env.Extra["max_memory_usage"] == nil {
 		t.Errorf("environment %v", env)
 	}
 	t.Logf("environment %v", env)

@@ -14,20 +14,20 @@ import (
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // Environment implements driver.Environment: version, the memory and thread
 // limits a query runs under, and every setting changed from its default.
-func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
-	env := map[string]any{"engine": "clickhouse", "driver": clientPath, "tls": c.cfg.tls}
-	var version string
-	if err := c.conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
-		return nil, c.cfg.secrets.ScrubErr(err)
+func (c *Client) Environment(ctx context.Context) (result.Database, error) {
+	env := result.Database{Engine: "clickhouse", Driver: clientPath}
+	env.Set("tls", c.cfg.tls)
+	if err := c.conn.QueryRow(ctx, "SELECT version()").Scan(&env.Version); err != nil {
+		return result.Database{}, c.cfg.secrets.ScrubErr(err)
 	}
-	env["version"] = version
 	rows, err := c.conn.Query(ctx, "SELECT name, value, changed FROM system.settings WHERE changed OR name IN ('max_threads', 'max_memory_usage')")
 	if err != nil {
-		return nil, c.cfg.secrets.ScrubErr(err)
+		return result.Database{}, c.cfg.secrets.ScrubErr(err)
 	}
 	defer rows.Close()
 	changed := map[string]any{}
@@ -35,39 +35,40 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		var name, value string
 		var ch uint8
 		if err := rows.Scan(&name, &value, &ch); err != nil {
-			return nil, c.cfg.secrets.ScrubErr(err)
+			return result.Database{}, c.cfg.secrets.ScrubErr(err)
 		}
 		if name == "max_threads" || name == "max_memory_usage" {
-			env[name] = value
+			env.Set(name, value)
 		}
 		if ch != 0 && !secretSetting(name) {
 			changed[name] = value
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, c.cfg.secrets.ScrubErr(err)
+		return result.Database{}, c.cfg.secrets.ScrubErr(err)
 	}
 	// The client sends max_execution_time from the context's deadline: a
 	// setting of this query, not of the server.
 	if _, ok := ctx.Deadline(); ok {
 		delete(changed, "max_execution_time")
 	}
-	env["settings_changed"] = changed
+	env.Set("settings_changed", changed)
 	if s := c.serverSettings(ctx); len(s) > 0 {
-		env["server_settings"] = s
+		env.Set("server_settings", s)
 	}
 	return env, nil
 }
 
 // serverSettings reads the server's memory limit and caches
-// (system.server_settings, from ClickHouse 23.3; nil before).
-func (c *Client) serverSettings(ctx context.Context) map[string]string {
+// (system.server_settings, from ClickHouse 23.3; nil before), as texts in
+// the map a results file reads back, which uncompressedCache reads.
+func (c *Client) serverSettings(ctx context.Context) map[string]any {
 	rows, err := c.conn.Query(ctx, "SELECT name, value FROM system.server_settings WHERE name IN ('"+strings.Join(serverSettingNames, "', '")+"')")
 	if err != nil {
 		return nil
 	}
 	defer rows.Close()
-	out := map[string]string{}
+	out := map[string]any{}
 	for rows.Next() {
 		var name, value string
 		if err := rows.Scan(&name, &value); err != nil {

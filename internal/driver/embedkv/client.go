@@ -13,6 +13,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // Registry is an engine's databases open in this process, by absolute path.
@@ -168,19 +169,12 @@ func (c *Client[C, DB]) InProcess() bool { return true }
 // module's version, the driver, the options in effect, no TLS, and the file
 // system under disk (a directory). The engine adds what only it knows, to
 // env and to settings, a copy of the handle's.
-func (c *Client[C, DB]) Env(disk string) (env map[string]any, settings map[string]string) {
+func (c *Client[C, DB]) Env(disk string) (env result.Database, settings map[string]string) {
 	e := c.H.reg.Engine
 	settings = maps.Clone(c.H.Settings)
-	env = map[string]any{
-		"engine":   e.Name,
-		"version":  e.Version(),
-		"driver":   e.Module + " (pure Go, in-process " + e.Design + ")",
-		"settings": settings,
-		"tls":      map[string]any{"enabled": false},
-	}
-	if d := envinfo.Disk(disk); d != nil {
-		env["disk"] = d
-	}
+	env = result.Database{Engine: e.Name, Version: e.Version(), Driver: e.Module + " (pure Go, in-process " + e.Design + ")",
+		Settings: settings, Disk: envinfo.Disk(disk)}
+	env.Set("tls", map[string]any{"enabled": false})
 	return env, settings
 }
 

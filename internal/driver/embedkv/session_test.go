@@ -414,15 +414,15 @@ func TestEnv(t *testing.T) {
 	if h.Settings["extra"] != "" {
 		t.Error("Env's settings are the handle's, not a copy")
 	}
-	for k, v := range map[string]any{"engine": "fake", "version": "unknown", "driver": "example.com/fake (pure Go, in-process map)"} {
-		if env[k] != v {
-			t.Errorf("env[%s] = %v, want %v", k, env[k], v)
+	for _, f := range []struct{ name, got, want string }{{"engine", env.Engine, "fake"}, {"version", env.Version, "unknown"}, {"driver", env.Driver, "example.com/fake (pure Go, in-process map)"}} {
+		if f.got != f.want {
+			t.Errorf("env %s = %v, want %v", f.name, f.got, f.want)
 		}
 	}
-	if s := env["settings"].(map[string]string); s["opt"] != "7" || s["extra"] != "x" {
+	if s := env.Settings; s["opt"] != "7" || s["extra"] != "x" {
 		t.Errorf("env settings = %v", s)
 	}
-	if _, ok := env["disk"]; !ok {
+	if env.Disk == nil {
 		t.Error("no disk")
 	}
 	if !c.InProcess() {

@@ -163,17 +163,17 @@ func testCapabilities(t *testing.T, e Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env["engine"] != e.Scheme {
-		t.Errorf("environment engine = %v, want %s", env["engine"], e.Scheme)
+	if env.Engine != e.Scheme {
+		t.Errorf("environment engine = %v, want %s", env.Engine, e.Scheme)
 	}
 	// The library's version comes from the binary's module information,
 	// which test binaries lack: "unknown" then, a version number otherwise.
-	version, _ := env["version"].(string)
+	version := env.Version
 	if version != "unknown" && (version == "" || version[0] < '0' || version[0] > '9') {
-		t.Errorf("environment version = %q, want the module's version or unknown", env["version"])
+		t.Errorf("environment version = %q, want the module's version or unknown", env.Version)
 	}
-	if s, _ := env["settings"].(map[string]string); len(s) == 0 {
-		t.Errorf("environment settings = %v, want the options in effect", env["settings"])
+	if len(env.Settings) == 0 {
+		t.Errorf("environment settings = %v, want the options in effect", env.Settings)
 	}
 	kv := session(t, cl)
 	if _, ok := kv.(driver.KVPrefixDeleter); !ok {

@@ -75,8 +75,8 @@ func (s *Conn) OpCounters(ctx context.Context) (map[string]int64, bool, error) {
 // own; its MongoDB-compatible one as compat_version), storage engine where
 // serverStatus names one, and the URL's settings that change what is
 // measured.
-func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
-	env := map[string]any{"engine": "mongodb", "driver": clientPath}
+func (c *Client) Environment(ctx context.Context) (result.Database, error) {
+	env := result.Database{Engine: "mongodb", Driver: clientPath}
 	var bi struct {
 		Version         string `bson:"version"`
 		GitVersion      string `bson:"gitVersion"`
@@ -85,15 +85,15 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		Debug           bool   `bson:"debug"`
 	}
 	if err := c.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&bi); err != nil {
-		return nil, c.cfg.secrets.ScrubErr(fmt.Errorf("buildInfo: %w", err))
+		return result.Database{}, c.cfg.secrets.ScrubErr(fmt.Errorf("buildInfo: %w", err))
 	}
-	env["version"] = bi.Version
+	env.Version = bi.Version
 	if bi.FerretDBVersion != "" {
-		env["engine"] = "ferretdb"
-		env["version"] = bi.FerretDBVersion
-		env["compat_version"] = bi.Version
+		env.Engine = "ferretdb"
+		env.Version = bi.FerretDBVersion
+		env.Set("compat_version", bi.Version)
 	} else if bi.GitVersion != "" {
-		env["git_version"] = bi.GitVersion
+		env.Set("git_version", bi.GitVersion)
 	}
 	var ss struct {
 		Process       string `bson:"process"`
@@ -112,21 +112,21 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 	}
 	if err := c.db.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&ss); err == nil {
 		if ss.Process != "" {
-			env["process"] = ss.Process
+			env.Set("process", ss.Process)
 		}
 		if ss.StorageEngine.Name != "" {
-			env["storage_engine"] = ss.StorageEngine.Name
+			env.Set("storage_engine", ss.StorageEngine.Name)
 		}
 		if ss.Repl != nil && ss.Repl.SetName != "" {
-			env["replica_set"] = ss.Repl.SetName
+			env.Set("replica_set", ss.Repl.SetName)
 		}
-		env["uptime_seconds"] = int64(ss.Uptime)
+		env.Set("uptime_seconds", int64(ss.Uptime))
 		if ss.WiredTiger != nil && ss.WiredTiger.Cache.Max > 0 {
-			env[cacheFact] = int64(ss.WiredTiger.Cache.Max)
+			env.Set(cacheFact, int64(ss.WiredTiger.Cache.Max))
 		}
 	} else {
 		// Managed services may refuse serverStatus to a plain user.
-		env["server_status_error"] = c.cfg.secrets.Scrub(err.Error())
+		env.Set("server_status_error", c.cfg.secrets.Scrub(err.Error()))
 	}
 	o := c.cfg.opts
 	settings := map[string]string{"database": c.cfg.database}
@@ -150,12 +150,12 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 	if len(o.Compressors) > 0 {
 		settings["compressors"] = fmt.Sprint(o.Compressors)
 	}
-	env["settings"] = settings
+	env.Settings = settings
 	tlsFacts := map[string]any{"enabled": c.cfg.tls}
 	if c.cfg.tls {
 		tlsFacts["verified"] = !c.cfg.insecure
 	}
-	env["tls"] = tlsFacts
+	env.Set("tls", tlsFacts)
 	return env, nil
 }
 

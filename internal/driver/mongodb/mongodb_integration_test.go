@@ -302,10 +302,10 @@ func TestOpCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !ok {
-		if env["engine"] != "ferretdb" {
-			t.Fatalf("%v reports no opcounters", env["engine"])
+		if env.Engine != "ferretdb" {
+			t.Fatalf("%v reports no opcounters", env.Engine)
 		}
-		t.Logf("FerretDB %v keeps no opcounters (ok=false), as expected", env["version"])
+		t.Logf("FerretDB %v keeps no opcounters (ok=false), as expected", env.Version)
 		return
 	}
 	var docs []driver.Doc
@@ -341,20 +341,20 @@ func TestEnvironmentFerretDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env["engine"] != "ferretdb" || env["version"] != "v1.24.2" {
-		t.Errorf("engine %v version %v, want ferretdb v1.24.2", env["engine"], env["version"])
+	if env.Engine != "ferretdb" || env.Version != "v1.24.2" {
+		t.Errorf("engine %v version %v, want ferretdb v1.24.2", env.Engine, env.Version)
 	}
-	if v, _ := env["compat_version"].(string); !strings.HasPrefix(v, "7.0.") {
+	if v, _ := env.Extra["compat_version"].(string); !strings.HasPrefix(v, "7.0.") {
 		t.Errorf("compat_version %q, want FerretDB's MongoDB 7.0.x", v)
 	}
-	if env["driver"] != "mongo-go-driver v2.10.0" {
-		t.Errorf("driver %v", env["driver"])
+	if env.Driver != "mongo-go-driver v2.10.0" {
+		t.Errorf("driver %v", env.Driver)
 	}
-	if tf, _ := env["tls"].(map[string]any); tf["enabled"] != false {
-		t.Errorf("tls %v", env["tls"])
+	if tf, _ := env.Extra["tls"].(map[string]any); tf["enabled"] != false {
+		t.Errorf("tls %v", env.Extra["tls"])
 	}
-	if st, _ := env["settings"].(map[string]string); st["max_pool_size"] != "0" {
-		t.Errorf("settings %v", env["settings"])
+	if st := env.Settings; st["max_pool_size"] != "0" {
+		t.Errorf("settings %v", env.Settings)
 	}
 	s := session(t, raw)
 	if p := s.ClientPath(); p != "mongo-go-driver v2.10.0" {

@@ -12,6 +12,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 var sqlBadConn = sqldriver.ErrBadConn
@@ -175,18 +176,18 @@ var alwaysReported = []string{
 // Environment implements driver.Environment: version, the global variables set
 // away from their compiled-in defaults, the always-reported ones, and the TLS
 // version and cipher of this connection as the server sees them.
-func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
-	env := map[string]any{"engine": "mysql", "driver": "go-sql-driver/mysql"}
+func (c *Conn) Environment(ctx context.Context) (result.Database, error) {
+	env := result.Database{Engine: "mysql", Driver: "go-sql-driver/mysql"}
 	var version, comment string
 	if err := c.c.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
-		return nil, fmt.Errorf("reading server version: %w", err)
+		return result.Database{}, fmt.Errorf("reading server version: %w", err)
 	}
 	mariadb := strings.Contains(strings.ToLower(version+comment), "mariadb")
 	if mariadb {
-		env["engine"] = "mariadb"
+		env.Engine = "mariadb"
 	}
-	env["version"] = version
-	env["version_comment"] = comment
+	env.Version = version
+	env.Set("version_comment", comment)
 	settings := map[string]string{}
 	// Variables away from defaults: MariaDB knows where each value came from;
 	// MySQL 8 keeps the same fact in performance_schema.variables_info.
@@ -198,16 +199,16 @@ func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 			WHERE i.VARIABLE_SOURCE <> 'COMPILED'`
 	}
 	if err := c.collect(ctx, settings, q); err != nil {
-		env["settings_error"] = err.Error()
+		env.SettingsError = err.Error()
 	}
 	in := "'" + strings.Join(alwaysReported, "','") + "'"
 	if err := c.collect(ctx, settings, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("+in+")"); err != nil {
-		return nil, fmt.Errorf("reading global variables: %w", err)
+		return result.Database{}, fmt.Errorf("reading global variables: %w", err)
 	}
-	env["settings"] = settings
+	env.Settings = settings
 	status := map[string]string{}
 	if err := c.collect(ctx, status, "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')"); err != nil {
-		return nil, fmt.Errorf("reading TLS status: %w", err)
+		return result.Database{}, fmt.Errorf("reading TLS status: %w", err)
 	}
 	tlsFacts := map[string]any{"enabled": status["ssl_version"] != ""}
 	if status["ssl_version"] != "" {
@@ -216,24 +217,24 @@ func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 		tlsFacts["source"] = "server (SHOW SESSION STATUS)"
 		tlsFacts["verified"] = c.cfg.TLSMode == "verify"
 	}
-	env["tls"] = tlsFacts
+	env.Set("tls", tlsFacts)
 	// Which code sends the prepared statements goes with the run: it is part
 	// of the client's cost per statement.
 	switch {
 	case c.mode == "simple":
-		env["statements"] = "text protocol (go-sql-driver, parameters interpolated by the client)"
+		env.Set("statements", "text protocol (go-sql-driver, parameters interpolated by the client)")
 	case c.wire != nil:
-		env["statements"] = "prepared, sent by fairbench (COM_STMT_EXECUTE on the socket)"
+		env.Set("statements", "prepared, sent by fairbench (COM_STMT_EXECUTE on the socket)")
 	default:
-		env["statements"] = "prepared, sent by go-sql-driver"
+		env.Set("statements", "prepared, sent by go-sql-driver")
 	}
 	if c.cfg.Autocommit != "" {
-		env["autocommit"] = c.cfg.Autocommit
+		env.Set("autocommit", c.cfg.Autocommit)
 	}
 	var size int64
 	if err := c.c.QueryRowContext(ctx, `SELECT coalesce(sum(data_length + index_length), 0)
 		FROM information_schema.tables WHERE table_schema = DATABASE()`).Scan(&size); err == nil {
-		env["database_size"] = strconv.FormatInt(size, 10) + " bytes"
+		env.SizeText = strconv.FormatInt(size, 10) + " bytes"
 	}
 	if c.cfg.Autocommit == "0" {
 		// End the transaction these reads opened, so it holds no metadata locks.

@@ -135,18 +135,18 @@ func TestTLSVerifyAndPinning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tlsFacts := env["tls"].(map[string]any)
+	tlsFacts := env.Extra["tls"].(map[string]any)
 	if tlsFacts["enabled"] != true || !strings.HasPrefix(tlsFacts["version"].(string), "TLSv1.") || tlsFacts["cipher"] == "" {
 		t.Fatalf("tls facts: %v", tlsFacts)
 	}
-	settings := env["settings"].(map[string]string)
+	settings := env.Settings
 	for _, k := range []string{"innodb_buffer_pool_size", "max_connections", "innodb_flush_log_at_trx_commit"} {
 		if settings[k] == "" {
 			t.Fatalf("settings miss %s: %v", k, settings)
 		}
 	}
-	if env["engine"] != "mariadb" || !strings.Contains(env["version"].(string), "MariaDB") {
-		t.Fatalf("engine %v version %v", env["engine"], env["version"])
+	if env.Engine != "mariadb" || !strings.Contains(env.Version, "MariaDB") {
+		t.Fatalf("engine %v version %v", env.Engine, env.Version)
 	}
 	for k, v := range settings {
 		if strings.Contains(v, "fairbench-test-pw") {
@@ -167,7 +167,7 @@ func TestTLSVerifyAndPinning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := env["tls"].(map[string]any)
+		got := env.Extra["tls"].(map[string]any)
 		if got["version"] != "TLSv1.3" || got["cipher"] != suite {
 			t.Fatalf("pinned TLSv1.3 %s, server reports %v", suite, got)
 		}
@@ -305,11 +305,7 @@ func TestEnvironmentReportsTheBufferPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := c.(driver.Environment).Environment(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := result.DatabaseFromMap(env)
+	db, err := c.(driver.Environment).Environment(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

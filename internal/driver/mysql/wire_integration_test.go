@@ -102,7 +102,7 @@ func TestWireStatementsMatchGoSQLDriver(t *testing.T) {
 	)
 	// Per case: the prepare's error, two queries, one Exec.
 	type caseOutcome struct{ prepare, first, second, exec wireOutcome }
-	run := func(wire string) ([]caseOutcome, []wireOutcome, map[string]any) {
+	run := func(wire string) ([]caseOutcome, []wireOutcome, result.Database) {
 		t.Setenv("FAIRBENCH_MYSQL_WIRE", wire)
 		c, err := connect(t, url, "prepared")
 		if err != nil {
@@ -143,11 +143,11 @@ func TestWireStatementsMatchGoSQLDriver(t *testing.T) {
 		return out, altered, env
 	}
 	onWire, alteredOnWire, env := run("")
-	if got := fmt.Sprint(env["statements"]); got != "prepared, sent by fairbench (COM_STMT_EXECUTE on the socket)" {
+	if got := fmt.Sprint(env.Extra["statements"]); got != "prepared, sent by fairbench (COM_STMT_EXECUTE on the socket)" {
 		t.Fatalf("statements on the default path: %q", got)
 	}
 	viaDriver, alteredViaDriver, env := run("off")
-	if got := fmt.Sprint(env["statements"]); got != "prepared, sent by go-sql-driver" {
+	if got := fmt.Sprint(env.Extra["statements"]); got != "prepared, sent by go-sql-driver" {
 		t.Fatalf("statements with FAIRBENCH_MYSQL_WIRE=off: %q", got)
 	}
 	for i, k := range cases {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // rootInfo is GET /'s answer.
@@ -257,26 +258,22 @@ func (s *Conn) Count(ctx context.Context, index string) (int64, error) {
 // /_cluster/health), its nodes (/_nodes/jvm,os: heap, processors, OS) and
 // the cluster settings set explicitly; TLS as the URL asks for it. A part
 // the user may not read (managed services) is noted, not fatal.
-func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
-	env := map[string]any{
-		"driver":       libraryVersion(),
-		"version":      c.id.version,
-		"cluster_name": c.id.cluster,
-		"distribution": c.id.engine,
-		"engine":       c.id.engine,
-	}
+func (c *Client) Environment(ctx context.Context) (result.Database, error) {
+	env := result.Database{Engine: c.id.engine, Driver: libraryVersion(), Version: c.id.version}
+	env.Set("cluster_name", c.id.cluster)
+	env.Set("distribution", c.id.engine)
 	for k, v := range map[string]string{"lucene": c.id.lucene, "build_flavor": c.id.buildFlavor, "version_error": c.id.versionError} {
 		if v != "" {
-			env[k] = v
+			env.Set(k, v)
 		}
 	}
 	var h health
 	if err := c.getJSON(ctx, "/_cluster/health", &h); err == nil {
-		env["status"] = h.Status
-		env["nodes"] = h.Nodes
-		env["data_nodes"] = h.DataNodes
+		env.Set("status", h.Status)
+		env.Set("nodes", h.Nodes)
+		env.Set("data_nodes", h.DataNodes)
 	} else {
-		env["health_error"] = err.Error()
+		env.Set("health_error", err.Error())
 	}
 	var nodes struct {
 		Nodes map[string]struct {
@@ -312,9 +309,13 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 			})
 		}
 		sort.Slice(list, func(i, j int) bool { return list[i]["name"].(string) < list[j]["name"].(string) })
-		env["node_facts"] = list
+		recorded := make([]any, len(list)) // as a results file reads it back, for heap
+		for i, n := range list {
+			recorded[i] = n
+		}
+		env.Set("node_facts", recorded)
 	} else {
-		env["nodes_error"] = err.Error()
+		env.Set("nodes_error", err.Error())
 	}
 	var settings struct {
 		Persistent map[string]any `json:"persistent"`
@@ -328,17 +329,17 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		for k, v := range settings.Transient {
 			set["transient."+k] = c.cfg.secrets.Scrub(fmt.Sprint(v))
 		}
-		env["cluster_settings"] = set
+		env.Set("cluster_settings", set)
 	} else {
-		env["settings_error"] = err.Error()
+		env.SettingsError = err.Error()
 	}
 	tlsFacts := map[string]any{"enabled": c.cfg.tls}
 	if c.cfg.tls {
 		tlsFacts["verified"] = !c.cfg.insecure
 		tlsFacts["insecure"] = c.cfg.insecure
 	}
-	env["tls"] = tlsFacts
-	env["addresses"] = len(c.cfg.addresses)
+	env.Set("tls", tlsFacts)
+	env.Set("addresses", len(c.cfg.addresses))
 	// opensearch-go reads tuning from OPENSEARCH_GO_* variables (a router,
 	// request timeouts, node stats polling): a run records those it ran with.
 	lib := map[string]string{}
@@ -348,7 +349,7 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 		}
 	}
 	if len(lib) > 0 {
-		env["library_env"] = lib
+		env.Set("library_env", lib)
 	}
 	return env, nil
 }

@@ -170,7 +170,7 @@ func (s *Conn) Classify(err error) result.ErrorClass { return classify(err) }
 
 // Environment implements driver.Environment for workloads that ask a
 // session: the client's description.
-func (s *Conn) Environment(ctx context.Context) (map[string]any, error) { return s.c.Environment(ctx) }
+func (s *Conn) Environment(ctx context.Context) (result.Database, error) { return s.c.Environment(ctx) }
 
 // ClientPath implements driver.Path.
 func (s *Conn) ClientPath() string { return clientPath }

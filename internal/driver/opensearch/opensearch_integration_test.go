@@ -143,14 +143,18 @@ func indexLifecycle(t *testing.T, n testenv.SearchNode, u string) {
 		t.Fatal(err)
 	}
 	t.Logf("environment: %v", env)
-	if env["engine"] != n.Engine || env["version"] != n.Version || env["nodes"] != 1 || env["status"] == nil {
+	if env.Engine != n.Engine || env.Version != n.Version || env.Extra["nodes"] != 1 || env.Extra["status"] == nil {
 		t.Errorf("environment %v", env)
 	}
-	if nodes, _ := env["node_facts"].([]map[string]any); len(nodes) != 1 || nodes[0]["heap_max_bytes"].(int64) <= 0 || nodes[0]["available_processors"].(int) <= 0 {
-		t.Errorf("node facts %v", env["node_facts"])
+	if nodes, _ := env.Extra["node_facts"].([]any); len(nodes) != 1 || nodes[0].(map[string]any)["heap_max_bytes"].(int64) <= 0 || nodes[0].(map[string]any)["available_processors"].(int) <= 0 {
+		t.Errorf("node facts %v", env.Extra["node_facts"])
 	}
-	if tf, _ := env["tls"].(map[string]any); tf["enabled"] != n.Secure || n.Secure && tf["verified"] != true {
-		t.Errorf("tls facts %v", env["tls"])
+	// The heap is the engine's cache, read from the facts as recorded.
+	if b, setting := env.WithEngineFacts().Cache(); b <= 0 || setting != heapSetting {
+		t.Errorf("cache %d bytes of %q from node facts %v", b, setting, env.Extra["node_facts"])
+	}
+	if tf, _ := env.Extra["tls"].(map[string]any); tf["enabled"] != n.Secure || n.Secure && tf["verified"] != true {
+		t.Errorf("tls facts %v", env.Extra["tls"])
 	}
 	if s.ClientPath() != "opensearch-go" {
 		t.Errorf("client path %q", s.ClientPath())

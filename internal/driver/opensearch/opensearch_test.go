@@ -387,10 +387,10 @@ func TestTLSVerifiesTheNode(t *testing.T) {
 	}
 	host := strings.TrimPrefix(srv.URL, "https://")
 	ctx := context.Background()
-	open := func(u string) (map[string]any, error) {
+	open := func(u string) (result.Database, error) {
 		cl, err := Driver{}.Open(ctx, driver.Target{URL: u}, driver.Options{})
 		if err != nil {
-			return nil, err
+			return result.Database{}, err
 		}
 		defer cl.Close(ctx)
 		return cl.(driver.Environment).Environment(ctx)
@@ -399,8 +399,8 @@ func TestTLSVerifiesTheNode(t *testing.T) {
 	if err != nil {
 		t.Fatalf("with the node's CA: %v", err)
 	}
-	if tf, _ := env["tls"].(map[string]any); tf["enabled"] != true || tf["insecure"] == true {
-		t.Errorf("tls facts %v", env["tls"])
+	if tf, _ := env.Extra["tls"].(map[string]any); tf["enabled"] != true || tf["insecure"] == true {
+		t.Errorf("tls facts %v", env.Extra["tls"])
 	}
 	if _, err := open("opensearchs://" + host); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("without the CA: %v, want a certificate error", err)
@@ -409,8 +409,8 @@ func TestTLSVerifiesTheNode(t *testing.T) {
 	if err != nil {
 		t.Fatalf("insecure: %v", err)
 	}
-	if tf, _ := env["tls"].(map[string]any); tf["insecure"] != true {
-		t.Errorf("insecure not recorded: %v", env["tls"])
+	if tf, _ := env.Extra["tls"].(map[string]any); tf["insecure"] != true {
+		t.Errorf("insecure not recorded: %v", env.Extra["tls"])
 	}
 }
 
@@ -429,8 +429,8 @@ func TestElasticsearchToldApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env["distribution"] != "elasticsearch" || env["version"] != "8.15.0" {
-		t.Fatalf("distribution %v, version %v; want elasticsearch 8.15.0", env["distribution"], env["version"])
+	if env.Extra["distribution"] != "elasticsearch" || env.Version != "8.15.0" {
+		t.Fatalf("distribution %v, version %v; want elasticsearch 8.15.0", env.Extra["distribution"], env.Version)
 	}
 }
 
@@ -465,12 +465,12 @@ func fakeElasticsearch(t *testing.T, nodesStatus int) *httptest.Server {
 	return srv
 }
 
-func openEnvironment(t *testing.T, rawURL string) (map[string]any, error) {
+func openEnvironment(t *testing.T, rawURL string) (result.Database, error) {
 	t.Helper()
 	ctx := context.Background()
 	cl, err := Driver{}.Open(ctx, driver.Target{URL: rawURL}, driver.Options{})
 	if err != nil {
-		return nil, err
+		return result.Database{}, err
 	}
 	defer cl.Close(ctx)
 	return cl.(driver.Environment).Environment(ctx)
@@ -486,7 +486,7 @@ func TestElasticsearchWithoutRootEndpoint(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", scheme, err)
 		}
-		if env["engine"] != "elasticsearch" || env["version"] != "9.1.0" || env["build_flavor"] != "default" || env["cluster_name"] != "es-fake" {
+		if env.Engine != "elasticsearch" || env.Version != "9.1.0" || env.Extra["build_flavor"] != "default" || env.Extra["cluster_name"] != "es-fake" {
 			t.Errorf("%s: environment %v, want elasticsearch 9.1.0 (default), cluster es-fake", scheme, env)
 		}
 	}
@@ -501,7 +501,7 @@ func TestElasticsearchVersionNotReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env["engine"] != "elasticsearch" || env["version"] != "" || !strings.Contains(fmt.Sprint(env["version_error"]), "HTTP 403 security_exception") {
+	if env.Engine != "elasticsearch" || env.Version != "" || !strings.Contains(fmt.Sprint(env.Extra["version_error"]), "HTTP 403 security_exception") {
 		t.Errorf("environment %v, want elasticsearch with version_error", env)
 	}
 }

@@ -59,6 +59,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/driver/embedkv"
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 func init() { driver.Register(Driver{}, "pebble:") }
@@ -234,14 +235,14 @@ func (c *Client) Session(context.Context) (driver.Conn, error) {
 
 // Environment implements driver.Environment: engine, library version, the
 // options in effect, the directory and the file system it is on.
-func (c *Client) Environment(context.Context) (map[string]any, error) {
+func (c *Client) Environment(context.Context) (result.Database, error) {
 	db := c.H.DB.db
 	env, settings := c.Env(c.H.Path)
 	settings["format_major_version"] = db.FormatMajorVersion().String()
-	env["directory"] = c.H.Path
+	env.Set("directory", c.H.Path)
 	size := db.Metrics().DiskSpaceUsage()
-	env["database_size"] = strconv.FormatUint(size, 10) + " bytes"
-	env["database_size_bytes"] = int64(size) // for the working-set check
+	env.SizeText = strconv.FormatUint(size, 10) + " bytes"
+	env.SizeBytes = int64(size) // for the working-set check
 	return env, nil
 }
 

@@ -112,7 +112,7 @@ func TestEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := env["settings"].(map[string]string)
+	s := env.Settings
 	for k, v := range map[string]string{
 		"sync": "false", "mem_table_size": "8388608", "cache_size": "16777216",
 		"l0_compaction_threshold": "4", "max_concurrent_compactions": "1", "disable_wal": "false", // pebble's defaults, filled in
@@ -124,10 +124,10 @@ func TestEnvironment(t *testing.T) {
 	if s["format_major_version"] != pebble.FormatNewest.String() {
 		t.Errorf("a new database's format_major_version = %q, want the newest, %s", s["format_major_version"], pebble.FormatNewest)
 	}
-	if env["directory"] != dir {
-		t.Errorf("directory = %v, want %s", env["directory"], dir)
+	if env.Extra["directory"] != dir {
+		t.Errorf("directory = %v, want %s", env.Extra["directory"], dir)
 	}
-	if _, ok := env["disk"]; !ok {
+	if env.Disk == nil {
 		t.Error("no disk: the file system under the database is not described")
 	}
 }

@@ -519,55 +519,48 @@ var alwaysReported = []string{
 }
 
 // Environment implements driver.Environment.
-func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
+func (c *Conn) Environment(ctx context.Context) (result.Database, error) {
 	if c.wire != nil {
-		return nil, errMultiplexed
+		return result.Database{}, errMultiplexed
 	}
-	env := map[string]any{"engine": engineName}
 	var version, dbSize, uptime string
 	var dbBytes int64
 	err := c.c.QueryRow(ctx, `SELECT version(), pg_size_pretty(pg_database_size(current_database())),
 		pg_database_size(current_database()),
 		date_trunc('second', now() - pg_postmaster_start_time())::text`, pgx.QueryExecModeSimpleProtocol).Scan(&version, &dbSize, &dbBytes, &uptime)
 	if err != nil {
-		return nil, fmt.Errorf("reading server version: %w", err)
+		return result.Database{}, fmt.Errorf("reading server version: %w", err)
 	}
-	env["version"] = version
-	env["server_version"] = c.c.PgConn().ParameterStatus("server_version")
-	env["database_size"] = dbSize
-	// In bytes as well, so analysis can set the working set against
-	// shared_buffers and RAM without parsing the pretty form.
-	env["database_size_bytes"] = dbBytes
-	env["uptime"] = uptime
+	// The size in bytes as well as pretty, so analysis can set the working
+	// set against shared_buffers and RAM without parsing the pretty form.
+	env := result.Database{Engine: engineName, Version: version, ServerVersion: c.c.PgConn().ParameterStatus("server_version"),
+		SizeText: dbSize, SizeBytes: dbBytes}
+	env.Set("uptime", uptime)
 	rows, err := c.c.Query(ctx, `SELECT name, setting || coalesce(' ' || unit, ''), source
 		FROM pg_settings
 		WHERE (source NOT IN ('default', 'override', 'client', 'session') OR name = ANY($1))
 		  AND name NOT ILIKE '%password%' AND name NOT IN ('ssl_passphrase_command')
 		ORDER BY name`, pgx.QueryExecModeSimpleProtocol, alwaysReported)
 	if err != nil {
-		return nil, fmt.Errorf("reading pg_settings: %w", err)
+		return result.Database{}, fmt.Errorf("reading pg_settings: %w", err)
 	}
 	settings := map[string]string{}
 	for rows.Next() {
 		var name, value, source string
 		if err := rows.Scan(&name, &value, &source); err != nil {
 			rows.Close()
-			return nil, err
+			return result.Database{}, err
 		}
 		settings[name] = value
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return result.Database{}, err
 	}
-	env["settings"] = settings
-	env["tls"] = TLSState(c.c.PgConn().Conn())
-	p, err := c.pooler(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if p != nil {
-		env["pooler"] = p
+	env.Settings = settings
+	env.Set("tls", TLSState(c.c.PgConn().Conn()))
+	if env.Pooler, err = c.pooler(ctx); err != nil {
+		return result.Database{}, err
 	}
 	return env, nil
 }

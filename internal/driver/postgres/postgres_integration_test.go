@@ -194,11 +194,7 @@ func TestInterruptWakesABlockedStatement(t *testing.T) {
 // names its installation-only settings: what the working-set and
 // configuration checks read, without knowing PostgreSQL.
 func TestEnvironmentReportsTheCache(t *testing.T) {
-	env, err := connect(t, testenv.PostgresURL(t), "").Environment(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := result.DatabaseFromMap(env)
+	db, err := connect(t, testenv.PostgresURL(t), "").Environment(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,11 +221,7 @@ func TestEnvironmentRecordsAConnectionPooler(t *testing.T) {
 		{"plain PostgreSQL", testenv.PostgresURL, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env, err := connect(t, tc.url(t), "").Environment(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			db, err := result.DatabaseFromMap(env)
+			db, err := connect(t, tc.url(t), "").Environment(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/fairbench/fairbench/internal/result"
 )
 
 // What is not measured goes through go-redis: the server's description,
@@ -49,10 +51,10 @@ func info(text string) map[string]string {
 // told apart by INFO's server_name and valkey_version), its version, the
 // INFO facts and CONFIG settings above, TLS, and in cluster mode the number
 // of masters.
-func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
-	env := map[string]any{"engine": "redis", "driver": "fairbench RESP2 (go-redis for INFO and CONFIG)"}
+func (c *Client) Environment(ctx context.Context) (result.Database, error) {
+	env := result.Database{Engine: "redis", Driver: "fairbench RESP2 (go-redis for INFO and CONFIG)"}
 	if c.cfg.Library {
-		env["driver"] = "go-redis v9"
+		env.Driver = "go-redis v9"
 	}
 	var node goredis.Cmdable = c.admin
 	var masters int
@@ -69,14 +71,14 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, scrub(err, c.cfg)
+			return result.Database{}, scrub(err, c.cfg)
 		}
-		env["cluster_masters"] = masters
+		env.Set("cluster_masters", int64(masters))
 		node = first
 	}
 	text, err := node.Info(ctx, "server", "memory", "persistence", "cluster").Result()
 	if err != nil {
-		return nil, scrub(fmt.Errorf("INFO: %w", err), c.cfg)
+		return result.Database{}, scrub(fmt.Errorf("INFO: %w", err), c.cfg)
 	}
 	facts := info(text)
 	kept := map[string]string{}
@@ -85,15 +87,15 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 			kept[k] = v
 		}
 	}
-	env["info"] = kept
+	env.Set("info", kept)
 	version := facts["redis_version"]
 	if v := facts["valkey_version"]; v != "" || strings.EqualFold(facts["server_name"], "valkey") {
-		env["engine"] = "valkey"
+		env.Engine = "valkey"
 		if v != "" {
 			version = v
 		}
 	}
-	env["version"] = version
+	env.Version = version
 	settings := map[string]string{}
 	if got, err := node.ConfigGet(ctx, "*").Result(); err == nil {
 		for _, k := range reportedConfig {
@@ -102,7 +104,7 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 			}
 		}
 	} else {
-		env["settings_error"] = scrub(err, c.cfg).Error()
+		env.SettingsError = scrub(err, c.cfg).Error()
 		// INFO has the memory limit and policy even where CONFIG is refused.
 		for _, k := range []string{"maxmemory", "maxmemory_policy", "aof_enabled"} {
 			if v, ok := facts[k]; ok {
@@ -110,12 +112,12 @@ func (c *Client) Environment(ctx context.Context) (map[string]any, error) {
 			}
 		}
 	}
-	env["settings"] = settings
+	env.Settings = settings
 	tlsFacts := map[string]any{"enabled": c.cfg.TLS}
 	if c.cfg.TLS {
 		tlsFacts["verified"] = !c.cfg.SkipVerify
 	}
-	env["tls"] = tlsFacts
+	env.Set("tls", tlsFacts)
 	return env, nil
 }
 

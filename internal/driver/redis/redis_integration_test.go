@@ -11,6 +11,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	_ "github.com/fairbench/fairbench/internal/driver/redis"
+	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
 )
 
@@ -75,7 +76,7 @@ func TestPipelineOnRedisAndValkey(t *testing.T) {
 	}
 }
 
-func environment(t *testing.T, raw string) map[string]any {
+func environment(t *testing.T, raw string) result.Database {
 	t.Helper()
 	env, err := testenv.Open(t, raw, driver.Options{}).(driver.Environment).Environment(context.Background())
 	if err != nil {
@@ -87,20 +88,20 @@ func environment(t *testing.T, raw string) map[string]any {
 func TestEnvironmentTellsRedisFromValkey(t *testing.T) {
 	r := environment(t, testenv.RedisURL(t))
 	v := environment(t, testenv.ValkeyURL(t))
-	if r["engine"] != "redis" || !strings.HasPrefix(fmt.Sprint(r["version"]), "7.") {
-		t.Errorf("redis: engine %v version %v", r["engine"], r["version"])
+	if r.Engine != "redis" || !strings.HasPrefix(r.Version, "7.") {
+		t.Errorf("redis: engine %v version %v", r.Engine, r.Version)
 	}
-	if v["engine"] != "valkey" || !strings.HasPrefix(fmt.Sprint(v["version"]), "9.") {
-		t.Errorf("valkey: engine %v version %v", v["engine"], v["version"])
+	if v.Engine != "valkey" || !strings.HasPrefix(v.Version, "9.") {
+		t.Errorf("valkey: engine %v version %v", v.Engine, v.Version)
 	}
-	for _, env := range []map[string]any{r, v} {
-		s, _ := env["settings"].(map[string]string)
+	for _, env := range []result.Database{r, v} {
+		s := env.Settings
 		if s["maxmemory-policy"] == "" || s["appendonly"] != "no" {
-			t.Errorf("%v: settings %v lack the memory policy or persistence", env["engine"], s)
+			t.Errorf("%v: settings %v lack the memory policy or persistence", env.Engine, s)
 		}
-		info, _ := env["info"].(map[string]string)
+		info, _ := env.Extra["info"].(map[string]string)
 		if info["mem_allocator"] == "" {
-			t.Errorf("%v: INFO facts %v lack the allocator", env["engine"], info)
+			t.Errorf("%v: INFO facts %v lack the allocator", env.Engine, info)
 		}
 	}
 }
@@ -113,7 +114,7 @@ func TestTLSAndCredentials(t *testing.T) {
 	if string(r[1].Value) != "1" {
 		t.Fatalf("over TLS: %+v", r)
 	}
-	if tls, _ := environment(t, withCA)["tls"].(map[string]any); tls["enabled"] != true || tls["verified"] != true {
+	if tls, _ := environment(t, withCA).Extra["tls"].(map[string]any); tls["enabled"] != true || tls["verified"] != true {
 		t.Errorf("tls facts %v", tls)
 	}
 	auth := testenv.RedisAuthURL(t)

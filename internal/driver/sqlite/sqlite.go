@@ -415,13 +415,11 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, row
 func quote(ident string) string { return `"` + strings.ReplaceAll(ident, `"`, `""`) + `"` }
 
 // Environment implements driver.Environment.
-func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
-	env := map[string]any{"engine": engineName, "driver": "modernc.org/sqlite (pure Go)"}
-	var version string
-	if err := c.c.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
-		return nil, err
+func (c *Conn) Environment(ctx context.Context) (result.Database, error) {
+	env := result.Database{Engine: engineName, Driver: "modernc.org/sqlite (pure Go)"}
+	if err := c.c.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&env.Version); err != nil {
+		return result.Database{}, err
 	}
-	env["version"] = version
 	settings := map[string]string{}
 	for _, p := range []string{"journal_mode", "synchronous", "page_size", "cache_size", "mmap_size", "locking_mode", "temp_store", "busy_timeout", "wal_autocheckpoint"} {
 		var v string
@@ -429,14 +427,14 @@ func (c *Conn) Environment(ctx context.Context) (map[string]any, error) {
 			settings[p] = v
 		}
 	}
-	env["settings"] = settings
+	env.Settings = settings
 	abs, _ := filepath.Abs(c.cfg.Path)
-	env["file"] = abs
+	env.Set("file", abs)
 	if st, err := os.Stat(c.cfg.Path); err == nil {
-		env["database_size"] = strconv.FormatInt(st.Size(), 10) + " bytes"
-		env["database_size_bytes"] = st.Size() // for the working-set check
+		env.SizeText = strconv.FormatInt(st.Size(), 10) + " bytes"
+		env.SizeBytes = st.Size() // for the working-set check
 	}
-	env["tls"] = map[string]any{"enabled": false}
+	env.Set("tls", map[string]any{"enabled": false})
 	return env, nil
 }
 

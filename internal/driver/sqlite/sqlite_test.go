@@ -420,15 +420,15 @@ func TestEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := env["version"].(string); !regexp.MustCompile(`^3\.\d+\.\d+$`).MatchString(v) {
-		t.Errorf("version = %#v, want 3.x.y", env["version"])
+	if v := env.Version; !regexp.MustCompile(`^3\.\d+\.\d+$`).MatchString(v) {
+		t.Errorf("version = %#v, want 3.x.y", env.Version)
 	}
-	if env["engine"] != "sqlite" {
-		t.Errorf("engine = %#v", env["engine"])
+	if env.Engine != "sqlite" {
+		t.Errorf("engine = %#v", env.Engine)
 	}
-	settings, ok := env["settings"].(map[string]string)
-	if !ok {
-		t.Fatalf("settings = %#v, want map[string]string", env["settings"])
+	settings := env.Settings
+	if settings == nil {
+		t.Fatalf("settings = %#v, want the pragmas read", env.Settings)
 	}
 	if settings["journal_mode"] != "wal" { // SQLite reports the mode in lower case
 		t.Errorf("journal_mode = %q, want wal", settings["journal_mode"])
@@ -439,10 +439,10 @@ func TestEnvironment(t *testing.T) {
 	if settings["busy_timeout"] != "5000" {
 		t.Errorf("busy_timeout = %q, want the default 5000", settings["busy_timeout"])
 	}
-	if env["file"] != path {
-		t.Errorf("file = %#v, want %q", env["file"], path)
+	if env.Extra["file"] != path {
+		t.Errorf("file = %#v, want %q", env.Extra["file"], path)
 	}
-	if tls, _ := env["tls"].(map[string]any); tls == nil || tls["enabled"] != false {
-		t.Errorf("tls = %#v, want enabled: false", env["tls"])
+	if tls, _ := env.Extra["tls"].(map[string]any); tls == nil || tls["enabled"] != false {
+		t.Errorf("tls = %#v, want enabled: false", env.Extra["tls"])
 	}
 }

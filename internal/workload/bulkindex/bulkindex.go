@@ -95,18 +95,11 @@ func (Workload) CommandLine() workload.CommandLine {
 	}
 }
 
-func workingSet(p map[string]any) (int64, string, bool) {
-	switch c := p[searchparams.CorpusFiles].(type) {
-	case []string:
-		if len(c) > 0 {
-			return 0, "", false
-		}
-	case []any:
-		if len(c) > 0 {
-			return 0, "", false
-		}
+func workingSet(v params.Values) (int64, string, bool) {
+	if len(v.Strings(searchparams.CorpusFiles)) > 0 {
+		return 0, "", false
 	}
-	docs, ok := p[searchparams.Docs].(int64)
+	docs, ok := v[searchparams.Docs].(int64)
 	if !ok {
 		return 0, "", false
 	}

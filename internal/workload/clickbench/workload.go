@@ -14,7 +14,6 @@ import (
 
 	"github.com/fairbench/fairbench/internal/boundfile"
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
@@ -27,11 +26,11 @@ func init() {
 // whyNoRows says why ClickBench's queries found no rows: synthetic rows,
 // too few of them to match the selective filters (URL LIKE '%google%',
 // the counter ids of the dashboard queries).
-func whyNoRows(p map[string]any) string {
-	if s, _ := p[paramSource].(string); s != "" {
+func whyNoRows(v params.Values) string {
+	if v.String(paramSource) != "" {
 		return ""
 	}
-	return fmt.Sprintf("%d synthetic rows match none of their filters: load ClickBench's hits file (--source) for numbers to publish", int64(numfmt.Number(p[paramRows])))
+	return fmt.Sprintf("%d synthetic rows match none of their filters: load ClickBench's hits file (--source) for numbers to publish", v.Int(paramRows))
 }
 
 // Kind is the clickbench workload's kind.
@@ -100,11 +99,11 @@ func (Workload) CommandLine() workload.CommandLine {
 // workingSet: about 700 bytes a row in a row store (ClickBench's 99 997 497
 // rows take 70–80 GB in PostgreSQL), a tenth of that compressed in a column
 // store; the estimate takes the row store's.
-func workingSet(p map[string]any) (int64, string, bool) {
-	if s, _ := p[paramSource].(string); s != "" {
+func workingSet(v params.Values) (int64, string, bool) {
+	if v.String(paramSource) != "" {
 		return 100_000_000 * 700, "ClickBench's hits, ~70 GB in a row store", true
 	}
-	n, ok := p[paramRows].(int64)
+	n, ok := v[paramRows].(int64)
 	if !ok {
 		return 0, "", false
 	}

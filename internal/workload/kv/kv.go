@@ -545,10 +545,10 @@ func (w *worker) modify(ctx context.Context, rng *rand.Rand, req workload.Reques
 }
 
 // workingSet is the key range times the key and value sizes.
-func workingSet(p map[string]any) (int64, string, bool) {
-	lo, ok1 := p[kvparams.KeyMinimum].(int64)
-	hi, ok2 := p[kvparams.KeyMaximum].(int64)
-	size, ok3 := p[kvparams.DataSize].(int64)
+func workingSet(v params.Values) (int64, string, bool) {
+	lo, ok1 := v[kvparams.KeyMinimum].(int64)
+	hi, ok2 := v[kvparams.KeyMaximum].(int64)
+	size, ok3 := v[kvparams.DataSize].(int64)
 	if !ok1 || !ok2 || !ok3 || hi < lo {
 		return 0, "", false
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/sqlwork"
@@ -54,7 +55,7 @@ func Dialect(ctx context.Context, c driver.SQL) (string, error) {
 // it, ClickBench's result file and run summary, and the doubt of queries
 // that found no rows, which whyNoRows explains from the run's parameters
 // (nil, or "": no explanation).
-func Register(w workload.Workload, workingSet func(params map[string]any) (int64, string, bool), whyNoRows func(params map[string]any) string, rep Report) {
+func Register(w workload.Workload, workingSet func(params.Values) (int64, string, bool), whyNoRows func(params.Values) string, rep Report) {
 	kindsRegistered = append(kindsRegistered, w.Kind())
 	workload.Register(workload.Plugin{
 		Workload: w,

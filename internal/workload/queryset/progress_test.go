@@ -13,6 +13,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"
+	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/progress"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
@@ -118,7 +119,7 @@ func TestNoRowsDoubtNamesTheEmptyQueries(t *testing.T) {
 		{Name: "Q3", Tries: []*float64{nil}, Error: "timeout"},
 		{Name: "Q4", Tries: []*float64{nil, &one}},
 	}}}
-	why := func(p map[string]any) string { return fmt.Sprintf("scale %v is small", p["scale"]) }
+	why := func(p params.Values) string { return fmt.Sprintf("scale %v is small", p["scale"]) }
 	got := NoRowsDoubt(why)(r)
 	want := []string{"2 of 4 queries returned no rows: Q2, Q4; scale 0.01 is small"}
 	if !slices.Equal(got, want) {

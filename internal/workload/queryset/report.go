@@ -16,6 +16,7 @@ import (
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
+	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/stats"
 )
@@ -99,7 +100,7 @@ func PrintSummary(w io.Writer, r *result.Run) {
 // times measure no work, and a comparison over them compares nothing. It
 // names them, and adds why (whyNoRows, from the run's parameters) when the
 // workload can say.
-func NoRowsDoubt(whyNoRows func(params map[string]any) string) func(r *result.Run) []string {
+func NoRowsDoubt(whyNoRows func(params.Values) string) func(r *result.Run) []string {
 	return func(r *result.Run) []string {
 		var empty []string
 		for _, q := range r.Summary.Queries {
@@ -112,7 +113,7 @@ func NoRowsDoubt(whyNoRows func(params map[string]any) string) func(r *result.Ru
 		}
 		line := fmt.Sprintf("%d of %d queries returned no rows: %s", len(empty), len(r.Summary.Queries), strings.Join(empty, ", "))
 		if whyNoRows != nil {
-			if why := whyNoRows(r.Params); why != "" {
+			if why := whyNoRows(kinds.TypedParams(r.Kind, r.Params)); why != "" {
 				line += "; " + why
 			}
 		}
@@ -561,8 +562,8 @@ func machine(r *result.Run) string {
 		parts = append(parts, strconv.Itoa(d.Cores)+" cores")
 	}
 	if host := r.Env.Host; len(parts) == 0 && r.Env.ClientServerSameHost() {
-		if v, ok := host.Extra["cpu_model"]; ok {
-			parts = append(parts, fmt.Sprint(v))
+		if host.CPUModel != "" {
+			parts = append(parts, host.CPUModel)
 		}
 		if host.Threads > 0 {
 			parts = append(parts, strconv.Itoa(host.Threads)+" threads")

@@ -11,7 +11,6 @@ import (
 	"strconv"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/workload"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
@@ -21,8 +20,8 @@ func init() { queryset.Register(Workload{}, workingSet, whyNoRows, queryset.Repo
 
 // whyNoRows says why SSB's queries found no rows: below scale 1 the
 // selective ones (Q1.2, Q3.3, Q3.4, …) filter the few rows away.
-func whyNoRows(p map[string]any) string {
-	sf := numfmt.Number(p[paramScale])
+func whyNoRows(v params.Values) string {
+	sf := v.Float(paramScale)
 	if sf <= 0 || sf >= 1 {
 		return ""
 	}
@@ -109,8 +108,8 @@ func queryNames() []string {
 
 // workingSet is lineorder's size: about 100 bytes a row in the engines'
 // row stores, 6 000 000 rows per scale unit.
-func workingSet(p map[string]any) (int64, string, bool) {
-	sf, ok := p[paramScale].(float64)
+func workingSet(v params.Values) (int64, string, bool) {
+	sf, ok := v[paramScale].(float64)
 	if !ok {
 		return 0, "", false
 	}

@@ -2,8 +2,8 @@ package tpcb
 
 import (
 	"fmt"
-	"strconv"
 
+	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/tpcbparams"
 )
 
@@ -12,18 +12,10 @@ import (
 const BytesPerScale = 15 << 20
 
 // workingSet is scale × BytesPerScale; false without a scale.
-func workingSet(p map[string]any) (int64, string, bool) {
-	var s float64
-	switch x := p[tpcbparams.Scale].(type) {
-	case int64:
-		s = float64(x)
-	case int:
-		s = float64(x)
-	case float64:
-		s = x
-	}
-	if s <= 0 {
+func workingSet(v params.Values) (int64, string, bool) {
+	s, ok := v[tpcbparams.Scale].(int64)
+	if !ok || s <= 0 {
 		return 0, "", false
 	}
-	return int64(s * BytesPerScale), fmt.Sprintf("scale %s × ~15 MB", strconv.FormatFloat(s, 'f', -1, 64)), true
+	return s * BytesPerScale, fmt.Sprintf("scale %d × ~15 MB", s), true
 }

@@ -22,7 +22,7 @@ func TestKindRegistered(t *testing.T) {
 		{map[string]any{"scale": float64(100)}, 100 * 15 << 20, "scale 100 × ~15 MB", true}, // as JSON reads it back
 		{map[string]any{"mode": "select-only"}, 0, "", false},
 	} {
-		if got, basis, ok := info.WorkingSet(c.p); got != c.want || ok != c.ok || basis != c.basis {
+		if got, basis, ok := kinds.EstimateWorkingSet("tpcb", c.p); got != c.want || ok != c.ok || basis != c.basis {
 			t.Errorf("WorkingSet(%v) = %d, %q, %t; want %d, %q, %t", c.p, got, basis, ok, c.want, c.basis, c.ok)
 		}
 	}

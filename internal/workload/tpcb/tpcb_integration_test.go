@@ -292,21 +292,21 @@ func TestPostgresTLSVersionAndCipherAreRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tls := env["tls"].(map[string]any)
+	tls := env.Extra["tls"].(map[string]any)
 	if tls["enabled"] != true || !strings.HasPrefix(tls["version"].(string), "TLS 1.") || tls["cipher"] == "" {
 		t.Fatalf("tls facts: %v", tls)
 	}
-	if !strings.Contains(env["version"].(string), "PostgreSQL") {
-		t.Fatalf("version: %v", env["version"])
+	if !strings.Contains(env.Version, "PostgreSQL") {
+		t.Fatalf("version: %v", env.Version)
 	}
-	settings := env["settings"].(map[string]string)
+	settings := env.Settings
 	if settings["shared_buffers"] == "" {
 		t.Fatalf("settings miss shared_buffers: %v", settings)
 	}
 	plain := testenv.WithQuery(t, testenv.PostgresURL(t), "sslmode", "disable")
 	env2, _ := connect(t, plain).(driver.Environment).Environment(ctx)
-	if env2["tls"].(map[string]any)["enabled"] != false {
-		t.Fatalf("sslmode=disable recorded as %v", env2["tls"])
+	if env2.Extra["tls"].(map[string]any)["enabled"] != false {
+		t.Fatalf("sslmode=disable recorded as %v", env2.Extra["tls"])
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/tpccparams"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -85,17 +86,9 @@ func waitForClosedBackends(ctx context.Context, c driver.SQL) {
 // same way), for the working-set warning.
 const bytesPerWarehouse = 100 << 20
 
-func workingSet(p map[string]any) (int64, string, bool) {
-	var w int64
-	switch x := p[tpccparams.Warehouses].(type) {
-	case int64:
-		w = x
-	case int:
-		w = int64(x)
-	case float64:
-		w = int64(x)
-	}
-	if w <= 0 {
+func workingSet(v params.Values) (int64, string, bool) {
+	w, ok := v[tpccparams.Warehouses].(int64)
+	if !ok || w <= 0 {
 		return 0, "", false
 	}
 	return w * bytesPerWarehouse, fmt.Sprintf("%d warehouse(s) × ~100 MB", w), true

@@ -285,13 +285,13 @@ func (s *shardedCounter) sum() int64 {
 // workingSet is the records times their size: fieldcount × fieldlength plus
 // the key, from the kind's parameters (properties that change them are not
 // looked at).
-func workingSet(p map[string]any) (int64, string, bool) {
-	n, ok := p[ycsbparams.RecordCount].(int64)
+func workingSet(v params.Values) (int64, string, bool) {
+	n, ok := v[ycsbparams.RecordCount].(int64)
 	if !ok || n < 1 {
 		return 0, "", false
 	}
 	fields, length := int64(10), int64(100)
-	for _, kv := range params.Values(p).Strings(ycsbparams.Properties) {
+	for _, kv := range v.Strings(ycsbparams.Properties) {
 		k, v, _ := strings.Cut(kv, "=")
 		x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
