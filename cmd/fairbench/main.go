@@ -17,9 +17,9 @@ import (
 
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/escape"
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/version"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 // exitInterrupted is the shell's convention for a process stopped by SIGINT.

@@ -54,9 +54,9 @@ import (
 	_ "github.com/fairbench/fairbench/internal/driver/redis"
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"
 	"github.com/fairbench/fairbench/internal/kinds"
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/workload"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 const module = "github.com/fairbench/fairbench"
