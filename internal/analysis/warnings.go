@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // Thresholds of the methodology checks. They are deliberately plain numbers a
@@ -253,7 +253,7 @@ func warmupShift(rates []float64) (w int, first, rest float64, ok bool) {
 	}
 	w = warmupWindow(n)
 	first, _ = meanSD(rates[:w])
-	rest = stats.Median(rates[w:])
+	rest = hist.Median(rates[w:])
 	if rest <= 0 {
 		return 0, 0, 0, false
 	}
@@ -261,7 +261,7 @@ func warmupShift(rates []float64) (w int, first, rest float64, ok bool) {
 	for _, x := range rates[w:] {
 		dev = append(dev, math.Abs(x-rest))
 	}
-	robustSD := 1.4826 * stats.Median(dev)
+	robustSD := 1.4826 * hist.Median(dev)
 	diff := math.Abs(first - rest)
 	return w, first, rest, diff > WarmupMinChange*rest && diff > 3*robustSD
 }

@@ -214,11 +214,11 @@ func TestReportReachesWorkloadsThroughKinds(t *testing.T) {
 }
 
 // TestAdapterDoesNotImportAnalysis keeps the tool adapters below the
-// analysis: a statistic they need (a median) lives in internal/stats, which
+// analysis: a statistic they need (a median) lives in internal/hist, which
 // both use.
 func TestAdapterDoesNotImportAnalysis(t *testing.T) {
 	forbidDeps(t, "internal/adapter", func(dep string) bool { return under(dep, module+"/internal/analysis") },
-		"the statistics an adapter needs live in internal/stats")
+		"the statistics an adapter needs live in internal/hist (hist.Median)")
 }
 
 // maxRunnerFunc is the longest a function of internal/runner may be, in
