@@ -24,6 +24,7 @@ import (
 	"github.com/fairbench/fairbench/internal/fastpath"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/nodeexp"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/workload"
@@ -119,7 +120,7 @@ func (m *executor) noteError(class result.ErrorClass, err error) {
 	if m.firstErrs == nil {
 		m.firstErrs = map[result.ErrorClass]string{}
 	}
-	m.firstErrs[class] = result.CapText(envinfo.Scrub(err.Error()), result.MaxErrorText)
+	m.firstErrs[class] = result.CapText(redact.Scrub(err.Error()), result.MaxErrorText)
 }
 
 // resetOutage starts the measured phase's outage accounting afresh.
@@ -172,7 +173,7 @@ func (m *executor) execute(ctx context.Context) error {
 	if m.shape.Close != nil {
 		defer func() {
 			if err := m.shape.Close(); err != nil {
-				fmt.Fprintf(m.out, "  %s\n", envinfo.Scrub(err.Error()))
+				fmt.Fprintf(m.out, "  %s\n", redact.Scrub(err.Error()))
 			}
 		}()
 	}
@@ -367,7 +368,7 @@ func (m *executor) startServerSampling(ctx context.Context, rawURL string) {
 		err = smp.Start(ctx, m.r.opt.Every)
 	}
 	if err != nil {
-		info.Error = envinfo.Scrub(err.Error())
+		info.Error = redact.Scrub(err.Error())
 		fmt.Fprintf(m.out, "  node_exporter: %s (continuing without server samples)\n", info.Error)
 		return
 	}
