@@ -66,7 +66,7 @@ type executor struct {
 	firstErrs                     map[result.ErrorClass]string
 	// noted[i] is set once the first text of result.ErrorClasses[i] is kept:
 	// a failing operation then costs one atomic load, not the shared lock.
-	noted        [8]atomic.Bool
+	noted        [len(result.ErrorClasses)]atomic.Bool
 	reconnectErr string
 
 	// Clients that finished their requests (workload.ErrClientDone): when
@@ -105,13 +105,13 @@ func (m *executor) noteError(class result.ErrorClass, err error) {
 	if err == nil {
 		return
 	}
-	i := slices.Index(result.ErrorClasses, class)
-	if i >= 0 && i < len(m.noted) && m.noted[i].Load() {
+	i := slices.Index(result.ErrorClasses[:], class)
+	if i >= 0 && m.noted[i].Load() {
 		return
 	}
 	m.errMu.Lock()
 	defer m.errMu.Unlock()
-	if i >= 0 && i < len(m.noted) {
+	if i >= 0 {
 		m.noted[i].Store(true)
 	}
 	if _, ok := m.firstErrs[class]; ok {
