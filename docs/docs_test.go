@@ -34,8 +34,8 @@ import (
 	"unicode"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	_ "github.com/fairbench/fairbench/internal/plugins" // the drivers testenv.Connect opens
 	"github.com/fairbench/fairbench/internal/testenv"
-	_ "github.com/fairbench/fairbench/internal/workload/all" // the drivers testenv.Connect opens
 )
 
 // command is one line of a ```sh block that this test runs (isCommand), its

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 // The ARM-versus-x86 example runs end to end on the test servers, shortened

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/analysis"
-	"github.com/fairbench/fairbench/internal/stats"
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/testenv"
 )
 
@@ -80,7 +80,7 @@ func TestCPUQuotaIsTheLoadGeneratorsBudget(t *testing.T) {
 	for _, p := range r.Series {
 		cpu = append(cpu, p.CPU)
 	}
-	med := stats.Median(cpu)
+	med := hist.Median(cpu)
 	if med > 0.3*1.2 {
 		t.Fatalf("median CPU %.2f cores in a cgroup of 0.3: the quota was not applied", med)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/internal/boundfile"
-	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 )
@@ -48,7 +48,7 @@ type savedStudy struct {
 func (c *collectingSink) saveFallback(r *result.Run, cause error) (string, error) {
 	c.unsaved = append(c.unsaved, r)
 	f := fallbackFile{Format: fallbackFormat, Version: 1, Results: c.results,
-		Reason: envinfo.Scrub(cause.Error()), Runs: c.unsaved, Study: c.study}
+		Reason: redact.Scrub(cause.Error()), Runs: c.unsaved, Study: c.study}
 	data, err := json.MarshalIndent(f, "", " ")
 	if err != nil {
 		c.unsaved = c.unsaved[:len(c.unsaved)-1]

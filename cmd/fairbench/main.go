@@ -15,11 +15,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/escape"
+	_ "github.com/fairbench/fairbench/internal/plugins"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/version"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 // exitInterrupted is the shell's convention for a process stopped by SIGINT.
@@ -65,7 +65,7 @@ func main() {
 // errorLine is how a command's error reaches the terminal: without a
 // secret, and with the control characters of any name it quotes escaped.
 func errorLine(msg string) string {
-	return "fairbench: " + escape.TerminalText(envinfo.Scrub(msg))
+	return "fairbench: " + escape.TerminalText(redact.Scrub(msg))
 }
 
 func newRoot() *cobra.Command {

@@ -22,6 +22,7 @@ import (
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
@@ -473,7 +474,7 @@ func newEnv() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Println(envinfo.Scrub(string(b)))
+				fmt.Println(redact.Scrub(string(b)))
 				return nil
 			}
 			var b bytes.Buffer
@@ -495,7 +496,7 @@ func newEnv() *cobra.Command {
 					fmt.Fprintf(&b, "%s: %v\n", sec.title, v)
 				}
 			}
-			fmt.Print(escape.TerminalText(envinfo.Scrub(b.String())))
+			fmt.Print(escape.TerminalText(redact.Scrub(b.String())))
 			return nil
 		},
 	}

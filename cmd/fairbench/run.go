@@ -16,11 +16,11 @@ import (
 
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/progress"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
@@ -477,7 +477,7 @@ func removeOrphanedSpill(s *store.Store) {
 	runs, points, err := s.RemoveOrphanedSpill()
 	switch {
 	case err != nil:
-		fmt.Fprintf(os.Stderr, "note: %s (left for a later run)\n", envinfo.Scrub(err.Error()))
+		fmt.Fprintf(os.Stderr, "note: %s (left for a later run)\n", redact.Scrub(err.Error()))
 	case runs > 0:
 		fmt.Fprintf(os.Stderr, "note: removed from %s the %d series points spilled by runs whose process was killed before storing them (%d runs)\n", s.Path(), points, runs)
 	}
@@ -554,13 +554,13 @@ func (c *collectingSink) AppendRun(r *result.Run) (int64, error) {
 		return id, nil
 	}
 	if uerr := c.store.Unspill(r); uerr != nil {
-		fmt.Fprintf(os.Stderr, "results %s: %s; the run's fallback file lacks those of its interval histograms\n", c.results, envinfo.Scrub(uerr.Error()))
+		fmt.Fprintf(os.Stderr, "results %s: %s; the run's fallback file lacks those of its interval histograms\n", c.results, redact.Scrub(uerr.Error()))
 	}
 	path, ferr := c.saveFallback(r, err)
 	if ferr != nil {
 		return 0, fmt.Errorf("%w; writing it to a fallback file failed too: %v", err, ferr)
 	}
-	fmt.Fprintf(os.Stderr, "results %s: %s; the run is written to %s instead\n", c.results, envinfo.Scrub(err.Error()), path)
+	fmt.Fprintf(os.Stderr, "results %s: %s; the run is written to %s instead\n", c.results, redact.Scrub(err.Error()), path)
 	c.runs = append(c.runs, r)
 	return 0, nil
 }

@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // fio runs are shown per direction the way disk studies publish them: read
@@ -151,8 +151,8 @@ func fioDirectionsIO(runs []*result.Run) map[string]*fioIO {
 		if len(iops) == 0 {
 			continue
 		}
-		out[d] = &fioIO{N: len(iops), IOPS: stats.Median(iops), Bandwidth: stats.Median(bw), ClatMean: stats.Median(mean),
-			P95: stats.Median(p95), P99: stats.Median(p99), P999: stats.Median(p999), HasPercentiles: len(p99) > 0}
+		out[d] = &fioIO{N: len(iops), IOPS: hist.Median(iops), Bandwidth: hist.Median(bw), ClatMean: hist.Median(mean),
+			P95: hist.Median(p95), P99: hist.Median(p99), P999: hist.Median(p999), HasPercentiles: len(p99) > 0}
 	}
 	return out
 }
@@ -368,7 +368,7 @@ func fioUtilSection(runs []*result.Run) (kinds.Section, bool) {
 	s := kinds.Section{Caption: "Device utilisation, % (fio's disk_util: the share of the run each device was busy), median of the completed repetitions:",
 		Columns: []string{"target", "clients", "device", "util %"}, Right: []bool{false, true, false, true}}
 	for _, r := range rows {
-		s.Rows = append(s.Rows, []string{r.target, strconv.Itoa(r.clients), r.device, strconv.FormatFloat(stats.Median(r.util), 'f', 1, 64)})
+		s.Rows = append(s.Rows, []string{r.target, strconv.Itoa(r.clients), r.device, strconv.FormatFloat(hist.Median(r.util), 'f', 1, 64)})
 	}
 	return s, true
 }

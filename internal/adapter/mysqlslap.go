@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // mysqlslap: one run per "Benchmark" block (a --concurrency list prints one
@@ -228,7 +228,7 @@ func mysqlslapSections(runs []*result.Run, _ string) []kinds.Section {
 
 // slapSeconds writes seconds with the three decimals mysqlslap prints.
 func slapSeconds(xs []float64) string {
-	return strconv.FormatFloat(stats.Median(xs), 'f', 3, 64)
+	return strconv.FormatFloat(hist.Median(xs), 'f', 3, 64)
 }
 
 // toolFacts is what a tool's parser kept in a run's environment under the

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/testenv/cellrun"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 // osbHTTP sends one request to the OpenSearch of target (opensearch:// or

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fairbench/fairbench/internal/adhocline"
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/workload"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 // parse reads args as `fairbench run` does, without a command framework:

@@ -26,7 +26,6 @@ import (
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // Group is the repetitions of one cell: the same study, target, workload,
@@ -181,7 +180,7 @@ func (g *Group) aggregate() error {
 		}
 		g.Errors += max(r.TotalErrors(), r.Summary.Failed)
 	}
-	g.Median = stats.Median(g.Values)
+	g.Median = hist.Median(g.Values)
 	if g.Transactions > 0 {
 		g.MeanLatency = weighted / float64(g.Transactions)
 		// The pooled variance: every operation's squared distance from the

@@ -11,7 +11,6 @@ import (
 
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // DefaultAlpha is the significance level of verdicts: a difference is called
@@ -321,7 +320,7 @@ func compareMetric(name, unit string, higherBetter bool, base, other []float64, 
 			_, sb := meanSD(lb)
 			_, so := meanSD(lo)
 			sd := math.Sqrt((sb*sb + so*so) / 2)
-			diff := math.Log(stats.Median(other)) - math.Log(stats.Median(base))
+			diff := math.Log(hist.Median(other)) - math.Log(hist.Median(base))
 			if w.OK {
 				diff = w.Diff
 			}
@@ -332,7 +331,7 @@ func compareMetric(name, unit string, higherBetter bool, base, other []float64, 
 			m.NeedN = RepsForPower(diff, sd, alpha, floor)
 		}
 	default:
-		better := stats.Median(other) > stats.Median(base)
+		better := hist.Median(other) > hist.Median(base)
 		if !higherBetter {
 			better = !better
 		}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // SeriesDigester builds, point by point, what analysis reads of a run's
@@ -43,7 +42,7 @@ func (g *SeriesDigester) Add(p result.SeriesPoint) {
 // second pass over the points (LevelTallies), once the shift is known.
 func (g *SeriesDigester) Finish(d *result.SeriesDigest) {
 	d.OpLatency = g.opLatency
-	d.CPUMedian, d.CPUPoints = stats.Median(g.cols.CPU), len(g.cols.CPU)
+	d.CPUMedian, d.CPUPoints = hist.Median(g.cols.CPU), len(g.cols.CPU)
 	g.cols.CPU = nil // read: the rate checks' prefix sums may take its memory
 	d.Rates = rateChecks(g.run, g.cols)
 }
@@ -98,7 +97,7 @@ func clientCPU(r *result.Run) (median float64, points int) {
 	for _, p := range r.Series {
 		cpu = append(cpu, p.CPU)
 	}
-	return stats.Median(cpu), len(cpu)
+	return hist.Median(cpu), len(cpu)
 }
 
 // LevelTallies tallies, point by point, what each level of a run whose

@@ -6,7 +6,6 @@ import (
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // Headline is the one rule that says which number of a run every aggregate,
@@ -182,7 +181,7 @@ func (g *Group) opStats() error {
 		for len(rs) < len(g.Runs) {
 			rs = append(rs, 0) // runs without this op type did none
 		}
-		s.Rate = stats.Median(rs)
+		s.Rate = hist.Median(rs)
 		if m := merged[s.Name]; m != nil && m.TotalCount() > 0 {
 			s.P99, s.HasLatency = float64(m.ValueAtQuantile(99)), true
 			s.P50, s.P95 = float64(m.ValueAtQuantile(50)), float64(m.ValueAtQuantile(95))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fairbench/fairbench/internal/stats"
+	"github.com/fairbench/fairbench/internal/hist"
 )
 
 // checkPrintedInterval asserts what every printed interval of a change must
@@ -110,7 +110,7 @@ func TestPrintedChangeIntervalsAreFiniteAndContainTheChange(t *testing.T) {
 				what := func(kind string) string {
 					return kind + " " + repsText(m, n) + " " + joinFloats(base) + " vs " + joinFloats(other)
 				}
-				h := compareMetric("ops", "ops/s", true, base, other, stats.Median(base), stats.Median(other), DefaultAlpha)
+				h := compareMetric("ops", "ops/s", true, base, other, hist.Median(base), hist.Median(other), DefaultAlpha)
 				checkPrintedInterval(t, what("medians"), h)
 				shownBase := base[rng.IntN(m)] * logUniform(rng, -1, 1)
 				shown := other[rng.IntN(n)] * logUniform(rng, -1, 1)
@@ -150,7 +150,7 @@ func TestPrintedChangeIntervalNarrowsAsRepetitionsGrow(t *testing.T) {
 					base[i] = 1000 * math.Exp(sigma*z)
 					other[i] = ratio * base[i]
 				}
-				m := compareMetric("ops", "ops/s", true, base, other, stats.Median(base), stats.Median(other), DefaultAlpha)
+				m := compareMetric("ops", "ops/s", true, base, other, hist.Median(base), hist.Median(other), DefaultAlpha)
 				what := "σ=" + fmtG(sigma) + " ratio=" + fmtG(ratio) + " n=" + fmtG(float64(n))
 				checkPrintedInterval(t, what, m)
 				if !m.DeltaCI.OK() {
@@ -190,7 +190,7 @@ func TestPrintedChangeIntervalNarrowsAsRepetitionsGrow(t *testing.T) {
 func TestTwoScatteredRepetitionsGiveAReasonNotAnInterval(t *testing.T) {
 	base := []float64{26312.3 * 0.3, 26312.3 * 1.7}
 	other := []float64{13123.5 * 0.05, 13123.5 * 1.95}
-	m := compareMetric("ops", "ops/s", true, base, other, stats.Median(base), stats.Median(other), DefaultAlpha)
+	m := compareMetric("ops", "ops/s", true, base, other, hist.Median(base), hist.Median(other), DefaultAlpha)
 	if m.DeltaCI.OK() {
 		t.Fatalf("interval [%v, %v] printed for 2 scattered repetitions a side", m.DeltaCI.Lo, m.DeltaCI.Hi)
 	}

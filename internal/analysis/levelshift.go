@@ -25,7 +25,6 @@ import (
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // LevelShiftMinExplained is the share of the per-second series' variance
@@ -179,7 +178,7 @@ func CellLevelShift(g *Group) (CellLevels, bool) {
 		first.add(levels[0])
 		second.add(levels[1])
 	}
-	c.First, c.Second = first.level(stats.Median(before)), second.level(stats.Median(after))
+	c.First, c.Second = first.level(hist.Median(before)), second.level(hist.Median(after))
 	c.InHeadlineUnit = isThroughput(g.Headline)
 	return c, true
 }

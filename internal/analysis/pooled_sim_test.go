@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // simStudy is one simulated scenario: k cells, n interleaved rounds, runs
@@ -56,7 +56,7 @@ func (s simStudy) cells(rng *rand.Rand, alpha float64, compare bool) []*CellComp
 				g[side].Values = append(g[side].Values, math.Exp(v))
 			}
 			g[side].N = s.n
-			g[side].Median = stats.Median(g[side].Values)
+			g[side].Median = hist.Median(g[side].Values)
 		}
 		out[c] = &CellComparison{Base: g[0], Other: g[1], Headline: Metric{HigherIsBetter: true}}
 		if compare {

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // Thresholds of the methodology checks. They are deliberately plain numbers a
@@ -60,20 +60,26 @@ const (
 type Check struct{ Name, Text string }
 
 // Checks describes every check, in the order reports list them, so that a
-// reader sees what was checked even when nothing was raised.
+// reader sees what was checked even when nothing was raised. A threshold is
+// printed from its constant, so that the description and the check agree.
 var Checks = []Check{
-	{CheckDrift, "throughput drift inside a run (first vs last third of the per-second series, beyond 5 % and 3 standard errors)"},
-	{CheckSaturation, "load-generator saturation (fairbench's median CPU use ≥ 80 % of its CPU budget: the client host's threads, or a smaller cgroup quota, cpuset or GOMAXPROCS; or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)"},
-	{CheckGenerators, "load generators of one run that disagree (throughput per client more than 10 % apart between generators) or whose clocks are more than 5 ms off the results store's"},
-	{CheckRepetitions, "repetitions that disagree (coefficient of variation of the headline metric > 10 %)"},
+	{CheckDrift, fmt.Sprintf("throughput drift inside a run (first vs last third of the per-second series, beyond %g %% and %g standard errors)",
+		DriftMinChange*100, DriftSigmas)},
+	{CheckSaturation, fmt.Sprintf("load-generator saturation (fairbench's median CPU use ≥ %g %% of its CPU budget: the client host's threads, or a smaller cgroup quota, cpuset or GOMAXPROCS; or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)",
+		SaturationShare*100)},
+	{CheckGenerators, fmt.Sprintf("load generators of one run that disagree (throughput per client more than %g %% apart between generators) or whose clocks are more than %g ms off the results store's",
+		MaxGeneratorSpread*100, MaxClockSkewMS)},
+	{CheckRepetitions, fmt.Sprintf("repetitions that disagree (coefficient of variation of the headline metric > %g %%)", MaxCV*100)},
 	{CheckSingleRun, "cells resting on a single completed run (no interval, no verdict)"},
-	{CheckWarmup, "warm-up too short (the first seconds of the measured phase differ from the rest by > 10 %)"},
+	{CheckWarmup, fmt.Sprintf("warm-up too short (the first seconds of the measured phase differ from the rest by > %g %%)", WarmupMinChange*100)},
 	{CheckConfig, "database versions and settings that differ between compared targets"},
 	{CheckWorkingSet, "working set against memory (data size vs the database's own cache and RAM)"},
-	{CheckErrors, "errors above 0.1 % of operations"},
+	{CheckErrors, fmt.Sprintf("errors above %g %% of operations", MaxErrorShare*100)},
 	{CheckOutage, "outages: seconds of the measured phase without a completed operation, lost connections and reconnects"},
-	{CheckHostBusy, "runs stored as ok but flagged host busy: seconds fairbench did not read, or in which nothing completed or failed while it waited for a CPU; other processes using ≥ 0.5 cores while it waited ≥ 10 % of its time; steal ≥ 10 %"},
-	{CheckStalled, "runs stored as ok but flagged stalled: wall time > 2× the planned duration, an operation longer than the measured phase, an embedded engine completing nothing without an error"},
+	{CheckHostBusy, fmt.Sprintf("runs stored as ok but flagged host busy: seconds fairbench did not read, or in which nothing completed or failed while it waited for a CPU; other processes using ≥ %g cores while it waited ≥ %g %% of its time; steal ≥ %g %%",
+		result.BusyOthersCores, result.BusyWaitShare*100, result.BusyStealShare*100)},
+	{CheckStalled, fmt.Sprintf("runs stored as ok but flagged stalled: wall time > %g× the planned duration, an operation longer than the measured phase, an embedded engine completing nothing without an error",
+		result.StallFactor)},
 	{CheckSameHost, "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)"},
 	{CheckPeakEdge, "a peak of the headline metric at the edge of the clients sweep (knee not found)"},
 }
@@ -251,7 +257,7 @@ func warmupShift(rates []float64) (w int, first, rest float64, ok bool) {
 	}
 	w = warmupWindow(n)
 	first, _ = meanSD(rates[:w])
-	rest = stats.Median(rates[w:])
+	rest = hist.Median(rates[w:])
 	if rest <= 0 {
 		return 0, 0, 0, false
 	}
@@ -259,7 +265,7 @@ func warmupShift(rates []float64) (w int, first, rest float64, ok bool) {
 	for _, x := range rates[w:] {
 		dev = append(dev, math.Abs(x-rest))
 	}
-	robustSD := 1.4826 * stats.Median(dev)
+	robustSD := 1.4826 * hist.Median(dev)
 	diff := math.Abs(first - rest)
 	return w, first, rest, diff > WarmupMinChange*rest && diff > 3*robustSD
 }

@@ -2,7 +2,7 @@
 // change that breaks one fails go test with the file and the rule it broke:
 //   - the import graph: internal/driver has no fast path, study is passed
 //     its catalog of workloads and tools and imports neither, runner knows
-//     no workload package (sqlwork's data-set markers aside), report
+//     no workload package (not even sqlwork's data-set markers), report
 //     reaches the workloads only through internal/kinds, adapter does not
 //     depend on analysis;
 //   - one registration per kind: kinds.Register is called by
@@ -57,9 +57,9 @@ import (
 	_ "github.com/fairbench/fairbench/internal/driver/redis"
 	_ "github.com/fairbench/fairbench/internal/driver/sqlite"
 	"github.com/fairbench/fairbench/internal/kinds"
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/workload"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 const module = "github.com/fairbench/fairbench"
@@ -143,12 +143,13 @@ func TestStudyDoesNotImportAdapter(t *testing.T) {
 		"it is passed the tools with the workloads (study.Catalog, runner.Catalog)")
 }
 
+// TestRunnerImportsNoWorkloadPackage keeps the runner generic: it reaches
+// workloads through internal/workload's interface, and a tool's load reaches
+// the SQL data-set markers through adapter.DataLoad (Prepare, Loaded).
 func TestRunnerImportsNoWorkloadPackage(t *testing.T) {
 	forbidDeps(t, "internal/runner", func(dep string) bool {
-		// sqlwork is no workload: it keeps fairbench's data-set markers on
-		// SQL targets, which a tool's load checks before replacing a table.
-		return strings.HasPrefix(dep, module+"/internal/workload/") && dep != module+"/internal/workload/sqlwork"
-	}, "it may know internal/workload (and internal/workload/sqlwork's markers) only")
+		return strings.HasPrefix(dep, module+"/internal/workload/")
+	}, "it may know internal/workload only (a tool load's SQL markers are adapter.DataLoad's)")
 }
 
 func TestStudyImportsNoWorkload(t *testing.T) {
@@ -231,11 +232,11 @@ func TestReportReachesWorkloadsThroughKinds(t *testing.T) {
 }
 
 // TestAdapterDoesNotImportAnalysis keeps the tool adapters below the
-// analysis: a statistic they need (a median) lives in internal/stats, which
+// analysis: a statistic they need (a median) lives in internal/hist, which
 // both use.
 func TestAdapterDoesNotImportAnalysis(t *testing.T) {
 	forbidDeps(t, "internal/adapter", func(dep string) bool { return under(dep, module+"/internal/analysis") },
-		"the statistics an adapter needs live in internal/stats")
+		"the statistics an adapter needs live in internal/hist (hist.Median)")
 }
 
 // maxTrackedSize is the largest file git may hold outside a testdata/

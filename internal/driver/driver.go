@@ -492,40 +492,6 @@ func CheckParams(q url.Values, known map[string]string) error {
 	return nil
 }
 
-// SecretList is what must never appear in a message about a target: its
-// password, in each spelling a library may print it (raw, query- or
-// path-escaped). Drivers keep them beside the parsed URL and pass every
-// error of their library through ScrubErr.
-type SecretList []string
-
-// Scrub replaces every secret in s, whatever a library put there, by
-// fairbench's one rule (redact.Text: URL passwords and password= values
-// by place, passwords of redact.MinLength characters or more by value).
-func (sec SecretList) Scrub(s string) string { return redact.Text(s, sec) }
-
-// ScrubErr is Scrub for errors. It keeps the error chain (for errors.As,
-// which Classify needs) when nothing had to be replaced, and otherwise
-// returns an error with the cleaned message that still unwraps to the
-// original: nothing in fairbench prints an unwrapped error.
-func (sec SecretList) ScrubErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if clean := sec.Scrub(msg); clean != msg {
-		return &scrubbedError{msg: clean, err: err}
-	}
-	return err
-}
-
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
-
 // CAPool reads a PEM file of CA certificates (a URL's ca, ca_file, ssl-ca),
 // the error naming the file as key says it.
 func CAPool(key, file string) (*x509.CertPool, error) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/redact"
 )
 
 func TestRedactedHidesUserInfoPassword(t *testing.T) {
@@ -270,15 +271,15 @@ func TestSecretsFindsPasswordsInEveryForm(t *testing.T) {
 // enough to mean something is replaced wherever it occurs.
 func TestScrubShortPasswordOnlyWhereItStands(t *testing.T) {
 	for _, tc := range []struct {
-		secrets   driver.SecretList
+		secrets   redact.List
 		msg, want string
 	}{
 		{driver.Secrets("postgres://bench:p@127.0.0.1:1/x"),
 			"connect postgres://bench:p@127.0.0.1:1/x: unexpected EOF, password=p",
 			"connect postgres://bench:xxxxx@127.0.0.1:1/x: unexpected EOF, password=xxxxx"},
-		{driver.SecretList{"on"}, "connection lost on //u:on@h", "connection lost on //u:xxxxx@h"},
-		{driver.SecretList{"s3cr3t-pw"}, "auth failed for s3cr3t-pw and S3CR3T", "auth failed for xxxxx and S3CR3T"},
-		{driver.SecretList{"abcd", "abcdef"}, "abcdefg abcd", "xxxxxg xxxxx"},
+		{redact.List{"on"}, "connection lost on //u:on@h", "connection lost on //u:xxxxx@h"},
+		{redact.List{"s3cr3t-pw"}, "auth failed for s3cr3t-pw and S3CR3T", "auth failed for xxxxx and S3CR3T"},
+		{redact.List{"abcd", "abcdef"}, "abcdefg abcd", "xxxxxg xxxxx"},
 	} {
 		if got := tc.secrets.Scrub(tc.msg); got != tc.want {
 			t.Errorf("Scrub(%q) with %q = %q, want %q", tc.msg, tc.secrets, got, tc.want)

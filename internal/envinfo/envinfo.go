@@ -1,7 +1,6 @@
 // Package envinfo captures the facts about the client host that every run records
 // (CPU model, sockets, cores, threads, frequency, governor, memory, kernel, OS,
-// virtualisation, the disk under the working directory), and removes secrets
-// from text before it reaches a store, report or log.
+// virtualisation, the disk under the working directory).
 package envinfo
 
 import (
@@ -9,12 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/version"
 )
@@ -143,31 +139,6 @@ func virtualisation() string {
 		return "virtual machine"
 	}
 	return ""
-}
-
-var (
-	secretsMu sync.RWMutex
-	secrets   []string
-)
-
-// AddSecret registers a string (a password) that must never be printed or stored.
-func AddSecret(s string) {
-	secretsMu.Lock()
-	defer secretsMu.Unlock()
-	if s == "" || slices.Contains(secrets, s) {
-		return
-	}
-	secrets = append(secrets, s)
-}
-
-// Scrub removes the registered secrets from s by fairbench's one rule
-// (redact.Text: URL passwords and password= values by place, passwords of
-// redact.MinLength characters or more by value, so that a one-letter
-// password does not mask that letter in every word).
-func Scrub(s string) string {
-	secretsMu.RLock()
-	defer secretsMu.RUnlock()
-	return redact.Text(s, secrets)
 }
 
 // AvailableMemory is the memory in bytes this process can still take: the

@@ -18,9 +18,9 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 // The passwords the tests' targets and results store use. They live in the

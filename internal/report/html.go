@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // HTMLOptions extend Options for the HTML report.
@@ -325,7 +325,7 @@ func chartOf(cols *result.SeriesColumns) result.RunChart {
 			c.MaxP99 = p99
 		}
 	}
-	c.MinRate, c.MedianRate, c.MaxRate = slices.Min(rates), stats.Median(rates), slices.Max(rates)
+	c.MinRate, c.MedianRate, c.MaxRate = slices.Min(rates), hist.Median(rates), slices.Max(rates)
 	return c
 }
 

@@ -39,8 +39,10 @@ const (
 	ErrNotFound ErrorClass = "not_found"
 )
 
-// ErrorClasses lists every class in a fixed order (hist counts by index).
-var ErrorClasses = []ErrorClass{
+// ErrorClasses lists every class in a fixed order (hist counts by index). It
+// is an array so that len(ErrorClasses) is a constant that sizes the
+// counters kept per class.
+var ErrorClasses = [...]ErrorClass{
 	ErrSerialization, ErrDeadlock, ErrBusy, ErrTimeout, ErrConnection, ErrConstraint, ErrThrottled, ErrOther, ErrNotFound,
 }
 

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/fastpath"
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -135,7 +135,7 @@ func (m *executor) reconnect(ctx context.Context, w *worker) {
 		if err != nil && !m.stop.Load() {
 			m.errMu.Lock()
 			if m.reconnectErr == "" {
-				m.reconnectErr = result.CapText(envinfo.Scrub(err.Error()), result.MaxErrorText)
+				m.reconnectErr = result.CapText(redact.Scrub(err.Error()), result.MaxErrorText)
 			}
 			m.errMu.Unlock()
 		}

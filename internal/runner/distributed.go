@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/store"
 	"github.com/fairbench/fairbench/internal/study"
@@ -176,7 +176,7 @@ func (r *Runner) stored(run *result.Run) {
 		status = store.CellFailed
 	}
 	if err := r.opt.Distribution.Store.EndCell(context.Background(), r.coord.sid, seq, status, run.ID, run.Error); err != nil {
-		fmt.Fprintf(r.opt.Progress, "  %s\n", envinfo.Scrub(err.Error()))
+		fmt.Fprintf(r.opt.Progress, "  %s\n", redact.Scrub(err.Error()))
 	}
 }
 
@@ -206,8 +206,8 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 	// A cell that ends here, before or after its generators ran, is marked
 	// so: generators stop waiting for it.
 	fail := func(err error) (*result.Run, error) {
-		if ferr := st.EndCell(context.WithoutCancel(ctx), co.sid, seq, store.CellFailed, 0, envinfo.Scrub(err.Error())); ferr != nil {
-			fmt.Fprintf(r.opt.Progress, "  %s\n", envinfo.Scrub(ferr.Error()))
+		if ferr := st.EndCell(context.WithoutCancel(ctx), co.sid, seq, store.CellFailed, 0, redact.Scrub(err.Error())); ferr != nil {
+			fmt.Fprintf(r.opt.Progress, "  %s\n", redact.Scrub(ferr.Error()))
 		}
 		return failRun(ctx, run, err)
 	}
@@ -599,7 +599,7 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 			body = run
 		}
 		if serr := g.st.SetPart(context.WithoutCancel(ctx), g.sid, seq, g.index, store.PartFailed, body, run.Error, g.clock.Now()); serr != nil {
-			fmt.Fprintf(r.opt.Progress, "  %s\n", envinfo.Scrub(serr.Error()))
+			fmt.Fprintf(r.opt.Progress, "  %s\n", redact.Scrub(serr.Error()))
 		}
 		fmt.Fprintf(r.opt.Progress, "  failed: %s\n", run.Error)
 		return err

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/fastpath"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
@@ -47,7 +47,7 @@ func (m *executor) chooseDriving(ctx context.Context) (release func()) {
 	procs := 0
 	if _, ok := m.workers[0].conn.(fastpath.Multiplexer); ok && m.detached && c.Clients > threads && !m.shape.Waits {
 		if err := m.multiplex(ctx, threads); err != nil {
-			fmt.Fprintf(m.out, "  clients not multiplexed, one thread each: %s\n", envinfo.Scrub(err.Error()))
+			fmt.Fprintf(m.out, "  clients not multiplexed, one thread each: %s\n", redact.Scrub(err.Error()))
 		}
 	}
 	clientThreads := 0 // OS threads that wait in system calls for the clients

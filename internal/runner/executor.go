@@ -24,6 +24,7 @@ import (
 	"github.com/fairbench/fairbench/internal/fastpath"
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/nodeexp"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/workload"
@@ -65,7 +66,7 @@ type executor struct {
 	firstErrs                     map[result.ErrorClass]string
 	// noted[i] is set once the first text of result.ErrorClasses[i] is kept:
 	// a failing operation then costs one atomic load, not the shared lock.
-	noted        [8]atomic.Bool
+	noted        [len(result.ErrorClasses)]atomic.Bool
 	reconnectErr string
 
 	// Clients that finished their requests (workload.ErrClientDone): when
@@ -104,13 +105,13 @@ func (m *executor) noteError(class result.ErrorClass, err error) {
 	if err == nil {
 		return
 	}
-	i := slices.Index(result.ErrorClasses, class)
-	if i >= 0 && i < len(m.noted) && m.noted[i].Load() {
+	i := slices.Index(result.ErrorClasses[:], class)
+	if i >= 0 && m.noted[i].Load() {
 		return
 	}
 	m.errMu.Lock()
 	defer m.errMu.Unlock()
-	if i >= 0 && i < len(m.noted) {
+	if i >= 0 {
 		m.noted[i].Store(true)
 	}
 	if _, ok := m.firstErrs[class]; ok {
@@ -119,7 +120,7 @@ func (m *executor) noteError(class result.ErrorClass, err error) {
 	if m.firstErrs == nil {
 		m.firstErrs = map[result.ErrorClass]string{}
 	}
-	m.firstErrs[class] = result.CapText(envinfo.Scrub(err.Error()), result.MaxErrorText)
+	m.firstErrs[class] = result.CapText(redact.Scrub(err.Error()), result.MaxErrorText)
 }
 
 // resetOutage starts the measured phase's outage accounting afresh.
@@ -172,7 +173,7 @@ func (m *executor) execute(ctx context.Context) error {
 	if m.shape.Close != nil {
 		defer func() {
 			if err := m.shape.Close(); err != nil {
-				fmt.Fprintf(m.out, "  %s\n", envinfo.Scrub(err.Error()))
+				fmt.Fprintf(m.out, "  %s\n", redact.Scrub(err.Error()))
 			}
 		}()
 	}
@@ -370,7 +371,7 @@ func (m *executor) startServerSampling(ctx context.Context, rawURL string) {
 		err = smp.Start(ctx, m.r.opt.Every)
 	}
 	if err != nil {
-		info.Error = envinfo.Scrub(err.Error())
+		info.Error = redact.Scrub(err.Error())
 		fmt.Fprintf(m.out, "  node_exporter: %s (continuing without server samples)\n", info.Error)
 		return
 	}

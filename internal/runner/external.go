@@ -12,6 +12,7 @@ import (
 	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/version"
@@ -84,7 +85,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 			run.Status, run.Error = result.StatusInterrupted, "interrupted"
 			return run, ErrInterrupted
 		}
-		run.Status, run.Error = result.StatusFailed, envinfo.Scrub(err.Error())
+		run.Status, run.Error = result.StatusFailed, redact.Scrub(err.Error())
 		return run, err
 	}
 	if t == nil || t.Build == nil {

@@ -12,22 +12,10 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// Thresholds of the flags.
-const (
-	// StallFactor and stallSlack: a measured phase that took more than
-	// StallFactor times its planned duration and stallSlack beyond it
-	// stalled (stopping the clients may take a second of its own).
-	StallFactor = 2.0
-	stallSlack  = time.Second
-	// BusyStealShare: the hypervisor took at least this share of the host's
-	// CPU time during the measured phase.
-	BusyStealShare = 0.10
-	// BusyOthersCores and BusyWaitShare: other processes on fairbench's host
-	// used at least BusyOthersCores cores while fairbench's threads waited
-	// for a CPU at least BusyWaitShare of the time they were ready to run.
-	BusyOthersCores = 0.5
-	BusyWaitShare   = 0.10
-)
+// stallSlack: a measured phase stalled only when it also took stallSlack
+// beyond its planned duration (stopping the clients may take a second of its
+// own); the other thresholds are result's (result.StallFactor …).
+const stallSlack = time.Second
 
 // Flags are the reasons to doubt run, a run that stands, whose measured phase
 // was planned to last planned.
@@ -37,7 +25,7 @@ func Flags(r *result.Run, planned time.Duration) []result.Flag {
 	add := func(kind, format string, args ...any) {
 		flags = append(flags, result.Flag{Kind: kind, Reason: fmt.Sprintf(format, args...)})
 	}
-	if planned > 0 && r.Duration > time.Duration(StallFactor*float64(planned)) && r.Duration-planned > stallSlack {
+	if planned > 0 && r.Duration > time.Duration(result.StallFactor*float64(planned)) && r.Duration-planned > stallSlack {
 		add(result.FlagStalled, "the measured phase took %.1f s of a planned %s (%.0f×): fairbench, its host or an operation froze",
 			r.Duration.Seconds(), planned, r.Duration.Seconds()/planned.Seconds())
 	}
@@ -64,7 +52,7 @@ func Flags(r *result.Run, planned time.Duration) []result.Flag {
 		add(result.FlagHostBusy, "fairbench did not read %d of its %d seconds in time: it was not running", missed, n)
 	}
 	host := r.Env.Host
-	if host.StealPct != nil && *host.StealPct >= BusyStealShare*100 {
+	if host.StealPct != nil && *host.StealPct >= result.BusyStealShare*100 {
 		add(result.FlagHostBusy, "the hypervisor took %.0f %% of the host's CPU time (steal)", *host.StealPct)
 	}
 	// Beside a server on the same host, the other processes include the
@@ -74,7 +62,7 @@ func Flags(r *result.Run, planned time.Duration) []result.Flag {
 	if host.OthersCPU != nil && host.ClientCPUWait != nil && (engineInProcess(r) || !r.Env.ClientServerSameHost()) && r.Duration > 0 {
 		others, wait := *host.OthersCPU, *host.ClientCPUWait
 		used := s.ClientCPU / r.Duration.Seconds()
-		if share := wait / (wait + used); others >= BusyOthersCores && share >= BusyWaitShare {
+		if share := wait / (wait + used); others >= result.BusyOthersCores && share >= result.BusyWaitShare {
 			add(result.FlagHostBusy, "other processes used %.1f cores of the host while fairbench's threads waited for a CPU %.0f %% of the time they were ready to run",
 				others, share*100)
 		}

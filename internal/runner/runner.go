@@ -35,6 +35,7 @@ import (
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/progress"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/version"
@@ -135,7 +136,7 @@ func (e *TargetError) Error() string {
 	if e.Target == driver.Redacted(e.URL) {
 		where = "target " + e.Target // ad-hoc targets are named by their URL
 	}
-	return where + ": " + envinfo.Scrub(e.Err.Error())
+	return where + ": " + redact.Scrub(e.Err.Error())
 }
 
 func (e *TargetError) Unwrap() error { return e.Err }
@@ -173,7 +174,7 @@ func New(st *study.Study, opt Options) *Runner {
 // registerSecrets keeps the URL's password out of every message.
 func registerSecrets(raw string) {
 	for _, sec := range driver.Secrets(raw) {
-		envinfo.AddSecret(sec)
+		redact.AddSecret(sec)
 	}
 }
 
@@ -210,7 +211,7 @@ func (r *Runner) Preflight(ctx context.Context, cells []study.Cell) error {
 			if got, err := e.Environment(ctx); err == nil {
 				env = got.WithEngineFacts()
 			} else {
-				env.Extra = map[string]any{"error": envinfo.Scrub(err.Error())}
+				env.Extra = map[string]any{"error": redact.Scrub(err.Error())}
 			}
 		}
 		r.envs[c.Target.Name] = env
@@ -304,7 +305,7 @@ func (r *Runner) autoRounds(cells []study.Cell) int {
 	}
 	n, err := r.opt.Auto.Rounds()
 	if err != nil {
-		fmt.Fprintf(r.opt.Progress, "repetitions auto: %s; running all %d rounds\n", envinfo.Scrub(err.Error()), most)
+		fmt.Fprintf(r.opt.Progress, "repetitions auto: %s; running all %d rounds\n", redact.Scrub(err.Error()), most)
 		return most
 	}
 	n = min(max(n, r.opt.Auto.Pilot), most)
@@ -325,7 +326,7 @@ func (r *Runner) autoRounds(cells []study.Cell) int {
 func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 	defer func() {
 		if err := r.EndSession(ctx); err != nil {
-			fmt.Fprintf(r.opt.Progress, "%s\n", envinfo.Scrub(err.Error()))
+			fmt.Fprintf(r.opt.Progress, "%s\n", redact.Scrub(err.Error()))
 		}
 	}()
 	var failed []string
@@ -373,7 +374,7 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 			return ErrInterrupted
 		}
 		if err != nil {
-			fmt.Fprintf(r.opt.Progress, "  failed: %s\n", envinfo.Scrub(err.Error()))
+			fmt.Fprintf(r.opt.Progress, "  failed: %s\n", redact.Scrub(err.Error()))
 			failed = append(failed, fmt.Sprintf("cell %d (%s)", i+1, cellLabel(c)))
 		}
 		if cd := c.Cooldown; cd > 0 && i < len(cells)-1 {
@@ -468,7 +469,7 @@ func failRun(ctx context.Context, run *result.Run, err error) (*result.Run, erro
 		return run, ErrInterrupted
 	}
 	run.Status = result.StatusFailed
-	run.Error = envinfo.Scrub(err.Error())
+	run.Error = redact.Scrub(err.Error())
 	run.EndedAt = time.Now()
 	return run, err
 }

@@ -4,7 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 
-	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -28,7 +28,7 @@ func (m *executor) spillSettled(ms *measuredSeries, settled int) {
 		pt := ms.points[0]
 		if err := m.spill.SpillPoint(m.run.SpillKey, m.run.Spilled.Points, pt); err != nil && !m.spillWarned {
 			m.spillWarned = true
-			fmt.Fprintf(m.out, "  %s (they are kept in memory until the run is stored)\n", envinfo.Scrub(err.Error()))
+			fmt.Fprintf(m.out, "  %s (they are kept in memory until the run is stored)\n", redact.Scrub(err.Error()))
 		}
 		m.run.Spilled.Add(pt)
 		ms.points[0] = result.SeriesPoint{} // the backing array keeps nothing of it

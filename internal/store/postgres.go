@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/redact"
 )
 
 // PasswordEnv names the variable a PostgreSQL results store takes its
@@ -55,7 +56,7 @@ func isPostgresURL(s string) bool {
 // Path and every error show the URL redacted.
 func openPostgres(raw string, mustExist bool) (*Store, error) {
 	shown := driver.Redacted(raw)
-	secrets := driver.SecretList(driver.Secrets(raw))
+	secrets := redact.List(driver.Secrets(raw))
 	fail := func(err error) error {
 		msg := secrets.Scrub(err.Error())
 		if strings.Contains(msg, shown) {

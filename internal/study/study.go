@@ -28,6 +28,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/redact"
 )
 
 // Catalog tells the parser which workload kinds and external tools exist,
@@ -297,9 +298,9 @@ func redactSecrets(src []byte, targets []*Target) []byte {
 			secrets = append(secrets, driver.Secrets(t.NodeExporter)...)
 		}
 	}
-	// driver.SecretList's rule: a URL's password by its place, a long one
+	// redact.List's rule: a URL's password by its place, a long one
 	// wherever it occurs, and a one-letter password not in every word.
-	return []byte(driver.SecretList(secrets).Scrub(string(src)))
+	return []byte(redact.List(secrets).Scrub(string(src)))
 }
 
 // parser collects errors instead of stopping at the first, so that one run of

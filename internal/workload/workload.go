@@ -328,7 +328,7 @@ type Plugin struct {
 // Register adds a workload kind and registers its kind with internal/kinds,
 // where reports, which do not import workloads, find it. Workload packages
 // call it from init, once per kind; the all-workloads import list lives in
-// internal/workload/all. It panics on a kind registered twice, a Kind.Kind
+// internal/plugins. It panics on a kind registered twice, a Kind.Kind
 // other than the workload's, or a second default.
 func Register(p Plugin) {
 	w := p.Workload

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	_ "github.com/fairbench/fairbench/internal/driver/bbolt"
-	"github.com/fairbench/fairbench/internal/driver/kvtest"
+	"github.com/fairbench/fairbench/internal/testenv/kvtest"
 )
 
 func TestConformance(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/redact"
 )
 
 // defaultPort is ClickHouse's native protocol port (not HTTP's 8123: the
@@ -37,7 +38,7 @@ var params = map[string]string{
 // config is a parsed clickhouse:// URL.
 type config struct {
 	redacted string
-	secrets  driver.SecretList
+	secrets  redact.List
 	database string
 	tls      bool
 	insecure bool

@@ -2,7 +2,7 @@ package embedkv
 
 // The Redis semantics the embedded engines answer with, so that a study
 // comparing one with a Redis server runs the same commands and reads the same
-// replies and error texts. The conformance test (internal/driver/kvtest)
+// replies and error texts. The conformance test (internal/testenv/kvtest)
 // checks them through each driver.
 
 import (

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/redact"
 )
 
 // Defaults for what the URL does not say. The Go driver's own are 30 s for
@@ -25,7 +26,7 @@ const (
 // config is a parsed mongodb:// or mongodb+srv:// URL.
 type config struct {
 	redacted string // the URL without its password, for messages
-	secrets  driver.SecretList
+	secrets  redact.List
 	database string
 	tls      bool
 	insecure bool // tlsInsecure: any server certificate is accepted
@@ -37,7 +38,7 @@ type config struct {
 // know are refused rather than ignored, so that a typo never silently changes
 // a benchmark. mongodb+srv:// resolves its SRV and TXT records here.
 func parseURL(raw string) (config, error) {
-	cfg := config{redacted: redact(raw), secrets: secretsOf(raw)}
+	cfg := config{redacted: redactedURL(raw), secrets: secretsOf(raw)}
 	bad := func(format string, args ...any) (config, error) {
 		msg := fmt.Sprintf(format, args...)
 		return config{}, fmt.Errorf("MongoDB URL %s: %s", cfg.redacted, cfg.secrets.Scrub(msg))
@@ -108,14 +109,14 @@ func unwrapURIError(err error) string {
 	return s
 }
 
-// redact hides the password of a MongoDB URL. net/url cannot parse a seed
+// redactedURL hides the password of a MongoDB URL. net/url cannot parse a seed
 // list (mongodb://u:p@h1:27017,h2:27017/db) when a host has a port other
 // than the last, and driver.Redacted then falls back to its pattern, which
 // also covers this form.
-func redact(raw string) string { return driver.Redacted(raw) }
+func redactedURL(raw string) string { return driver.Redacted(raw) }
 
 // secretsOf lists what must never appear in a message about raw.
-func secretsOf(raw string) driver.SecretList {
+func secretsOf(raw string) redact.List {
 	var out []string
 	for _, s := range driver.Secrets(raw) {
 		if s != "" {

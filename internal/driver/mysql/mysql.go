@@ -24,6 +24,7 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/driver/sqldb"
 	"github.com/fairbench/fairbench/internal/fastpath"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -164,12 +165,12 @@ func connectError(err error, cfg Config) string {
 	return fmt.Sprintf("connecting to MySQL server %s: %s", addr, msg)
 }
 
-// scrub keeps the password out of a message (driver.SecretList's rule).
+// scrub keeps the password out of a message (redact.List's rule).
 func scrub(msg, password string) string {
 	if password == "" {
 		return msg
 	}
-	return driver.SecretList{password}.Scrub(msg)
+	return redact.List{password}.Scrub(msg)
 }
 
 // Conn is one MySQL connection.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/redact"
 )
 
 const defaultPort = "9200"
@@ -26,7 +27,7 @@ var params = map[string]string{
 // config is a parsed opensearch:// or elasticsearch:// URL.
 type config struct {
 	redacted  string // the URL without its secrets, for messages
-	secrets   driver.SecretList
+	secrets   redact.List
 	engine    string   // "opensearch" or "elasticsearch": the scheme's, for the names of variables
 	addresses []string // http(s)://host:port of every node the URL lists
 	user      string

@@ -3,8 +3,8 @@ package pebble_test
 import (
 	"testing"
 
-	"github.com/fairbench/fairbench/internal/driver/kvtest"
 	_ "github.com/fairbench/fairbench/internal/driver/pebble"
+	"github.com/fairbench/fairbench/internal/testenv/kvtest"
 )
 
 func TestConformance(t *testing.T) {

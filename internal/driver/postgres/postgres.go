@@ -22,6 +22,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/fastpath"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 )
 
@@ -135,7 +136,7 @@ func oneLine(msg string) string {
 // scrub removes the URL's password from a message, in case a library echoes it.
 func scrub(msg, rawURL string) string {
 	if cfg, err := pgconn.ParseConfig(rawURL); err == nil && cfg.Password != "" {
-		return driver.SecretList{cfg.Password}.Scrub(msg)
+		return redact.List{cfg.Password}.Scrub(msg)
 	}
 	return msg
 }

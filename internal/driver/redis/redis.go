@@ -25,6 +25,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/redact"
 )
 
 func init() { driver.Register(Driver{}, "redis://", "rediss://", "valkey://", "valkeys://") }
@@ -69,12 +70,12 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 }
 
 // scrub keeps the password out of an error, whatever a library put in it
-// (driver.SecretList's rule).
+// (redact.List's rule).
 func scrub(err error, cfg Config) error {
 	if cfg.Password == "" {
 		return err
 	}
-	return driver.SecretList{cfg.Password}.ScrubErr(err)
+	return redact.List{cfg.Password}.ScrubErr(err)
 }
 
 // Client is one target's shared state: its configuration, a go-redis client

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // osbTask is what OSB's summary says of one task of one run: the min,
@@ -61,7 +61,7 @@ func osbTasks(r *result.Run) map[string]osbTask {
 		}
 		rates := osbThroughput(r.Series, op.Name, op.Name == opBulk, r.Duration.Seconds())
 		if len(rates) > 0 {
-			t.min, t.max, t.median = slices.Min(rates), slices.Max(rates), stats.Median(rates)
+			t.min, t.max, t.median = slices.Min(rates), slices.Max(rates), hist.Median(rates)
 		}
 		if h := decode(op.Histogram); h != nil && h.TotalCount() > 0 {
 			t.p90, t.p100 = float64(h.ValueAtQuantile(90))/1000, float64(h.Max())/1000
@@ -186,7 +186,7 @@ func Sections(runs []*result.Run, _ string) []kinds.Section {
 			if len(xs) == 0 {
 				return "–"
 			}
-			return num(stats.Median(xs)) // as OSB prints: six significant digits
+			return num(hist.Median(xs)) // as OSB prints: six significant digits
 		}
 		sec.Rows = append(sec.Rows, []string{k.target, strconv.Itoa(k.clients), k.task,
 			med(func(t osbTask) float64 { return t.min }), med(func(t osbTask) float64 { return t.median }), med(func(t osbTask) float64 { return t.max }),

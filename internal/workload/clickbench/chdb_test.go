@@ -9,9 +9,9 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/testenv"
+	"github.com/fairbench/fairbench/internal/testenv/querycheck"
 	"github.com/fairbench/fairbench/internal/workload/clickbench"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
-	"github.com/fairbench/fairbench/internal/workload/queryset/querycheck"
 )
 
 // tieColumns are the columns that decide the rows of a query whose ORDER BY

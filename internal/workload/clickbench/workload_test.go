@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/testenv/cellrun"
 	"github.com/fairbench/fairbench/internal/workload"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 	"github.com/fairbench/fairbench/internal/workload/clickbench"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
 )

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/testenv"
 	"github.com/fairbench/fairbench/internal/testenv/cellrun"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 // serverStats reads INFO commandstats and stats: calls per command and the

@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
-	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/workload"
 )
@@ -351,7 +351,7 @@ func (s *Set) triesOp(conn driver.Conn, run queryFunc, queries []Query) workload
 		r := &s.results[i]
 		if err != nil {
 			if r.Error == "" {
-				r.Error = fmt.Sprintf("try %d: %s: %s", try+1, conn.Classify(err), envinfo.Scrub(err.Error()))
+				r.Error = fmt.Sprintf("try %d: %s: %s", try+1, conn.Classify(err), redact.Scrub(err.Error()))
 				r.Error = result.CapText(r.Error, result.MaxErrorText)
 			}
 			return i, err

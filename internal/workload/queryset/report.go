@@ -18,7 +18,6 @@ import (
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // ClickBench's combined score (its index.html): each query's time plus
@@ -204,7 +203,7 @@ func (t *targetRuns) hot(query string) (float64, bool) {
 	if len(hs) == 0 {
 		return 0, false
 	}
-	return stats.Median(hs), true
+	return hist.Median(hs), true
 }
 
 // queryNames lists the queries of the runs in order of first appearance.
@@ -235,7 +234,7 @@ func (t *targetRuns) cold(query string) (float64, bool) {
 	if len(cs) == 0 {
 		return 0, false
 	}
-	return stats.Median(cs), true
+	return hist.Median(cs), true
 }
 
 // Report is what a query-set kind declares of its report section beyond

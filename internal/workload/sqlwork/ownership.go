@@ -4,13 +4,18 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/driver"
 )
 
-// Markers are this package's data-set markers as the runner's loads of
-// external tools (go-ycsb load, HammerDB's build) use them: a tool's load
-// replaces only tables fairbench made.
+// Markers are this package's data-set markers as the loads of external
+// tools (go-ycsb load, HammerDB's build) use them: a tool's load replaces
+// only tables fairbench made. They are registered with the adapters, which
+// run those loads (adapter.DataLoad), so that the runner that drives the
+// loads needs no SQL knowledge of its own.
 type Markers struct{}
+
+func init() { adapter.RegisterDatasetMarkers(Markers{}) }
 
 // TableExists is for tool loads.
 func (Markers) TableExists(ctx context.Context, c driver.SQL, table string) (bool, error) {

@@ -8,8 +8,8 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/testenv"
+	"github.com/fairbench/fairbench/internal/testenv/querycheck"
 	"github.com/fairbench/fairbench/internal/workload/queryset"
-	"github.com/fairbench/fairbench/internal/workload/queryset/querycheck"
 	"github.com/fairbench/fairbench/internal/workload/ssb"
 )
 

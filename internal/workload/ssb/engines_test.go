@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/testenv"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 	"github.com/fairbench/fairbench/internal/workload/ssb"
 )
 

@@ -11,7 +11,6 @@ import (
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/params/tpccparams"
 	"github.com/fairbench/fairbench/internal/result"
-	"github.com/fairbench/fairbench/internal/stats"
 )
 
 // hammerdbNames are HammerDB's names of the transactions in its time profile.
@@ -179,14 +178,14 @@ func sections(runs []*result.Run, _ string) []kinds.Section {
 				}
 			}
 		}
-		row = append(row, fmt.Sprintf("%.0f", stats.Median(nopm)), fmt.Sprintf("%.0f", stats.Median(tpm)), fmt.Sprintf("%.0f", stats.Median(tpmc)))
+		row = append(row, fmt.Sprintf("%.0f", hist.Median(nopm)), fmt.Sprintf("%.0f", hist.Median(tpm)), fmt.Sprintf("%.0f", hist.Median(tpmc)))
 		for _, op := range tpccparams.Ops {
 			q := p[op]
 			if len(q[0]) == 0 {
 				row = append(row, "-", "-")
 				continue
 			}
-			row = append(row, fmt.Sprintf("%.2f", stats.Median(q[0])), fmt.Sprintf("%.2f", stats.Median(q[1])))
+			row = append(row, fmt.Sprintf("%.2f", hist.Median(q[0])), fmt.Sprintf("%.2f", hist.Median(q[1])))
 		}
 		sec.Rows = append(sec.Rows, row)
 	}

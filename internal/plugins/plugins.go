@@ -1,6 +1,8 @@
-// Package all registers every built-in workload and driver: the one place a new
-// one is added. Commands import it for its side effects.
-package all
+// Package plugins registers every built-in plug-in, drivers and workloads
+// alike: the one list a new one is added to. Commands, and the tests that
+// need every engine or kind, import it for its side effects; a test of one
+// workload imports that workload and the drivers it runs on instead.
+package plugins
 
 import (
 	_ "github.com/fairbench/fairbench/internal/driver/bbolt"        // bbolt: targets (embedded KV, B+tree)

@@ -1,4 +1,4 @@
-package all_test
+package plugins_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package all_test
+package plugins_test
 
 import (
 	"math"
@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/fairbench/fairbench/internal/params"
+	_ "github.com/fairbench/fairbench/internal/plugins"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/workload"
-	_ "github.com/fairbench/fairbench/internal/workload/all"
 )
 
 // hostile are the values every numeric parameter is given: as TOML and

@@ -172,7 +172,7 @@ func script(t testing.TB) string {
 	if !ok {
 		t.Fatal("cannot locate package querycheck's source to find scripts/chdb-run.py")
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "scripts", "chdb-run.py")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "scripts", "chdb-run.py")
 }
 
 // Chdb runs what plan sends in dialect — its DDL, the loads of its generated
