@@ -3,55 +3,16 @@ package main
 import (
 	"bytes"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/testenv"
 )
-
-// silentStore listens on loopback, accepts every connection and never
-// answers: a results store (or target) that hangs. Each accepted connection
-// is sent on the returned channel.
-func silentStore(t *testing.T) (string, <-chan struct{}) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted := make(chan struct{}, 64)
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			select {
-			case accepted <- struct{}{}:
-			default:
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return l.Addr().String(), accepted
-}
 
 // Every command stops at once on Ctrl-C, also while it waits for a results
 // store (or a target) that accepts and never answers, and says what the
@@ -60,8 +21,7 @@ func silentStore(t *testing.T) (string, <-chan struct{}) {
 // studies, store, env) at once. Before, report, compare and studies sat out
 // the store's 15 s connect timeout.
 func TestCtrlCWhileWaitingForASilentResultsStore(t *testing.T) {
-	addr, accepted := silentStore(t)
-	store := "postgres://bench:s3cret-pw@" + addr + "/bench?sslmode=disable"
+	const store = "{store}" // each case's own silent server: no connection of one case reaches the next
 	dir := t.TempDir()
 	study := filepath.Join(dir, "s.toml")
 	if err := os.WriteFile(study, []byte("[study]\nname = \"s\"\n[[target]]\nname = \"a\"\nurl = \"sqlite:a.db\"\n[[workload]]\nkind = \"tpcb\"\n"), 0o644); err != nil {
@@ -85,10 +45,12 @@ func TestCtrlCWhileWaitingForASilentResultsStore(t *testing.T) {
 		{[]string{"import", "--results", store, "--target", "x", pgbenchOutput}, "import interrupted: no run is stored partially"},
 	} {
 		t.Run(strings.Join(c.args[:2], " "), func(t *testing.T) {
-			for len(accepted) > 0 {
-				<-accepted
+			addr, accepted := testenv.SilentServer(t)
+			args := slices.Clone(c.args)
+			for i, a := range args {
+				args[i] = strings.ReplaceAll(a, store, "postgres://bench:s3cret-pw@"+addr+"/bench?sslmode=disable")
 			}
-			cmd := exec.Command(binary, c.args...)
+			cmd := exec.Command(binary, args...)
 			cmd.Dir = dir
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -126,7 +88,7 @@ func TestCtrlCWhileWaitingForASilentResultsStore(t *testing.T) {
 // setting that changes it (it said pgx's "context deadline exceeded" of
 // each host attempt).
 func TestSilentResultsStoreTimesOutNamingTheSetting(t *testing.T) {
-	addr, _ := silentStore(t)
+	addr, _ := testenv.SilentServer(t)
 	o := fairbench(t, t.TempDir(), "studies", "--results", "postgres://bench:s3cret-pw@"+addr+"/bench?sslmode=disable&connect_timeout=1")
 	want := "timed out after 1s connecting to PostgreSQL server " + addr + ": no answer (connect_timeout (seconds) in the URL sets how long to wait)"
 	if o.code != 1 || !strings.Contains(o.stderr, want) || strings.Contains(o.stderr, "s3cret-pw") {
