@@ -141,7 +141,7 @@ os_install() {
         log "compiling $OS_SRC/OsMain.java into $OS_HOME/classes"
         rm -rf "$OS_HOME"/.classes.* "$cls_stamp"
         tmp=$(mktemp -d "$OS_HOME/.classes.XXXXXX")
-        "$JAVAC" -nowarn -d "$tmp" -cp "$OS_HOME/lib/*" "$OS_SRC/OsMain.java" >&2 \
+        "$JAVAC" -encoding UTF-8 -nowarn -d "$tmp" -cp "$OS_HOME/lib/*" "$OS_SRC/OsMain.java" >&2 \
             || { rm -rf "$tmp"; die "javac $OS_SRC/OsMain.java failed"; }
         rm -rf "$OS_HOME/classes"
         mv "$tmp" "$OS_HOME/classes"
