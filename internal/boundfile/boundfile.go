@@ -48,7 +48,7 @@ func Read(path string, limit int64, what string) ([]byte, error) {
 	}
 	defer f.Close()
 	tooLarge := func() error {
-		return fmt.Errorf("%s: larger than %s, more than %s can be: is this the right file?", path, Size(limit), what)
+		return fmt.Errorf("%s: larger than %s, more than %s can be: is this the right file?", path, size(limit), what)
 	}
 	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
 		return nil, tooLarge()
@@ -84,8 +84,8 @@ func regular(path string, fi os.FileInfo) error {
 	return fmt.Errorf("%s: %s; give a regular file", path, is)
 }
 
-// Size prints a bound in the largest binary unit that divides it.
-func Size(n int64) string {
+// size prints a bound in the largest binary unit that divides it.
+func size(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

@@ -108,7 +108,7 @@ func (t *Task) Attach(c *Conn) error {
 		_ = unix.SetNonblock(c.fd, false)
 		return os.NewSyscallError("epoll_ctl", err)
 	}
-	t.Detach()
+	t.detach()
 	t.conn = c
 	for len(t.loop.byFD) <= c.fd {
 		t.loop.byFD = append(t.loop.byFD, nil)
@@ -117,9 +117,9 @@ func (t *Task) Attach(c *Conn) error {
 	return nil
 }
 
-// Detach gives the task's socket back to blocking mode (or closes its
+// detach gives the task's socket back to blocking mode (or closes its
 // descriptor if the socket was closed while attached).
-func (t *Task) Detach() {
+func (t *Task) detach() {
 	c := t.conn
 	if c == nil {
 		return
@@ -245,7 +245,7 @@ func (l *Loop) resume(t *Task) bool {
 		return true
 	}
 	t.done = true
-	t.Detach()
+	t.detach()
 	return false
 }
 
@@ -255,7 +255,7 @@ func (l *Loop) Close() error {
 		if t.stop != nil {
 			t.stop()
 		}
-		t.Detach()
+		t.detach()
 	}
 	unix.Close(l.timer)
 	return unix.Close(l.ep)

@@ -46,8 +46,8 @@ func (l *Loop) Close() error { return nil }
 // Attach fails on this platform.
 func (t *Task) Attach(c *Conn) error { return errUnsupported }
 
-// Detach does nothing on this platform.
-func (t *Task) Detach() {}
+// detach does nothing on this platform.
+func (t *Task) detach() {}
 
 // Sleep sleeps on this platform.
 func (t *Task) Sleep(d time.Duration) { time.Sleep(d) }

@@ -22,13 +22,13 @@ import (
 
 // Histogram bounds, in microseconds.
 const (
-	Lowest  = 1
+	lowest  = 1
 	Highest = int64(time.Hour / time.Microsecond)
-	Digits  = 3
+	digits  = 3
 )
 
 // New returns an empty latency histogram in microseconds.
-func New() *hdr.Histogram { return hdr.New(Lowest, Highest, Digits) }
+func New() *hdr.Histogram { return hdr.New(lowest, Highest, digits) }
 
 // Encode serialises a histogram losslessly (HdrHistogram V2 compressed, base64),
 // the format HdrHistogram's own log tools read.
@@ -270,11 +270,11 @@ func NewRecorder(ops int) *Recorder {
 }
 
 // Record adds one successful operation of type op that took d.
-func (r *Recorder) Record(op int, d time.Duration) { r.RecordRequest(op, d, 0, 0) }
+func (r *Recorder) Record(op int, d time.Duration) { r.recordRequest(op, d, 0, 0) }
 
-// RecordRequest adds one successful request of type op that took d and
+// recordRequest adds one successful request of type op that took d and
 // carried items and bytes.
-func (r *Recorder) RecordRequest(op int, d time.Duration, items, bytes int64) {
+func (r *Recorder) recordRequest(op int, d time.Duration, items, bytes int64) {
 	r.mu.Lock()
 	r.cur[op].add(d, items, bytes)
 	r.mu.Unlock()

@@ -30,7 +30,7 @@ func TestMergeSeriesIsExact(t *testing.T) {
 					us = 1000 + rng.IntN(9000) // slow one: 1–10 ms
 				}
 				op := i % 2
-				rec.RecordRequest(op, time.Duration(us)*time.Microsecond, 1, 10)
+				rec.recordRequest(op, time.Duration(us)*time.Microsecond, 1, 10)
 				if sec == 2 {
 					_ = all.RecordValue(int64(us))
 				}

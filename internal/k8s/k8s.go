@@ -40,13 +40,13 @@ const (
 	DefaultCoordinatorCPU    = "500m"
 	DefaultCoordinatorMemory = "512Mi"
 
-	// StudyDir is where the ConfigMap is mounted; StudyKey the file in it.
-	StudyDir  = "/etc/fairbench"
-	StudyKey  = "study.toml"
-	StudyPath = StudyDir + "/" + StudyKey
+	// studyDir is where the ConfigMap is mounted; studyKey the file in it.
+	studyDir  = "/etc/fairbench"
+	studyKey  = "study.toml"
+	studyPath = studyDir + "/" + studyKey
 
-	// UID is the distroless "nonroot" user the image runs as (see Dockerfile).
-	UID = 65532
+	// uid is the distroless "nonroot" user the image runs as (see Dockerfile).
+	uid = 65532
 )
 
 // Spec says what to render.
@@ -56,7 +56,7 @@ type Spec struct {
 	// redacted; Render refuses studies that have any) goes in the ConfigMap.
 	Study *study.Study
 	// Name prefixes every object's name; "" derives it from the study's name
-	// (DefaultName).
+	// (defaultName).
 	Name string
 	// Namespace, when set, is written on every object.
 	Namespace string
@@ -78,9 +78,9 @@ type Spec struct {
 
 // Labels every object carries (the recommended app.kubernetes.io set).
 const (
-	LabelName      = "app.kubernetes.io/name"
-	LabelInstance  = "app.kubernetes.io/instance"
-	LabelComponent = "app.kubernetes.io/component"
+	labelName      = "app.kubernetes.io/name"
+	labelInstance  = "app.kubernetes.io/instance"
+	labelComponent = "app.kubernetes.io/component"
 )
 
 // Render writes the manifests as one multi-document YAML stream: the
@@ -126,10 +126,10 @@ func maxNameLen(generators int) int {
 
 var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
-// DefaultName derives an object name prefix from a study's name: lower case,
+// defaultName derives an object name prefix from a study's name: lower case,
 // runs of other characters turned into one '-', truncated so that the pod
 // hostnames of `generators` generators stay valid DNS-1123 labels.
-func DefaultName(studyName string, generators int) string {
+func defaultName(studyName string, generators int) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(studyName) {
@@ -182,7 +182,7 @@ func (spec Spec) resolve() (*resolved, error) {
 		return nil, err
 	}
 	if s.Name == "" {
-		s.Name = DefaultName(s.Study.Name, s.Generators)
+		s.Name = defaultName(s.Study.Name, s.Generators)
 	} else if err := checkName(s.Name, s.Generators); err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func checkStudy(st *study.Study) error {
 	}
 	if err := toml.Unmarshal(st.Source, &named); err == nil && named.Study.Name == "" {
 		errs = append(errs, fmt.Errorf("%s: [study] has no name, so the study is named after its file (%q); in the pods the file is %s and its runs would be stored as study %q: add name = %q to [study]",
-			st.File, st.Name, StudyPath, strings.TrimSuffix(StudyKey, ".toml"), st.Name))
+			st.File, st.Name, studyPath, strings.TrimSuffix(studyKey, ".toml"), st.Name))
 	}
 	return errors.Join(errs...)
 }
@@ -294,9 +294,9 @@ func where(st *study.Study, line int) string {
 }
 
 func (s *resolved) labels(component string) obj {
-	o := obj{{LabelName, "fairbench"}, {LabelInstance, s.Name}}
+	o := obj{{labelName, "fairbench"}, {labelInstance, s.Name}}
 	if component != "" {
-		o = append(o, field{LabelComponent, component})
+		o = append(o, field{labelComponent, component})
 	}
 	return o
 }
@@ -317,7 +317,7 @@ func (s *resolved) configMap() obj {
 		// Source is the study as stored with results: identical to the
 		// file here, since a study with URL secrets was refused, and
 		// redacted anyway should that check ever miss one.
-		{"data", obj{{StudyKey, block(string(s.Study.Source))}}},
+		{"data", obj{{studyKey, block(string(s.Study.Source))}}},
 	}
 }
 
@@ -329,7 +329,7 @@ func (s *resolved) generatorSelector() obj {
 }
 
 func (s *resolved) generatorJob() obj {
-	args := list{"generator", StudyPath, "--results", s.Results}
+	args := list{"generator", studyPath, "--results", s.Results}
 	affinity := obj{{"podAntiAffinity", obj{
 		// Required: two generators on one node would share its CPUs and
 		// network, and the point of several generators is that none is
@@ -366,7 +366,7 @@ func (s *resolved) generatorJob() obj {
 }
 
 func (s *resolved) coordinatorJob() obj {
-	args := list{"run", StudyPath, "--results", s.Results, "--generators", strconv.Itoa(s.Generators), "--remote-generators"}
+	args := list{"run", studyPath, "--results", s.Results, "--generators", strconv.Itoa(s.Generators), "--remote-generators"}
 	affinity := obj{{"podAntiAffinity", obj{
 		// Preferred only: on a cluster with as many nodes as generators the
 		// coordinator (mostly idle, waiting on the results store) may share
@@ -415,12 +415,12 @@ func (s *resolved) podTemplate(component string, args list, cpu, memory string, 
 			{"allowPrivilegeEscalation", false},
 			{"readOnlyRootFilesystem", true},
 			{"runAsNonRoot", true},
-			{"runAsUser", UID},
-			{"runAsGroup", UID},
+			{"runAsUser", uid},
+			{"runAsGroup", uid},
 			{"capabilities", obj{{"drop", list{"ALL"}}}},
 		}},
 		field{"volumeMounts", list{
-			obj{{"name", "study"}, {"mountPath", StudyDir}, {"readOnly", true}},
+			obj{{"name", "study"}, {"mountPath", studyDir}, {"readOnly", true}},
 			obj{{"name", "tmp"}, {"mountPath", "/tmp"}},
 		}},
 	)
@@ -436,9 +436,9 @@ func (s *resolved) podTemplate(component string, args list, cpu, memory string, 
 			{"enableServiceLinks", false},
 			{"securityContext", obj{
 				{"runAsNonRoot", true},
-				{"runAsUser", UID},
-				{"runAsGroup", UID},
-				{"fsGroup", UID},
+				{"runAsUser", uid},
+				{"runAsGroup", uid},
+				{"fsGroup", uid},
 				{"seccompProfile", obj{{"type", "RuntimeDefault"}}},
 			}},
 			{"affinity", affinity},

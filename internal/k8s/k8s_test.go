@@ -150,7 +150,7 @@ func TestRenderDecodesStrictly(t *testing.T) {
 	if got := d.cm.Data["study.toml"]; got != testStudy {
 		t.Errorf("ConfigMap study.toml differs from the study file:\n got %q\nwant %q", got, testStudy)
 	}
-	wantCM := map[string]string{LabelName: "fairbench", LabelInstance: name}
+	wantCM := map[string]string{labelName: "fairbench", labelInstance: name}
 	if !reflect.DeepEqual(d.cm.Labels, wantCM) {
 		t.Errorf("ConfigMap labels %v, want %v", d.cm.Labels, wantCM)
 	}
@@ -168,7 +168,7 @@ func TestRenderDecodesStrictly(t *testing.T) {
 	if g.Spec.BackoffLimitPerIndex == nil || *g.Spec.BackoffLimitPerIndex != 0 {
 		t.Errorf("generators backoffLimitPerIndex %v, want 0", g.Spec.BackoffLimitPerIndex)
 	}
-	genLabels := map[string]string{LabelName: "fairbench", LabelInstance: name, LabelComponent: "generator"}
+	genLabels := map[string]string{labelName: "fairbench", labelInstance: name, labelComponent: "generator"}
 	if !reflect.DeepEqual(g.Labels, genLabels) || !reflect.DeepEqual(g.Spec.Template.Labels, genLabels) {
 		t.Errorf("generator labels %v / pod %v, want %v", g.Labels, g.Spec.Template.Labels, genLabels)
 	}
@@ -184,7 +184,7 @@ func TestRenderDecodesStrictly(t *testing.T) {
 	if term.LabelSelector == nil || !subset(term.LabelSelector.MatchLabels, g.Spec.Template.Labels) || len(term.LabelSelector.MatchLabels) == 0 {
 		t.Errorf("generators anti-affinity selector %+v does not select the generator pods %v", term.LabelSelector, g.Spec.Template.Labels)
 	}
-	if term.LabelSelector != nil && term.LabelSelector.MatchLabels[LabelInstance] != name {
+	if term.LabelSelector != nil && term.LabelSelector.MatchLabels[labelInstance] != name {
 		t.Errorf("generators anti-affinity selector %v is not limited to this study's instance", term.LabelSelector.MatchLabels)
 	}
 	checkPod(t, "generator", g.Spec.Template.Spec, name, spec.Secret, "2", "2Gi",
@@ -200,7 +200,7 @@ func TestRenderDecodesStrictly(t *testing.T) {
 	if c.Spec.Parallelism == nil || *c.Spec.Parallelism != 1 || c.Spec.BackoffLimit == nil || *c.Spec.BackoffLimit != 0 {
 		t.Errorf("coordinator parallelism %v backoffLimit %v, want 1 and 0", c.Spec.Parallelism, c.Spec.BackoffLimit)
 	}
-	if c.Spec.Template.Labels[LabelComponent] != "coordinator" {
+	if c.Spec.Template.Labels[labelComponent] != "coordinator" {
 		t.Errorf("coordinator pod labels %v", c.Spec.Template.Labels)
 	}
 	caa := c.Spec.Template.Spec.Affinity
@@ -436,13 +436,13 @@ func TestRenderDefaultName(t *testing.T) {
 		{strings.Repeat("abcdefghij", 8), 100, strings.Repeat("abcdefghij", 4) + "abcdefghi"}, // 63-11-1-2 = 49
 		{strings.Repeat("abcd-", 20), 10, strings.TrimRight(strings.Repeat("abcd-", 10)[:50], "-")},
 	} {
-		got := DefaultName(tc.study, tc.generators)
+		got := defaultName(tc.study, tc.generators)
 		if got != tc.want {
-			t.Errorf("DefaultName(%q, %d) = %q, want %q", tc.study, tc.generators, got, tc.want)
+			t.Errorf("defaultName(%q, %d) = %q, want %q", tc.study, tc.generators, got, tc.want)
 		}
 		host := got + "-generators-" + strconv.Itoa(tc.generators-1)
 		if err := checkName(got, tc.generators); err != nil || len(host) > 63 {
-			t.Errorf("DefaultName(%q, %d) = %q is not a valid name (%v; host %q)", tc.study, tc.generators, got, err, host)
+			t.Errorf("defaultName(%q, %d) = %q is not a valid name (%v; host %q)", tc.study, tc.generators, got, err, host)
 		}
 	}
 }

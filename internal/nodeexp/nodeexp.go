@@ -21,8 +21,8 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// Counters is one scrape: cumulative counters as node_exporter reports them.
-type Counters struct {
+// counters is one scrape: cumulative counters as node_exporter reports them.
+type counters struct {
 	At          time.Time
 	CPUBusy     float64            // seconds in user + system (+ nice, irq, softirq, steal), all CPUs
 	CPUTotal    float64            // seconds in every mode, all CPUs
@@ -35,14 +35,14 @@ type Counters struct {
 // busyModes count as CPU use; idle and iowait do not.
 var busyModes = map[string]bool{"user": true, "system": true, "nice": true, "irq": true, "softirq": true, "steal": true}
 
-// Parse reads node_exporter's text exposition format.
-func Parse(body string) (*Counters, error) {
+// parse reads node_exporter's text exposition format.
+func parse(body string) (*counters, error) {
 	var p expfmt.TextParser
 	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("node_exporter metrics: %w", err)
 	}
-	c := &Counters{DiskIOTime: map[string]float64{}}
+	c := &counters{DiskIOTime: map[string]float64{}}
 	for _, m := range fams["node_cpu_seconds_total"].GetMetric() {
 		v := value(m)
 		c.CPUTotal += v
@@ -96,9 +96,9 @@ func label(m *dto.Metric, name string) string {
 	return ""
 }
 
-// Between turns two scrapes into one sample: CPU busy share of all CPUs in %,
+// between turns two scrapes into one sample: CPU busy share of all CPUs in %,
 // the busiest device's utilisation in %, network bytes per second.
-func Between(a, b *Counters) *result.ServerSample {
+func between(a, b *counters) *result.ServerSample {
 	dt := b.At.Sub(a.At).Seconds()
 	if dt <= 0 {
 		return nil
@@ -125,8 +125,8 @@ type Sampler struct {
 	client *http.Client
 
 	mu     sync.Mutex
-	latest *Counters
-	taken  *Counters
+	latest *counters
+	taken  *counters
 	err    error
 }
 
@@ -149,8 +149,8 @@ func Redacted(rawURL string) string {
 	return u.String()
 }
 
-// Scrape fetches and parses the metrics once.
-func (s *Sampler) Scrape(ctx context.Context) (*Counters, error) {
+// scrape fetches and parses the metrics once.
+func (s *Sampler) scrape(ctx context.Context) (*counters, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
 	if err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func (s *Sampler) Scrape(ctx context.Context) (*Counters, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node_exporter %s: %w", Redacted(s.url), err)
 	}
-	c, err := Parse(string(body))
+	c, err := parse(string(body))
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (s *Sampler) Scrape(ctx context.Context) (*Counters, error) {
 // Start scrapes once at once (so Take has a starting point) and then every
 // interval until ctx ends.
 func (s *Sampler) Start(ctx context.Context, every time.Duration) error {
-	c, err := s.Scrape(ctx)
+	c, err := s.scrape(ctx)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (s *Sampler) Start(ctx context.Context, every time.Duration) error {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				c, err := s.Scrape(ctx)
+				c, err := s.scrape(ctx)
 				s.mu.Lock()
 				if err == nil {
 					s.latest = c
@@ -215,7 +215,7 @@ func (s *Sampler) Take() *result.ServerSample {
 	if s.latest == nil || s.taken == nil || s.latest == s.taken {
 		return nil
 	}
-	smp := Between(s.taken, s.latest)
+	smp := between(s.taken, s.latest)
 	s.taken = s.latest
 	return smp
 }

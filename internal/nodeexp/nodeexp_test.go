@@ -49,17 +49,17 @@ node_memory_MemTotal_bytes 1.7179869184e+10
 }
 
 func TestBetweenHandComputed(t *testing.T) {
-	a, err := Parse(exposition(0))
+	a, err := parse(exposition(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Parse(exposition(10))
+	b, err := parse(exposition(10))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.At = time.Unix(0, 0)
 	b.At = a.At.Add(10 * time.Second)
-	s := Between(a, b)
+	s := between(a, b)
 	// CPU over 10 steps: busy 0.2+0.5+0.1+0.4 = 1.2 of total 1.0+1.0 = 2.0 per step → 60 %.
 	// Disk: nvme0n1 6 s of io_time in 10 s → 60 % (loop0's 100 % is ignored).
 	// Network: eth0 only, 1e6 and 4e6 bytes per step of 1 s.

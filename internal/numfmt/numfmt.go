@@ -18,8 +18,8 @@ func Rate(f float64) string {
 	if f != 0 && math.Abs(f) < 0.05 {
 		return Significant(f, 2)
 	}
-	if Huge(f) {
-		return Exponent(f)
+	if huge(f) {
+		return exponent(f)
 	}
 	s := strconv.FormatFloat(f, 'f', 1, 64)
 	intPart, frac, _ := strings.Cut(s, ".")
@@ -45,23 +45,23 @@ func grouped(s string) string {
 	return sign + b.String()
 }
 
-// Huge reports whether f is past 10^15, where a float's 15–17 significant
+// huge reports whether f is past 10^15, where a float's 15–17 significant
 // digits run out: written in full, its digits would be noise (a results
 // file's 1.8e308 tps printed 309 digits and blew its table apart).
-func Huge(f float64) bool { return math.Abs(f) >= 1e15 }
+func huge(f float64) bool { return math.Abs(f) >= 1e15 }
 
 // tiny reports whether f is nonzero and below 10^-9 (a picosecond in ms),
 // where its zeros would outnumber any table's width (5e-324 is 324 of them).
 func tiny(f float64) bool { return f != 0 && math.Abs(f) < 1e-9 }
 
-// Exponent writes f with three significant digits and an exponent: 1.80e+308.
-func Exponent(f float64) string { return strconv.FormatFloat(f, 'e', 2, 64) }
+// exponent writes f with three significant digits and an exponent: 1.80e+308.
+func exponent(f float64) string { return strconv.FormatFloat(f, 'e', 2, 64) }
 
 // Fixed writes f with the given decimals, as strconv's 'f' does, but past
-// 10^15 (Huge) with an exponent: a table's cell stays a table's cell.
+// 10^15 (huge) with an exponent: a table's cell stays a table's cell.
 func Fixed(f float64, decimals int) string {
-	if Huge(f) && !math.IsInf(f, 0) {
-		return Exponent(f)
+	if huge(f) && !math.IsInf(f, 0) {
+		return exponent(f)
 	}
 	return strconv.FormatFloat(f, 'f', decimals, 64)
 }
@@ -73,8 +73,8 @@ func Significant(f float64, n int) string {
 	if f == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
-	if Huge(f) || tiny(f) {
-		return Exponent(f)
+	if huge(f) || tiny(f) {
+		return exponent(f)
 	}
 	if math.Abs(f) >= math.Pow(10, float64(n)) {
 		return strconv.FormatFloat(f, 'f', 0, 64)

@@ -25,13 +25,13 @@ type KeyRange struct {
 	Lo, Hi uint64
 }
 
-// Key is the range's key of number n.
-func (r KeyRange) Key(n uint64) string {
+// key is the range's key of number n.
+func (r KeyRange) key(n uint64) string {
 	return r.Prefix + fmt.Sprintf("%0*d", r.Width, n)
 }
 
-// Len is how many keys the range has.
-func (r KeyRange) Len() uint64 { return r.Hi - r.Lo + 1 }
+// len is how many keys the range has.
+func (r KeyRange) len() uint64 { return r.Hi - r.Lo + 1 }
 
 // Holds reports whether key is one of the range's keys.
 func (r KeyRange) Holds(key string) bool {
@@ -40,11 +40,11 @@ func (r KeyRange) Holds(key string) bool {
 		return false
 	}
 	n, err := strconv.ParseUint(digits, 10, 64)
-	return err == nil && n >= r.Lo && n <= r.Hi && r.Key(n) == key
+	return err == nil && n >= r.Lo && n <= r.Hi && r.key(n) == key
 }
 
 func (r KeyRange) String() string {
-	return r.Key(r.Lo) + "…" + r.Key(r.Hi)
+	return r.key(r.Lo) + "…" + r.key(r.Hi)
 }
 
 // probeBatch is the keys one pipeline asks about or deletes.
@@ -58,7 +58,7 @@ const probeBatch = 256
 // GETs at a time (a GET of a key of another type is refused, and that key
 // exists too). fn may use kv.
 func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []string) bool) error {
-	scanner, err := scannerFor(ctx, kv, r.Prefix, r.Len())
+	scanner, err := scannerFor(ctx, kv, r.Prefix, r.len())
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []stri
 			return len(ours) == 0 || fn(ours)
 		})
 	}
-	return eachBatch(ctx, kv, r.Len(), r.nth, "GET", func(cmds []driver.KVCommand, replies []driver.KVReply) bool {
+	return eachBatch(ctx, kv, r.len(), r.nth, "GET", func(cmds []driver.KVCommand, replies []driver.KVReply) bool {
 		var found []string
 		for i, rep := range replies {
 			if !rep.Miss {
@@ -85,7 +85,7 @@ func Existing(ctx context.Context, kv driver.KV, r KeyRange, fn func(keys []stri
 }
 
 // nth is the range's i-th key.
-func (r KeyRange) nth(i uint64) string { return r.Key(r.Lo + i) }
+func (r KeyRange) nth(i uint64) string { return r.key(r.Lo + i) }
 
 // scannerFor returns the scanner to walk the keys under prefix with, or nil
 // when asking for n keys one by one looks at fewer keys (or kv cannot walk).
@@ -167,10 +167,10 @@ func FirstExisting(ctx context.Context, kv driver.KV, r KeyRange) (string, error
 func Delete(ctx context.Context, kv driver.KV, r KeyRange) (int64, error) {
 	var deleted int64
 	count := countDeleted(&deleted)
-	scanner, err := scannerFor(ctx, kv, r.Prefix, r.Len())
+	scanner, err := scannerFor(ctx, kv, r.Prefix, r.len())
 	if err != nil || scanner == nil {
 		if err == nil {
-			err = eachBatch(ctx, kv, r.Len(), r.nth, "DEL", count)
+			err = eachBatch(ctx, kv, r.len(), r.nth, "DEL", count)
 		}
 		return deleted, err
 	}

@@ -24,9 +24,9 @@ import (
 // Intervals between updates: a terminal line costs nothing to redraw; plain
 // lines accumulate in a log, so they come less often after the first.
 const (
-	TerminalEvery = time.Second
-	PlainFirst    = time.Second
-	PlainEvery    = 5 * time.Second
+	terminalEvery = time.Second
+	plainFirst    = time.Second
+	plainEvery    = 5 * time.Second
 )
 
 // Reporter prints the progress of tasks to one writer. It is also the
@@ -49,9 +49,9 @@ type Reporter struct {
 // New reports to w; terminal says that w is a terminal, where the progress
 // line is redrawn in place (\r) rather than repeated.
 func New(w io.Writer, terminal bool) *Reporter {
-	r := &Reporter{w: w, terminal: terminal, First: PlainFirst, Every: PlainEvery}
+	r := &Reporter{w: w, terminal: terminal, First: plainFirst, Every: plainEvery}
 	if terminal {
-		r.First, r.Every = TerminalEvery, TerminalEvery
+		r.First, r.Every = terminalEvery, terminalEvery
 	}
 	return r
 }
@@ -171,7 +171,7 @@ func (t *Task) run() {
 			case <-t.stop:
 				return
 			case <-timer.C:
-				t.r.show(t.Line(time.Now()))
+				t.r.show(t.line(time.Now()))
 				timer.Reset(t.r.Every)
 			}
 		}
@@ -185,8 +185,8 @@ func (t *Task) Add(n int64) {
 	}
 }
 
-// SetTotal sets the units the phase does, when it learns them late.
-func (t *Task) SetTotal(n int64) {
+// setTotal sets the units the phase does, when it learns them late.
+func (t *Task) setTotal(n int64) {
 	if t != nil {
 		t.total.Store(n)
 	}
@@ -215,9 +215,9 @@ func (t *Task) End() {
 	})
 }
 
-// Line is the task's progress line at now: the count, its share of the
+// line is the task's progress line at now: the count, its share of the
 // total, the rate and the time left at that rate.
-func (t *Task) Line(now time.Time) string {
+func (t *Task) line(now time.Time) string {
 	elapsed := now.Sub(t.start)
 	parts := []string{}
 	if t.timed > 0 || (t.unit == "" && t.total.Load() == 0) {

@@ -96,10 +96,10 @@ func TestTerminalRedrawsInPlaceAndClearsForMessages(t *testing.T) {
 func TestTimedTaskShowsTimeLeftAndDetail(t *testing.T) {
 	task := &Task{r: New(&bytes.Buffer{}, false), what: "measuring", timed: time.Minute, start: time.Unix(0, 0)}
 	task.Detail("1,234.5 ops/s")
-	got := task.Line(time.Unix(15, 0))
+	got := task.line(time.Unix(15, 0))
 	want := "measuring: 15 s of 1 min 00 s (25%), 1,234.5 ops/s, 45 s left"
 	if got != want {
-		t.Errorf("Line = %q, want %q", got, want)
+		t.Errorf("line = %q, want %q", got, want)
 	}
 }
 

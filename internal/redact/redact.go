@@ -5,7 +5,7 @@
 // (//user:password@) and a key/value pair whose key names a secret
 // (password=, token=, secret=, api_key=) are replaced whatever the value,
 // however short. By its value: every exact occurrence of a known password
-// (the targets' own) of at least MinLength characters. A shorter one is
+// (the targets' own) of at least minLength characters. A shorter one is
 // not searched for inside the text: a password of one to three characters
 // occurs inside ordinary words ("unexpected" holds p, "connection" holds
 // on, "the" is a word of most messages), so replacing it would make every
@@ -19,12 +19,12 @@ import (
 	"strings"
 )
 
-// Mask is what a secret is replaced with.
-const Mask = "xxxxx"
+// mask is what a secret is replaced with.
+const mask = "xxxxx"
 
-// MinLength is the shortest password searched for by value (see the
+// minLength is the shortest password searched for by value (see the
 // package comment for why).
-const MinLength = 4
+const minLength = 4
 
 // Keyword finds secrets in libpq keyword/value strings and messages
 // ("host=x password=y"); group 1 is the key, group 2 the value.
@@ -37,24 +37,24 @@ var Userinfo = regexp.MustCompile(`(//[^:/@\s]*):([^@\s]*)@`)
 
 // ByPlace replaces the passwords of URLs and of keyword pairs in s.
 func ByPlace(s string) string {
-	s = Userinfo.ReplaceAllString(s, "$1:"+Mask+"@")
-	return Keyword.ReplaceAllString(s, "$1="+Mask)
+	s = Userinfo.ReplaceAllString(s, "$1:"+mask+"@")
+	return Keyword.ReplaceAllString(s, "$1="+mask)
 }
 
 // Text returns s without the secrets: by place, then each of secrets of
-// at least MinLength characters wherever it occurs, the longest first (a
+// at least minLength characters wherever it occurs, the longest first (a
 // password that contains another is replaced whole).
 func Text(s string, secrets []string) string {
 	s = ByPlace(s)
 	long := make([]string, 0, len(secrets))
 	for _, x := range secrets {
-		if len(x) >= MinLength {
+		if len(x) >= minLength {
 			long = append(long, x)
 		}
 	}
 	sort.SliceStable(long, func(i, j int) bool { return len(long[i]) > len(long[j]) })
 	for _, x := range long {
-		s = strings.ReplaceAll(s, x, Mask)
+		s = strings.ReplaceAll(s, x, mask)
 	}
 	return s
 }

@@ -133,7 +133,7 @@ func CompareTerminal(w io.Writer, c *analysis.Comparison, opt Options) error {
 	if err := writeKindSectionsText(ew, comparisonGroups(c), c.Baseline, false); err != nil {
 		return err
 	}
-	if err := Methodology(ew, c.Warnings, comparisonGroups(c), false); err != nil {
+	if err := methodology(ew, c.Warnings, comparisonGroups(c), false); err != nil {
 		return err
 	}
 	if opt.Results != "" {
@@ -257,7 +257,7 @@ func CompareMarkdown(w io.Writer, c *analysis.Comparison, opt Options) error {
 		t.writeMarkdown(ew)
 	}
 	writeKindSectionsMarkdown(ew, comparisonGroups(c), c.Baseline, false)
-	if err := Methodology(ew, c.Warnings, comparisonGroups(c), true); err != nil {
+	if err := methodology(ew, c.Warnings, comparisonGroups(c), true); err != nil {
 		return err
 	}
 	if opt.Results != "" {
@@ -727,7 +727,7 @@ func writePeaks(w io.Writer, peaks []*analysis.Peak, baseline string, ws []analy
 			ew.printf("\n")
 		}
 	}
-	if err := Methodology(ew, ws, nil, md); err != nil {
+	if err := methodology(ew, ws, nil, md); err != nil {
 		return err
 	}
 	if opt.Results != "" {

@@ -10,13 +10,13 @@ import (
 	"github.com/fairbench/fairbench/internal/numfmt"
 )
 
-// Methodology writes the warnings section every report and comparison ends
+// methodology writes the warnings section every report and comparison ends
 // with: the warnings grouped by kind, one line per kind naming the cells it
 // concerns (the kinds that most affect the comparison first), then what was
 // checked, so that a clean section says "checked, nothing found" rather
 // than nothing. groups name the cells (nil: the runs are counted instead);
 // the full text of every warning is in the HTML report and in JSON.
-func Methodology(w io.Writer, ws []analysis.Warning, groups []*analysis.Group, markdown bool) error {
+func methodology(w io.Writer, ws []analysis.Warning, groups []*analysis.Group, markdown bool) error {
 	ew := textWriter(w)
 	if markdown {
 		ew = markdownWriter(w)

@@ -75,7 +75,7 @@ func Terminal(w io.Writer, groups []*analysis.Group, opt Options) error {
 		return err
 	}
 	if opt.Checked {
-		if err := Methodology(ew, opt.Warnings, groups, false); err != nil {
+		if err := methodology(ew, opt.Warnings, groups, false); err != nil {
 			return err
 		}
 	}
@@ -256,7 +256,7 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	}
 
 	if opt.Checked {
-		if err := Methodology(ew, opt.Warnings, groups, true); err != nil {
+		if err := methodology(ew, opt.Warnings, groups, true); err != nil {
 			return err
 		}
 	}

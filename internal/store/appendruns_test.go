@@ -42,7 +42,7 @@ func testAppendRunsAllOrNothing(t *testing.T, s *Store) {
 	}
 }
 
-// A run's error text is stored up to MaxErrorText bytes, saying what was cut.
+// A run's error text is stored up to maxErrorText bytes, saying what was cut.
 func TestErrorTextIsCapped(t *testing.T) { eachDialect(t, testErrorTextIsCapped) }
 
 func testErrorTextIsCapped(t *testing.T, s *Store) {
@@ -57,7 +57,7 @@ func testErrorTextIsCapped(t *testing.T, s *Store) {
 		t.Fatalf("%d runs, %v", len(runs), err)
 	}
 	got := runs[0].Error
-	if len(got) > MaxErrorText+100 || !strings.HasPrefix(got, "dial tcp") || !strings.Contains(got, "more bytes of error text not stored") {
+	if len(got) > maxErrorText+100 || !strings.HasPrefix(got, "dial tcp") || !strings.Contains(got, "more bytes of error text not stored") {
 		t.Fatalf("stored error text of %d bytes: ...%s", len(got), got[max(0, len(got)-80):])
 	}
 }

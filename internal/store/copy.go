@@ -27,7 +27,7 @@ const copyBatch = 100
 // interrupted copy can be repeated: what to already holds is skipped.
 //
 // A run is identified by its study hash, cell key, target, repetition and
-// start and end times (RunKey); run ids are not kept, the destination numbers
+// start and end times (runKeyOf); run ids are not kept, the destination numbers
 // the runs it receives. A study file is identified by its content hash, an
 // imported file by the hash of its content; records already present are kept
 // as they are.
@@ -64,7 +64,7 @@ func Copy(from, to *Store) (CopyCounts, error) {
 		}
 		ids = ids[n:]
 		for _, r := range runs {
-			k := RunKey(r)
+			k := runKeyOf(r)
 			if have[k] {
 				c.RunsSkipped++
 				continue
@@ -94,9 +94,9 @@ func Copy(from, to *Store) (CopyCounts, error) {
 	return c, nil
 }
 
-// RunKey identifies a run across stores: study hash, cell key, target,
+// runKeyOf identifies a run across stores: study hash, cell key, target,
 // repetition, and start and end times to the nanosecond.
-func RunKey(r *result.Run) string {
+func runKeyOf(r *result.Run) string {
 	return runKey(r.StudyHash, r.CellKey, r.Target, int64(r.Repetition), r.StartedAt, r.EndedAt)
 }
 
@@ -110,7 +110,7 @@ func runKey(hash, cell, target string, rep int64, started, ended time.Time) stri
 	return strings.Join([]string{hash, cell, target, strconv.FormatInt(rep, 10), t(started), t(ended)}, "\x00")
 }
 
-// runKeys returns the RunKey of every run in the store.
+// runKeys returns the key (runKeyOf) of every run in the store.
 func (s *Store) runKeys() (map[string]bool, error) {
 	rows, err := s.db.Query("SELECT study_hash, cell_key, target, repetition, started_at, ended_at FROM runs")
 	if err != nil {

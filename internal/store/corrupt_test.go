@@ -33,7 +33,7 @@ func TestCorruptRowIsSkippedWithAWarningNamingTheRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			var warn bytes.Buffer
-			s.SetWarnings(&warn)
+			s.setWarnings(&warn)
 			runs, err := s.Runs(Filter{})
 			if err != nil {
 				t.Fatalf("one corrupt row broke the whole file: %v", err)

@@ -10,8 +10,8 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// Issue 41: reports read the runs one at a time (EachRun), so that they
-// never hold more than one run's series. EachRun hands over the runs Runs
+// Issue 41: reports read the runs one at a time (EachRunPoints), so that they
+// never hold more than one run's series. eachRun hands over the runs Runs
 // returns, in id order, each complete when handed (no point of it comes
 // later), a run without a series included and a run whose series does not
 // decode skipped with a warning; an error of fn stops the walk.
@@ -35,7 +35,7 @@ func storeWalkFixture(t *testing.T, s *Store) ([]*result.Run, *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	var warn bytes.Buffer
-	s.SetWarnings(&warn)
+	s.setWarnings(&warn)
 	want, err := s.Runs(Filter{})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func testEachRun(t *testing.T, s *Store) {
 
 	var got []*result.Run
 	handedWith := map[int64]int{} // points each run had when handed over
-	err = s.EachRun(Filter{}, true, func(r *result.Run) error {
+	err = s.eachRun(Filter{}, true, func(r *result.Run) error {
 		got = append(got, r)
 		handedWith[r.ID] = len(r.Series)
 		return nil
@@ -59,7 +59,7 @@ func testEachRun(t *testing.T, s *Store) {
 		t.Fatal(err)
 	}
 	if g, w := ids(got), ids(want); len(g) != 3 || len(g) != len(w) || g[0] != 1 || g[1] != 3 || g[2] != 4 {
-		t.Fatalf("EachRun handed over runs %v, want Runs' %v (1, 3, 4: run 2's series does not decode)", g, w)
+		t.Fatalf("eachRun handed over runs %v, want Runs' %v (1, 3, 4: run 2's series does not decode)", g, w)
 	}
 	for i, r := range got {
 		if len(r.Series) != handedWith[r.ID] {
@@ -75,16 +75,16 @@ func testEachRun(t *testing.T, s *Store) {
 
 	stop := errors.New("enough")
 	calls := 0
-	if err := s.EachRun(Filter{}, false, func(*result.Run) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
-		t.Errorf("fn's error: EachRun returned %v after %d calls, want it after 1", err, calls)
+	if err := s.eachRun(Filter{}, false, func(*result.Run) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("fn's error: eachRun returned %v after %d calls, want it after 1", err, calls)
 	}
 }
 
 // Issue 41: one very long run cost a report its whole series. EachRunPoints
 // builds no series: it hands each point, as read, to the sink of its run,
 // the runs strictly one after another (start, its points, done), every point
-// of every run EachRun hands over, in order, and each run to done with no
-// series; a run whose series does not decode is skipped as EachRun skips it.
+// of every run eachRun hands over, in order, and each run to done with no
+// series; a run whose series does not decode is skipped as eachRun skips it.
 func TestEachRunPointsHandsEveryPointAndBuildsNoSeries(t *testing.T) {
 	eachDialect(t, testEachRunPoints)
 }

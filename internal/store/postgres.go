@@ -24,13 +24,13 @@ import (
 	"github.com/fairbench/fairbench/internal/redact"
 )
 
-// PasswordEnv names the variable a PostgreSQL results store takes its
+// passwordEnv names the variable a PostgreSQL results store takes its
 // password from when its URL has none, before PGPASSWORD.
-const PasswordEnv = "FAIRBENCH_RESULTS_PASSWORD"
+const passwordEnv = "FAIRBENCH_RESULTS_PASSWORD"
 
-// DefaultSchema is the PostgreSQL schema the store's tables live in unless
+// defaultSchema is the PostgreSQL schema the store's tables live in unless
 // the URL names another (?schema=NAME).
-const DefaultSchema = "fairbench"
+const defaultSchema = "fairbench"
 
 // pgStore is what a PostgreSQL store needs beyond database/sql.
 type pgStore struct {
@@ -69,7 +69,7 @@ func openPostgres(raw string, mustExist bool) (*Store, error) {
 		return nil, fmt.Errorf("results store %s: not a valid URL", shown)
 	}
 	q := u.Query()
-	schema := DefaultSchema
+	schema := defaultSchema
 	if v, ok := q["schema"]; ok {
 		schema = v[len(v)-1]
 		q.Del("schema")
@@ -90,7 +90,7 @@ func openPostgres(raw string, mustExist bool) (*Store, error) {
 	if u.User != nil {
 		_, inURL = u.User.Password()
 	}
-	if pw := os.Getenv(PasswordEnv); pw != "" && !inURL {
+	if pw := os.Getenv(passwordEnv); pw != "" && !inURL {
 		cfg.Password = pw
 		secrets = append(secrets, pw)
 	}

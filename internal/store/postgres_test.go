@@ -119,8 +119,8 @@ func TestConcurrentOpensOfAFreshStore(t *testing.T) {
 		if err := s.db.QueryRow("SELECT count(*), max(CASE WHEN key = 'schema_version' THEN value END) FROM meta").Scan(&rows, &v); err != nil {
 			t.Fatal(err)
 		}
-		if rows != 2 || v != fmt.Sprint(SchemaVersion()) {
-			t.Errorf("meta: %d rows, schema_version %s; want 2 rows, %d", rows, v, SchemaVersion())
+		if rows != 2 || v != fmt.Sprint(schemaVersion()) {
+			t.Errorf("meta: %d rows, schema_version %s; want 2 rows, %d", rows, v, schemaVersion())
 		}
 		cells, err := s.CompletedCells("h")
 		if err != nil || len(cells) != openers {
@@ -179,13 +179,13 @@ func TestPostgresStorePasswordVariable(t *testing.T) {
 	u.User = url.User(u.User.Username())
 	bare := u.String()
 	t.Setenv("PGPASSWORD", "the-targets-password")
-	t.Setenv(PasswordEnv, pw)
+	t.Setenv(passwordEnv, pw)
 	s, err := Open(bare)
 	if err != nil {
 		t.Fatalf("the store's password variable was not used: %v", err)
 	}
 	s.Close()
-	t.Setenv(PasswordEnv, "wrong-store-password")
+	t.Setenv(passwordEnv, "wrong-store-password")
 	_, err = Open(bare)
 	if err == nil {
 		t.Fatal("a wrong store password was accepted")

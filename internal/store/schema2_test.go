@@ -64,8 +64,8 @@ func TestSchema2FileMigrates(t *testing.T) {
 	if err := s.db.QueryRow("SELECT value FROM meta WHERE key = 'schema_version'").Scan(&v); err != nil {
 		t.Fatal(err)
 	}
-	if v != SchemaVersion() {
-		t.Fatalf("migrated file at version %d, want %d", v, SchemaVersion())
+	if v != schemaVersion() {
+		t.Fatalf("migrated file at version %d, want %d", v, schemaVersion())
 	}
 }
 

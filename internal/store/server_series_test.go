@@ -15,8 +15,8 @@ func TestServerSeriesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if SchemaVersion() < 2 {
-		t.Fatalf("schema version %d", SchemaVersion())
+	if schemaVersion() < 2 {
+		t.Fatalf("schema version %d", schemaVersion())
 	}
 	smp := &result.ServerSample{CPU: 87.5, DiskUtil: 42, NetRx: 1e6, NetTx: 2e6}
 	r := &result.Run{Source: "fairbench", StudyName: "s", Target: "t", Workload: "w", Kind: "tpcb", Clients: 1,

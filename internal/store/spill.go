@@ -147,9 +147,9 @@ func (s *Store) SpillPoint(key string, index int, pt result.SeriesPoint) error {
 	return failed
 }
 
-// FlushSpill writes the pending spilled points, once any batch being
+// flushSpill writes the pending spilled points, once any batch being
 // written in the background is.
-func (s *Store) FlushSpill() error {
+func (s *Store) flushSpill() error {
 	s.spill.writing.Lock()
 	defer s.spill.writing.Unlock()
 	return s.writeSpill()
@@ -294,11 +294,11 @@ func (s *Store) dropSpill(tx *sql.Tx, key string) error {
 	return nil
 }
 
-// SpillLease is how long a spilling process on another host may go without
+// spillLease is how long a spilling process on another host may go without
 // writing before its spilled points count as orphaned. A measuring run
 // writes them every 10 s (spillEvery); a process on this host is asked
 // directly whether it still runs.
-const SpillLease = time.Hour
+const spillLease = time.Hour
 
 // spillHost names this host in spill_owners.
 func spillHost() string {
@@ -318,7 +318,7 @@ func processGone(pid int) bool {
 
 // RemoveOrphanedSpill deletes the spilled points of runs that no process
 // will store: their process (SIGKILLed, or its host lost power) is gone from
-// this host, or, on another host, it has not written for SpillLease. Points
+// this host, or, on another host, it has not written for spillLease. Points
 // of runs still measuring, in this process or another sharing the store, are
 // kept. It returns how many runs' and points it deleted.
 func (s *Store) RemoveOrphanedSpill() (runs, points int, err error) {
@@ -347,7 +347,7 @@ func (s *Store) RemoveOrphanedSpill() (runs, points int, err error) {
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
-	host, expired := spillHost(), formatTime(time.Now().Add(-SpillLease))
+	host, expired := spillHost(), formatTime(time.Now().Add(-spillLease))
 	for _, o := range owners {
 		if o.host == host && o.pid == os.Getpid() {
 			continue // this process's own runs

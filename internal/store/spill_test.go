@@ -50,7 +50,7 @@ func spill(t *testing.T, s *Store, r *result.Run, key string, n int) {
 func spillThenPending(t *testing.T, s *Store, r *result.Run, key string, n int) {
 	t.Helper()
 	spill(t, s, r, key, n-spillBatch/3)
-	if err := s.FlushSpill(); err != nil {
+	if err := s.flushSpill(); err != nil {
 		t.Fatal(err)
 	}
 	spill(t, s, r, key, spillBatch/3)
@@ -174,7 +174,7 @@ func TestRefusedSpillStaysPendingUntilTheRunIsStored(t *testing.T) {
 	}
 	r := longRun(30, "e")
 	spill(t, s, r, "run-e", len(r.Series))
-	if err := s.FlushSpill(); err == nil || !strings.Contains(err.Error(), "spilling series points to results file") {
+	if err := s.flushSpill(); err == nil || !strings.Contains(err.Error(), "spilling series points to results file") {
 		t.Fatalf("flush into a locked file: %v, want the refusal", err)
 	}
 	if n := pendingSpill(s); n != r.SeriesLen() {
@@ -213,7 +213,7 @@ func TestSpillHelperProcess(t *testing.T) {
 			os.Exit(2)
 		}
 	}
-	if err := s.FlushSpill(); err != nil {
+	if err := s.flushSpill(); err != nil {
 		fmt.Println("flush:", err)
 		os.Exit(2)
 	}
@@ -235,7 +235,7 @@ func TestKilledRunsSpillIsRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := measuring.FlushSpill(); err != nil {
+	if err := measuring.flushSpill(); err != nil {
 		t.Fatal(err)
 	}
 	// Two runs on another host: one wrote just now, one two hours ago.
@@ -289,7 +289,7 @@ func TestKilledRunsSpillIsRemoved(t *testing.T) {
 }
 
 // The lease and the process check on both dialects: a run on another host
-// that wrote within SpillLease keeps its points, one that did not loses
+// that wrote within spillLease keeps its points, one that did not loses
 // them, and so does one on this host whose process has exited.
 func TestOrphanedSpillOnBothDialects(t *testing.T) {
 	eachDialect(t, func(t *testing.T, s *Store) {
@@ -303,14 +303,14 @@ func TestOrphanedSpillOnBothDialects(t *testing.T) {
 			seen time.Time
 		}{
 			"o-fresh":  {"another-host", 1, time.Now()},
-			"o-stale":  {"another-host", 1, time.Now().Add(-SpillLease - time.Minute)},
+			"o-stale":  {"another-host", 1, time.Now().Add(-spillLease - time.Minute)},
 			"o-exited": {spillHost(), exited.Process.Pid, time.Now()},
 		}
 		for key := range owners {
 			r := longRun(3, key)
 			spill(t, s, r, key, 3)
 		}
-		if err := s.FlushSpill(); err != nil {
+		if err := s.flushSpill(); err != nil {
 			t.Fatal(err)
 		}
 		for key, o := range owners {

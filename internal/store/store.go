@@ -246,8 +246,8 @@ CREATE TABLE spill_owners (
 `,
 }
 
-// SchemaVersion is the schema version this binary writes.
-func SchemaVersion() int { return len(migrations) }
+// schemaVersion is the schema version this binary writes.
+func schemaVersion() int { return len(migrations) }
 
 // timeLayout is RFC 3339 in UTC with a fixed nine-digit fraction, so that the
 // text sorts in time order (time.RFC3339Nano trims zeros and would not) and
@@ -267,9 +267,9 @@ type Store struct {
 	spill spillBuffer // interval histograms not yet written (spill.go)
 }
 
-// SetWarnings sets where Runs reports the runs it skips because their rows do
+// setWarnings sets where Runs reports the runs it skips because their rows do
 // not decode (default: standard error); nil discards the warnings.
-func (s *Store) SetWarnings(w io.Writer) {
+func (s *Store) setWarnings(w io.Writer) {
 	if w == nil {
 		w = io.Discard
 	}
@@ -542,7 +542,7 @@ type ImportedFile struct {
 func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
 	for _, r := range runs {
 		if r.SpillKey != "" {
-			if err := s.FlushSpill(); err != nil {
+			if err := s.flushSpill(); err != nil {
 				return err
 			}
 			break
@@ -607,18 +607,18 @@ func (s *Store) importedFile(cond string, arg any) (*ImportedFile, bool, error) 
 	return f, true, nil
 }
 
-// MaxErrorText bounds the error text stored with a run: a failure of many
+// maxErrorText bounds the error text stored with a run: a failure of many
 // clients at once can join thousands of messages (22 MB for 100 000 clients
 // refused), which no reader wants and every report would load.
-const MaxErrorText = 8 << 10
+const maxErrorText = 8 << 10
 
-// capError keeps the first MaxErrorText bytes of an error text (cut at a
+// capError keeps the first maxErrorText bytes of an error text (cut at a
 // character boundary) and says how much was left out.
 func capError(s string) string {
-	if len(s) <= MaxErrorText {
+	if len(s) <= maxErrorText {
 		return s
 	}
-	cut := MaxErrorText
+	cut := maxErrorText
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
@@ -850,16 +850,11 @@ func (s *Store) runs(f Filter, intervalHistograms bool) ([]*result.Run, error) {
 	return runs, err
 }
 
-// EachRun calls fn with each selected run in id order, as Runs would
+// eachRun calls fn with each selected run in id order, as Runs would
 // return it (RunsWithoutIntervals' points without intervalHistograms),
-// reading one run's series at a time: a caller that keeps of a run only
-// what it needs of the series holds one run's series, not the store's
-// (fairbench report). A run that does not decode is skipped with a warning,
-// as Runs does; an error fn returns stops the walk and is returned.
-func (s *Store) EachRun(f Filter, intervalHistograms bool, fn func(*result.Run) error) error {
-	return s.eachRun(f, intervalHistograms, fn)
-}
-
+// reading one run's series at a time. A run that does not decode is skipped
+// with a warning, as Runs does; an error fn returns stops the walk and is
+// returned.
 func (s *Store) eachRun(f Filter, intervalHistograms bool, fn func(*result.Run) error) error {
 	collect := func(r *result.Run) func(result.SeriesPoint) {
 		return func(p result.SeriesPoint) { r.Series = append(r.Series, p) }
@@ -867,7 +862,7 @@ func (s *Store) eachRun(f Filter, intervalHistograms bool, fn func(*result.Run) 
 	return s.EachRunPoints(f, intervalHistograms, collect, fn)
 }
 
-// EachRunPoints walks the selected runs as EachRun does, except that no
+// EachRunPoints walks the selected runs as eachRun does, except that no
 // run's series is ever built: the points of a run go one at a time, as they
 // are read, to the sink start returns for it, and then the run (its Series
 // nil) to done. The runs go strictly one after another, in id order: start

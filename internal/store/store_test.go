@@ -369,7 +369,7 @@ func testOpenRefusesNewerSchema(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	appendAll(t, s, run("s", "h", "a", "x", result.StatusOK))
-	newer := SchemaVersion() + 1
+	newer := schemaVersion() + 1
 	shown := s.Path()
 	if _, err := s.db.Exec(s.q("UPDATE meta SET value = ? WHERE key = 'schema_version'"), fmt.Sprint(newer)); err != nil {
 		t.Fatal(err)
@@ -380,7 +380,7 @@ func testOpenRefusesNewerSchema(t *testing.T, path string) {
 	if err == nil {
 		t.Fatal("Open of a newer schema succeeded")
 	}
-	for _, want := range []string{shown, fmt.Sprintf("schema version %d", newer), fmt.Sprintf("(%d)", SchemaVersion())} {
+	for _, want := range []string{shown, fmt.Sprintf("schema version %d", newer), fmt.Sprintf("(%d)", schemaVersion())} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
@@ -417,8 +417,8 @@ func testReopenKeepsRunsAndVersion(t *testing.T, path string) {
 	if err := s.db.QueryRow("SELECT value FROM meta WHERE key = 'schema_version'").Scan(&v); err != nil {
 		t.Fatal(err)
 	}
-	if v != fmt.Sprint(SchemaVersion()) {
-		t.Errorf("schema_version %s, want %d", v, SchemaVersion())
+	if v != fmt.Sprint(schemaVersion()) {
+		t.Errorf("schema_version %s, want %d", v, schemaVersion())
 	}
 	if s.pg == nil {
 		if err := s.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {

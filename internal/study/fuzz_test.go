@@ -36,6 +36,6 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		WritePlan(io.Discard, s, cells, nil)
-		_ = s.Estimate(cells, nil)
+		_ = s.estimate(cells, nil)
 	})
 }

@@ -72,8 +72,8 @@ func (s *Study) Plan(cat Catalog) ([]Cell, error) {
 		wps = append(wps, wp)
 		total += wp.cells
 	}
-	if !pl.failed() && total > MaxCells {
-		pl.errorf(0, 0, "study", "the workloads make %.0f cells together, more than %d, the most a study plans (%s): sweep fewer values, or split the study", total, MaxCells, whyMaxCells)
+	if !pl.failed() && total > maxCells {
+		pl.errorf(0, 0, "study", "the workloads make %.0f cells together, more than %d, the most a study plans (%s): sweep fewer values, or split the study", total, maxCells, whyMaxCells)
 	}
 	if pl.failed() {
 		return nil, pl.err()
@@ -81,9 +81,9 @@ func (s *Study) Plan(cat Catalog) ([]Cell, error) {
 
 	var cells []Cell
 	switch s.Order {
-	case OrderSequential:
+	case orderSequential:
 		cells = s.sequential(wps)
-	case OrderRandom:
+	case orderRandom:
 		cells = s.interleaved(wps)
 		// A fixed seed keeps a random order reproducible: the same study file
 		// gives the same plan on every machine and on --resume.
@@ -98,10 +98,10 @@ func (s *Study) Plan(cat Catalog) ([]Cell, error) {
 	return cells, nil
 }
 
-// MaxCells bounds the cells of a plan, counted before they are built.
-const MaxCells = 100_000
+// maxCells bounds the cells of a plan, counted before they are built.
+const maxCells = 100_000
 
-// whyMaxCells says why MaxCells is where it is, in the error.
+// whyMaxCells says why maxCells is where it is, in the error.
 const whyMaxCells = "each cell is one measured run, at least seconds long and stored; 100 000 of them are days of measuring and a plan too large to read or hold"
 
 // workPlan is one workload resolved against the catalog and the targets.
@@ -211,23 +211,23 @@ type CellTime struct {
 // DurationTime is the time of a cell measured for its duration.
 func DurationTime(c Cell) CellTime { return CellTime{Time: c.Warmup + c.Duration + c.Cooldown} }
 
-// Estimate is the time the cells take, without preparing data or
+// estimate is the time the cells take, without preparing data or
 // connecting: Exact for the cells measured for their duration, AtMost for
 // the cells their work ends, whose bound is all that is known before they run.
-type Estimate struct {
+type estimate struct {
 	Exact, AtMost time.Duration
 	Bounded       int      // cells whose time is a bound
 	EndsWhen      []string // what ends them, each once
 	FromRuns      int      // cells of Exact whose time is their last stored run's
 }
 
-// Estimate adds up the cells' times; timeOf nil takes every cell as
+// estimate adds up the cells' times; timeOf nil takes every cell as
 // measured for its duration (DurationTime).
-func (s *Study) Estimate(cells []Cell, timeOf func(Cell) CellTime) Estimate {
+func (s *Study) estimate(cells []Cell, timeOf func(Cell) CellTime) estimate {
 	if timeOf == nil {
 		timeOf = DurationTime
 	}
-	var e Estimate
+	var e estimate
 	for _, c := range cells {
 		t := timeOf(c)
 		if !t.AtMost {
@@ -248,7 +248,7 @@ func (s *Study) Estimate(cells []Cell, timeOf func(Cell) CellTime) Estimate {
 
 // String is the estimate as the plan says it: a bound is never shown as the
 // time the cells take.
-func (e Estimate) String() string {
+func (e estimate) String() string {
 	exact, atMost := roundUp(e.Exact), roundUp(e.AtMost)
 	switch {
 	case e.Bounded == 0:
@@ -268,9 +268,9 @@ func roundUp(d time.Duration) time.Duration {
 	return d
 }
 
-// Bounds says which cells only have a bound and what ends them, and which
+// bounds says which cells only have a bound and what ends them, and which
 // are estimated by their last stored run; "" when none.
-func (e Estimate) Bounds() string {
+func (e estimate) bounds() string {
 	var parts []string
 	if e.FromRuns > 0 {
 		parts = append(parts, fmt.Sprintf("%s as long as %s last stored run", plural(e.FromRuns, "cell"), numfmt.Plural(e.FromRuns, "its", "their")))
@@ -284,7 +284,7 @@ func (e Estimate) Bounds() string {
 
 // WritePlan prints the plan the way `fairbench validate` shows it, so the user
 // can see what will run, how long it takes and on what, before running it.
-// timeOf is how long a cell runs (nil: its duration; Estimate).
+// timeOf is how long a cell runs (nil: its duration; estimate).
 func WritePlan(w io.Writer, s *Study, cells []Cell, timeOf func(Cell) CellTime) {
 	fmt.Fprintf(w, "study %s", s.Name)
 	if s.File != "" {
@@ -298,13 +298,13 @@ func WritePlan(w io.Writer, s *Study, cells []Cell, timeOf func(Cell) CellTime) 
 	fmt.Fprintf(w, "%s, %s, %s, %s, order %s",
 		plural(len(s.Targets), "target"), plural(len(s.Workloads), "workload"),
 		plural(len(cells), "cell"), plural(s.Repetitions, "repetition"), s.Order)
-	if s.Order == OrderRandom {
+	if s.Order == orderRandom {
 		fmt.Fprintf(w, " (seed %d)", s.Seed)
 	}
 	fmt.Fprintln(w)
-	e := s.Estimate(cells, timeOf)
+	e := s.estimate(cells, timeOf)
 	fmt.Fprintf(w, "estimated duration %s (warm-up, measurement and cool-down; data loading not included)\n", e)
-	if b := e.Bounds(); b != "" {
+	if b := e.bounds(); b != "" {
 		fmt.Fprintf(w, "  %s\n", b)
 	}
 	writeDataLoads(w, s, cells)
@@ -379,9 +379,9 @@ func writeDataLoads(w io.Writer, s *Study, cells []Cell) {
 	}
 	fmt.Fprintf(w, "data: %s (%s), loaded %s in this order", plural(len(names), "data set"), strings.Join(names, "; "), plural(loads, "time"))
 	switch s.Order {
-	case OrderInterleaved:
+	case orderInterleaved:
 		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded at most once per database and repetition round")
-	case OrderSequential:
+	case orderSequential:
 		fmt.Fprint(w, ": the cells of one data set run together, each data set loaded at most once per target")
 	}
 	fmt.Fprintln(w)
@@ -433,11 +433,11 @@ func (pl *planner) defaults() {
 		s.Repetitions = 1
 	}
 	if s.Order == "" {
-		s.Order = OrderInterleaved
+		s.Order = orderInterleaved
 	}
 	// A zero measurement is never meant; a zero warm-up or cool-down may be.
 	if s.Duration == 0 {
-		s.Duration = DefaultDuration
+		s.Duration = defaultDuration
 	}
 	for _, w := range s.Workloads {
 		if w.Name == "" {
@@ -584,10 +584,10 @@ func (pl *planner) workPlan(w *Workload) *workPlan {
 		levels += len(wp.levels[t])
 	}
 	wp.cells = combos * float64(levels) * float64(max(s.Repetitions, 1))
-	if wp.cells > MaxCells {
+	if wp.cells > maxCells {
 		axes = append(axes, fmt.Sprintf("%s over %s", plural(levels, "client level"), plural(len(wp.targets), "target")), plural(s.Repetitions, "repetition"))
 		pl.errorf(w.Line, 0, where, "%.0f cells (%s) are more than %d, the most a study plans (%s): sweep fewer values, or split the study",
-			wp.cells, strings.Join(axes, " × "), MaxCells, whyMaxCells)
+			wp.cells, strings.Join(axes, " × "), maxCells, whyMaxCells)
 		return wp
 	}
 	if pl.failed() {

@@ -48,7 +48,7 @@ func TestPositionsMatchTheParser(t *testing.T) {
 
 func TestLoadRefusesHugeFiles(t *testing.T) {
 	path := t.TempDir() + "/huge.toml"
-	if err := os.WriteFile(path, make([]byte, MaxFileSize+1), 0o644); err != nil {
+	if err := os.WriteFile(path, make([]byte, maxFileSize+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Load(path, cat)

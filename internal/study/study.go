@@ -78,7 +78,7 @@ type Study struct {
 
 	// AutoRepetitions (repetitions = "auto") runs a pilot of interleaved
 	// rounds, then as many more as the widest scenario needs for a pooled
-	// interval of ±Interval % (a half width; default DefaultInterval), at
+	// interval of ±Interval % (a half width; default defaultInterval), at
 	// most MaxRepetitions (docs/statistics.md, "repetitions = auto").
 	AutoRepetitions bool
 	MaxRepetitions  int
@@ -189,16 +189,16 @@ func (e *Error) Error() string {
 
 // Defaults of a study file; Plan applies the same ones to studies built in code.
 const (
-	DefaultWarmup   = 5 * time.Second
-	DefaultDuration = 60 * time.Second
-	DefaultSeed     = 1
+	defaultWarmup   = 5 * time.Second
+	defaultDuration = 60 * time.Second
+	defaultSeed     = 1
 
-	OrderInterleaved = "interleaved"
-	OrderSequential  = "sequential"
-	OrderRandom      = "random"
+	orderInterleaved = "interleaved"
+	orderSequential  = "sequential"
+	orderRandom      = "random"
 )
 
-var orders = []string{OrderInterleaved, OrderSequential, OrderRandom}
+var orders = []string{orderInterleaved, orderSequential, orderRandom}
 
 // Load reads and parses a study file.
 func Load(path string, cat Catalog) (*Study, error) {
@@ -209,18 +209,18 @@ func Load(path string, cat Catalog) (*Study, error) {
 	defer f.Close()
 	// A study is a few kilobytes; reading a huge file whole (a results file or
 	// a log given by mistake) would only end in a confusing parse error.
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(data) > MaxFileSize {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d MiB: a study file is a few kilobytes of TOML; is this the right file?", MaxFileSize>>20)}
+	if len(data) > maxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d MiB: a study file is a few kilobytes of TOML; is this the right file?", maxFileSize>>20)}
 	}
 	return Parse(path, data, cat)
 }
 
-// MaxFileSize bounds what Load reads.
-const MaxFileSize = 16 << 20
+// maxFileSize bounds what Load reads.
+const maxFileSize = 16 << 20
 
 // Parse parses and validates a study. file is only used to locate errors. When
 // the study has several problems they are all returned, joined, in file order,
@@ -242,10 +242,10 @@ func Parse(file string, data []byte, cat Catalog) (*Study, error) {
 		Source:      slices.Clone(data),
 		Name:        strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)),
 		Repetitions: 1,
-		Warmup:      DefaultWarmup,
-		Duration:    DefaultDuration,
-		Order:       OrderInterleaved,
-		Seed:        DefaultSeed,
+		Warmup:      defaultWarmup,
+		Duration:    defaultDuration,
+		Order:       orderInterleaved,
+		Seed:        defaultSeed,
 	}
 	p := &parser{file: file, pos: keyPositions(data), cat: cat}
 
@@ -479,9 +479,9 @@ func (p *parser) study(s *Study, v any) {
 	p.autoRepetitions(s, m)
 }
 
-// DefaultInterval is the pooled interval's half width, in %, that
+// defaultInterval is the pooled interval's half width, in %, that
 // repetitions = "auto" aims at without an interval key.
-const DefaultInterval = 5.0
+const defaultInterval = 5.0
 
 // autoRepetitions checks the keys of repetitions = "auto" together: it
 // needs max_repetitions and interleaved rounds (the pilot is the first
@@ -504,10 +504,10 @@ func (p *parser) autoRepetitions(s *Study, m map[string]any) {
 		s.Repetitions = s.MaxRepetitions // the plan, and its estimate, are the worst case
 	}
 	if !hasInterval {
-		s.Interval = DefaultInterval
+		s.Interval = defaultInterval
 	}
-	if o, ok := m["order"].(string); ok && o != OrderInterleaved {
-		p.errorf("study.order", where, `repetitions = "auto" needs order = %q (its pilot is the first rounds of every cell), got %q`, OrderInterleaved, o)
+	if o, ok := m["order"].(string); ok && o != orderInterleaved {
+		p.errorf("study.order", where, `repetitions = "auto" needs order = %q (its pilot is the first rounds of every cell), got %q`, orderInterleaved, o)
 	}
 }
 

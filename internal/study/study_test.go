@@ -732,8 +732,8 @@ func TestErrorFormat(t *testing.T) {
 func TestEstimate(t *testing.T) {
 	s := mustParse(t, sweepStudy("interleaved"))
 	cells := mustPlan(t, s)
-	if got, want := s.Estimate(cells, nil), 32*2*time.Second; got.Exact != want || got.Bounded != 0 {
-		t.Errorf("Estimate = %v, want %v", got, want)
+	if got, want := s.estimate(cells, nil), 32*2*time.Second; got.Exact != want || got.Bounded != 0 {
+		t.Errorf("estimate = %v, want %v", got, want)
 	}
 }
 
@@ -814,7 +814,7 @@ generators = 4
 	}
 }
 
-// A sweep whose product passes MaxCells is refused by Plan with the count
+// A sweep whose product passes maxCells is refused by Plan with the count
 // and the axes, before its cells are built (a 350 KB study of 90 million
 // cells ran validate out of memory).
 func TestPlanRefusesTooManyCellsBeforeBuildingThem(t *testing.T) {
@@ -833,7 +833,7 @@ func TestPlanRefusesTooManyCellsBeforeBuildingThem(t *testing.T) {
 	}
 	cells, err := st.Plan(cat)
 	if err == nil {
-		t.Fatalf("planned %d cells, want a refusal over %d", len(cells), MaxCells)
+		t.Fatalf("planned %d cells, want a refusal over %d", len(cells), maxCells)
 	}
 	for _, want := range []string{"study.toml:", "120000 cells", "mode 3 values × scale 400 values × 100 client levels over 1 target × 1 repetition", "more than 100000", "split the study"} {
 		if !strings.Contains(err.Error(), want) {
@@ -882,9 +882,9 @@ func TestAutoRepetitionsKeys(t *testing.T) {
 		return "[study]\nname = \"s\"\n" + study + "[[target]]\nname = \"a\"\nurl = \"sqlite:a.db\"\n[[workload]]\nkind = \"tpcb\"\n"
 	}
 	s := mustParse(t, doc("repetitions = \"auto\"\nmax_repetitions = 7\n"))
-	if !s.AutoRepetitions || s.MaxRepetitions != 7 || s.Repetitions != 7 || s.Interval != DefaultInterval {
+	if !s.AutoRepetitions || s.MaxRepetitions != 7 || s.Repetitions != 7 || s.Interval != defaultInterval {
 		t.Errorf("auto with max 7: auto %v, max %d, repetitions %d, interval %v; want true, 7, 7 (the plan's worst case), %v",
-			s.AutoRepetitions, s.MaxRepetitions, s.Repetitions, s.Interval, DefaultInterval)
+			s.AutoRepetitions, s.MaxRepetitions, s.Repetitions, s.Interval, defaultInterval)
 	}
 	if s := mustParse(t, doc("repetitions = \"auto\"\nmax_repetitions = 1000\ninterval = 100\norder = \"interleaved\"\n")); s.Interval != 100 || s.MaxRepetitions != 1000 {
 		t.Errorf("interval 100, max 1000: got %v, %d", s.Interval, s.MaxRepetitions)

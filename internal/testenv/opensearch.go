@@ -31,34 +31,34 @@ type SearchNode struct {
 	Secure bool
 }
 
-// SearchNodes are the nodes every search test runs on: both OpenSearch
+// searchNodes are the nodes every search test runs on: both OpenSearch
 // majors, plain http without security (the runner has no security
 // plugin), and both Elasticsearch majors as Elastic ships them (integ-test
 // distribution: no rest-root module, so GET / answers 405), secured.
-var SearchNodes = []SearchNode{
+var searchNodes = []SearchNode{
 	{Name: "opensearch-2.19", Env: "FAIRBENCH_TEST_OPENSEARCH", Engine: "opensearch", Version: "2.19.1"},
 	{Name: "opensearch-3.3", Env: "FAIRBENCH_TEST_OPENSEARCH3", Engine: "opensearch", Version: "3.3.0"},
 	{Name: "elasticsearch-8.19", Env: "FAIRBENCH_TEST_ELASTICSEARCH8", Engine: "elasticsearch", Version: "8.19.0", Secure: true},
 	{Name: "elasticsearch-9.1", Env: "FAIRBENCH_TEST_ELASTICSEARCH9", Engine: "elasticsearch", Version: "9.1.0", Secure: true},
 }
 
-// EachSearchNode runs test as a subtest per node of SearchNodes (of those
+// EachSearchNode runs test as a subtest per node of searchNodes (of those
 // with secure set, only the secured ones), with the node's URL, shared
-// (OpenSearchShared). A node whose variable is unset is skipped, or fails
+// (openSearchShared). A node whose variable is unset is skipped, or fails
 // with FAIRBENCH_REQUIRE_SERVERS=1. With -short (the race detector's pass
 // of scripts/test.sh) only the first such node: the engines differ in what
 // the driver learns when it opens, not in how goroutines share state.
 func EachSearchNode(t *testing.T, secureOnly bool, test func(t *testing.T, n SearchNode, url string)) {
 	t.Helper()
 	ran := false
-	for _, n := range SearchNodes {
+	for _, n := range searchNodes {
 		if secureOnly && !n.Secure || testing.Short() && ran {
 			continue
 		}
 		ran = true
 		t.Run(n.Name, func(t *testing.T) {
 			u := need(t, n.Env)
-			OpenSearchShared(t, u)
+			openSearchShared(t, u)
 			test(t, n, u)
 		})
 	}
@@ -70,7 +70,7 @@ func EachSearchNode(t *testing.T, secureOnly bool, test func(t *testing.T, n Sea
 func OpenSearch(t testing.TB) string {
 	t.Helper()
 	u := need(t, "FAIRBENCH_TEST_OPENSEARCH")
-	OpenSearchShared(t, u)
+	openSearchShared(t, u)
 	return u
 }
 
@@ -81,7 +81,7 @@ func OpenSearch(t testing.TB) string {
 func OpenSearchTinyQueue(t testing.TB) string {
 	t.Helper()
 	u := need(t, "FAIRBENCH_TEST_OPENSEARCH_TINYQUEUE")
-	OpenSearchShared(t, u)
+	openSearchShared(t, u)
 	return u
 }
 
@@ -199,16 +199,16 @@ func SearchCount(t testing.TB, rawURL, index string) int64 {
 	return *r.Count
 }
 
-// OpenSearchShared and OpenSearchExclusive coordinate the tests of all
+// openSearchShared and OpenSearchExclusive coordinate the tests of all
 // packages on one test node (go test runs packages in parallel processes):
 // a test that turns the cluster red (OpenSearchExclusive) runs while no
-// other holds the node, and every other test (OpenSearchShared, which
+// other holds the node, and every other test (openSearchShared, which
 // OpenSearch and OpenSearchTinyQueue are for their callers) shares it. The
 // lock is a flock on a file per node, released when the test ends. A test
 // must take one of the two, once.
-func OpenSearchShared(t testing.TB, rawURL string) { lockNode(t, rawURL, syscall.LOCK_SH) }
+func openSearchShared(t testing.TB, rawURL string) { lockNode(t, rawURL, syscall.LOCK_SH) }
 
-// OpenSearchExclusive: see OpenSearchShared.
+// OpenSearchExclusive: see openSearchShared.
 func OpenSearchExclusive(t testing.TB, rawURL string) { lockNode(t, rawURL, syscall.LOCK_EX) }
 
 func lockNode(t testing.TB, rawURL string, how int) {

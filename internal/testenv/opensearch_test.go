@@ -69,7 +69,7 @@ func TestOpenSearchServers(t *testing.T) {
 	}
 }
 
-// Each search node runs the engine and release SearchNodes says, and the
+// Each search node runs the engine and release searchNodes says, and the
 // secured ones refuse a request without credentials.
 func TestSearchNodesAreWhatTheySay(t *testing.T) {
 	EachSearchNode(t, false, func(t *testing.T, n SearchNode, u string) {

@@ -9,9 +9,9 @@ import "github.com/fairbench/fairbench/internal/params"
 // Names of the fio kind's parameters, spelled here only.
 const (
 	Preset    = "preset"
-	Size      = "size"
+	size      = "size"
 	Direct    = "direct"
-	IOEngine  = "ioengine"
+	ioEngine  = "ioengine"
 	KeepFiles = "keep_files"
 )
 
@@ -27,9 +27,9 @@ func Specs() []params.Spec {
 	return []params.Spec{
 		{Name: Preset, Kind: params.String, Default: RandRW, Choices: []string{RandRW, SeqRead, SeqWrite},
 			Help: "randrw: random 80/20 read/write, 8k, iodepth 32; seqread / seqwrite: 1M, iodepth 16 (the shapes of published disk studies)"},
-		{Name: Size, Kind: params.String, Default: "1G", Help: "file size per job (fio --size)"},
+		{Name: size, Kind: params.String, Default: "1G", Help: "file size per job (fio --size)"},
 		{Name: Direct, Kind: params.Bool, Default: true, Help: "O_DIRECT, bypassing the page cache"},
-		{Name: IOEngine, Kind: params.String, Default: "libaio", Help: "fio --ioengine"},
+		{Name: ioEngine, Kind: params.String, Default: "libaio", Help: "fio --ioengine"},
 		{Name: KeepFiles, Kind: params.Bool, Default: false,
 			Help: "keep the cell's data files (clients × size) in the directory fairbench made for them inside the target's; by default it is removed after the cell"},
 	}
@@ -47,6 +47,6 @@ type Options struct {
 // Decode reads a fio cell's values; a missing one takes its default.
 func Decode(v params.Values) Options {
 	v = params.WithDefaults(Specs(), v)
-	return Options{Preset: v.String(Preset), Size: v.String(Size), Direct: v.Bool(Direct),
-		IOEngine: v.String(IOEngine), KeepFiles: v.Bool(KeepFiles)}
+	return Options{Preset: v.String(Preset), Size: v.String(size), Direct: v.Bool(Direct),
+		IOEngine: v.String(ioEngine), KeepFiles: v.Bool(KeepFiles)}
 }

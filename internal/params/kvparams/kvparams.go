@@ -51,14 +51,14 @@ const (
 // Profiles are the seed studies' named mixes; "" takes ratio (or command).
 var Profiles = []string{"", "get-heavy", "set-only", "get-only", "incr-only", "rmw"}
 
-// MaxValueSize is the largest data_size: Redis's proto-max-bulk-len, 512 MB,
+// maxValueSize is the largest data_size: Redis's proto-max-bulk-len, 512 MB,
 // the largest value a server of the kind accepts.
-const MaxValueSize = 512 << 20
+const maxValueSize = 512 << 20
 
-// MaxKey bounds key indices (key_minimum, key_maximum, and the Gaussian
+// maxKey bounds key indices (key_minimum, key_maximum, and the Gaussian
 // pattern's median and deviation): keys are drawn as unsigned 64-bit
 // numbers, and this leaves room to add and scale them without overflow.
-const MaxKey = 1 << 62
+const maxKey = 1 << 62
 
 // valueMemory is what the value size makes the load generator hold: the
 // value, once, and for every client a pipeline of values on the way out
@@ -96,14 +96,14 @@ func Specs() []params.Spec {
 		{Name: Pipeline, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(100_000), Help: "requests outstanding on a connection (memtier --pipeline; in batch mode, redis-benchmark -P)"},
 		{Name: PipelineMode, Kind: params.String, Default: Window, Choices: []string{Window, Batch},
 			Help: "window: up to pipeline requests outstanding, refilled after every read of replies (memtier_benchmark's); batch: pipeline requests sent together, then all their replies awaited (redis-benchmark -P)"},
-		{Name: DataSize, Kind: params.Int, Default: int64(32), Min: params.MinOf(1), Max: params.MaxOf(MaxValueSize), Memory: valueMemory(false), Help: "value size in bytes (memtier --data-size, redis-benchmark -d)"},
+		{Name: DataSize, Kind: params.Int, Default: int64(32), Min: params.MinOf(1), Max: params.MaxOf(maxValueSize), Memory: valueMemory(false), Help: "value size in bytes (memtier --data-size, redis-benchmark -d)"},
 		{Name: DataSizeRange, Kind: params.String, Default: "", Memory: valueMemory(true), Help: "MIN-MAX: value sizes drawn uniformly in this range instead of data_size (memtier --data-size-range)"},
 		{Name: KeyPattern, Kind: params.String, Default: "R:R", Help: "SET:GET key patterns: R random, S sequential, G Gaussian, Z Zipf, P parallel (memtier --key-pattern)"},
-		{Name: KeyMinimum, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(MaxKey), Help: "lowest key index (memtier --key-minimum)"},
-		{Name: KeyMaximum, Kind: params.Int, Default: int64(10000000), Min: params.MinOf(1), Max: params.MaxOf(MaxKey), Help: "highest key index (memtier --key-maximum; redis-benchmark -r)"},
+		{Name: KeyMinimum, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(maxKey), Help: "lowest key index (memtier --key-minimum)"},
+		{Name: KeyMaximum, Kind: params.Int, Default: int64(10000000), Min: params.MinOf(1), Max: params.MaxOf(maxKey), Help: "highest key index (memtier --key-maximum; redis-benchmark -r)"},
 		{Name: KeyPrefix, Kind: params.String, Default: "memtier-", Help: "prefix of every key (memtier --key-prefix); cleanup deletes only keys under it"},
-		{Name: KeyStddev, Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Max: params.MaxOf(MaxKey), Help: "G pattern's standard deviation (0: (max − min) / 6, memtier's default)"},
-		{Name: KeyMedian, Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Max: params.MaxOf(MaxKey), Help: "G pattern's median (0: middle of the range)"},
+		{Name: KeyStddev, Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Max: params.MaxOf(maxKey), Help: "G pattern's standard deviation (0: (max − min) / 6, memtier's default)"},
+		{Name: KeyMedian, Kind: params.Float, Default: 0.0, Min: params.MinOf(0), Max: params.MaxOf(maxKey), Help: "G pattern's median (0: middle of the range)"},
 		{Name: KeyZipfExp, Kind: params.Float, Default: 1.0, Min: params.MinOf(0), Max: params.MaxOf(5), Help: "Z pattern's exponent, in (0, 5) (memtier --key-zipf-exp)"},
 		{Name: Command, Kind: params.StringList, Help: "commands run instead of SET/GET, with __key__ and __data__ placeholders (memtier --command, repeatable), e.g. \"INCR __key__\""},
 		{Name: CommandRatio, Kind: params.StringList, Help: "one whole number per command: how many of it in turn (memtier --command-ratio; default 1 each)"},
@@ -164,8 +164,8 @@ func Decode(v params.Values) (Options, error) {
 		a, b, ok := strings.Cut(r, "-")
 		x, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
 		y, err2 := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		if !ok || err1 != nil || err2 != nil || x < 1 || y < x || y > MaxValueSize {
-			return o, fmt.Errorf("%s %q: write MIN-MAX in bytes, 1 ≤ MIN ≤ MAX ≤ %d (memtier --data-size-range)", DataSizeRange, r, MaxValueSize)
+		if !ok || err1 != nil || err2 != nil || x < 1 || y < x || y > maxValueSize {
+			return o, fmt.Errorf("%s %q: write MIN-MAX in bytes, 1 ≤ MIN ≤ MAX ≤ %d (memtier --data-size-range)", DataSizeRange, r, maxValueSize)
 		}
 		o.DataSizeMin, o.DataSizeMax = x, y
 	}

@@ -204,9 +204,9 @@ func (c *Corpus) Describe() string {
 // MarkerKey is the key of fairbench's marker in an index mapping's _meta.
 const MarkerKey = "fairbench"
 
-// Marker says which documents the index was made for, so that the search
+// marker says which documents the index was made for, so that the search
 // workload reuses only an index of the corpus it asks for.
-func (c *Corpus) Marker() map[string]any {
+func (c *Corpus) marker() map[string]any {
 	return map[string]any{"workload": Kind, "corpus": c.Describe(), "documents": c.Count()}
 }
 
@@ -216,11 +216,11 @@ func Owned(meta map[string]any) bool {
 	return ok
 }
 
-// MarkedDefinition is Definition with fairbench's marker added to the
+// MarkedDefinition is definition with fairbench's marker added to the
 // mapping's _meta: the body of every index fairbench creates, natively or
 // through OSB's tool cell.
 func (c *Corpus) MarkedDefinition() (map[string]any, error) {
-	def, err := c.Definition()
+	def, err := c.definition()
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (c *Corpus) MarkedDefinition() (map[string]any, error) {
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	meta[MarkerKey] = c.Marker()
+	meta[MarkerKey] = c.marker()
 	mappings["_meta"] = meta
 	def["mappings"] = mappings
 	return def, nil
@@ -266,11 +266,11 @@ func IndexDefinition(p params.Values) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.Definition()
+	return c.definition()
 }
 
-// Definition is the create-index body (see IndexDefinition).
-func (c *Corpus) Definition() (map[string]any, error) {
+// definition is the create-index body (see IndexDefinition).
+func (c *Corpus) definition() (map[string]any, error) {
 	index := map[string]any{"number_of_shards": c.Shards, "number_of_replicas": c.Replicas}
 	if c.Refresh != "" {
 		index["refresh_interval"] = c.Refresh
@@ -463,13 +463,13 @@ func snippet(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-// MaxJSONFile bounds a mapping or a search body: a few kilobytes of JSON.
-const MaxJSONFile = 16 << 20
+// maxJSONFile bounds a mapping or a search body: a few kilobytes of JSON.
+const maxJSONFile = 16 << 20
 
 // ReadJSONFile reads a JSON object from a file (a mapping, a search body),
 // naming the file in errors.
 func ReadJSONFile(name string) (map[string]any, error) {
-	b, err := boundfile.Read(name, MaxJSONFile, "an index mapping or a search body")
+	b, err := boundfile.Read(name, maxJSONFile, "an index mapping or a search body")
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,9 @@ const (
 	Mode        = "mode"
 	Scale       = "scale"
 	QueryMode   = "query_mode"
-	Fillfactor  = "fillfactor"
-	Unlogged    = "unlogged"
-	LoadWorkers = "load_workers"
+	fillfactor  = "fillfactor"
+	unlogged    = "unlogged"
+	loadWorkers = "load_workers"
 	Vacuum      = "vacuum"
 	// Transactions per client (-t); 0 runs for the cell's duration (-T).
 	Transactions = "transactions"
@@ -32,8 +32,8 @@ const (
 	LogPrefix      = "log_prefix"
 )
 
-// MaxTransactions bounds -t: 10^12 transactions per client is years at any rate.
-const MaxTransactions = 1_000_000_000_000
+// maxTransactions bounds -t: 10^12 transactions per client is years at any rate.
+const maxTransactions = 1_000_000_000_000
 
 // Modes, pgbench's built-in scripts.
 const (
@@ -53,15 +53,15 @@ func Specs() []params.Spec {
 			Help: "scaling factor (-s): 100 000 accounts, 10 tellers and 1 branch per unit", Data: true},
 		{Name: QueryMode, Kind: params.String, Default: "simple", Choices: []string{"simple", "extended", "prepared"},
 			Help: "pgbench's -M: how statements are sent"},
-		{Name: Fillfactor, Kind: params.Int, Default: int64(100), Min: params.MinOf(10), Max: params.MaxOf(100),
+		{Name: fillfactor, Kind: params.Int, Default: int64(100), Min: params.MinOf(10), Max: params.MaxOf(100),
 			Help: "fill factor of the accounts, tellers and branches tables (-F), PostgreSQL only", Engines: []string{"postgresql"}, Data: true},
-		{Name: Unlogged, Kind: params.Bool, Default: false,
+		{Name: unlogged, Kind: params.Bool, Default: false,
 			Help: "create unlogged tables (--unlogged-tables), PostgreSQL only", Engines: []string{"postgresql"}},
-		{Name: LoadWorkers, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024),
+		{Name: loadWorkers, Kind: params.Int, Default: int64(1), Min: params.MinOf(1), Max: params.MaxOf(1024),
 			Help: "connections loading pgbench_accounts in parallel; 1 loads it in one COPY … FREEZE like pgbench -i"},
 		{Name: Vacuum, Kind: params.Bool, Default: true,
 			Help: "before each run, vacuum branches and tellers and truncate history like pgbench (false = pgbench -n)"},
-		{Name: Transactions, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(MaxTransactions),
+		{Name: Transactions, Kind: params.Int, Default: int64(0), Min: params.MinOf(0), Max: params.MaxOf(maxTransactions),
 			Help: "transactions each client runs, then the run ends (-t); 0 runs for the duration (-T)"},
 		{Name: Scripts, Kind: params.StringList,
 			Help: "pgbench script files, each FILE or FILE@WEIGHT (-f), run instead of the built-in script"},
@@ -99,8 +99,8 @@ type Options struct {
 // each number); a missing one takes its default.
 func Decode(v params.Values) Options {
 	v = params.WithDefaults(Specs(), v)
-	return Options{Mode: v.String(Mode), Scale: v.Int(Scale), QueryMode: v.String(QueryMode), Fillfactor: v.Int(Fillfactor),
-		Unlogged: v.Bool(Unlogged), LoadWorkers: v.Int(LoadWorkers), Vacuum: v.Bool(Vacuum),
+	return Options{Mode: v.String(Mode), Scale: v.Int(Scale), QueryMode: v.String(QueryMode), Fillfactor: v.Int(fillfactor),
+		Unlogged: v.Bool(unlogged), LoadWorkers: v.Int(loadWorkers), Vacuum: v.Bool(Vacuum),
 		Transactions: v.Int(Transactions), Scripts: v.Strings(Scripts), Builtins: v.Strings(Builtins), PerStatement: v.Bool(PerStatement),
 		TransactionLog: v.Bool(TransactionLog), LogPrefix: v.String(LogPrefix)}
 }

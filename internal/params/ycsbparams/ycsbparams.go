@@ -44,15 +44,15 @@ const Operations = "operations"
 var Headline = result.Headline{Name: "throughput", Unit: "ops/s", HigherIsBetter: true,
 	Field: result.FieldCounter, Counter: Operations}
 
-// Presets are YCSB's core workloads, workloads/workload[a-f].
-var Presets = []string{"a", "b", "c", "d", "e", "f"}
+// presets are YCSB's core workloads, workloads/workload[a-f].
+var presets = []string{"a", "b", "c", "d", "e", "f"}
 
 // Specs are the ycsb kind's parameters. The workload's other properties are
 // YCSB's own, given as they are (properties, property_files), so that YCSB's
 // workload files and -p options carry over unchanged.
 func Specs() []params.Spec {
 	return []params.Spec{
-		{Name: Workload, Kind: params.String, Default: "a", Choices: Presets,
+		{Name: Workload, Kind: params.String, Default: "a", Choices: presets,
 			Help: "YCSB core workload (workloads/workload[a-f]): a 50/50 read/update, b 95/5 read/update, c read only, d read latest with 5% inserts, e short scans with 5% inserts, f 50/50 read/read-modify-write"},
 		{Name: RecordCount, Kind: params.Int, Default: int64(10000), Min: params.MinOf(1), Max: params.MaxOf(1e12),
 			Help: "records loaded (YCSB recordcount; 1 KB each with the default 10 fields of 100 bytes)"},

@@ -190,7 +190,7 @@ func (p *Proxy) ResetAll() int {
 }
 
 // Down makes the server unreachable: open connections are reset and new
-// ones refused (the port stops listening) until Up.
+// ones refused (the port stops listening) until up.
 func (p *Proxy) Down() {
 	p.mu.Lock()
 	ln := p.ln
@@ -202,8 +202,8 @@ func (p *Proxy) Down() {
 	p.ResetAll()
 }
 
-// Up listens again on the same port after Down.
-func (p *Proxy) Up() error {
+// up listens again on the same port after Down.
+func (p *Proxy) up() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || p.ln != nil {
@@ -228,7 +228,7 @@ func (p *Proxy) Up() error {
 // DownFor takes the server down for d, in the background.
 func (p *Proxy) DownFor(d time.Duration) {
 	p.Down()
-	time.AfterFunc(d, func() { p.Up() }) //nolint:errcheck // a test notices the missing server
+	time.AfterFunc(d, func() { p.up() }) //nolint:errcheck // a test notices the missing server
 }
 
 // Stall holds every byte in both directions while on, like a network

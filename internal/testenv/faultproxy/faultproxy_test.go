@@ -68,7 +68,7 @@ func TestForwardResetDownLatency(t *testing.T) {
 	if _, err := net.DialTimeout("tcp", p.Addr(), time.Second); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("down: dial %v, want refused", err)
 	}
-	if err := p.Up(); err != nil {
+	if err := p.up(); err != nil {
 		t.Fatal(err)
 	}
 	c, err = net.Dial("tcp", p.Addr())
