@@ -51,7 +51,7 @@ func info(text string) map[string]string {
 // told apart by INFO's server_name and valkey_version), its version, the
 // INFO facts and CONFIG settings above, TLS, and in cluster mode the number
 // of masters.
-func (c *Client) Environment(ctx context.Context) (result.Database, error) {
+func (c *client) Environment(ctx context.Context) (result.Database, error) {
 	env := result.Database{Engine: "redis", Driver: "fairbench RESP2 (go-redis for INFO and CONFIG)"}
 	if c.cfg.Library {
 		env.Driver = "go-redis v9"
@@ -137,7 +137,7 @@ func globEscape(s string) string {
 // DeletePrefix deletes every key under prefix with SCAN MATCH and UNLINK, on
 // every master of a cluster: never FLUSHDB, which would take what fairbench
 // did not create.
-func (c *Client) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
+func (c *client) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
 	if prefix == "" {
 		return 0, fmt.Errorf("refusing to delete every key: no prefix")
 	}
@@ -170,7 +170,7 @@ func (c *Client) DeletePrefix(ctx context.Context, prefix string) (int64, error)
 }
 
 // forEachMaster runs fn on the server, or on every master of a cluster.
-func (c *Client) forEachMaster(ctx context.Context, fn func(context.Context, goredis.Cmdable) error) error {
+func (c *client) forEachMaster(ctx context.Context, fn func(context.Context, goredis.Cmdable) error) error {
 	if cc, ok := c.admin.(*goredis.ClusterClient); ok {
 		return cc.ForEachMaster(ctx, func(ctx context.Context, m *goredis.Client) error { return fn(ctx, m) })
 	}
@@ -183,7 +183,7 @@ var errStopScan = errors.New("scan stopped")
 // ScanPrefix lists the keys under prefix with SCAN MATCH, COUNT 1000, on
 // every master of a cluster in turn (one at a time, so that fn is never
 // called concurrently).
-func (c *Client) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
+func (c *client) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
 	var mu sync.Mutex
 	err := c.forEachMaster(ctx, func(ctx context.Context, n goredis.Cmdable) error {
 		mu.Lock()
@@ -211,7 +211,7 @@ func (c *Client) ScanPrefix(ctx context.Context, prefix string, fn func(keys []s
 
 // KeyCount is DBSIZE, summed over a cluster's masters: the keys a SCAN
 // visits.
-func (c *Client) KeyCount(ctx context.Context) (int64, error) {
+func (c *client) KeyCount(ctx context.Context) (int64, error) {
 	var total atomic.Int64
 	err := c.forEachMaster(ctx, func(ctx context.Context, n goredis.Cmdable) error {
 		k, err := n.DBSize(ctx).Result()
@@ -223,7 +223,7 @@ func (c *Client) KeyCount(ctx context.Context) (int64, error) {
 
 // ConnectionLimit implements driver.ConnectionLimiter: maxclients less the
 // connections open now (on the seed node in cluster mode).
-func (c *Client) ConnectionLimit(ctx context.Context) (int, string, error) {
+func (c *client) ConnectionLimit(ctx context.Context) (int, string, error) {
 	got, err := c.admin.ConfigGet(ctx, "maxclients").Result()
 	if err != nil {
 		return 0, "", err
@@ -241,11 +241,11 @@ func (c *Client) ConnectionLimit(ctx context.Context) (int, string, error) {
 }
 
 // ConnectionLimit implements driver.ConnectionLimiter on a session.
-func (s *Session) ConnectionLimit(ctx context.Context) (int, string, error) {
+func (s *session) ConnectionLimit(ctx context.Context) (int, string, error) {
 	return s.c.ConnectionLimit(ctx)
 }
 
 // ConnectionLimit implements driver.ConnectionLimiter on a session.
-func (s *ClusterSession) ConnectionLimit(ctx context.Context) (int, string, error) {
+func (s *clusterSession) ConnectionLimit(ctx context.Context) (int, string, error) {
 	return s.c.ConnectionLimit(ctx)
 }

@@ -55,7 +55,7 @@ func keySlot(key []byte) int {
 }
 
 // loadSlots reads the slot map with CLUSTER SLOTS.
-func (c *Client) loadSlots(ctx context.Context) error {
+func (c *client) loadSlots(ctx context.Context) error {
 	slots, err := c.admin.ClusterSlots(ctx).Result()
 	if err != nil {
 		return fmt.Errorf("CLUSTER SLOTS on %s: %v (is cluster mode enabled there? drop cluster=true otherwise)", c.cfg.Addr, err)
@@ -80,7 +80,7 @@ func (c *Client) loadSlots(ctx context.Context) error {
 
 // moveSlot records that slot now lives at addr, copying the map so that
 // sessions reading the old one are never raced.
-func (c *Client) moveSlot(slot int, addr string) {
+func (c *client) moveSlot(slot int, addr string) {
 	for {
 		old := c.slots.Load()
 		if old[slot] == addr {
@@ -94,9 +94,9 @@ func (c *Client) moveSlot(slot int, addr string) {
 	}
 }
 
-// ClusterSession is one worker's connections to the masters of a cluster.
-type ClusterSession struct {
-	c *Client
+// clusterSession is one worker's connections to the masters of a cluster.
+type clusterSession struct {
+	c *client
 	// mu guards nodes' writes (the owner's) against Interrupt's reads (the
 	// runner's goroutine); the owner reads without it.
 	mu    sync.Mutex
@@ -113,7 +113,7 @@ type batch struct {
 	start   time.Time
 }
 
-func (s *ClusterSession) node(ctx context.Context, addr string) (*node, error) {
+func (s *clusterSession) node(ctx context.Context, addr string) (*node, error) {
 	if n := s.nodes[addr]; n != nil && n.broken == nil {
 		return n, nil
 	}
@@ -134,7 +134,7 @@ func (s *ClusterSession) node(ctx context.Context, addr string) (*node, error) {
 // Pipeline implements driver.KV: the commands are split by node, every
 // node's share is written before any reply is read, and each reply is timed
 // from its node's write.
-func (s *ClusterSession) Pipeline(ctx context.Context, cmds []driver.KVCommand, replies []driver.KVReply) error {
+func (s *clusterSession) Pipeline(ctx context.Context, cmds []driver.KVCommand, replies []driver.KVReply) error {
 	slots := s.c.slots.Load()
 	if s.byNode == nil {
 		s.byNode = map[string]*batch{}
@@ -186,13 +186,13 @@ func (s *ClusterSession) Pipeline(ctx context.Context, cmds []driver.KVCommand, 
 
 // redirect follows a MOVED or ASK reply (up to 5 hops), keeping the latency
 // of the whole detour from the first send.
-func (s *ClusterSession) redirect(ctx context.Context, cmd *driver.KVCommand, r *driver.KVReply) error {
+func (s *clusterSession) redirect(ctx context.Context, cmd *driver.KVCommand, r *driver.KVReply) error {
 	for hop := 0; hop < 5; hop++ {
-		var se *ServerError
+		var se *serverError
 		if !errors.As(r.Err, &se) {
 			return nil
 		}
-		kind := se.Prefix()
+		kind := se.prefix()
 		if kind != "MOVED" && kind != "ASK" {
 			return nil
 		}
@@ -236,7 +236,7 @@ func (s *ClusterSession) redirect(ctx context.Context, cmd *driver.KVCommand, r 
 }
 
 // Close implements driver.Conn.
-func (s *ClusterSession) Close(context.Context) error {
+func (s *clusterSession) Close(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var first error
@@ -249,11 +249,11 @@ func (s *ClusterSession) Close(context.Context) error {
 }
 
 // Classify implements driver.Conn.
-func (s *ClusterSession) Classify(err error) result.ErrorClass { return classify(err) }
+func (s *clusterSession) Classify(err error) result.ErrorClass { return classify(err) }
 
 // Interrupt implements driver.Interrupter. The runner calls it from another
 // goroutine; closing the sockets is what makes a blocked read return.
-func (s *ClusterSession) Interrupt() {
+func (s *clusterSession) Interrupt() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, n := range s.nodes {
@@ -262,19 +262,19 @@ func (s *ClusterSession) Interrupt() {
 }
 
 // ClientPath implements driver.Path.
-func (s *ClusterSession) ClientPath() string {
+func (s *clusterSession) ClientPath() string {
 	return "wire (RESP2, cluster mode, each reply timed as it arrives)"
 }
 
 // DeletePrefix implements driver.KVPrefixDeleter.
-func (s *ClusterSession) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
+func (s *clusterSession) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
 	return s.c.DeletePrefix(ctx, prefix)
 }
 
 // ScanPrefix implements driver.KVPrefixScanner.
-func (s *ClusterSession) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
+func (s *clusterSession) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
 	return s.c.ScanPrefix(ctx, prefix, fn)
 }
 
 // KeyCount implements driver.KVKeyCounter.
-func (s *ClusterSession) KeyCount(ctx context.Context) (int64, error) { return s.c.KeyCount(ctx) }
+func (s *clusterSession) KeyCount(ctx context.Context) (int64, error) { return s.c.KeyCount(ctx) }

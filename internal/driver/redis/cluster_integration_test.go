@@ -15,7 +15,7 @@ import (
 	"github.com/fairbench/fairbench/internal/testenv"
 )
 
-func openCluster(t *testing.T) *Client {
+func openCluster(t *testing.T) *client {
 	t.Helper()
 	nodes := testenv.RedisCluster(t)
 	cl, err := Driver{}.Open(context.Background(), driver.Target{Name: "c", URL: "redis://" + nodes[0] + "?cluster=true"}, driver.Options{})
@@ -23,7 +23,7 @@ func openCluster(t *testing.T) *Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.Close(context.Background()) })
-	return cl.(*Client)
+	return cl.(*client)
 }
 
 // Every key lands on the node that owns its slot: a plain (non-cluster)

@@ -20,12 +20,12 @@ import (
 // sizes are estimated from the values, since the library does not expose the
 // bytes it read.
 type librarySession struct {
-	c    *Client
+	c    *client
 	cl   goredis.UniversalClient
 	args []any
 }
 
-func newLibrarySession(c *Client) *librarySession {
+func newLibrarySession(c *client) *librarySession {
 	tc, _ := c.cfg.tlsConfig()
 	var cl goredis.UniversalClient
 	if c.cfg.Cluster {
@@ -79,7 +79,7 @@ func (s *librarySession) Pipeline(ctx context.Context, cmds []driver.KVCommand, 
 			r.Miss = true
 			r.Bytes += 5 // $-1\r\n
 		case err != nil:
-			se := &ServerError{Msg: err.Error()}
+			se := &serverError{Msg: err.Error()}
 			r.Err, r.Class = se, classOf(se)
 		default:
 			switch x := v.(type) {

@@ -40,7 +40,7 @@ func (Driver) Name() string { return "redis" }
 // the server and the credentials (a clear error within the connect timeout),
 // and, in cluster mode, reads the slot map.
 func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driver.Client, error) {
-	cfg, err := ParseURL(t.URL)
+	cfg, err := parseURL(t.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 		return nil, scrub(err, cfg)
 	}
 	probe.close()
-	c := &Client{cfg: cfg}
+	c := &client{cfg: cfg}
 	tc, _ := cfg.tlsConfig()
 	if cfg.Cluster {
 		c.admin = goredis.NewClusterClient(&goredis.ClusterOptions{
@@ -71,18 +71,18 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 
 // scrub keeps the password out of an error, whatever a library put in it
 // (redact.List's rule).
-func scrub(err error, cfg Config) error {
+func scrub(err error, cfg config) error {
 	if cfg.Password == "" {
 		return err
 	}
 	return redact.List{cfg.Password}.ScrubErr(err)
 }
 
-// Client is one target's shared state: its configuration, a go-redis client
+// client is one target's shared state: its configuration, a go-redis client
 // for what is not measured, and in cluster mode the slot map every session
 // routes by.
-type Client struct {
-	cfg   Config
+type client struct {
+	cfg   config
 	admin goredis.UniversalClient
 	slots atomic.Pointer[slotMap]
 	driver.ClientState
@@ -90,7 +90,7 @@ type Client struct {
 
 // Session implements driver.Client: a connection of its own (one per node in
 // cluster mode, dialled when first needed).
-func (c *Client) Session(ctx context.Context) (driver.Conn, error) {
+func (c *client) Session(ctx context.Context) (driver.Conn, error) {
 	if err := c.CheckOpen(); err != nil {
 		return nil, err
 	}
@@ -98,17 +98,17 @@ func (c *Client) Session(ctx context.Context) (driver.Conn, error) {
 	case c.cfg.Library:
 		return newLibrarySession(c), nil
 	case c.cfg.Cluster:
-		return &ClusterSession{c: c, nodes: map[string]*node{}}, nil
+		return &clusterSession{c: c, nodes: map[string]*node{}}, nil
 	}
 	n, err := dialNode(ctx, c.cfg, c.cfg.Addr, true)
 	if err != nil {
 		return nil, scrub(err, c.cfg)
 	}
-	return &Session{n: n, c: c, path: "wire (RESP2, each reply timed as it arrives)"}, nil
+	return &session{n: n, c: c, path: "wire (RESP2, each reply timed as it arrives)"}, nil
 }
 
 // Close implements driver.Client.
-func (c *Client) Close(context.Context) error {
+func (c *client) Close(context.Context) error {
 	return c.CloseOnce(c.admin.Close)
 }
 

@@ -76,13 +76,13 @@ func appendLen(b []byte, kind byte, n int) []byte {
 // (or the stream is out of step), and the connection cannot be used.
 var errProtocol = errors.New("protocol error")
 
-// ServerError is an error reply ("-ERR ...", "-OOM ...", "-MOVED 3999 host:port").
-type ServerError struct{ Msg string }
+// serverError is an error reply ("-ERR ...", "-OOM ...", "-MOVED 3999 host:port").
+type serverError struct{ Msg string }
 
-func (e *ServerError) Error() string { return e.Msg }
+func (e *serverError) Error() string { return e.Msg }
 
-// Prefix is the error's first word ("ERR", "OOM", "MOVED", "WRONGPASS").
-func (e *ServerError) Prefix() string {
+// prefix is the error's first word ("ERR", "OOM", "MOVED", "WRONGPASS").
+func (e *serverError) prefix() string {
 	p, _, _ := bytes.Cut([]byte(e.Msg), []byte(" "))
 	return string(p)
 }
@@ -90,8 +90,8 @@ func (e *ServerError) Prefix() string {
 // classOf maps an error reply to an error class: a server out of memory
 // (maxmemory with noeviction) refuses writes, which is throttling, not a
 // crash; a loading or busy server is busy.
-func classOf(e *ServerError) result.ErrorClass {
-	switch e.Prefix() {
+func classOf(e *serverError) result.ErrorClass {
+	switch e.prefix() {
 	case "OOM":
 		return result.ErrThrottled
 	case "BUSY", "LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN":
@@ -243,7 +243,7 @@ func (r *reader) nested(rep *driver.KVReply, depth int) (int, error) {
 	case '+', ':':
 		rep.Value = r.keep(l[1:])
 	case '-':
-		e := &ServerError{Msg: string(l[1:])}
+		e := &serverError{Msg: string(l[1:])}
 		rep.Err, rep.Class = e, classOf(e)
 	case '$', '*':
 		n, err := parseLen(l[1:])

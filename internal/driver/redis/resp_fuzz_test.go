@@ -42,7 +42,7 @@ func FuzzRESPReply(f *testing.F) {
 	})
 }
 
-// ParseURL takes any target a user may write without panicking, and its
+// parseURL takes any target a user may write without panicking, and its
 // errors never show the URL's password.
 func FuzzParseURL(f *testing.F) {
 	for _, s := range []string{
@@ -53,14 +53,14 @@ func FuzzParseURL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		_, err := ParseURL(raw)
+		_, err := parseURL(raw)
 		if err == nil {
 			return
 		}
 		if u, perr := url.Parse(raw); perr == nil && u.User != nil {
 			if pw, ok := u.User.Password(); ok && len(pw) >= 10 && !strings.Contains(strings.Replace(raw, pw, "", 1), pw) &&
 				strings.Contains(err.Error(), pw) {
-				t.Fatalf("ParseURL(%q): the error shows the password: %v", raw, err)
+				t.Fatalf("parseURL(%q): the error shows the password: %v", raw, err)
 			}
 		}
 	})

@@ -70,8 +70,8 @@ func TestReaderDecodesEveryReplyTypeAcrossReads(t *testing.T) {
 		if string(got[7].Value) != big {
 			t.Errorf("big bulk: %d bytes, want %d", len(got[7].Value), len(big))
 		}
-		var se *ServerError
-		if !errors.As(got[8].Err, &se) || se.Prefix() != "MOVED" {
+		var se *serverError
+		if !errors.As(got[8].Err, &se) || se.prefix() != "MOVED" {
 			t.Errorf("MOVED: %+v", got[8])
 		}
 		// Values stay valid until the next pipeline, whatever later reads did.
@@ -112,14 +112,14 @@ func TestKeySlotMatchesTheClusterSpec(t *testing.T) {
 }
 
 func TestParseURL(t *testing.T) {
-	cfg, err := ParseURL("rediss://bench:s3cret@cache.example:6380/2?skip_verify=true&timeout=2s")
+	cfg, err := parseURL("rediss://bench:s3cret@cache.example:6380/2?skip_verify=true&timeout=2s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Addr != "cache.example:6380" || cfg.User != "bench" || cfg.Password != "s3cret" || cfg.DB != 2 || !cfg.TLS || !cfg.SkipVerify || cfg.Timeout.Seconds() != 2 {
 		t.Fatalf("%+v", cfg)
 	}
-	cfg, err = ParseURL("redis://:only-pass@127.0.0.1")
+	cfg, err = parseURL("redis://:only-pass@127.0.0.1")
 	if err != nil || cfg.User != "" || cfg.Password != "only-pass" || cfg.Addr != "127.0.0.1:6379" {
 		t.Fatalf("%+v %v", cfg, err)
 	}
@@ -132,7 +132,7 @@ func TestParseURL(t *testing.T) {
 		"redis://u:pw@h?client=jedis":    "use wire or go-redis",
 		"redis://u:SECRETPW@h?timeout=x": "timeout=x",
 	} {
-		_, err := ParseURL(raw)
+		_, err := parseURL(raw)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error with %q", raw, err, want)
 		}

@@ -45,7 +45,7 @@ type sentCommand struct {
 
 // dialNode connects to addr and authenticates: AUTH, then SELECT. It never
 // returns the password in an error.
-func dialNode(parent context.Context, cfg Config, addr string, fast bool) (*node, error) {
+func dialNode(parent context.Context, cfg config, addr string, fast bool) (*node, error) {
 	att, cancel := driver.StartConnecting(parent, cfg.Timeout, "timeout")
 	defer cancel()
 	ctx := att.Context()
@@ -137,7 +137,7 @@ func dialNode(parent context.Context, cfg Config, addr string, fast bool) (*node
 	return n, nil
 }
 
-func dialError(cfg Config, addr string, err error) error {
+func dialError(cfg config, addr string, err error) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("timed out connecting to Redis server %s after %v", addr, cfg.Timeout)
@@ -148,7 +148,7 @@ func dialError(cfg Config, addr string, err error) error {
 }
 
 // handshakeError explains a handshake that did not get RESP back.
-func handshakeError(cfg Config, addr string, err error) error {
+func handshakeError(cfg config, addr string, err error) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, errProtocol):
@@ -290,7 +290,7 @@ func (n *node) interrupt() {
 
 // classify maps a session's error to an error class.
 func classify(err error) result.ErrorClass {
-	var se *ServerError
+	var se *serverError
 	if errors.As(err, &se) {
 		return classOf(se)
 	}
@@ -304,62 +304,62 @@ func classify(err error) result.ErrorClass {
 	return result.ErrConnection
 }
 
-// Session is one worker's connection to a standalone server.
-type Session struct {
+// session is one worker's connection to a standalone server.
+type session struct {
 	n    *node
-	c    *Client
+	c    *client
 	path string
 }
 
 // DeletePrefix implements driver.KVPrefixDeleter.
-func (s *Session) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
+func (s *session) DeletePrefix(ctx context.Context, prefix string) (int64, error) {
 	return s.c.DeletePrefix(ctx, prefix)
 }
 
 // ScanPrefix implements driver.KVPrefixScanner.
-func (s *Session) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
+func (s *session) ScanPrefix(ctx context.Context, prefix string, fn func(keys []string) bool) error {
 	return s.c.ScanPrefix(ctx, prefix, fn)
 }
 
 // KeyCount implements driver.KVKeyCounter.
-func (s *Session) KeyCount(ctx context.Context) (int64, error) { return s.c.KeyCount(ctx) }
+func (s *session) KeyCount(ctx context.Context) (int64, error) { return s.c.KeyCount(ctx) }
 
 // Pipeline implements driver.KV.
-func (s *Session) Pipeline(_ context.Context, cmds []driver.KVCommand, replies []driver.KVReply) error {
+func (s *session) Pipeline(_ context.Context, cmds []driver.KVCommand, replies []driver.KVReply) error {
 	return s.n.pipeline(cmds, replies)
 }
 
 // Send implements driver.KVStream.
-func (s *Session) Send(_ context.Context, cmds []driver.KVCommand) error { return s.n.stream(cmds) }
+func (s *session) Send(_ context.Context, cmds []driver.KVCommand) error { return s.n.stream(cmds) }
 
 // Receive implements driver.KVStream.
-func (s *Session) Receive(_ context.Context, replies []driver.KVReply) (int, error) {
+func (s *session) Receive(_ context.Context, replies []driver.KVReply) (int, error) {
 	return s.n.receiveSent(replies)
 }
 
 // InFlight implements driver.KVStream.
-func (s *Session) InFlight() int { return s.n.pending }
+func (s *session) InFlight() int { return s.n.pending }
 
 // Close implements driver.Conn.
-func (s *Session) Close(context.Context) error { return s.n.close() }
+func (s *session) Close(context.Context) error { return s.n.close() }
 
 // Classify implements driver.Conn.
-func (s *Session) Classify(err error) result.ErrorClass { return classify(err) }
+func (s *session) Classify(err error) result.ErrorClass { return classify(err) }
 
 // Interrupt implements driver.Interrupter.
-func (s *Session) Interrupt() { s.n.interrupt() }
+func (s *session) Interrupt() { s.n.interrupt() }
 
 // ClientPath implements driver.Path.
-func (s *Session) ClientPath() string { return s.path }
+func (s *session) ClientPath() string { return s.path }
 
 // BlocksThread implements fastpath.ThreadPerClient.
-func (s *Session) BlocksThread() bool { return s.n.sock != nil }
+func (s *session) BlocksThread() bool { return s.n.sock != nil }
 
 // Multiplex implements fastpath.Multiplexer: the RESP path reads and writes
 // only on the caller's goroutine (TLS included: crypto/tls reads the socket on
 // the caller's goroutine too), so the socket can go on a loop as it is,
 // several connections per thread, as memtier's threads drive theirs.
-func (s *Session) Multiplex(context.Context) (*fastpath.Conn, error) {
+func (s *session) Multiplex(context.Context) (*fastpath.Conn, error) {
 	if s.n.sock == nil {
 		return nil, errors.New("this connection does not use fairbench's sockets (FAIRBENCH_NET=netpoll)")
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 )
 
-// Config is a parsed redis:// (or rediss://, valkey://, valkeys://) URL.
-type Config struct {
+// config is a parsed redis:// (or rediss://, valkey://, valkeys://) URL.
+type config struct {
 	Addr     string // host:port of the server, or of the cluster's seed node
 	Host     string
 	User     string // ACL user; "" for the default user
@@ -31,9 +31,9 @@ type Config struct {
 	Library bool
 }
 
-// DefaultConnectTimeout bounds a connection attempt: a wrong address must
+// defaultConnectTimeout bounds a connection attempt: a wrong address must
 // fail within seconds, not the kernel's two minutes.
-const DefaultConnectTimeout = 5 * time.Second
+const defaultConnectTimeout = 5 * time.Second
 
 var urlParams = map[string]string{
 	"cluster":     "true|false: cluster mode (CLUSTER SLOTS, MOVED and ASK followed), like memtier --cluster-mode",
@@ -43,18 +43,18 @@ var urlParams = map[string]string{
 	"client":      "wire (default: fairbench's RESP path, each reply timed as it arrives) or go-redis (the library's pipeline)",
 }
 
-// ParseURL parses redis://[user[:password]@]host[:port][/db][?params]. The
+// parseURL parses redis://[user[:password]@]host[:port][/db][?params]. The
 // password may also come from REDISCLI_AUTH, redis-cli's own convention for
 // keeping it out of command lines.
-func ParseURL(raw string) (Config, error) {
-	bad := func(format string, args ...any) (Config, error) {
-		return Config{}, fmt.Errorf("Redis URL %s: %s", driver.Redacted(raw), fmt.Sprintf(format, args...))
+func parseURL(raw string) (config, error) {
+	bad := func(format string, args ...any) (config, error) {
+		return config{}, fmt.Errorf("Redis URL %s: %s", driver.Redacted(raw), fmt.Sprintf(format, args...))
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Config{}, fmt.Errorf("Redis URL %s is not a valid URL (redis://[user:password@]host:port/db)", driver.Redacted(raw))
+		return config{}, fmt.Errorf("Redis URL %s is not a valid URL (redis://[user:password@]host:port/db)", driver.Redacted(raw))
 	}
-	cfg := Config{Timeout: DefaultConnectTimeout}
+	cfg := config{Timeout: defaultConnectTimeout}
 	switch strings.ToLower(u.Scheme) {
 	case "redis", "valkey":
 	case "rediss", "valkeys":
@@ -148,7 +148,7 @@ func ParseURL(raw string) (Config, error) {
 }
 
 // tlsConfig is the client TLS configuration, nil without TLS.
-func (cfg Config) tlsConfig() (*tls.Config, error) {
+func (cfg config) tlsConfig() (*tls.Config, error) {
 	if !cfg.TLS {
 		return nil, nil
 	}

@@ -54,9 +54,9 @@ func (c *Conn) Close() error {
 	return err
 }
 
-// Rows streams a database/sql result set as driver.Rows, converting each
+// rows streams a database/sql result set as driver.Rows, converting each
 // value with driver.Assign so that every engine scans alike.
-type Rows struct {
+type rows struct {
 	r    *sql.Rows
 	cols []string
 	// bytes: the column holds bytes (BLOB, BINARY, BIT); the drivers hand out
@@ -76,7 +76,7 @@ func NewRows(r *sql.Rows, err error) (driver.Rows, error) {
 		r.Close()
 		return nil, err
 	}
-	rs := &Rows{r: r, cols: cols, bytes: make([]bool, len(cols)), vals: make([]any, len(cols)), ptrs: make([]any, len(cols))}
+	rs := &rows{r: r, cols: cols, bytes: make([]bool, len(cols)), vals: make([]any, len(cols)), ptrs: make([]any, len(cols))}
 	for i := range rs.vals {
 		rs.ptrs[i] = &rs.vals[i]
 	}
@@ -90,10 +90,10 @@ func NewRows(r *sql.Rows, err error) (driver.Rows, error) {
 }
 
 // Next implements driver.Rows.
-func (rs *Rows) Next() bool { return rs.r.Next() }
+func (rs *rows) Next() bool { return rs.r.Next() }
 
 // Scan implements driver.Rows.
-func (rs *Rows) Scan(dest ...any) error {
+func (rs *rows) Scan(dest ...any) error {
 	if len(dest) != len(rs.cols) {
 		return fmt.Errorf("%d destinations for %d columns", len(dest), len(rs.cols))
 	}
@@ -115,7 +115,7 @@ func (rs *Rows) Scan(dest ...any) error {
 }
 
 // Err implements driver.Rows.
-func (rs *Rows) Err() error { return rs.r.Err() }
+func (rs *rows) Err() error { return rs.r.Err() }
 
 // Close implements driver.Rows.
-func (rs *Rows) Close() error { return rs.r.Close() }
+func (rs *rows) Close() error { return rs.r.Close() }

@@ -20,10 +20,10 @@ import (
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
-// MemtierJSON is the run format of memtier's --json-out-file
+// memtierJSON is the run format of memtier's --json-out-file
 // (kinds.Info.RunFormats): `fairbench report --format memtier-json` and the
 // kv flag --json-out-file write it.
-const MemtierJSON = "memtier-json"
+const memtierJSON = "memtier-json"
 
 // printPercentiles is memtier's --print-percentiles: the latency
 // percentiles the ALL STATS table and the JSON list.
@@ -124,7 +124,7 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 // ms is µs in memtier's JSON unit, milliseconds to three decimals.
 func ms(us float64) float64 { return math.Round(us) / 1000 }
 
-// WriteMemtierJSON writes a run as memtier_benchmark 2.3 writes its
+// writeMemtierJSON writes a run as memtier_benchmark 2.3 writes its
 // --json-out-file: "configuration" (the kv parameters under memtier's
 // names), "run information", and "ALL STATS" with Runtime and a row per op
 // type, Waits and Totals: Count, Ops/sec, Hits/sec, Misses/sec, latencies
@@ -132,7 +132,7 @@ func ms(us float64) float64 { return math.Round(us) / 1000 }
 // Time-Serie and the Percentile Latencies with the HdrHistogram itself.
 // The run record keeps the connections, not memtier's split into threads:
 // run information says one thread with every connection.
-func WriteMemtierJSON(w io.Writer, r *result.Run) error {
+func writeMemtierJSON(w io.Writer, r *result.Run) error {
 	secs := r.Duration.Seconds()
 	if secs <= 0 {
 		return errors.New("the run measured no time")

@@ -38,7 +38,7 @@ func (Workload) Flags() []workload.Flag {
 			Usage: "each connection its own random seed (fairbench's default; --distinct-client-seed=false gives memtier's shared seed)"},
 		{Name: "requests", Shorthand: "n", Param: kvparams.Requests, Default: "10000", DefaultUnless: "test-time",
 			Usage: "requests each connection sends, then stops (memtier -n; 10000 unless --test-time is given, as memtier's; the run still ends at --test-time, 60 s by default)"},
-		{Name: "json-out-file", Output: MemtierJSON, Usage: "write the run to FILE as memtier's JSON (configuration, run information, ALL STATS)"},
+		{Name: "json-out-file", Output: memtierJSON, Usage: "write the run to FILE as memtier's JSON (configuration, run information, ALL STATS)"},
 		{Name: "print-percentiles", Print: &percentilesSpec},
 		{Name: "profile", Param: kvparams.Profile},
 		{Name: "prefill", Param: kvparams.Prefill},

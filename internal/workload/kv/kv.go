@@ -44,8 +44,8 @@ func init() {
 		Kind: kinds.Info{
 			Headline:   result.Headline{Name: "throughput", Unit: "ops/s", HigherIsBetter: true, Field: result.FieldRequests},
 			WorkingSet: workingSet,
-			Summary:    PeerSummary,
-			RunFormats: map[string]func(io.Writer, *result.Run) error{MemtierJSON: WriteMemtierJSON},
+			Summary:    peerSummary,
+			RunFormats: map[string]func(io.Writer, *result.Run) error{memtierJSON: writeMemtierJSON},
 		},
 	})
 }
@@ -230,13 +230,13 @@ func (in *instance) Shape() workload.Shape {
 
 // Hooks implements workload.Hooker.
 func (in *instance) Hooks() workload.Hooks {
-	return workload.Hooks{Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts}
+	return workload.Hooks{Cleanup: in.cleanup, Describe: in.describe, Counts: in.counts}
 }
 
-// Counts is the Counts hook: hits and misses of GETs and of the
+// counts is the Counts hook: hits and misses of GETs and of the
 // arbitrary command (a nil reply is a miss, as memtier counts it), and the
 // cluster redirections followed.
-func (in *instance) Counts() map[string]int64 {
+func (in *instance) counts() map[string]int64 {
 	out := map[string]int64{"hits": 0, "misses": 0, "moved": 0, "ask": 0}
 	for _, c := range *in.stats.Load() {
 		out["hits"] += c.hits.Load()
@@ -559,10 +559,10 @@ func workingSet(v params.Values) (int64, string, bool) {
 	return n * per, fmt.Sprintf("%d keys × (%d-byte values + ~80 bytes of key and overhead)", n, size), true
 }
 
-// Describe is the Describe hook: the facts memtier prints in its
+// describe is the Describe hook: the facts memtier prints in its
 // header, and where this run differs from memtier's defaults in a way a
 // reader comparing with memtier must know.
-func (in *instance) Describe(conn driver.Conn) (facts [][2]string, deviations []string) {
+func (in *instance) describe(conn driver.Conn) (facts [][2]string, deviations []string) {
 	what := fmt.Sprintf("SET:GET %d:%d", in.ratio.set, in.ratio.get)
 	switch {
 	case in.commands != nil:

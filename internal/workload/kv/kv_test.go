@@ -72,7 +72,7 @@ func TestRatioCycleAndPipelineRecording(t *testing.T) {
 	if got != want || len(rec.ops) != 16 {
 		t.Fatalf("sent %s (%d recorded), want %s", got, len(rec.ops), want)
 	}
-	c := in.Counts()
+	c := in.counts()
 	if c["hits"]+c["misses"] != 12 {
 		t.Fatalf("hits %d + misses %d, want the 12 GETs", c["hits"], c["misses"])
 	}

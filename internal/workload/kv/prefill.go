@@ -270,10 +270,10 @@ func (in *instance) fill(ctx context.Context, env workload.PrepareEnv) error {
 	return first
 }
 
-// Cleanup is the Cleanup hook: deletes the keys of the range the
+// cleanup is the Cleanup hook: deletes the keys of the range the
 // marker records, then the marker; keys under the prefix outside that range
 // are someone else's and stay.
-func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+func (in *instance) cleanup(ctx context.Context, conn driver.Conn) error {
 	kv, err := kvConn(conn)
 	if err != nil {
 		return err

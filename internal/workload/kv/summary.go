@@ -12,13 +12,13 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// PeerSummary prints a run as memtier_benchmark prints its ALL STATS table
+// peerSummary prints a run as memtier_benchmark prints its ALL STATS table
 // (Sets, Gets or the command's row, Waits, Totals: ops/sec, hits/sec,
 // misses/sec, average, p50, p99 and p99.9 latency in ms, KB/sec), from the
 // run's own histograms, so that the two tools' outputs read side by side.
 // Unlike memtier's JSON Totals, the average is not truncated to whole
 // milliseconds. --print-percentiles chooses the percentile columns.
-func PeerSummary(w io.Writer, r *result.Run) {
+func peerSummary(w io.Writer, r *result.Run) {
 	secs := r.Duration.Seconds()
 	if secs <= 0 {
 		secs = 1

@@ -65,12 +65,12 @@ func (Workload) CommandLine() workload.CommandLine {
 	}
 }
 
-// InterimLine prints a progress reading as sysbench 1.0 prints its
+// interimLine prints a progress reading as sysbench 1.0 prints its
 // intermediate report (--report-interval): threads, transactions and
 // queries per second (reads/writes/other), the latency percentile of the
 // interval in ms, failed transactions per second (sysbench's errors) and
 // reconnects per second.
-func InterimLine(w io.Writer, t kinds.Tick, p kinds.Printing) {
+func interimLine(w io.Writer, t kinds.Tick, p kinds.Printing) {
 	secs := t.Window.Seconds()
 	if secs <= 0 {
 		return

@@ -39,13 +39,13 @@ func TestInterimLineIsSysbenchs(t *testing.T) {
 		Previous: map[string]int64{"queries_read": 100, "queries_write": 10, "queries_other": 4},
 		Counts:   map[string]int64{"queries_read": 156, "queries_write": 26, "queries_other": 12}}
 	var b bytes.Buffer
-	InterimLine(&b, tick, kinds.Printing{printPercentile: int64(99)})
+	interimLine(&b, tick, kinds.Printing{printPercentile: int64(99)})
 	want := "[ 2s ] thds: 4 tps: 2.00 qps: 40.00 (r/w/o: 28.00/8.00/4.00) lat (ms,99%): 41.02 err/s: 1.00 reconn/s: 1.00\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
 	}
 	b.Reset()
-	InterimLine(&b, tick, nil)
+	interimLine(&b, tick, nil)
 	if !strings.Contains(b.String(), "lat (ms,95%): ") {
 		t.Errorf("without --percentile: %q, want sysbench's 95th", b.String())
 	}
@@ -60,7 +60,7 @@ func TestSummaryPrintsTheHistogramAndTheAskedPercentile(t *testing.T) {
 		Summary: result.Summary{Transactions: 4}}
 	r.Env.Set(kinds.PrintingKey, kinds.Printing{printHistogram: true, printPercentile: int64(50)})
 	var b bytes.Buffer
-	PeerSummary(&b, r)
+	peerSummary(&b, r)
 	out := b.String()
 	for _, re := range []string{
 		`(?m)^Latency histogram \(values are in milliseconds\)\n       value  ------------- distribution ------------- count\n`,

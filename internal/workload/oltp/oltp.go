@@ -26,19 +26,19 @@ import (
 )
 
 func init() {
-	workload.Register(workload.Plugin{Workload: Workload{}, Kind: kinds.Info{Summary: PeerSummary, Progress: InterimLine}})
+	workload.Register(workload.Plugin{Workload: Workload{}, Kind: kinds.Info{Summary: peerSummary, Progress: interimLine}})
 }
 
 // Modes (oltpparams'), named after sysbench's scripts without the oltp_ prefix.
 const (
-	PointSelect    = oltpparams.PointSelect
-	ReadOnly       = oltpparams.ReadOnly
-	WriteOnly      = oltpparams.WriteOnly
-	ReadWrite      = oltpparams.ReadWrite
-	UpdateIndex    = oltpparams.UpdateIndex
-	UpdateNonIndex = oltpparams.UpdateNonIndex
-	Insert         = oltpparams.Insert
-	Delete         = oltpparams.Delete
+	pointSelect    = oltpparams.PointSelect
+	readOnly       = oltpparams.ReadOnly
+	writeOnly      = oltpparams.WriteOnly
+	readWrite      = oltpparams.ReadWrite
+	updateIndex    = oltpparams.UpdateIndex
+	updateNonIndex = oltpparams.UpdateNonIndex
+	insert         = oltpparams.Insert
+	deleteOnly     = oltpparams.Delete // not "delete", the builtin
 )
 
 // Workload is the oltp kind.
@@ -100,7 +100,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 		events: o.Events,
 	}
 	in.budget.Store(o.Events)
-	if in.mode == PointSelect {
+	if in.mode == pointSelect {
 		in.pointSelects = 1 // oltp_point_select.lua: one query per event
 	}
 	seed := uint32(time.Now().UnixNano())
@@ -126,7 +126,7 @@ func (in *instance) Ops() []string { return []string{"oltp_" + in.mode} }
 // --events shared among load generators (Split), ending the run once they
 // are done (the cell's duration bounds it, as sysbench's --time does).
 func (in *instance) Shape() workload.Shape {
-	s := workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}, Split: in.Split}
+	s := workload.Shape{ConnOptions: driver.Options{QueryMode: in.queryMode}, Split: in.split}
 	if in.events > 0 {
 		s.End = workload.UntilDone(fmt.Sprintf("the %d events of --events are done", in.events))
 	}
@@ -135,18 +135,18 @@ func (in *instance) Shape() workload.Shape {
 
 // Hooks implements workload.Hooker.
 func (in *instance) Hooks() workload.Hooks {
-	return workload.Hooks{BeforeRun: in.BeforeRun, Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts}
+	return workload.Hooks{BeforeRun: in.beforeRun, Cleanup: in.cleanup, Describe: in.describe, Counts: in.counts}
 }
 
-// BeforeRun is the BeforeRun hook: --events is each run's budget.
-func (in *instance) BeforeRun(context.Context, driver.Conn) error {
+// beforeRun is the BeforeRun hook: --events is each run's budget.
+func (in *instance) beforeRun(context.Context, driver.Conn) error {
 	in.budget.Store(in.events)
 	return nil
 }
 
-// Split is the shape's Split: --events counts the cell's transactions, so
+// split is the shape's Split: --events counts the cell's transactions, so
 // each load generator runs its share.
-func (in *instance) Split(generator, generators int) error {
+func (in *instance) split(generator, generators int) error {
 	if in.events > 0 {
 		_, n := workload.Share(in.events, generators, generator)
 		in.budget.Store(n)
@@ -154,9 +154,9 @@ func (in *instance) Split(generator, generators int) error {
 	return nil
 }
 
-// Counts is the Counts hook: statements executed so far, in sysbench's
+// counts is the Counts hook: statements executed so far, in sysbench's
 // classes (reads = SELECT, writes = INSERT/UPDATE/DELETE, other = BEGIN/COMMIT).
-func (in *instance) Counts() map[string]int64 {
+func (in *instance) counts() map[string]int64 {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	var r, w, o int64
@@ -171,7 +171,7 @@ func (in *instance) Counts() map[string]int64 {
 // loadedRows is what prepare puts in each table: oltp_insert.lua prepares empty
 // tables when ids are client-generated, so they cannot collide with loaded ones.
 func (in *instance) loadedRows() int64 {
-	if in.mode == Insert && !in.autoInc {
+	if in.mode == insert && !in.autoInc {
 		return 0
 	}
 	return in.tableSize
@@ -420,9 +420,9 @@ func (r *rowGen) Next() bool {
 
 func (r *rowGen) Values() []any { return r.vals }
 
-// Cleanup is the Cleanup hook: drops the sbtest tables only when
+// cleanup is the Cleanup hook: drops the sbtest tables only when
 // fairbench loaded them (sysbench cleanup drops them unconditionally).
-func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+func (in *instance) cleanup(ctx context.Context, conn driver.Conn) error {
 	c, err := workload.SQLConn("oltp", conn)
 	if err != nil {
 		return err
@@ -442,8 +442,8 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return sqlwork.DeleteMarker(ctx, c, dataset)
 }
 
-// Describe is the Describe hook.
-func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
+// describe is the Describe hook.
+func (in *instance) describe(conn driver.Conn) ([][2]string, []string) {
 	facts := [][2]string{
 		{"script", "oltp_" + in.mode},
 		{"tables", fmt.Sprint(in.tables)},
@@ -477,7 +477,7 @@ func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 
 func (in *instance) writes() bool {
 	switch in.mode {
-	case PointSelect, ReadOnly:
+	case pointSelect, readOnly:
 		return false
 	}
 	return true

@@ -8,7 +8,7 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// PeerSummary prints a run of the oltp workload the way sysbench 1.0 prints
+// peerSummary prints a run of the oltp workload the way sysbench 1.0 prints
 // its run summary (SQL statistics, general statistics, latency in ms), so the two
 // tools' outputs can be read side by side, followed by the histogram percentiles.
 // Ignored errors are sysbench's restarted events: here, the retries (max_tries);
@@ -18,7 +18,7 @@ import (
 //
 // The printing flags choose the percentile (--percentile, 95 without it)
 // and add sysbench's latency histogram before the statistics (--histogram).
-func PeerSummary(w io.Writer, r *result.Run) {
+func peerSummary(w io.Writer, r *result.Run) {
 	p := kinds.PrintingOf(r)
 	facts, _ := r.Env.Extra["workload"].(map[string]any)
 	for _, k := range []string{"script", "tables", "table size", "random distribution", "query mode"} {

@@ -44,19 +44,19 @@ func (in *instance) kindsFor() []int {
 	}
 	writes := []int{kIndexUpdate, kNonIndexUpdate, kDelete, kInsert}
 	switch in.mode {
-	case PointSelect:
+	case pointSelect:
 		return []int{kPoint}
-	case ReadOnly:
+	case readOnly:
 		return append([]int{kPoint}, ranges...)
-	case WriteOnly:
+	case writeOnly:
 		return writes
-	case ReadWrite:
+	case readWrite:
 		return append(append([]int{kPoint}, ranges...), writes...)
-	case UpdateIndex:
+	case updateIndex:
 		return []int{kIndexUpdate}
-	case UpdateNonIndex:
+	case updateNonIndex:
 		return []int{kNonIndexUpdate}
-	case Delete:
+	case deleteOnly:
 		return []int{kDelete}
 	}
 	return nil // insert: sysbench sends a text query per event
@@ -91,7 +91,7 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 			cl.stmts[t-1][k] = s
 		}
 	}
-	transactional := in.mode == ReadOnly || in.mode == WriteOnly || in.mode == ReadWrite
+	transactional := in.mode == readOnly || in.mode == writeOnly || in.mode == readWrite
 	if transactional && !in.skipTrx {
 		begin := "BEGIN"
 		if c.Dialect() == "sqlite" && in.writes() {
@@ -110,8 +110,8 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 	in.counters = append(in.counters, cl.cnt)
 	in.mu.Unlock()
 	op := map[string]func(context.Context, *rand.Rand) error{
-		PointSelect: cl.pointSelectEvent, ReadOnly: cl.transaction, WriteOnly: cl.transaction, ReadWrite: cl.transaction,
-		UpdateIndex: cl.indexUpdates, UpdateNonIndex: cl.nonIndexUpdates, Insert: cl.insertEvent, Delete: cl.deleteEvent,
+		pointSelect: cl.pointSelectEvent, readOnly: cl.transaction, writeOnly: cl.transaction, readWrite: cl.transaction,
+		updateIndex: cl.indexUpdates, updateNonIndex: cl.nonIndexUpdates, insert: cl.insertEvent, deleteOnly: cl.deleteEvent,
 	}[in.mode]
 	return func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		if in.events > 0 && in.budget.Add(-1) < 0 {
@@ -163,7 +163,7 @@ func (cl *client) transaction(ctx context.Context, rng *rand.Rand) error {
 			return err
 		}
 	}
-	if in.mode != WriteOnly {
+	if in.mode != writeOnly {
 		if err := cl.pointSelects(ctx, rng, in.pointSelects); err != nil {
 			return err
 		}
@@ -178,7 +178,7 @@ func (cl *client) transaction(ctx context.Context, rng *rand.Rand) error {
 			}
 		}
 	}
-	if in.mode != ReadOnly {
+	if in.mode != readOnly {
 		if err := cl.indexUpdates(ctx, rng); err != nil {
 			return err
 		}

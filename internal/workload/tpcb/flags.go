@@ -9,8 +9,8 @@ import (
 func (Workload) Flags() []workload.Flag {
 	return []workload.Flag{
 		{Name: "mode", Param: tpcbparams.Mode, Usage: "pgbench's built-in script: tpcb-like, simple-update or select-only"},
-		{Name: "select-only", Shorthand: "S", Param: tpcbparams.Mode, Switch: SelectOnly, Usage: "same as --mode select-only"},
-		{Name: "skip-some-updates", Shorthand: "N", Param: tpcbparams.Mode, Switch: SimpleUpdate, Usage: "same as --mode simple-update"},
+		{Name: "select-only", Shorthand: "S", Param: tpcbparams.Mode, Switch: selectOnly, Usage: "same as --mode select-only"},
+		{Name: "skip-some-updates", Shorthand: "N", Param: tpcbparams.Mode, Switch: simpleUpdate, Usage: "same as --mode simple-update"},
 		{Name: "scale", Shorthand: "s", Param: tpcbparams.Scale, Usage: "scale factor"},
 		{Name: "client", Shorthand: "c", Field: workload.FieldClients, Default: "1", Usage: "number of clients (one connection each)"},
 		{Name: "jobs", Shorthand: "j", Field: workload.FieldThreads,

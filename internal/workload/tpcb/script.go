@@ -104,7 +104,7 @@ func loadScripts(builtins, specs []string) (*scriptSet, error) {
 			return nil, fmt.Errorf("-b %s", strings.TrimPrefix(err.Error(), "-f "))
 		}
 		var found []string
-		for _, m := range []string{TPCBLike, SimpleUpdate, SelectOnly} {
+		for _, m := range []string{tpcbLike, simpleUpdate, selectOnly} {
 			if m == name {
 				found = []string{m}
 				break
@@ -557,9 +557,9 @@ func builtinScript(mode, dialect string) string {
 		end = "COMMIT;"
 	}
 	switch mode {
-	case SelectOnly:
+	case selectOnly:
 		return "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
-	case SimpleUpdate:
+	case simpleUpdate:
 		return `\set aid random(1, 100000 * :scale)
 \set bid random(1, 1 * :scale)
 \set tid random(1, 10 * :scale)

@@ -136,7 +136,7 @@ func writeScript(t *testing.T, text string) string {
 // pgbench's own built-in script reads as pgbench shows it under -r, its
 // variables bound as parameters in order.
 func TestPgbenchScriptParsesTheBuiltinScript(t *testing.T) {
-	set, err := loadScripts(nil, []string{writeScript(t, builtinScript(TPCBLike, "postgres"))})
+	set, err := loadScripts(nil, []string{writeScript(t, builtinScript(tpcbLike, "postgres"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestPgbenchBuiltinScriptsByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.scripts) != 3 || set.scripts[0].op != TPCBLike || set.scripts[0].weight != 2 || set.scripts[1].name != "<builtin: select only>" ||
+	if len(set.scripts) != 3 || set.scripts[0].op != tpcbLike || set.scripts[0].weight != 2 || set.scripts[1].name != "<builtin: select only>" ||
 		len(set.scripts[1].cmds) != 2 || set.total != 4 {
 		t.Fatalf("scripts %+v", set.scripts)
 	}
@@ -280,7 +280,7 @@ func TestPgbenchBuiltinScriptsByName(t *testing.T) {
 
 // The script reader never panics or loops on any text.
 func FuzzPgbenchScript(f *testing.F) {
-	f.Add(builtinScript(TPCBLike, "postgres"))
+	f.Add(builtinScript(tpcbLike, "postgres"))
 	for _, s := range []string{"SELECT 1; \\set x 1\nSELECT :x", "\\set a \\\n 1 +\\\n 2\n", "SELECT $tag$ ; $tag$, ';', \"a;b\" /* ; */ -- ;\n;",
 		"SELECT 'open", "\\sleep :x us\n", "SELECT :a::int;;;\n\n;", "/* /* nested */ ; */ SELECT 1;"} {
 		f.Add(s)

@@ -12,12 +12,12 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// PeerSummary prints a run's summary with pgbench's field names and order, so
+// peerSummary prints a run's summary with pgbench's field names and order, so
 // the two tools' outputs can be read (and parsed) side by side, followed by the
 // percentiles from the run's histogram. The tries per transaction are read
 // from r.Env.Extra[kinds.MaxTriesKey] (1 when absent), since the run record does not
 // keep its cell's max tries.
-func PeerSummary(w io.Writer, r *result.Run) {
+func peerSummary(w io.Writer, r *result.Run) {
 	maxTries := 1
 	if v, ok := r.Env.Extra[kinds.MaxTriesKey]; ok {
 		if n, err := strconv.Atoi(fmt.Sprint(v)); err == nil {

@@ -32,7 +32,7 @@ import (
 func init() {
 	workload.Register(workload.Plugin{
 		Workload: Workload{},
-		Kind:     kinds.Info{Headline: result.Throughput, WorkingSet: workingSet, Summary: PeerSummary},
+		Kind:     kinds.Info{Headline: result.Throughput, WorkingSet: workingSet, Summary: peerSummary},
 		Default:  true,
 	})
 }
@@ -46,15 +46,15 @@ const (
 
 // Modes (tpcbparams') and their pgbench names.
 const (
-	TPCBLike     = tpcbparams.TPCBLike
-	SimpleUpdate = tpcbparams.SimpleUpdate
-	SelectOnly   = tpcbparams.SelectOnly
+	tpcbLike     = tpcbparams.TPCBLike
+	simpleUpdate = tpcbparams.SimpleUpdate
+	selectOnly   = tpcbparams.SelectOnly
 )
 
 var pgbenchNames = map[string]string{
-	TPCBLike:     "<builtin: TPC-B (sort of)>",
-	SimpleUpdate: "<builtin: simple update>",
-	SelectOnly:   "<builtin: select only>",
+	tpcbLike:     "<builtin: TPC-B (sort of)>",
+	simpleUpdate: "<builtin: simple update>",
+	selectOnly:   "<builtin: select only>",
 }
 
 // Workload is the tpcb kind.
@@ -165,7 +165,7 @@ func (in *instance) Shape() workload.Shape {
 
 // Hooks implements workload.Hooker.
 func (in *instance) Hooks() workload.Hooks {
-	h := workload.Hooks{BeforeRun: in.BeforeRun, Check: in.Check, Cleanup: in.Cleanup, Describe: in.Describe}
+	h := workload.Hooks{BeforeRun: in.beforeRun, Check: in.check, Cleanup: in.cleanup, Describe: in.describe}
 	if in.perStatement {
 		h.Counts = in.counts
 	}
@@ -432,9 +432,9 @@ func (r *rows) Next() bool {
 
 func (r *rows) Values() []any { return r.vals }
 
-// BeforeRun is the BeforeRun hook: what pgbench does before every run
+// beforeRun is the BeforeRun hook: what pgbench does before every run
 // unless -n is given.
-func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
+func (in *instance) beforeRun(ctx context.Context, conn driver.Conn) error {
 	if !in.vacuum {
 		return nil
 	}
@@ -457,8 +457,8 @@ func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
-// Describe is the Describe hook.
-func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
+// describe is the Describe hook.
+func (in *instance) describe(conn driver.Conn) ([][2]string, []string) {
 	kind := pgbenchNames[in.mode]
 	if in.custom {
 		kind = "multiple scripts"
@@ -495,11 +495,11 @@ func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
 	return facts, dev
 }
 
-// Check is the Check hook: every delta went to one account, one teller,
+// check is the Check hook: every delta went to one account, one teller,
 // one branch and one history row, so all four sums must agree (tpcb-like only;
 // it holds while history has not been truncated since the load).
-func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
-	if in.mode != TPCBLike || in.custom {
+func (in *instance) check(ctx context.Context, conn driver.Conn) error {
+	if in.mode != tpcbLike || in.custom {
 		return nil
 	}
 	c, err := workload.SQLConn("tpcb", conn)
@@ -526,8 +526,8 @@ func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
-// Cleanup is the Cleanup hook: drops pgbench's tables only when fairbench loaded them.
-func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+// cleanup is the Cleanup hook: drops pgbench's tables only when fairbench loaded them.
+func (in *instance) cleanup(ctx context.Context, conn driver.Conn) error {
 	c, err := workload.SQLConn("tpcb", conn)
 	if err != nil {
 		return err
@@ -578,7 +578,7 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 	nbranches := in.scale * branchesPerScale
 	ntellers := in.scale * tellersPerScale
 	selectBalance := prep("SELECT abalance FROM pgbench_accounts WHERE aid = $1")
-	if in.mode == SelectOnly {
+	if in.mode == selectOnly {
 		if err != nil {
 			return nil, err
 		}
@@ -599,7 +599,7 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 	if err != nil {
 		return nil, err
 	}
-	full := in.mode == TPCBLike
+	full := in.mode == tpcbLike
 	return func(ctx context.Context, rng *rand.Rand, _ workload.Requests) (int, error) {
 		// The same draws in the same order as pgbench's script.
 		aid := rng.Int64N(naccounts) + 1
