@@ -214,17 +214,17 @@ type File struct {
 	size int64
 }
 
-// Streamed reports whether the file is an output its tool's parser reads
+// streamed reports whether the file is an output its tool's parser reads
 // from the file line by line (Tool.ParseReader) rather than from Text.
-func (f File) Streamed() bool { return f.path != "" }
+func (f File) streamed() bool { return f.path != "" }
 
-// Detect returns the tool that produced text, or nil, judged from the
+// detect returns the tool that produced text, or nil, judged from the
 // text's first DetectPrefix bytes.
-func Detect(text string) *Tool { return detectIn(text) }
+func detect(text string) *Tool { return detectIn(text) }
 
-// Parse detects the tool and parses text. An unknown format is an error that
+// parse detects the tool and parses text. An unknown format is an error that
 // lists what is supported.
-func Parse(name, text string) (*Tool, []*result.Run, error) {
+func parse(name, text string) (*Tool, []*result.Run, error) {
 	t, err := detected(name, text)
 	if err != nil {
 		return t, nil, err
@@ -236,7 +236,7 @@ func Parse(name, text string) (*Tool, []*result.Run, error) {
 
 // detected is the tool whose output text is, or why there is none.
 func detected(name, text string) (*Tool, error) {
-	t := Detect(text)
+	t := detect(text)
 	if t == nil {
 		return nil, fmt.Errorf("%s: not an output fairbench can read; supported: %s", name, Supported())
 	}
@@ -347,7 +347,7 @@ func Group(files []File) ([]Input, error) {
 		dir := filepath.Dir(l.file.Name)
 		var owners []int
 		for i, in := range inputs {
-			if filepath.Dir(in.Main.Name) == dir && l.tool.Detect(head(in.Main.Text, DetectPrefix)) {
+			if filepath.Dir(in.Main.Name) == dir && l.tool.Detect(head(in.Main.Text, detectPrefix)) {
 				owners = append(owners, i)
 			}
 		}
@@ -373,8 +373,8 @@ func Group(files []File) ([]Input, error) {
 
 // ParseInput parses a main output and attaches its log files.
 func ParseInput(in Input) (*Tool, []*result.Run, error) {
-	parse := func() (*Tool, []*result.Run, error) { return Parse(in.Main.Name, in.Main.Text) }
-	if in.Main.Streamed() {
+	parse := func() (*Tool, []*result.Run, error) { return parse(in.Main.Name, in.Main.Text) }
+	if in.Main.streamed() {
 		parse = func() (*Tool, []*result.Run, error) { return parseStreamed(in.Main) }
 	}
 	t, runs, err := parse()

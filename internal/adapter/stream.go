@@ -116,7 +116,7 @@ func parseStreamed(f File) (*Tool, []*result.Run, error) {
 // output first. A streamed output is read from its file again.
 func (in Input) Hash() (string, error) {
 	h := sha256.New()
-	if in.Main.Streamed() {
+	if in.Main.streamed() {
 		f, err := os.Open(in.Main.path)
 		if err != nil {
 			return "", err

@@ -62,12 +62,12 @@ func TestImportStreamsPgbenchOutput(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if !f.Streamed() || len(f.Text) != DetectPrefix {
-			t.Fatalf("%s: streamed %v, %d bytes in memory; want streamed with the prefix only", c.name, f.Streamed(), len(f.Text))
+		if !f.streamed() || len(f.Text) != detectPrefix {
+			t.Fatalf("%s: streamed %v, %d bytes in memory; want streamed with the prefix only", c.name, f.streamed(), len(f.Text))
 		}
 		in := Input{Main: f}
 		_, runs, err := ParseInput(in)
-		_, want, wantErr := Parse(path, c.text)
+		_, want, wantErr := parse(path, c.text)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Errorf("%s: streamed err = %v\nwhole-text err = %v", c.name, err, wantErr)
 		}
@@ -189,14 +189,14 @@ func TestImportStreamsLongSysbenchOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !f.Streamed() || len(f.Text) != DetectPrefix {
-		t.Fatalf("streamed %v, %d bytes in memory; want streamed with the prefix only", f.Streamed(), len(f.Text))
+	if !f.streamed() || len(f.Text) != detectPrefix {
+		t.Fatalf("streamed %v, %d bytes in memory; want streamed with the prefix only", f.streamed(), len(f.Text))
 	}
 	_, runs, err := ParseInput(Input{Main: f})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, want, err := Parse(path, long.String())
+	_, want, err := parse(path, long.String())
 	if err != nil {
 		t.Fatal(err)
 	}
