@@ -59,7 +59,7 @@ type Tool struct {
 	Parse func(name, text string) ([]*result.Run, error)
 	// ParseReader, when set, is Parse reading a line-oriented output from a
 	// reader line by line: import streams an output of the tool larger than
-	// DetectPrefix from its file instead of reading it whole (pgbench's, a
+	// detectPrefix from its file instead of reading it whole (pgbench's, a
 	// progress line per second of a days-long run).
 	ParseReader func(name string, r io.Reader) ([]*result.Run, error)
 	// Logs, when set, recognises the tool's side files (pgbench -l logs, fio's
@@ -205,8 +205,8 @@ type DataLoad struct {
 // File is one input file: its name (for errors and log matching) and text.
 type File struct {
 	Name string
-	// Text is the file's text; for a streamed output (see Streamed), only
-	// its first DetectPrefix bytes.
+	// Text is the file's text; for a streamed output (see streamed), only
+	// its first detectPrefix bytes.
 	Text string
 	// path and size, for a streamed output: the file its parser reads line
 	// by line, and its size when it was opened.
@@ -219,7 +219,7 @@ type File struct {
 func (f File) streamed() bool { return f.path != "" }
 
 // detect returns the tool that produced text, or nil, judged from the
-// text's first DetectPrefix bytes.
+// text's first detectPrefix bytes.
 func detect(text string) *Tool { return detectIn(text) }
 
 // parse detects the tool and parses text. An unknown format is an error that

@@ -57,13 +57,13 @@ func ReadFile(path string) (File, error) {
 	return read(path, f, path)
 }
 
-// Read reads one input file from r. Its first DetectPrefix bytes say what it
+// Read reads one input file from r. Its first detectPrefix bytes say what it
 // is: a file that is neither a tool's output nor a tool's side log is refused
 // at once, having read no more. A main output is then read on up to
 // maxOutput bytes, its parser needing it whole, and refused beyond that
 // without being read further; a side log (pgbench's per-transaction log can
 // legitimately be gigabytes) is read whole. ReadFile streams the outputs of
-// the tools that parse from a reader instead (see File.Streamed).
+// the tools that parse from a reader instead (see File.streamed).
 func Read(name string, r io.Reader) (File, error) { return read(name, r, "") }
 
 // read is Read; a main output at path (when given) whose tool parses from a

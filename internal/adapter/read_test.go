@@ -32,7 +32,7 @@ func (e endless) Read(p []byte) (int, error) {
 }
 
 // A file that is no tool's output (here endless random bytes) is refused
-// from its first DetectPrefix bytes, read no further.
+// from its first detectPrefix bytes, read no further.
 func TestReadRefusesUnknownHavingReadThePrefix(t *testing.T) {
 	c := &countingReader{r: rand.New(rand.NewSource(1))}
 	_, err := Read("random.bin", c)

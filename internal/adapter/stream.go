@@ -13,7 +13,7 @@ import (
 )
 
 // Streamed outputs: an output of a tool with ParseReader that is larger
-// than DetectPrefix is not read into memory; its parser reads it from its
+// than detectPrefix is not read into memory; its parser reads it from its
 // file line by line, while shapeReader notes what Parse checks of a text
 // (how it ends, where the tool's Once line appears), and Hash reads it
 // again. Memory then grows with the runs parsed, not with the file.

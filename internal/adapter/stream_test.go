@@ -10,7 +10,7 @@ import (
 )
 
 // longPgbenchOutput is a pgbench output with a progress line per second
-// for seconds seconds: larger than DetectPrefix from a few thousand on.
+// for seconds seconds: larger than detectPrefix from a few thousand on.
 func longPgbenchOutput(seconds int) string {
 	var b strings.Builder
 	b.WriteString("pgbench (15.18 (Debian 15.18-0+deb12u1))\nstarting vacuum...end.\n")
@@ -37,7 +37,7 @@ tps = %f (without initial connection time)
 	return b.String()
 }
 
-// A pgbench output larger than DetectPrefix is streamed from its file,
+// A pgbench output larger than detectPrefix is streamed from its file,
 // past maxOutput too: its File holds only the prefix, and parsing it gives
 // what parsing its whole text gives, runs or error (cut, concatenated,
 // damaged), and the same content hash.
