@@ -84,17 +84,17 @@ type ClientSlot struct {
 	Clients int
 }
 
-// slotWorkers is optional: a workload whose workers depend on their client's
+// SlotWorkers is optional: a workload whose workers depend on their client's
 // place gets it through NewSlotWorker, which the runner then calls instead of
 // NewWorker.
-type slotWorkers interface {
+type SlotWorkers interface {
 	NewSlotWorker(ctx context.Context, conn driver.Conn, slot ClientSlot) (Op, error)
 }
 
 // NewWorker makes the worker of the client in slot, through NewSlotWorker
 // where the instance has it.
 func NewWorker(ctx context.Context, in Instance, conn driver.Conn, slot ClientSlot) (Op, error) {
-	if s, ok := in.(slotWorkers); ok {
+	if s, ok := in.(SlotWorkers); ok {
 		return s.NewSlotWorker(ctx, conn, slot)
 	}
 	return in.NewWorker(ctx, conn)
