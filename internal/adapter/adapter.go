@@ -59,7 +59,7 @@ type Tool struct {
 	Parse func(name, text string) ([]*result.Run, error)
 	// ParseReader, when set, is Parse reading a line-oriented output from a
 	// reader line by line: import streams an output of the tool larger than
-	// DetectPrefix from its file instead of reading it whole (pgbench's, a
+	// detectPrefix from its file instead of reading it whole (pgbench's, a
 	// progress line per second of a days-long run).
 	ParseReader func(name string, r io.Reader) ([]*result.Run, error)
 	// Logs, when set, recognises the tool's side files (pgbench -l logs, fio's
@@ -205,8 +205,8 @@ type DataLoad struct {
 // File is one input file: its name (for errors and log matching) and text.
 type File struct {
 	Name string
-	// Text is the file's text; for a streamed output (see Streamed), only
-	// its first DetectPrefix bytes.
+	// Text is the file's text; for a streamed output (see streamed), only
+	// its first detectPrefix bytes.
 	Text string
 	// path and size, for a streamed output: the file its parser reads line
 	// by line, and its size when it was opened.
@@ -214,17 +214,17 @@ type File struct {
 	size int64
 }
 
-// Streamed reports whether the file is an output its tool's parser reads
+// streamed reports whether the file is an output its tool's parser reads
 // from the file line by line (Tool.ParseReader) rather than from Text.
-func (f File) Streamed() bool { return f.path != "" }
+func (f File) streamed() bool { return f.path != "" }
 
-// Detect returns the tool that produced text, or nil, judged from the
-// text's first DetectPrefix bytes.
-func Detect(text string) *Tool { return detectIn(text) }
+// detect returns the tool that produced text, or nil, judged from the
+// text's first detectPrefix bytes.
+func detect(text string) *Tool { return detectIn(text) }
 
-// Parse detects the tool and parses text. An unknown format is an error that
+// parse detects the tool and parses text. An unknown format is an error that
 // lists what is supported.
-func Parse(name, text string) (*Tool, []*result.Run, error) {
+func parse(name, text string) (*Tool, []*result.Run, error) {
 	t, err := detected(name, text)
 	if err != nil {
 		return t, nil, err
@@ -236,7 +236,7 @@ func Parse(name, text string) (*Tool, []*result.Run, error) {
 
 // detected is the tool whose output text is, or why there is none.
 func detected(name, text string) (*Tool, error) {
-	t := Detect(text)
+	t := detect(text)
 	if t == nil {
 		return nil, fmt.Errorf("%s: not an output fairbench can read; supported: %s", name, Supported())
 	}
@@ -347,7 +347,7 @@ func Group(files []File) ([]Input, error) {
 		dir := filepath.Dir(l.file.Name)
 		var owners []int
 		for i, in := range inputs {
-			if filepath.Dir(in.Main.Name) == dir && l.tool.Detect(head(in.Main.Text, DetectPrefix)) {
+			if filepath.Dir(in.Main.Name) == dir && l.tool.Detect(head(in.Main.Text, detectPrefix)) {
 				owners = append(owners, i)
 			}
 		}
@@ -373,8 +373,8 @@ func Group(files []File) ([]Input, error) {
 
 // ParseInput parses a main output and attaches its log files.
 func ParseInput(in Input) (*Tool, []*result.Run, error) {
-	parse := func() (*Tool, []*result.Run, error) { return Parse(in.Main.Name, in.Main.Text) }
-	if in.Main.Streamed() {
+	parse := func() (*Tool, []*result.Run, error) { return parse(in.Main.Name, in.Main.Text) }
+	if in.Main.streamed() {
 		parse = func() (*Tool, []*result.Run, error) { return parseStreamed(in.Main) }
 	}
 	t, runs, err := parse()

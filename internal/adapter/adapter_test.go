@@ -317,12 +317,12 @@ func TestMysqlslap(t *testing.T) {
 }
 
 func TestUnknownFormatListsSupported(t *testing.T) {
-	_, _, err := Parse("notes.txt", "hello\nworld\n")
+	_, _, err := parse("notes.txt", "hello\nworld\n")
 	if err == nil || !strings.Contains(err.Error(), "notes.txt") || !strings.Contains(err.Error(), "sysbench") {
 		t.Fatalf("err = %v", err)
 	}
 	// A HammerDB result line alone is HammerDB's, but not a whole run.
-	tool, _, err := Parse("hammerdb.txt", "Vuser 1:TEST RESULT : System achieved 100 NOPM from 200 PostgreSQL TPM\n")
+	tool, _, err := parse("hammerdb.txt", "Vuser 1:TEST RESULT : System achieved 100 NOPM from 200 PostgreSQL TPM\n")
 	if tool == nil || tool.Name != "hammerdb" || err == nil || !strings.Contains(err.Error(), "Timing test period") {
 		t.Fatalf("hammerdb: err = %v", err)
 	}
@@ -395,7 +395,7 @@ type rejectCase struct{ name, text, want string }
 func expectRejected(t *testing.T, cases []rejectCase) {
 	t.Helper()
 	for _, c := range cases {
-		_, runs, err := Parse(c.name, c.text)
+		_, runs, err := parse(c.name, c.text)
 		if err == nil {
 			t.Errorf("%s: accepted (%d runs)", c.name, len(runs))
 			continue

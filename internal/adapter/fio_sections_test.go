@@ -46,7 +46,7 @@ type fioRuns struct {
 
 func (f *fioRuns) add(target, name, text string) {
 	f.t.Helper()
-	_, runs, err := Parse(name, text)
+	_, runs, err := parse(name, text)
 	if err != nil {
 		f.t.Fatal(err)
 	}

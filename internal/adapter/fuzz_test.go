@@ -26,7 +26,7 @@ func fuzzTool(f *testing.F, dir string, tool *Tool) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		if _, runs, err := Parse("fuzz.txt", text); err == nil {
+		if _, runs, err := parse("fuzz.txt", text); err == nil {
 			for _, r := range runs {
 				if err := validRun("fuzz.txt", r); err != nil {
 					t.Fatalf("accepted a run out of its domain: %v", err)
@@ -105,7 +105,7 @@ func FuzzReadAndIdentity(f *testing.F) {
 				return err
 			}
 			f.Add(string(b))
-			if t, runs, err := Parse(p, string(b)); err == nil {
+			if t, runs, err := parse(p, string(b)); err == nil {
 				for _, r := range runs {
 					seeds = append(seeds, t.Identity(r))
 				}
@@ -120,7 +120,7 @@ func FuzzReadAndIdentity(f *testing.F) {
 		if got, err := Read("fuzz.txt", strings.NewReader(text)); err == nil && got.Text != text {
 			t.Fatalf("Read changed the text: %d bytes of %d", len(got.Text), len(text))
 		}
-		tool, runs, err := Parse("fuzz.txt", text)
+		tool, runs, err := parse("fuzz.txt", text)
 		if err != nil || tool.Identity == nil {
 			return
 		}

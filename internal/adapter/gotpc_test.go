@@ -115,7 +115,7 @@ func TestGoTPCPostgres16Threads(t *testing.T) {
 // Outputs of prepare and check hold no run: detected as go-tpc and refused.
 func TestGoTPCPrepareRefused(t *testing.T) {
 	text := readFixture(t, "go-tpc/refused/pg-w1-prepare.txt")
-	tool, _, err := Parse("prepare.txt", text)
+	tool, _, err := parse("prepare.txt", text)
 	if tool == nil || tool.Name != "go-tpc" || err == nil || !strings.Contains(err.Error(), "prepare, check or cleanup output") {
 		t.Fatalf("tool %v err %v", tool, err)
 	}
@@ -165,7 +165,7 @@ func TestGoTPCErrors(t *testing.T) {
 	errRow := "[Summary] NEW_ORDER_ERR - Takes(s): 30.0, Count: 12, TPM: 24.0, Sum(ms): 120.0, Avg(ms): 10.0, 50th(ms): 9.4, 90th(ms): 12.6, 95th(ms): 12.6, 99th(ms): 14.7, 99.9th(ms): 14.7, Max(ms): 14.7\n"
 	text = strings.Replace(text, "[Summary] ORDER_STATUS", errRow+"[Summary] ORDER_STATUS", 1)
 	text = strings.Replace(text, "Finished\n", "[2026-11-25 17:43:00] execute run failed, err pq: deadlock detected\nFinished\n", 1)
-	_, runs, err := Parse("errors.txt", text)
+	_, runs, err := parse("errors.txt", text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestGoTPCPrepareNoCheck(t *testing.T) {
 	if err := checkGoTPCPrepare(text, 5); err == nil || !strings.Contains(err.Error(), "warehouse 5 of 5") {
 		t.Errorf("5 warehouses: %v", err)
 	}
-	if _, _, err := Parse("prepare.txt", text); err == nil || !strings.Contains(err.Error(), "no measured run") {
+	if _, _, err := parse("prepare.txt", text); err == nil || !strings.Contains(err.Error(), "no measured run") {
 		t.Errorf("a prepare parsed as a run: %v", err)
 	}
 }

@@ -56,8 +56,8 @@ var goTPCInstall = "go-tpc " + goTPCVersion + " is needed; scripts/install-go-tp
 	"go mod download github.com/pingcap/go-tpc@" + goTPCVersion + " && GOPROXY=file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY) " +
 	"go install github.com/pingcap/go-tpc/cmd/go-tpc@" + goTPCVersion + "; @latest resolves to v1.0.7, which has no PostgreSQL driver); put DIR on the PATH"
 
-// GoTPCTables are the tables go-tpc creates, drops (prepare --dropdata) and runs on.
-var GoTPCTables = []string{"warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"}
+// goTPCTables are the tables go-tpc creates, drops (prepare --dropdata) and runs on.
+var goTPCTables = []string{"warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"}
 
 // goTPCName is what go-tpc puts unescaped into its connection string.
 var goTPCName = regexp.MustCompile(`^[A-Za-z0-9_.$-]+$`)
@@ -254,7 +254,7 @@ func loadGoTPC(inv Invocation) (*DataLoad, error) {
 	a = append(a, "--no-check")
 	return &DataLoad{
 		Command: Command{Argv: a, Env: env},
-		Tables:  GoTPCTables,
+		Tables:  goTPCTables,
 		Dataset: "go-tpc",
 		Params:  fmt.Sprintf("warehouses=%d", w),
 		Check:   func(out string) error { return checkGoTPCPrepare(out, w) },

@@ -70,7 +70,7 @@ func TestHammerDBPostgresWithProfile(t *testing.T) {
 // gives the same counts.
 func TestHammerDBPostgresOutputAlone(t *testing.T) {
 	text := readFixture(t, "hammerdb/pg15-3vu/pg_run.out")
-	tool, runs, err := Parse("pg_run.out", text)
+	tool, runs, err := parse("pg_run.out", text)
 	if err != nil || tool.Name != "hammerdb" {
 		t.Fatal(tool, err)
 	}
@@ -147,7 +147,7 @@ func TestHammerDBRefusesGarbageAroundJobResult(t *testing.T) {
 	}
 	expectRejected(t, cases)
 	// The job's id and start time are kept with the run.
-	_, runs, err := Parse("pg_run.out", out)
+	_, runs, err := parse("pg_run.out", out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,8 +79,8 @@ const hammerdbVersion = "4.12"
 var hammerdbInstall = "HammerDB " + hammerdbVersion + "'s hammerdbcli is needed: scripts/install-hammerdb.sh DIR installs it into DIR/hammerdb-" +
 	hammerdbVersion + " (from the sources in third_party/peers/, with Debian's Tcl 8.6) and prints that directory; put it on the PATH"
 
-// HammerDBTables are the tables HammerDB's TPROC-C schema build makes.
-var HammerDBTables = []string{"customer", "district", "history", "item", "new_order", "order_line", "orders", "stock", "warehouse"}
+// hammerDBTables are the tables HammerDB's TPROC-C schema build makes.
+var hammerDBTables = []string{"customer", "district", "history", "item", "new_order", "order_line", "orders", "stock", "warehouse"}
 
 // hammerdbProcs are the routines HammerDB's build installs.
 var hammerdbProcs = []string{"neword", "delivery", "payment", "ostat", "slev"}
@@ -377,7 +377,7 @@ func loadHammerDB(inv Invocation) (*DataLoad, error) {
 		return nil, err
 	}
 	var myClear []string
-	myClear = append(myClear, "DROP TABLE IF EXISTS "+strings.Join(HammerDBTables, ", "))
+	myClear = append(myClear, "DROP TABLE IF EXISTS "+strings.Join(hammerDBTables, ", "))
 	for _, p := range hammerdbProcs {
 		myClear = append(myClear, "DROP PROCEDURE IF EXISTS "+p)
 	}
@@ -388,13 +388,13 @@ func loadHammerDB(inv Invocation) (*DataLoad, error) {
 		strings.Join(append(append([]string{}, hammerdbProcs...), "dbms_random"), "', '") + "') LOOP EXECUTE 'DROP ROUTINE ' || r.sig; END LOOP; END$$"
 	return &DataLoad{
 		Command:       cmd,
-		Tables:        HammerDBTables,
+		Tables:        hammerDBTables,
 		Dataset:       "hammerdb",
 		Params:        fmt.Sprintf("warehouses=%d", c.warehouses),
 		Check:         func(out string) error { return checkHammerDBBuild(out) },
 		WholeDatabase: true,
 		Clear: map[string][]string{
-			"postgres": {"DROP TABLE IF EXISTS " + strings.Join(HammerDBTables, ", ") + " CASCADE", pgRoutines},
+			"postgres": {"DROP TABLE IF EXISTS " + strings.Join(hammerDBTables, ", ") + " CASCADE", pgRoutines},
 			"mysql":    myClear,
 		},
 	}, nil

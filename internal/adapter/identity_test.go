@@ -8,7 +8,7 @@ import (
 // identities parses a fixture and returns its runs' identities.
 func identities(t *testing.T, p string) []*RunIdentity {
 	t.Helper()
-	tool, runs, err := Parse(p, readFixture(t, p))
+	tool, runs, err := parse(p, readFixture(t, p))
 	if err != nil {
 		t.Fatal(err)
 	}

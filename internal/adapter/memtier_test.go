@@ -29,7 +29,7 @@ func mtRuns(t *testing.T, file string) []*result.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool, runs, err := Parse(file, string(b))
+	tool, runs, err := parse(file, string(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestMemtierRequests(t *testing.T) {
 	// Without stderr's progress line the total is requests × connections.
 	b, _ := os.ReadFile(filepath.Join("testdata", mtDir, "mt23-requests.txt"))
 	stdout := memtierStdoutOnly(string(b))
-	_, runs, err := Parse("stdout.txt", stdout)
+	_, runs, err := parse("stdout.txt", stdout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func memtierStdoutOnly(text string) string {
 // Without progress lines a --test-time run's counts are rate × test time.
 func TestMemtierStdoutOnlyTestTime(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join("testdata", mtDir, "mt23-default.txt"))
-	_, runs, err := Parse("stdout.txt", memtierStdoutOnly(string(b)))
+	_, runs, err := parse("stdout.txt", memtierStdoutOnly(string(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestMemtierJSONPasswordNotStored(t *testing.T) {
 	if !strings.Contains(text, "s3cret") {
 		t.Fatal("fixture changed: no authenticate field")
 	}
-	_, runs, err := Parse("pw.json", text)
+	_, runs, err := parse("pw.json", text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +467,7 @@ func TestMemtierBadInput(t *testing.T) {
 		// two outputs in one file
 		{"two.txt", def + def, "two.txt:"},
 	} {
-		_, _, err := Parse(tc.name, tc.text)
+		_, _, err := parse(tc.name, tc.text)
 		if err == nil {
 			t.Errorf("%s: accepted", tc.name)
 			continue

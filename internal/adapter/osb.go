@@ -28,9 +28,9 @@ import (
 // run's environment. The clients are not in any of the formats: import asks
 // for --clients.
 
-// BulkIndexKind is the kind of bulk-indexing runs, fairbench's bulkindex
+// bulkIndexKind is the kind of bulk-indexing runs, fairbench's bulkindex
 // workload's.
-const BulkIndexKind = searchparams.Kind
+const bulkIndexKind = searchparams.Kind
 
 // osbTool is opensearch-benchmark as registered, which the package's tests name.
 var osbTool *Tool
@@ -38,7 +38,7 @@ var osbTool *Tool
 func init() {
 	osbTool = Register(Tool{
 		Name:         "opensearch-benchmark",
-		Kind:         BulkIndexKind,
+		Kind:         bulkIndexKind,
 		DetectOrder:  100,
 		Formats:      "OpenSearch Benchmark 2.4 test_run.json, --results-file (markdown or csv) and its console summary",
 		Detect:       detectOSB,
@@ -199,7 +199,7 @@ func osbRun(name string, tasks []*osbTask, summary map[string]any, meta map[stri
 	if bulk == nil {
 		return nil, &ParseError{File: name, Msg: "no task with a throughput in docs/s: fairbench imports OpenSearch Benchmark's bulk-indexing runs"}
 	}
-	r := &result.Run{Source: "opensearch-benchmark", Kind: BulkIndexKind, Workload: BulkIndexKind, Params: map[string]any{}, Status: result.StatusOK,
+	r := &result.Run{Source: "opensearch-benchmark", Kind: bulkIndexKind, Workload: bulkIndexKind, Params: map[string]any{}, Status: result.StatusOK,
 		ToolVersion: "opensearch-benchmark"}
 	env := map[string]any{"summary": summary}
 	for k, v := range meta {

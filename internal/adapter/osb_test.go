@@ -17,7 +17,7 @@ func osbFixture(t *testing.T, name string) *result.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool, runs, err := Parse(p, string(b))
+	tool, runs, err := parse(p, string(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestOSBFormatsAgreeWithTestRunJSON(t *testing.T) {
 	} {
 		j, o := osbFixture(t, c.json), osbFixture(t, c.other)
 		for _, r := range []*result.Run{j, o} {
-			if r.Kind != BulkIndexKind || r.Headline().Name != "documents/s" || r.Headline().Value != r.Summary.Throughput {
+			if r.Kind != bulkIndexKind || r.Headline().Name != "documents/s" || r.Headline().Value != r.Summary.Throughput {
 				t.Errorf("%s: kind %s, headline %+v", c.other, r.Kind, r.Headline())
 			}
 		}
@@ -81,13 +81,13 @@ func TestOSBFormatsAgreeWithTestRunJSON(t *testing.T) {
 // what to import instead; a broken table row names its line.
 func TestOSBBadInput(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join("testdata", "opensearch-benchmark", "refused", "console-md.txt"))
-	if _, _, err := Parse("console-md.txt", string(b)); err == nil || !strings.Contains(err.Error(), "test_run.json") {
+	if _, _, err := parse("console-md.txt", string(b)); err == nil || !strings.Contains(err.Error(), "test_run.json") {
 		t.Errorf("banner-only console: %v", err)
 	}
 	csv, _ := os.ReadFile(filepath.Join("testdata", "opensearch-benchmark", "results.csv"))
 	lines := strings.Split(string(csv), "\n")
 	lines[5] = "Min cumulative merge time across primary shards,,zero,min"
-	if _, _, err := Parse("results.csv", strings.Join(lines, "\n")); err == nil || !strings.Contains(err.Error(), "results.csv:6") {
+	if _, _, err := parse("results.csv", strings.Join(lines, "\n")); err == nil || !strings.Contains(err.Error(), "results.csv:6") {
 		t.Errorf("a bad value: %v", err)
 	}
 }
@@ -112,7 +112,7 @@ func TestOSBJSONDamageIsNotTruncation(t *testing.T) {
 		{"tail.json", doc + "}", "test_run.json: text after the JSON document at offset"},
 		{"cut.json", doc[:cutAt], "test_run.json ends at byte " + itoa(cutAt) + " before its JSON document closes: the output is truncated"},
 	} {
-		_, _, err := Parse(c.name, c.text)
+		_, _, err := parse(c.name, c.text)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}

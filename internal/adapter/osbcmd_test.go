@@ -72,7 +72,7 @@ func TestOSBToolIsRunnable(t *testing.T) {
 	if !ok || tool.Build == nil || tool.AttachLogDir == nil || !tool.OwnWarmup {
 		t.Fatalf("opensearch-benchmark: runnable %v, logs %v, own warm-up %v", tool.Build != nil, tool.AttachLogDir != nil, tool.OwnWarmup)
 	}
-	eq(t, "kind", tool.Kind, BulkIndexKind)
+	eq(t, "kind", tool.Kind, bulkIndexKind)
 	eq(t, "executable", tool.Executable(), "opensearch-benchmark")
 	if !strings.Contains(tool.Install, "scripts/install-osb.sh") {
 		t.Errorf("install hint %q", tool.Install)

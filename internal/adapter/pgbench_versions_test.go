@@ -314,7 +314,7 @@ func TestPgbenchVersionsAbortedClientsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := c.file[:4] + ".txt"
-		tool, runs, err := Parse(name, string(b))
+		tool, runs, err := parse(name, string(b))
 		var pe *ParseError
 		if err == nil || !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to contain %q", c.file, err, c.want)

@@ -12,11 +12,11 @@ import (
 	"github.com/fairbench/fairbench/internal/boundfile"
 )
 
-// DetectPrefix is how much of a file detection looks at: every tool names
+// detectPrefix is how much of a file detection looks at: every tool names
 // itself in the first lines it prints (go-tpc and go-ycsb after their load
 // progress), so a file that is no tool's output is refused having read no
 // more than this.
-const DetectPrefix = 256 << 10
+const detectPrefix = 256 << 10
 
 // maxOutput bounds a tool's main output, which its parser reads whole (the
 // JSON formats need the whole document): real outputs are kilobytes to a few
@@ -26,7 +26,7 @@ var maxOutput int64 = 128 << 20
 
 // detectIn returns the tool whose output text is, judged from its prefix.
 func detectIn(text string) *Tool {
-	h := head(text, DetectPrefix)
+	h := head(text, detectPrefix)
 	for _, t := range tools {
 		if t.Detect(h) {
 			return t
@@ -38,7 +38,7 @@ func detectIn(text string) *Tool {
 // logOf returns the tool whose side log (pgbench -l, fio's logs, HammerDB's
 // profile) the file named name is, judged from its name and prefix.
 func logOf(name, text string) *Tool {
-	h := head(text, DetectPrefix)
+	h := head(text, detectPrefix)
 	for _, t := range tools {
 		if t.IsLog != nil && t.IsLog(filepath.Base(name), h) {
 			return t
@@ -57,20 +57,20 @@ func ReadFile(path string) (File, error) {
 	return read(path, f, path)
 }
 
-// Read reads one input file from r. Its first DetectPrefix bytes say what it
+// Read reads one input file from r. Its first detectPrefix bytes say what it
 // is: a file that is neither a tool's output nor a tool's side log is refused
 // at once, having read no more. A main output is then read on up to
 // maxOutput bytes, its parser needing it whole, and refused beyond that
 // without being read further; a side log (pgbench's per-transaction log can
 // legitimately be gigabytes) is read whole. ReadFile streams the outputs of
-// the tools that parse from a reader instead (see File.Streamed).
+// the tools that parse from a reader instead (see File.streamed).
 func Read(name string, r io.Reader) (File, error) { return read(name, r, "") }
 
 // read is Read; a main output at path (when given) whose tool parses from a
 // reader is streamed: its File holds the prefix and the path, and its parser
 // reads the file when import parses it.
 func read(name string, r io.Reader, path string) (File, error) {
-	prefix := make([]byte, DetectPrefix)
+	prefix := make([]byte, detectPrefix)
 	n, err := io.ReadFull(r, prefix)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return File{}, fmt.Errorf("%s: %w", name, err)
@@ -83,7 +83,7 @@ func read(name string, r io.Reader, path string) (File, error) {
 		}
 	}
 	text := string(prefix)
-	if n < DetectPrefix { // the whole file
+	if n < detectPrefix { // the whole file
 		return File{Name: name, Text: text}, nil
 	}
 	// the text read whole: one allocation when the file's size is known
@@ -101,7 +101,7 @@ func read(name string, r io.Reader, path string) (File, error) {
 	}
 	t := detectIn(text)
 	if t == nil {
-		return File{}, fmt.Errorf("%s: not an output fairbench can read (judged from its first %d KiB); supported: %s", name, DetectPrefix>>10, Supported())
+		return File{}, fmt.Errorf("%s: not an output fairbench can read (judged from its first %d KiB); supported: %s", name, detectPrefix>>10, Supported())
 	}
 	if t.ParseReader != nil && path != "" && size >= 0 {
 		return File{Name: name, Text: text, path: path, size: size}, nil

@@ -32,15 +32,15 @@ func (e endless) Read(p []byte) (int, error) {
 }
 
 // A file that is no tool's output (here endless random bytes) is refused
-// from its first DetectPrefix bytes, read no further.
+// from its first detectPrefix bytes, read no further.
 func TestReadRefusesUnknownHavingReadThePrefix(t *testing.T) {
 	c := &countingReader{r: rand.New(rand.NewSource(1))}
 	_, err := Read("random.bin", c)
 	if err == nil || !strings.Contains(err.Error(), "random.bin: not an output fairbench can read (judged from its first 256 KiB)") {
 		t.Fatalf("err = %v", err)
 	}
-	if c.n > DetectPrefix {
-		t.Errorf("read %d bytes to refuse it, more than the %d of the prefix", c.n, DetectPrefix)
+	if c.n > detectPrefix {
+		t.Errorf("read %d bytes to refuse it, more than the %d of the prefix", c.n, detectPrefix)
 	}
 }
 
@@ -60,12 +60,12 @@ func TestReadBoundsAnOutput(t *testing.T) {
 		t.Errorf("read %d bytes to refuse it, the limit is %d", c.n, maxOutput)
 	}
 
-	padded := doc + strings.Repeat(" ", DetectPrefix+1000)
+	padded := doc + strings.Repeat(" ", detectPrefix+1000)
 	f, err := Read("padded.json", strings.NewReader(padded))
 	if err != nil || f.Text != padded {
 		t.Fatalf("a %d-byte output under the limit: %v (%d bytes read)", len(padded), err, len(f.Text))
 	}
-	if _, _, err := Parse(f.Name, f.Text); err != nil {
+	if _, _, err := parse(f.Name, f.Text); err != nil {
 		t.Errorf("parsing it: %v", err)
 	}
 }

@@ -47,7 +47,7 @@ func TestOutputsAreClaimedByTheirToolAlone(t *testing.T) {
 		}
 		var by []string
 		for _, tl := range Tools() {
-			if tl.Detect(head(text, DetectPrefix)) {
+			if tl.Detect(head(text, detectPrefix)) {
 				by = append(by, tl.Name)
 			}
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 // Streamed outputs: an output of a tool with ParseReader that is larger
-// than DetectPrefix is not read into memory; its parser reads it from its
+// than detectPrefix is not read into memory; its parser reads it from its
 // file line by line, while shapeReader notes what Parse checks of a text
 // (how it ends, where the tool's Once line appears), and Hash reads it
 // again. Memory then grows with the runs parsed, not with the file.
@@ -116,7 +116,7 @@ func parseStreamed(f File) (*Tool, []*result.Run, error) {
 // output first. A streamed output is read from its file again.
 func (in Input) Hash() (string, error) {
 	h := sha256.New()
-	if in.Main.Streamed() {
+	if in.Main.streamed() {
 		f, err := os.Open(in.Main.path)
 		if err != nil {
 			return "", err

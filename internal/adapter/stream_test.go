@@ -10,7 +10,7 @@ import (
 )
 
 // longPgbenchOutput is a pgbench output with a progress line per second
-// for seconds seconds: larger than DetectPrefix from a few thousand on.
+// for seconds seconds: larger than detectPrefix from a few thousand on.
 func longPgbenchOutput(seconds int) string {
 	var b strings.Builder
 	b.WriteString("pgbench (15.18 (Debian 15.18-0+deb12u1))\nstarting vacuum...end.\n")
@@ -37,7 +37,7 @@ tps = %f (without initial connection time)
 	return b.String()
 }
 
-// A pgbench output larger than DetectPrefix is streamed from its file,
+// A pgbench output larger than detectPrefix is streamed from its file,
 // past maxOutput too: its File holds only the prefix, and parsing it gives
 // what parsing its whole text gives, runs or error (cut, concatenated,
 // damaged), and the same content hash.
@@ -62,12 +62,12 @@ func TestImportStreamsPgbenchOutput(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if !f.Streamed() || len(f.Text) != DetectPrefix {
-			t.Fatalf("%s: streamed %v, %d bytes in memory; want streamed with the prefix only", c.name, f.Streamed(), len(f.Text))
+		if !f.streamed() || len(f.Text) != detectPrefix {
+			t.Fatalf("%s: streamed %v, %d bytes in memory; want streamed with the prefix only", c.name, f.streamed(), len(f.Text))
 		}
 		in := Input{Main: f}
 		_, runs, err := ParseInput(in)
-		_, want, wantErr := Parse(path, c.text)
+		_, want, wantErr := parse(path, c.text)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Errorf("%s: streamed err = %v\nwhole-text err = %v", c.name, err, wantErr)
 		}
@@ -189,14 +189,14 @@ func TestImportStreamsLongSysbenchOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !f.Streamed() || len(f.Text) != DetectPrefix {
-		t.Fatalf("streamed %v, %d bytes in memory; want streamed with the prefix only", f.Streamed(), len(f.Text))
+	if !f.streamed() || len(f.Text) != detectPrefix {
+		t.Fatalf("streamed %v, %d bytes in memory; want streamed with the prefix only", f.streamed(), len(f.Text))
 	}
 	_, runs, err := ParseInput(Input{Main: f})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, want, err := Parse(path, long.String())
+	_, want, err := parse(path, long.String())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func fixture(t *testing.T, path string) string {
 // containing every one of wants.
 func wantRefused(t *testing.T, name, text string, wants ...string) {
 	t.Helper()
-	_, runs, err := Parse(name, text)
+	_, runs, err := parse(name, text)
 	if err == nil {
 		t.Fatalf("%s: accepted (%d runs), want it refused", name, len(runs))
 	}
@@ -53,13 +53,13 @@ func TestTruncatedOutputsRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		text := fixture(t, c.fixture)
-		if _, _, err := Parse(c.fixture, text); err != nil {
+		if _, _, err := parse(c.fixture, text); err != nil {
 			t.Fatalf("%s: the whole fixture does not parse: %v", c.fixture, err)
 		}
 		ls := strings.SplitAfter(text, "\n")
 		cut := strings.Join(ls[:c.lines], "") + ls[c.lines][:len(ls[c.lines])/2]
 		wantRefused(t, c.fixture, cut, c.want)
-		if !strings.Contains(func() string { _, _, err := Parse(c.fixture, cut); return err.Error() }(), ":") {
+		if !strings.Contains(func() string { _, _, err := parse(c.fixture, cut); return err.Error() }(), ":") {
 			t.Errorf("%s: no line", c.fixture)
 		}
 	}
@@ -91,7 +91,7 @@ func TestConcatenatedOutputs(t *testing.T) {
 		// Refused at a line of the second output: where the parser
 		// stumbles on it, else where it starts.
 		second := strings.Count(text, "\n") + 1
-		_, _, err := Parse(f, text+text)
+		_, _, err := parse(f, text+text)
 		if err == nil {
 			t.Errorf("%s twice: accepted", f)
 			continue
@@ -103,11 +103,11 @@ func TestConcatenatedOutputs(t *testing.T) {
 	}
 	for _, f := range []string{"redis-benchmark/redis7-default-get-set.txt", "mysqlslap/mysqlslap-multi-concurrency.txt"} {
 		text := fixture(t, f)
-		_, one, err := Parse(f, text)
+		_, one, err := parse(f, text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, two, err := Parse(f, text+text)
+		_, two, err := parse(f, text+text)
 		if err != nil || len(two) != 2*len(one) {
 			t.Errorf("%s twice: %d runs, %v; want %d runs", f, len(two), err, 2*len(one))
 		}

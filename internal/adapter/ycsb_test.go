@@ -286,7 +286,7 @@ func TestYCSBJavaWorkloadFileAndMaxExecutionTime(t *testing.T) {
 func TestYCSBJavaThreadsUnknownWithPropertyFile(t *testing.T) {
 	text := readFixture(t, "ycsb/ycsb017-workloada-maxexecutiontime.txt")
 	text = strings.Replace(text, " -threads 2 -s", " -s", 1)
-	_, runs, err := Parse("noth.txt", text)
+	_, runs, err := parse("noth.txt", text)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,7 +188,7 @@ func (f *Flags) defaultUnless(d definedFlag, g *given) error {
 	}
 	cv, err := params.Coerce(d.spec, d.Default)
 	if err != nil {
-		return fmt.Errorf("%s: default %q: %v", FlagName(d.Flag), d.Default, err)
+		return fmt.Errorf("%s: default %q: %v", flagName(d.Flag), d.Default, err)
 	}
 	g.params[d.Param] = []any{cv}
 	return nil
@@ -203,7 +203,7 @@ func (g *given) readFlag(d definedFlag) error {
 		return g.readPrinting(d, v)
 	case d.Output != "":
 		if strings.TrimSpace(v) == "" {
-			return fmt.Errorf("%s: give the file to write", FlagName(d.Flag))
+			return fmt.Errorf("%s: give the file to write", flagName(d.Flag))
 		}
 		if g.outputs == nil {
 			g.outputs = map[string]string{}
@@ -214,7 +214,7 @@ func (g *given) readFlag(d definedFlag) error {
 		if m, ok := d.Values[v]; ok {
 			v = m // the peer's spelling of the value (sysbench's --time=0)
 		}
-		g.fields[d.Field] = fieldText{text: v, flag: FlagName(d.Flag)}
+		g.fields[d.Field] = fieldText{text: v, flag: flagName(d.Flag)}
 		return nil
 	}
 	return g.readParam(d, v)
@@ -223,7 +223,7 @@ func (g *given) readFlag(d definedFlag) error {
 // readPrinting checks the printing flag d's value v as its Print spec.
 func (g *given) readPrinting(d definedFlag, v string) error {
 	spec := *d.Print
-	spec.Name = FlagName(d.Flag)
+	spec.Name = flagName(d.Flag)
 	if spec.Kind == params.Bool {
 		v = peerBool(v)
 	}
@@ -244,7 +244,7 @@ func (g *given) readParam(d definedFlag, v string) error {
 	if d.Switch != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return fmt.Errorf("%s takes no value", FlagName(d.Flag))
+			return fmt.Errorf("%s takes no value", flagName(d.Flag))
 		}
 		if !b {
 			return nil
@@ -263,7 +263,7 @@ func (g *given) readParam(d definedFlag, v string) error {
 	}
 	cv, err := params.Coerce(d.spec, raw)
 	if err != nil {
-		return fmt.Errorf("%s: %v", FlagName(d.Flag), err)
+		return fmt.Errorf("%s: %v", flagName(d.Flag), err)
 	}
 	g.params[d.Param] = []any{cv}
 	return nil
@@ -337,7 +337,7 @@ func (f *Flags) perThreadFlag() string {
 	perThread := ""
 	for _, d := range f.defined {
 		if d.Field == workload.FieldClients && d.ClientsPerThread {
-			perThread = FlagName(d.Flag)
+			perThread = flagName(d.Flag)
 		}
 	}
 	return perThread
@@ -352,14 +352,14 @@ func (f *Flags) exclusions() error {
 		other := "--" + d.Excludes
 		for _, o := range f.defined {
 			if o.Name == d.Excludes {
-				other = FlagName(o.Flag)
+				other = flagName(o.Flag)
 			}
 		}
 		why := d.ExcludesText
 		if why == "" {
 			why = "give one or the other"
 		}
-		return fmt.Errorf("%s and %s: %s", FlagName(d.Flag), other, why)
+		return fmt.Errorf("%s and %s: %s", flagName(d.Flag), other, why)
 	}
 	return nil
 }

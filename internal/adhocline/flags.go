@@ -46,7 +46,7 @@ type TextValue struct {
 }
 
 // NewTextValue is a TextValue that help shows as a parameter of kind k.
-func NewTextValue(k params.Kind) *TextValue { return &TextValue{typ: TypeName(k)} }
+func NewTextValue(k params.Kind) *TextValue { return &TextValue{typ: typeName(k)} }
 
 func (v *TextValue) String() string { return v.s }
 
@@ -89,8 +89,8 @@ func fieldType(f workload.Field) string {
 	return "int"
 }
 
-// TypeName is how help names a value of parameter kind k.
-func TypeName(k params.Kind) string {
+// typeName is how help names a value of parameter kind k.
+func typeName(k params.Kind) string {
 	switch k {
 	case params.Int:
 		return "int"
@@ -158,7 +158,7 @@ func defineOne(kind string, fl workload.Flag, specs []params.Spec) (flagDefiniti
 			return d, "", fmt.Errorf("workload %s: flag --%s sets %q, which is not one of its parameters", kind, fl.Name, fl.Param)
 		}
 		d.spec = spec
-		typ = TypeName(spec.Kind)
+		typ = typeName(spec.Kind)
 		if d.usage == "" {
 			d.usage = spec.Help
 		}
@@ -167,7 +167,7 @@ func defineOne(kind string, fl workload.Flag, specs []params.Spec) (flagDefiniti
 		}
 	}
 	if fl.Print != nil {
-		typ = TypeName(fl.Print.Kind)
+		typ = typeName(fl.Print.Kind)
 		if d.usage == "" {
 			d.usage = fl.Print.Help
 		}
@@ -185,8 +185,8 @@ func defineOne(kind string, fl workload.Flag, specs []params.Spec) (flagDefiniti
 	return d, def, nil
 }
 
-// FlagName is how errors name a flag: "-c/--client" or "--tables".
-func FlagName(f workload.Flag) string {
+// flagName is how errors name a flag: "-c/--client" or "--tables".
+func flagName(f workload.Flag) string {
 	if f.Shorthand != "" {
 		return "-" + f.Shorthand + "/--" + f.Name
 	}

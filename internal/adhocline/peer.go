@@ -151,7 +151,7 @@ func flagElsewhere(kind, name string) (own bool, elsewhere []string, theirs []wo
 			if k == kind {
 				own = true
 			} else {
-				elsewhere = append(elsewhere, fmt.Sprintf("%s does (%s: %s)", k, FlagName(f), gist(usageOf(w, f))))
+				elsewhere = append(elsewhere, fmt.Sprintf("%s does (%s: %s)", k, flagName(f), gist(usageOf(w, f))))
 				theirs = append(theirs, f)
 			}
 			break
@@ -171,7 +171,7 @@ func likeFlags(kind string, theirs []workload.Flag) []string {
 	for _, f := range flags {
 		for _, o := range theirs {
 			if f.Name == o.Name || (f.Param != "" && f.Param == o.Param) || (f.Param == "" && o.Param == "" && f.Field == o.Field) {
-				if n := FlagName(f); !slices.Contains(out, n) {
+				if n := flagName(f); !slices.Contains(out, n) {
 					out = append(out, n)
 				}
 				break

@@ -168,7 +168,7 @@ func Compare(groups []*Group, baseline string, alpha float64) (*Comparison, erro
 func compareHeadline(b, g *Group, alpha float64) Metric {
 	h := g.Headline
 	m := compareMetric(h.Name, h.Unit, h.HigherIsBetter, b.Values, g.Values, b.Median, g.Median, alpha)
-	if d, ok := blockRatios(b, g); ok && len(d.D) >= MinPairedBlocks {
+	if d, ok := blockRatios(b, g); ok && len(d.D) >= minPairedBlocks {
 		m = pairMetric(m, d.D, alpha)
 	}
 	m.Headline = true
@@ -230,7 +230,7 @@ func runOpQuantiles(g *Group, op string, q float64) []float64 {
 // perDollar is the group's median headline rate as units per dollar of its
 // declared price per hour; 0 without a price or for a time.
 func perDollar(g *Group) float64 {
-	return perDollarOf(g.Headline, g.Median, PricePerHour(g))
+	return perDollarOf(g.Headline, g.Median, pricePerHour(g))
 }
 
 // perDollarOf is a headline rate v as units per dollar at price per hour;
@@ -290,14 +290,14 @@ func compareMetric(name, unit string, higherBetter bool, base, other []float64, 
 		m.NeedN = 3 // Welch's t on logs with 3 against 3 decides large, clean differences
 		return m
 	}
-	_, m.P, m.MinP = MannWhitney(other, base)
+	_, m.P, m.MinP = mannWhitney(other, base)
 	m.Test = MannWhitneyTest
 	lb, lo, okLogs := logs(base, other)
-	var w WelchResult
+	var w welchResult
 	if m.MinP >= alpha && okLogs {
 		// Mann–Whitney cannot decide with these n whatever the data: Welch's
 		// t on the logs can, under its assumptions.
-		if w = Welch(lo, lb); w.OK {
+		if w = welch(lo, lb); w.OK {
 			m.Test, m.P = WelchTest, w.P
 		}
 	}
@@ -306,7 +306,7 @@ func compareMetric(name, unit string, higherBetter bool, base, other []float64, 
 	} else {
 		m.NoCI = "a value ≤ 0: no interval of a ratio"
 	}
-	minN := MannWhitneyMinN(alpha)
+	minN := mannWhitneyMinN(alpha)
 	switch {
 	case m.Test == MannWhitneyTest && m.MinP >= alpha:
 		m.Verdict = TooFewForTest
@@ -328,7 +328,7 @@ func compareMetric(name, unit string, higherBetter bool, base, other []float64, 
 			if m.Test == MannWhitneyTest {
 				floor = max(floor, minN)
 			}
-			m.NeedN = RepsForPower(diff, sd, alpha, floor)
+			m.NeedN = repsForPower(diff, sd, alpha, floor)
 		}
 	default:
 		better := hist.Median(other) > hist.Median(base)
@@ -414,9 +414,9 @@ func runHistogram(r *result.Run) *hdr.Histogram {
 	return h
 }
 
-// PricePerHour returns the price per hour the study declared for the group's
+// pricePerHour returns the price per hour the study declared for the group's
 // target, 0 when none did.
-func PricePerHour(g *Group) float64 {
+func pricePerHour(g *Group) float64 {
 	for _, r := range g.Runs {
 		if p := r.Env.Declared.PricePerHour; p > 0 {
 			return p
@@ -451,8 +451,8 @@ func geoMeans(cells []*CellComparison) []*GeoMeanRow {
 			row.CellsWithPrices++
 			bpd[t] = append(bpd[t], cc.BasePerDollar)
 			pd[t] = append(pd[t], cc.PerDollar)
-			row.PricePerHour = PricePerHour(cc.Other)
-			row.BasePricePerHr = PricePerHour(cc.Base)
+			row.PricePerHour = pricePerHour(cc.Other)
+			row.BasePricePerHr = pricePerHour(cc.Base)
 		}
 	}
 	var out []*GeoMeanRow

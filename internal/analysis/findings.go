@@ -73,9 +73,9 @@ func (f *Finding) Better() bool {
 	return d < 0
 }
 
-// FirstTarget is the baseline reports use when none is given: the first
+// firstTarget is the baseline reports use when none is given: the first
 // target in the groups' order.
-func FirstTarget(groups []*Group) string {
+func firstTarget(groups []*Group) string {
 	for _, g := range groups {
 		return g.Target
 	}
@@ -87,7 +87,7 @@ func FirstTarget(groups []*Group) string {
 // warnings ws (Warnings(groups, baseline) computes them).
 func Summarise(groups []*Group, baseline string, alpha float64, ws []Warning) (*Findings, error) {
 	if baseline == "" {
-		baseline = FirstTarget(groups)
+		baseline = firstTarget(groups)
 	}
 	if alpha <= 0 || alpha >= 1 {
 		alpha = DefaultAlpha
@@ -175,7 +175,7 @@ func Summarise(groups []*Group, baseline string, alpha float64, ws []Warning) (*
 			}
 		}
 		it.Warnings = relevantWarnings(ws, groups, it)
-		it.Pooled = PoolCells(it.Cells, alpha)
+		it.Pooled = poolCells(it.Cells, alpha)
 	}
 	return f, nil
 }
@@ -232,8 +232,8 @@ type WarningGroup struct {
 // outage or a busy or stalled host change the numbers themselves; drift,
 // scattered repetitions and warm-up widen them; single runs, a peak at the
 // edge and a shared host are limits of the design worth knowing.
-var impactOrder = []string{CheckConfig, CheckWorkingSet, CheckSaturation, CheckGenerators, CheckErrors, CheckOutage, CheckHostBusy, CheckStalled, CheckDrift,
-	CheckRepetitions, CheckWarmup, CheckSingleRun, CheckPeakEdge, CheckSameHost}
+var impactOrder = []string{CheckConfig, checkWorkingSet, checkSaturation, checkGenerators, checkErrors, CheckOutage, checkHostBusy, checkStalled, checkDrift,
+	checkRepetitions, checkWarmup, CheckSingleRun, CheckPeakEdge, checkSameHost}
 
 // GroupWarnings groups warnings by kind, most affecting first (impactOrder,
 // then the number of runs concerned); information notes come last.

@@ -98,9 +98,9 @@ func TestGroupWarningsByImpact(t *testing.T) {
 	}
 	ws := []Warning{
 		{Check: CheckPeakEdge, Runs: []int64{1, 2}, Message: "edge"},
-		{Check: CheckSameHost, Runs: []int64{1}, Message: "embedded", Info: true},
-		{Check: CheckDrift, Runs: []int64{3}, Message: "drift 3"},
-		{Check: CheckDrift, Runs: []int64{7}, Message: "drift 7"},
+		{Check: checkSameHost, Runs: []int64{1}, Message: "embedded", Info: true},
+		{Check: checkDrift, Runs: []int64{3}, Message: "drift 3"},
+		{Check: checkDrift, Runs: []int64{7}, Message: "drift 7"},
 		{Check: CheckConfig, Runs: []int64{2, 1}, Message: "b differs from a"},
 	}
 	got := GroupWarnings(ws, gs)
@@ -108,7 +108,7 @@ func TestGroupWarningsByImpact(t *testing.T) {
 	for _, wg := range got {
 		order = append(order, wg.Check)
 	}
-	want := []string{CheckConfig, CheckDrift, CheckPeakEdge, CheckSameHost}
+	want := []string{CheckConfig, checkDrift, CheckPeakEdge, checkSameHost}
 	if len(order) != len(want) {
 		t.Fatalf("order %v, want %v", order, want)
 	}

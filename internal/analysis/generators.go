@@ -9,13 +9,13 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// MaxGeneratorSpread: the load generators of one run disagree when their
+// maxGeneratorSpread: the load generators of one run disagree when their
 // throughputs per client differ by more than this share of their mean.
-const MaxGeneratorSpread = 0.10
+const maxGeneratorSpread = 0.10
 
-// MaxClockSkewMS: a load generator whose clock is further than this from
+// maxClockSkewMS: a load generator whose clock is further than this from
 // the results store's started (and cut its seconds) that much off the others.
-const MaxClockSkewMS = 5.0
+const maxClockSkewMS = 5.0
 
 // GeneratorShare is one load generator's part of a run that several measured
 // together (env "load_generators", written by the coordinator).
@@ -77,20 +77,20 @@ func generatorWarnings(r *result.Run, label string) []Warning {
 		}
 	}
 	if len(busy) > 0 {
-		ws = append(ws, Warning{Check: CheckSaturation, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+		ws = append(ws, Warning{Check: checkSaturation, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 			"run %d (%s): load %s at or above %.0f %% CPU: %s; that generator may be the bottleneck (add generators or CPUs)",
 			r.ID, label, numfmt.Plural(len(busy), "generator", "generators"), SaturationShare*100, strings.Join(busy, ", "))})
 	}
 	var skewed []string
 	for _, g := range gens {
-		if math.Abs(g.ClockOffsetMS) > MaxClockSkewMS {
+		if math.Abs(g.ClockOffsetMS) > maxClockSkewMS {
 			skewed = append(skewed, fmt.Sprintf("generator %d (%s) %+.1f ms", g.Index, g.Host, g.ClockOffsetMS))
 		}
 	}
 	if len(skewed) > 0 {
-		ws = append(ws, Warning{Check: CheckGenerators, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+		ws = append(ws, Warning{Check: checkGenerators, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 			"run %d (%s): load generator clocks off the results store's by more than %.0f ms: %s; fairbench corrects the start for it, but their per-second series align only to the offset's uncertainty: synchronise the clocks (chrony)",
-			r.ID, label, MaxClockSkewMS, strings.Join(skewed, ", "))})
+			r.ID, label, maxClockSkewMS, strings.Join(skewed, ", "))})
 	}
 	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
 	var loG, hiG GeneratorShare
@@ -108,10 +108,10 @@ func generatorWarnings(r *result.Run, label string) []Warning {
 		}
 	}
 	mean := sum / float64(len(gens))
-	if mean > 0 && (hi-lo)/mean > MaxGeneratorSpread {
-		ws = append(ws, Warning{Check: CheckGenerators, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+	if mean > 0 && (hi-lo)/mean > maxGeneratorSpread {
+		ws = append(ws, Warning{Check: checkGenerators, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 			"run %d (%s): the load generators' throughputs per client differ by %.0f %% of their mean (> %.0f %%): generator %d (%s) %.1f, generator %d (%s) %.1f: a saturated or noisy client, or an uneven share of the data",
-			r.ID, label, (hi-lo)/mean*100, MaxGeneratorSpread*100, loG.Index, loG.Host, lo, hiG.Index, hiG.Host, hi)})
+			r.ID, label, (hi-lo)/mean*100, maxGeneratorSpread*100, loG.Index, loG.Host, lo, hiG.Index, hiG.Host, hi)})
 	}
 	return ws
 }

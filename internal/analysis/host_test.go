@@ -13,13 +13,13 @@ func TestSaturationIsAgainstTheCPUBudget(t *testing.T) {
 	quota := map[string]any{"threads": int64(2), "cpu_budget": 0.3, "cpu_budget_source": "cgroup cpu.max 30000 100000"}
 	r := withSeries(okRun(1, "a", 8, 1000), steady(), 0.273)
 	r.Env = result.EnvironmentFromMap(map[string]any{"host": quota})
-	w := checks(Warnings(group(t, r), ""), CheckSaturation)
+	w := checks(Warnings(group(t, r), ""), checkSaturation)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "0.27 cores of its CPU budget of 0.30 cores (cgroup cpu.max 30000 100000; the host has 2 threads) (91 %)") {
 		t.Fatalf("saturation against the quota not raised: %+v", w)
 	}
 	r3 := withSeries(okRun(1, "a", 8, 1000), steady(), 0.273)
 	r3.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(2), "cpu_budget": 2.0, "cpu_budget_source": "host threads"}})
-	if w := checks(Warnings(group(t, r3), ""), CheckSaturation); len(w) != 0 {
+	if w := checks(Warnings(group(t, r3), ""), checkSaturation); len(w) != 0 {
 		t.Fatalf("saturation raised at 14 %% of the host's threads: %+v", w)
 	}
 }
@@ -36,7 +36,7 @@ func TestFlaggedRunIsAWarningAndNotAnOutageOfTheTarget(t *testing.T) {
 	r.Summary.DeadSpans, r.Summary.DeadSeconds, r.Summary.SilentSeconds, r.Summary.StarvedSeconds = d.Spans, d.Seconds, d.Silent, d.Starved
 	r.Summary.Flags = []result.Flag{{Kind: result.FlagHostBusy, Reason: "fairbench did not read 2 of its 30 seconds in time: it was not running"}}
 	ws := Warnings(group(t, r), "")
-	f := checks(ws, CheckHostBusy)
+	f := checks(ws, checkHostBusy)
 	if len(f) != 1 || !strings.Contains(f[0].Message, "run 1") || !strings.Contains(f[0].Message, "host busy: fairbench did not read 2 of its 30 seconds") {
 		t.Fatalf("flagged warning: %+v", f)
 	}

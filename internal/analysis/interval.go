@@ -19,12 +19,12 @@ import (
 	"math"
 )
 
-// MaxCISpan is the widest interval of a change that is printed: its upper
+// maxCISpan is the widest interval of a change that is printed: its upper
 // bound on the ratio at most this many times its lower bound (4: the ratio
 // known to within a factor of 2 either way). Wider than that, the interval
 // says little beyond "the repetitions scatter", which the reason says
 // better, with the repetitions that would narrow it.
-const MaxCISpan = 4.0
+const maxCISpan = 4.0
 
 // maxRepsAdvised is where the advice "N repetitions per side would give an
 // interval" stops counting.
@@ -37,15 +37,15 @@ const maxRepsAdvised = 100
 // When it is not, the CI is empty and why says so. w is Welch's test on the
 // logs when the verdict uses it (w.OK), else the zero value: the Moses
 // interval is used.
-func changeCI(lb, lo []float64, delta, alpha float64, welch bool, w WelchResult) (ci CI, why string) {
+func changeCI(lb, lo []float64, delta, alpha float64, welch bool, w welchResult) (ci CI, why string) {
 	m, n := len(lb), len(lo)
 	var raw CI // on the log scale
 	if welch {
 		if !w.OK {
 			return CI{}, fmt.Sprintf("%s: repetitions without scatter, no interval; %d per side would give Mann–Whitney's",
-				repsText(m, n), MannWhitneyMinN(alpha))
+				repsText(m, n), mannWhitneyMinN(alpha))
 		}
-		raw = w.CI(1 - alpha)
+		raw = w.ci(1 - alpha)
 	} else {
 		raw = ShiftCI(lo, lb, 1-alpha)
 	}
@@ -64,7 +64,7 @@ func printableCI(raw CI, delta float64, wide func() string) (CI, string) {
 	switch {
 	case math.IsNaN(point):
 		return CI{}, ""
-	case raw.Hi-raw.Lo > math.Log(MaxCISpan) || math.IsInf(raw.Lo, 0) || math.IsInf(raw.Hi, 0) || math.IsNaN(raw.Lo) || math.IsNaN(raw.Hi):
+	case raw.Hi-raw.Lo > math.Log(maxCISpan) || math.IsInf(raw.Lo, 0) || math.IsInf(raw.Hi, 0) || math.IsNaN(raw.Lo) || math.IsNaN(raw.Hi):
 		return CI{}, wide()
 	case point < raw.Lo-eps || point > raw.Hi+eps:
 		// For latency the shown change is between merged histograms, the
@@ -85,14 +85,14 @@ func wideReason(lb, lo []float64, alpha float64) string {
 	_, so := meanSD(lo)
 	s := math.Sqrt((sb*sb + so*so) / 2)
 	s100 := math.Expm1(s) * 100
-	half := math.Log(MaxCISpan) / 2
+	half := math.Log(maxCISpan) / 2
 	halfWidth := func(k int) float64 {
 		return StudentQuantile(1-alpha/2, float64(2*k-2)) * s * math.Sqrt(2/float64(k))
 	}
 	k, hi := max(m, n)+1, maxRepsAdvised
 	if halfWidth(hi) > half {
 		return fmt.Sprintf("%s scattering ±%.0f %%: too few for an interval; even %d per side would not bound it within ×%g",
-			repsText(m, n), s100, maxRepsAdvised, MaxCISpan)
+			repsText(m, n), s100, maxRepsAdvised, maxCISpan)
 	}
 	for k < hi { // the half-width falls as k grows: the smallest k within half
 		if mid := (k + hi) / 2; halfWidth(mid) <= half {

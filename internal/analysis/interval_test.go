@@ -44,8 +44,8 @@ func checkPrintedInterval(t *testing.T, what string, m Metric) {
 	if !(ci.Lo > -100) {
 		t.Errorf("%s: lower bound %v %% claims the ratio could be 0", what, ci.Lo)
 	}
-	if span := (1 + ci.Hi/100) / (1 + ci.Lo/100); span > MaxCISpan*(1+1e-9) {
-		t.Errorf("%s: interval [%v, %v] spans ×%.3g, more than ×%g", what, ci.Lo, ci.Hi, span, MaxCISpan)
+	if span := (1 + ci.Hi/100) / (1 + ci.Lo/100); span > maxCISpan*(1+1e-9) {
+		t.Errorf("%s: interval [%v, %v] spans ×%.3g, more than ×%g", what, ci.Lo, ci.Hi, span, maxCISpan)
 	}
 }
 

@@ -27,9 +27,9 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// LevelShiftMinExplained is the share of the per-second series' variance
+// levelShiftMinExplained is the share of the per-second series' variance
 // two flat levels must explain for a change to be a level shift.
-const LevelShiftMinExplained = 0.85
+const levelShiftMinExplained = 0.85
 
 // LevelShift is a sustained change of a run's per-second throughput.
 type LevelShift = result.LevelShift
@@ -88,7 +88,7 @@ func levelShift(rates []float64) (k int, ok bool) {
 	d := math.Abs(m2 - m1)
 	se := math.Sqrt(s1*s1/float64(best) + s2*s2/float64(n-best))
 	explained := 1 - bestSSE/total
-	return best, d > DriftMinChange*mAll && d > DriftSigmas*se && explained >= LevelShiftMinExplained
+	return best, d > driftMinChange*mAll && d > driftSigmas*se && explained >= levelShiftMinExplained
 }
 
 // levelShiftWarning is the drift warning of a run with a level shift: both
@@ -99,7 +99,7 @@ func levelShiftWarning(r *result.Run, label string, s LevelShift) Warning {
 		why = fmt.Sprintf("a cache or a server still warming after the warm-up? %d s more of warm-up would measure the second level alone", s.Second)
 	}
 	h := Headline(r)
-	return Warning{Check: CheckDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+	return Warning{Check: checkDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 		"run %d (%s): level shift: %s (%+.1f %%, %d s and %d s); the run's %s %s %s blends both levels: %s",
 		r.ID, label, s, s.Change(), s.BeforeSeconds, s.AfterSeconds, h.Headline.Name, numfmt.Rate(h.Value), h.Headline.Unit, why)}
 }

@@ -31,10 +31,10 @@ func levels(n, k int, a, b float64) []float64 {
 func TestBurstThenSteadyIsALevelShiftNotAWarmup(t *testing.T) {
 	r := withSeries(okRun(1, "a", 1, 2083.3), levels(30, 5, 7500, 1000), 0.1)
 	ws := Warnings(group(t, r), "")
-	if w := checks(ws, CheckWarmup); len(w) != 0 {
+	if w := checks(ws, checkWarmup); len(w) != 0 {
 		t.Errorf("burst credits reported as a warm-up: %+v", w)
 	}
-	d := checks(ws, CheckDrift)
+	d := checks(ws, checkDrift)
 	if len(d) != 1 {
 		t.Fatalf("want one drift warning, got %+v", ws)
 	}
@@ -62,7 +62,7 @@ func TestSlowStartBeyondTheWarmupIsALevelShift(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 	ws := Warnings(group(t, r), "")
-	if len(checks(ws, CheckWarmup)) != 0 || len(checks(ws, CheckDrift)) != 1 {
+	if len(checks(ws, checkWarmup)) != 0 || len(checks(ws, checkDrift)) != 1 {
 		t.Errorf("want the level shift alone, got %+v", ws)
 	}
 }
@@ -94,10 +94,10 @@ func TestNotALevelShift(t *testing.T) {
 		}
 	}
 	// The warm-up and drift checks keep their cases.
-	if w := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 950), cold, 0.1)), ""), CheckWarmup); len(w) != 1 {
+	if w := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 950), cold, 0.1)), ""), checkWarmup); len(w) != 1 {
 		t.Errorf("a 3 s warm-up transient is no longer a warm-up warning: %+v", w)
 	}
-	d := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 900), falling, 0.1)), ""), CheckDrift)
+	d := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 900), falling, 0.1)), ""), checkDrift)
 	if len(d) != 1 || strings.Contains(d[0].Message, "level shift") {
 		t.Errorf("a linear fall is not the drift it was: %+v", d)
 	}
@@ -189,7 +189,7 @@ func TestPartialLastSecondIsNotALevel(t *testing.T) {
 		}
 	}
 	// On a steady run, the partial point is no drift either.
-	if d := checks(Warnings(group(t, partial(withSeries(okRun(3, "a", 1, 1000), steady(), 0.1))), ""), CheckDrift); len(d) != 0 {
+	if d := checks(Warnings(group(t, partial(withSeries(okRun(3, "a", 1, 1000), steady(), 0.1))), ""), checkDrift); len(d) != 0 {
 		t.Errorf("a partial last point raised drift: %+v", d)
 	}
 }

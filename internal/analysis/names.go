@@ -76,10 +76,10 @@ func (n *Namer) varying(wk string, pv params.Values) params.Values {
 	return v
 }
 
-// ParamText writes parameter values the way a reader names a cell: as
+// paramText writes parameter values the way a reader names a cell: as
 // name=value ("tables=8 rw=randread") in name order, separated by spaces,
 // except a single string value, which its value alone names ("read_write").
-func ParamText(v params.Values) string {
+func paramText(v params.Values) string {
 	keys := make([]string, 0, len(v))
 	for k := range v {
 		keys = append(keys, k)
@@ -107,7 +107,7 @@ func WorkloadName(workload, kind string) string {
 // Scenario names g's scenario: its workload and the parameters that vary.
 func (n *Namer) Scenario(g *Group) string {
 	s := WorkloadName(g.Workload, g.Kind)
-	if p := ParamText(n.Varying(g)); p != "" {
+	if p := paramText(n.Varying(g)); p != "" {
 		s += " " + p
 	}
 	return s
@@ -115,7 +115,7 @@ func (n *Namer) Scenario(g *Group) string {
 
 // Cell names g within its scenario's workload: "read_write, 2 clients".
 func (n *Namer) Cell(g *Group) string {
-	return joinComma(ParamText(n.Varying(g)), clientsText(g.Clients))
+	return joinComma(paramText(n.Varying(g)), clientsText(g.Clients))
 }
 
 // Label names g anywhere in a report: "delete-full · oltp read_write, 2 clients".
@@ -128,11 +128,11 @@ func (n *Namer) VaryingRun(r *result.Run) params.Values {
 	return n.varying(WorkloadKey(r.StudyName, r.Workload, r.Kind), params.Values(r.Params))
 }
 
-// RunLabel names a run: its cell's label and its repetition.
-func (n *Namer) RunLabel(r *result.Run) string {
+// runLabel names a run: its cell's label and its repetition.
+func (n *Namer) runLabel(r *result.Run) string {
 	wk := WorkloadKey(r.StudyName, r.Workload, r.Kind)
 	s := WorkloadName(r.Workload, r.Kind)
-	if p := ParamText(n.varying(wk, params.Values(r.Params))); p != "" {
+	if p := paramText(n.varying(wk, params.Values(r.Params))); p != "" {
 		s += " " + p
 	}
 	return r.Target + " · " + s + ", " + clientsText(r.Clients) + ", rep " + strconv.Itoa(r.Repetition)

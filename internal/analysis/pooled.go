@@ -86,12 +86,12 @@ type Pooled struct {
 	alpha      float64
 }
 
-// PoolCells pools the headline of the target's cells against the
+// poolCells pools the headline of the target's cells against the
 // baseline's (cells of one scenario, one target) at significance alpha.
-func PoolCells(cells []*CellComparison, alpha float64) *Pooled {
+func poolCells(cells []*CellComparison, alpha float64) *Pooled {
 	p := &Pooled{Change: math.NaN(), P: math.NaN(), Detectable: math.NaN(), alpha: alpha}
 	blocks, paired := cellBlocks(cells)
-	if n := blockCount(blocks); paired && n >= MinPairedBlocks {
+	if n := blockCount(blocks); paired && n >= minPairedBlocks {
 		p.pair(blocks, pilotRounds(cells))
 	} else {
 		p.unpaired(cells)
@@ -347,7 +347,7 @@ func (p *Pooled) test(mu, sd, df, se float64) {
 		p.Reason = "the repetitions do not scatter at all"
 		return
 	}
-	p.P = StudentTwoSidedP(mu/se, df)
+	p.P = studentTwoSidedP(mu/se, df)
 	q := StudentQuantile(1-p.alpha/2, df)
 	p.CI, p.NoCI = printableCI(CI{Lo: mu - q*se, Hi: mu + q*se, Level: 1 - p.alpha}, p.Change, func() string {
 		return fmt.Sprintf("scatter ±%.0f %%: too wide to bound", math.Expm1(sd)*100)
@@ -430,12 +430,12 @@ func joinAnd(parts []string) string {
 	return s + " and " + parts[len(parts)-1]
 }
 
-// MinPairedBlocks is the fewest blocks a paired test uses: two give it one
+// minPairedBlocks is the fewest blocks a paired test uses: two give it one
 // degree of freedom (t = 12.7 at α = 0.05), little power but an exact
 // false-positive rate whatever drifted between the rounds, where the
 // unpaired test of the same four runs counts the drift as scatter (its rate
 // falls to 2 % with a 5 % drift: pooled_sim_test.go).
-const MinPairedBlocks = 2
+const minPairedBlocks = 2
 
 // pairMetric replaces the verdict of m, a cell's headline compared
 // unpaired, with the paired t on the cell's block log ratios d (at least
@@ -452,7 +452,7 @@ func pairMetric(m Metric, d []float64, alpha float64) Metric {
 		return m
 	}
 	df := n - 1
-	m.P = StudentTwoSidedP(mu/se, df)
+	m.P = studentTwoSidedP(mu/se, df)
 	q := StudentQuantile(1-alpha/2, df)
 	raw := CI{Lo: mu - q*se, Hi: mu + q*se, Level: 1 - alpha}
 	m.DeltaCI, m.NoCI = printableCI(raw, m.Delta, func() string {
@@ -462,7 +462,7 @@ func pairMetric(m Metric, d []float64, alpha float64) Metric {
 	case m.P >= alpha:
 		m.Verdict = NoDifference
 		m.Reason = fmt.Sprintf("p = %.3f ≥ %.2f: the difference is within the scatter of the rounds", m.P, alpha)
-		m.NeedN = RepsForPower(mu, sd/math.Sqrt2, alpha, len(d)+1)
+		m.NeedN = repsForPower(mu, sd/math.Sqrt2, alpha, len(d)+1)
 	case (mu > 0) == m.HigherIsBetter:
 		m.Verdict = Faster
 	default:

@@ -89,7 +89,7 @@ func TestPooledFalsePositiveRateIsAlpha(t *testing.T) {
 			for i := range trials {
 				s := simStudy{k: k, n: n, cv: cvs[i%3], driftCV: []float64{0, 0.05}[i%2], change: []float64{0}}
 				cells := s.cells(rng, DefaultAlpha, false)
-				p := PoolCells(cells, DefaultAlpha)
+				p := poolCells(cells, DefaultAlpha)
 				if decided(p.Verdict) {
 					hits++
 				}
@@ -121,7 +121,7 @@ func power(s simStudy, trials int, rng *rand.Rand) (pooled, cell float64) {
 	var hp, hc int
 	for range trials {
 		cells := s.cells(rng, DefaultAlpha, true)
-		if PoolCells(cells, DefaultAlpha).Verdict == Faster {
+		if poolCells(cells, DefaultAlpha).Verdict == Faster {
 			hp++
 		}
 		if cells[0].Headline.Verdict == Faster {
@@ -186,14 +186,14 @@ func TestDetectableChangeAndRoundsNeeded(t *testing.T) {
 	if got := Detectable(0.05, 6, 0.05); math.Abs(got-want) > 0.01 {
 		t.Errorf("Detectable(0.05, 6 blocks) = %.3f %%, want %.3f %%", got, want)
 	}
-	if got := RoundsNeeded(0.05, 3, want+0.01, 0.05); got != 2 {
+	if got := roundsNeeded(0.05, 3, want+0.01, 0.05); got != 2 {
 		t.Errorf("3 cells need %d rounds for %.2f %%, want 2", got, want)
 	}
-	if got := RoundsNeeded(0.05, 3, want-0.5, 0.05); got != 3 {
+	if got := roundsNeeded(0.05, 3, want-0.5, 0.05); got != 3 {
 		t.Errorf("3 cells need %d rounds for %.2f %%, want 3", got, want-0.5)
 	}
 	for _, bad := range []float64{0, math.NaN(), math.Inf(1), -100, -150} {
-		if got := RoundsNeeded(0.05, 3, bad, 0.05); got != 0 {
+		if got := roundsNeeded(0.05, 3, bad, 0.05); got != 0 {
 			t.Errorf("RoundsNeeded for %v %% = %d, want 0 (cannot say)", bad, got)
 		}
 	}
@@ -274,7 +274,7 @@ func TestAutoRepetitionsFalsePositiveRateIsAlpha(t *testing.T) {
 			}
 			rounds += r
 			cells := firstRounds(all, r)
-			p := PoolCells(cells, DefaultAlpha)
+			p := poolCells(cells, DefaultAlpha)
 			if p.Test != SteinTest {
 				t.Fatalf("auto study tested with %q, want %q", p.Test, SteinTest)
 			}
@@ -283,7 +283,7 @@ func TestAutoRepetitionsFalsePositiveRateIsAlpha(t *testing.T) {
 				stein++
 			}
 			markPilot(all, 0)
-			if decided(PoolCells(cells, DefaultAlpha).Verdict) {
+			if decided(poolCells(cells, DefaultAlpha).Verdict) {
 				naive++
 			}
 			if decided(untilNarrow(all, tc.width, tc.most).Verdict) {
@@ -308,7 +308,7 @@ func TestAutoRepetitionsFalsePositiveRateIsAlpha(t *testing.T) {
 // interval is at most ±width % (or most rounds ran), and test those.
 func untilNarrow(all []*CellComparison, width float64, most int) *Pooled {
 	for r := AutoPilotRounds; ; r++ {
-		p := PoolCells(firstRounds(all, r), DefaultAlpha)
+		p := poolCells(firstRounds(all, r), DefaultAlpha)
 		half := StudentQuantile(1-DefaultAlpha/2, p.DF) * p.SD / math.Sqrt(float64(p.Units))
 		if r == most || half <= math.Log1p(width/100) {
 			return p

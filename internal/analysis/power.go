@@ -74,10 +74,10 @@ func detectable(se, df, alpha float64) float64 {
 	return math.Expm1((StudentQuantile(1-alpha/2, df)+StudentQuantile(0.8, df))*se) * 100
 }
 
-// RoundsNeeded is how many rounds a scenario of cells cells needs for a
+// roundsNeeded is how many rounds a scenario of cells cells needs for a
 // paired test to detect a change of pct % (Detectable ≤ |pct|); 0 when it
 // cannot say, maxRepsAdvised + 1 when more than that.
-func RoundsNeeded(sd float64, cells int, pct, alpha float64) int {
+func roundsNeeded(sd float64, cells int, pct, alpha float64) int {
 	if cells < 1 || !(sd > 0) || pct == 0 || math.IsNaN(pct) || math.IsInf(pct, 0) || pct <= -100 {
 		return 0
 	}
@@ -115,7 +115,7 @@ func (p PlannedScenario) PowerLine(alpha float64) string {
 	s += fmt.Sprintf(" (runs scattered ±%.1f %%, from %d runs)", math.Expm1(p.Scatter.SD)*100, p.Scatter.Runs)
 	var needs []string
 	for _, pct := range []float64{2, 5, 10, 20} {
-		n := RoundsNeeded(p.Scatter.SD, p.Cells, pct, alpha)
+		n := roundsNeeded(p.Scatter.SD, p.Cells, pct, alpha)
 		switch {
 		case n == 0:
 		case n > maxRepsAdvised:

@@ -21,7 +21,7 @@ func Prices(groups []*Group) []*TargetPrice {
 	price := map[string]float64{}
 	for _, g := range groups {
 		if _, ok := price[g.Target]; !ok || price[g.Target] == 0 {
-			price[g.Target] = PricePerHour(g)
+			price[g.Target] = pricePerHour(g)
 		}
 	}
 	var out []*TargetPrice

@@ -19,19 +19,19 @@ import (
 // study (`latency_shares`) nor the report's flag sets them.
 var DefaultShareThresholds = []time.Duration{time.Millisecond, 5 * time.Millisecond, 50 * time.Millisecond}
 
-// MaxShareThresholds bounds how many thresholds a table has: one column each.
-const MaxShareThresholds = 12
+// maxShareThresholds bounds how many thresholds a table has: one column each.
+const maxShareThresholds = 12
 
-// CheckShareThresholds reports why thresholds cannot be a shares table's
+// checkShareThresholds reports why thresholds cannot be a shares table's
 // columns: each must be a positive whole number of microseconds (the
 // histograms' unit) within the histograms' range, at most
 // MaxShareThresholds of them, in increasing order.
-func CheckShareThresholds(ds []time.Duration) error {
+func checkShareThresholds(ds []time.Duration) error {
 	if len(ds) == 0 {
 		return fmt.Errorf("no threshold: give at least one, such as [\"1ms\", \"5ms\", \"50ms\"]")
 	}
-	if len(ds) > MaxShareThresholds {
-		return fmt.Errorf("%d thresholds: at most %d (one column each)", len(ds), MaxShareThresholds)
+	if len(ds) > maxShareThresholds {
+		return fmt.Errorf("%d thresholds: at most %d (one column each)", len(ds), maxShareThresholds)
 	}
 	for i, d := range ds {
 		switch {
@@ -59,7 +59,7 @@ func ParseShareThresholds(ss []string) ([]time.Duration, error) {
 		}
 		out = append(out, d)
 	}
-	if err := CheckShareThresholds(out); err != nil {
+	if err := checkShareThresholds(out); err != nil {
 		return nil, err
 	}
 	return out, nil

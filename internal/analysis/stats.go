@@ -68,7 +68,7 @@ func choose(n, k int) float64 {
 	return math.Round(r)
 }
 
-// MannWhitney is the two-sided Mann–Whitney U test (Wilcoxon rank-sum) of
+// mannWhitney is the two-sided Mann–Whitney U test (Wilcoxon rank-sum) of
 // samples x and y: p is the probability, if both samples came from one
 // distribution, of a rank sum at least as far from its mean as the observed
 // one. Ties get mid-ranks. Where counting it is cheap (ExactMannWhitney), p
@@ -80,7 +80,7 @@ func choose(n, k int) float64 {
 // 2 / C(m+n, m): with 3 runs against 3 it is 0.1, so no difference can ever
 // be significant at 0.05, however large.
 // U is the number of pairs (x_i, y_j) with x_i > y_j, ties counting ½.
-func MannWhitney(x, y []float64) (u, p, minP float64) {
+func mannWhitney(x, y []float64) (u, p, minP float64) {
 	m, n := len(x), len(y)
 	if m == 0 || n == 0 {
 		return 0, 1, 1
@@ -97,7 +97,7 @@ func MannWhitney(x, y []float64) (u, p, minP float64) {
 	if math.IsInf(choose(m+n, m), 1) {
 		minP = 2 * math.Exp(-logChoose(m+n, m))
 	}
-	if !ExactMannWhitney(m, n) {
+	if !exactMannWhitney(m, n) {
 		return u, normalMannWhitney(u, m, n, ties), minP
 	}
 	// The rank sums of the smaller sample's subsets are fewer to count; its
@@ -139,11 +139,11 @@ func MannWhitney(x, y []float64) (u, p, minP float64) {
 // minutes per comparison and dominate a report.
 const exactWork = 1e7
 
-// ExactMannWhitney reports whether samples of m and n values get the exact
+// exactMannWhitney reports whether samples of m and n values get the exact
 // distribution of the Mann–Whitney statistic (MannWhitney, ShiftCI): when
 // min(m, n)·(m+n)³ ≤ 10⁷ — up to 33 repetitions a side, 8 against 99, 3
 // against 146. Beyond, both use its normal approximation.
-func ExactMannWhitney(m, n int) bool {
+func exactMannWhitney(m, n int) bool {
 	big := float64(m + n)
 	return float64(min(m, n))*big*big*big <= exactWork
 }
@@ -257,7 +257,7 @@ func ShiftCI(x, y []float64, level float64) CI {
 		}
 	}
 	sort.Float64s(d)
-	if !ExactMannWhitney(m, n) {
+	if !exactMannWhitney(m, n) {
 		k, achieved := normalShiftRank(m, n, level)
 		return CI{Lo: d[k-1], Hi: d[m*n-k], Level: achieved}
 	}
@@ -309,9 +309,9 @@ func GeoMean(xs []float64) float64 {
 	return math.Exp(s / float64(len(xs)))
 }
 
-// CV is the coefficient of variation of xs: sample standard deviation over the
+// cv is the coefficient of variation of xs: sample standard deviation over the
 // mean. It is 0 for fewer than two values or a zero mean.
-func CV(xs []float64) float64 {
+func cv(xs []float64) float64 {
 	m, sd := meanSD(xs)
 	if len(xs) < 2 || m == 0 {
 		return 0

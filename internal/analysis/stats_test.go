@@ -63,7 +63,7 @@ func TestMannWhitney(t *testing.T) {
 		{"ties", []float64{1, 1}, []float64{1, 1}, 2, 1, 2.0 / 6},
 	}
 	for _, c := range cases {
-		u, p, minP := MannWhitney(c.x, c.y)
+		u, p, minP := mannWhitney(c.x, c.y)
 		if u != c.u || !near(p, c.p, 1e-12) || !near(minP, c.minP, 1e-12) {
 			t.Errorf("%s: U=%v p=%v minP=%v, want U=%v p=%v minP=%v", c.name, u, p, minP, c.u, c.p, c.minP)
 		}
@@ -108,7 +108,7 @@ func TestGeoMean(t *testing.T) {
 
 func TestCV(t *testing.T) {
 	// mean 100, sample sd sqrt((100+0+100)/2) = 10 → 0.1
-	if cv := CV([]float64{90, 100, 110}); !near(cv, 0.1, 1e-12) {
+	if cv := cv([]float64{90, 100, 110}); !near(cv, 0.1, 1e-12) {
 		t.Errorf("CV = %v, want 0.1", cv)
 	}
 }
@@ -145,16 +145,16 @@ func TestMannWhitneyMatchesScipy(t *testing.T) {
 	}
 	for _, c := range cases {
 		m, n := len(c.x), len(c.y)
-		u, p, _ := MannWhitney(c.x, c.y)
+		u, p, _ := mannWhitney(c.x, c.y)
 		if u != c.u || !near(p, c.p, 1e-12) {
-			t.Errorf("%d against %d (exact: %v): U=%v p=%v, scipy U=%v p=%v", m, n, ExactMannWhitney(m, n), u, p, c.u, c.p)
+			t.Errorf("%d against %d (exact: %v): U=%v p=%v, scipy U=%v p=%v", m, n, exactMannWhitney(m, n), u, p, c.u, c.p)
 		}
 	}
 	for _, c := range []struct {
 		m, n  int
 		exact bool
 	}{{3, 3, true}, {33, 33, true}, {34, 34, false}, {8, 99, true}, {8, 120, false}, {3, 146, true}, {100, 100, false}} {
-		if got := ExactMannWhitney(c.m, c.n); got != c.exact {
+		if got := exactMannWhitney(c.m, c.n); got != c.exact {
 			t.Errorf("ExactMannWhitney(%d, %d) = %v, want %v", c.m, c.n, got, c.exact)
 		}
 	}

@@ -17,41 +17,41 @@ import (
 // Thresholds of the methodology checks. They are deliberately plain numbers a
 // reader can check against the values each warning prints.
 const (
-	// DriftMinChange: a drift smaller than this share of the run's mean
+	// driftMinChange: a drift smaller than this share of the run's mean
 	// throughput is not reported, however clean the series.
-	DriftMinChange = 0.05
-	// DriftSigmas: the change between the first and last third must also exceed
+	driftMinChange = 0.05
+	// driftSigmas: the change between the first and last third must also exceed
 	// this many standard errors of that difference (the run's own noise).
-	DriftSigmas = 3.0
+	driftSigmas = 3.0
 	// SaturationShare: the load generator counts as saturated when its median
 	// CPU use per second reaches this share of its CPU budget: the client
 	// host's threads, or less under a cgroup quota, cpuset or GOMAXPROCS.
 	SaturationShare = 0.8
-	// MaxCV: repetitions disagree when their coefficient of variation exceeds it.
-	MaxCV = 0.10
-	// WarmupMinChange: the first seconds of the measured phase differ from the
+	// maxCV: repetitions disagree when their coefficient of variation exceeds it.
+	maxCV = 0.10
+	// warmupMinChange: the first seconds of the measured phase differ from the
 	// rest when their mean is this far from the rest's median (and beyond 3
 	// robust standard deviations of the rest).
-	WarmupMinChange = 0.10
-	// MaxErrorShare: errors above this share of all operations are reported.
-	MaxErrorShare = 0.001
+	warmupMinChange = 0.10
+	// maxErrorShare: errors above this share of all operations are reported.
+	maxErrorShare = 0.001
 )
 
 // Check names, in the order reports list them.
 const (
-	CheckDrift       = "drift"
-	CheckSaturation  = "load-generator"
-	CheckGenerators  = "load-generators"
-	CheckRepetitions = "repetitions"
+	checkDrift       = "drift"
+	checkSaturation  = "load-generator"
+	checkGenerators  = "load-generators"
+	checkRepetitions = "repetitions"
 	CheckSingleRun   = "single-run"
-	CheckWarmup      = "warm-up"
+	checkWarmup      = "warm-up"
 	CheckConfig      = "configuration"
-	CheckWorkingSet  = "working-set"
-	CheckErrors      = "errors"
+	checkWorkingSet  = "working-set"
+	checkErrors      = "errors"
 	CheckOutage      = "outage"
-	CheckHostBusy    = "host-busy"
-	CheckStalled     = "stalled"
-	CheckSameHost    = "same-host"
+	checkHostBusy    = "host-busy"
+	checkStalled     = "stalled"
+	checkSameHost    = "same-host"
 	CheckPeakEdge    = "peak-edge"
 )
 
@@ -63,24 +63,24 @@ type Check struct{ Name, Text string }
 // reader sees what was checked even when nothing was raised. A threshold is
 // printed from its constant, so that the description and the check agree.
 var Checks = []Check{
-	{CheckDrift, fmt.Sprintf("throughput drift inside a run (first vs last third of the per-second series, beyond %g %% and %g standard errors)",
-		DriftMinChange*100, DriftSigmas)},
-	{CheckSaturation, fmt.Sprintf("load-generator saturation (fairbench's median CPU use ≥ %g %% of its CPU budget: the client host's threads, or a smaller cgroup quota, cpuset or GOMAXPROCS; or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)",
+	{checkDrift, fmt.Sprintf("throughput drift inside a run (first vs last third of the per-second series, beyond %g %% and %g standard errors)",
+		driftMinChange*100, driftSigmas)},
+	{checkSaturation, fmt.Sprintf("load-generator saturation (fairbench's median CPU use ≥ %g %% of its CPU budget: the client host's threads, or a smaller cgroup quota, cpuset or GOMAXPROCS; or of each load generator's CPUs when several measured a run; not for embedded engines, whose work is fairbench's CPU)",
 		SaturationShare*100)},
-	{CheckGenerators, fmt.Sprintf("load generators of one run that disagree (throughput per client more than %g %% apart between generators) or whose clocks are more than %g ms off the results store's",
-		MaxGeneratorSpread*100, MaxClockSkewMS)},
-	{CheckRepetitions, fmt.Sprintf("repetitions that disagree (coefficient of variation of the headline metric > %g %%)", MaxCV*100)},
+	{checkGenerators, fmt.Sprintf("load generators of one run that disagree (throughput per client more than %g %% apart between generators) or whose clocks are more than %g ms off the results store's",
+		maxGeneratorSpread*100, maxClockSkewMS)},
+	{checkRepetitions, fmt.Sprintf("repetitions that disagree (coefficient of variation of the headline metric > %g %%)", maxCV*100)},
 	{CheckSingleRun, "cells resting on a single completed run (no interval, no verdict)"},
-	{CheckWarmup, fmt.Sprintf("warm-up too short (the first seconds of the measured phase differ from the rest by > %g %%)", WarmupMinChange*100)},
+	{checkWarmup, fmt.Sprintf("warm-up too short (the first seconds of the measured phase differ from the rest by > %g %%)", warmupMinChange*100)},
 	{CheckConfig, "database versions and settings that differ between compared targets"},
-	{CheckWorkingSet, "working set against memory (data size vs the database's own cache and RAM)"},
-	{CheckErrors, fmt.Sprintf("errors above %g %% of operations", MaxErrorShare*100)},
+	{checkWorkingSet, "working set against memory (data size vs the database's own cache and RAM)"},
+	{checkErrors, fmt.Sprintf("errors above %g %% of operations", maxErrorShare*100)},
 	{CheckOutage, "outages: seconds of the measured phase without a completed operation, lost connections and reconnects"},
-	{CheckHostBusy, fmt.Sprintf("runs stored as ok but flagged host busy: seconds fairbench did not read, or in which nothing completed or failed while it waited for a CPU; other processes using ≥ %g cores while it waited ≥ %g %% of its time; steal ≥ %g %%",
+	{checkHostBusy, fmt.Sprintf("runs stored as ok but flagged host busy: seconds fairbench did not read, or in which nothing completed or failed while it waited for a CPU; other processes using ≥ %g cores while it waited ≥ %g %% of its time; steal ≥ %g %%",
 		result.BusyOthersCores, result.BusyWaitShare*100, result.BusyStealShare*100)},
-	{CheckStalled, fmt.Sprintf("runs stored as ok but flagged stalled: wall time > %g× the planned duration, an operation longer than the measured phase, an embedded engine completing nothing without an error",
+	{checkStalled, fmt.Sprintf("runs stored as ok but flagged stalled: wall time > %g× the planned duration, an operation longer than the measured phase, an embedded engine completing nothing without an error",
 		result.StallFactor)},
-	{CheckSameHost, "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)"},
+	{checkSameHost, "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)"},
 	{CheckPeakEdge, "a peak of the headline metric at the edge of the clients sweep (knee not found)"},
 }
 
@@ -113,10 +113,10 @@ func Warnings(groups []*Group, baseline string) []Warning {
 			singleCells++
 			single = append(single, g.Runs[0].ID)
 		case g.N >= 2:
-			if cv := CV(g.Values); cv > MaxCV {
-				ws = append(ws, Warning{Check: CheckRepetitions, Runs: runIDs(g.Runs), Message: fmt.Sprintf(
+			if cv := cv(g.Values); cv > maxCV {
+				ws = append(ws, Warning{Check: checkRepetitions, Runs: runIDs(g.Runs), Message: fmt.Sprintf(
 					"%s: the %d repetitions disagree: %s %s %s, coefficient of variation %.1f %% (> %.0f %%)",
-					names.Label(g), g.N, g.Headline.Name, joinFloats(g.Values), g.Headline.Unit, cv*100, MaxCV*100)})
+					names.Label(g), g.N, g.Headline.Name, joinFloats(g.Values), g.Headline.Unit, cv*100, maxCV*100)})
 			}
 		}
 	}
@@ -146,18 +146,18 @@ func Warnings(groups []*Group, baseline string) []Warning {
 // runWarnings are the checks that look at one run alone.
 func runWarnings(r *result.Run, names *Namer) []Warning {
 	var ws []Warning
-	label := names.RunLabel(r)
+	label := names.runLabel(r)
 	rf := rateFindings(r)
 	if shift := rf.Shift; shift != nil {
 		ws = append(ws, levelShiftWarning(r, label, *shift))
 	}
 	if w := rf.Warmup; w != nil {
-		ws = append(ws, Warning{Check: CheckWarmup, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+		ws = append(ws, Warning{Check: checkWarmup, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 			"run %d (%s): the first %d s of the measured phase averaged %.1f requests/s, %+.1f %% from the rest's median %.1f requests/s: warm-up too short",
 			r.ID, label, w.Seconds, w.First, (w.First/w.Rest-1)*100, w.Rest)})
 	}
 	if d := rf.Drift; d != nil {
-		ws = append(ws, Warning{Check: CheckDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+		ws = append(ws, Warning{Check: checkDrift, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 			"run %d (%s): throughput drifted %+.1f %% inside the run, from %.1f requests/s (first third) to %.1f requests/s (last third); its own noise is %.1f requests/s (standard error): burst credits, throttling, checkpoints or cache warming?",
 			r.ID, label, (d.Last/d.First-1)*100, d.First, d.Last, d.SE)})
 	}
@@ -171,16 +171,16 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 			of = fmt.Sprintf("its CPU budget of %.2f cores (%s; the host has %.0f threads)", budget, source, threads)
 		}
 		if med >= SaturationShare*budget {
-			ws = append(ws, Warning{Check: CheckSaturation, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+			ws = append(ws, Warning{Check: checkSaturation, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 				"run %d (%s): fairbench used a median %.2f cores of %s (%.0f %%): the load generator may be the bottleneck",
 				r.ID, label, med, of, med/budget*100)})
 		}
 	}
 	if errs, total, unit := r.FailuresIn(Headline(r).Headline); total > 0 && errs > 0 {
-		if share := float64(errs) / float64(total); share > MaxErrorShare {
-			ws = append(ws, Warning{Check: CheckErrors, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+		if share := float64(errs) / float64(total); share > maxErrorShare {
+			ws = append(ws, Warning{Check: checkErrors, Runs: []int64{r.ID}, Message: fmt.Sprintf(
 				"run %d (%s): %d errors in %d %s (%.2f %%, > %.1f %%)%s",
-				r.ID, label, errs, total, unit, share*100, MaxErrorShare*100, errorClasses(r))})
+				r.ID, label, errs, total, unit, share*100, maxErrorShare*100, errorClasses(r))})
 		}
 	}
 	if w, ok := outageWarning(r, label); ok {
@@ -194,7 +194,7 @@ func runWarnings(r *result.Run, names *Namer) []Warning {
 // stalled), naming the reasons.
 func flagWarnings(r *result.Run, label string) []Warning {
 	var ws []Warning
-	for _, kind := range []struct{ flag, check string }{{result.FlagHostBusy, CheckHostBusy}, {result.FlagStalled, CheckStalled}} {
+	for _, kind := range []struct{ flag, check string }{{result.FlagHostBusy, checkHostBusy}, {result.FlagStalled, checkStalled}} {
 		var reasons []string
 		for _, f := range r.Summary.Flags {
 			if f.Kind == kind.flag {
@@ -267,7 +267,7 @@ func warmupShift(rates []float64) (w int, first, rest float64, ok bool) {
 	}
 	robustSD := 1.4826 * hist.Median(dev)
 	diff := math.Abs(first - rest)
-	return w, first, rest, diff > WarmupMinChange*rest && diff > 3*robustSD
+	return w, first, rest, diff > warmupMinChange*rest && diff > 3*robustSD
 }
 
 // drift compares the means of the first and last thirds of the series. It
@@ -286,7 +286,7 @@ func drift(rates []float64) (first, last, se float64, ok bool) {
 	if m1 <= 0 || mAll <= 0 {
 		return 0, 0, 0, false
 	}
-	return m1, m3, se, d > DriftMinChange*mAll && d > DriftSigmas*se
+	return m1, m3, se, d > driftMinChange*mAll && d > driftSigmas*se
 }
 
 // cpuBudget is the CPU the run's load generator could use, in cores, what set
@@ -530,10 +530,10 @@ func workingSetWarnings(groups []*Group, names *Namer) []Warning {
 		}
 		msg := fmt.Sprintf("%s: %s", strings.TrimSpace(k.scenario), strings.Join(parts, "; "))
 		if len(distinct) > 1 {
-			ws = append(ws, Warning{Check: CheckWorkingSet, Runs: runs[k], Message: msg +
+			ws = append(ws, Warning{Check: checkWorkingSet, Runs: runs[k], Message: msg +
 				": the targets do not hold the data in the same place, so this compares memory with disk"})
 		} else {
-			ws = append(ws, Warning{Check: CheckWorkingSet, Runs: runs[k], Message: msg, Info: true})
+			ws = append(ws, Warning{Check: checkWorkingSet, Runs: runs[k], Message: msg, Info: true})
 		}
 	}
 	return ws
@@ -552,12 +552,12 @@ func sameHostWarnings(groups []*Group) []Warning {
 	}
 	var ws []Warning
 	if len(shared.names) > 0 {
-		ws = append(ws, Warning{Check: CheckSameHost, Runs: shared.ids, Message: fmt.Sprintf(
+		ws = append(ws, Warning{Check: checkSameHost, Runs: shared.ids, Message: fmt.Sprintf(
 			"client and server share a host for %s (e.g. runs %s): the load generator takes CPU, memory and cache from the database",
 			strings.Join(shared.names, ", "), idRanges(shared.ids))})
 	}
 	if len(embedded.names) > 0 {
-		ws = append(ws, Warning{Check: CheckSameHost, Runs: embedded.ids, Info: true, Message: fmt.Sprintf(
+		ws = append(ws, Warning{Check: checkSameHost, Runs: embedded.ids, Info: true, Message: fmt.Sprintf(
 			"%s: embedded engine, inside fairbench's process (e.g. runs %s): the client CPU figures include the database's own work, and load-generator saturation is not checked",
 			strings.Join(embedded.names, ", "), idRanges(embedded.ids))})
 	}

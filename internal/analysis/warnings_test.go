@@ -63,11 +63,11 @@ func TestDriftWarning(t *testing.T) {
 		falling[i] -= float64(i) * 200 / 29
 	}
 	ws := Warnings(group(t, withSeries(okRun(1, "a", 1, 900), falling, 0.1)), "")
-	d := checks(ws, CheckDrift)
+	d := checks(ws, checkDrift)
 	if len(d) != 1 || d[0].Runs[0] != 1 || !strings.Contains(d[0].Message, "run 1") {
 		t.Fatalf("drift not raised for a falling series: %+v", ws)
 	}
-	if len(checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 1000), steady(), 0.1)), ""), CheckDrift)) != 0 {
+	if len(checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 1000), steady(), 0.1)), ""), checkDrift)) != 0 {
 		t.Errorf("drift raised for a steady series")
 	}
 	// A 4 % step is beyond the noise but under the 5 % floor.
@@ -75,7 +75,7 @@ func TestDriftWarning(t *testing.T) {
 	for i := 15; i < 30; i++ {
 		step[i] -= 40
 	}
-	if w := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 1000), step, 0.1)), ""), CheckDrift); len(w) != 0 {
+	if w := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 1000), step, 0.1)), ""), checkDrift); len(w) != 0 {
 		t.Errorf("drift raised for a 4 %% change: %+v", w)
 	}
 }
@@ -85,15 +85,15 @@ func TestWarmupWarning(t *testing.T) {
 	cold := steady()
 	cold[0], cold[1], cold[2] = 500, 500, 500
 	ws := Warnings(group(t, withSeries(okRun(1, "a", 1, 950), cold, 0.1)), "")
-	w := checks(ws, CheckWarmup)
+	w := checks(ws, checkWarmup)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "first 3 s") || !strings.Contains(w[0].Message, "-49.7 %") {
 		t.Fatalf("warm-up not raised: %+v", ws)
 	}
 	// The warm-up seconds are then not counted as drift.
-	if d := checks(ws, CheckDrift); len(d) != 0 {
+	if d := checks(ws, checkDrift); len(d) != 0 {
 		t.Errorf("a short warm-up was also reported as drift: %+v", d)
 	}
-	if w := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 1000), steady(), 0.1)), ""), CheckWarmup); len(w) != 0 {
+	if w := checks(Warnings(group(t, withSeries(okRun(1, "a", 1, 1000), steady(), 0.1)), ""), checkWarmup); len(w) != 0 {
 		t.Errorf("warm-up raised for a steady series: %+v", w)
 	}
 }
@@ -101,20 +101,20 @@ func TestWarmupWarning(t *testing.T) {
 func TestSaturationWarning(t *testing.T) {
 	r := withSeries(okRun(1, "a", 8, 1000), steady(), 3.5) // 3.5 of 4 threads = 87.5 %
 	r.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}})
-	w := checks(Warnings(group(t, r), ""), CheckSaturation)
+	w := checks(Warnings(group(t, r), ""), checkSaturation)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "3.50 cores") || !strings.Contains(w[0].Message, "88 %") {
 		t.Fatalf("saturation not raised: %+v", w)
 	}
 	r2 := withSeries(okRun(1, "a", 8, 1000), steady(), 3.0) // 75 %
 	r2.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}})
-	if w := checks(Warnings(group(t, r2), ""), CheckSaturation); len(w) != 0 {
+	if w := checks(Warnings(group(t, r2), ""), checkSaturation); len(w) != 0 {
 		t.Errorf("saturation raised at 75 %%: %+v", w)
 	}
 	// An embedded engine's work is fairbench's CPU: busy cores are the
 	// database's, not a saturated load generator.
 	r3 := withSeries(okRun(1, "a", 8, 1000), steady(), 3.5)
 	r3.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}, "engine_in_process": true})
-	if w := checks(Warnings(group(t, r3), ""), CheckSaturation); len(w) != 0 {
+	if w := checks(Warnings(group(t, r3), ""), checkSaturation); len(w) != 0 {
 		t.Errorf("saturation raised for an embedded engine: %+v", w)
 	}
 	// A run of an embedded engine stored before engine_in_process was
@@ -122,7 +122,7 @@ func TestSaturationWarning(t *testing.T) {
 	result.RegisterEngine(result.EngineFacts{Engine: "test-embedded", InProcess: true})
 	r4 := withSeries(okRun(1, "a", 8, 1000), steady(), 3.5)
 	r4.Env = result.EnvironmentFromMap(map[string]any{"host": map[string]any{"threads": int64(4)}, "database": map[string]any{"engine": "test-embedded"}})
-	if w := checks(Warnings(group(t, r4), ""), CheckSaturation); len(w) != 0 {
+	if w := checks(Warnings(group(t, r4), ""), checkSaturation); len(w) != 0 {
 		t.Errorf("saturation raised for an older SQLite run: %+v", w)
 	}
 }
@@ -130,13 +130,13 @@ func TestSaturationWarning(t *testing.T) {
 func TestRepetitionWarnings(t *testing.T) {
 	// 900, 1000, 1200: mean 1033.3, sd 152.8, CV 14.8 % > 10 %.
 	ws := Warnings(group(t, okRun(1, "a", 1, 900), okRun(2, "a", 1, 1000), okRun(3, "a", 1, 1200)), "")
-	w := checks(ws, CheckRepetitions)
+	w := checks(ws, checkRepetitions)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "14.8 %") || len(w[0].Runs) != 3 {
 		t.Fatalf("disagreeing repetitions not raised: %+v", ws)
 	}
 	// 990, 1000, 1010: CV 1 %.
 	ws = Warnings(group(t, okRun(1, "a", 1, 990), okRun(2, "a", 1, 1000), okRun(3, "a", 1, 1010)), "")
-	if w := checks(ws, CheckRepetitions); len(w) != 0 {
+	if w := checks(ws, checkRepetitions); len(w) != 0 {
 		t.Errorf("agreeing repetitions raised: %+v", w)
 	}
 	if w := checks(ws, CheckSingleRun); len(w) != 0 {
@@ -215,7 +215,7 @@ func TestWorkingSet(t *testing.T) {
 	if l, _ := WorkingSet(gs[1]); l != "in RAM" {
 		t.Errorf("small: %q", l)
 	}
-	w := checks(Warnings(gs, ""), CheckWorkingSet)
+	w := checks(Warnings(gs, ""), checkWorkingSet)
 	if len(w) != 1 || w[0].Info || !strings.Contains(w[0].Message, "memory with disk") {
 		t.Fatalf("differing working-set labels not raised: %+v", w)
 	}
@@ -224,7 +224,7 @@ func TestWorkingSet(t *testing.T) {
 	if l, _ := WorkingSet(gs[0]); l != "disk-bound" {
 		t.Errorf("10 GiB on 4 GiB: %q", l)
 	}
-	for _, w := range checks(Warnings(gs, ""), CheckWorkingSet) {
+	for _, w := range checks(Warnings(gs, ""), checkWorkingSet) {
 		if !w.Info {
 			t.Errorf("equal labels raised a warning: %+v", w)
 		}
@@ -235,14 +235,14 @@ func TestErrorWarning(t *testing.T) {
 	r := okRun(1, "a", 1, 1000)
 	r.Summary.Transactions = 9980
 	r.Ops = []result.Op{{Name: "tx", Count: 9980, Errors: map[result.ErrorClass]int64{result.ErrSerialization: 20}}}
-	w := checks(Warnings(group(t, r), ""), CheckErrors)
+	w := checks(Warnings(group(t, r), ""), checkErrors)
 	// 20 of 10000 = 0.20 %
 	if len(w) != 1 || !strings.Contains(w[0].Message, "0.20 %") || !strings.Contains(w[0].Message, "serialization 20") {
 		t.Fatalf("errors not raised: %+v", w)
 	}
 	r.Summary.Transactions = 99990
 	r.Ops[0].Errors[result.ErrSerialization] = 10 // 0.01 %
-	if w := checks(Warnings(group(t, r), ""), CheckErrors); len(w) != 0 {
+	if w := checks(Warnings(group(t, r), ""), checkErrors); len(w) != 0 {
 		t.Errorf("0.01 %% errors raised: %+v", w)
 	}
 }
@@ -251,17 +251,17 @@ func TestSameHostWarning(t *testing.T) {
 	a, b := okRun(1, "local", 1, 1000), okRun(2, "remote", 1, 1000)
 	a.Env = result.EnvironmentFromMap(map[string]any{"client_server_same_host": true})
 	b.Env = result.EnvironmentFromMap(map[string]any{"client_server_same_host": false})
-	w := checks(Warnings(group(t, a, b), ""), CheckSameHost)
+	w := checks(Warnings(group(t, a, b), ""), checkSameHost)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "local") || strings.Contains(w[0].Message, "remote") {
 		t.Fatalf("same host: %+v", w)
 	}
-	if w := checks(Warnings(group(t, b), ""), CheckSameHost); len(w) != 0 {
+	if w := checks(Warnings(group(t, b), ""), checkSameHost); len(w) != 0 {
 		t.Errorf("same host raised for a remote target: %+v", w)
 	}
 	// Embedded: a note, not a warning, and never mixed into the warning's list.
 	e := okRun(3, "embedded", 1, 1000)
 	e.Env = result.EnvironmentFromMap(map[string]any{"client_server_same_host": true, "engine_in_process": true})
-	w = checks(Warnings(group(t, a, e), ""), CheckSameHost)
+	w = checks(Warnings(group(t, a, e), ""), checkSameHost)
 	if len(w) != 2 {
 		t.Fatalf("want a warning for local and a note for embedded: %+v", w)
 	}
@@ -307,7 +307,7 @@ func TestErrorWarningCountsItemsOfAnItemsHeadline(t *testing.T) {
 	r.Summary.Transactions = 20 // 20 bulk requests of 950 accepted documents each
 	r.Summary.Failed = 1000     // one failure per refused document
 	r.Ops = []result.Op{{Name: "bulk", Count: 20, Items: 19000, Errors: map[result.ErrorClass]int64{result.ErrThrottled: 1000}}}
-	w := checks(Warnings(group(t, r), ""), CheckErrors)
+	w := checks(Warnings(group(t, r), ""), checkErrors)
 	if len(w) != 1 || !strings.Contains(w[0].Message, "1000 errors in 20000 docs (5.00 %") {
 		t.Fatalf("want 1000 errors in 20000 docs (5.00 %%), got %+v", w)
 	}

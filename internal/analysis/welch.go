@@ -16,8 +16,8 @@ import (
 	"sync"
 )
 
-// WelchResult is Welch's two-sample t-test of mean(x) − mean(y).
-type WelchResult struct {
+// welchResult is Welch's two-sample t-test of mean(x) − mean(y).
+type welchResult struct {
 	T, DF float64 // t statistic and Welch–Satterthwaite degrees of freedom
 	P     float64 // two-sided p-value
 	Diff  float64 // mean(x) − mean(y)
@@ -25,30 +25,30 @@ type WelchResult struct {
 	OK    bool    // false with fewer than 2 values on a side or no scatter at all
 }
 
-// Welch runs Welch's unequal-variance t-test on x and y.
-func Welch(x, y []float64) WelchResult {
+// welch runs Welch's unequal-variance t-test on x and y.
+func welch(x, y []float64) welchResult {
 	m, n := len(x), len(y)
 	if m < 2 || n < 2 {
-		return WelchResult{P: 1}
+		return welchResult{P: 1}
 	}
 	mx, sx := meanSD(x)
 	my, sy := meanSD(y)
 	vx, vy := sx*sx/float64(m), sy*sy/float64(n)
-	r := WelchResult{Diff: mx - my, SE: math.Sqrt(vx + vy), P: 1}
+	r := welchResult{Diff: mx - my, SE: math.Sqrt(vx + vy), P: 1}
 	// Identical repetitions differ in their logs by rounding only: no scatter.
 	if !(r.SE > 1e-12*math.Max(1, math.Max(math.Abs(mx), math.Abs(my)))) {
 		return r
 	}
 	r.T = r.Diff / r.SE
 	r.DF = (vx + vy) * (vx + vy) / (vx*vx/float64(m-1) + vy*vy/float64(n-1))
-	r.P = StudentTwoSidedP(r.T, r.DF)
+	r.P = studentTwoSidedP(r.T, r.DF)
 	r.OK = true
 	return r
 }
 
-// CI returns the (level) confidence interval of the difference of means,
+// ci returns the (level) confidence interval of the difference of means,
 // Diff ± t(df, (1+level)/2) · SE.
-func (w WelchResult) CI(level float64) CI {
+func (w welchResult) ci(level float64) CI {
 	if !w.OK {
 		return CI{}
 	}
@@ -56,9 +56,9 @@ func (w WelchResult) CI(level float64) CI {
 	return CI{Lo: w.Diff - q*w.SE, Hi: w.Diff + q*w.SE, Level: level}
 }
 
-// StudentTwoSidedP is P(|T| ≥ |t|) for T ~ Student's t with df degrees of
+// studentTwoSidedP is P(|T| ≥ |t|) for T ~ Student's t with df degrees of
 // freedom (df > 0, not necessarily whole): I_{df/(df+t²)}(df/2, 1/2).
-func StudentTwoSidedP(t, df float64) float64 {
+func studentTwoSidedP(t, df float64) float64 {
 	if math.IsInf(t, 0) {
 		return 0
 	}
@@ -88,12 +88,12 @@ type quantileKey struct{ q, df float64 }
 func studentQuantile(q, df float64) float64 {
 	want := 2 * (1 - q) // two-sided tail
 	lo, hi := 0.0, 1.0
-	for StudentTwoSidedP(hi, df) > want && hi < 1e12 {
+	for studentTwoSidedP(hi, df) > want && hi < 1e12 {
 		hi *= 2
 	}
 	for i := 0; i < 200; i++ {
 		mid := (lo + hi) / 2
-		if StudentTwoSidedP(mid, df) > want {
+		if studentTwoSidedP(mid, df) > want {
 			lo = mid
 		} else {
 			hi = mid
@@ -169,9 +169,9 @@ func normalQuantile(q float64) float64 {
 	return (lo + hi) / 2
 }
 
-// MannWhitneyMinN is the smallest number of repetitions per side (equal
+// mannWhitneyMinN is the smallest number of repetitions per side (equal
 // sides) with which the exact Mann–Whitney test can reach p < alpha at all.
-func MannWhitneyMinN(alpha float64) int {
+func mannWhitneyMinN(alpha float64) int {
 	for n := 2; n < 50; n++ {
 		if 2/choose(2*n, n) < alpha {
 			return n
@@ -180,12 +180,12 @@ func MannWhitneyMinN(alpha float64) int {
 	return 50
 }
 
-// RepsForPower estimates the repetitions per side a two-sided test at alpha
+// repsForPower estimates the repetitions per side a two-sided test at alpha
 // needs to detect a difference of diff (on the log scale) with 80 % power
 // when the repetitions scatter with standard deviation sd (also on the log
 // scale): n = 2 (z(1−α/2) + z(0.8))² sd² / diff², at least minN. It returns
 // 0 when diff is 0 or sd unknown (no estimate).
-func RepsForPower(diff, sd, alpha float64, minN int) int {
+func repsForPower(diff, sd, alpha float64, minN int) int {
 	if diff == 0 || !(sd > 0) || math.IsNaN(diff) {
 		return 0
 	}

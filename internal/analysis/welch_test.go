@@ -31,7 +31,7 @@ func TestWelchKnownValues(t *testing.T) {
 		{"log same", logs(1000, 1040, 990), logs(1010, 1020, 1005), -0.11864633492084953848, 2.33322531417601280048, 0.91500046315725311450},
 	}
 	for _, c := range cases {
-		w := Welch(c.x, c.y)
+		w := welch(c.x, c.y)
 		if !w.OK || !near(w.T, c.t, 1e-9*math.Abs(c.t)) || !near(w.DF, c.df, 1e-9*c.df) || !near(w.P, c.p, 1e-7*c.p) {
 			t.Errorf("%s: t=%.12g df=%.12g p=%.12g, want t=%.12g df=%.12g p=%.12g", c.name, w.T, w.DF, w.P, c.t, c.df, c.p)
 		}
@@ -40,27 +40,27 @@ func TestWelchKnownValues(t *testing.T) {
 	if q := StudentQuantile(0.975, 4); !near(q, 2.7764451051977943, 1e-9) {
 		t.Errorf("t(0.975, 4) = %.15g", q)
 	}
-	if w := Welch([]float64{1}, []float64{2, 3}); w.OK {
+	if w := welch([]float64{1}, []float64{2, 3}); w.OK {
 		t.Errorf("one value on a side must give no test: %+v", w)
 	}
-	if w := Welch([]float64{1, 1}, []float64{2, 2}); w.OK {
+	if w := welch([]float64{1, 1}, []float64{2, 2}); w.OK {
 		t.Errorf("no scatter must give no test: %+v", w)
 	}
 }
 
 func TestMannWhitneyMinNAndPower(t *testing.T) {
 	// 2/C(6,3) = 0.1, 2/C(8,4) = 0.029: 4 per side for α = 0.05, 3 for α = 0.11.
-	if n := MannWhitneyMinN(0.05); n != 4 {
+	if n := mannWhitneyMinN(0.05); n != 4 {
 		t.Errorf("MannWhitneyMinN(0.05) = %d, want 4", n)
 	}
-	if n := MannWhitneyMinN(0.11); n != 3 {
+	if n := mannWhitneyMinN(0.11); n != 3 {
 		t.Errorf("MannWhitneyMinN(0.11) = %d, want 3", n)
 	}
 	// (1.959964 + 0.841621)² × 2 × 0.1² / 0.05² = 62.79 → 63.
-	if n := RepsForPower(0.05, 0.1, 0.05, 4); n != 63 {
+	if n := repsForPower(0.05, 0.1, 0.05, 4); n != 63 {
 		t.Errorf("RepsForPower = %d, want 63", n)
 	}
-	if n := RepsForPower(0, 0.1, 0.05, 4); n != 0 {
+	if n := repsForPower(0, 0.1, 0.05, 4); n != 0 {
 		t.Errorf("no difference must give no estimate, got %d", n)
 	}
 }

@@ -245,8 +245,8 @@ const (
 	FamilyAnalytics Family = "analytics"
 )
 
-// Offerer is a Driver that declares the families its sessions offer.
-type Offerer interface {
+// offerer is a Driver that declares the families its sessions offer.
+type offerer interface {
 	Offers() []Family
 }
 
@@ -258,7 +258,7 @@ func OffersFor(rawURL string) ([]Family, bool) {
 	if err != nil {
 		return nil, false
 	}
-	o, ok := d.(Offerer)
+	o, ok := d.(offerer)
 	if !ok {
 		return nil, false
 	}

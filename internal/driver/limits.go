@@ -5,26 +5,26 @@ import (
 	"fmt"
 )
 
-// ConnectionLimiter is implemented by sessions whose server caps its
+// connectionLimiter is implemented by sessions whose server caps its
 // connections: how many more this user may open now (the connection asking
 // counts as free: it closes before the clients connect), and how that number
 // was reached, for messages.
-type ConnectionLimiter interface {
+type connectionLimiter interface {
 	ConnectionLimit(ctx context.Context) (available int, detail string, err error)
 }
 
-// FilesPerClienter is the optional capability of drivers whose clients hold
+// filesPerClienter is the optional capability of drivers whose clients hold
 // another number of file descriptors than the default (a socket, or for an
 // engine in the process 3: SQLite's database file, journal and shared-memory
 // index); embedded key-value engines share one handle: 0.
-type FilesPerClienter interface {
+type filesPerClienter interface {
 	FilesPerClient() int
 }
 
 // filesPerClient is how many file descriptors one client holds in this process.
 func filesPerClient(rawURL string) int {
 	if d, err := ForURL(rawURL); err == nil {
-		if f, ok := d.(FilesPerClienter); ok {
+		if f, ok := d.(filesPerClienter); ok {
 			return f.FilesPerClient()
 		}
 	}
@@ -34,11 +34,11 @@ func filesPerClient(rawURL string) int {
 	return 1
 }
 
-// SessionMemorier is the optional capability of drivers whose sessions hold
+// sessionMemorier is the optional capability of drivers whose sessions hold
 // another amount of memory in this process than a network session's
 // (networkSessionMemory): an embedded engine's session holds only its reply
 // buffer, SQLite's its page cache.
-type SessionMemorier interface {
+type sessionMemorier interface {
 	SessionMemory() int64
 }
 
@@ -51,7 +51,7 @@ const networkSessionMemory = 64 << 10
 // holds in this process, as its driver declares it.
 func SessionMemory(rawURL string) int64 {
 	if d, err := ForURL(rawURL); err == nil {
-		if m, ok := d.(SessionMemorier); ok {
+		if m, ok := d.(sessionMemorier); ok {
 			return m.SessionMemory()
 		}
 	}
@@ -112,7 +112,7 @@ func CheckConnections(ctx context.Context, t Target, clients int) error {
 		return nil
 	}
 	defer conn.Close(ctx)
-	lim, ok := conn.(ConnectionLimiter)
+	lim, ok := conn.(connectionLimiter)
 	if !ok {
 		return nil
 	}

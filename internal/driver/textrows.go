@@ -35,7 +35,7 @@ func (r *textRowReader) Read(p []byte) (int, error) {
 				r.done = true
 				break
 			}
-			r.buf = AppendTextRow(r.buf, r.rows.Values())
+			r.buf = appendTextRow(r.buf, r.rows.Values())
 		}
 	}
 	if r.off >= len(r.buf) {
@@ -46,8 +46,8 @@ func (r *textRowReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// AppendTextRow appends one row as a text line.
-func AppendTextRow(b []byte, vals []any) []byte {
+// appendTextRow appends one row as a text line.
+func appendTextRow(b []byte, vals []any) []byte {
 	for i, v := range vals {
 		if i > 0 {
 			b = append(b, '\t')

@@ -33,12 +33,12 @@ func TestAppendTextRow(t *testing.T) {
 		{"empty row", []any{}, "\n"},
 		{"pgbench_accounts row", []any{int64(1), int64(1), int64(0), strings.Repeat(" ", 84)}, "1\t1\t0\t" + strings.Repeat(" ", 84) + "\n"},
 	} {
-		if got := string(AppendTextRow(nil, tc.vals)); got != tc.want {
+		if got := string(appendTextRow(nil, tc.vals)); got != tc.want {
 			t.Errorf("%s: AppendTextRow(%#v) = %q, want %q", tc.name, tc.vals, got, tc.want)
 		}
 	}
 	// It appends to what is already in the buffer.
-	b := AppendTextRow([]byte("1\tfirst\n"), []any{int64(2), "second"})
+	b := appendTextRow([]byte("1\tfirst\n"), []any{int64(2), "second"})
 	if got, want := string(b), "1\tfirst\n2\tsecond\n"; got != want {
 		t.Errorf("appending to a buffer = %q, want %q", got, want)
 	}

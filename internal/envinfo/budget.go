@@ -14,22 +14,22 @@ import (
 	"strings"
 )
 
-// CPUBudget is the CPU fairbench's process may use, in cores, and what sets it.
-type CPUBudget struct {
+// cpuBudget is the CPU fairbench's process may use, in cores, and what sets it.
+type cpuBudget struct {
 	Cores  float64
 	Source string // "host threads", "cgroup cpu.max 30000 100000", "cpuset 0-1", "GOMAXPROCS 1"
 }
 
-// Budget is the smallest of the host's threads (the process's CPU affinity),
+// budget is the smallest of the host's threads (the process's CPU affinity),
 // GOMAXPROCS, and the cgroup's CPU quota and cpuset (cgroup v2 cpu.max and
 // cpuset.cpus.effective; v1 cpu.cfs_quota_us / cpu.cfs_period_us and
 // cpuset.cpus), over the process's cgroup and its ancestors. root is the file
 // system root the /proc and /sys files are read under ("/" on a live system).
-func Budget(root string, threads, gomaxprocs int) CPUBudget {
-	b := CPUBudget{Cores: float64(threads), Source: "host threads"}
+func budget(root string, threads, gomaxprocs int) cpuBudget {
+	b := cpuBudget{Cores: float64(threads), Source: "host threads"}
 	lower := func(cores float64, source string) {
 		if cores > 0 && cores < b.Cores {
-			b = CPUBudget{Cores: cores, Source: source}
+			b = cpuBudget{Cores: cores, Source: source}
 		}
 	}
 	lower(float64(gomaxprocs), fmt.Sprintf("GOMAXPROCS %d", gomaxprocs))

@@ -70,7 +70,7 @@ func TestBudgetReadsTheCgroupQuotaCpusetAndGOMAXPROCS(t *testing.T) {
 		{"no cgroup files", nil, 8, 4, "host threads"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := Budget(writeTree(t, tc.files), 4, tc.gomaxprocs)
+			b := budget(writeTree(t, tc.files), 4, tc.gomaxprocs)
 			if b.Cores != tc.cores || b.Source != tc.source {
 				t.Fatalf("got %.2f cores from %q, want %.2f from %q", b.Cores, b.Source, tc.cores, tc.source)
 			}

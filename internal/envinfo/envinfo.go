@@ -29,7 +29,7 @@ func Host() result.Host {
 	}
 	// What the process may use, which a container's quota or cpuset can
 	// set far below the host's threads: a load generator saturates against it.
-	b := Budget("/", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	b := budget("/", runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	h.CPUBudget, h.CPUBudgetSource = b.Cores, b.Source
 	if name, err := os.Hostname(); err == nil {
 		h.Hostname = name

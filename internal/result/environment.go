@@ -249,8 +249,8 @@ func RegisterEngine(f EngineFacts) {
 	engines[f.Engine] = f
 }
 
-// Engine returns the registered facts of an engine.
-func Engine(name string) (EngineFacts, bool) {
+// engine returns the registered facts of an engine.
+func engine(name string) (EngineFacts, bool) {
 	enginesMu.RLock()
 	defer enginesMu.RUnlock()
 	f, ok := engines[name]
@@ -314,7 +314,7 @@ func (d Database) Cache() (bytes int64, setting string) {
 	if d.CacheBytes > 0 {
 		return d.CacheBytes, d.CacheSetting
 	}
-	if f, ok := Engine(d.Engine); ok && f.Cache != nil {
+	if f, ok := engine(d.Engine); ok && f.Cache != nil {
 		return f.Cache(d)
 	}
 	return 0, ""
@@ -323,7 +323,7 @@ func (d Database) Cache() (bytes int64, setting string) {
 // WithEngineFacts returns d with its cache size and installation-only
 // settings filled in, where it lacks them, from its engine's registered facts.
 func (d Database) WithEngineFacts() Database {
-	f, ok := Engine(d.Engine)
+	f, ok := engine(d.Engine)
 	if !ok {
 		return d
 	}
@@ -341,7 +341,7 @@ func (d Database) WithEngineFacts() Database {
 func (d Database) InstallationOnly(setting string) bool {
 	names := d.InstallationSettings
 	if names == nil {
-		if f, ok := Engine(d.Engine); ok {
+		if f, ok := engine(d.Engine); ok {
 			names = f.InstallationSettings
 		}
 	}
@@ -359,7 +359,7 @@ func (e Environment) EngineInProcess() bool {
 	if e.InProcess != nil {
 		return *e.InProcess
 	}
-	f, ok := Engine(e.Database.Engine)
+	f, ok := engine(e.Database.Engine)
 	return ok && f.InProcess
 }
 

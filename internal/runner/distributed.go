@@ -52,10 +52,10 @@ const (
 	// startLead is how far ahead of the store's now a cell's start is set:
 	// every generator must read it before it passes.
 	startLead = 1500 * time.Millisecond
-	// MaxClockSkew is the clock offset to the store above which a
+	// maxClockSkew is the clock offset to the store above which a
 	// generator's run carries a warning: its seconds and the others' are
 	// then aligned only to that precision.
-	MaxClockSkew = 5 * time.Millisecond
+	maxClockSkew = 5 * time.Millisecond
 	// coordinatorStale: a generator gives up on a session whose
 	// coordinator has not beaten for this long (it may be measuring a cell
 	// of its own meanwhile, but its heartbeat runs beside).
@@ -151,9 +151,9 @@ func (r *Runner) session(ctx context.Context, n int) (*coordination, error) {
 	return r.coord, nil
 }
 
-// EndSession closes the coordinator's session, if one was opened: its
+// endSession closes the coordinator's session, if one was opened: its
 // generators see it and exit.
-func (r *Runner) EndSession(ctx context.Context) error {
+func (r *Runner) endSession(ctx context.Context) error {
 	if r.coord == nil {
 		return nil
 	}
@@ -660,7 +660,7 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 		facts.CPUPercent = &pct
 	}
 	run.Env.LoadGenerator = facts
-	if off := g.clock.Offset; off > MaxClockSkew || off < -MaxClockSkew {
+	if off := g.clock.Offset; off > maxClockSkew || off < -maxClockSkew {
 		run.Deviations = append(run.Deviations, fmt.Sprintf("this load generator's clock is %+.1f ms off the results store's (measured within ±%.1f ms): its seconds align with the others' to that precision", float64(off)/1e6, float64(g.clock.RTT)/2e6))
 	}
 	if err != nil && run.Status == "" {

@@ -57,7 +57,7 @@ type executor struct {
 	server   *nodeexp.Sampler // the target's node_exporter, nil when it names none
 	// spill takes the measured seconds' points as they complete
 	// (spill.go); nil keeps them in the run's series.
-	spill       PointSpiller
+	spill       pointSpiller
 	spillWarned bool
 
 	// Outage accounting for the measured phase (reset when it starts).

@@ -36,7 +36,7 @@ func preflightTool(c study.Cell) error {
 		return fmt.Errorf("workload %q: %s not found: %s", c.Workload.Name, t.Executable(), t.Install)
 	}
 	if _, err := t.Build(invocation(c, c.Duration)); err != nil {
-		return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("%s: %w", t.Name, err)}
+		return &targetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("%s: %w", t.Name, err)}
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d 
 	inv.LogDir, inv.WorkDir = logDir, workDir
 	cmd, err := t.Build(inv)
 	if err != nil {
-		return "", nil, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
+		return "", nil, &targetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
 	}
 	fmt.Fprintf(r.opt.Progress, "  %s\n", strings.Join(cmd.Argv, " "))
 	out, err := runCommand(ctx, t.Name, cmd)

@@ -17,9 +17,9 @@ import (
 // own); the other thresholds are result's (result.StallFactor …).
 const stallSlack = time.Second
 
-// Flags are the reasons to doubt run, a run that stands, whose measured phase
+// flags are the reasons to doubt run, a run that stands, whose measured phase
 // was planned to last planned.
-func Flags(r *result.Run, planned time.Duration) []result.Flag {
+func flags(r *result.Run, planned time.Duration) []result.Flag {
 	s := r.Summary
 	var flags []result.Flag
 	add := func(kind, format string, args ...any) {

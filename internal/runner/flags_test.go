@@ -196,16 +196,16 @@ func TestFrozenRunIsFlaggedAndAnOutageStillFails(t *testing.T) {
 	if s := run.Summary; s.DeadSeconds != 2 || s.StarvedSeconds != 2 {
 		t.Fatalf("dead %d, starved %d: want 2 and 2", s.DeadSeconds, s.StarvedSeconds)
 	}
-	l := Limits{MaxErrorRatio: DefaultMaxErrorRatio, MaxDeadRatio: DefaultMaxDeadRatio}
-	if why := l.Judge(run); why != "" {
+	l := limits{MaxErrorRatio: DefaultMaxErrorRatio, MaxDeadRatio: DefaultMaxDeadRatio}
+	if why := l.judge(run); why != "" {
 		t.Fatalf("judged failed: %s", why)
 	}
-	kinds := flagKinds(Flags(run, 3*time.Second))
+	kinds := flagKinds(flags(run, 3*time.Second))
 	if kinds[result.FlagStalled] != 2 || kinds[result.FlagHostBusy] != 1 {
-		t.Fatalf("flags %+v", Flags(run, 3*time.Second))
+		t.Fatalf("flags %+v", flags(run, 3*time.Second))
 	}
 	run.Summary.ReconnectAttempts, run.Summary.Reconnects = 3, 1
-	if why := l.Judge(run); !strings.Contains(why, "no operation completed in 2 of 3 s") {
+	if why := l.judge(run); !strings.Contains(why, "no operation completed in 2 of 3 s") {
 		t.Fatalf("with lost connections: %q, want failed", why)
 	}
 }

@@ -23,12 +23,12 @@ const clientOverhead = 64 << 10
 // histograms, its per-second series, the results store, the runtime.
 const memoryReserve = 256 << 20
 
-// ClientMemory is the memory in bytes one client of a cell whose workload
+// clientMemory is the memory in bytes one client of a cell whose workload
 // has ops operation types holds in this process on target rawURL: its
 // recorder's latency buffers (hist.RecorderBytes; a client busy enough to
 // fold them into histograms of its own is one of few), its session as the
 // driver declares it (driver.SessionMemory) and clientOverhead.
-func ClientMemory(ops int, rawURL string) int64 {
+func clientMemory(ops int, rawURL string) int64 {
 	return hist.RecorderBytes(ops) + driver.SessionMemory(rawURL) + clientOverhead
 }
 
@@ -99,7 +99,7 @@ func checkMemory(cells []study.Cell, skip map[string]bool, perGenerator bool, av
 			opsText = fmt.Sprintf("%d operation types", ops)
 		}
 		histograms := float64(hist.RecorderBytes(ops))
-		client := float64(ClientMemory(ops, c.Target.URL))
+		client := float64(clientMemory(ops, c.Target.URL))
 		per := client + perClient
 		need := shared + per*float64(g.clients)
 		if need <= budget {

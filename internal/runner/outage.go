@@ -21,15 +21,15 @@ const (
 	DefaultMaxDeadRatio  = 0.1
 )
 
-// Limits are the outage thresholds a run is judged by.
-type Limits struct {
+// limits are the outage thresholds a run is judged by.
+type limits struct {
 	MaxErrorRatio float64 // failed operations / all operations
 	MaxDeadRatio  float64 // dead seconds / measured seconds
 }
 
 // limits resolves the thresholds: options, else the study's, else the defaults.
-func (r *Runner) limits() Limits {
-	l := Limits{MaxErrorRatio: DefaultMaxErrorRatio, MaxDeadRatio: DefaultMaxDeadRatio}
+func (r *Runner) limits() limits {
+	l := limits{MaxErrorRatio: DefaultMaxErrorRatio, MaxDeadRatio: DefaultMaxDeadRatio}
 	if v := r.st.MaxErrorRatio; v != nil {
 		l.MaxErrorRatio = *v
 	}
@@ -45,10 +45,10 @@ func (r *Runner) limits() Limits {
 	return l
 }
 
-// Judge returns why a measured run must count as failed: every operation
+// judge returns why a measured run must count as failed: every operation
 // failed, or its failed-operation or dead-time share passed the limits; ""
 // when the run stands.
-func (l Limits) Judge(r *result.Run) string {
+func (l limits) judge(r *result.Run) string {
 	s := r.Summary
 	ops := s.Transactions + s.Failed
 	if ops > 0 && s.Transactions == 0 {

@@ -53,13 +53,13 @@ type Sink interface {
 	AppendRun(r *result.Run) (int64, error)
 }
 
-// PointSpiller is a Sink that takes a run's series points as its seconds
+// pointSpiller is a Sink that takes a run's series points as its seconds
 // complete (store.Store is one): with it, a measuring run keeps only the
 // last few points and a fixed-size tally of the others (result.Run.Spilled)
 // in memory, so its memory stays flat however long it measures. The run's
 // SpillKey names what it spilled; the Sink's AppendRun puts the points
 // first in its series. index is the point's index in the run's series.
-type PointSpiller interface {
+type pointSpiller interface {
 	SpillPoint(key string, index int, p result.SeriesPoint) error
 }
 
@@ -124,14 +124,14 @@ type AutoRounds struct {
 // ErrInterrupted is returned when the context was cancelled (Ctrl-C) during a study.
 var ErrInterrupted = errors.New("interrupted")
 
-// TargetError is a failure that belongs to one target, printed as one line.
-type TargetError struct {
+// targetError is a failure that belongs to one target, printed as one line.
+type targetError struct {
 	Target string
 	URL    string
 	Err    error
 }
 
-func (e *TargetError) Error() string {
+func (e *targetError) Error() string {
 	where := fmt.Sprintf("target %q (%s)", e.Target, driver.Redacted(e.URL))
 	if e.Target == driver.Redacted(e.URL) {
 		where = "target " + e.Target // ad-hoc targets are named by their URL
@@ -139,7 +139,7 @@ func (e *TargetError) Error() string {
 	return where + ": " + redact.Scrub(e.Err.Error())
 }
 
-func (e *TargetError) Unwrap() error { return e.Err }
+func (e *targetError) Unwrap() error { return e.Err }
 
 // Runner executes cells of one study.
 type Runner struct {
@@ -234,7 +234,7 @@ func environment(cl driver.Client, conn driver.Conn) driver.Environment {
 func (r *Runner) open(ctx context.Context, t *study.Target, o driver.Options) (driver.Client, error) {
 	d, err := driver.ForURL(t.URL)
 	if err != nil {
-		return nil, &TargetError{Target: t.Name, URL: t.URL, Err: err}
+		return nil, &targetError{Target: t.Name, URL: t.URL, Err: err}
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.opt.ConnectTimeout)
 	defer cancel()
@@ -243,7 +243,7 @@ func (r *Runner) open(ctx context.Context, t *study.Target, o driver.Options) (d
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
 		}
-		return nil, &TargetError{Target: t.Name, URL: t.URL, Err: err}
+		return nil, &targetError{Target: t.Name, URL: t.URL, Err: err}
 	}
 	return cl, nil
 }
@@ -257,7 +257,7 @@ func (r *Runner) connect(ctx context.Context, cl driver.Client, t *study.Target)
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
 		}
-		return nil, &TargetError{Target: t.Name, URL: t.URL, Err: err}
+		return nil, &targetError{Target: t.Name, URL: t.URL, Err: err}
 	}
 	return conn, nil
 }
@@ -325,7 +325,7 @@ func (r *Runner) autoRounds(cells []study.Cell) int {
 // failed run and the study goes on.
 func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 	defer func() {
-		if err := r.EndSession(ctx); err != nil {
+		if err := r.endSession(ctx); err != nil {
 			fmt.Fprintf(r.opt.Progress, "%s\n", redact.Scrub(err.Error()))
 		}
 	}()
@@ -349,7 +349,7 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 		if !r.opt.NoCellHeaders {
 			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s\n", i+1, len(cells), cellLabel(c))
 		}
-		run, err := r.RunCell(ctx, c)
+		run, err := r.runCell(ctx, c)
 		if run != nil {
 			if r.opt.Auto != nil {
 				run.Summary.PilotRounds = r.opt.Auto.Pilot
@@ -419,8 +419,8 @@ func varyingParams(c study.Cell) string {
 	return strings.Join(parts, " ")
 }
 
-// RunCell executes one cell and returns its run (nil only if nothing was attempted).
-func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error) {
+// runCell executes one cell and returns its run (nil only if nothing was attempted).
+func (r *Runner) runCell(ctx context.Context, c study.Cell) (*result.Run, error) {
 	if c.Workload.Tool != "" {
 		return r.runExternal(ctx, c) // external.go
 	}
@@ -438,7 +438,7 @@ func (r *Runner) RunCell(ctx context.Context, c study.Cell) (*result.Run, error)
 	}
 	// Only a run that goes to the Sink whole spills: a load generator's
 	// partial run is published with its histograms, for the merge.
-	m.spill, _ = r.opt.Sink.(PointSpiller)
+	m.spill, _ = r.opt.Sink.(pointSpiller)
 	err = m.execute(ctx)
 	if err != nil && run.Status == "" {
 		return failRun(ctx, run, err)
@@ -531,7 +531,7 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 		Progress: r.opt.Meter,
 	})
 	if err != nil {
-		return cs, &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("preparing %s: %w", c.Workload.Kind, err)}
+		return cs, &targetError{Target: c.Target.Name, URL: c.Target.URL, Err: fmt.Errorf("preparing %s: %w", c.Workload.Kind, err)}
 	}
 	if cs.hooks.BeforeRun != nil && !generator {
 		if err := cs.hooks.BeforeRun(ctx, cs.admin); err != nil {
@@ -576,7 +576,7 @@ func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, 
 		fmt.Fprintf(r.opt.Progress, "  outage: %s\n", line)
 	}
 	if run.Status == result.StatusOK {
-		if why := r.limits().Judge(run); why != "" {
+		if why := r.limits().judge(run); why != "" {
 			if s := run.Summary; cs.shape.Waits && s.Transactions+s.Failed == 0 {
 				why += " (its clients wait outside their requests: keying or think times, \\sleep; measure longer than those waits)"
 			}
@@ -584,7 +584,7 @@ func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, 
 			run.Error = result.CapText(why, 4*result.MaxErrorText)
 			return run, errors.New(run.Error)
 		}
-		run.Summary.Flags = Flags(run, cs.c.Duration)
+		run.Summary.Flags = flags(run, cs.c.Duration)
 		if len(run.Summary.Flags) > 0 {
 			fmt.Fprintf(r.opt.Progress, "  flagged: %s\n", result.FlagsText(run.Summary.Flags))
 		}
@@ -664,7 +664,7 @@ func (r *Runner) withSession(ctx context.Context, c study.Cell, f func(bound, dr
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if err := f(b, client, conn); err != nil {
-		return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
+		return &targetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
 	}
 	return nil
 }

@@ -182,7 +182,7 @@ func TestTallyGivesTheFlagsAndOutagesOfTheWholeSeries(t *testing.T) {
 		r.Summary.Transactions, r.Summary.Failed = 1e6, 1e4
 		setDead(&r.Summary, r.DeadTime(quietSeconds(r.Summary, false)))
 		r.Duration = seconds * time.Second
-		return r.Summary, Flags(r, r.Duration), Limits{MaxErrorRatio: 0.5, MaxDeadRatio: 0.001}.Judge(r), OutageText(r)
+		return r.Summary, flags(r, r.Duration), limits{MaxErrorRatio: 0.5, MaxDeadRatio: 0.001}.judge(r), OutageText(r)
 	}
 	held := &result.Run{Series: series}
 	wantSum, wantFlags, wantJudge, wantOutage := judge(held)

@@ -25,7 +25,7 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 	if t == nil || t.Load == nil {
 		return nil
 	}
-	targetErr := func(err error) error { return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err} }
+	targetErr := func(err error) error { return &targetError{Target: c.Target.Name, URL: c.Target.URL, Err: err} }
 	inv := invocation(c, c.Duration)
 	// A tool with side files gets a private directory for its load too
 	// (HammerDB's script, which holds the password, and its own files).

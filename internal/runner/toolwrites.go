@@ -28,7 +28,7 @@ func (r *Runner) claimToolWrites(ctx context.Context, t *adapter.Tool, c study.C
 	if t.Writes == nil {
 		return "", release, nil
 	}
-	targetErr := func(err error) error { return &TargetError{Target: c.Target.Name, URL: c.Target.URL, Err: err} }
+	targetErr := func(err error) error { return &targetError{Target: c.Target.Name, URL: c.Target.URL, Err: err} }
 	fp, err := t.Writes(invocation(c, c.Duration))
 	if err != nil {
 		return "", release, targetErr(err)

@@ -50,7 +50,7 @@ func runToolCell(t *testing.T, st *study.Study, c study.Cell, opt Options) (*res
 	opt.Progress = &progress
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run, err := New(st, opt).RunCell(ctx, c)
+	run, err := New(st, opt).runCell(ctx, c)
 	return run, progress.String(), err
 }
 

@@ -63,7 +63,7 @@ func runYcsbCell(t *testing.T, st *study.Study, c study.Cell, opt Options) (*res
 	r := New(st, opt)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run, err := r.RunCell(ctx, c) // loads the data first, as a study does
+	run, err := r.runCell(ctx, c) // loads the data first, as a study does
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, progress.String())
 	}

@@ -165,15 +165,15 @@ type CommandLine struct {
 	Examples []string
 }
 
-// CommandLiner is optional: a workload that declares its CommandLine.
-type CommandLiner interface {
+// commandLiner is optional: a workload that declares its CommandLine.
+type commandLiner interface {
 	CommandLine() CommandLine
 }
 
 // CommandLineOf returns what w declares of its command line (the zero
 // CommandLine when it declares nothing).
 func CommandLineOf(w Workload) CommandLine {
-	if c, ok := w.(CommandLiner); ok {
+	if c, ok := w.(commandLiner); ok {
 		return c.CommandLine()
 	}
 	return CommandLine{}

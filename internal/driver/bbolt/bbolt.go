@@ -69,9 +69,9 @@ var engine = embedkv.Engine{
 
 // databases are the files open in this process: a second bolt.Open of the
 // same file would wait on bbolt's own file lock.
-var databases = embedkv.Registry[Config, *bolt.DB]{
+var databases = embedkv.Registry[config, *bolt.DB]{
 	Engine:  &engine,
-	Path:    func(c *Config) *string { return &c.Path },
+	Path:    func(c *config) *string { return &c.Path },
 	Unit:    "file",
 	Creates: "the file, not its directory",
 }
@@ -86,13 +86,13 @@ func (Driver) Name() string { return engine.Name }
 // Open implements driver.Driver: it opens the file (or shares this process's
 // handle on it) and checks that it is a bbolt database.
 func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {
-	return databases.Open(t.URL, ParseURL, open, func(h *embedkv.Handle[Config, *bolt.DB]) driver.Client {
-		return &Client{embedkv.Client[Config, *bolt.DB]{H: h}}
+	return databases.Open(t.URL, parseURL, open, func(h *embedkv.Handle[config, *bolt.DB]) driver.Client {
+		return &client{embedkv.Client[config, *bolt.DB]{H: h}}
 	})
 }
 
 // open opens the file at abs, not open in this process, after check.
-func open(abs string, cfg Config) (*bolt.DB, map[string]string, error) {
+func open(abs string, cfg config) (*bolt.DB, map[string]string, error) {
 	if err := check(abs, cfg.Path); err != nil {
 		return nil, nil, err
 	}
@@ -178,13 +178,13 @@ func hasMagic(head []byte) bool {
 	return false
 }
 
-// Client is one target's client: its sessions share the handle.
-type Client struct {
-	embedkv.Client[Config, *bolt.DB]
+// client is one target's client: its sessions share the handle.
+type client struct {
+	embedkv.Client[config, *bolt.DB]
 }
 
 // Session implements driver.Client: a lightweight session on the shared handle.
-func (c *Client) Session(context.Context) (driver.Conn, error) {
+func (c *client) Session(context.Context) (driver.Conn, error) {
 	s, err := c.NewSession(&store{db: c.H.DB})
 	if err != nil {
 		return nil, err
@@ -194,7 +194,7 @@ func (c *Client) Session(context.Context) (driver.Conn, error) {
 
 // Environment implements driver.Environment: engine, library version, the
 // options in effect, the file and the file system it is on.
-func (c *Client) Environment(context.Context) (result.Database, error) {
+func (c *client) Environment(context.Context) (result.Database, error) {
 	env, settings := c.Env(filepath.Dir(c.H.Path))
 	settings["pagesize"] = strconv.Itoa(c.H.DB.Info().PageSize) // the file's, whatever was asked
 	env.Set("file", c.H.Path)

@@ -16,20 +16,20 @@ import (
 func TestParseURL(t *testing.T) {
 	for _, tc := range []struct {
 		url  string
-		want Config
+		want config
 	}{
-		{"bbolt:bench.bbolt", Config{Path: "bench.bbolt", FreelistType: "array", Timeout: defaultTimeout}},
-		{"BBOLT:bench.bbolt", Config{Path: "bench.bbolt", FreelistType: "array", Timeout: defaultTimeout}},
-		{"bbolt://rel/b.db", Config{Path: "rel/b.db", FreelistType: "array", Timeout: defaultTimeout}},
-		{"bbolt:///abs/b.db", Config{Path: "/abs/b.db", FreelistType: "array", Timeout: defaultTimeout}},
-		{"bbolt:b.db?nosync=true", Config{Path: "b.db", NoSync: true, FreelistType: "array", Timeout: defaultTimeout}},
+		{"bbolt:bench.bbolt", config{Path: "bench.bbolt", FreelistType: "array", Timeout: defaultTimeout}},
+		{"BBOLT:bench.bbolt", config{Path: "bench.bbolt", FreelistType: "array", Timeout: defaultTimeout}},
+		{"bbolt://rel/b.db", config{Path: "rel/b.db", FreelistType: "array", Timeout: defaultTimeout}},
+		{"bbolt:///abs/b.db", config{Path: "/abs/b.db", FreelistType: "array", Timeout: defaultTimeout}},
+		{"bbolt:b.db?nosync=true", config{Path: "b.db", NoSync: true, FreelistType: "array", Timeout: defaultTimeout}},
 		// Names ignore case, '_' and '-'.
 		{"bbolt:b.db?No_Sync=1&page-size=16384&FreelistType=HashMap&initial_mmap_size=64MiB&timeout=250ms&nogrowsync=on&nofreelistsync=yes",
-			Config{Path: "b.db", NoSync: true, PageSize: 16384, FreelistType: "hashmap", InitialMmapSize: 64 << 20,
+			config{Path: "b.db", NoSync: true, PageSize: 16384, FreelistType: "hashmap", InitialMmapSize: 64 << 20,
 				Timeout: 250 * time.Millisecond, NoGrowSync: true, NoFreelistSync: true}},
-		{"bbolt:b.db?nosync=false&initialmmapsize=1048576", Config{Path: "b.db", InitialMmapSize: 1 << 20, FreelistType: "array", Timeout: defaultTimeout}},
+		{"bbolt:b.db?nosync=false&initialmmapsize=1048576", config{Path: "b.db", InitialMmapSize: 1 << 20, FreelistType: "array", Timeout: defaultTimeout}},
 	} {
-		got, err := ParseURL(tc.url)
+		got, err := parseURL(tc.url)
 		if err != nil {
 			t.Errorf("ParseURL(%q): %v", tc.url, err)
 			continue
@@ -62,7 +62,7 @@ func TestParseURLRejects(t *testing.T) {
 		{"pebble:dir", []string{"not a bbolt: URL"}},
 		{"bbolt:b.db?%zz", []string{"bad query"}},
 	} {
-		cfg, err := ParseURL(tc.url)
+		cfg, err := parseURL(tc.url)
 		if err == nil {
 			t.Errorf("ParseURL(%q) = %+v, want an error", tc.url, cfg)
 			continue
@@ -75,14 +75,14 @@ func TestParseURLRejects(t *testing.T) {
 	}
 }
 
-func openClient(t *testing.T, url string) *Client {
+func openClient(t *testing.T, url string) *client {
 	t.Helper()
 	cl, err := Driver{}.Open(context.Background(), driver.Target{Name: "t", URL: url}, driver.Options{})
 	if err != nil {
 		t.Fatalf("Open(%s): %v", url, err)
 	}
 	t.Cleanup(func() { cl.Close(context.Background()) })
-	return cl.(*Client)
+	return cl.(*client)
 }
 
 func TestEnvironment(t *testing.T) {

@@ -65,45 +65,45 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 		return nil, fmt.Errorf("ClickHouse server of %s does not answer: %w (is it running, and do the URL's host, native port (9000 by default, not HTTP's 8123), TLS setting and credentials match it?)",
 			cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
-	return &Client{cfg: cfg, conn: conn}, nil
+	return &client{cfg: cfg, conn: conn}, nil
 }
 
-// Client is one target's shared pool.
-type Client struct {
+// client is one target's shared pool.
+type client struct {
 	cfg  config
 	conn chdriver.Conn
 	driver.ClientState
 }
 
 // Session implements driver.Client.
-func (c *Client) Session(context.Context) (driver.Conn, error) {
+func (c *client) Session(context.Context) (driver.Conn, error) {
 	if err := c.CheckOpen(); err != nil {
 		return nil, err
 	}
-	return &Conn{c: c}, nil
+	return &conn{c: c}, nil
 }
 
 // Close implements driver.Client: it closes the pool.
-func (c *Client) Close(context.Context) error {
+func (c *client) Close(context.Context) error {
 	return c.CloseOnce(func() error { return c.cfg.secrets.ScrubErr(c.conn.Close()) })
 }
 
-// Conn is one worker's session on the shared pool.
-type Conn struct {
-	c *Client
+// conn is one worker's session on the shared pool.
+type conn struct {
+	c *client
 }
 
 // Close implements driver.Conn; the pool stays with the client.
-func (s *Conn) Close(context.Context) error { return nil }
+func (s *conn) Close(context.Context) error { return nil }
 
 // Classify implements driver.Conn.
-func (s *Conn) Classify(err error) result.ErrorClass { return classify(err) }
+func (s *conn) Classify(err error) result.ErrorClass { return classify(err) }
 
 // ClientPath implements driver.Path.
-func (s *Conn) ClientPath() string { return clientPath }
+func (s *conn) ClientPath() string { return clientPath }
 
 // Environment implements driver.Environment (through the client).
-func (s *Conn) Environment(ctx context.Context) (result.Database, error) { return s.c.Environment(ctx) }
+func (s *conn) Environment(ctx context.Context) (result.Database, error) { return s.c.Environment(ctx) }
 
 // Analyze implements driver.Analytics.
 //
@@ -118,7 +118,7 @@ func (s *Conn) Environment(ctx context.Context) (result.Database, error) { retur
 // decoded columns have no wire size). Profile events packets (per-query
 // counters) came with revision 54451 (21.x): 18.16 sends none, so they are
 // not asked for.
-func (s *Conn) Analyze(ctx context.Context, query string, each func(values []any) error) (driver.QueryStats, error) {
+func (s *conn) Analyze(ctx context.Context, query string, each func(values []any) error) (driver.QueryStats, error) {
 	var st driver.QueryStats
 	var mu sync.Mutex // the client calls the callbacks from its reading goroutine
 	qctx := ch.Context(ctx,

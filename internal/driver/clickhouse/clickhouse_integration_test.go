@@ -20,7 +20,7 @@ import (
 
 // freshDB creates a database of the test's own on the test server and returns
 // a session on it.
-func freshDB(t *testing.T) (*Conn, string) {
+func freshDB(t *testing.T) (*conn, string) {
 	t.Helper()
 	base := testenv.ClickHouseURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -45,7 +45,7 @@ func freshDB(t *testing.T) (*Conn, string) {
 	return open(t, u.String()), u.String()
 }
 
-func open(t *testing.T, raw string) *Conn {
+func open(t *testing.T, raw string) *conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -58,7 +58,7 @@ func open(t *testing.T, raw string) *Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.(*Conn)
+	return s.(*conn)
 }
 
 type seqRows struct {

@@ -19,7 +19,7 @@ import (
 
 // Environment implements driver.Environment: version, the memory and thread
 // limits a query runs under, and every setting changed from its default.
-func (c *Client) Environment(ctx context.Context) (result.Database, error) {
+func (c *client) Environment(ctx context.Context) (result.Database, error) {
 	env := result.Database{Engine: "clickhouse", Driver: clientPath}
 	env.Set("tls", c.cfg.tls)
 	if err := c.conn.QueryRow(ctx, "SELECT version()").Scan(&env.Version); err != nil {
@@ -62,7 +62,7 @@ func (c *Client) Environment(ctx context.Context) (result.Database, error) {
 // serverSettings reads the server's memory limit and caches
 // (system.server_settings, from ClickHouse 23.3; nil before), as texts in
 // the map a results file reads back, which uncompressedCache reads.
-func (c *Client) serverSettings(ctx context.Context) map[string]any {
+func (c *client) serverSettings(ctx context.Context) map[string]any {
 	rows, err := c.conn.Query(ctx, "SELECT name, value FROM system.server_settings WHERE name IN ('"+strings.Join(serverSettingNames, "', '")+"')")
 	if err != nil {
 		return nil
@@ -89,16 +89,16 @@ func secretSetting(name string) bool {
 }
 
 // Dialect implements driver.SQL.
-func (s *Conn) Dialect() string { return "clickhouse" }
+func (s *conn) Dialect() string { return "clickhouse" }
 
 // Exec implements driver.SQL. INSERT ... VALUES with inline values hangs
 // against 18.16 through this client: load rows with BulkLoad.
-func (s *Conn) Exec(ctx context.Context, sql string) error {
+func (s *conn) Exec(ctx context.Context, sql string) error {
 	return s.c.cfg.secrets.ScrubErr(s.c.conn.Exec(ctx, sql))
 }
 
 // QueryInt64 implements driver.SQL.
-func (s *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, error) {
+func (s *conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, error) {
 	rows, err := s.Query(ctx, sql, args...)
 	if err != nil {
 		return 0, err
@@ -124,7 +124,7 @@ func (s *Conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, 
 }
 
 // Query implements driver.SQL.
-func (s *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows, error) {
+func (s *conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows, error) {
 	r, err := s.c.conn.Query(ctx, placeholders(sql), args...)
 	if err != nil {
 		return nil, s.c.cfg.secrets.ScrubErr(err)
@@ -136,12 +136,12 @@ func (s *Conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows,
 // Prepare implements driver.SQL. The client binds parameters itself (the
 // native protocol of 18.16 has no server-side prepared statements), so a
 // statement is its rewritten text.
-func (s *Conn) Prepare(_ context.Context, sql string) (driver.Stmt, error) {
+func (s *conn) Prepare(_ context.Context, sql string) (driver.Stmt, error) {
 	return &stmt{s: s, sql: placeholders(sql)}, nil
 }
 
 type stmt struct {
-	s   *Conn
+	s   *conn
 	sql string
 }
 
@@ -191,7 +191,7 @@ func placeholders(sql string) string {
 }
 
 type rows struct {
-	s     *Conn
+	s     *conn
 	r     chdriver.Rows
 	dest  []any
 	names []string
@@ -268,7 +268,7 @@ func normalize(v any) any {
 // sends blocks of up to batchRows rows. The column list is always explicit: 18.16 fails a batch
 // INSERT without one. Values (int64, string or nil) are converted to each
 // column's type as system.columns names it.
-func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src driver.RowSource, truncate bool) (int64, error) {
+func (s *conn) BulkLoad(ctx context.Context, table string, columns []string, src driver.RowSource, truncate bool) (int64, error) {
 	types, err := s.columnTypes(ctx, table, columns)
 	if err != nil {
 		return 0, err
@@ -332,7 +332,7 @@ func (s *Conn) BulkLoad(ctx context.Context, table string, columns []string, src
 const batchRows = 100_000
 
 // columnTypes returns the ClickHouse types of table's columns, in order.
-func (s *Conn) columnTypes(ctx context.Context, table string, columns []string) ([]string, error) {
+func (s *conn) columnTypes(ctx context.Context, table string, columns []string) ([]string, error) {
 	db, name := s.c.cfg.database, table
 	if d, t, ok := strings.Cut(table, "."); ok {
 		db, name = d, t

@@ -51,14 +51,14 @@ type Handle[C comparable, DB io.Closer] struct {
 	reg  *Registry[C, DB]
 }
 
-// Acquire returns the handle on cfg's database: this process's, with one
+// acquire returns the handle on cfg's database: this process's, with one
 // more reference, when a client of it holds it already, or else one that
 // open opens (under the registry's lock, so that two clients cannot both
 // open it). open gets the absolute path, whose directory exists; it refuses
 // a path that holds something other than the engine's database, and
 // returns the options in effect. A database has one set of options at a
 // time: a client asking for others than its holder's is refused.
-func (r *Registry[C, DB]) Acquire(cfg C, open func(abs string, cfg C) (DB, map[string]string, error)) (*Handle[C, DB], error) {
+func (r *Registry[C, DB]) acquire(cfg C, open func(abs string, cfg C) (DB, map[string]string, error)) (*Handle[C, DB], error) {
 	name := *r.Path(&cfg)
 	abs, err := filepath.Abs(name)
 	if err != nil {
@@ -172,7 +172,7 @@ func (c *Client[C, DB]) InProcess() bool { return true }
 func (c *Client[C, DB]) Env(disk string) (env result.Database, settings map[string]string) {
 	e := c.H.reg.Engine
 	settings = maps.Clone(c.H.Settings)
-	env = result.Database{Engine: e.Name, Version: e.Version(), Driver: e.Module + " (pure Go, in-process " + e.Design + ")",
+	env = result.Database{Engine: e.Name, Version: e.version(), Driver: e.Module + " (pure Go, in-process " + e.Design + ")",
 		Settings: settings, Disk: envinfo.Disk(disk)}
 	env.Set("tls", map[string]any{"enabled": false})
 	return env, settings

@@ -28,7 +28,7 @@ func (r *Registry[C, DB]) Open(url string, parse func(url string) (C, error), op
 	if err != nil {
 		return nil, err
 	}
-	h, err := r.Acquire(cfg, open)
+	h, err := r.acquire(cfg, open)
 	if err != nil {
 		return nil, err
 	}

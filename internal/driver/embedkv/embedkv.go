@@ -43,9 +43,9 @@ type Engine struct {
 	Timeouts []error
 }
 
-// Version is the engine's module version in this binary ("1.5.0"), or
+// version is the engine's module version in this binary ("1.5.0"), or
 // "unknown" when the binary carries no module information (test binaries).
-func (e *Engine) Version() string {
+func (e *Engine) version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
@@ -65,9 +65,9 @@ func (e *Engine) Version() string {
 // "<engine>: the session is closed".
 var errSessionClosed = errors.New("the session is closed")
 
-// Classify is driver.Conn's Classify for the engine. An error reply is the
+// classify is driver.Conn's Classify for the engine. An error reply is the
 // command's own failure; a closed session or database is a lost connection.
-func (e *Engine) Classify(err error) result.ErrorClass {
+func (e *Engine) classify(err error) result.ErrorClass {
 	var re replyError
 	switch {
 	case errors.As(err, &re):

@@ -19,15 +19,15 @@ type Op uint8
 
 // The commands the engines answer.
 const (
-	OpBad Op = iota // answered without the engine: unknown command, wrong arity
-	OpGet           // reads
+	opBad Op = iota // answered without the engine: unknown command, wrong arity
+	opGet           // reads
 	OpSet           // writes, from here on
 	OpIncr
 	OpDel
 )
 
-// Writes reports whether the command changes the database.
-func (o Op) Writes() bool { return o >= OpSet }
+// writes reports whether the command changes the database.
+func (o Op) writes() bool { return o >= OpSet }
 
 // replyError is an error reply, in Redis's words, so that a study comparing
 // an embedded engine with a Redis server reads the same error texts.
@@ -95,26 +95,26 @@ func decode(c *driver.KVCommand) (Op, error) {
 	switch {
 	case strings.EqualFold(c.Name, "GET"):
 		if n != 1 {
-			return OpBad, wrongArity(c.Name)
+			return opBad, wrongArity(c.Name)
 		}
-		return OpGet, nil
+		return opGet, nil
 	case strings.EqualFold(c.Name, "SET"):
 		if n < 2 {
-			return OpBad, wrongArity(c.Name)
+			return opBad, wrongArity(c.Name)
 		}
 		if n > 2 {
-			return OpBad, errSetOptions
+			return opBad, errSetOptions
 		}
 		return OpSet, nil
 	case strings.EqualFold(c.Name, "INCR"):
 		if n != 1 {
-			return OpBad, wrongArity(c.Name)
+			return opBad, wrongArity(c.Name)
 		}
 		return OpIncr, nil
 	case strings.EqualFold(c.Name, "DEL"):
 		return OpDel, nil
 	}
-	return OpBad, unknownCommand(c.Name)
+	return opBad, unknownCommand(c.Name)
 }
 
 // bytesIn is what the command carries: its key, value and further arguments

@@ -64,21 +64,21 @@ func TestDecode(t *testing.T) {
 		want    Op
 		errText string
 	}{
-		{kv("GET", "k", nil), OpGet, ""},
-		{kv("get", "k", nil), OpGet, ""},
-		{kv("GET", "k", []byte("v")), OpBad, "ERR wrong number of arguments for 'get' command"},
-		{kv("GeT", "k", nil, "x"), OpBad, "ERR wrong number of arguments for 'get' command"},
+		{kv("GET", "k", nil), opGet, ""},
+		{kv("get", "k", nil), opGet, ""},
+		{kv("GET", "k", []byte("v")), opBad, "ERR wrong number of arguments for 'get' command"},
+		{kv("GeT", "k", nil, "x"), opBad, "ERR wrong number of arguments for 'get' command"},
 		{kv("SET", "k", []byte("v")), OpSet, ""},
 		{kv("SET", "k", []byte{}), OpSet, ""}, // an empty value is a value
-		{kv("SET", "k", nil), OpBad, "ERR wrong number of arguments for 'set' command"},
+		{kv("SET", "k", nil), opBad, "ERR wrong number of arguments for 'set' command"},
 		{kv("SET", "k", nil, "v"), OpSet, ""}, // the value as an argument
-		{kv("SET", "k", []byte("v"), "EX", "10"), OpBad, string(errSetOptions)},
+		{kv("SET", "k", []byte("v"), "EX", "10"), opBad, string(errSetOptions)},
 		{kv("INCR", "k", nil), OpIncr, ""},
-		{kv("INCR", "k", []byte("1")), OpBad, "ERR wrong number of arguments for 'incr' command"},
+		{kv("INCR", "k", []byte("1")), opBad, "ERR wrong number of arguments for 'incr' command"},
 		{kv("DEL", "k", nil), OpDel, ""},
 		{kv("del", "k", []byte("k2"), "k3"), OpDel, ""},
-		{kv("FLUSHALL", "k", nil), OpBad, "ERR unknown command 'FLUSHALL': this embedded engine answers GET, SET, INCR and DEL"},
-		{kv(long, "k", nil), OpBad, "ERR unknown command '" + long[:128] + "': "},
+		{kv("FLUSHALL", "k", nil), opBad, "ERR unknown command 'FLUSHALL': this embedded engine answers GET, SET, INCR and DEL"},
+		{kv(long, "k", nil), opBad, "ERR unknown command '" + long[:128] + "': "},
 	} {
 		o, err := decode(tc.c)
 		if o != tc.want {
@@ -95,7 +95,7 @@ func TestDecode(t *testing.T) {
 			t.Errorf("decode(%s %q) error %v, want a reply error starting %q", tc.c.Name[:min(len(tc.c.Name), 20)], tc.c.Key, err, tc.errText)
 		}
 	}
-	if OpGet.Writes() || OpBad.Writes() || !OpSet.Writes() || !OpIncr.Writes() || !OpDel.Writes() {
+	if opGet.writes() || opBad.writes() || !OpSet.writes() || !OpIncr.writes() || !OpDel.writes() {
 		t.Error("Writes: GET and bad commands read, SET, INCR and DEL write")
 	}
 }

@@ -77,7 +77,7 @@ func (a *Answers) Latency() time.Duration {
 // Fail answers r with err, an error of the engine's for that command alone,
 // as an error reply: "ERR <engine>: ..." unless err is already one.
 func (a *Answers) Fail(r *driver.KVReply, err error) {
-	r.Err, r.Class, r.Value = engineError(a.e.Name, err), a.e.Classify(err), nil
+	r.Err, r.Class, r.Value = engineError(a.e.Name, err), a.e.classify(err), nil
 }
 
 // Session is one session of an embedded engine's client: a worker's share of
@@ -119,14 +119,14 @@ func (s *Session) Close(context.Context) error {
 
 // ClientPath implements driver.Path: the engine and its version.
 func (s *Session) ClientPath() string {
-	if v := s.e.Version(); v != "unknown" {
+	if v := s.e.version(); v != "unknown" {
 		return s.e.Name + " " + v
 	}
 	return s.e.Name
 }
 
 // Classify implements driver.Conn (see Engine.Classify).
-func (s *Session) Classify(err error) result.ErrorClass { return s.e.Classify(err) }
+func (s *Session) Classify(err error) result.ErrorClass { return s.e.classify(err) }
 
 // Pipeline implements driver.KV. A command Redis would refuse (unknown,
 // wrong arity) is answered at once; the others run in maximal runs of
@@ -162,17 +162,17 @@ func (s *Session) Pipeline(ctx context.Context, cmds []driver.KVCommand, replies
 	}
 	for i := 0; i < len(cmds); {
 		o := s.ops[i]
-		if o == OpBad {
+		if o == opBad {
 			replies[i].Latency = a.Latency()
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(cmds) && s.ops[j] != OpBad && s.ops[j].Writes() == o.Writes() {
+		for j < len(cmds) && s.ops[j] != opBad && s.ops[j].writes() == o.writes() {
 			j++
 		}
 		var err error
-		if o.Writes() {
+		if o.writes() {
 			err = s.st.WriteRun(a, cmds[i:j], s.ops[i:j], replies[i:j])
 			if err == nil {
 				t := a.Latency()

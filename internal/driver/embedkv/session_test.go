@@ -145,7 +145,7 @@ func openFake(abs string, cfg fakeConfig) (*fakeDB, map[string]string, error) {
 
 func fakeSession(t *testing.T) (*Session, *fakeStore) {
 	t.Helper()
-	h, err := newRegistry().Acquire(fakeConfig{Path: filepath.Join(t.TempDir(), "db")}, openFake)
+	h, err := newRegistry().acquire(fakeConfig{Path: filepath.Join(t.TempDir(), "db")}, openFake)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,13 +279,13 @@ func TestClassify(t *testing.T) {
 		{errWaited, result.ErrTimeout},
 		{errCommit, result.ErrOther},
 	} {
-		if got := fakeEngine.Classify(tc.err); got != tc.want {
+		if got := fakeEngine.classify(tc.err); got != tc.want {
 			t.Errorf("Classify(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
 	// An engine without timeouts of its own has only the context's.
 	e := Engine{Name: "e"}
-	if got := e.Classify(errors.New("other")); got != result.ErrOther {
+	if got := e.classify(errors.New("other")); got != result.ErrOther {
 		t.Errorf("Classify of an unknown error = %q, want %q", got, result.ErrOther)
 	}
 }
@@ -330,7 +330,7 @@ func TestRegistry(t *testing.T) {
 	dir := t.TempDir()
 	r := newRegistry()
 	path := filepath.Join(dir, "db")
-	h1, err := r.Acquire(fakeConfig{Path: path, Opt: 1}, openFake)
+	h1, err := r.acquire(fakeConfig{Path: path, Opt: 1}, openFake)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,29 +346,29 @@ func TestRegistry(t *testing.T) {
 	if err := os.Symlink(dir, link); err != nil {
 		t.Fatal(err)
 	}
-	h2, err := r.Acquire(fakeConfig{Path: filepath.Join(link, "db"), Opt: 1}, openFake)
+	h2, err := r.acquire(fakeConfig{Path: filepath.Join(link, "db"), Opt: 1}, openFake)
 	if err != nil || h2 != h1 {
 		t.Fatalf("Acquire through a symlink = %p, %v; want the first's handle %p", h2, err, h1)
 	}
 	t.Chdir(dir)
-	h2, err = r.Acquire(fakeConfig{Path: "db", Opt: 1}, openFake)
+	h2, err = r.acquire(fakeConfig{Path: "db", Opt: 1}, openFake)
 	if err != nil || h2 != h1 {
 		t.Fatalf("Acquire of a relative path = %p, %v; want the first's handle %p", h2, err, h1)
 	}
 	h2.release() // the symlink's reference
-	_, err = r.Acquire(fakeConfig{Path: "db", Opt: 2}, openFake)
+	_, err = r.acquire(fakeConfig{Path: "db", Opt: 2}, openFake)
 	if want := "fake database db is already open in this process with other options (map[opt:1]): one file has one set of options at a time"; err == nil || err.Error() != want {
 		t.Errorf("Acquire with other options = %v, want %s", err, want)
 	}
 	missing := filepath.Join(dir, "nodir", "db")
-	_, err = r.Acquire(fakeConfig{Path: missing}, openFake)
+	_, err = r.acquire(fakeConfig{Path: missing}, openFake)
 	if want := "fake database " + missing + ": directory " + filepath.Dir(missing) + " does not exist (fairbench creates the file, not its directory)"; err == nil || err.Error() != want {
 		t.Errorf("Acquire in a missing directory = %v, want %s", err, want)
 	}
-	if _, err := r.Acquire(fakeConfig{Path: "refused"}, openFake); err == nil || err.Error() != "fake database refused is not fake's" {
+	if _, err := r.acquire(fakeConfig{Path: "refused"}, openFake); err == nil || err.Error() != "fake database refused is not fake's" {
 		t.Errorf("Acquire that open refuses = %v", err)
 	}
-	if _, err := r.Acquire(fakeConfig{Path: "refused"}, openFake); err == nil {
+	if _, err := r.acquire(fakeConfig{Path: "refused"}, openFake); err == nil {
 		t.Error("a refused database was registered")
 	}
 
@@ -397,14 +397,14 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("a second Close of a client closed the database again")
 	}
 	// Closed, it opens anew with any options.
-	h3, err := r.Acquire(fakeConfig{Path: path, Opt: 2}, openFake)
+	h3, err := r.acquire(fakeConfig{Path: path, Opt: 2}, openFake)
 	if err != nil || h3 == h1 {
 		t.Errorf("Acquire after the last close = %p, %v; want a new handle", h3, err)
 	}
 }
 
 func TestEnv(t *testing.T) {
-	h, err := newRegistry().Acquire(fakeConfig{Path: filepath.Join(t.TempDir(), "db"), Opt: 7}, openFake)
+	h, err := newRegistry().acquire(fakeConfig{Path: filepath.Join(t.TempDir(), "db"), Opt: 7}, openFake)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,21 +19,21 @@ import (
 var emptyFilter = bson.D{}
 
 // Collections implements driver.DocumentAdmin.
-func (s *Conn) Collections(ctx context.Context) ([]string, error) {
+func (s *conn) Collections(ctx context.Context) ([]string, error) {
 	names, err := s.c.db.ListCollectionNames(ctx, emptyFilter)
 	return names, s.c.cfg.secrets.ScrubErr(err)
 }
 
 // Count implements driver.DocumentAdmin: CountDocuments, an exact count
 // (EstimatedDocumentCount reads metadata that can lag).
-func (s *Conn) Count(ctx context.Context, collection string) (int64, error) {
+func (s *conn) Count(ctx context.Context, collection string) (int64, error) {
 	n, err := s.coll(collection).CountDocuments(ctx, emptyFilter)
 	return n, s.c.cfg.secrets.ScrubErr(err)
 }
 
 // Drop implements driver.DocumentAdmin; the driver already takes
 // NamespaceNotFound (no such collection) for success.
-func (s *Conn) Drop(ctx context.Context, collection string) error {
+func (s *conn) Drop(ctx context.Context, collection string) error {
 	err := s.coll(collection).Drop(ctx)
 	delete(s.colls, collection)
 	return s.c.cfg.secrets.ScrubErr(err)
@@ -44,7 +44,7 @@ func (s *Conn) Drop(ctx context.Context, collection string) error {
 // metrics.commands, a count of commands, where MongoDB counts an insert of
 // 1000 documents as 1000 inserts), so ok is false there rather than a count
 // of something else under the same names.
-func (s *Conn) OpCounters(ctx context.Context) (map[string]int64, bool, error) {
+func (s *conn) OpCounters(ctx context.Context) (map[string]int64, bool, error) {
 	raw, err := s.c.db.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
 	if err != nil {
 		return nil, false, s.c.cfg.secrets.ScrubErr(fmt.Errorf("serverStatus: %w", err))
@@ -75,7 +75,7 @@ func (s *Conn) OpCounters(ctx context.Context) (map[string]int64, bool, error) {
 // own; its MongoDB-compatible one as compat_version), storage engine where
 // serverStatus names one, and the URL's settings that change what is
 // measured.
-func (c *Client) Environment(ctx context.Context) (result.Database, error) {
+func (c *client) Environment(ctx context.Context) (result.Database, error) {
 	env := result.Database{Engine: "mongodb", Driver: clientPath}
 	var bi struct {
 		Version         string `bson:"version"`
@@ -211,7 +211,7 @@ var errNoConnectionCount = errors.New("serverStatus has no connections.available
 // open now (net.maxIncomingConnections, or the process's file limit, minus
 // the current ones). The asking session's own connection is already counted
 // as current, and it closes before the clients connect, so it is added back.
-func (s *Conn) ConnectionLimit(ctx context.Context) (int, string, error) {
+func (s *conn) ConnectionLimit(ctx context.Context) (int, string, error) {
 	raw, err := s.c.db.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
 	if err != nil {
 		return 0, "", s.c.cfg.secrets.ScrubErr(fmt.Errorf("serverStatus: %w", err))

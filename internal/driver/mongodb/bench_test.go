@@ -15,7 +15,7 @@ import (
 // implicit session, the reply's decoding), which are most of them.
 const benchDocs = 10000
 
-func loaded(b *testing.B) *Conn {
+func loaded(b *testing.B) *conn {
 	b.Helper()
 	s := session(b, freshDB(b))
 	ctx := ctxT(b)

@@ -32,7 +32,7 @@ const maxReasons = 5
 // Insert implements driver.Document: InsertOne for one document, one
 // unordered InsertMany for more. Documents the server refuses (duplicate
 // _id) are items of the result; the error is for the request as a whole.
-func (s *Conn) Insert(ctx context.Context, collection string, docs []driver.Doc) (driver.BulkResult, error) {
+func (s *conn) Insert(ctx context.Context, collection string, docs []driver.Doc) (driver.BulkResult, error) {
 	res := driver.BulkResult{Items: len(docs)}
 	if len(docs) == 0 {
 		return res, nil
@@ -69,7 +69,7 @@ func (s *Conn) Insert(ctx context.Context, collection string, docs []driver.Doc)
 
 // writeFailures moves the per-document errors of a write into the result;
 // what remains (a lost connection, a write concern error) is the error.
-func (s *Conn) writeFailures(res driver.BulkResult, err error) (driver.BulkResult, error) {
+func (s *conn) writeFailures(res driver.BulkResult, err error) (driver.BulkResult, error) {
 	if err == nil {
 		return res, nil
 	}
@@ -104,7 +104,7 @@ func (s *Conn) writeFailures(res driver.BulkResult, err error) (driver.BulkResul
 
 // setFields readies the FindOne options and projection for a field list,
 // rebuilt only when it changes; nil fields (or none) read whole documents.
-func (s *Conn) setFields(fields []string) {
+func (s *conn) setFields(fields []string) {
 	all := len(fields) == 0
 	if s.findOne != nil && all == s.projAll && slices.Equal(fields, s.projFields) {
 		return
@@ -122,7 +122,7 @@ func (s *Conn) setFields(fields []string) {
 
 // Get implements driver.Document: FindOne by _id with a projection of the
 // named fields (_id included, as MongoDB always includes it).
-func (s *Conn) Get(ctx context.Context, collection, id string, fields []string) (driver.Doc, bool, error) {
+func (s *conn) Get(ctx context.Context, collection, id string, fields []string) (driver.Doc, bool, error) {
 	s.setFields(fields)
 	s.enc.filter = appendIDFilter(s.enc.filter[:0], id)
 	raw, err := s.coll(collection).FindOne(ctx, bson.Raw(s.enc.filter), s.findOne).Raw()
@@ -140,7 +140,7 @@ func (s *Conn) Get(ctx context.Context, collection, id string, fields []string) 
 }
 
 // Update implements driver.Document: UpdateOne {_id: id} {$set: set}.
-func (s *Conn) Update(ctx context.Context, collection, id string, set driver.Doc) (bool, error) {
+func (s *conn) Update(ctx context.Context, collection, id string, set driver.Doc) (bool, error) {
 	if len(set) == 0 {
 		// $set of nothing is an error on MongoDB; report only whether the
 		// document exists, which is what the caller can learn from it.
@@ -161,13 +161,13 @@ func (s *Conn) Update(ctx context.Context, collection, id string, set driver.Doc
 
 // Scan implements driver.Document: Find {_id: {$gte: startID}} sorted by _id,
 // limit n, in one batch of n, counting the documents without decoding them.
-func (s *Conn) Scan(ctx context.Context, collection, startID string, n int, fields []string) (int, error) {
+func (s *conn) Scan(ctx context.Context, collection, startID string, n int, fields []string) (int, error) {
 	return s.scan(ctx, collection, startID, n, fields, nil)
 }
 
 // scan is Scan, handing each document to each when it is not nil (tests
 // check the order).
-func (s *Conn) scan(ctx context.Context, collection, startID string, n int, fields []string, each func(bson.Raw)) (int, error) {
+func (s *conn) scan(ctx context.Context, collection, startID string, n int, fields []string, each func(bson.Raw)) (int, error) {
 	if n <= 0 {
 		// A limit of 0 means no limit to MongoDB.
 		return 0, nil

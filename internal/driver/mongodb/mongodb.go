@@ -68,11 +68,11 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 		return nil, fmt.Errorf("MongoDB server of %s does not answer%s: %w (is it running, and do the URL's host, port, tls and credentials match it?)",
 			cfg.redacted, waited, cfg.secrets.ScrubErr(err))
 	}
-	return &Client{cfg: cfg, mc: mc, db: mc.Database(cfg.database)}, nil
+	return &client{cfg: cfg, mc: mc, db: mc.Database(cfg.database)}, nil
 }
 
-// Client is one target's shared *mongo.Client.
-type Client struct {
+// client is one target's shared *mongo.Client.
+type client struct {
 	cfg config
 	mc  *mongo.Client
 	db  *mongo.Database
@@ -82,23 +82,23 @@ type Client struct {
 // Session implements driver.Client: a handle on the shared pool, bound to
 // the URL's database. It dials nothing itself; the pool opens a connection
 // when the session's first operation needs one.
-func (c *Client) Session(context.Context) (driver.Conn, error) {
+func (c *client) Session(context.Context) (driver.Conn, error) {
 	if err := c.CheckOpen(); err != nil {
 		return nil, err
 	}
-	return &Conn{c: c, colls: map[string]*mongo.Collection{}}, nil
+	return &conn{c: c, colls: map[string]*mongo.Collection{}}, nil
 }
 
 // Close implements driver.Client: it disconnects the pool, which ends the
 // sessions still open.
-func (c *Client) Close(ctx context.Context) error {
+func (c *client) Close(ctx context.Context) error {
 	return c.CloseOnce(func() error { return c.cfg.secrets.ScrubErr(c.mc.Disconnect(ctx)) })
 }
 
-// Conn is one worker's session. It is not safe for concurrent use (the
+// conn is one worker's session. It is not safe for concurrent use (the
 // scratch buffers are its own), as a session belongs to one worker.
-type Conn struct {
-	c     *Client
+type conn struct {
+	c     *client
 	colls map[string]*mongo.Collection
 	enc   encoder
 	// The projection and the options built from it for the last field list
@@ -111,7 +111,7 @@ type Conn struct {
 	failures   []driver.ItemError
 }
 
-func (s *Conn) coll(name string) *mongo.Collection {
+func (s *conn) coll(name string) *mongo.Collection {
 	if c, ok := s.colls[name]; ok {
 		return c
 	}
@@ -122,13 +122,13 @@ func (s *Conn) coll(name string) *mongo.Collection {
 
 // Close implements driver.Conn. The connection goes back to the shared
 // pool; nothing is closed.
-func (s *Conn) Close(context.Context) error { return nil }
+func (s *conn) Close(context.Context) error { return nil }
 
 // Classify implements driver.Conn.
-func (s *Conn) Classify(err error) result.ErrorClass { return classify(err) }
+func (s *conn) Classify(err error) result.ErrorClass { return classify(err) }
 
 // ClientPath implements driver.Path.
-func (s *Conn) ClientPath() string { return clientPath }
+func (s *conn) ClientPath() string { return clientPath }
 
 // Offers says what this driver's sessions speak, for validate.
 func (Driver) Offers() []driver.Family { return []driver.Family{driver.FamilyDocument} }

@@ -52,14 +52,14 @@ func freshDB(t testing.TB) string {
 			return
 		}
 		defer cl.Close(ctx)
-		cl.(*Client).db.Drop(ctx) //nolint:errcheck // best effort
+		cl.(*client).db.Drop(ctx) //nolint:errcheck // best effort
 	})
 	return raw
 }
 
-func session(t testing.TB, raw string) *Conn {
+func session(t testing.TB, raw string) *conn {
 	t.Helper()
-	return testenv.Connect(t, raw, driver.Options{}).(*Conn)
+	return testenv.Connect(t, raw, driver.Options{}).(*conn)
 }
 
 func ctxT(t testing.TB) context.Context {
@@ -81,10 +81,10 @@ func ycsbDoc(i int) driver.Doc {
 }
 
 var (
-	_ driver.Document      = (*Conn)(nil)
-	_ driver.DocumentAdmin = (*Conn)(nil)
-	_ driver.Path          = (*Conn)(nil)
-	_ driver.Environment   = (*Client)(nil)
+	_ driver.Document      = (*conn)(nil)
+	_ driver.DocumentAdmin = (*conn)(nil)
+	_ driver.Path          = (*conn)(nil)
+	_ driver.Environment   = (*client)(nil)
 )
 
 // Every Document call against the server, with the data checked: 1000
@@ -508,7 +508,7 @@ func TestClosedClient(t *testing.T) {
 	if _, err := cl.Session(context.Background()); err != driver.ErrClientClosed {
 		t.Errorf("session of a closed client: %v", err)
 	}
-	_, _, err = s.(*Conn).Get(context.Background(), "c", "x", nil)
+	_, _, err = s.(*conn).Get(context.Background(), "c", "x", nil)
 	if err == nil || s.Classify(err) != result.ErrConnection {
 		t.Errorf("get on a closed client: %v (%q)", err, s.Classify(err))
 	}

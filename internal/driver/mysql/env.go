@@ -29,7 +29,7 @@ const loadBatchBytes = 1 << 20
 // that a large load does not build one huge undo log. Many managed services
 // refuse LOAD DATA LOCAL; the INSERTs work everywhere, and bulk=insert in the
 // URL asks for them (sysbench's prepare path, for a like-for-like load).
-func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, rows driver.RowSource, truncate bool) (int64, error) {
+func (c *conn) BulkLoad(ctx context.Context, table string, columns []string, rows driver.RowSource, truncate bool) (int64, error) {
 	if truncate {
 		if err := c.Exec(ctx, "TRUNCATE TABLE "+quoteIdent(table)); err != nil {
 			return 0, err
@@ -61,7 +61,7 @@ func (r *countedRows) Next() bool {
 
 // loadData streams rows through LOAD DATA LOCAL INFILE in one statement (one
 // transaction) per call; go-sql-driver reads them from a registered reader.
-func (c *Conn) loadData(ctx context.Context, table string, columns []string, rows driver.RowSource) (int64, error) {
+func (c *conn) loadData(ctx context.Context, table string, columns []string, rows driver.RowSource) (int64, error) {
 	cols := make([]string, len(columns))
 	for i, col := range columns {
 		cols[i] = quoteIdent(col)
@@ -76,7 +76,7 @@ func (c *Conn) loadData(ctx context.Context, table string, columns []string, row
 }
 
 // insertRows loads rows with multi-row INSERTs.
-func (c *Conn) insertRows(ctx context.Context, table string, columns []string, rows driver.RowSource) (int64, error) {
+func (c *conn) insertRows(ctx context.Context, table string, columns []string, rows driver.RowSource) (int64, error) {
 	cols := make([]string, len(columns))
 	for i, col := range columns {
 		cols[i] = quoteIdent(col)
@@ -176,7 +176,7 @@ var alwaysReported = []string{
 // Environment implements driver.Environment: version, the global variables set
 // away from their compiled-in defaults, the always-reported ones, and the TLS
 // version and cipher of this connection as the server sees them.
-func (c *Conn) Environment(ctx context.Context) (result.Database, error) {
+func (c *conn) Environment(ctx context.Context) (result.Database, error) {
 	env := result.Database{Engine: "mysql", Driver: "go-sql-driver/mysql"}
 	var version, comment string
 	if err := c.c.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
@@ -243,7 +243,7 @@ func (c *Conn) Environment(ctx context.Context) (result.Database, error) {
 	return env, nil
 }
 
-func (c *Conn) collect(ctx context.Context, into map[string]string, q string) error {
+func (c *conn) collect(ctx context.Context, into map[string]string, q string) error {
 	rows, err := c.c.QueryContext(ctx, q)
 	if err != nil {
 		return err

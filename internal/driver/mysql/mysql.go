@@ -30,8 +30,8 @@ import (
 
 func init() { driver.Register(Driver{}, "mysql://") }
 
-// DefaultConnectTimeout bounds connecting when the URL sets no timeout.
-const DefaultConnectTimeout = 5 * time.Second
+// defaultConnectTimeout bounds connecting when the URL sets no timeout.
+const defaultConnectTimeout = 5 * time.Second
 
 // Driver opens MySQL/MariaDB connections.
 type Driver struct{}
@@ -70,7 +70,7 @@ func connect(ctx context.Context, t driver.Target, cfg Config, mode string) (dri
 	if err != nil {
 		return nil, fmt.Errorf("MySQL URL %s: %w", driver.Redacted(t.URL), err)
 	}
-	conn := &Conn{cfg: cfg, mode: mode}
+	conn := &conn{cfg: cfg, mode: mode}
 	// The connection's socket is kept so that a cancelled context can close it
 	// (see detach).
 	conn.blocking = fastpath.Enabled()
@@ -119,7 +119,7 @@ func connect(ctx context.Context, t driver.Target, cfg Config, mode string) (dri
 
 // startWire moves the connection's prepared statements to the wire path
 // (wire.go) unless TLS is in use, whose bytes only go-sql-driver can write.
-func (c *Conn) startWire(ctx context.Context) error {
+func (c *conn) startWire(ctx context.Context) error {
 	nc := c.nc.Load()
 	if nc == nil {
 		return nil
@@ -173,8 +173,8 @@ func scrub(msg, password string) string {
 	return redact.List{password}.Scrub(msg)
 }
 
-// Conn is one MySQL connection.
-type Conn struct {
+// conn is one MySQL connection.
+type conn struct {
 	pool *sqldb.Conn
 	c    *sql.Conn // pool.C
 	cfg  Config
@@ -187,13 +187,13 @@ type Conn struct {
 }
 
 // BlocksThread implements fastpath.ThreadPerClient.
-func (c *Conn) BlocksThread() bool { return c.blocking }
+func (c *conn) BlocksThread() bool { return c.blocking }
 
 // detach returns a context the driver cannot see being cancelled, and closes
 // the socket itself if ctx is cancelled while a statement runs. go-sql-driver
 // hands every statement with a cancellable context to a watcher goroutine (two
 // goroutine hand-offs per statement); context.AfterFunc costs a map insert.
-func (c *Conn) detach(ctx context.Context) (context.Context, func() bool) {
+func (c *conn) detach(ctx context.Context) (context.Context, func() bool) {
 	if ctx.Done() == nil {
 		return ctx, noStop
 	}
@@ -206,7 +206,7 @@ func noStop() bool { return true }
 // only on the goroutine that runs a statement (no background reader, and no
 // context watcher for the runner's uncancellable contexts), so its connection
 // can run on a loop as it is.
-func (c *Conn) Multiplex(ctx context.Context) (*fastpath.Conn, error) {
+func (c *conn) Multiplex(ctx context.Context) (*fastpath.Conn, error) {
 	if nc := c.nc.Load(); nc != nil {
 		if sc, ok := (*nc).(*fastpath.Conn); ok {
 			return sc, nil
@@ -216,22 +216,22 @@ func (c *Conn) Multiplex(ctx context.Context) (*fastpath.Conn, error) {
 }
 
 // Interrupt implements driver.Interrupter by closing the socket.
-func (c *Conn) Interrupt() {
+func (c *conn) Interrupt() {
 	if nc := c.nc.Load(); nc != nil {
 		(*nc).Close()
 	}
 }
 
 // Close implements driver.Conn.
-func (c *Conn) Close(ctx context.Context) error {
+func (c *conn) Close(ctx context.Context) error {
 	return c.pool.Close()
 }
 
 // Dialect implements driver.SQL.
-func (c *Conn) Dialect() string { return "mysql" }
+func (c *conn) Dialect() string { return "mysql" }
 
 // ClientPath implements driver.Path: the path the prepared statements take.
-func (c *Conn) ClientPath() string {
+func (c *conn) ClientPath() string {
 	if c.wire != nil {
 		return "wire (COM_STMT_PREPARE/EXECUTE)"
 	}
@@ -239,7 +239,7 @@ func (c *Conn) ClientPath() string {
 }
 
 // Query implements driver.SQL through go-sql-driver.
-func (c *Conn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
+func (c *conn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
 	q, err := Rewrite(q)
 	if err != nil {
 		return nil, err
@@ -248,7 +248,7 @@ func (c *Conn) Query(ctx context.Context, q string, args ...any) (driver.Rows, e
 }
 
 // Exec implements driver.SQL: the text protocol, no parameters.
-func (c *Conn) Exec(ctx context.Context, q string) error {
+func (c *conn) Exec(ctx context.Context, q string) error {
 	ctx, stop := c.detach(ctx)
 	defer stop()
 	_, err := c.c.ExecContext(ctx, q)
@@ -256,7 +256,7 @@ func (c *Conn) Exec(ctx context.Context, q string) error {
 }
 
 // QueryInt64 implements driver.SQL.
-func (c *Conn) QueryInt64(ctx context.Context, q string, args ...any) (int64, error) {
+func (c *conn) QueryInt64(ctx context.Context, q string, args ...any) (int64, error) {
 	q, err := Rewrite(q)
 	if err != nil {
 		return 0, err
@@ -319,7 +319,7 @@ func Rewrite(q string) (string, error) {
 const erUnsupportedPS = 1295
 
 // Prepare implements driver.SQL.
-func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
+func (c *conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
 	q, err := Rewrite(q)
 	if err != nil {
 		return nil, err
@@ -349,7 +349,7 @@ func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
 }
 
 type textStmt struct {
-	conn *Conn
+	conn *conn
 	q    string
 }
 
@@ -373,7 +373,7 @@ func (s *textStmt) Query(ctx context.Context, args ...any) (driver.Rows, error) 
 }
 
 type preparedStmt struct {
-	conn *Conn
+	conn *conn
 	s    *sql.Stmt
 }
 
@@ -410,7 +410,7 @@ func (s *preparedStmt) QueryInt64(ctx context.Context, args ...any) (int64, erro
 // wirePreparedStmt runs on the wire path (wire.go); arguments of a type it
 // does not encode go through go-sql-driver, prepared for them on first use.
 type wirePreparedStmt struct {
-	conn     *Conn
+	conn     *conn
 	s        *wireStmt
 	q        string
 	fallback *preparedStmt
@@ -488,7 +488,7 @@ var errorClasses = map[uint16]result.ErrorClass{
 }
 
 // Classify implements driver.Conn.
-func (c *Conn) Classify(err error) result.ErrorClass {
+func (c *conn) Classify(err error) result.ErrorClass {
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
 		if cl, ok := errorClasses[me.Number]; ok {
@@ -510,7 +510,7 @@ func (c *Conn) Classify(err error) result.ErrorClass {
 // ConnectionLimit implements driver.ConnectionLimiter: max_connections less
 // the connections open now other than this one, and at most
 // max_user_connections when that is set.
-func (c *Conn) ConnectionLimit(ctx context.Context) (int, string, error) {
+func (c *conn) ConnectionLimit(ctx context.Context) (int, string, error) {
 	maxConn, err := c.QueryInt64(ctx, "SELECT @@max_connections")
 	if err != nil {
 		return 0, "", err

@@ -58,7 +58,7 @@ func ParseURL(raw string) (Config, error) {
 	if u.Scheme != "mysql" {
 		return bad("scheme must be mysql://")
 	}
-	cfg := Config{Host: u.Hostname(), Port: u.Port(), DB: strings.TrimPrefix(u.Path, "/"), Timeout: DefaultConnectTimeout}
+	cfg := Config{Host: u.Hostname(), Port: u.Port(), DB: strings.TrimPrefix(u.Path, "/"), Timeout: defaultConnectTimeout}
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
 	}

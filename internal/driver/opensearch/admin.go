@@ -56,13 +56,13 @@ type health struct {
 
 // getJSON sends a GET and decodes a 2xx answer into v; other statuses come
 // back as *Error.
-func (c *Client) getJSON(ctx context.Context, path string, v any) error {
+func (c *client) getJSON(ctx context.Context, path string, v any) error {
 	_, err := c.getJSONHeader(ctx, path, v)
 	return err
 }
 
 // getJSONHeader is getJSON that returns the answer's header too.
-func (c *Client) getJSONHeader(ctx context.Context, path string, v any) (http.Header, error) {
+func (c *client) getJSONHeader(ctx context.Context, path string, v any) (http.Header, error) {
 	var buf bytes.Buffer
 	status, hdr, err := c.send(ctx, http.MethodGet, path, nil, "", &buf)
 	if err != nil {
@@ -80,7 +80,7 @@ func (c *Client) getJSONHeader(ctx context.Context, path string, v any) (http.He
 // check is Open's look at the cluster: GET /_cluster/health (the node
 // answers, the credentials are good, the cluster is not red), then what the
 // engine is (identify). Each failure is one line that says what to do.
-func (c *Client) check(ctx context.Context) error {
+func (c *client) check(ctx context.Context) error {
 	var h health
 	hdr, err := c.getJSONHeader(ctx, "/_cluster/health", &h)
 	if err != nil {
@@ -107,7 +107,7 @@ func (c *Client) check(ctx context.Context) error {
 // asked GET /, where OpenSearch names itself in version.distribution (and
 // an Elasticsearch older than 7.14, or behind a proxy that drops the
 // header, has a build_flavor).
-func (c *Client) identify(ctx context.Context, hdr http.Header) (identity, error) {
+func (c *client) identify(ctx context.Context, hdr http.Header) (identity, error) {
 	if hdr.Get(productHeader) == "Elasticsearch" {
 		id := identity{engine: "elasticsearch"}
 		var nodes struct {
@@ -145,7 +145,7 @@ func (c *Client) identify(ctx context.Context, hdr http.Header) (identity, error
 }
 
 // openError turns a failed check into the line Open returns.
-func (c *Client) openError(err error) error {
+func (c *client) openError(err error) error {
 	var e *Error
 	if !errors.As(err, &e) {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -170,7 +170,7 @@ func indexPath(index, suffix string) string { return "/" + url.PathEscape(index)
 
 // admin sends one request of SearchAdmin and returns its status and body;
 // statuses in ok are no error.
-func (s *Conn) admin(ctx context.Context, op, method, path string, body []byte, ok ...int) (int, []byte, error) {
+func (s *conn) admin(ctx context.Context, op, method, path string, body []byte, ok ...int) (int, []byte, error) {
 	ct := ""
 	if body != nil {
 		ct = "application/json"
@@ -191,7 +191,7 @@ func (s *Conn) admin(ctx context.Context, op, method, path string, body []byte, 
 }
 
 // CreateIndex implements driver.SearchAdmin: PUT /{index}.
-func (s *Conn) CreateIndex(ctx context.Context, index string, body []byte) error {
+func (s *conn) CreateIndex(ctx context.Context, index string, body []byte) error {
 	_, _, err := s.admin(ctx, "create index "+index, http.MethodPut, indexPath(index, ""), body)
 	var e *Error
 	if errors.As(err, &e) && e.Type == "resource_already_exists_exception" {
@@ -201,7 +201,7 @@ func (s *Conn) CreateIndex(ctx context.Context, index string, body []byte) error
 }
 
 // IndexMeta implements driver.SearchAdmin from GET /{index}/_mapping.
-func (s *Conn) IndexMeta(ctx context.Context, index string) (map[string]any, bool, error) {
+func (s *conn) IndexMeta(ctx context.Context, index string) (map[string]any, bool, error) {
 	status, b, err := s.admin(ctx, "mapping of "+index, http.MethodGet, indexPath(index, "/_mapping"), nil, http.StatusNotFound)
 	if err != nil || status == http.StatusNotFound {
 		return nil, false, err
@@ -228,19 +228,19 @@ func (s *Conn) IndexMeta(ctx context.Context, index string) (map[string]any, boo
 
 // DeleteIndex implements driver.SearchAdmin: DELETE /{index}; a missing
 // index is no error.
-func (s *Conn) DeleteIndex(ctx context.Context, index string) error {
+func (s *conn) DeleteIndex(ctx context.Context, index string) error {
 	_, _, err := s.admin(ctx, "delete index "+index, http.MethodDelete, indexPath(index, ""), nil, http.StatusNotFound)
 	return err
 }
 
 // Refresh implements driver.SearchAdmin: POST /{index}/_refresh.
-func (s *Conn) Refresh(ctx context.Context, index string) error {
+func (s *conn) Refresh(ctx context.Context, index string) error {
 	_, _, err := s.admin(ctx, "refresh "+index, http.MethodPost, indexPath(index, "/_refresh"), nil)
 	return err
 }
 
 // Count implements driver.SearchAdmin: GET /{index}/_count.
-func (s *Conn) Count(ctx context.Context, index string) (int64, error) {
+func (s *conn) Count(ctx context.Context, index string) (int64, error) {
 	_, b, err := s.admin(ctx, "count "+index, http.MethodGet, indexPath(index, "/_count"), nil)
 	if err != nil {
 		return 0, err
@@ -258,7 +258,7 @@ func (s *Conn) Count(ctx context.Context, index string) (int64, error) {
 // /_cluster/health), its nodes (/_nodes/jvm,os: heap, processors, OS) and
 // the cluster settings set explicitly; TLS as the URL asks for it. A part
 // the user may not read (managed services) is noted, not fatal.
-func (c *Client) Environment(ctx context.Context) (result.Database, error) {
+func (c *client) Environment(ctx context.Context) (result.Database, error) {
 	env := result.Database{Engine: c.id.engine, Driver: libraryVersion(), Version: c.id.version}
 	env.Set("cluster_name", c.id.cluster)
 	env.Set("distribution", c.id.engine)

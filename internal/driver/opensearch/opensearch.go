@@ -42,10 +42,10 @@ func init() {
 }
 
 var (
-	_ driver.Search      = (*Conn)(nil)
-	_ driver.SearchAdmin = (*Conn)(nil)
-	_ driver.Path        = (*Conn)(nil)
-	_ driver.Environment = (*Client)(nil)
+	_ driver.Search      = (*conn)(nil)
+	_ driver.SearchAdmin = (*conn)(nil)
+	_ driver.Path        = (*conn)(nil)
+	_ driver.Environment = (*client)(nil)
 )
 
 // clientPath names the client code path every run records.
@@ -80,7 +80,7 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
-	c := &Client{cfg: cfg, oc: oc}
+	c := &client{cfg: cfg, oc: oc}
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	if err := c.check(ctx); err != nil {
@@ -130,8 +130,8 @@ func newClient(cfg config) (*osgo.Client, error) {
 	})
 }
 
-// Client is one target's shared opensearch-go client.
-type Client struct {
+// client is one target's shared opensearch-go client.
+type client struct {
 	cfg config
 	oc  *osgo.Client
 	id  identity // the engine and version, as Open found them
@@ -140,50 +140,50 @@ type Client struct {
 
 // Session implements driver.Client: a handle on the shared client and its
 // keep-alive connections, with a response buffer of its own.
-func (c *Client) Session(context.Context) (driver.Conn, error) {
+func (c *client) Session(context.Context) (driver.Conn, error) {
 	if err := c.CheckOpen(); err != nil {
 		return nil, err
 	}
-	return &Conn{c: c}, nil
+	return &conn{c: c}, nil
 }
 
 // Close implements driver.Client: it stops the library's background work
 // and closes the idle connections.
-func (c *Client) Close(context.Context) error {
+func (c *client) Close(context.Context) error {
 	return c.CloseOnce(c.oc.Close)
 }
 
-// Conn is one worker's session. It is not safe for concurrent use (the
+// conn is one worker's session. It is not safe for concurrent use (the
 // buffer is its own), as a session belongs to one worker.
-type Conn struct {
-	c   *Client
+type conn struct {
+	c   *client
 	buf bytes.Buffer
 	// The last index's _bulk path: workloads send to one index call after call.
 	bulkIndex, bulkPath string
 }
 
 // Close implements driver.Conn; the connections belong to the client.
-func (s *Conn) Close(context.Context) error { return nil }
+func (s *conn) Close(context.Context) error { return nil }
 
 // Classify implements driver.Conn.
-func (s *Conn) Classify(err error) result.ErrorClass { return classify(err) }
+func (s *conn) Classify(err error) result.ErrorClass { return classify(err) }
 
 // Environment implements driver.Environment for workloads that ask a
 // session: the client's description.
-func (s *Conn) Environment(ctx context.Context) (result.Database, error) { return s.c.Environment(ctx) }
+func (s *conn) Environment(ctx context.Context) (result.Database, error) { return s.c.Environment(ctx) }
 
 // ClientPath implements driver.Path.
-func (s *Conn) ClientPath() string { return clientPath }
+func (s *conn) ClientPath() string { return clientPath }
 
 // do sends one request and reads the whole answer into buf, which it
 // resets; it returns the HTTP status. A non-2xx status is no error here.
-func (c *Client) do(ctx context.Context, method, path string, body []byte, contentType string, buf *bytes.Buffer) (int, error) {
+func (c *client) do(ctx context.Context, method, path string, body []byte, contentType string, buf *bytes.Buffer) (int, error) {
 	status, _, err := c.send(ctx, method, path, body, contentType, buf)
 	return status, err
 }
 
 // send is do that returns the answer's header too.
-func (c *Client) send(ctx context.Context, method, path string, body []byte, contentType string, buf *bytes.Buffer) (int, http.Header, error) {
+func (c *client) send(ctx context.Context, method, path string, body []byte, contentType string, buf *bytes.Buffer) (int, http.Header, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -254,7 +254,7 @@ func (e engineError) text() string {
 // httpError reads the engine's error answer: {"error":{...},"status":N},
 // or {"error":"text"} for some requests, or a body that is no JSON at all
 // (a proxy's page).
-func (c *Client) httpError(op string, status int, body []byte) error {
+func (c *client) httpError(op string, status int, body []byte) error {
 	e := &Error{Op: op, Status: status}
 	var r struct {
 		Error json.RawMessage `json:"error"`

@@ -25,7 +25,7 @@ func ctxT(t testing.TB) context.Context {
 	return ctx
 }
 
-func liveSessionOn(t testing.TB, rawURL string) (*Conn, *Client) {
+func liveSessionOn(t testing.TB, rawURL string) (*conn, *client) {
 	t.Helper()
 	ctx := ctxT(t)
 	cl, err := Driver{}.Open(ctx, driver.Target{URL: rawURL}, driver.Options{})
@@ -37,11 +37,11 @@ func liveSessionOn(t testing.TB, rawURL string) (*Conn, *Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.(*Conn), cl.(*Client)
+	return s.(*conn), cl.(*client)
 }
 
 // freshIndex names an index of the test's own, deleted when the test ends.
-func freshIndex(t testing.TB, s *Conn) string {
+func freshIndex(t testing.TB, s *conn) string {
 	b := make([]byte, 6)
 	rand.Read(b) //nolint:errcheck // crypto/rand does not fail on Linux
 	name := "fbtest_" + hex.EncodeToString(b)

@@ -48,7 +48,7 @@ func nodeURL(srv *httptest.Server, userinfo string) string {
 	return "opensearch://" + userinfo + strings.TrimPrefix(srv.URL, "http://")
 }
 
-func fakeSession(t *testing.T, srv *httptest.Server) *Conn {
+func fakeSession(t *testing.T, srv *httptest.Server) *conn {
 	t.Helper()
 	clearEnv(t)
 	ctx := context.Background()
@@ -61,7 +61,7 @@ func fakeSession(t *testing.T, srv *httptest.Server) *Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.(*Conn)
+	return s.(*conn)
 }
 
 func jsonReply(status int, body string) http.HandlerFunc {
@@ -196,7 +196,7 @@ func TestHostsTakenInTurn(t *testing.T) {
 	defer cl.Close(ctx)
 	s, _ := cl.Session(ctx)
 	for range 10 {
-		if _, err := s.(*Conn).Bulk(ctx, "x", []byte("{}\n"), 1); err != nil {
+		if _, err := s.(*conn).Bulk(ctx, "x", []byte("{}\n"), 1); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,7 +23,7 @@ const (
 // Bulk implements driver.Search: POST /{index}/_bulk. The answer is read
 // whole (the connection goes back to the pool only then) but decoded only
 // when its "errors" flag is true.
-func (s *Conn) Bulk(ctx context.Context, index string, body []byte, items int) (driver.BulkResult, error) {
+func (s *conn) Bulk(ctx context.Context, index string, body []byte, items int) (driver.BulkResult, error) {
 	res := driver.BulkResult{Items: items, Bytes: int64(len(body))}
 	if s.bulkIndex != index || s.bulkPath == "" {
 		s.bulkIndex, s.bulkPath = index, "/"+url.PathEscape(index)+"/_bulk"
@@ -194,7 +194,7 @@ func skipValue(b []byte, i int) int {
 // Query implements driver.Search: POST /{index}/_search. Hits is
 // hits.total.value (exact or a lower bound, as the body's track_total_hits
 // asks), or the hits returned when the engine counts none.
-func (s *Conn) Query(ctx context.Context, index string, body []byte) (driver.SearchResult, error) {
+func (s *conn) Query(ctx context.Context, index string, body []byte) (driver.SearchResult, error) {
 	status, err := s.c.do(ctx, http.MethodPost, "/"+url.PathEscape(index)+"/_search", body, "application/json", &s.buf)
 	if err != nil {
 		return driver.SearchResult{}, err

@@ -73,9 +73,9 @@ var engine = embedkv.Engine{
 
 // databases are the directories open in this process: a second pebble.Open
 // of one would fail on pebble's lock.
-var databases = embedkv.Registry[Config, *database]{
+var databases = embedkv.Registry[config, *database]{
 	Engine:  &engine,
-	Path:    func(c *Config) *string { return &c.Dir },
+	Path:    func(c *config) *string { return &c.Dir },
 	Unit:    "database",
 	Creates: "the database's directory, not its parent",
 }
@@ -91,8 +91,8 @@ func (Driver) Name() string { return engine.Name }
 // shares this process's handle on it), creating it in a new or empty
 // directory.
 func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (driver.Client, error) {
-	return databases.Open(t.URL, ParseURL, open, func(h *embedkv.Handle[Config, *database]) driver.Client {
-		return &Client{embedkv.Client[Config, *database]{H: h}}
+	return databases.Open(t.URL, parseURL, open, func(h *embedkv.Handle[config, *database]) driver.Client {
+		return &client{embedkv.Client[config, *database]{H: h}}
 	})
 }
 
@@ -118,7 +118,7 @@ func (d *database) Close() error { return d.db.Close() }
 
 // open opens the database at abs, not open in this process, after check, and
 // says the options in effect, pebble's defaults filled in.
-func open(abs string, cfg Config) (*database, map[string]string, error) {
+func open(abs string, cfg config) (*database, map[string]string, error) {
 	exists, err := check(abs, cfg.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -219,13 +219,13 @@ func (quietLogger) Infof(string, ...any)           {}
 func (quietLogger) Errorf(format string, a ...any) { log.Printf("pebble: "+format, a...) }
 func (quietLogger) Fatalf(format string, a ...any) { log.Fatalf("pebble: "+format, a...) }
 
-// Client is one target's client: its sessions share the handle.
-type Client struct {
-	embedkv.Client[Config, *database]
+// client is one target's client: its sessions share the handle.
+type client struct {
+	embedkv.Client[config, *database]
 }
 
 // Session implements driver.Client: a lightweight session on the shared handle.
-func (c *Client) Session(context.Context) (driver.Conn, error) {
+func (c *client) Session(context.Context) (driver.Conn, error) {
 	s, err := c.NewSession(&store{d: c.H.DB})
 	if err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func (c *Client) Session(context.Context) (driver.Conn, error) {
 
 // Environment implements driver.Environment: engine, library version, the
 // options in effect, the directory and the file system it is on.
-func (c *Client) Environment(context.Context) (result.Database, error) {
+func (c *client) Environment(context.Context) (result.Database, error) {
 	db := c.H.DB.db
 	env, settings := c.Env(c.H.Path)
 	settings["format_major_version"] = db.FormatMajorVersion().String()

@@ -16,22 +16,22 @@ import (
 func TestParseURL(t *testing.T) {
 	for _, tc := range []struct {
 		url  string
-		want Config
+		want config
 	}{
-		{"pebble:bench.pebble", Config{Dir: "bench.pebble", Sync: true}},
-		{"PEBBLE:bench.pebble", Config{Dir: "bench.pebble", Sync: true}},
-		{"pebble://rel/dir", Config{Dir: "rel/dir", Sync: true}},
-		{"pebble:///abs/dir", Config{Dir: "/abs/dir", Sync: true}},
-		{"pebble:d?sync=false", Config{Dir: "d"}},
+		{"pebble:bench.pebble", config{Dir: "bench.pebble", Sync: true}},
+		{"PEBBLE:bench.pebble", config{Dir: "bench.pebble", Sync: true}},
+		{"pebble://rel/dir", config{Dir: "rel/dir", Sync: true}},
+		{"pebble:///abs/dir", config{Dir: "/abs/dir", Sync: true}},
+		{"pebble:d?sync=false", config{Dir: "d"}},
 		// Names ignore case, '_' and '-'.
 		{"pebble:d?MemTableSize=64MiB&cache-size=1GiB&bytes_per_sync=1048576&L0_Compaction_Threshold=8&maxconcurrentcompactions=2",
-			Config{Dir: "d", Sync: true, MemTableSize: 64 << 20, CacheSize: 1 << 30, BytesPerSync: 1 << 20,
+			config{Dir: "d", Sync: true, MemTableSize: 64 << 20, CacheSize: 1 << 30, BytesPerSync: 1 << 20,
 				L0CompactionThreshold: 8, MaxConcurrentCompactions: 2}},
 		// Without a WAL there is nothing to sync.
-		{"pebble:d?disable_wal=true", Config{Dir: "d", DisableWAL: true}},
-		{"pebble:d?disable_wal=true&sync=false", Config{Dir: "d", DisableWAL: true}},
+		{"pebble:d?disable_wal=true", config{Dir: "d", DisableWAL: true}},
+		{"pebble:d?disable_wal=true&sync=false", config{Dir: "d", DisableWAL: true}},
 	} {
-		got, err := ParseURL(tc.url)
+		got, err := parseURL(tc.url)
 		if err != nil {
 			t.Errorf("ParseURL(%q): %v", tc.url, err)
 			continue
@@ -62,7 +62,7 @@ func TestParseURLRejects(t *testing.T) {
 		{"pebble:d\x00x", []string{"NUL byte"}},
 		{"bbolt:f", []string{"not a pebble: URL"}},
 	} {
-		cfg, err := ParseURL(tc.url)
+		cfg, err := parseURL(tc.url)
 		if err == nil {
 			t.Errorf("ParseURL(%q) = %+v, want an error", tc.url, cfg)
 			continue
@@ -95,14 +95,14 @@ func TestSuccessor(t *testing.T) {
 	}
 }
 
-func openClient(t *testing.T, url string) *Client {
+func openClient(t *testing.T, url string) *client {
 	t.Helper()
 	cl, err := Driver{}.Open(context.Background(), driver.Target{Name: "t", URL: url}, driver.Options{})
 	if err != nil {
 		t.Fatalf("Open(%s): %v", url, err)
 	}
 	t.Cleanup(func() { cl.Close(context.Background()) })
-	return cl.(*Client)
+	return cl.(*client)
 }
 
 func TestEnvironment(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"github.com/fairbench/fairbench/internal/driver/embedkv"
 )
 
-// Config is a parsed pebble: URL. Zero sizes and counts are pebble's defaults.
-type Config struct {
+// config is a parsed pebble: URL. Zero sizes and counts are pebble's defaults.
+type config struct {
 	Dir string
 	// Sync makes each commit wait for the WAL's fsync (WriteOptions.Sync);
 	// true by default, as bbolt's commits are durable by default.
@@ -33,51 +33,51 @@ type Config struct {
 // OPTIONS file (sync is WriteOptions.Sync), so pebble's documentation
 // explains them; matching ignores case, '_' and '-' (memtablesize is
 // mem_table_size).
-var options = []embedkv.Option[Config]{
-	{Name: "bytes_per_sync", Wants: embedkv.SizeWords, Set: func(c *Config, v string) bool {
+var options = []embedkv.Option[config]{
+	{Name: "bytes_per_sync", Wants: embedkv.SizeWords, Set: func(c *config, v string) bool {
 		n, ok := embedkv.ParseSize(v)
 		c.BytesPerSync = n
 		return ok && n > 0
 	}},
-	{Name: "cache_size", Wants: embedkv.SizeWords, Set: func(c *Config, v string) bool {
+	{Name: "cache_size", Wants: embedkv.SizeWords, Set: func(c *config, v string) bool {
 		n, ok := embedkv.ParseSize(v)
 		c.CacheSize = n
 		return ok && n > 0
 	}},
-	{Name: "disable_wal", Wants: embedkv.BoolWords, Set: func(c *Config, v string) bool { return embedkv.ParseBool(v, &c.DisableWAL) }},
-	{Name: "l0_compaction_threshold", Wants: "a positive integer", Set: func(c *Config, v string) bool {
+	{Name: "disable_wal", Wants: embedkv.BoolWords, Set: func(c *config, v string) bool { return embedkv.ParseBool(v, &c.DisableWAL) }},
+	{Name: "l0_compaction_threshold", Wants: "a positive integer", Set: func(c *config, v string) bool {
 		n, err := strconv.Atoi(v)
 		c.L0CompactionThreshold = n
 		return err == nil && n > 0
 	}},
-	{Name: "max_concurrent_compactions", Wants: "a positive integer", Set: func(c *Config, v string) bool {
+	{Name: "max_concurrent_compactions", Wants: "a positive integer", Set: func(c *config, v string) bool {
 		n, err := strconv.Atoi(v)
 		c.MaxConcurrentCompactions = n
 		return err == nil && n > 0
 	}},
-	{Name: "mem_table_size", Wants: "a size in bytes from 64KiB to 4GiB (a number, or with KiB, MiB, GiB)", Set: func(c *Config, v string) bool {
+	{Name: "mem_table_size", Wants: "a size in bytes from 64KiB to 4GiB (a number, or with KiB, MiB, GiB)", Set: func(c *config, v string) bool {
 		n, ok := embedkv.ParseSize(v)
 		c.MemTableSize = n
 		return ok && n >= 64<<10 && n < 4<<30
 	}},
-	{Name: "sync", Wants: embedkv.BoolWords, Set: func(c *Config, v string) bool { return embedkv.ParseBool(v, &c.Sync) }},
+	{Name: "sync", Wants: embedkv.BoolWords, Set: func(c *config, v string) bool { return embedkv.ParseBool(v, &c.Sync) }},
 }
 
-var syntax = embedkv.URL[Config]{Scheme: "pebble", Path: "database directory", Example: "bench.pebble", Options: options}
+var syntax = embedkv.URL[config]{Scheme: "pebble", Path: "database directory", Example: "bench.pebble", Options: options}
 
-// ParseURL parses pebble:DIR[?option=value&...] (also pebble://DIR and
+// parseURL parses pebble:DIR[?option=value&...] (also pebble://DIR and
 // pebble:///abs/DIR). The directory holds the database's files; it is
 // relative to the working directory unless absolute.
-func ParseURL(raw string) (Config, error) {
-	cfg := Config{Sync: true}
+func parseURL(raw string) (config, error) {
+	cfg := config{Sync: true}
 	dir, given, err := syntax.Parse(raw, &cfg)
 	if err != nil {
-		return Config{}, err
+		return config{}, err
 	}
 	cfg.Dir = dir
 	if cfg.DisableWAL {
 		if _, asked := given["sync"]; asked && cfg.Sync {
-			return Config{}, fmt.Errorf("%q: sync=true waits for the WAL's fsync, and disable_wal=true writes no WAL: drop one", raw)
+			return config{}, fmt.Errorf("%q: sync=true waits for the WAL's fsync, and disable_wal=true writes no WAL: drop one", raw)
 		}
 		cfg.Sync = false // nothing to sync
 	}

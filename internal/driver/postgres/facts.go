@@ -32,17 +32,17 @@ var installationSettings = []string{
 // sharedBuffers is PostgreSQL's cache: shared_buffers, as pg_settings
 // reports it.
 func sharedBuffers(d result.Database) (int64, string) {
-	b := SettingBytes(d.Settings["shared_buffers"])
+	b := settingBytes(d.Settings["shared_buffers"])
 	if b <= 0 {
 		return 0, ""
 	}
 	return int64(b), "shared_buffers"
 }
 
-// SettingBytes reads a PostgreSQL setting as pg_settings gives it, the value
+// settingBytes reads a PostgreSQL setting as pg_settings gives it, the value
 // followed by its unit ("16384 8kB", "4096 MB", "128MB"), as bytes; 0 when it
 // is not a size.
-func SettingBytes(s string) float64 {
+func settingBytes(s string) float64 {
 	s = strings.TrimSpace(s)
 	i := 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {

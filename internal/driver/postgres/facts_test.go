@@ -8,7 +8,7 @@ import (
 
 func TestSettingBytes(t *testing.T) {
 	for in, want := range map[string]float64{"16384 8kB": 128 << 20, "4GB": 4 << 30, "4096 MB": 4 << 30, "on": 0, "100": 0} {
-		if got := SettingBytes(in); got != want {
+		if got := settingBytes(in); got != want {
 			t.Errorf("SettingBytes(%q) = %v, want %v", in, got, want)
 		}
 	}

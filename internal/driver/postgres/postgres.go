@@ -28,9 +28,9 @@ import (
 
 func init() { driver.Register(Driver{}, "postgres://", "postgresql://") }
 
-// DefaultConnectTimeout bounds connecting when the URL sets no connect_timeout, so an
+// defaultConnectTimeout bounds connecting when the URL sets no connect_timeout, so an
 // unreachable host fails in seconds rather than after the kernel's TCP timeout.
-const DefaultConnectTimeout = 5 * time.Second
+const defaultConnectTimeout = 5 * time.Second
 
 // Driver opens PostgreSQL connections.
 type Driver struct{}
@@ -62,7 +62,7 @@ func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (d
 		return nil, fmt.Errorf("bad PostgreSQL URL %s: %s", driver.Redacted(t.URL), scrub(err.Error(), t.URL))
 	}
 	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = DefaultConnectTimeout
+		cfg.ConnectTimeout = defaultConnectTimeout
 	}
 	cfg.DefaultQueryExecMode = mode
 	return driver.NewConnClient(func(ctx context.Context) (driver.Conn, error) {
@@ -559,15 +559,15 @@ func (c *Conn) Environment(ctx context.Context) (result.Database, error) {
 		return result.Database{}, err
 	}
 	env.Settings = settings
-	env.Set("tls", TLSState(c.c.PgConn().Conn()))
+	env.Set("tls", tlsState(c.c.PgConn().Conn()))
 	if env.Pooler, err = c.pooler(ctx); err != nil {
 		return result.Database{}, err
 	}
 	return env, nil
 }
 
-// TLSState describes the TLS in use on a connection ("none" without TLS).
-func TLSState(nc net.Conn) map[string]any {
+// tlsState describes the TLS in use on a connection ("none" without TLS).
+func tlsState(nc net.Conn) map[string]any {
 	tc, ok := nc.(*tls.Conn)
 	if !ok {
 		return map[string]any{"enabled": false}

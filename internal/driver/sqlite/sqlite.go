@@ -207,11 +207,11 @@ func connect(ctx context.Context, cfg Config, prepared bool) (driver.Conn, error
 			return nil, fmt.Errorf("sqlite %s: PRAGMA %s = %s: %w", cfg.Path, p[0], p[1], err)
 		}
 	}
-	return &Conn{pool: pool, c: pool.C, cfg: cfg, prepared: prepared}, nil
+	return &conn{pool: pool, c: pool.C, cfg: cfg, prepared: prepared}, nil
 }
 
-// Conn is one SQLite connection.
-type Conn struct {
+// conn is one SQLite connection.
+type conn struct {
 	pool     *sqldb.Conn
 	c        *sql.Conn // pool.C
 	cfg      Config
@@ -219,29 +219,29 @@ type Conn struct {
 }
 
 // Close implements driver.Conn.
-func (c *Conn) Close(ctx context.Context) error {
+func (c *conn) Close(ctx context.Context) error {
 	return c.pool.Close()
 }
 
 // Dialect implements driver.SQL.
-func (c *Conn) Dialect() string { return "sqlite" }
+func (c *conn) Dialect() string { return "sqlite" }
 
 // ClientPath implements driver.Path.
-func (c *Conn) ClientPath() string { return "modernc sqlite" }
+func (c *conn) ClientPath() string { return "modernc sqlite" }
 
 // Query implements driver.SQL.
-func (c *Conn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
+func (c *conn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
 	return sqldb.NewRows(c.c.QueryContext(ctx, rewrite(q), args...))
 }
 
 // Exec implements driver.SQL.
-func (c *Conn) Exec(ctx context.Context, q string) error {
+func (c *conn) Exec(ctx context.Context, q string) error {
 	_, err := c.c.ExecContext(ctx, q)
 	return err
 }
 
 // QueryInt64 implements driver.SQL.
-func (c *Conn) QueryInt64(ctx context.Context, q string, args ...any) (int64, error) {
+func (c *conn) QueryInt64(ctx context.Context, q string, args ...any) (int64, error) {
 	var v sql.NullInt64
 	err := c.c.QueryRowContext(ctx, rewrite(q), args...).Scan(&v)
 	return v.Int64, err
@@ -256,7 +256,7 @@ func rewrite(q string) string { return dollar.ReplaceAllString(q, "?$1") }
 // Prepare implements driver.SQL. In prepared mode the statement is compiled once;
 // in the other modes SQLite compiles it on every execution, which is what the
 // simple and extended protocols cost a server.
-func (c *Conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
+func (c *conn) Prepare(ctx context.Context, q string) (driver.Stmt, error) {
 	q = rewrite(q)
 	if !c.prepared {
 		return &textStmt{c: c.c, q: q}, nil
@@ -315,7 +315,7 @@ const (
 )
 
 // Classify implements driver.Conn.
-func (c *Conn) Classify(err error) result.ErrorClass {
+func (c *conn) Classify(err error) result.ErrorClass {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
@@ -340,7 +340,7 @@ const insertBatch = 100
 const commitEvery = 200_000
 
 // BulkLoad implements driver.BulkLoader with multi-row INSERTs in large transactions.
-func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, rows driver.RowSource, truncate bool) (int64, error) {
+func (c *conn) BulkLoad(ctx context.Context, table string, columns []string, rows driver.RowSource, truncate bool) (int64, error) {
 	if _, err := c.c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return 0, err
 	}
@@ -415,7 +415,7 @@ func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, row
 func quote(ident string) string { return `"` + strings.ReplaceAll(ident, `"`, `""`) + `"` }
 
 // Environment implements driver.Environment.
-func (c *Conn) Environment(ctx context.Context) (result.Database, error) {
+func (c *conn) Environment(ctx context.Context) (result.Database, error) {
 	env := result.Database{Engine: engineName, Driver: "modernc.org/sqlite (pure Go)"}
 	if err := c.c.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&env.Version); err != nil {
 		return result.Database{}, err

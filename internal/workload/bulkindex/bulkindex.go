@@ -37,7 +37,7 @@ const opBulk = "bulk"
 func init() {
 	workload.Register(workload.Plugin{
 		Workload: Workload{},
-		Kind:     kinds.Info{Headline: searchparams.Headline, WorkingSet: workingSet, Summary: PrintSummary, Sections: Sections, DigestSeries: digestSeries},
+		Kind:     kinds.Info{Headline: searchparams.Headline, WorkingSet: workingSet, Summary: printSummary, Sections: sections, DigestSeries: digestSeries},
 	})
 }
 
@@ -148,13 +148,13 @@ func (in *instance) Shape() workload.Shape {
 	if limit <= 0 {
 		limit = 30 * 24 * time.Hour
 	}
-	return workload.Shape{End: workload.SelfEnding(limit, ""), Split: in.Split, Tallies: in.Tallies, AddTallies: in.AddTallies}
+	return workload.Shape{End: workload.SelfEnding(limit, ""), Split: in.split, Tallies: in.tallies, AddTallies: in.addTallies}
 }
 
 // Hooks implements workload.Hooker. The count check is part of every run, as
 // OSB's refresh is part of its schedule.
 func (in *instance) Hooks() workload.Hooks {
-	return workload.Hooks{BeforeRun: in.BeforeRun, Check: in.Check, AlwaysCheck: true, Cleanup: in.Cleanup, Counts: in.Counts, Describe: in.Describe}
+	return workload.Hooks{BeforeRun: in.beforeRun, Check: in.check, AlwaysCheck: true, Cleanup: in.cleanup, Counts: in.Counts, Describe: in.describe}
 }
 
 // Prepare implements workload.Instance: the corpus is checked whole before
@@ -177,9 +177,9 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 	return nil
 }
 
-// BeforeRun is the BeforeRun hook: OSB's delete-index and
+// beforeRun is the BeforeRun hook: OSB's delete-index and
 // create-index, on fairbench's own index only, and a fresh corpus reader.
-func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
+func (in *instance) beforeRun(ctx context.Context, conn driver.Conn) error {
 	if err := in.corpus.recreate(ctx, conn); err != nil {
 		return err
 	}
@@ -192,11 +192,11 @@ func (in *instance) BeforeRun(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
-// Split is the shape's Split: each load generator indexes its
+// split is the shape's Split: each load generator indexes its
 // share of the corpus, documents in corpus order, so that together they
 // index it once. Index-update's ids and conflicts are drawn from one
 // sequence, which generators cannot share.
-func (in *instance) Split(generator, generators int) error {
+func (in *instance) split(generator, generators int) error {
 	if in.update {
 		return fmt.Errorf("bulkindex: mode %s on %d load generators: its ids and conflicts come from one sequence the generators cannot share; run it on one generator", searchparams.ModeUpdate, generators)
 	}
@@ -208,21 +208,21 @@ func (in *instance) Split(generator, generators int) error {
 	return nil
 }
 
-// Tallies are the shape's Tallies: what this instance's clients got
+// tallies are the shape's Tallies: what this instance's clients got
 // indexed and refused, over the whole run (warm-up included), which the
 // count check compares with the index.
-func (in *instance) Tallies() map[string]int64 {
+func (in *instance) tallies() map[string]int64 {
 	return map[string]int64{"indexed": in.indexed.Load(), "refused": in.refusedItems.Load()}
 }
 
-// AddTallies is the shape's AddTallies.
-func (in *instance) AddTallies(t map[string]int64) {
+// addTallies is the shape's AddTallies.
+func (in *instance) addTallies(t map[string]int64) {
 	in.indexed.Add(t["indexed"])
 	in.refusedItems.Add(t["refused"])
 }
 
-// Cleanup is the Cleanup hook.
-func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+// cleanup is the Cleanup hook.
+func (in *instance) cleanup(ctx context.Context, conn driver.Conn) error {
 	return in.corpus.drop(ctx, conn)
 }
 
@@ -235,9 +235,9 @@ func (in *instance) Counts() map[string]int64 {
 	}
 }
 
-// Check is the Check hook: OSB's final refresh, and a count that
+// check is the Check hook: OSB's final refresh, and a count that
 // must equal the documents the engine accepted.
-func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
+func (in *instance) check(ctx context.Context, conn driver.Conn) error {
 	if box := in.src.Load(); box != nil {
 		closeSource(box.s)
 	}
@@ -258,8 +258,8 @@ func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
 	return nil
 }
 
-// Describe is the Describe hook.
-func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
+// describe is the Describe hook.
+func (in *instance) describe(conn driver.Conn) ([][2]string, []string) {
 	facts := [][2]string{{"corpus", in.corpus.Describe()}, {"documents", strconv.FormatInt(in.corpus.Count(), 10)}, {"bulk size", strconv.Itoa(in.bulk)}}
 	return facts, nil
 }

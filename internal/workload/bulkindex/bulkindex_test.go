@@ -188,7 +188,7 @@ func runAll(t *testing.T, in *instance, e *fakeEngine) (*recorder, error) {
 	if err := in.Prepare(ctx, workload.PrepareEnv{Conn: e}); err != nil {
 		t.Fatal(err)
 	}
-	if err := in.BeforeRun(ctx, e); err != nil {
+	if err := in.beforeRun(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	op, err := in.NewWorker(ctx, e)
@@ -200,9 +200,9 @@ func runAll(t *testing.T, in *instance, e *fakeEngine) (*recorder, error) {
 	for i := 0; i < 1000; i++ {
 		_, err := op(ctx, rng, rec)
 		if errors.Is(err, workload.ErrClientDone) {
-			return rec, in.Check(ctx, e)
+			return rec, in.check(ctx, e)
 		}
-		if err != nil && in.Check(ctx, e) != nil {
+		if err != nil && in.check(ctx, e) != nil {
 			t.Fatalf("op: %v", err)
 		}
 	}
@@ -288,11 +288,11 @@ func TestForeignIndexIsNeverTouched(t *testing.T) {
 	e := newFake()
 	e.indexes[searchparams.DefaultIndex] = &fakeIndex{meta: map[string]any{"owner": "someone"}, docs: 42}
 	in := bind(t, map[string]any{"docs": 10})
-	err := in.BeforeRun(context.Background(), e)
+	err := in.beforeRun(context.Background(), e)
 	if err == nil || !strings.Contains(err.Error(), "fairbench did not create it") {
 		t.Fatalf("BeforeRun on a foreign index: %v", err)
 	}
-	if err := in.Cleanup(context.Background(), e); err == nil {
+	if err := in.cleanup(context.Background(), e); err == nil {
 		t.Fatal("Cleanup deleted or accepted a foreign index")
 	}
 	if ix := e.indexes[searchparams.DefaultIndex]; ix == nil || ix.docs != 42 {
@@ -307,7 +307,7 @@ func TestCountMismatchFailsTheCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.indexes[searchparams.DefaultIndex].docs-- // a document lost on the engine
-	if err := in.Check(context.Background(), e); err == nil || !strings.Contains(err.Error(), "holds 99 documents") {
+	if err := in.check(context.Background(), e); err == nil || !strings.Contains(err.Error(), "holds 99 documents") {
 		t.Fatalf("check: %v", err)
 	}
 }
@@ -333,7 +333,7 @@ func TestThroughputSamplesAreOSBs(t *testing.T) {
 	run := &result.Run{Duration: 3500 * time.Millisecond, Series: series,
 		Ops: []result.Op{{Name: "bulk", Count: 4, Items: 62000, Errors: map[result.ErrorClass]int64{result.ErrThrottled: 620}}}}
 	var b strings.Builder
-	PrintSummary(&b, run)
+	printSummary(&b, run)
 	for _, want := range []string{"|  Mean Throughput | bulk | 23178.6 | docs/s |", "| Throughput over the run | bulk | 17714.3 | docs/s |", "| error rate | bulk | 0.990099 |      % |"} {
 		if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())

@@ -22,23 +22,23 @@ const (
 	paramQuery      = "query"
 )
 
-// SearchKind is the search workload's kind.
-const SearchKind = "search"
+// searchKind is the search workload's kind.
+const searchKind = "search"
 
 func init() {
-	workload.Register(workload.Plugin{Workload: SearchWorkload{}, Kind: kinds.Info{Sections: Sections, DigestSeries: digestSeries}})
+	workload.Register(workload.Plugin{Workload: searchWorkload{}, Kind: kinds.Info{Sections: sections, DigestSeries: digestSeries}})
 }
 
-// SearchWorkload runs the http_logs track's kinds of queries against an
+// searchWorkload runs the http_logs track's kinds of queries against an
 // index of the corpus, which it loads first when fairbench's index of that
 // corpus is not there already.
-type SearchWorkload struct{}
+type searchWorkload struct{}
 
 // Kind implements workload.Workload.
-func (SearchWorkload) Kind() string { return SearchKind }
+func (searchWorkload) Kind() string { return searchKind }
 
 // Description implements workload.Workload.
-func (SearchWorkload) Description() string {
+func (searchWorkload) Description() string {
 	return "OpenSearch Benchmark http_logs-style searches (match-all, term, range, date-histogram) with per-operation latency"
 }
 
@@ -60,7 +60,7 @@ func searchNames() []string {
 }
 
 // Params implements workload.Workload.
-func (SearchWorkload) Params() []params.Spec {
+func (searchWorkload) Params() []params.Spec {
 	return append(searchparams.CorpusSpecs(),
 		params.Spec{Name: paramOperations, Kind: params.StringList, Default: searchNames(),
 			Help: "the searches, each client drawing one at random per request: match-all, term, range, date-histogram"},
@@ -70,7 +70,7 @@ func (SearchWorkload) Params() []params.Spec {
 
 // Flags implements workload.Flagger: OSB's schedule names (time-period,
 // warmup-time-period, target-throughput), and fairbench's --duration.
-func (SearchWorkload) Flags() []workload.Flag {
+func (searchWorkload) Flags() []workload.Flag {
 	return []workload.Flag{
 		{Name: "clients", Shorthand: "c", Field: workload.FieldClients, Default: "1", Usage: "clients, each sending one search at a time (OSB clients)"},
 		// The flag with the default comes before its synonym: a synonym given
@@ -93,7 +93,7 @@ func (SearchWorkload) Flags() []workload.Flag {
 
 // CommandLine implements workload.CommandLiner: OSB's schedule as flags;
 // OSB's --target-hosts is the --target URL.
-func (SearchWorkload) CommandLine() workload.CommandLine {
+func (searchWorkload) CommandLine() workload.CommandLine {
 	return workload.CommandLine{
 		Targets: searchTargets,
 		Examples: []string{
@@ -111,7 +111,7 @@ type searchInstance struct {
 }
 
 // New implements workload.Workload.
-func (SearchWorkload) New(p params.Values) (workload.Instance, error) {
+func (searchWorkload) New(p params.Values) (workload.Instance, error) {
 	c, err := newCorpusDef(p)
 	if err != nil {
 		return nil, err
@@ -174,10 +174,10 @@ func (in *searchInstance) Prepare(ctx context.Context, env workload.PrepareEnv) 
 }
 
 // Hooks implements workload.Hooker.
-func (in *searchInstance) Hooks() workload.Hooks { return workload.Hooks{Cleanup: in.Cleanup} }
+func (in *searchInstance) Hooks() workload.Hooks { return workload.Hooks{Cleanup: in.cleanup} }
 
-// Cleanup is the Cleanup hook.
-func (in *searchInstance) Cleanup(ctx context.Context, conn driver.Conn) error {
+// cleanup is the Cleanup hook.
+func (in *searchInstance) cleanup(ctx context.Context, conn driver.Conn) error {
 	return in.corpus.drop(ctx, conn)
 }
 

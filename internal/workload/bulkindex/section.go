@@ -20,7 +20,7 @@ type osbTask struct {
 }
 
 // osbTasks gives each op type of r its OSB summary figures: for a run of
-// fairbench's own from its series and histograms, as PrintSummary computes
+// fairbench's own from its series and histograms, as printSummary computes
 // them; for a run imported from OSB from what OSB printed (kept in the
 // environment, "osb" → "tasks"), the latencies from its percentiles.
 // A run whose series a report dropped keeps them in its digest
@@ -82,7 +82,7 @@ func osbTasks(r *result.Run) map[string]osbTask {
 	return out
 }
 
-// digestSeries keeps what Sections reads of a run's series, its OSB task
+// digestSeries keeps what sections reads of a run's series, its OSB task
 // figures, for a report that drops the series (kinds.Info.DigestSeries).
 func digestSeries(r *result.Run) any { return osbTasks(r) }
 
@@ -138,13 +138,13 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
-// Sections implements kinds.Info.Sections for the bulk-indexing kind, in
+// sections implements kinds.Info.Sections for the bulk-indexing kind, in
 // OSB's summary's shape (the table published OSB comparisons paste): per
 // cell and task, the min, median and max throughput, the p90 and p100
 // latency and the error rate, each the median over the cell's completed
 // runs. OSB prints no average latency, so an imported run has none; this
 // table does not need one.
-func Sections(runs []*result.Run, _ string) []kinds.Section {
+func sections(runs []*result.Run, _ string) []kinds.Section {
 	type cellKey struct {
 		target  string
 		clients int

@@ -12,12 +12,12 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// PrintSummary prints a run as OSB prints its results: per task, the
+// printSummary prints a run as OSB prints its results: per task, the
 // throughput's min, mean, median and max (of OSB's running averages, see
 // osbThroughput) and the throughput over the whole run, latency
 // and service-time percentiles, and the error rate. Bulk throughput and
 // errors are in documents.
-func PrintSummary(w io.Writer, r *result.Run) {
+func printSummary(w io.Writer, r *result.Run) {
 	rows := summaryRows(r)
 	if len(rows) == 0 {
 		return
@@ -84,7 +84,7 @@ func summaryRows(r *result.Run) [][4]string {
 			if h.h == nil || h.h.TotalCount() == 0 {
 				continue
 			}
-			for _, p := range Percentiles(h.h.TotalCount()) {
+			for _, p := range percentiles(h.h.TotalCount()) {
 				rows = append(rows, [4]string{percentileName(p) + " percentile " + h.name, op.Name, num(float64(h.h.ValueAtQuantile(p)) / 1000), "ms"})
 			}
 		}
@@ -101,9 +101,9 @@ func summaryRows(r *result.Run) [][4]string {
 	return rows
 }
 
-// Percentiles are the percentiles OSB reports for a sample of n: only those
+// percentiles are the percentiles OSB reports for a sample of n: only those
 // the sample supports.
-func Percentiles(n int64) []float64 {
+func percentiles(n int64) []float64 {
 	switch {
 	case n <= 1:
 		return []float64{100}

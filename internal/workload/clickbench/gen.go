@@ -73,8 +73,8 @@ func NewSynthetic(rows int64, seed uint64) *Generator {
 	return &Generator{rows: rows, seed: seed}
 }
 
-// RowCount returns the number of rows.
-func (g *Generator) RowCount() int64 { return g.rows }
+// rowCount returns the number of rows.
+func (g *Generator) rowCount() int64 { return g.rows }
 
 // Chunk is a range of row numbers [Lo, Hi], 1-based and inclusive (as
 // package ssb's chunks).

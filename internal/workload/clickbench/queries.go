@@ -117,8 +117,8 @@ func itoa(i int) string {
 	return itoa(i/10) + string(rune('0'+i%10))
 }
 
-// QueryNamed returns the query called name ("Q28").
-func QueryNamed(name string) (Query, bool) {
+// queryNamed returns the query called name ("Q28").
+func queryNamed(name string) (Query, bool) {
 	for _, q := range Queries {
 		if q.Name == name {
 			return q, true

@@ -51,16 +51,16 @@ func TestClickHouse18Rewrites(t *testing.T) {
 			}
 		}
 	}
-	q28, _ := QueryNamed("Q28")
+	q28, _ := queryNamed("Q28")
 	want := `replaceRegexpAll(Referer, '^https?://(?:www\\.)?([^/]+)/.*$', '\\1') AS k`
 	if !strings.Contains(q28.SQL[ClickHouse18], want) {
 		t.Errorf("Q28 for 18.16 lacks %s:\n%s", want, q28.SQL[ClickHouse18])
 	}
-	q42, _ := QueryNamed("Q42")
+	q42, _ := queryNamed("Q42")
 	if strings.Contains(q42.SQL[ClickHouse18], "DATE_TRUNC") || strings.Count(q42.SQL[ClickHouse18], "toStartOfMinute(EventTime)") != 3 {
 		t.Errorf("Q42 for 18.16:\n%s", q42.SQL[ClickHouse18])
 	}
-	if _, ok := QueryNamed("Q43"); ok {
+	if _, ok := queryNamed("Q43"); ok {
 		t.Error("a Q43")
 	}
 }

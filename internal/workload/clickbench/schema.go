@@ -13,8 +13,8 @@ const (
 	ClickHouse18 = "clickhouse-18.16" // Debian's 18.16, the only server obtainable on the test machines
 )
 
-// Dialects lists every dialect.
-var Dialects = []string{SQLite, Postgres, ClickHouse, ClickHouse18}
+// dialects lists every dialect.
+var dialects = []string{SQLite, Postgres, ClickHouse, ClickHouse18}
 
 // Table is the one table ClickBench queries.
 const Table = "hits"
@@ -89,9 +89,9 @@ func LoadColumns(dialect string) []string {
 	return cols
 }
 
-// TableDeviations says, per dialect, how CreateTable's statement differs from
+// tableDeviations says, per dialect, how CreateTable's statement differs from
 // ClickBench's create.sql for that system; none for SQLite and PostgreSQL.
-var TableDeviations = map[string]string{
+var tableDeviations = map[string]string{
 	ClickHouse: "CREATE TABLE instead of CREATE OR REPLACE TABLE (fairbench never replaces a table it did not create), " +
 		"and without the auto_statistics_types = '' setting ClickBench added in May 2026 for newer servers, " +
 		"which a server that does not know the setting refuses",

@@ -38,7 +38,7 @@ func normalize(s string) string {
 }
 
 // TestCreateTable compares each dialect's statement with ClickBench's
-// create.sql for that system, less the deviations TableDeviations states.
+// create.sql for that system, less the deviations tableDeviations states.
 func TestCreateTable(t *testing.T) {
 	read := func(name string) string {
 		b, err := os.ReadFile("testdata/" + name)
@@ -55,8 +55,8 @@ func TestCreateTable(t *testing.T) {
 		if normalize(got) != read(c.file) {
 			t.Errorf("%s:\n%s\nClickBench's:\n%s", c.dialect, normalize(got), read(c.file))
 		}
-		if TableDeviations[c.dialect] != "" {
-			t.Errorf("%s: deviation %q for ClickBench's own text", c.dialect, TableDeviations[c.dialect])
+		if tableDeviations[c.dialect] != "" {
+			t.Errorf("%s: deviation %q for ClickBench's own text", c.dialect, tableDeviations[c.dialect])
 		}
 	}
 	ch, _ := CreateTable(ClickHouse)
@@ -78,7 +78,7 @@ func TestCreateTable(t *testing.T) {
 		}
 	}
 	for _, d := range []string{ClickHouse, ClickHouse18} {
-		if TableDeviations[d] == "" {
+		if tableDeviations[d] == "" {
 			t.Errorf("%s: no deviation stated", d)
 		}
 	}

@@ -47,10 +47,10 @@ func (Workload) Description() string {
 	return "ClickBench: the hits table (ClickBench's TSV/CSV/Parquet files, or synthetic rows) and its 43 queries, three tries each, cold and hot times, ClickBench's result file"
 }
 
-// MaxRows bounds rows: 100 billion synthetic rows is a thousand times
+// maxRows bounds rows: 100 billion synthetic rows is a thousand times
 // ClickBench's hits table, some 10 TB to load; a typo beyond it would
 // otherwise show only as a full disk hours later.
-const MaxRows = 100_000_000_000
+const maxRows = 100_000_000_000
 
 // maxChunks bounds the load's list of chunks, so that the loader's memory
 // is the same for any number of rows: past it, the chunks grow instead.
@@ -68,7 +68,7 @@ func (Workload) Params() []params.Spec {
 	return append([]params.Spec{
 		{Name: paramSource, Kind: params.String, Default: "",
 			Help: "ClickBench's dataset: a path or http(s) URL of hits.tsv, hits.csv or hits.parquet (.gz for TSV and CSV); empty: synthetic rows (not comparable with published results)"},
-		{Name: paramRows, Kind: params.Int, Default: int64(1_000_000), Min: params.MinOf(1), Max: params.MaxOf(MaxRows),
+		{Name: paramRows, Kind: params.Int, Default: int64(1_000_000), Min: params.MinOf(1), Max: params.MaxOf(maxRows),
 			Help: "rows of the synthetic hits table (without a source); ClickBench's has 99 997 497"},
 		{Name: paramSeed, Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "seed of the synthetic rows: the same seed gives the same rows on every engine"},
 	}, queryset.Specs()...)
@@ -84,7 +84,7 @@ func (Workload) Flags() []workload.Flag {
 }
 
 // CommandLine implements workload.CommandLiner: the engines the queries are
-// written for (Dialects), as --target URLs.
+// written for (dialects), as --target URLs.
 func (Workload) CommandLine() workload.CommandLine {
 	return workload.CommandLine{
 		Targets: "clickhouse:// (clickhouses:// with TLS), postgres:// (PostgreSQL), sqlite:FILE",
@@ -162,8 +162,8 @@ func (in *instance) sourceName() string {
 
 // dataset is the hits table in dialect d.
 func (in *instance) dataset(d string) (queryset.Dataset, error) {
-	if !slices.Contains(Dialects, d) {
-		return queryset.Dataset{}, fmt.Errorf("clickbench has no queries for the %s dialect; it runs on %v", d, Dialects)
+	if !slices.Contains(dialects, d) {
+		return queryset.Dataset{}, fmt.Errorf("clickbench has no queries for the %s dialect; it runs on %v", d, dialects)
 	}
 	ddl, err := CreateTable(d)
 	if err != nil {
@@ -208,7 +208,7 @@ func (in *instance) Plan(d string) (queryset.Plan, error) {
 		p.Facts = [][2]string{{"source", in.sourceName()}}
 	}
 	for _, name := range in.Names() {
-		q, _ := QueryNamed(name)
+		q, _ := queryNamed(name)
 		p.Queries = append(p.Queries, queryset.Query{Name: name, SQL: q.SQL[d], Skip: "no text for the " + d + " dialect"})
 	}
 	return p, nil
@@ -225,7 +225,7 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 // Hooks implements workload.Hooker; the query set gives the shape
 // (queryset.Set.Shape).
 func (in *instance) Hooks() workload.Hooks {
-	return workload.Hooks{Describe: in.Describe, Cleanup: in.Cleanup}
+	return workload.Hooks{Describe: in.Describe, Cleanup: in.cleanup}
 }
 
 // Describe is the Describe hook.
@@ -235,11 +235,11 @@ func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
 	if in.source == "" {
 		devs = append(devs, fmt.Sprintf("synthetic hits (%d rows, seed %d), not ClickBench's dataset: the times are not comparable with ClickBench's published results", in.rows, in.seed))
 	}
-	if d := TableDeviations[in.dial]; d != "" {
+	if d := tableDeviations[in.dial]; d != "" {
 		devs = append(devs, "hits: "+d)
 	}
 	for _, name := range in.Names() {
-		q, _ := QueryNamed(name)
+		q, _ := queryNamed(name)
 		if d := q.Deviations[in.dial]; d != "" {
 			devs = append(devs, name+": "+d)
 		}
@@ -247,7 +247,7 @@ func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
 	return facts, devs
 }
 
-// Cleanup is the Cleanup hook: only a hits table fairbench loaded.
-func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+// cleanup is the Cleanup hook: only a hits table fairbench loaded.
+func (in *instance) cleanup(ctx context.Context, conn driver.Conn) error {
 	return queryset.Cleanup(ctx, conn, Kind, in.dataset)
 }

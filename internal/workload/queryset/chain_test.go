@@ -79,7 +79,7 @@ func TestSessionLoadsItsChunksThroughOneBulkLoad(t *testing.T) {
 	sess := &loadCounter{Conn: conn}
 	env := workload.PrepareEnv{Load: true, Conn: sess, Progress: progress.New(nil, false), Logf: t.Logf}
 	d := Dataset{Name: "demo", Params: "chain", Wanted: "40 rows", Workers: 1, Tables: []Table{chunkedTable(4, 10, -1)}}
-	if _, err := Load(ctx, env, conn.(driver.SQL), d); err != nil {
+	if _, err := load(ctx, env, conn.(driver.SQL), d); err != nil {
 		t.Fatal(err)
 	}
 	if sess.calls != 1 || sess.typed != 1 {
@@ -99,7 +99,7 @@ func TestChunkThatFailsToOpenFailsTheLoad(t *testing.T) {
 	conn := testenv.Connect(t, "sqlite:"+filepath.Join(t.TempDir(), "f.db"), driver.Options{})
 	env := workload.PrepareEnv{Load: true, Conn: &loadCounter{Conn: conn}, Progress: progress.New(nil, false), Logf: t.Logf}
 	d := Dataset{Name: "demo", Params: "fail", Wanted: "40 rows", Workers: 1, Tables: []Table{chunkedTable(4, 10, 2)}}
-	if _, err := Load(ctx, env, conn.(driver.SQL), d); !errors.Is(err, errChunk) {
-		t.Fatalf("Load = %v, want the chunk's error", err)
+	if _, err := load(ctx, env, conn.(driver.SQL), d); !errors.Is(err, errChunk) {
+		t.Fatalf("load = %v, want the chunk's error", err)
 	}
 }

@@ -22,9 +22,9 @@ import (
 // experimental: the test server here is 18.16, the only ClickHouse Debian has.
 const ClickHouse18 = "clickhouse-18.16"
 
-// Dialect is the query dialect of an SQL session: its driver's dialect, and
+// dialect is the query dialect of an SQL session: its driver's dialect, and
 // for ClickHouse the version family, which the query texts depend on.
-func Dialect(ctx context.Context, c driver.SQL) (string, error) {
+func dialect(ctx context.Context, c driver.SQL) (string, error) {
 	d := c.Dialect()
 	if d != "clickhouse" {
 		return d, nil
@@ -60,12 +60,12 @@ func Register(w workload.Workload, workingSet func(params.Values) (int64, string
 	workload.Register(workload.Plugin{
 		Workload: w,
 		Kind: kinds.Info{
-			Headline:   GeoMeanHeadline,
+			Headline:   geoMeanHeadline,
 			WorkingSet: workingSet,
-			Sections:   rep.Sections,
-			RunFormats: RunFormats,
-			Summary:    PrintSummary,
-			Doubts:     NoRowsDoubt(whyNoRows),
+			Sections:   rep.sections,
+			RunFormats: runFormats,
+			Summary:    printSummary,
+			Doubts:     noRowsDoubt(whyNoRows),
 		},
 	})
 }
@@ -85,7 +85,7 @@ func (s *Set) Prepare(ctx context.Context, env workload.PrepareEnv, kind string,
 	if err != nil {
 		return "", err
 	}
-	d, err := Dialect(ctx, c)
+	d, err := dialect(ctx, c)
 	if err != nil {
 		return "", err
 	}
@@ -93,10 +93,10 @@ func (s *Set) Prepare(ctx context.Context, env workload.PrepareEnv, kind string,
 	if err != nil {
 		return "", err
 	}
-	if _, err := Load(ctx, env, c, p.Dataset); err != nil {
+	if _, err := load(ctx, env, c, p.Dataset); err != nil {
 		return "", err
 	}
-	s.SetFacts(append(Facts(ctx, c, p.Dataset), p.Facts...))
+	s.setFacts(append(facts(ctx, c, p.Dataset), p.Facts...))
 	return d, s.Bind(p.Queries)
 }
 
@@ -107,7 +107,7 @@ func Cleanup(ctx context.Context, conn driver.Conn, kind string, dataset func(di
 	if err != nil {
 		return err
 	}
-	d, err := Dialect(ctx, c)
+	d, err := dialect(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func Cleanup(ctx context.Context, conn driver.Conn, kind string, dataset func(di
 	if err != nil {
 		return err
 	}
-	return Drop(ctx, c, ds)
+	return drop(ctx, c, ds)
 }
 
 // Table is one table of an analytical dataset.
@@ -148,8 +148,8 @@ type Dataset struct {
 	Workers int
 }
 
-// TableNames lists the dataset's tables.
-func (d Dataset) TableNames() []string {
+// tableNames lists the dataset's tables.
+func (d Dataset) tableNames() []string {
 	out := make([]string, len(d.Tables))
 	for i, t := range d.Tables {
 		out[i] = t.Name
@@ -157,16 +157,16 @@ func (d Dataset) TableNames() []string {
 	return out
 }
 
-// Load makes sure the dataset is on the target: data fairbench loaded with
+// load makes sure the dataset is on the target: data fairbench loaded with
 // the same parameters is reused; tables of the same names that fairbench did
 // not create are left alone unless env.Replace. It returns the load's
 // duration, 0 when the data was reused.
-func Load(ctx context.Context, env workload.PrepareEnv, c driver.SQL, d Dataset) (time.Duration, error) {
+func load(ctx context.Context, env workload.PrepareEnv, c driver.SQL, d Dataset) (time.Duration, error) {
 	if _, ok := env.Conn.(driver.BulkLoader); !ok {
 		return 0, fmt.Errorf("%s needs a bulk load path on %s, which this driver lacks", d.Name, c.Dialect())
 	}
 	need, err := sqlwork.NeedsLoad(ctx, c, sqlwork.Dataset{
-		Name: d.Name, Params: d.Params, Tables: d.TableNames(), Tool: d.Tool, Wanted: d.Wanted,
+		Name: d.Name, Params: d.Params, Tables: d.tableNames(), Tool: d.Tool, Wanted: d.Wanted,
 		Inspect: func(context.Context) (sqlwork.Inspection, error) {
 			// Tables of these names that fairbench did not load may hold
 			// anything: never take them for the benchmark's data.
@@ -210,7 +210,7 @@ func Load(ctx context.Context, env workload.PrepareEnv, c driver.SQL, d Dataset)
 			env.Logf("%s: filled %s in %.1f s", d.Name, t.Name, time.Since(t0).Seconds())
 		}
 	}
-	if err := sqlwork.WriteMarker(ctx, c, d.Name, d.Params, sqlwork.Ready, d.TableNames()); err != nil {
+	if err := sqlwork.WriteMarker(ctx, c, d.Name, d.Params, sqlwork.Ready, d.tableNames()); err != nil {
 		return 0, err
 	}
 	took := time.Since(start)
@@ -230,11 +230,11 @@ var dataSizeSQL = map[string]string{
 	"mysql":      "SELECT coalesce(sum(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1",
 }
 
-// Facts reads what ClickBench's result file records of a dataset: how long
+// facts reads what ClickBench's result file records of a dataset: how long
 // its load took (when fairbench loaded it) and the bytes its tables take on
 // the server (for SQLite, the whole database file). A fact it cannot read
 // is left out.
-func Facts(ctx context.Context, c driver.SQL, d Dataset) [][2]string {
+func facts(ctx context.Context, c driver.SQL, d Dataset) [][2]string {
 	var out [][2]string
 	if p, err := sqlwork.MarkerParams(ctx, c, loadMarker(d.Name)); err == nil && p != "" {
 		out = append(out, [2]string{FactLoadSeconds, p})
@@ -330,14 +330,14 @@ func loadSession(ctx context.Context, bl driver.BulkLoader, t Table, take func()
 	return n, err
 }
 
-// Drop removes the dataset's tables and marker, when they are fairbench's.
-func Drop(ctx context.Context, c driver.SQL, d Dataset) error {
-	ours, err := sqlwork.Owns(ctx, c, d.Name, d.TableNames())
+// drop removes the dataset's tables and marker, when they are fairbench's.
+func drop(ctx context.Context, c driver.SQL, d Dataset) error {
+	ours, err := sqlwork.Owns(ctx, c, d.Name, d.tableNames())
 	if err != nil {
 		return err
 	}
 	if !ours {
-		return sqlwork.LeftAlone(ctx, c, d.TableNames(), "")
+		return sqlwork.LeftAlone(ctx, c, d.tableNames(), "")
 	}
 	for _, t := range d.Tables {
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t.Name); err != nil {

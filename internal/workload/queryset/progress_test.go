@@ -85,7 +85,7 @@ func TestLoadShowsProgressWhileItLoads(t *testing.T) {
 	}}}
 	env := workload.PrepareEnv{Load: true, Conn: conn, Progress: meter,
 		Logf: func(format string, args ...any) { fmt.Fprintf(meter, format+"\n", args...) }}
-	if _, err := Load(ctx, env, conn.(driver.SQL), d); err != nil {
+	if _, err := load(ctx, env, conn.(driver.SQL), d); err != nil {
 		t.Fatal(err)
 	}
 	if src.timeout {
@@ -120,13 +120,13 @@ func TestNoRowsDoubtNamesTheEmptyQueries(t *testing.T) {
 		{Name: "Q4", Tries: []*float64{nil, &one}},
 	}}}
 	why := func(p params.Values) string { return fmt.Sprintf("scale %v is small", p["scale"]) }
-	got := NoRowsDoubt(why)(r)
+	got := noRowsDoubt(why)(r)
 	want := []string{"2 of 4 queries returned no rows: Q2, Q4; scale 0.01 is small"}
 	if !slices.Equal(got, want) {
 		t.Errorf("doubts = %q, want %q", got, want)
 	}
 	r.Summary.Queries = r.Summary.Queries[:1]
-	if got := NoRowsDoubt(why)(r); got != nil {
+	if got := noRowsDoubt(why)(r); got != nil {
 		t.Errorf("doubts of a run whose queries found rows: %q", got)
 	}
 }

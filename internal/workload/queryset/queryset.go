@@ -32,8 +32,8 @@ import (
 
 // Modes.
 const (
-	ModeTries      = "tries"
-	ModeConcurrent = "concurrent"
+	modeTries      = "tries"
+	modeConcurrent = "concurrent"
 )
 
 // Names of the parameters every query-set workload takes, spelled here only.
@@ -57,7 +57,7 @@ const maxLoadWorkers = 1024
 // Specs are the parameters every query-set workload takes, beside its own.
 func Specs() []params.Spec {
 	return []params.Spec{
-		{Name: paramMode, Kind: params.String, Default: ModeTries, Choices: []string{ModeTries, ModeConcurrent},
+		{Name: paramMode, Kind: params.String, Default: modeTries, Choices: []string{modeTries, modeConcurrent},
 			Help: "tries: one client runs each query `tries` times in a row (ClickBench's run.sh); concurrent: the clients draw queries from the set for the duration (clickhouse-benchmark)"},
 		{Name: paramTries, Kind: params.Int, Default: int64(3), Min: params.MinOf(1), Max: params.MaxOf(1000),
 			Help: "times each query runs in a row in the tries mode; the first try is the cold one, the best of the others the hot one"},
@@ -117,12 +117,12 @@ type Set struct {
 	// lastEnd the end of the last try.
 	stalls                []workload.Stall
 	failingSince, lastEnd time.Time
-	// facts of the dataset (Facts), for Describe.
+	// facts of the dataset (facts), for Describe.
 	facts [][2]string
 }
 
-// SetFacts records the dataset's facts for the run's description.
-func (s *Set) SetFacts(f [][2]string) { s.facts = f }
+// setFacts records the dataset's facts for the run's description.
+func (s *Set) setFacts(f [][2]string) { s.facts = f }
 
 // New makes a set from the query-set parameters p and the names of the
 // workload's queries in order. The queries parameter selects some of them,
@@ -209,7 +209,7 @@ func (s *Set) Shape() workload.Shape {
 }
 
 // finite: the tries mode runs its set once.
-func (s *Set) finite() bool { return s.mode == ModeTries }
+func (s *Set) finite() bool { return s.mode == modeTries }
 
 // bound is the finite set's bound on its run: every try may take the
 // timeout, and the bound must never end a run whose queries are all within it.
@@ -266,14 +266,14 @@ func (s *Set) noteTry(start time.Time, err error) {
 // mode keeps its kind's geometric mean.
 func (s *Set) headline() result.Headline {
 	if s.finite() {
-		return GeoMeanHeadline
+		return geoMeanHeadline
 	}
 	return result.Headline{Name: "queries/s", Unit: "qps", HigherIsBetter: true, Field: result.FieldRequests}
 }
 
-// GeoMeanHeadline is the headline of query-set kinds: the geometric mean of
+// geoMeanHeadline is the headline of query-set kinds: the geometric mean of
 // the hot times, in seconds, lower is better.
-var GeoMeanHeadline = result.Headline{Name: "geometric mean", Unit: "s", Field: result.FieldQueryTimes}
+var geoMeanHeadline = result.Headline{Name: "geometric mean", Unit: "s", Field: result.FieldQueryTimes}
 
 // Describe gives the facts of the run's method for the run summary.
 func (s *Set) Describe() [][2]string {

@@ -222,7 +222,7 @@ func TestTriesModeTakesOneClientAndConcurrentModeMany(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "concurrent") {
 		t.Errorf("tries mode with 4 clients: %v", err)
 	}
-	c, _ := New(values(t, map[string]any{"mode": ModeConcurrent}), []string{"A"})
+	c, _ := New(values(t, map[string]any{"mode": modeConcurrent}), []string{"A"})
 	c.Bind([]Query{{Name: "A", SQL: "qa"}})
 	if sh := c.Shape(); sh.End.Kind() != workload.EndAtDuration || sh.Results() != nil || sh.Headline.Unit != "qps" {
 		t.Errorf("concurrent mode: end %s, results %v, headline %+v", sh.End.Kind(), sh.Results(), sh.Headline)
@@ -259,13 +259,13 @@ func TestCombinedScoreIsClickBenchs(t *testing.T) {
 	a := run("a", []*float64{f64(9), f64(1), f64(2)}, []*float64{f64(9), f64(4), f64(3)})
 	b := run("b", []*float64{f64(9), f64(0.5), f64(0.5)}, []*float64{nil, nil, nil})
 	ts := byTarget([]*result.Run{a, b})
-	got := CombinedScores(ts, []string{"A", "B"})
+	got := combinedScores(ts, []string{"A", "B"})
 	wantA := math.Sqrt((1 + 0.01) / (0.5 + 0.01) * (3 + 0.01) / (3 + 0.01))
 	wantB := math.Sqrt((0.5 + 0.01) / (0.5 + 0.01) * (600 + 0.01) / (3 + 0.01))
 	if math.Abs(got[0]-wantA) > 1e-9 || math.Abs(got[1]-wantB) > 1e-9 {
 		t.Errorf("scores %v, want [%v %v]", got, wantA, wantB)
 	}
-	sec := Report{ClickBenchScore: true}.Sections([]*result.Run{a, b}, "a")
+	sec := Report{ClickBenchScore: true}.sections([]*result.Run{a, b}, "a")
 	if len(sec) != 1 || len(sec[0].Rows) != 5 || !sec[0].Lead {
 		t.Fatalf("sections %+v", sec)
 	}
@@ -297,7 +297,7 @@ func TestCombinedScoreIsClickBenchs(t *testing.T) {
 func TestRatioAgreesWithTheTimesBesideIt(t *testing.T) {
 	a := run("a", []*float64{f64(0.2), f64(0.0791), f64(0.12), f64(0.12)})
 	b := run("b", []*float64{f64(0.2), f64(0.1063), f64(0.12), f64(0.12)})
-	rows := Report{}.Sections([]*result.Run{a, b}, "a")[0].Rows
+	rows := Report{}.sections([]*result.Run{a, b}, "a")[0].Rows
 	if row := rows[0]; row[2] != "0.0791" || row[4] != "0.1063" || !strings.HasPrefix(row[5], "×1.34") {
 		t.Errorf("row %v: want 0.0791, 0.1063 and ×1.34", row)
 	}
@@ -345,11 +345,11 @@ func TestClickBenchFileShape(t *testing.T) {
 	}
 	same := false
 	r.Env.SameHost = &same
-	if cb, _ := ClickBench(r); cb.Machine != "pg" {
+	if cb, _ := clickBench(r); cb.Machine != "pg" {
 		t.Errorf("a remote server's machine is %q: want the target's name, not this host", cb.Machine)
 	}
 	r.Env.Declared = result.Declared{CPU: "Graviton4", Cores: 16}
-	if cb, _ := ClickBench(r); cb.Machine != "Graviton4, 16 cores" {
+	if cb, _ := clickBench(r); cb.Machine != "Graviton4, 16 cores" {
 		t.Errorf("machine %q: want what the study declares", cb.Machine)
 	}
 	if err := WriteClickBench(&buf, &result.Run{ID: 7, Kind: "ssb"}); err == nil {

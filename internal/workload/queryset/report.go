@@ -63,10 +63,10 @@ func tries(q result.QueryResult) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// PrintSummary prints a run the way ClickBench's run.sh lists its tries,
+// printSummary prints a run the way ClickBench's run.sh lists its tries,
 // with the cold and hot time of each query and the geometric mean; a
 // concurrent run gets clickhouse-benchmark's per-query figures.
-func PrintSummary(w io.Writer, r *result.Run) {
+func printSummary(w io.Writer, r *result.Run) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if len(r.Summary.Queries) == 0 {
 		printConcurrent(w, r)
@@ -95,11 +95,11 @@ func PrintSummary(w io.Writer, r *result.Run) {
 	}
 }
 
-// NoRowsDoubt is the doubt of a run whose queries found no rows: their
+// noRowsDoubt is the doubt of a run whose queries found no rows: their
 // times measure no work, and a comparison over them compares nothing. It
 // names them, and adds why (whyNoRows, from the run's parameters) when the
 // workload can say.
-func NoRowsDoubt(whyNoRows func(params.Values) string) func(r *result.Run) []string {
+func noRowsDoubt(whyNoRows func(params.Values) string) func(r *result.Run) []string {
 	return func(r *result.Run) []string {
 		var empty []string
 		for _, q := range r.Summary.Queries {
@@ -246,14 +246,14 @@ type Report struct {
 	ClickBenchScore bool
 }
 
-// Sections implements kinds.Info.Sections for query-set kinds, as ClickBench
+// sections implements kinds.Info.Sections for query-set kinds, as ClickBench
 // publishes a comparison: per query, each target's cold and hot time and
 // its hot time's ratio to the baseline's (with an interval over the tries
 // and repetitions), then the sums of the cold and of the hot times, their
 // geometric means and, where the kind declares it, ClickBench's combined
 // score. The table leads its report section: it is what a reader of a
 // query-set comparison reads.
-func (rep Report) Sections(runs []*result.Run, baseline string) []kinds.Section {
+func (rep Report) sections(runs []*result.Run, baseline string) []kinds.Section {
 	ts := byTarget(runs)
 	if len(ts) == 0 {
 		return nil
@@ -328,7 +328,7 @@ func (rep Report) Sections(runs []*result.Run, baseline string) []kinds.Section 
 		"Sums and geometric means over the queries each target answered (a sum over fewer says how many); their ratios over the queries both answered."
 	if rep.ClickBenchScore {
 		score := []string{"ClickBench score (hot)"}
-		for _, v := range CombinedScores(ts, names) {
+		for _, v := range combinedScores(ts, names) {
 			score = append(score, "", strconv.FormatFloat(v, 'f', 2, 64))
 		}
 		for i := range ts {
@@ -433,9 +433,9 @@ func logs(xs []float64) []float64 {
 	return out
 }
 
-// CombinedScores is ClickBench's combined relative hot time of each target
+// combinedScores is ClickBench's combined relative hot time of each target
 // over the queries names, against the per-query best of the targets.
-func CombinedScores(ts []*targetRuns, names []string) []float64 {
+func combinedScores(ts []*targetRuns, names []string) []float64 {
 	best := map[string]float64{}
 	for _, name := range names {
 		for _, t := range ts {
@@ -476,8 +476,8 @@ func CombinedScores(ts []*targetRuns, names []string) []float64 {
 	return out
 }
 
-// ClickBenchResult is the shape of ClickBench's results/*.json files.
-type ClickBenchResult struct {
+// clickBenchResult is the shape of ClickBench's results/*.json files.
+type clickBenchResult struct {
 	System      string       `json:"system"`
 	Date        string       `json:"date"`
 	Machine     string       `json:"machine"`
@@ -491,8 +491,8 @@ type ClickBenchResult struct {
 	Result      [][]*float64 `json:"result"`
 }
 
-// ClickBench builds ClickBench's result file from a tries-mode run.
-func ClickBench(r *result.Run) (*ClickBenchResult, error) {
+// clickBench builds ClickBench's result file from a tries-mode run.
+func clickBench(r *result.Run) (*clickBenchResult, error) {
 	if len(r.Summary.Queries) == 0 {
 		return nil, fmt.Errorf("run %d has no per-query tries (a %s run in the concurrent mode, or not a query-set run)", r.ID, r.Kind)
 	}
@@ -509,7 +509,7 @@ func ClickBench(r *result.Run) (*ClickBenchResult, error) {
 			system += " " + n
 		}
 	}
-	out := &ClickBenchResult{System: system, Date: r.StartedAt.UTC().Format(time.DateOnly), Machine: machine(r), ClusterSize: 1,
+	out := &clickBenchResult{System: system, Date: r.StartedAt.UTC().Format(time.DateOnly), Machine: machine(r), ClusterSize: 1,
 		Proprietary: "no", Tuned: "no", Tags: []string{"fairbench", r.Kind}}
 	if s, ok := facts[FactLoadSeconds].(string); ok {
 		if v, err := strconv.ParseFloat(s, 64); err == nil {
@@ -546,8 +546,8 @@ var (
 	separator   = regexp.MustCompile(`,\s+`)
 )
 
-// RunFormats are the result files a query-set run can be written as.
-var RunFormats = map[string]func(io.Writer, *result.Run) error{"clickbench": WriteClickBench}
+// runFormats are the result files a query-set run can be written as.
+var runFormats = map[string]func(io.Writer, *result.Run) error{"clickbench": WriteClickBench}
 
 // machine names the server ClickBench's file describes: what the study
 // declares of the target (cpu, cores), else this host when the server runs
@@ -579,7 +579,7 @@ func machine(r *result.Run) string {
 
 // WriteClickBench writes a run's ClickBench result file.
 func WriteClickBench(w io.Writer, r *result.Run) error {
-	cb, err := ClickBench(r)
+	cb, err := clickBench(r)
 	if err != nil {
 		return err
 	}

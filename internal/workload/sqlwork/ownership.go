@@ -8,38 +8,38 @@ import (
 	"github.com/fairbench/fairbench/internal/driver"
 )
 
-// Markers are this package's data-set markers as the loads of external
+// markers are this package's data-set markers as the loads of external
 // tools (go-ycsb load, HammerDB's build) use them: a tool's load replaces
 // only tables fairbench made. They are registered with the adapters, which
 // run those loads (adapter.DataLoad), so that the runner that drives the
 // loads needs no SQL knowledge of its own.
-type Markers struct{}
+type markers struct{}
 
-func init() { adapter.RegisterDatasetMarkers(Markers{}) }
+func init() { adapter.RegisterDatasetMarkers(markers{}) }
 
 // TableExists is for tool loads.
-func (Markers) TableExists(ctx context.Context, c driver.SQL, table string) (bool, error) {
+func (markers) TableExists(ctx context.Context, c driver.SQL, table string) (bool, error) {
 	return TableExists(ctx, c, table)
 }
 
 // Owns is for tool loads.
-func (Markers) Owns(ctx context.Context, c driver.SQL, dataset string, tables []string) (bool, error) {
+func (markers) Owns(ctx context.Context, c driver.SQL, dataset string, tables []string) (bool, error) {
 	return Owns(ctx, c, dataset, tables)
 }
 
 // MarkLoading is for tool loads.
-func (Markers) MarkLoading(ctx context.Context, c driver.SQL, dataset, params string) error {
+func (markers) MarkLoading(ctx context.Context, c driver.SQL, dataset, params string) error {
 	return WriteMarker(ctx, c, dataset, params, Loading, nil)
 }
 
 // MarkReady is for tool loads.
-func (Markers) MarkReady(ctx context.Context, c driver.SQL, dataset, params string, tables []string) error {
+func (markers) MarkReady(ctx context.Context, c driver.SQL, dataset, params string, tables []string) error {
 	return WriteMarker(ctx, c, dataset, params, Ready, tables)
 }
 
 // Tables is for tool loads.
-func (Markers) Tables(ctx context.Context, c driver.SQL) ([]string, error) {
-	all, err := ListTables(ctx, c)
+func (markers) Tables(ctx context.Context, c driver.SQL) ([]string, error) {
+	all, err := listTables(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (Markers) Tables(ctx context.Context, c driver.SQL) ([]string, error) {
 }
 
 // DropMarkers is for tool loads.
-func (Markers) DropMarkers(ctx context.Context, c driver.SQL) error {
+func (markers) DropMarkers(ctx context.Context, c driver.SQL) error {
 	for _, t := range []string{IdentityTable, MarkerTable} {
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return fmt.Errorf("dropping %s: %w", t, err)

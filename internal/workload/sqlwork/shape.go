@@ -133,19 +133,19 @@ func checkShape(ctx context.Context, c driver.SQL, d Dataset) error {
 			continue // absent
 		}
 		if diff := shapeDiff(have, want); diff != "" {
-			return &ShapeError{Table: t, Diff: diff, Tool: d.Tool}
+			return &shapeError{Table: t, Diff: diff, Tool: d.Tool}
 		}
 	}
 	return nil
 }
 
-// ShapeError says that a table with one of a dataset's names is not the
+// shapeError says that a table with one of a dataset's names is not the
 // table fairbench (or the standard tool) makes.
-type ShapeError struct {
+type shapeError struct {
 	Table, Diff, Tool string
 }
 
-func (e *ShapeError) Error() string {
+func (e *shapeError) Error() string {
 	return fmt.Sprintf("table %s is not the table fairbench or %s makes (%s): fairbench will not use or modify it; "+
 		"rerun with --replace to drop it and load its own, or point the target at another database", e.Table, e.Tool, e.Diff)
 }

@@ -333,8 +333,8 @@ var listTablesSQL = map[string]string{
 	clickHouse: "SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name",
 }
 
-// ListTables lists the tables of the current schema.
-func ListTables(ctx context.Context, c driver.SQL) ([]string, error) {
+// listTables lists the tables of the current schema.
+func listTables(ctx context.Context, c driver.SQL) ([]string, error) {
 	q, ok := listTablesSQL[c.Dialect()]
 	if !ok {
 		return nil, fmt.Errorf("dialect %s is not supported", c.Dialect())
@@ -439,7 +439,7 @@ func NeedsLoad(ctx context.Context, c driver.SQL, d Dataset, replace bool, logf 
 		return false, err
 	}
 	if err := checkShape(ctx, c, d); err != nil {
-		var se *ShapeError
+		var se *shapeError
 		if replace && errors.As(err, &se) {
 			logf("%s: dropping table %s (%s), as --replace asks", d.Name, se.Table, se.Diff)
 			return true, nil

@@ -3,15 +3,15 @@ package ssb
 // The value lists of dbgen's dists.dss (all weights there are equal, so a
 // uniform pick is dbgen's pick_str).
 
-// Nation is one of TPC-H's 25 nations with the index of its region.
-type Nation struct {
+// nation is one of TPC-H's 25 nations with the index of its region.
+type nation struct {
 	Name   string
 	Region int
 }
 
-// Nations in dists.dss order; the region indexes are the running sums of the
+// nations in dists.dss order; the region indexes are the running sums of the
 // weights dists.dss gives (its "nations" list stores deltas).
-var Nations = []Nation{
+var nations = []nation{
 	{"ALGERIA", 0}, {"ARGENTINA", 1}, {"BRAZIL", 1}, {"CANADA", 1}, {"EGYPT", 4},
 	{"ETHIOPIA", 0}, {"FRANCE", 3}, {"GERMANY", 3}, {"INDIA", 2}, {"INDONESIA", 2},
 	{"IRAN", 4}, {"IRAQ", 4}, {"JAPAN", 2}, {"JORDAN", 4}, {"KENYA", 0},
@@ -19,29 +19,29 @@ var Nations = []Nation{
 	{"SAUDI ARABIA", 4}, {"VIETNAM", 2}, {"RUSSIA", 3}, {"UNITED KINGDOM", 3}, {"UNITED STATES", 1},
 }
 
-// Regions by index.
-var Regions = []string{"AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"}
+// regions by index.
+var regions = []string{"AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"}
 
-// MktSegments is c_mktsegment's domain ("msegmnt").
-var MktSegments = []string{"AUTOMOBILE", "BUILDING", "FURNITURE", "HOUSEHOLD", "MACHINERY"}
+// mktSegments is c_mktsegment's domain ("msegmnt").
+var mktSegments = []string{"AUTOMOBILE", "BUILDING", "FURNITURE", "HOUSEHOLD", "MACHINERY"}
 
-// OrderPriorities is lo_orderpriority's domain ("o_oprio").
-var OrderPriorities = []string{"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"}
+// orderPriorities is lo_orderpriority's domain ("o_oprio").
+var orderPriorities = []string{"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"}
 
-// ShipModes is lo_shipmode's domain ("smode").
-var ShipModes = []string{"REG AIR", "AIR", "RAIL", "TRUCK", "MAIL", "FOB", "SHIP"}
+// shipModes is lo_shipmode's domain ("smode").
+var shipModes = []string{"REG AIR", "AIR", "RAIL", "TRUCK", "MAIL", "FOB", "SHIP"}
 
-// Containers is p_container's domain ("p_cntr"): 5 sizes × 8 kinds.
-var Containers = cross([]string{"SM", "LG", "MED", "JUMBO", "WRAP"},
+// containers is p_container's domain ("p_cntr"): 5 sizes × 8 kinds.
+var containers = cross([]string{"SM", "LG", "MED", "JUMBO", "WRAP"},
 	[]string{"CASE", "BOX", "BAG", "JAR", "PACK", "PKG", "CAN", "DRUM"})
 
-// PartTypes is p_type's domain ("p_types"): 6 × 5 × 5 = 150 types.
-var PartTypes = cross(cross([]string{"STANDARD", "SMALL", "MEDIUM", "LARGE", "ECONOMY", "PROMO"},
+// partTypes is p_type's domain ("p_types"): 6 × 5 × 5 = 150 types.
+var partTypes = cross(cross([]string{"STANDARD", "SMALL", "MEDIUM", "LARGE", "ECONOMY", "PROMO"},
 	[]string{"ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED"}),
 	[]string{"TIN", "NICKEL", "BRASS", "STEEL", "COPPER"})
 
-// Colors is the word list of part names and p_color ("colors", 92 words).
-var Colors = []string{
+// colors is the word list of part names and p_color ("colors", 92 words).
+var colors = []string{
 	"almond", "antique", "aquamarine", "azure", "beige", "bisque", "black", "blanched", "blue", "blush",
 	"brown", "burlywood", "burnished", "chartreuse", "chiffon", "chocolate", "coral", "cornflower", "cornsilk", "cream",
 	"cyan", "dark", "deep", "dim", "dodger", "drab", "firebrick", "floral", "forest", "frosted",

@@ -39,7 +39,7 @@ import (
 // Table names, as SSB and the ClickHouse documentation spell them.
 const (
 	Customer  = "customer"
-	Supplier  = "supplier"
+	supplier  = "supplier"
 	Part      = "part"
 	Date      = "date"
 	Lineorder = "lineorder"
@@ -47,10 +47,10 @@ const (
 )
 
 // Tables lists the generated tables in load order (dimensions first).
-var Tables = []string{Date, Customer, Supplier, Part, Lineorder}
+var Tables = []string{Date, Customer, supplier, Part, Lineorder}
 
-// DateRows is the date table's fixed size (dbgen's base 2556).
-const DateRows = 2556
+// dateRows is the date table's fixed size (dbgen's base 2556).
+const dateRows = 2556
 
 var dateStart = time.Date(1992, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -60,8 +60,8 @@ type Counts struct {
 	Customer, Supplier, Part, Date, Orders int64
 }
 
-// CountsFor returns dbgen's row counts at sf (see Differences for SF ≥ 1).
-func CountsFor(sf float64) Counts {
+// countsFor returns dbgen's row counts at sf (see Differences for SF ≥ 1).
+func countsFor(sf float64) Counts {
 	scaled := func(base float64) int64 {
 		n := int64(base * sf)
 		if n < 1 {
@@ -72,7 +72,7 @@ func CountsFor(sf float64) Counts {
 	c := Counts{
 		Customer: scaled(30000),
 		Supplier: scaled(2000),
-		Date:     DateRows,
+		Date:     dateRows,
 		Orders:   scaled(1500000),
 		Part:     scaled(200000),
 	}
@@ -89,7 +89,7 @@ func Columns(table string) []string {
 	switch table {
 	case Customer:
 		return []string{"c_custkey", "c_name", "c_address", "c_city", "c_nation", "c_region", "c_phone", "c_mktsegment"}
-	case Supplier:
+	case supplier:
 		return []string{"s_suppkey", "s_name", "s_address", "s_city", "s_nation", "s_region", "s_phone"}
 	case Part:
 		return []string{"p_partkey", "p_name", "p_mfgr", "p_category", "p_brand1", "p_color", "p_type", "p_size", "p_container"}
@@ -114,7 +114,7 @@ type Generator struct {
 
 // New returns a generator; equal sf and seed give equal rows.
 func New(sf float64, seed uint64) *Generator {
-	return &Generator{SF: sf, Seed: seed, counts: CountsFor(sf)}
+	return &Generator{SF: sf, Seed: seed, counts: countsFor(sf)}
 }
 
 // Counts returns the generator's row counts.
@@ -127,7 +127,7 @@ func (g *Generator) Keys(table string) int64 {
 	switch table {
 	case Customer:
 		return g.counts.Customer
-	case Supplier:
+	case supplier:
 		return g.counts.Supplier
 	case Part:
 		return g.counts.Part
@@ -165,7 +165,7 @@ func (g *Generator) Chunks(table string, n int) []Chunk {
 // generated on its own, in any order, by any goroutine. The slice Values
 // returns is reused from row to row.
 func (g *Generator) Rows(table string, c Chunk) driver.RowSource {
-	tid := map[string]uint64{Customer: 1, Supplier: 2, Part: 3, Date: 4, Lineorder: 5}[table]
+	tid := map[string]uint64{Customer: 1, supplier: 2, Part: 3, Date: 4, Lineorder: 5}[table]
 	if tid == 0 {
 		panic("ssb: unknown table " + table)
 	}
@@ -223,7 +223,7 @@ func (r *rows) Next() bool {
 	switch r.table {
 	case Customer:
 		r.customer(k)
-	case Supplier:
+	case supplier:
 		r.supplier(k)
 	case Part:
 		r.part(k)
@@ -291,9 +291,9 @@ func keyName(prefix string, k int64) string {
 	return string(append(buf, d...))
 }
 
-// City returns an SSB city: the nation's first 9 characters, padded with
+// city returns an SSB city: the nation's first 9 characters, padded with
 // blanks, and a digit (dbgen's gen_city, CITY_FIX 10).
-func City(nation string, digit int) string {
+func city(nation string, digit int) string {
 	if len(nation) > 9 {
 		nation = nation[:9]
 	}
@@ -302,10 +302,10 @@ func City(nation string, digit int) string {
 
 // cities are every nation's ten cities, made once.
 var cities = func() (c [][10]string) {
-	c = make([][10]string, len(Nations))
-	for n := range Nations {
+	c = make([][10]string, len(nations))
+	for n := range nations {
 		for d := range 10 {
-			c[n][d] = City(Nations[n].Name, d)
+			c[n][d] = city(nations[n].Name, d)
 		}
 	}
 	return c
@@ -313,7 +313,7 @@ var cities = func() (c [][10]string) {
 
 // place draws a nation and a city in it, for customers and suppliers.
 func (r *rows) place() (nation int, city string) {
-	nation = r.rnd.IntN(len(Nations))
+	nation = r.rnd.IntN(len(nations))
 	return nation, cities[nation][r.rnd.IntN(10)]
 }
 
@@ -326,14 +326,14 @@ func (r *rows) party(prefix string, k int64) {
 	s[1] = keyName(prefix, k)
 	s[2] = r.address()
 	s[3] = city
-	s[4] = Nations[n].Name
-	s[5] = Regions[Nations[n].Region]
+	s[4] = nations[n].Name
+	s[5] = regions[nations[n].Region]
 	s[6] = r.phone(n)
 }
 
 func (r *rows) customer(k int64) {
 	r.party("Customer#", k)
-	r.row.Strs[7] = r.pick(MktSegments)
+	r.row.Strs[7] = r.pick(mktSegments)
 }
 
 func (r *rows) supplier(k int64) { r.party("Supplier#", k) }
@@ -358,7 +358,7 @@ func (r *rows) part(k int64) {
 	var w [3]int
 	for i := range w {
 	again:
-		w[i] = r.rnd.IntN(len(Colors))
+		w[i] = r.rnd.IntN(len(colors))
 		for j := range i {
 			if w[j] == w[i] {
 				goto again
@@ -370,24 +370,24 @@ func (r *rows) part(k int64) {
 	brand := r.between(1, 40)
 	i, s := r.row.Ints, r.row.Strs
 	i[0] = k
-	s[1] = Colors[w[1]] + " " + Colors[w[2]]
+	s[1] = colors[w[1]] + " " + colors[w[2]]
 	s[2] = mfgrNames[mfgr-1]
 	s[3] = categoryNames[mfgr-1][cat-1]
 	s[4] = brandNames[mfgr-1][cat-1][brand-1]
-	s[5] = Colors[w[0]]
-	s[6] = r.pick(PartTypes)
+	s[5] = colors[w[0]]
+	s[6] = r.pick(partTypes)
 	i[7] = r.between(1, 50)
-	s[8] = r.pick(Containers)
+	s[8] = r.pick(containers)
 }
 
 var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August",
 	"September", "October", "November", "December"}
 
-// DateOf returns the day of date-table row k (1-based).
-func DateOf(k int64) time.Time { return dateStart.AddDate(0, 0, int(k-1)) }
+// dateOf returns the day of date-table row k (1-based).
+func dateOf(k int64) time.Time { return dateStart.AddDate(0, 0, int(k-1)) }
 
-// DateKey is dbgen's integer key of a day, yyyymmdd.
-func DateKey(t time.Time) int64 {
+// dateKey is dbgen's integer key of a day, yyyymmdd.
+func dateKey(t time.Time) int64 {
 	return int64(t.Year()*10000 + int(t.Month())*100 + t.Day())
 }
 
@@ -419,12 +419,12 @@ func flag(b bool) int64 {
 }
 
 func (r *rows) date(k int64) {
-	t := DateOf(k)
+	t := dateOf(k)
 	dayInWeek := int64(t.Weekday()) + 1 // Sunday = 1
 	month := monthNames[t.Month()-1]
 	last := t.AddDate(0, 0, 1).Day() == 1
 	i, s := r.row.Ints, r.row.Strs
-	i[0] = DateKey(t)
+	i[0] = dateKey(t)
 	s[1] = fmt.Sprintf("%s %d, %d", month, t.Day(), t.Year())
 	s[2] = t.Weekday().String()
 	s[3] = month
@@ -445,22 +445,22 @@ func (r *rows) date(k int64) {
 	i[16] = flag(dayInWeek != 1 && dayInWeek != 7)
 }
 
-// OrderKey is dbgen's sparse order key of order index i (ez_sparse: of every
+// orderKey is dbgen's sparse order key of order index i (ez_sparse: of every
 // 32 keys, the first 8 are used).
-func OrderKey(i int64) int64 { return i>>3<<5 | i&7 }
+func orderKey(i int64) int64 { return i>>3<<5 | i&7 }
 
-// RetailPrice is dbgen's part price in cents (rpb_routine), from which the
+// retailPrice is dbgen's part price in cents (rpb_routine), from which the
 // lineorder's money columns are derived.
-func RetailPrice(partkey int64) int64 {
+func retailPrice(partkey int64) int64 {
 	return 90000 + (partkey/10)%20001 + (partkey%1000)*100
 }
 
-// Revenue is dbgen's lo_revenue: the extended price less the discount, in
+// revenue is dbgen's lo_revenue: the extended price less the discount, in
 // whole cents, truncated.
-func Revenue(extendedPrice, discount int64) int64 { return extendedPrice * (100 - discount) / 100 }
+func revenue(extendedPrice, discount int64) int64 { return extendedPrice * (100 - discount) / 100 }
 
-// SupplyCost is dbgen's lo_supplycost, 60% of the retail price, truncated.
-func SupplyCost(partkey int64) int64 { return 6 * RetailPrice(partkey) / 10 }
+// supplyCost is dbgen's lo_supplycost, 60% of the retail price, truncated.
+func supplyCost(partkey int64) int64 { return 6 * retailPrice(partkey) / 10 }
 
 // maxOrderDay is the last order date's index from 1992-01-01: dbgen's
 // O_ODATE_MAX leaves room for the longest ship and receipt delays (121 + 30
@@ -470,7 +470,7 @@ const maxOrderDay = 2557 - (121 + 30) - 1
 func (r *rows) order(i int64) {
 	c := r.g.counts
 	day := r.between(0, maxOrderDay)
-	odate := DateKey(dateStart.AddDate(0, 0, int(day)))
+	odate := dateKey(dateStart.AddDate(0, 0, int(day)))
 	// A third of the customers place no orders (dbgen's CUST_MORTALITY 3).
 	cust := r.between(1, c.Customer)
 	if cust%3 == 0 {
@@ -483,7 +483,7 @@ func (r *rows) order(i int64) {
 	if cust < 1 {
 		cust = 1
 	}
-	prio := r.pick(OrderPriorities)
+	prio := r.pick(orderPriorities)
 	n := int(r.between(1, 7))
 	if cap(r.lines) < 7 {
 		r.lines = make([]*driver.TypedRow, 7)
@@ -493,16 +493,16 @@ func (r *rows) order(i int64) {
 	}
 	r.lines = r.lines[:n]
 	var total int64
-	key := OrderKey(i)
+	key := orderKey(i)
 	for j := range n {
 		part := r.between(1, c.Part)
 		supp := r.between(1, c.Supplier)
 		qty := r.between(1, 50)
 		disc := r.between(0, 10)
 		tax := r.between(0, 8)
-		commit := DateKey(dateStart.AddDate(0, 0, int(day+r.between(30, 90))))
-		mode := r.pick(ShipModes)
-		ext := RetailPrice(part) * qty
+		commit := dateKey(dateStart.AddDate(0, 0, int(day+r.between(30, 90))))
+		mode := r.pick(shipModes)
+		ext := retailPrice(part) * qty
 		total += ext * (100 - disc) / 100 * (100 + tax) / 100
 		v, s := r.lines[j].Ints, r.lines[j].Strs
 		v[0] = key
@@ -516,8 +516,8 @@ func (r *rows) order(i int64) {
 		v[8] = qty
 		v[9] = ext
 		v[11] = disc
-		v[12] = Revenue(ext, disc)
-		v[13] = SupplyCost(part)
+		v[12] = revenue(ext, disc)
+		v[13] = supplyCost(part)
 		v[14] = tax
 		v[15] = commit
 		s[16] = mode
@@ -535,7 +535,7 @@ func (r *rows) order(i int64) {
 func (g *Generator) FlatRows(c Chunk) driver.RowSource {
 	f := &flatRows{lines: g.Rows(Lineorder, c).(*rows)}
 	f.cust = g.Rows(Customer, Chunk{1, 0}).(*rows)
-	f.supp = g.Rows(Supplier, Chunk{1, 0}).(*rows)
+	f.supp = g.Rows(supplier, Chunk{1, 0}).(*rows)
 	f.part = g.Rows(Part, Chunk{1, 0}).(*rows)
 	f.row = driver.NewTypedRow(kindsOf(flatColumns()))
 	return f

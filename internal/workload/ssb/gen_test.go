@@ -19,7 +19,7 @@ func TestCountsFormulas(t *testing.T) {
 		{10, Counts{Customer: 300000, Supplier: 20000, Part: 800000, Date: 2556, Orders: 15000000}},
 		{100, Counts{Customer: 3000000, Supplier: 200000, Part: 1400000, Date: 2556, Orders: 150000000}},
 	} {
-		if got := CountsFor(c.sf); got != c.want {
+		if got := countsFor(c.sf); got != c.want {
 			t.Errorf("SF %v: %+v, want %+v", c.sf, got, c.want)
 		}
 	}
@@ -36,7 +36,7 @@ func count(src interface{ Next() bool }) int64 {
 func TestRowCounts(t *testing.T) {
 	g := New(0.01, 1)
 	c := g.Counts()
-	for table, want := range map[string]int64{Customer: c.Customer, Supplier: c.Supplier, Part: c.Part, Date: DateRows} {
+	for table, want := range map[string]int64{Customer: c.Customer, supplier: c.Supplier, Part: c.Part, Date: dateRows} {
 		if got := count(g.All(table)); got != want {
 			t.Errorf("%s: %d rows, want %d", table, got, want)
 		}
@@ -70,8 +70,8 @@ func TestDomains(t *testing.T) {
 		return false
 	}
 	nationRegion := map[string]string{}
-	for _, n := range Nations {
-		nationRegion[n.Name] = Regions[n.Region]
+	for _, n := range nations {
+		nationRegion[n.Name] = regions[n.Region]
 	}
 	checkPlace := func(table string, key int64, city, nation, region, phone string) {
 		t.Helper()
@@ -88,16 +88,16 @@ func TestDomains(t *testing.T) {
 	for src := g.All(Customer); src.Next(); {
 		v := src.Values()
 		checkPlace("customer", v[0].(int64), v[3].(string), v[4].(string), v[5].(string), v[6].(string))
-		if !in(MktSegments, v[7].(string)) {
+		if !in(mktSegments, v[7].(string)) {
 			t.Fatalf("customer %v: segment %q", v[0], v[7])
 		}
 	}
-	for src := g.All(Supplier); src.Next(); {
+	for src := g.All(supplier); src.Next(); {
 		v := src.Values()
 		checkPlace("supplier", v[0].(int64), v[3].(string), v[4].(string), v[5].(string), v[6].(string))
 	}
-	if City("UNITED KINGDOM", 1) != "UNITED KI1" || City("PERU", 3) != "PERU     3" {
-		t.Fatalf("City: %q %q", City("UNITED KINGDOM", 1), City("PERU", 3))
+	if city("UNITED KINGDOM", 1) != "UNITED KI1" || city("PERU", 3) != "PERU     3" {
+		t.Fatalf("City: %q %q", city("UNITED KINGDOM", 1), city("PERU", 3))
 	}
 	brands := map[string]bool{}
 	for src := g.All(Part); src.Next(); {
@@ -109,8 +109,8 @@ func TestDomains(t *testing.T) {
 			t.Fatalf("part %v: %q %q %q", v[0], mfgr, cat, brand)
 		}
 		brands[brand] = true
-		if !in(Colors, v[5].(string)) || strings.Contains(v[1].(string), v[5].(string)+" ") ||
-			!in(PartTypes, v[6].(string)) || !in(Containers, v[8].(string)) {
+		if !in(colors, v[5].(string)) || strings.Contains(v[1].(string), v[5].(string)+" ") ||
+			!in(partTypes, v[6].(string)) || !in(containers, v[8].(string)) {
 			t.Fatalf("part %v: %v", v[0], v)
 		}
 		if s := v[7].(int64); s < 1 || s > 50 {
@@ -131,7 +131,7 @@ func TestDomains(t *testing.T) {
 		}
 		last = k
 	}
-	if first := DateKey(DateOf(1)); first != 19920101 || last != 19981230 || len(dates) != DateRows {
+	if first := dateKey(dateOf(1)); first != 19920101 || last != 19981230 || len(dates) != dateRows {
 		t.Fatalf("dates %d … %d, %d of them", first, last, len(dates))
 	}
 	var order int64 = -1
@@ -160,11 +160,11 @@ func TestDomains(t *testing.T) {
 			t.Fatalf("keys %v", v)
 		case qty < 1 || qty > 50, disc < 0 || disc > 10, tax < 0 || tax > 8:
 			t.Fatalf("quantity/discount/tax %v", v)
-		case ext != RetailPrice(i(3))*qty, i(12) != ext*(100-disc)/100, i(13) != 6*RetailPrice(i(3))/10:
+		case ext != retailPrice(i(3))*qty, i(12) != ext*(100-disc)/100, i(13) != 6*retailPrice(i(3))/10:
 			t.Fatalf("money %v", v)
 		case !dates[i(5)] || !dates[i(15)] || i(15) <= i(5) || i(5) > 19980802:
 			t.Fatalf("dates %v", v)
-		case !in(OrderPriorities, v[6].(string)) || !in(ShipModes, v[16].(string)) || i(7) != 0:
+		case !in(orderPriorities, v[6].(string)) || !in(shipModes, v[16].(string)) || i(7) != 0:
 			t.Fatalf("strings %v", v)
 		}
 	}
@@ -280,7 +280,7 @@ func TestRowsAreStable(t *testing.T) {
 	want := map[string]string{
 		Date:      "e52aa17a722954f71072327331f271b27bb3434419b84f656385e166cd27762f",
 		Customer:  "8f991b37b39c237701b10523492f57475c425f366de4cecb886f5631a5983259",
-		Supplier:  "1c86e50008716204d64a062a839837c27d2fcb1fcc1baf6627ece7420904ded9",
+		supplier:  "1c86e50008716204d64a062a839837c27d2fcb1fcc1baf6627ece7420904ded9",
 		Part:      "01c51944e1f7d6bebda9e36336e1168678fb0d20053d3e9f2d6f56854c5c0daa",
 		Lineorder: "bf6690a6cf2b067b7b2f2a167dc09a99c7d523835d9cd00e5141f56d03ecd819",
 		Flat:      "847a062585654758970a290a055950ea4c9741e4fd7060d21feab05fa375f965",

@@ -87,8 +87,8 @@ func build() []Query {
 	return out
 }
 
-// QueryNamed returns the query called name ("Q2.1").
-func QueryNamed(name string) (Query, bool) {
+// queryNamed returns the query called name ("Q2.1").
+func queryNamed(name string) (Query, bool) {
 	for _, q := range Queries {
 		if q.Name == name {
 			return q, true

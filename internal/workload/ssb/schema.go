@@ -47,7 +47,7 @@ var schemas = map[string][]column{
 		str("c_city", 10, true), str("c_nation", 15, true), str("c_region", 12, true),
 		str("c_phone", 15, false), str("c_mktsegment", 10, true),
 	},
-	Supplier: {
+	supplier: {
 		ints("s_suppkey", "UInt32"), str("s_name", 25, false), str("s_address", 40, false),
 		str("s_city", 10, true), str("s_nation", 15, true), str("s_region", 12, true),
 		str("s_phone", 15, false),
@@ -94,7 +94,7 @@ func kindsOf(cols []column) []driver.Kind {
 func flatColumns() []column {
 	out := append([]column(nil), schemas[Lineorder]...)
 	out = append(out, schemas[Customer][1:]...)
-	out = append(out, schemas[Supplier][1:]...)
+	out = append(out, schemas[supplier][1:]...)
 	return append(out, schemas[Part][1:]...)
 }
 
@@ -110,7 +110,7 @@ func FlatColumns() []string {
 // keys are the sort (ClickHouse) and primary (SQLite, PostgreSQL) keys.
 var keys = map[string]string{
 	Customer:  "c_custkey",
-	Supplier:  "s_suppkey",
+	supplier:  "s_suppkey",
 	Part:      "p_partkey",
 	Date:      "d_datekey",
 	Lineorder: "lo_orderkey, lo_linenumber",

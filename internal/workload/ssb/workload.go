@@ -33,7 +33,7 @@ const Kind = "ssb"
 
 // Forms of the queries.
 const (
-	FormAuto = "auto"
+	formAuto = "auto"
 	FormJoin = "join"
 	FormFlat = "flat"
 )
@@ -49,10 +49,10 @@ func (Workload) Description() string {
 	return "Star Schema Benchmark: dbgen-shaped tables at a scale factor, Q1.1–Q4.3 on the star schema or on lineorder_flat, cold and hot times per query"
 }
 
-// MaxScale bounds scale: SF 10 000 is 60 billion lineorder rows, some 6 TB
+// maxScale bounds scale: SF 10 000 is 60 billion lineorder rows, some 6 TB
 // to load, past what any target of fairbench's loader holds; a typo beyond
 // it (1e9) would otherwise show only as a full disk hours later.
-const MaxScale = 10_000
+const maxScale = 10_000
 
 // maxChunks bounds the load's list of chunks, so that the loader's memory
 // is the same at every scale: past it, the chunks grow instead.
@@ -68,9 +68,9 @@ const (
 // Params implements workload.Workload.
 func (Workload) Params() []params.Spec {
 	return append([]params.Spec{
-		{Name: paramScale, Kind: params.Float, Default: 1.0, Min: params.MinOf(0.001), Max: params.MaxOf(MaxScale),
+		{Name: paramScale, Kind: params.Float, Default: 1.0, Min: params.MinOf(0.001), Max: params.MaxOf(maxScale),
 			Help: "scale factor, dbgen's -s: 6 000 000 lineorder rows per unit", Data: true},
-		{Name: paramForm, Kind: params.String, Default: FormAuto, Choices: []string{FormAuto, FormJoin, FormFlat},
+		{Name: paramForm, Kind: params.String, Default: formAuto, Choices: []string{formAuto, FormJoin, FormFlat},
 			Help: "join: the queries on the star schema; flat: on the denormalised lineorder_flat; auto: flat on ClickHouse (as its documentation runs SSB), join elsewhere"},
 		{Name: paramSeed, Kind: params.Int, Default: int64(1), Max: params.MaxOf(math.MaxInt64), Help: "seed of the data generator: the same seed gives the same rows on every engine"},
 	}, queryset.Specs()...)
@@ -193,7 +193,7 @@ func (in *instance) resolve(d string) (string, error) {
 	switch {
 	case in.form == FormJoin && d == ClickHouse18:
 		return "", fmt.Errorf("ClickHouse before 19.1 cannot join more than two tables in a query: run SSB's flat form there (form = \"flat\")")
-	case in.form != FormAuto:
+	case in.form != formAuto:
 		return in.form, nil
 	case d == ClickHouse || d == ClickHouse18:
 		return FormFlat, nil
@@ -214,7 +214,7 @@ func (in *instance) Plan(d string) (queryset.Plan, error) {
 	}
 	p := queryset.Plan{Dataset: ds}
 	for _, name := range in.Names() {
-		q, _ := QueryNamed(name)
+		q, _ := queryNamed(name)
 		text := q.Join[d]
 		if f == FormFlat {
 			text = q.Flat[d]
@@ -241,7 +241,7 @@ func (in *instance) Prepare(ctx context.Context, env workload.PrepareEnv) error 
 // Hooks implements workload.Hooker; the query set gives the shape
 // (queryset.Set.Shape).
 func (in *instance) Hooks() workload.Hooks {
-	return workload.Hooks{Describe: in.Describe, Cleanup: in.Cleanup}
+	return workload.Hooks{Describe: in.Describe, Cleanup: in.cleanup}
 }
 
 // expectedRows is how many rows the generator makes of table, for the
@@ -263,8 +263,8 @@ func (in *instance) Describe(driver.Conn) ([][2]string, []string) {
 	return facts, devs
 }
 
-// Cleanup is the Cleanup hook: only tables fairbench loaded (the
+// cleanup is the Cleanup hook: only tables fairbench loaded (the
 // flat form's dataset names every table either form loads).
-func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+func (in *instance) cleanup(ctx context.Context, conn driver.Conn) error {
 	return queryset.Cleanup(ctx, conn, Kind, func(d string) (queryset.Dataset, error) { return in.dataset(d, FormFlat) })
 }

@@ -25,8 +25,8 @@ var consistency = []struct{ name, sql string }{
 			"ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id WHERE l.n IS NULL OR o.s <> l.n"},
 }
 
-// Check is the Check hook: consistency conditions 1–4.
-func (in *instance) Check(ctx context.Context, conn driver.Conn) error {
+// check is the Check hook: consistency conditions 1–4.
+func (in *instance) check(ctx context.Context, conn driver.Conn) error {
 	c, err := workload.SQLConn("tpcc", conn)
 	if err != nil {
 		return err

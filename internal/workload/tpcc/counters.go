@@ -11,7 +11,7 @@ import (
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
-// ServerCounts is the ServerCounts hook, with HammerDB's two
+// serverCounts is the ServerCounts hook, with HammerDB's two
 // snapshots: the sum of the districts' next order ids (NOPM) and the
 // server's commits plus rollbacks (TPM). PostgreSQL's are the benchmark
 // database's only, where HammerDB sums every database's: work in other
@@ -21,7 +21,7 @@ import (
 // read waits for the users' closed sessions to be gone, so it holds all of
 // the phase; the first may miss up to a second of the ramp-up's commits,
 // which then count in the phase (TPM errs high, never low).
-func (in *instance) ServerCounts(ctx context.Context, conn driver.Conn, final bool) (map[string]int64, error) {
+func (in *instance) serverCounts(ctx context.Context, conn driver.Conn, final bool) (map[string]int64, error) {
 	c, err := workload.SQLConn("tpcc", conn)
 	if err != nil {
 		return nil, err

@@ -69,10 +69,10 @@ func engineName(r *result.Run) string {
 	return "server"
 }
 
-// PeerSummary prints a run as HammerDB ends a timed run — its TEST RESULT
+// peerSummary prints a run as HammerDB ends a timed run — its TEST RESULT
 // line, then its time profile's percentiles per transaction — with
 // fairbench's tpmC beside NOPM, from the run's own histograms.
-func PeerSummary(w io.Writer, r *result.Run) {
+func peerSummary(w io.Writer, r *result.Run) {
 	facts, _ := r.Env.Extra["workload"].(map[string]any)
 	fmt.Fprintf(w, "TPC-C: %v warehouse(s), %d virtual user(s), %v; ramp-up %s, measured %.0f s\n",
 		facts["warehouses"], r.Clients, facts["implementation"], r.Warmup, r.Duration.Seconds())

@@ -19,7 +19,7 @@ func TestSummaryPrintsGoTPCsEfficiency(t *testing.T) {
 		r := &result.Run{Duration: 10 * time.Minute, Params: map[string]any{tpccparams.Warehouses: wh},
 			Ops: []result.Op{{Name: tpccparams.NewOrder, Count: 643}}}
 		var b bytes.Buffer
-		PeerSummary(&b, r)
+		peerSummary(&b, r)
 		if want := "tpmC (committed New-Orders fairbench counted): 64, efficiency 50.0% (go-tpc's: tpmC ÷ (12.86 × 10 warehouses))"; !strings.Contains(b.String(), want) {
 			t.Errorf("warehouses %T: summary\n%s\nwant a line with %q", wh, b.String(), want)
 		}

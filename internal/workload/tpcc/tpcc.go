@@ -27,7 +27,7 @@ func init() {
 		Workload: Workload{},
 		Kind: kinds.Info{
 			Headline:   tpccparams.Headline,
-			Summary:    PeerSummary,
+			Summary:    peerSummary,
 			WorkingSet: workingSet,
 			Sections:   sections,
 		},
@@ -120,11 +120,11 @@ func (in *instance) dataParams() string {
 
 // Hooks implements workload.Hooker.
 func (in *instance) Hooks() workload.Hooks {
-	return workload.Hooks{Check: in.Check, Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts, ServerCounts: in.ServerCounts}
+	return workload.Hooks{Check: in.check, Cleanup: in.cleanup, Describe: in.describe, Counts: in.counts, ServerCounts: in.serverCounts}
 }
 
-// Counts is the Counts hook.
-func (in *instance) Counts() map[string]int64 {
+// counts is the Counts hook.
+func (in *instance) counts() map[string]int64 {
 	return map[string]int64{rolledBack: in.rollbacks.Load()}
 }
 
@@ -396,9 +396,9 @@ func dropIndexes(ctx context.Context, c driver.SQL) error {
 	return nil
 }
 
-// Cleanup is the Cleanup hook: drops the tables and procedures only
+// cleanup is the Cleanup hook: drops the tables and procedures only
 // when fairbench loaded them.
-func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+func (in *instance) cleanup(ctx context.Context, conn driver.Conn) error {
 	c, err := workload.SQLConn("tpcc", conn)
 	if err != nil {
 		return err
@@ -421,8 +421,8 @@ func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
 	return sqlwork.DeleteMarker(ctx, c, dataset)
 }
 
-// Describe is the Describe hook.
-func (in *instance) Describe(conn driver.Conn) ([][2]string, []string) {
+// describe is the Describe hook.
+func (in *instance) describe(conn driver.Conn) ([][2]string, []string) {
 	impl := "SQL statements sent by fairbench"
 	if in.impl == tpccparams.Procedures {
 		impl = "stored procedures installed by fairbench"

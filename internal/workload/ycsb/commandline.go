@@ -47,13 +47,13 @@ func (Workload) CommandLine() workload.CommandLine {
 	}
 }
 
-// StatusLine prints a progress reading as YCSB's StatusThread prints its
+// statusLine prints a progress reading as YCSB's StatusThread prints its
 // status line on stderr with -s: the date, the seconds since the start, the
 // operations completed so far, the current rate, and per operation type
 // the interval's count and latencies in µs as its HdrHistogram
 // measurements summarise them ([READ: Count=…, Max=…, Min=…, Avg=…, 90=…,
 // 99=…, 99.9=…, 99.99=…]). YCSB's "est completion in …" is left out.
-func StatusLine(w io.Writer, t kinds.Tick, _ kinds.Printing) {
+func statusLine(w io.Writer, t kinds.Tick, _ kinds.Printing) {
 	ms := t.Now.Nanosecond() / 1e6
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%03d %d sec: ", t.Now.Format("2006-01-02 15:04:05"), ms, int64(t.Elapsed/1e9))

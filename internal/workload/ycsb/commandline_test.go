@@ -29,7 +29,7 @@ func TestStatusLineIsYCSBs(t *testing.T) {
 		Point:    result.SeriesPoint{Ops: 3, Hists: []result.IntervalOp{{Name: ycsbparams.Read, Count: 3, Histogram: string(enc)}}},
 		Previous: map[string]int64{ycsbparams.Operations: 1000}, Counts: map[string]int64{ycsbparams.Operations: 13345}}
 	var b bytes.Buffer
-	StatusLine(&b, tick, nil)
+	statusLine(&b, tick, nil)
 	want := "2026-11-27 15:04:05:007 10 sec: 13345 operations; 1234.5 current ops/sec; [READ: Count=3, Max=300, Min=100, Avg=200, 90=300, 99=300, 99.9=300, 99.99=300]\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)

@@ -9,10 +9,10 @@ import (
 	"sync/atomic"
 )
 
-// Generator draws integers, as YCSB's NumberGenerator. Next takes the caller's
+// generator draws integers, as YCSB's NumberGenerator. Next takes the caller's
 // random stream; Last is the last value drawn (or, for the counters, YCSB's
 // lastValue()).
-type Generator interface {
+type generator interface {
 	Next(r *rand.Rand) int64
 	Last() int64
 }
@@ -26,48 +26,48 @@ func (l *lastValue) set(v int64) { l.v.Store(v) }
 // Last returns the last value drawn.
 func (l *lastValue) Last() int64 { return l.v.Load() }
 
-// Constant always returns the same value (YCSB's ConstantIntegerGenerator).
-type Constant struct{ V int64 }
+// constant always returns the same value (YCSB's ConstantIntegerGenerator).
+type constant struct{ V int64 }
 
 // Next returns c.V.
-func (c Constant) Next(*rand.Rand) int64 { return c.V }
+func (c constant) Next(*rand.Rand) int64 { return c.V }
 
 // Last returns c.V.
-func (c Constant) Last() int64 { return c.V }
+func (c constant) Last() int64 { return c.V }
 
-// Uniform draws uniformly from lb..ub inclusive (YCSB's UniformLongGenerator).
-type Uniform struct {
+// uniform draws uniformly from lb..ub inclusive (YCSB's UniformLongGenerator).
+type uniform struct {
 	lastValue
 	lb, interval int64
 }
 
-// NewUniform returns a uniform generator over lb..ub inclusive.
-func NewUniform(lb, ub int64) *Uniform {
-	return &Uniform{lb: lb, interval: ub - lb + 1}
+// newUniform returns a uniform generator over lb..ub inclusive.
+func newUniform(lb, ub int64) *uniform {
+	return &uniform{lb: lb, interval: ub - lb + 1}
 }
 
 // Next draws the next value.
-func (u *Uniform) Next(r *rand.Rand) int64 {
+func (u *uniform) Next(r *rand.Rand) int64 {
 	v := u.lb + r.Int64N(u.interval)
 	u.set(v)
 	return v
 }
 
-// Sequential returns countstart, countstart+1, …, countend and wraps around
+// sequential returns countstart, countstart+1, …, countend and wraps around
 // (YCSB's SequentialGenerator).
-type Sequential struct {
+type sequential struct {
 	lastValue
 	counter              atomic.Int64
 	countstart, interval int64
 }
 
-// NewSequential returns a sequential generator over countstart..countend.
-func NewSequential(countstart, countend int64) *Sequential {
-	return &Sequential{countstart: countstart, interval: countend - countstart + 1}
+// newSequential returns a sequential generator over countstart..countend.
+func newSequential(countstart, countend int64) *sequential {
+	return &sequential{countstart: countstart, interval: countend - countstart + 1}
 }
 
 // Next returns the next value in sequence.
-func (s *Sequential) Next(*rand.Rand) int64 {
+func (s *sequential) Next(*rand.Rand) int64 {
 	v := s.countstart + (s.counter.Add(1)-1)%s.interval
 	s.set(v)
 	return v
@@ -77,8 +77,8 @@ func (s *Sequential) Next(*rand.Rand) int64 {
 // for concurrent use.
 type Counter struct{ counter atomic.Int64 }
 
-// NewCounter returns a counter starting at countstart.
-func NewCounter(countstart int64) *Counter {
+// newCounter returns a counter starting at countstart.
+func newCounter(countstart int64) *Counter {
 	c := &Counter{}
 	c.counter.Store(countstart)
 	return c
@@ -90,54 +90,54 @@ func (c *Counter) Next(*rand.Rand) int64 { return c.counter.Add(1) - 1 }
 // Last returns the last number handed out.
 func (c *Counter) Last() int64 { return c.counter.Load() - 1 }
 
-// AckWindowSize is the number of insert numbers that may be handed out but
+// ackWindowSize is the number of insert numbers that may be handed out but
 // not yet acknowledged (YCSB's AcknowledgedCounterGenerator.WINDOW_SIZE, 2^20).
-const AckWindowSize = 1 << 20
+const ackWindowSize = 1 << 20
 
-const ackWindowMask = AckWindowSize - 1
+const ackWindowMask = ackWindowSize - 1
 
-// ErrAckWindowFull is returned by Acknowledge when more than AckWindowSize
+// errAckWindowFull is returned by Acknowledge when more than AckWindowSize
 // numbers are outstanding (YCSB throws "Too many unacknowledged insertion
 // keys.").
-var ErrAckWindowFull = errors.New("ycsb: too many unacknowledged insertion keys")
+var errAckWindowFull = errors.New("ycsb: too many unacknowledged insertion keys")
 
-// AckCounter is YCSB's AcknowledgedCounterGenerator: Next hands out insert
+// ackCounter is YCSB's AcknowledgedCounterGenerator: Next hands out insert
 // numbers like Counter, but Last (the limit the key choosers draw below) only
 // advances over numbers that have been acknowledged, in order, so that a
 // reader never picks a key whose insert has not completed. Safe for
 // concurrent use by many clients.
-type AckCounter struct {
+type ackCounter struct {
 	Counter
 	mu     sync.Mutex
 	window []atomic.Bool
 	limit  atomic.Int64
 }
 
-// NewAckCounter returns an acknowledged counter starting at countstart; its
+// newAckCounter returns an acknowledged counter starting at countstart; its
 // limit starts at countstart-1.
-func NewAckCounter(countstart int64) *AckCounter {
-	a := &AckCounter{window: make([]atomic.Bool, AckWindowSize)}
+func newAckCounter(countstart int64) *ackCounter {
+	a := &ackCounter{window: make([]atomic.Bool, ackWindowSize)}
 	a.counter.Store(countstart)
 	a.limit.Store(countstart - 1)
 	return a
 }
 
 // Last returns the highest number below which all numbers are acknowledged.
-func (a *AckCounter) Last() int64 { return a.limit.Load() }
+func (a *ackCounter) Last() int64 { return a.limit.Load() }
 
-// Acknowledge marks v (a number returned by Next) as inserted. As in YCSB,
+// acknowledge marks v (a number returned by Next) as inserted. As in YCSB,
 // the caller that gets the lock advances the limit over every acknowledged
 // number that follows it, and a caller that does not get it leaves the work
 // to the holder. Unlike YCSB, the holder looks again after unlocking: in YCSB
 // an acknowledgement that arrives while the holder is past its slot stays
 // unseen until the next Acknowledge (at the end of a run, for good).
-func (a *AckCounter) Acknowledge(v int64) error {
+func (a *ackCounter) acknowledge(v int64) error {
 	if a.window[v&ackWindowMask].Swap(true) {
-		return ErrAckWindowFull
+		return errAckWindowFull
 	}
 	for a.mu.TryLock() {
 		index := a.limit.Load() + 1
-		for n := 0; n < AckWindowSize; n++ {
+		for n := 0; n < ackWindowSize; n++ {
 			s := index & ackWindowMask
 			if !a.window[s].Load() {
 				break
@@ -154,11 +154,11 @@ func (a *AckCounter) Acknowledge(v int64) error {
 	return nil
 }
 
-// ZipfianConstant is YCSB's ZipfianGenerator.ZIPFIAN_CONSTANT.
-const ZipfianConstant = 0.99
+// zipfianConstant is YCSB's ZipfianGenerator.ZIPFIAN_CONSTANT.
+const zipfianConstant = 0.99
 
-// Zeta returns ζ(n, θ) = Σ_{i=1..n} 1/i^θ (YCSB's zetastatic).
-func Zeta(n int64, theta float64) float64 { return zetaFrom(0, n, theta, 0) }
+// zeta returns ζ(n, θ) = Σ_{i=1..n} 1/i^θ (YCSB's zetastatic).
+func zeta(n int64, theta float64) float64 { return zetaFrom(0, n, theta, 0) }
 
 // zetaFrom adds the terms st+1..n to initial (YCSB's incremental zeta).
 func zetaFrom(st, n int64, theta, initial float64) float64 {
@@ -175,11 +175,11 @@ type zipfState struct {
 	zetan, eta   float64
 }
 
-// Zipfian is YCSB's ZipfianGenerator: Gray et al.'s "Quickly generating
+// zipfian is YCSB's ZipfianGenerator: Gray et al.'s "Quickly generating
 // billion-record synthetic databases" (SIGMOD 1994) over base..base+items-1,
 // item 0 (base) the most popular. NextN draws over a grown item count,
 // extending ζ incrementally as YCSB does for "latest".
-type Zipfian struct {
+type zipfian struct {
 	lastValue
 	items, base            int64
 	theta, alpha, zeta2the float64
@@ -187,20 +187,20 @@ type Zipfian struct {
 	st                     atomic.Pointer[zipfState]
 }
 
-// NewZipfian returns a zipfian generator over min..max with YCSB's constant.
-func NewZipfian(min, max int64) *Zipfian {
-	return NewZipfianTheta(min, max, ZipfianConstant)
+// newZipfian returns a zipfian generator over min..max with YCSB's constant.
+func newZipfian(min, max int64) *zipfian {
+	return newZipfianTheta(min, max, zipfianConstant)
 }
 
-// NewZipfianTheta returns a zipfian generator over min..max with constant
+// newZipfianTheta returns a zipfian generator over min..max with constant
 // theta; it computes ζ(max-min+1, θ), O(items).
-func NewZipfianTheta(min, max int64, theta float64) *Zipfian {
-	return newZipfianZetan(min, max, theta, Zeta(max-min+1, theta))
+func newZipfianTheta(min, max int64, theta float64) *zipfian {
+	return newZipfianZetan(min, max, theta, zeta(max-min+1, theta))
 }
 
-func newZipfianZetan(min, max int64, theta, zetan float64) *Zipfian {
-	z := &Zipfian{items: max - min + 1, base: min, theta: theta}
-	z.zeta2the = Zeta(2, theta)
+func newZipfianZetan(min, max int64, theta, zetan float64) *zipfian {
+	z := &zipfian{items: max - min + 1, base: min, theta: theta}
+	z.zeta2the = zeta(2, theta)
 	z.alpha = 1 / (1 - theta)
 	z.st.Store(&zipfState{countforzeta: z.items, zetan: zetan, eta: z.eta(zetan)})
 	return z
@@ -208,21 +208,21 @@ func newZipfianZetan(min, max int64, theta, zetan float64) *Zipfian {
 
 // eta is YCSB's η; like YCSB it uses the item count the generator was built
 // with, also after ζ has been extended to a larger count.
-func (z *Zipfian) eta(zetan float64) float64 {
+func (z *zipfian) eta(zetan float64) float64 {
 	return (1 - math.Pow(2.0/float64(z.items), 1-z.theta)) / (1 - z.zeta2the/zetan)
 }
 
 // Items is the item count the generator was built with.
-func (z *Zipfian) Items() int64 { return z.items }
+func (z *zipfian) Items() int64 { return z.items }
 
 // Next draws over the generator's own item count.
-func (z *Zipfian) Next(r *rand.Rand) int64 { return z.NextN(r, z.items) }
+func (z *zipfian) Next(r *rand.Rand) int64 { return z.nextN(r, z.items) }
 
-// NextN draws over itemcount items (YCSB's nextLong(itemcount)). When
+// nextN draws over itemcount items (YCSB's nextLong(itemcount)). When
 // itemcount has grown, ζ is extended from the count it was computed for; a
 // smaller itemcount keeps the larger ζ (YCSB's allowitemcountdecrease is
 // false and cannot be set).
-func (z *Zipfian) NextN(r *rand.Rand, itemcount int64) int64 {
+func (z *zipfian) nextN(r *rand.Rand, itemcount int64) int64 {
 	st := z.st.Load()
 	if itemcount > st.countforzeta {
 		z.mu.Lock()
@@ -249,72 +249,72 @@ func (z *Zipfian) NextN(r *rand.Rand, itemcount int64) int64 {
 
 // Scrambled-zipfian constants (YCSB's ScrambledZipfianGenerator).
 const (
-	ScrambledItemCount = 10_000_000_000
-	ScrambledZetan     = 26.46902820178302 // ζ(ScrambledItemCount, 0.99)
+	scrambledItemCount = 10_000_000_000
+	scrambledZetan     = 26.46902820178302 // ζ(ScrambledItemCount, 0.99)
 )
 
-// ScrambledZipfian is YCSB's ScrambledZipfianGenerator: a zipfian draw over
+// scrambledZipfian is YCSB's ScrambledZipfianGenerator: a zipfian draw over
 // 0..10^10 (with the precomputed ζ), FNV-hashed (Utils.fnvhash64) and taken
 // modulo the item count, so the popular items are spread over min..max.
-type ScrambledZipfian struct {
+type scrambledZipfian struct {
 	lastValue
-	gen            *Zipfian
+	gen            *zipfian
 	min, itemcount int64
 }
 
-// NewScrambledZipfian returns a scrambled zipfian over min..max.
-func NewScrambledZipfian(min, max int64) *ScrambledZipfian {
-	return &ScrambledZipfian{
+// newScrambledZipfian returns a scrambled zipfian over min..max.
+func newScrambledZipfian(min, max int64) *scrambledZipfian {
+	return &scrambledZipfian{
 		// YCSB builds ZipfianGenerator(0, ITEM_COUNT, …): ITEM_COUNT+1 items.
-		gen:       newZipfianZetan(0, ScrambledItemCount, ZipfianConstant, ScrambledZetan),
+		gen:       newZipfianZetan(0, scrambledItemCount, zipfianConstant, scrambledZetan),
 		min:       min,
 		itemcount: max - min + 1,
 	}
 }
 
 // Next draws the next value.
-func (s *ScrambledZipfian) Next(r *rand.Rand) int64 {
-	v := s.min + FNVHash64(s.gen.Next(r))%s.itemcount
+func (s *scrambledZipfian) Next(r *rand.Rand) int64 {
+	v := s.min + fnvHash64(s.gen.Next(r))%s.itemcount
 	s.set(v)
 	return v
 }
 
-// SkewedLatest is YCSB's SkewedLatestGenerator: a zipfian draw subtracted
+// skewedLatest is YCSB's SkewedLatestGenerator: a zipfian draw subtracted
 // from the basis' Last, so the most recently inserted (acknowledged) items are
 // the most popular.
-type SkewedLatest struct {
+type skewedLatest struct {
 	lastValue
 	basis interface{ Last() int64 }
-	zipf  *Zipfian
+	zipf  *zipfian
 }
 
-// NewSkewedLatest returns a skewed-latest generator over basis (in
+// newSkewedLatest returns a skewed-latest generator over basis (in
 // CoreWorkload the run's AckCounter). As YCSB, the zipfian is built for
 // basis.Last() items.
-func NewSkewedLatest(basis interface{ Last() int64 }) *SkewedLatest {
-	return &SkewedLatest{basis: basis, zipf: NewZipfian(0, basis.Last()-1)}
+func newSkewedLatest(basis interface{ Last() int64 }) *skewedLatest {
+	return &skewedLatest{basis: basis, zipf: newZipfian(0, basis.Last()-1)}
 }
 
 // Next draws the next value.
-func (s *SkewedLatest) Next(r *rand.Rand) int64 {
+func (s *skewedLatest) Next(r *rand.Rand) int64 {
 	max := s.basis.Last()
-	v := max - s.zipf.NextN(r, max)
+	v := max - s.zipf.nextN(r, max)
 	s.set(v)
 	return v
 }
 
-// Hotspot is YCSB's HotspotIntegerGenerator: a fraction hotOpn of the draws
+// hotspot is YCSB's HotspotIntegerGenerator: a fraction hotOpn of the draws
 // fall uniformly in the first hotSet fraction of lb..ub, the rest uniformly
 // in the remainder.
-type Hotspot struct {
+type hotspot struct {
 	lastValue
 	lb, hotInterval, coldInterval int64
 	hotOpn                        float64
 }
 
-// NewHotspot returns a hotspot generator. Fractions outside [0, 1] are an
+// newHotspot returns a hotspot generator. Fractions outside [0, 1] are an
 // error (YCSB prints a warning and uses 0); lb > ub are swapped as in YCSB.
-func NewHotspot(lb, ub int64, hotSet, hotOpn float64) (*Hotspot, error) {
+func newHotspot(lb, ub int64, hotSet, hotOpn float64) (*hotspot, error) {
 	if hotSet < 0 || hotSet > 1 {
 		return nil, fmt.Errorf("ycsb: hotspotdatafraction %v not in [0, 1]", hotSet)
 	}
@@ -326,12 +326,12 @@ func NewHotspot(lb, ub int64, hotSet, hotOpn float64) (*Hotspot, error) {
 	}
 	interval := ub - lb + 1
 	hot := javaInt(float64(interval) * hotSet) // YCSB casts to int
-	return &Hotspot{lb: lb, hotInterval: hot, coldInterval: interval - hot, hotOpn: hotOpn}, nil
+	return &hotspot{lb: lb, hotInterval: hot, coldInterval: interval - hot, hotOpn: hotOpn}, nil
 }
 
 // Next draws the next value. YCSB divides by zero when the chosen set is
 // empty; here the draw goes to the other set.
-func (h *Hotspot) Next(r *rand.Rand) int64 {
+func (h *hotspot) Next(r *rand.Rand) int64 {
 	var v int64
 	hot := r.Float64() < h.hotOpn
 	if (hot && h.hotInterval > 0) || h.coldInterval == 0 {
@@ -345,40 +345,40 @@ func (h *Hotspot) Next(r *rand.Rand) int64 {
 
 // Exponential defaults (YCSB's ExponentialGenerator).
 const (
-	ExponentialPercentileDefault = 95.0
-	ExponentialFracDefault       = 0.8571428571
+	exponentialPercentileDefault = 95.0
+	exponentialFracDefault       = 0.8571428571
 )
 
-// Exponential is YCSB's ExponentialGenerator: exponentially distributed with
+// exponential is YCSB's ExponentialGenerator: exponentially distributed with
 // percentile percent of the draws below rangeV. CoreWorkload uses
 // rangeV = recordcount·exponential.frac and draws keys as
 // Last() of the insert counter minus the value (see NextKeynum).
-type Exponential struct{ gamma float64 }
+type exponential struct{ gamma float64 }
 
-// NewExponential returns the generator for (percentile, rangeV).
-func NewExponential(percentile, rangeV float64) *Exponential {
-	return &Exponential{gamma: -math.Log(1-percentile/100) / rangeV}
+// newExponential returns the generator for (percentile, rangeV).
+func newExponential(percentile, rangeV float64) *exponential {
+	return &exponential{gamma: -math.Log(1-percentile/100) / rangeV}
 }
 
-// Float draws the next value.
-func (e *Exponential) Float(r *rand.Rand) float64 {
+// float draws the next value.
+func (e *exponential) float(r *rand.Rand) float64 {
 	return -math.Log(r.Float64()) / e.gamma
 }
 
-// Mean is 1/γ.
-func (e *Exponential) Mean() float64 { return 1 / e.gamma }
+// mean is 1/γ.
+func (e *exponential) mean() float64 { return 1 / e.gamma }
 
 // Next draws the next value truncated to an integer (as YCSB's intValue()).
-func (e *Exponential) Next(r *rand.Rand) int64 { return javaInt(e.Float(r)) }
+func (e *exponential) Next(r *rand.Rand) int64 { return javaInt(e.float(r)) }
 
 // Last is not tracked for the exponential.
-func (e *Exponential) Last() int64 { return 0 }
+func (e *exponential) Last() int64 { return 0 }
 
-// NextKeynum is CoreWorkload.nextKeynum: a key number drawn by chooser that
+// nextKeynum is CoreWorkload.nextKeynum: a key number drawn by chooser that
 // is not beyond the acknowledged inserts (limit is the AckCounter); for the
 // exponential the draw counts back from the limit.
-func NextKeynum(r *rand.Rand, chooser Generator, limit interface{ Last() int64 }) int64 {
-	if _, ok := chooser.(*Exponential); ok {
+func nextKeynum(r *rand.Rand, chooser generator, limit interface{ Last() int64 }) int64 {
+	if _, ok := chooser.(*exponential); ok {
 		for {
 			k := limit.Last() - chooser.Next(r)
 			if k >= 0 {
@@ -394,18 +394,18 @@ func NextKeynum(r *rand.Rand, chooser Generator, limit interface{ Last() int64 }
 	}
 }
 
-// NewFieldLength returns CoreWorkload's field-length generator for
+// newFieldLength returns CoreWorkload's field-length generator for
 // fieldlengthdistribution: constant (fieldlength), uniform or zipfian over
 // minfieldlength..fieldlength. YCSB's "histogram" (from a file) is not
 // supported.
-func NewFieldLength(dist string, minLen, maxLen int64) (Generator, error) {
+func newFieldLength(dist string, minLen, maxLen int64) (generator, error) {
 	switch dist {
 	case "constant":
-		return Constant{V: maxLen}, nil
+		return constant{V: maxLen}, nil
 	case "uniform":
-		return NewUniform(minLen, maxLen), nil
+		return newUniform(minLen, maxLen), nil
 	case "zipfian":
-		return NewZipfian(minLen, maxLen), nil
+		return newZipfian(minLen, maxLen), nil
 	}
 	return nil, fmt.Errorf("ycsb: unknown field length distribution %q", dist)
 }

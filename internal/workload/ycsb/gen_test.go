@@ -22,7 +22,7 @@ func grayP(i int, n int64, theta, zetan float64) float64 {
 	case 2:
 		return math.Pow(0.5, theta) / zetan
 	}
-	eta := (1 - math.Pow(2.0/float64(n), 1-theta)) / (1 - Zeta(2, theta)/zetan)
+	eta := (1 - math.Pow(2.0/float64(n), 1-theta)) / (1 - zeta(2, theta)/zetan)
 	u := func(k int) float64 { return (math.Pow(float64(k)/float64(n), 1-theta) - 1 + eta) / eta }
 	u0 := (1 + math.Pow(0.5, theta)) / zetan
 	lo, hi := max(u(i-1), u0), min(u(i), 1)
@@ -31,7 +31,7 @@ func grayP(i int, n int64, theta, zetan float64) float64 {
 
 // zipfP is p(i) = i^-θ / ζ(n, θ) for rank i (1-based).
 func zipfP(i int, n int64, theta float64) float64 {
-	return math.Pow(float64(i), -theta) / Zeta(n, theta)
+	return math.Pow(float64(i), -theta) / zeta(n, theta)
 }
 
 // TestZipfianFrequencies draws 10^6 values over 1000 items and compares the
@@ -41,7 +41,7 @@ func zipfP(i int, n int64, theta float64) float64 {
 func TestZipfianFrequencies(t *testing.T) {
 	const n = 1000
 	r := newRand(1)
-	z := NewZipfian(0, n-1)
+	z := newZipfian(0, n-1)
 	c := make([]int, n+1)
 	for i := 0; i < draws; i++ {
 		v := z.Next(r)
@@ -52,7 +52,7 @@ func TestZipfianFrequencies(t *testing.T) {
 	}
 	for i := 1; i <= 10; i++ {
 		f := float64(c[i-1]) / draws
-		p := zipfP(i, n, ZipfianConstant)
+		p := zipfP(i, n, zipfianConstant)
 		tol := 0.20 // Gray's approximation for ranks ≥ 3
 		if i <= 2 {
 			tol = 0.02 // exact; sampling sd < 0.5%
@@ -62,7 +62,7 @@ func TestZipfianFrequencies(t *testing.T) {
 		}
 		// And exactly Gray's algorithm: within 3% of its own probability
 		// (sampling sd ≤ 1% for these ranks).
-		if g := grayP(i, n, ZipfianConstant, Zeta(n, ZipfianConstant)); math.Abs(f/g-1) > 0.03 {
+		if g := grayP(i, n, zipfianConstant, zeta(n, zipfianConstant)); math.Abs(f/g-1) > 0.03 {
 			t.Errorf("rank %d: frequency %.5f, Gray's algorithm %.5f (tolerance 3%%)", i, f, g)
 		}
 	}
@@ -71,7 +71,7 @@ func TestZipfianFrequencies(t *testing.T) {
 		tail += c[i]
 	}
 	for i := 101; i <= n; i++ {
-		ptail += zipfP(i, n, ZipfianConstant)
+		ptail += zipfP(i, n, zipfianConstant)
 	}
 	if f := float64(tail) / draws; math.Abs(f/ptail-1) > 0.05 {
 		t.Errorf("ranks > 100: frequency %.4f, p %.4f (tolerance 5%%)", f, ptail)
@@ -87,22 +87,22 @@ func TestZipfianFrequencies(t *testing.T) {
 // TestZipfianIncrementalZeta: drawing over a grown item count extends ζ from
 // the count it had (YCSB's incremental zeta), η keeping the built item count.
 func TestZipfianIncrementalZeta(t *testing.T) {
-	z := NewZipfian(0, 999)
+	z := newZipfian(0, 999)
 	r := newRand(2)
-	z.NextN(r, 1500)
-	z.NextN(r, 2000)
+	z.nextN(r, 1500)
+	z.nextN(r, 2000)
 	st := z.st.Load()
 	if st.countforzeta != 2000 {
 		t.Fatalf("countforzeta %d, want 2000", st.countforzeta)
 	}
-	if want := Zeta(2000, ZipfianConstant); math.Abs(st.zetan-want) > 1e-9 {
+	if want := zeta(2000, zipfianConstant); math.Abs(st.zetan-want) > 1e-9 {
 		t.Errorf("zetan %v, want ζ(2000) = %v", st.zetan, want)
 	}
-	wantEta := (1 - math.Pow(2.0/1000, 0.01)) / (1 - Zeta(2, 0.99)/st.zetan)
+	wantEta := (1 - math.Pow(2.0/1000, 0.01)) / (1 - zeta(2, 0.99)/st.zetan)
 	if math.Abs(st.eta-wantEta) > 1e-12 {
 		t.Errorf("eta %v, want %v", st.eta, wantEta)
 	}
-	z.NextN(r, 1200) // smaller: ζ stays
+	z.nextN(r, 1200) // smaller: ζ stays
 	if z.st.Load().countforzeta != 2000 {
 		t.Errorf("ζ recomputed for a smaller item count")
 	}
@@ -114,19 +114,19 @@ func TestZipfianIncrementalZeta(t *testing.T) {
 			defer wg.Done()
 			r := newRand(uint64(10 + g))
 			for n := int64(2001); n <= 3000; n++ {
-				z.NextN(r, n)
+				z.nextN(r, n)
 			}
 		}(g)
 	}
 	wg.Wait()
-	if st := z.st.Load(); st.countforzeta != 3000 || math.Abs(st.zetan-Zeta(3000, 0.99)) > 1e-9 {
-		t.Errorf("after concurrent growth: count %d zetan %v, want 3000 %v", st.countforzeta, st.zetan, Zeta(3000, 0.99))
+	if st := z.st.Load(); st.countforzeta != 3000 || math.Abs(st.zetan-zeta(3000, 0.99)) > 1e-9 {
+		t.Errorf("after concurrent growth: count %d zetan %v, want 3000 %v", st.countforzeta, st.zetan, zeta(3000, 0.99))
 	}
 }
 
 // TestScrambledZetan: the precomputed constant is YCSB's.
 func TestScrambledZetan(t *testing.T) {
-	if ScrambledZetan != 26.46902820178302 || ScrambledItemCount != 1e10 || ZipfianConstant != 0.99 {
+	if scrambledZetan != 26.46902820178302 || scrambledItemCount != 1e10 || zipfianConstant != 0.99 {
 		t.Fatal("scrambled zipfian constants differ from YCSB's")
 	}
 }
@@ -138,7 +138,7 @@ func TestScrambledZetan(t *testing.T) {
 func TestScrambledZipfian(t *testing.T) {
 	const n = 1000
 	r := newRand(3)
-	s := NewScrambledZipfian(0, n-1)
+	s := newScrambledZipfian(0, n-1)
 	c := make([]int, n)
 	for i := 0; i < draws; i++ {
 		v := s.Next(r)
@@ -155,12 +155,12 @@ func TestScrambledZipfian(t *testing.T) {
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].c > sorted[j].c })
 	head := 0.0
 	for i := 1; i <= 1000; i++ {
-		head += math.Pow(float64(i), -0.99) / ScrambledZetan
+		head += math.Pow(float64(i), -0.99) / scrambledZetan
 	}
 	spread := (1 - head) / n
 	for i := 1; i <= 5; i++ {
-		p := math.Pow(float64(i), -0.99)/ScrambledZetan + spread
-		g := grayP(i, ScrambledItemCount+1, 0.99, ScrambledZetan) + spread
+		p := math.Pow(float64(i), -0.99)/scrambledZetan + spread
+		g := grayP(i, scrambledItemCount+1, 0.99, scrambledZetan) + spread
 		f := float64(sorted[i-1].c) / draws
 		if math.Abs(f/g-1) > 0.05 {
 			t.Errorf("hottest #%d: frequency %.5f, Gray's algorithm %.5f (tolerance 5%%)", i, f, g)
@@ -183,7 +183,7 @@ func TestScrambledZipfian(t *testing.T) {
 		t.Errorf("10 hottest keys within %d..%d: not spread over the range", minK, maxK)
 	}
 	// The key YCSB's hash makes hottest: fnvhash64(0) % 1000.
-	if want := int(FNVHash64(0) % n); sorted[0].k != want {
+	if want := int(fnvHash64(0) % n); sorted[0].k != want {
 		t.Errorf("hottest key %d, want fnvhash64(0)%%1000 = %d", sorted[0].k, want)
 	}
 }
@@ -191,8 +191,8 @@ func TestScrambledZipfian(t *testing.T) {
 // TestSkewedLatest: the most recently acknowledged keys are the hottest, and
 // the hot spot follows the inserts.
 func TestSkewedLatest(t *testing.T) {
-	ack := NewAckCounter(1000) // CoreWorkload: recordcount loaded, limit 999
-	s := NewSkewedLatest(ack)
+	ack := newAckCounter(1000) // CoreWorkload: recordcount loaded, limit 999
+	s := newSkewedLatest(ack)
 	r := newRand(4)
 	count := func() map[int64]int {
 		c := map[int64]int{}
@@ -210,7 +210,7 @@ func TestSkewedLatest(t *testing.T) {
 		t.Errorf("not hottest at the latest: 999:%d 998:%d 997:%d 990:%d 900:%d", c[999], c[998], c[997], c[990], c[900])
 	}
 	for i := 0; i < 100; i++ {
-		if err := ack.Acknowledge(ack.Next(r)); err != nil {
+		if err := ack.acknowledge(ack.Next(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -226,7 +226,7 @@ func TestSkewedLatest(t *testing.T) {
 // TestHotspot: the share of draws in the hot set is hotopnfraction, and both
 // sets are covered uniformly.
 func TestHotspot(t *testing.T) {
-	h, err := NewHotspot(0, 999, 0.2, 0.8)
+	h, err := newHotspot(0, 999, 0.2, 0.8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestHotspot(t *testing.T) {
 			break
 		}
 	}
-	if _, err := NewHotspot(0, 9, 1.5, 0.8); err == nil {
+	if _, err := newHotspot(0, 9, 1.5, 0.8); err == nil {
 		t.Error("hotspotdatafraction 1.5 accepted")
 	}
 }
@@ -265,12 +265,12 @@ func TestHotspot(t *testing.T) {
 // TestExponential: with YCSB's defaults (percentile 95, range recordcount·
 // 0.8571428571) 95% of the draws are below the range, the mean is 1/γ.
 func TestExponential(t *testing.T) {
-	rng := 1000 * ExponentialFracDefault
-	e := NewExponential(ExponentialPercentileDefault, rng)
+	rng := 1000 * exponentialFracDefault
+	e := newExponential(exponentialPercentileDefault, rng)
 	r := newRand(6)
 	below, sum := 0, 0.0
 	for i := 0; i < draws; i++ {
-		v := e.Float(r)
+		v := e.float(r)
 		if v < 0 {
 			t.Fatalf("negative draw %v", v)
 		}
@@ -282,14 +282,14 @@ func TestExponential(t *testing.T) {
 	if f := float64(below) / draws; math.Abs(f-0.95) > 0.002 {
 		t.Errorf("%.4f of draws below the range, want 0.95 ± 0.002", f)
 	}
-	if m := sum / draws; math.Abs(m/e.Mean()-1) > 0.01 {
-		t.Errorf("mean %.2f, want %.2f ± 1%%", m, e.Mean())
+	if m := sum / draws; math.Abs(m/e.mean()-1) > 0.01 {
+		t.Errorf("mean %.2f, want %.2f ± 1%%", m, e.mean())
 	}
 	// CoreWorkload's key choice counts back from the acknowledged limit.
-	ack := NewAckCounter(1000)
+	ack := newAckCounter(1000)
 	c := map[int64]int{}
 	for i := 0; i < 100_000; i++ {
-		k := NextKeynum(r, e, ack)
+		k := nextKeynum(r, e, ack)
 		if k < 0 || k > 999 {
 			t.Fatalf("key %d outside 0..999", k)
 		}
@@ -302,7 +302,7 @@ func TestExponential(t *testing.T) {
 
 // TestUniform: all of lb..ub and nothing else, evenly.
 func TestUniform(t *testing.T) {
-	u := NewUniform(10, 109)
+	u := newUniform(10, 109)
 	r := newRand(7)
 	c := map[int64]int{}
 	for i := 0; i < draws; i++ {
@@ -322,7 +322,7 @@ func TestUniform(t *testing.T) {
 }
 
 func TestSequentialAndCounter(t *testing.T) {
-	s := NewSequential(5, 7)
+	s := newSequential(5, 7)
 	var got []int64
 	for i := 0; i < 7; i++ {
 		got = append(got, s.Next(nil))
@@ -333,7 +333,7 @@ func TestSequentialAndCounter(t *testing.T) {
 			t.Fatalf("sequential %v, want %v", got, want)
 		}
 	}
-	c := NewCounter(3)
+	c := newCounter(3)
 	if c.Last() != 2 || c.Next(nil) != 3 || c.Next(nil) != 4 || c.Last() != 4 {
 		t.Error("counter does not count from 3")
 	}
@@ -344,7 +344,7 @@ func TestSequentialAndCounter(t *testing.T) {
 // at the last one.
 func TestAckCounterConcurrent(t *testing.T) {
 	const start, clients, per = 1000, 8, 20_000
-	a := NewAckCounter(start)
+	a := newAckCounter(start)
 	if a.Last() != start-1 {
 		t.Fatalf("initial limit %d, want %d", a.Last(), start-1)
 	}
@@ -387,7 +387,7 @@ func TestAckCounterConcurrent(t *testing.T) {
 						mu.Lock()
 						acked[v-start] = true
 						mu.Unlock()
-						if err := a.Acknowledge(v); err != nil {
+						if err := a.acknowledge(v); err != nil {
 							t.Error(err)
 							return
 						}
@@ -407,24 +407,24 @@ func TestAckCounterConcurrent(t *testing.T) {
 		t.Errorf("final limit %d, want %d", a.Last(), want)
 	}
 	// The same slot twice without the limit passing it: window full.
-	b := NewAckCounter(0)
+	b := newAckCounter(0)
 	b.Next(nil)
 	v := b.Next(nil)
-	if err := b.Acknowledge(v); err != nil {
+	if err := b.acknowledge(v); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Acknowledge(v + AckWindowSize); err != ErrAckWindowFull {
+	if err := b.acknowledge(v + ackWindowSize); err != errAckWindowFull {
 		t.Errorf("overlapping acknowledgement: %v, want ErrAckWindowFull", err)
 	}
 }
 
 func TestFieldLength(t *testing.T) {
 	r := newRand(8)
-	g, err := NewFieldLength("constant", 1, 100)
+	g, err := newFieldLength("constant", 1, 100)
 	if err != nil || g.Next(r) != 100 {
 		t.Fatalf("constant: %v", err)
 	}
-	g, _ = NewFieldLength("uniform", 10, 20)
+	g, _ = newFieldLength("uniform", 10, 20)
 	seen := map[int64]bool{}
 	for i := 0; i < 10_000; i++ {
 		v := g.Next(r)
@@ -436,7 +436,7 @@ func TestFieldLength(t *testing.T) {
 	if len(seen) != 11 {
 		t.Errorf("uniform lengths: %d distinct, want 11", len(seen))
 	}
-	g, _ = NewFieldLength("zipfian", 10, 100)
+	g, _ = newFieldLength("zipfian", 10, 100)
 	c := map[int64]int{}
 	for i := 0; i < 100_000; i++ {
 		v := g.Next(r)
@@ -448,7 +448,7 @@ func TestFieldLength(t *testing.T) {
 	if !(c[10] > c[11] && c[11] > c[12] && c[12] > c[50]) {
 		t.Errorf("zipfian lengths not most frequent at minfieldlength: %v %v %v %v", c[10], c[11], c[12], c[50])
 	}
-	if _, err := NewFieldLength("histogram", 1, 100); err == nil {
+	if _, err := newFieldLength("histogram", 1, 100); err == nil {
 		t.Error("histogram accepted")
 	}
 }

@@ -8,11 +8,11 @@ const (
 	fnvPrime64       = 1099511628211
 )
 
-// FNVHash64 is YCSB's Utils.fnvhash64: FNV-1a 64 over the 8 bytes of val,
+// fnvHash64 is YCSB's Utils.fnvhash64: FNV-1a 64 over the 8 bytes of val,
 // least significant byte first (val shifted right arithmetically), and the
 // result made non-negative with Math.abs — which leaves math.MinInt64 as it
 // is, so the result can, once in 2^64, be negative, as in YCSB.
-func FNVHash64(val int64) int64 {
+func fnvHash64(val int64) int64 {
 	var h uint64 = fnvOffsetBasis64
 	for i := 0; i < 8; i++ {
 		octet := uint64(val & 0xff)
@@ -27,19 +27,19 @@ func FNVHash64(val int64) int64 {
 	return v
 }
 
-// KeyPrefix is the prefix of every YCSB key.
-const KeyPrefix = "user"
+// keyPrefix is the prefix of every YCSB key.
+const keyPrefix = "user"
 
-// BuildKeyName is CoreWorkload.buildKeyName: the key number, FNV-hashed
+// buildKeyName is CoreWorkload.buildKeyName: the key number, FNV-hashed
 // unless ordered (insertorder=ordered), in decimal, left-padded with zeros to
 // zeropadding digits, after "user".
-func BuildKeyName(keynum int64, zeropadding int, ordered bool) string {
+func buildKeyName(keynum int64, zeropadding int, ordered bool) string {
 	if !ordered {
-		keynum = FNVHash64(keynum)
+		keynum = fnvHash64(keynum)
 	}
 	v := strconv.FormatInt(keynum, 10)
-	b := make([]byte, 0, len(KeyPrefix)+max(zeropadding, len(v)))
-	b = append(b, KeyPrefix...)
+	b := make([]byte, 0, len(keyPrefix)+max(zeropadding, len(v)))
+	b = append(b, keyPrefix...)
 	for i := len(v); i < zeropadding; i++ {
 		b = append(b, '0')
 	}

@@ -39,7 +39,7 @@ func TestHashedKeysYCSB(t *testing.T) {
 		t.Fatalf("reference has %d keys, want 20", len(want))
 	}
 	for i, w := range want {
-		if got := BuildKeyName(int64(i), 1, false); got != w {
+		if got := buildKeyName(int64(i), 1, false); got != w {
 			t.Errorf("key %d: got %s, YCSB %s", i, got, w)
 		}
 	}
@@ -55,7 +55,7 @@ func TestHashedKeysGoYCSB(t *testing.T) {
 	// go-ycsb inserts with one thread in order too, but compare as sets.
 	ours := map[string]bool{}
 	for i := int64(0); i < 20; i++ {
-		ours[BuildKeyName(i, 1, false)] = true
+		ours[buildKeyName(i, 1, false)] = true
 	}
 	same := 0
 	for _, k := range gy {
@@ -63,7 +63,7 @@ func TestHashedKeysGoYCSB(t *testing.T) {
 			same++
 		}
 	}
-	if same != 1 || gy[0] != BuildKeyName(0, 1, false) {
+	if same != 1 || gy[0] != buildKeyName(0, 1, false) {
 		t.Errorf("go-ycsb shares %d of 20 keys with YCSB (first %s); expected only key 0", same, gy[0])
 	}
 }
@@ -82,7 +82,7 @@ func TestBuildKeyName(t *testing.T) {
 		{0, 1, false, "user6284781860667377211"},
 		{0, 20, false, "user06284781860667377211"},
 	} {
-		if got := BuildKeyName(c.n, c.pad, c.ordered); got != c.want {
+		if got := buildKeyName(c.n, c.pad, c.ordered); got != c.want {
 			t.Errorf("BuildKeyName(%d, %d, %v) = %s, want %s", c.n, c.pad, c.ordered, got, c.want)
 		}
 	}
@@ -102,7 +102,7 @@ func TestFNVHash64(t *testing.T) {
 		if want < 0 {
 			want = -want
 		}
-		if got := FNVHash64(v); got != want || got < 0 {
+		if got := fnvHash64(v); got != want || got < 0 {
 			t.Errorf("FNVHash64(%d) = %d, want %d", v, got, want)
 		}
 	}

@@ -73,7 +73,7 @@ func TestBatchedLoadWritesTheSameRecordsEverywhere(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() {
-				if err := in.Cleanup(ctx, conn); err != nil {
+				if err := in.cleanup(ctx, conn); err != nil {
 					t.Errorf("cleanup: %v", err)
 				}
 			})
@@ -89,7 +89,7 @@ func TestBatchedLoadWritesTheSameRecordsEverywhere(t *testing.T) {
 				lo, hi := in.cfg.part(p)
 				rng := rand.New(rand.NewPCG(uint64(p), uint64(lo)))
 				for k := lo; k < hi; k++ {
-					key := BuildKeyName(k, in.cfg.ZeroPadding, in.cfg.OrderedInserts)
+					key := buildKeyName(k, in.cfg.ZeroPadding, in.cfg.OrderedInserts)
 					want := in.record(rng)
 					n++
 					if (k-lo)%stride != 0 && k != hi-1 {

@@ -19,22 +19,22 @@ var presetCommon = map[string]string{
 	"workload": "site.ycsb.workloads.CoreWorkload", "readallfields": "true",
 }
 
-// PresetNames are the presets, YCSB's core workloads A–F.
-var PresetNames = []string{"a", "b", "c", "d", "e", "f"}
+// presetNames are the presets, YCSB's core workloads A–F.
+var presetNames = []string{"a", "b", "c", "d", "e", "f"}
 
-// Preset adds the properties of YCSB's workloads/workload<name> (name a–f)
+// preset adds the properties of YCSB's workloads/workload<name> (name a–f)
 // to into, as -P workloads/workload<name> would.
-func Preset(name string, into Props) error {
+func preset(name string, into props) error {
 	p, ok := presets[name]
 	if !ok {
 		return fmt.Errorf("ycsb: no preset %q (have a–f)", name)
 	}
 	src := "preset workload" + name
 	for k, v := range presetCommon {
-		into.Set(k, v, src)
+		into.set(k, v, src)
 	}
 	for k, v := range p {
-		into.Set(k, v, src)
+		into.set(k, v, src)
 	}
 	return nil
 }

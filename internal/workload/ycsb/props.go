@@ -14,27 +14,27 @@ import (
 	"github.com/fairbench/fairbench/internal/boundfile"
 )
 
-// Prop is one property value and where it came from: "FILE:LINE", "-p" or
+// prop is one property value and where it came from: "FILE:LINE", "-p" or
 // "preset workloadX".
-type Prop struct {
+type prop struct {
 	Value, Source string
 }
 
-// Props is a set of YCSB properties, later settings replacing earlier ones
+// props is a set of YCSB properties, later settings replacing earlier ones
 // as in java.util.Properties.
-type Props map[string]Prop
+type props map[string]prop
 
-// Set sets name to value from source.
-func (p Props) Set(name, value, source string) { p[name] = Prop{value, source} }
+// set sets name to value from source.
+func (p props) set(name, value, source string) { p[name] = prop{value, source} }
 
-// ParseProperties reads r in java.util.Properties format: lines whose first
+// parseProperties reads r in java.util.Properties format: lines whose first
 // non-blank character is '#' or '!' are comments; a key ends at the first
 // unescaped '=', ':' or blank, followed by optional blanks, one optional '='
 // or ':' and blanks; a line ending in an odd number of backslashes continues
 // on the next (its leading blanks dropped); \t \n \r \f \uXXXX and \x escapes.
 // name is used for the sources ("name:LINE", LINE of the logical line's
 // first physical line).
-func ParseProperties(r io.Reader, name string, into Props) error {
+func parseProperties(r io.Reader, name string, into props) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	lineNo := 0
@@ -78,7 +78,7 @@ func ParseProperties(r io.Reader, name string, into Props) error {
 	return nil
 }
 
-func parseLogical(s, src string, into Props) error {
+func parseLogical(s, src string, into props) error {
 	// key: up to the first unescaped separator
 	i := 0
 	for i < len(s) {
@@ -108,7 +108,7 @@ func parseLogical(s, src string, into Props) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", src, err)
 	}
-	into.Set(key, val, src)
+	into.set(key, val, src)
 	return nil
 }
 
@@ -153,34 +153,34 @@ func unescape(s string) (string, error) {
 // maxPropertyFile bounds a -P file: YCSB's are a few dozen lines.
 const maxPropertyFile = 1 << 20
 
-// LoadFile adds the properties of a YCSB workload file (-P FILE).
-func LoadFile(path string, into Props) error {
+// loadFile adds the properties of a YCSB workload file (-P FILE).
+func loadFile(path string, into props) error {
 	b, err := boundfile.Read(path, maxPropertyFile, "a YCSB workload file")
 	if err != nil {
 		return err
 	}
-	return ParseProperties(bytes.NewReader(b), path, into)
+	return parseProperties(bytes.NewReader(b), path, into)
 }
 
-// SetFlag adds one "-p name=value" override.
-func SetFlag(arg string, into Props) error {
+// setFlag adds one "-p name=value" override.
+func setFlag(arg string, into props) error {
 	name, value, ok := strings.Cut(arg, "=")
 	if !ok || name == "" {
 		return fmt.Errorf("-p %q: want name=value", arg)
 	}
-	into.Set(name, value, "-p")
+	into.set(name, value, "-p")
 	return nil
 }
 
-// Kind says who a property is for.
-type Kind int
+// kind says who a property is for.
+type kind int
 
 // Property kinds.
 const (
-	PropUnknown  Kind = iota
-	PropWorkload      // read by CoreWorkload (this package's Config)
-	PropClient        // YCSB's Client: threads, target, measurements… (the tool's)
-	PropBinding       // a database binding's (mongodb.url, redis.host…): the tool's
+	propUnknown  kind = iota
+	propWorkload      // read by CoreWorkload (this package's Config)
+	propClient        // YCSB's Client: threads, target, measurements… (the tool's)
+	propBinding       // a database binding's (mongodb.url, redis.host…): the tool's
 )
 
 // workloadProps are the properties CoreWorkload reads (plus the Client
@@ -219,31 +219,31 @@ var clientProps = map[string]bool{
 // misspelt exponential.frac is an error, not a binding's property.
 var ourPrefixes = []string{"exponential.", "measurement.", "hdrhistogram.", "histogram.", "timeseries.", "status."}
 
-// KindOf classifies a property name. Dotted names outside YCSB's own
+// kindOf classifies a property name. Dotted names outside YCSB's own
 // prefixes (mongodb.url, redis.host, db.url, basicdb.verbose, htrace.*) are
 // a binding's.
-func KindOf(name string) Kind {
+func kindOf(name string) kind {
 	switch {
 	case workloadProps[name]:
-		return PropWorkload
+		return propWorkload
 	case clientProps[name]:
-		return PropClient
+		return propClient
 	case strings.HasPrefix(name, "htrace."):
-		return PropClient
+		return propClient
 	}
 	if strings.Contains(name, ".") {
 		for _, p := range ourPrefixes {
 			if strings.HasPrefix(name, p) {
-				return PropUnknown
+				return propUnknown
 			}
 		}
-		return PropBinding
+		return propBinding
 	}
-	return PropUnknown
+	return propUnknown
 }
 
-// Config is CoreWorkload's validated configuration.
-type Config struct {
+// config is CoreWorkload's validated configuration.
+type config struct {
 	Table                  string
 	RecordCount            int64
 	OperationCount         int64 // -1: not set
@@ -279,23 +279,23 @@ type Config struct {
 
 	// Tool holds the properties that are for the tool, not the workload
 	// (YCSB Client's and bindings'), by name.
-	Tool map[string]Prop
+	Tool map[string]prop
 }
 
-// IntDomains are the integer properties' domains, [min, max]: a value
+// intDomains are the integer properties' domains, [min, max]: a value
 // outside is refused naming the property, before anything runs. The bounds
 // are what the work can mean: a record of at most 1024 fields (PostgreSQL
 // takes 1600 columns) of at most 256 MB each (MongoDB's documents stop at
 // 16 MB); the generator's memory for the product is checked against the
 // machine (recordMemory); counts stop at 10^12 records and 10^15 operations.
-var IntDomains = map[string][2]int64{
+var intDomains = map[string][2]int64{
 	"fieldcount": {1, 1024}, "fieldlength": {1, 256 << 20}, "minfieldlength": {1, 256 << 20},
 	"recordcount": {0, 1e12}, "operationcount": {0, 1e15}, "insertstart": {0, 1e12}, "insertcount": {0, 1e12},
 	"minscanlength": {1, 1_000_000}, "maxscanlength": {1, 1_000_000}, "zeropadding": {1, 32},
 	"core_workload_insertion_retry_limit": {0, 1000}, "core_workload_insertion_retry_interval": {0, 3600},
 }
 
-// ParseConfig validates props into a Config: every property must be known
+// parseConfig validates props into a Config: every property must be known
 // (an unknown one is an error naming it and its source; bindings' dotted
 // properties are accepted into Tool), values must parse, the five operation
 // proportions must sum to 1 (within 1e-9). Defaults are CoreWorkload's.
@@ -306,19 +306,19 @@ var IntDomains = map[string][2]int64{
 // "hashed" is ordered), hotspot fractions outside [0, 1] are errors (YCSB
 // warns and uses 0), requestdistribution=zipfian needs operationcount (YCSB
 // throws), and fieldlengthdistribution=histogram is not supported.
-func ParseConfig(props Props) (*Config, error) {
+func parseConfig(props props) (*config, error) {
 	r := &propReader{props: props}
 	names := make([]string, 0, len(props))
 	for n := range props {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	c := &Config{Tool: map[string]Prop{}}
+	c := &config{Tool: map[string]prop{}}
 	for _, n := range names {
-		switch KindOf(n) {
-		case PropUnknown:
+		switch kindOf(n) {
+		case propUnknown:
 			r.fail(fmt.Errorf("%s: unknown property %q", props[n].Source, n))
-		case PropClient, PropBinding:
+		case propClient, propBinding:
 			c.Tool[n] = props[n]
 		}
 	}
@@ -334,7 +334,7 @@ func ParseConfig(props Props) (*Config, error) {
 // propReader reads typed values from properties, collecting an error per
 // bad value (named with where it was set) and falling back to the default.
 type propReader struct {
-	props Props
+	props props
 	errs  []error
 }
 
@@ -361,7 +361,7 @@ func (r *propReader) i64(name string, def int64) int64 {
 		r.bad(name, errors.New("not an integer"))
 		return def
 	}
-	if d, ok := IntDomains[name]; ok && (v < d[0] || v > d[1]) {
+	if d, ok := intDomains[name]; ok && (v < d[0] || v > d[1]) {
 		r.bad(name, fmt.Errorf("must be within [%d, %d]", d[0], d[1]))
 		return def
 	}
@@ -407,7 +407,7 @@ func (r *propReader) oneOf(name, def string, allowed ...string) string {
 }
 
 // read sets every field from its property, or CoreWorkload's default.
-func (c *Config) read(r *propReader) {
+func (c *config) read(r *propReader) {
 	c.Table = r.str("table", "usertable")
 	c.FieldCount = r.i64("fieldcount", 10)
 	c.FieldNamePrefix = r.str("fieldnameprefix", "field")
@@ -433,8 +433,8 @@ func (c *Config) read(r *propReader) {
 	c.OrderedInserts = r.oneOf("insertorder", "hashed", "hashed", "ordered") == "ordered"
 	c.HotspotDataFraction = r.f64("hotspotdatafraction", 0.2)
 	c.HotspotOpnFraction = r.f64("hotspotopnfraction", 0.8)
-	c.ExponentialPercentile = r.f64("exponential.percentile", ExponentialPercentileDefault)
-	c.ExponentialFrac = r.f64("exponential.frac", ExponentialFracDefault)
+	c.ExponentialPercentile = r.f64("exponential.percentile", exponentialPercentileDefault)
+	c.ExponentialFrac = r.f64("exponential.frac", exponentialFracDefault)
 	c.InsertionRetryLimit = int(r.i64("core_workload_insertion_retry_limit", 0))
 	c.InsertionRetryInterval = int(r.i64("core_workload_insertion_retry_interval", 3))
 	c.InsertionKeepGoing = r.boolean("core_workload_insertion_keep_going_on_error", false)
@@ -447,7 +447,7 @@ func (c *Config) read(r *propReader) {
 
 // check refuses the combinations of values YCSB fails on or fairbench does
 // not support.
-func (c *Config) check(r *propReader) {
+func (c *config) check(r *propReader) {
 	if _, ok := r.props["fieldlengthhistogram"]; ok {
 		r.bad("fieldlengthhistogram", errors.New("fieldlengthdistribution=histogram is not supported"))
 	}
@@ -481,7 +481,7 @@ func (c *Config) check(r *propReader) {
 
 // checkProportions refuses a negative proportion, and proportions that do
 // not sum to 1.
-func (c *Config) checkProportions(r *propReader) {
+func (c *config) checkProportions(r *propReader) {
 	prop := []struct {
 		n string
 		v float64
@@ -508,49 +508,49 @@ func (c *Config) checkProportions(r *propReader) {
 	}
 }
 
-// ExpectedNewKeys is CoreWorkload's allowance for the run's inserts in the
+// expectedNewKeys is CoreWorkload's allowance for the run's inserts in the
 // zipfian key range: (int)(operationcount·insertproportion·2.0).
-func (c *Config) ExpectedNewKeys() int64 {
+func (c *config) expectedNewKeys() int64 {
 	return javaInt(float64(max(c.OperationCount, 0)) * c.InsertProportion * 2.0)
 }
 
-// NewKeyChooser builds CoreWorkload's key chooser for the run; inserts is
+// newKeyChooser builds CoreWorkload's key chooser for the run; inserts is
 // the run's AckCounter (NewAckCounter(RecordCount)), which "latest" follows
 // and NextKeynum bounds the draws with.
-func (c *Config) NewKeyChooser(inserts *AckCounter) (Generator, error) {
+func (c *config) newKeyChooser(inserts *ackCounter) (generator, error) {
 	lo, hi := c.InsertStart, c.InsertStart+c.InsertCount-1
 	switch c.RequestDist {
 	case "uniform":
-		return NewUniform(lo, hi), nil
+		return newUniform(lo, hi), nil
 	case "exponential":
-		return NewExponential(c.ExponentialPercentile, float64(c.RecordCount)*c.ExponentialFrac), nil
+		return newExponential(c.ExponentialPercentile, float64(c.RecordCount)*c.ExponentialFrac), nil
 	case "sequential":
-		return NewSequential(lo, hi), nil
+		return newSequential(lo, hi), nil
 	case "zipfian":
-		return NewScrambledZipfian(lo, c.InsertStart+c.InsertCount+c.ExpectedNewKeys()), nil
+		return newScrambledZipfian(lo, c.InsertStart+c.InsertCount+c.expectedNewKeys()), nil
 	case "latest":
-		return NewSkewedLatest(inserts), nil
+		return newSkewedLatest(inserts), nil
 	case "hotspot":
-		return NewHotspot(lo, hi, c.HotspotDataFraction, c.HotspotOpnFraction)
+		return newHotspot(lo, hi, c.HotspotDataFraction, c.HotspotOpnFraction)
 	}
 	return nil, fmt.Errorf("ycsb: unknown request distribution %q", c.RequestDist)
 }
 
-// NewScanLength builds CoreWorkload's scan-length generator.
-func (c *Config) NewScanLength() Generator {
+// newScanLength builds CoreWorkload's scan-length generator.
+func (c *config) newScanLength() generator {
 	if c.ScanLengthDist == "zipfian" {
-		return NewZipfian(c.MinScanLength, c.MaxScanLength)
+		return newZipfian(c.MinScanLength, c.MaxScanLength)
 	}
-	return NewUniform(c.MinScanLength, c.MaxScanLength)
+	return newUniform(c.MinScanLength, c.MaxScanLength)
 }
 
-// NewFieldLength builds CoreWorkload's field-length generator.
-func (c *Config) NewFieldLength() (Generator, error) {
-	return NewFieldLength(c.FieldLengthDist, c.MinFieldLength, c.FieldLength)
+// newFieldLength builds CoreWorkload's field-length generator.
+func (c *config) newFieldLength() (generator, error) {
+	return newFieldLength(c.FieldLengthDist, c.MinFieldLength, c.FieldLength)
 }
 
-// FieldNames are CoreWorkload's field names: prefix0 … prefix(fieldcount-1).
-func (c *Config) FieldNames() []string {
+// fieldNames are CoreWorkload's field names: prefix0 … prefix(fieldcount-1).
+func (c *config) fieldNames() []string {
 	n := make([]string, c.FieldCount)
 	for i := range n {
 		n[i] = c.FieldNamePrefix + strconv.Itoa(i)

@@ -11,10 +11,10 @@ import (
 	"testing"
 )
 
-func parse(t *testing.T, text string) Props {
+func parse(t *testing.T, text string) props {
 	t.Helper()
-	p := Props{}
-	if err := ParseProperties(strings.NewReader(text), "w", p); err != nil {
+	p := props{}
+	if err := parseProperties(strings.NewReader(text), "w", p); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -56,11 +56,11 @@ func TestUnknownPropertyNamesFileLine(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "wl")
 	os.WriteFile(f, []byte("recordcount=10\noperationcount=10\n\nreadproprtion=0.5\nmongodb.url=mongodb://x\n"), 0o644)
-	p := Props{}
-	if err := LoadFile(f, p); err != nil {
+	p := props{}
+	if err := loadFile(f, p); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ParseConfig(p)
+	_, err := parseConfig(p)
 	if err == nil || !strings.Contains(err.Error(), f+":4") || !strings.Contains(err.Error(), `"readproprtion"`) {
 		t.Fatalf("error %v, want one naming readproprtion at %s:4", err, f)
 	}
@@ -68,30 +68,30 @@ func TestUnknownPropertyNamesFileLine(t *testing.T) {
 		t.Errorf("binding property reported as unknown: %v", err)
 	}
 	for _, n := range []string{"exponential.frak", "measurement.intervl", "readallfield"} {
-		if KindOf(n) != PropUnknown {
+		if kindOf(n) != propUnknown {
 			t.Errorf("%s accepted", n)
 		}
 	}
-	for n, k := range map[string]Kind{"mongodb.url": PropBinding, "redis.host": PropBinding, "db.url": PropBinding,
-		"threadcount": PropClient, "target": PropClient, "measurementtype": PropClient, "recordcount": PropWorkload,
-		"exponential.frac": PropWorkload, "zeropadding": PropWorkload} {
-		if KindOf(n) != k {
-			t.Errorf("KindOf(%s) = %v, want %v", n, KindOf(n), k)
+	for n, k := range map[string]kind{"mongodb.url": propBinding, "redis.host": propBinding, "db.url": propBinding,
+		"threadcount": propClient, "target": propClient, "measurementtype": propClient, "recordcount": propWorkload,
+		"exponential.frac": propWorkload, "zeropadding": propWorkload} {
+		if kindOf(n) != k {
+			t.Errorf("KindOf(%s) = %v, want %v", n, kindOf(n), k)
 		}
 	}
 }
 
 func TestOverridesAndTool(t *testing.T) {
-	p := Props{}
-	if err := Preset("a", p); err != nil {
+	p := props{}
+	if err := preset("a", p); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range []string{"recordcount=5000", "threadcount=8", "redis.host=127.0.0.1", "insertorder=ordered"} {
-		if err := SetFlag(a, p); err != nil {
+		if err := setFlag(a, p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c, err := ParseConfig(p)
+	c, err := parseConfig(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,23 +101,23 @@ func TestOverridesAndTool(t *testing.T) {
 	if c.Tool["threadcount"].Value != "8" || c.Tool["redis.host"].Source != "-p" || len(c.Tool) != 2 {
 		t.Errorf("tool properties %v", c.Tool)
 	}
-	if err := SetFlag("novalue", p); err == nil {
+	if err := setFlag("novalue", p); err == nil {
 		t.Error("-p without = accepted")
 	}
 }
 
 func TestProportionsMustSumToOne(t *testing.T) {
 	p := parse(t, "readproportion=0.5\nupdateproportion=0.4\n")
-	_, err := ParseConfig(p)
+	_, err := parseConfig(p)
 	if err == nil || !strings.Contains(err.Error(), "readproportion=0.5 (w:1)") || !strings.Contains(err.Error(), "updateproportion=0.4 (w:2)") {
 		t.Fatalf("error %v, want the proportions named", err)
 	}
 	// defaults: 0.95 + 0.05
-	if _, err := ParseConfig(Props{}); err != nil {
+	if _, err := parseConfig(props{}); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
 	p = parse(t, "readproportion=0.1\nupdateproportion=0.2\ninsertproportion=0.3\nscanproportion=0.15\nreadmodifywriteproportion=0.25\nrequestdistribution=uniform\n")
-	if _, err := ParseConfig(p); err != nil {
+	if _, err := parseConfig(p); err != nil {
 		t.Errorf("0.1+0.2+0.3+0.15+0.25: %v", err)
 	}
 }
@@ -133,7 +133,7 @@ func TestConfigErrors(t *testing.T) {
 		"hotspotopnfraction=1.2\n":                              "hotspotopnfraction",
 		"insertorder=random\n":                                  "insertorder",
 	} {
-		_, err := ParseConfig(parse(t, text))
+		_, err := parseConfig(parse(t, text))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", text, err, want)
 		}
@@ -141,7 +141,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestConfigDefaultsAndKeyChooser(t *testing.T) {
-	c, err := ParseConfig(Props{})
+	c, err := parseConfig(props{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,30 +149,30 @@ func TestConfigDefaultsAndKeyChooser(t *testing.T) {
 		c.OrderedInserts || !c.ReadAllFields || c.MaxScanLength != 1000 || c.RecordCount != 1<<31-1 {
 		t.Errorf("defaults %+v", c)
 	}
-	if n := c.FieldNames(); len(n) != 10 || n[0] != "field0" || n[9] != "field9" {
+	if n := c.fieldNames(); len(n) != 10 || n[0] != "field0" || n[9] != "field9" {
 		t.Errorf("field names %v", n)
 	}
-	p := Props{}
-	Preset("d", p)
-	SetFlag("operationcount=100000", p)
-	c, err = ParseConfig(p)
+	p := props{}
+	preset("d", p)
+	setFlag("operationcount=100000", p)
+	c, err = parseConfig(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ack := NewAckCounter(c.RecordCount)
-	g, err := c.NewKeyChooser(ack)
-	if _, ok := g.(*SkewedLatest); !ok || err != nil {
+	ack := newAckCounter(c.RecordCount)
+	g, err := c.newKeyChooser(ack)
+	if _, ok := g.(*skewedLatest); !ok || err != nil {
 		t.Errorf("workload d key chooser %T %v", g, err)
 	}
-	p = Props{}
-	Preset("e", p)
-	SetFlag("operationcount=100000", p)
-	c, _ = ParseConfig(p)
-	if c.ExpectedNewKeys() != 10000 {
-		t.Errorf("expected new keys %d, want 100000·0.05·2", c.ExpectedNewKeys())
+	p = props{}
+	preset("e", p)
+	setFlag("operationcount=100000", p)
+	c, _ = parseConfig(p)
+	if c.expectedNewKeys() != 10000 {
+		t.Errorf("expected new keys %d, want 100000·0.05·2", c.expectedNewKeys())
 	}
-	g, _ = c.NewKeyChooser(ack)
-	if s, ok := g.(*ScrambledZipfian); !ok || s.itemcount != 1000+10000+1 {
+	g, _ = c.newKeyChooser(ack)
+	if s, ok := g.(*scrambledZipfian); !ok || s.itemcount != 1000+10000+1 {
 		t.Errorf("workload e key chooser %T over %d", g, s.itemcount)
 	}
 }
@@ -189,8 +189,8 @@ var wantPresets = map[string]string{
 }
 
 func presetProps(t *testing.T, name string) map[string]string {
-	p := Props{}
-	if err := Preset(name, p); err != nil {
+	p := props{}
+	if err := preset(name, p); err != nil {
 		t.Fatal(err)
 	}
 	m := map[string]string{}
@@ -201,7 +201,7 @@ func presetProps(t *testing.T, name string) map[string]string {
 }
 
 func TestPresets(t *testing.T) {
-	for _, name := range PresetNames {
+	for _, name := range presetNames {
 		want := map[string]string{"recordcount": "1000", "operationcount": "1000",
 			"workload": "site.ycsb.workloads.CoreWorkload", "readallfields": "true"}
 		for _, kv := range strings.Fields(wantPresets[name]) {
@@ -217,13 +217,13 @@ func TestPresets(t *testing.T) {
 				t.Errorf("preset %s: %s=%q, want %q", name, k, got[k], v)
 			}
 		}
-		p := Props{}
-		Preset(name, p)
-		if _, err := ParseConfig(p); err != nil {
+		p := props{}
+		preset(name, p)
+		if _, err := parseConfig(p); err != nil {
 			t.Errorf("preset %s: %v", name, err)
 		}
 	}
-	if err := Preset("g", Props{}); err == nil {
+	if err := preset("g", props{}); err == nil {
 		t.Error("preset g accepted")
 	}
 }
@@ -259,8 +259,8 @@ func TestPresetsAgainstYCSBSource(t *testing.T) {
 		if _, ok := presets[name]; !ok {
 			continue
 		}
-		p := Props{}
-		if err := ParseProperties(tr, h.Name, p); err != nil {
+		p := props{}
+		if err := parseProperties(tr, h.Name, p); err != nil {
 			t.Fatal(err)
 		}
 		got := presetProps(t, name)
@@ -283,11 +283,11 @@ func TestPresetsAgainstYCSBSource(t *testing.T) {
 // -p recordcount=-5 "loaded -5 records"; fieldlength=99999999999 ran out of
 // memory), is refused naming it when outside, and taken when inside.
 func TestIntegerPropertiesHaveDomains(t *testing.T) {
-	for name, d := range IntDomains {
+	for name, d := range intDomains {
 		for _, v := range []int64{-1, 0, 1e12, d[0], d[1]} {
-			p := Props{}
-			p.Set(name, strconv.FormatInt(v, 10), "-p")
-			_, err := ParseConfig(p)
+			p := props{}
+			p.set(name, strconv.FormatInt(v, 10), "-p")
+			_, err := parseConfig(p)
 			inside := v >= d[0] && v <= d[1]
 			if !inside && (err == nil || !strings.Contains(err.Error(), name+"=")) {
 				t.Errorf("%s=%d: %v, want a refusal naming %s", name, v, err, name)

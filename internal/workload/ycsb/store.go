@@ -155,8 +155,8 @@ func (in *instance) startInserts(ctx context.Context, l layout) error {
 		return err
 	}
 	if ok && in.cfg.InsertStart+n > in.cfg.RecordCount {
-		in.inserts = NewAckCounter(in.cfg.InsertStart + n)
-		in.chooser, err = in.cfg.NewKeyChooser(in.inserts)
+		in.inserts = newAckCounter(in.cfg.InsertStart + n)
+		in.chooser, err = in.cfg.newKeyChooser(in.inserts)
 	}
 	return err
 }
@@ -168,12 +168,12 @@ type note struct {
 }
 
 // mix is the proportion of each operation, in the order of ycsbparams.Ops.
-func (c Config) mix() []float64 {
+func (c config) mix() []float64 {
 	return []float64{c.ReadProportion, c.UpdateProportion, c.InsertProportion, c.ScanProportion, c.ReadModifyWriteProp}
 }
 
 // runsAny reports whether the mix has any of ops (ycsbparams.Ops names).
-func (c Config) runsAny(ops []string) bool {
+func (c config) runsAny(ops []string) bool {
 	mix := c.mix()
 	for i, op := range ycsbparams.Ops {
 		if mix[i] > 0 && slices.Contains(ops, op) {
@@ -205,7 +205,7 @@ type laterIndex interface {
 const loadParts = 4
 
 // part is the first and past-the-last record numbers of part p.
-func (c *Config) part(p int) (lo, hi int64) {
+func (c *config) part(p int) (lo, hi int64) {
 	per := (c.InsertCount + loadParts - 1) / loadParts
 	lo = min(c.InsertStart+int64(p)*per, c.InsertStart+c.InsertCount)
 	return lo, min(lo+per, c.InsertStart+c.InsertCount)
@@ -278,7 +278,7 @@ func (in *instance) loadRange(ctx context.Context, s session, lo, hi int64, seed
 	for k := lo; k < hi; {
 		keys, values = keys[:0], values[:0]
 		for ; k < hi && len(keys) < loadBatch; k++ {
-			keys = append(keys, BuildKeyName(k, in.cfg.ZeroPadding, in.cfg.OrderedInserts))
+			keys = append(keys, buildKeyName(k, in.cfg.ZeroPadding, in.cfg.OrderedInserts))
 			values = append(values, in.record(rng))
 		}
 		if err := s.insert(ctx, keys, values); err != nil {
@@ -323,8 +323,8 @@ func randomValue(rng *rand.Rand, n int64) []byte {
 	return valueChars[off : off+n : off+n]
 }
 
-// Cleanup is the Cleanup hook: drops only what fairbench loaded.
-func (in *instance) Cleanup(ctx context.Context, conn driver.Conn) error {
+// cleanup is the Cleanup hook: drops only what fairbench loaded.
+func (in *instance) cleanup(ctx context.Context, conn driver.Conn) error {
 	l, err := in.layoutFor(ctx, conn)
 	if err != nil {
 		return err

@@ -123,7 +123,7 @@ func (l *kvLayout) ours(key string) bool {
 	if rest == "_indices" || rest == "_marker" {
 		return true
 	}
-	digits, ok := strings.CutPrefix(rest, KeyPrefix)
+	digits, ok := strings.CutPrefix(rest, keyPrefix)
 	if !ok || digits == "" {
 		return false
 	}
@@ -344,7 +344,7 @@ func (l *kvLayout) indexLoaded(ctx context.Context, conn driver.Conn) error {
 	}
 	ms := make([]member, 0, c.InsertCount)
 	for k := c.InsertStart; k < c.InsertStart+c.InsertCount; k++ {
-		ms = append(ms, member{javaHashCode(BuildKeyName(k, c.ZeroPadding, c.OrderedInserts)), k})
+		ms = append(ms, member{javaHashCode(buildKeyName(k, c.ZeroPadding, c.OrderedInserts)), k})
 	}
 	slices.SortFunc(ms, func(a, b member) int { return cmp.Compare(a.score, b.score) })
 	kv, ok := conn.(driver.KV)
@@ -368,7 +368,7 @@ func (l *kvLayout) indexLoaded(ctx context.Context, conn driver.Conn) error {
 				buf = strconv.AppendInt(buf, int64(m.score), 10)
 				k0 := len(buf)
 				buf = append(buf, l.prefix...)
-				buf = append(buf, BuildKeyName(m.k, c.ZeroPadding, c.OrderedInserts)...)
+				buf = append(buf, buildKeyName(m.k, c.ZeroPadding, c.OrderedInserts)...)
 				args = append(args, buf[s0:k0:k0], buf[k0:len(buf):len(buf)])
 			}
 			cmds = append(cmds, driver.KVCommand{Name: "ZADD", Key: l.index, Args: args[from:len(args):len(args)]})

@@ -10,14 +10,14 @@ import (
 	"github.com/fairbench/fairbench/internal/result"
 )
 
-// PeerSummary prints a run as Java YCSB prints its report with the default
+// peerSummary prints a run as Java YCSB prints its report with the default
 // hdrhistogram measurements: [OVERALL] RunTime and Throughput, then per
 // operation type its count, average, minimum, maximum, 95th and 99th
 // percentile latency in µs and its Return= counts, from the run's own
 // histograms. Throughput counts YCSB operations that succeeded (YCSB counts
 // failed ones too); a read-modify-write is one operation, and its read and
 // update also appear under [READ] and [UPDATE], as in YCSB's report.
-func PeerSummary(w io.Writer, r *result.Run) {
+func peerSummary(w io.Writer, r *result.Run) {
 	ops := r.Summary.Extra[ycsbparams.Operations]
 	fmt.Fprintf(w, "[OVERALL], RunTime(ms), %d\n", r.Duration.Milliseconds())
 	tput := 0.0

@@ -47,18 +47,18 @@ func (in *instance) NewWorker(ctx context.Context, conn driver.Conn) (workload.O
 	return w.op, nil
 }
 
-// BeforeRun is the BeforeRun hook: operationcount is the run's
+// beforeRun is the BeforeRun hook: operationcount is the run's
 // budget.
-func (in *instance) BeforeRun(context.Context, driver.Conn) error {
+func (in *instance) beforeRun(context.Context, driver.Conn) error {
 	in.budget.Store(in.cfg.OperationCount)
 	return nil
 }
 
-// Split is the shape's Split: operationcount is the cell's, so each
+// split is the shape's Split: operationcount is the cell's, so each
 // load generator does its share, as YCSB's clients on several machines
 // are each given a share. Inserts are refused: every generator would
 // insert the same keys from recordcount on (YCSB's clients would too).
-func (in *instance) Split(generator, generators int) error {
+func (in *instance) split(generator, generators int) error {
 	if in.cfg.InsertProportion > 0 {
 		return fmt.Errorf("ycsb: insertproportion = %g on %d load generators: each would insert the same new keys from recordcount on; run a workload with inserts on one generator", in.cfg.InsertProportion, generators)
 	}
@@ -101,7 +101,7 @@ func (w *worker) op(ctx context.Context, rng *rand.Rand, req workload.Requests) 
 
 func (w *worker) nextKey(rng *rand.Rand) string {
 	in := w.in
-	return BuildKeyName(NextKeynum(rng, in.chooser, in.inserts), in.cfg.ZeroPadding, in.cfg.OrderedInserts)
+	return buildKeyName(nextKeynum(rng, in.chooser, in.inserts), in.cfg.ZeroPadding, in.cfg.OrderedInserts)
 }
 
 // readFields are the fields a read asks for: nil (all) with readallfields,
@@ -173,11 +173,11 @@ func (w *worker) update(ctx context.Context, rng *rand.Rand, req workload.Reques
 func (w *worker) insert(ctx context.Context, rng *rand.Rand, req workload.Requests) error {
 	in := w.in
 	n := in.inserts.Next(rng)
-	w.keys[0] = BuildKeyName(n, in.cfg.ZeroPadding, in.cfg.OrderedInserts)
+	w.keys[0] = buildKeyName(n, in.cfg.ZeroPadding, in.cfg.OrderedInserts)
 	w.recs[0] = in.record(rng)
 	start := time.Now()
 	err := w.s.insert(ctx, w.keys[:], w.recs[:])
-	if aerr := in.inserts.Acknowledge(n); aerr != nil && err == nil {
+	if aerr := in.inserts.acknowledge(n); aerr != nil && err == nil {
 		err = aerr
 	}
 	return w.outcome(req, opInsert, start, true, err)

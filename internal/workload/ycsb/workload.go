@@ -23,7 +23,7 @@ import (
 func init() {
 	workload.Register(workload.Plugin{
 		Workload: Workload{},
-		Kind:     kinds.Info{Headline: ycsbparams.Headline, WorkingSet: workingSet, Summary: PeerSummary, Progress: StatusLine},
+		Kind:     kinds.Info{Headline: ycsbparams.Headline, WorkingSet: workingSet, Summary: peerSummary, Progress: statusLine},
 	})
 }
 
@@ -59,7 +59,7 @@ func recordMemory(v params.Values) (shared, perClient float64) {
 	if err != nil {
 		return 0, 0
 	}
-	cfg, err := ParseConfig(props)
+	cfg, err := parseConfig(props)
 	if err != nil {
 		return 0, 0
 	}
@@ -74,22 +74,22 @@ func recordMemory(v params.Values) (shared, perClient float64) {
 // propsOf gathers YCSB's properties in YCSB's order of precedence: the
 // preset's workload file, then the kind's recordcount and operationcount
 // parameters, then the property files in order, then the -p properties.
-func propsOf(p params.Values) (Props, error) {
+func propsOf(p params.Values) (props, error) {
 	o := ycsbparams.Decode(p)
-	props := Props{}
-	if err := Preset(o.Workload, props); err != nil {
+	props := props{}
+	if err := preset(o.Workload, props); err != nil {
 		return nil, err
 	}
 	// The parameters are the YCSB properties of the same names.
-	props.Set(ycsbparams.RecordCount, strconv.FormatInt(o.RecordCount, 10), "parameter "+ycsbparams.RecordCount)
-	props.Set(ycsbparams.OperationCount, strconv.FormatInt(o.OperationCount, 10), "parameter "+ycsbparams.OperationCount)
+	props.set(ycsbparams.RecordCount, strconv.FormatInt(o.RecordCount, 10), "parameter "+ycsbparams.RecordCount)
+	props.set(ycsbparams.OperationCount, strconv.FormatInt(o.OperationCount, 10), "parameter "+ycsbparams.OperationCount)
 	for _, f := range o.PropertyFiles {
-		if err := LoadFile(f, props); err != nil {
+		if err := loadFile(f, props); err != nil {
 			return nil, err
 		}
 	}
 	for _, kv := range o.Properties {
-		if err := SetFlag(kv, props); err != nil {
+		if err := setFlag(kv, props); err != nil {
 			return nil, err
 		}
 	}
@@ -116,15 +116,15 @@ func (Workload) Flags() []workload.Flag {
 
 // instance is a ycsb workload with its configuration bound.
 type instance struct {
-	cfg    *Config
-	props  Props
+	cfg    *config
+	props  props
 	layout layout // chosen in Prepare from the target's capability
 
 	fields     []string // field0 … field(n-1)
-	chooser    Generator
-	inserts    *AckCounter // run-time inserts, YCSB's transactioninsertkeysequence
-	scanLength Generator
-	fieldLen   Generator
+	chooser    generator
+	inserts    *ackCounter // run-time inserts, YCSB's transactioninsertkeysequence
+	scanLength generator
+	fieldLen   generator
 	ops        cumulative
 
 	budget     atomic.Int64 // operations left when operationcount > 0
@@ -139,7 +139,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := ParseConfig(props)
+	cfg, err := parseConfig(props)
 	if err != nil {
 		return nil, err
 	}
@@ -149,13 +149,13 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 	if cfg.DataIntegrity {
 		return nil, errors.New("ycsb: dataintegrity=true is not supported: fairbench writes random field values and does not verify reads")
 	}
-	in := &instance{cfg: cfg, props: props, fields: cfg.FieldNames()}
-	in.inserts = NewAckCounter(cfg.RecordCount)
-	if in.chooser, err = cfg.NewKeyChooser(in.inserts); err != nil {
+	in := &instance{cfg: cfg, props: props, fields: cfg.fieldNames()}
+	in.inserts = newAckCounter(cfg.RecordCount)
+	if in.chooser, err = cfg.newKeyChooser(in.inserts); err != nil {
 		return nil, err
 	}
-	in.scanLength = cfg.NewScanLength()
-	if in.fieldLen, err = cfg.NewFieldLength(); err != nil {
+	in.scanLength = cfg.newScanLength()
+	if in.fieldLen, err = cfg.newFieldLength(); err != nil {
 		return nil, err
 	}
 	in.ops = newCumulative([]float64{cfg.ReadProportion, cfg.UpdateProportion, cfg.InsertProportion, cfg.ScanProportion, cfg.ReadModifyWriteProp})
@@ -169,7 +169,7 @@ func (Workload) New(p params.Values) (workload.Instance, error) {
 // toolProperties refuses the properties that are YCSB's client's or a
 // binding's: fairbench has its own way to say each, and a property that
 // silently did nothing would make a study say what it did not run.
-func toolProperties(cfg *Config) error {
+func toolProperties(cfg *config) error {
 	instead := map[string]string{
 		"threadcount": "--threads (clients in a study)", "target": "--rate (rate in a study)",
 		"maxexecutiontime": "--duration", "status.interval": "--status", "db": "--target",
@@ -186,7 +186,7 @@ func toolProperties(cfg *Config) error {
 		switch {
 		case instead[n] != "":
 			errs = append(errs, fmt.Errorf("%s: property %q is YCSB's client's: use %s", src, n, instead[n]))
-		case KindOf(n) == PropBinding:
+		case kindOf(n) == propBinding:
 			errs = append(errs, fmt.Errorf("%s: property %q is for a YCSB database binding: fairbench reaches the database through the target URL (--target)", src, n))
 		default:
 			errs = append(errs, fmt.Errorf("%s: property %q is YCSB's client's, which fairbench does not have", src, n))
@@ -207,8 +207,8 @@ const (
 // Ops implements workload.Instance.
 func (in *instance) Ops() []string { return ycsbparams.Ops }
 
-// Counts is the Counts hook: the YCSB operations completed.
-func (in *instance) Counts() map[string]int64 {
+// counts is the Counts hook: the YCSB operations completed.
+func (in *instance) counts() map[string]int64 {
 	return map[string]int64{ycsbparams.Operations: in.operations.sum()}
 }
 
@@ -310,9 +310,9 @@ func workingSet(v params.Values) (int64, string, bool) {
 	return n * per, fmt.Sprintf("%d records × (%d fields × %d bytes + key)", n, fields, length), true
 }
 
-// Describe is the Describe hook: the properties that shape the run,
+// describe is the Describe hook: the properties that shape the run,
 // as YCSB's -s header would list them, and where fairbench differs from YCSB.
-func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []string) {
+func (in *instance) describe(driver.Conn) (facts [][2]string, deviations []string) {
 	c := in.cfg
 	mix := []string{}
 	for i, w := range c.mix() {
@@ -347,7 +347,7 @@ func (in *instance) Describe(driver.Conn) (facts [][2]string, deviations []strin
 // among load generators (Split), which ends the run before its duration
 // when it is done.
 func (in *instance) Shape() workload.Shape {
-	s := workload.Shape{ConnOptions: driver.Options{QueryMode: "prepared"}, Split: in.Split}
+	s := workload.Shape{ConnOptions: driver.Options{QueryMode: "prepared"}, Split: in.split}
 	if in.counted {
 		s.End = workload.UntilDone(fmt.Sprintf("the %d operations of operationcount are done", in.cfg.OperationCount))
 	}
@@ -356,5 +356,5 @@ func (in *instance) Shape() workload.Shape {
 
 // Hooks implements workload.Hooker.
 func (in *instance) Hooks() workload.Hooks {
-	return workload.Hooks{BeforeRun: in.BeforeRun, Cleanup: in.Cleanup, Describe: in.Describe, Counts: in.Counts}
+	return workload.Hooks{BeforeRun: in.beforeRun, Cleanup: in.cleanup, Describe: in.describe, Counts: in.counts}
 }

@@ -118,7 +118,7 @@ func TestPeerSummaryIsYCSBsShape(t *testing.T) {
 			{Name: ycsbparams.Update, Count: 0},
 		}}
 	var b bytes.Buffer
-	PeerSummary(&b, run)
+	peerSummary(&b, run)
 	out := b.String()
 	for _, want := range []string{
 		"[OVERALL], RunTime(ms), 2500\n",
@@ -201,7 +201,7 @@ func TestDeviationsOnlyOfTheMix(t *testing.T) {
 			t.Fatal(err)
 		}
 		in.layout = tc.layout(in)
-		_, devs := in.Describe(nil)
+		_, devs := in.describe(nil)
 		got := strings.Contains(strings.Join(devs, "\n"), tc.note)
 		if got != tc.want {
 			t.Errorf("%s on %T: note %q told = %v, want %v (deviations %q)", tc.preset, in.layout, tc.note, got, tc.want, devs)
