@@ -142,8 +142,10 @@ ensure_node_user() {
     [ "$(id -u)" -eq 0 ] || return 0
     id "$ES_RUN_USER" >/dev/null 2>&1 && return 0
     log "creating the system user $ES_RUN_USER (Elasticsearch refuses to run as root)"
+    # Two nodes start in parallel: the other may create the user between the
+    # check above and useradd, so a failed useradd is fine once the user exists.
     useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$ES_RUN_USER" \
-        || die "useradd $ES_RUN_USER failed"
+        || id "$ES_RUN_USER" >/dev/null 2>&1 || die "useradd $ES_RUN_USER failed"
 }
 
 # es_healthy NAME PORT SCHEME [CURL-ARGS...] — the node on PORT is cluster
