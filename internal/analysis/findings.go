@@ -232,7 +232,7 @@ type WarningGroup struct {
 // outage or a busy or stalled host change the numbers themselves; drift,
 // scattered repetitions and warm-up widen them; single runs, a peak at the
 // edge and a shared host are limits of the design worth knowing.
-var impactOrder = []string{CheckConfig, checkWorkingSet, checkSaturation, checkGenerators, checkErrors, CheckOutage, checkHostBusy, checkStalled, checkDrift,
+var impactOrder = []string{CheckConfig, checkWorkingSet, checkSaturation, checkGenerators, checkErrors, CheckOutage, checkHostBusy, checkStalled, checkGovernor, checkDrift,
 	checkRepetitions, checkWarmup, CheckSingleRun, CheckPeakEdge, checkSameHost}
 
 // GroupWarnings groups warnings by kind, most affecting first (impactOrder,

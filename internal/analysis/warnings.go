@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -53,6 +54,7 @@ const (
 	checkStalled     = "stalled"
 	checkSameHost    = "same-host"
 	CheckPeakEdge    = "peak-edge"
+	checkGovernor    = "cpu-governor"
 )
 
 // Check is one methodology check: its name, as warnings carry it, and what
@@ -82,6 +84,7 @@ var Checks = []Check{
 		result.StallFactor)},
 	{checkSameHost, "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)"},
 	{CheckPeakEdge, "a peak of the headline metric at the edge of the clients sweep (knee not found)"},
+	{checkGovernor, "the load generator's host ran a CPU frequency governor other than performance (its frequency, and an embedded engine's or a same-host server's, changed with the load)"},
 }
 
 // Warning is one methodology finding, naming the runs and numbers behind it.
@@ -128,6 +131,7 @@ func Warnings(groups []*Group, baseline string) []Warning {
 	ws = append(ws, configWarnings(groups, baseline)...)
 	ws = append(ws, workingSetWarnings(groups, names)...)
 	ws = append(ws, sameHostWarnings(groups)...)
+	ws = append(ws, governorWarnings(groups)...)
 	for _, p := range Peaks(groups, "") {
 		if p.AtEdge {
 			ws = append(ws, Warning{Check: CheckPeakEdge, Runs: p.Runs, Message: fmt.Sprintf(
@@ -562,6 +566,31 @@ func sameHostWarnings(groups []*Group) []Warning {
 			strings.Join(embedded.names, ", "), idRanges(embedded.ids))})
 	}
 	return ws
+}
+
+// governorWarnings names the targets whose runs the load generator's host
+// measured under a CPU frequency governor other than performance: an
+// on-demand governor can double a short query's time (db-benchmarks.com's
+// principles), and runs of one study may meet the CPU at different
+// frequencies. A host without cpufreq (most VMs and containers) records no
+// governor and raises nothing.
+func governorWarnings(groups []*Group) []Warning {
+	var scaled targetRuns
+	governors := map[string]bool{}
+	for _, g := range groups {
+		for _, r := range g.Runs {
+			if gov := r.Env.Host.CPUGovernor; gov != "" && gov != "performance" {
+				scaled.add(r)
+				governors[gov] = true
+			}
+		}
+	}
+	if len(scaled.names) == 0 {
+		return nil
+	}
+	return []Warning{{Check: checkGovernor, Runs: scaled.ids, Message: fmt.Sprintf(
+		"the load generator's host ran the CPU frequency governor %s for %s (e.g. runs %s): its CPU frequency followed the load; set it to performance (cpupower frequency-set -g performance) for numbers that do not depend on it",
+		strings.Join(slices.Sorted(maps.Keys(governors)), ", "), strings.Join(scaled.names, ", "), idRanges(scaled.ids))}}
 }
 
 // targetRuns collects each target's name once, with its first run's id.

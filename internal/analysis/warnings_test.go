@@ -274,6 +274,26 @@ func TestSameHostWarning(t *testing.T) {
 	}
 }
 
+// A frequency governor other than performance on the load generator's host
+// is named with its targets; performance, or a host without cpufreq (no
+// governor recorded), raises nothing.
+func TestGovernorWarning(t *testing.T) {
+	scaled, fixed, unknown := okRun(1, "scaled", 1, 1000), okRun(2, "fixed", 1, 1000), okRun(3, "vm", 1, 1000)
+	scaled.Env.Host.CPUGovernor = "powersave"
+	fixed.Env.Host.CPUGovernor = "performance"
+	w := checks(Warnings(group(t, scaled, fixed, unknown), ""), checkGovernor)
+	if len(w) != 1 || w[0].Info || w[0].Runs[0] != 1 {
+		t.Fatalf("governor: %+v", w)
+	}
+	if m := w[0].Message; !strings.Contains(m, "powersave") || !strings.Contains(m, "scaled") ||
+		strings.Contains(m, "fixed") || strings.Contains(m, "vm") {
+		t.Errorf("governor warning names the wrong targets or governor: %s", m)
+	}
+	if w := checks(Warnings(group(t, fixed, unknown), ""), checkGovernor); len(w) != 0 {
+		t.Errorf("governor raised for performance or an unrecorded governor: %+v", w)
+	}
+}
+
 func TestPeakEdgeWarning(t *testing.T) {
 	rising := group(t, okRun(1, "a", 8, 100), okRun(2, "a", 16, 200), okRun(3, "a", 32, 300))
 	w := checks(Warnings(rising, ""), CheckPeakEdge)
