@@ -47,6 +47,11 @@ func untilInterrupted(ctx context.Context, msg string, fn func() error) error {
 // over thousands of runs, a target's handshake for env).
 var stopsItself = map[string]bool{"run": true, "load": true, "demo": true, "generator": true, "import": true, "validate": true}
 
+// selfStopping is the annotation of a subcommand that handles SIGINT and
+// SIGTERM itself, as the top-level ones in stopsItself do (k8s run deletes
+// what it applied before it exits).
+const selfStopping = "stops-itself"
+
 // interruptedNote is the annotation a command sets to say what an
 // interruption leaves; without it, nothing was written.
 const interruptedNote = "interrupted"
@@ -55,7 +60,7 @@ const interruptedNote = "interrupted"
 // itself in untilInterrupted.
 func stopOnSignal(c *cobra.Command) {
 	for _, sub := range c.Commands() {
-		if stopsItself[sub.Name()] && c.Parent() == nil {
+		if (stopsItself[sub.Name()] && c.Parent() == nil) || sub.Annotations[selfStopping] == "true" {
 			continue
 		}
 		stopOnSignal(sub)

@@ -6,21 +6,22 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fairbench/fairbench/internal/k8s"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
 )
 
-// newK8s is `fairbench k8s`, a group for the Kubernetes commands (render only,
-// for now: fairbench writes manifests and leaves applying them to kubectl).
+// newK8s is `fairbench k8s`, a group for the Kubernetes commands: render
+// writes the manifests (for GitOps), run applies, follows and cleans up.
 func newK8s() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "k8s",
 		Short: "Run a study with several load generators on Kubernetes",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newK8sRender())
+	cmd.AddCommand(newK8sRender(), newK8sRun())
 	return cmd
 }
 
@@ -34,7 +35,7 @@ func newK8sRender() *cobra.Command {
 		Short: "Write the Kubernetes manifests of a scaled-out study: a ConfigMap, the generators' Indexed Job and the coordinator's Job",
 		Long: `Write the Kubernetes manifests that run STUDY with N load generators: a
 ConfigMap holding the study file, an Indexed Job whose N pods are the generators
-(one per node: pod anti-affinity), and a Job running the coordinator. The pods
+(kept apart per node by pod anti-affinity: preferred, or required with --spread required), and a Job running the coordinator. The pods
 meet in the shared PostgreSQL results store. ` + "`kubectl apply -f`" + ` of the output is the
 whole deployment.
 
@@ -75,7 +76,17 @@ OPENSEARCH_PASSWORD, CLICKHOUSE_PASSWORD, …).`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&spec.Generators, "generators", 0, "number of load generator pods (each on its own node; default: the study's largest generators = N)")
+	addSpecFlags(f, &spec)
+	f.StringVar(&spec.Spread, "spread", k8s.SpreadPreferred, "how generators keep apart: preferred (share a node only when they must) or required (one node each; extra ones stay Pending)")
+	f.BoolVar(&spec.HostNetwork, "host-network", false, "run the pods in their node's network (a server or results store on the node's loopback becomes reachable)")
+	f.StringVarP(&out, "output", "o", "", "write the manifests to FILE instead of standard output")
+	return cmd
+}
+
+// addSpecFlags declares the flags render and run share: what the manifests
+// hold.
+func addSpecFlags(f *pflag.FlagSet, spec *k8s.Spec) {
+	f.IntVar(&spec.Generators, "generators", 0, "number of load generator pods (default: the study's largest generators = N)")
 	f.StringVar(&spec.Image, "image", "", "the fairbench container image (scripts/image.sh builds it)")
 	f.StringVar(&spec.Results, "results", "", "the shared results store, postgres://USER@HOST/DB (the password goes in the Secret as PGPASSWORD)")
 	f.StringVar(&spec.Secret, "secret", "", "a Secret whose keys become the pods' environment (passwords)")
@@ -85,6 +96,4 @@ OPENSEARCH_PASSWORD, CLICKHOUSE_PASSWORD, …).`,
 	f.StringVar(&spec.Memory, "memory", k8s.DefaultMemory, "memory of each generator, requested and limited")
 	f.StringVar(&spec.CoordinatorCPU, "coordinator-cpu", k8s.DefaultCoordinatorCPU, "CPU of the coordinator, requested and limited")
 	f.StringVar(&spec.CoordinatorMemory, "coordinator-memory", k8s.DefaultCoordinatorMemory, "memory of the coordinator, requested and limited")
-	f.StringVarP(&out, "output", "o", "", "write the manifests to FILE instead of standard output")
-	return cmd
 }

@@ -22,6 +22,7 @@ const maxClockSkewMS = 5.0
 type GeneratorShare struct {
 	Index      int
 	Host       string
+	Node       string // the machine, when an orchestrator named it (a pod's node)
 	Clients    int
 	Throughput float64 // its headline rate, in the run's headline unit
 	CPUPercent float64 // its CPU use over the measured phase, of the CPUs it could use
@@ -39,6 +40,7 @@ func LoadGenerators(r *result.Run) []GeneratorShare {
 		g := GeneratorShare{
 			Index:         m.Index,
 			Host:          m.Host,
+			Node:          m.Node,
 			Clients:       m.Clients,
 			CPUs:          m.CPUs,
 			ClockOffsetMS: m.ClockOffsetMS,
@@ -81,6 +83,11 @@ func generatorWarnings(r *result.Run, label string) []Warning {
 			"run %d (%s): load %s at or above %.0f %% CPU: %s; that generator may be the bottleneck (add generators or CPUs)",
 			r.ID, label, numfmt.Plural(len(busy), "generator", "generators"), SaturationShare*100, strings.Join(busy, ", "))})
 	}
+	if shared := sharedNodes(gens); shared != "" {
+		ws = append(ws, Warning{Check: checkGenerators, Runs: []int64{r.ID}, Message: fmt.Sprintf(
+			"run %d (%s): load generators shared a node: %s; they shared its CPUs and network, so one may have limited another (spread them: more nodes, or k8s run --spread required)",
+			r.ID, label, shared)})
+	}
 	var skewed []string
 	for _, g := range gens {
 		if math.Abs(g.ClockOffsetMS) > maxClockSkewMS {
@@ -114,4 +121,29 @@ func generatorWarnings(r *result.Run, label string) []Warning {
 			r.ID, label, (hi-lo)/mean*100, maxGeneratorSpread*100, loG.Index, loG.Host, lo, hiG.Index, hiG.Host, hi)})
 	}
 	return ws
+}
+
+// sharedNodes names the nodes that ran more than one of gens, with their
+// generators ("node-a: generators 0, 2"); "" when each had its own. Only
+// nodes an orchestrator named count: pods on one node have hostnames of
+// their own.
+func sharedNodes(gens []GeneratorShare) string {
+	var order []string
+	on := map[string][]string{}
+	for _, g := range gens {
+		if g.Node == "" {
+			continue
+		}
+		if on[g.Node] == nil {
+			order = append(order, g.Node)
+		}
+		on[g.Node] = append(on[g.Node], fmt.Sprint(g.Index))
+	}
+	var parts []string
+	for _, n := range order {
+		if len(on[n]) > 1 {
+			parts = append(parts, fmt.Sprintf("%s: generators %s", n, strings.Join(on[n], ", ")))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -19,6 +19,11 @@ func gen(index int, host string, clients int, tput, cpu float64) map[string]any 
 	return map[string]any{"index": int64(index), "host": host, "clients": int64(clients), "throughput": tput, "cpu_percent": cpu, "cpus": int64(4), "clock_offset_ms": 0.2}
 }
 
+func onNode(g map[string]any, node string) map[string]any {
+	g["node"] = node
+	return g
+}
+
 func TestGeneratorWarnings(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -38,6 +43,10 @@ func TestGeneratorWarnings(t *testing.T) {
 			g["clock_offset_ms"] = -12.5
 			return g
 		}()), []string{"generator 1 (b) -12.5 ms"}},
+		// Pods have hostnames of their own; the node they ran on tells.
+		{"two pods on one node", generatorsRun(onNode(gen(0, "pod-0", 4, 1000, 30), "node-a"), onNode(gen(1, "pod-1", 4, 1000, 30), "node-b"),
+			onNode(gen(2, "pod-2", 4, 1000, 30), "node-a")), []string{"shared a node: node-a: generators 0, 2;"}},
+		{"one node each", generatorsRun(onNode(gen(0, "pod-0", 4, 1000, 30), "node-a"), onNode(gen(1, "pod-1", 4, 1000, 30), "node-b")), nil},
 	} {
 		ws := generatorWarnings(c.run, "x")
 		if len(ws) != len(c.want) {

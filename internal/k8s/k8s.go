@@ -26,6 +26,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/study"
 )
 
@@ -74,7 +75,35 @@ type Spec struct {
 	CPU, Memory string
 	// CoordinatorCPU and CoordinatorMemory are the coordinator's ("" = defaults).
 	CoordinatorCPU, CoordinatorMemory string
+	// Spread is how the generators keep apart: SpreadPreferred (the default,
+	// ""), where the scheduler puts two on one node only when it must and the
+	// run records and the report warns that they shared it, or
+	// SpreadRequired, where a generator without a node of its own stays
+	// Pending.
+	Spread string
+	// HostNetwork runs every pod in its node's network namespace: the pods'
+	// loopback is the node's, so a server or results store listening on the
+	// node's loopback is reachable (a one-node test cluster; a generator
+	// beside its server on purpose).
+	HostNetwork bool
+	// Run, when set, labels every object (and pod) with LabelRun = Run, so
+	// that `k8s run` finds its pods and deletes exactly what it created.
+	Run string
 }
+
+// The generators' spread over nodes (Spec.Spread).
+const (
+	SpreadPreferred = "preferred"
+	SpreadRequired  = "required"
+)
+
+// LabelRun names the run of `fairbench k8s run` an object belongs to.
+const LabelRun = "fairbench.io/run"
+
+// NodeEnv is the environment variable the pods find their node's name in
+// (the downward API's spec.nodeName): a generator records it, so that a run
+// whose generators shared a node says so.
+const NodeEnv = runner.NodeEnv
 
 // Labels every object carries (the recommended app.kubernetes.io set).
 const (
@@ -175,10 +204,20 @@ func (spec Spec) resolve() (*resolved, error) {
 	if strings.ContainsAny(s.Image, " \t\r\n") || !utf8.ValidString(s.Image) {
 		return nil, fmt.Errorf("--image %q: an image reference has no spaces or control characters", s.Image)
 	}
-	if err := checkResults(s.Results); err != nil {
+	if err := checkResults(s.Results, s.HostNetwork); err != nil {
 		return nil, err
 	}
-	if err := checkStudy(s.Study); err != nil {
+	switch s.Spread {
+	case "":
+		s.Spread = SpreadPreferred
+	case SpreadPreferred, SpreadRequired:
+	default:
+		return nil, fmt.Errorf("--spread %q: give preferred (generators share a node only when they must, and the report says so) or required (one node per generator; extra ones stay Pending)", s.Spread)
+	}
+	if s.Run != "" && (len(s.Run) > maxLabel || !dns1123Label.MatchString(s.Run)) {
+		return nil, fmt.Errorf("run label %q is not a valid label value (lower-case letters, digits and '-', at most 63 characters)", s.Run)
+	}
+	if err := checkStudy(s.Study, s.HostNetwork); err != nil {
 		return nil, err
 	}
 	if s.Name == "" {
@@ -231,7 +270,7 @@ func checkName(name string, generators int) error {
 
 // checkResults refuses a results store the pods cannot share or whose URL
 // would put a password in the manifests.
-func checkResults(raw string) error {
+func checkResults(raw string, hostNetwork bool) error {
 	if raw == "" {
 		return errors.New("--results is required: the pods share a PostgreSQL results store (postgres://user@host/db)")
 	}
@@ -244,8 +283,8 @@ func checkResults(raw string) error {
 		return fmt.Errorf("--results %s carries a password: put it in the Secret as FAIRBENCH_RESULTS_PASSWORD (or PGPASSWORD when the targets share it; the manifests are not secret)", strconv.Quote(driver.Redacted(raw)))
 	}
 	host := u.Hostname()
-	if host == "" || isLoopback(host) {
-		return fmt.Errorf("--results %s: host %q is the pod itself inside Kubernetes; give the results database's service or host name", strconv.Quote(raw), host)
+	if host == "" || (isLoopback(host) && !hostNetwork) {
+		return fmt.Errorf("--results %s: host %q is the pod itself inside Kubernetes; give the results database's service or host name (or --host-network, when it listens on the node's loopback)", strconv.Quote(raw), host)
 	}
 	return nil
 }
@@ -258,7 +297,7 @@ func isLoopback(host string) bool {
 // checkStudy refuses a study whose targets carry passwords (the ConfigMap is
 // not secret) and one whose name comes from its file name (in the pods the
 // file is study.toml, so the runs would be stored under another study name).
-func checkStudy(st *study.Study) error {
+func checkStudy(st *study.Study, hostNetwork bool) error {
 	var errs []error
 	for _, t := range st.Targets {
 		if len(driver.Secrets(t.URL)) > 0 {
@@ -267,8 +306,8 @@ func checkStudy(st *study.Study) error {
 		// Every pod would benchmark a file of its own, or itself.
 		if strings.HasPrefix(t.URL, "sqlite:") {
 			errs = append(errs, fmt.Errorf("%s: target %q: a SQLite target is a file inside each pod, not one database the generators share: scale-out needs a network server", where(st, t.Line), t.Name))
-		} else if u, err := url.Parse(t.URL); err == nil && isLoopback(u.Hostname()) {
-			errs = append(errs, fmt.Errorf("%s: target %q: host %q is the pod itself inside Kubernetes; give the server's service or host name", where(st, t.Line), t.Name, u.Hostname()))
+		} else if u, err := url.Parse(t.URL); err == nil && isLoopback(u.Hostname()) && !hostNetwork {
+			errs = append(errs, fmt.Errorf("%s: target %q: host %q is the pod itself inside Kubernetes; give the server's service or host name (or --host-network, when the server listens on the node's loopback)", where(st, t.Line), t.Name, u.Hostname()))
 		}
 		if t.NodeExporter != "" && len(driver.Secrets(t.NodeExporter)) > 0 {
 			errs = append(errs, fmt.Errorf("%s: target %q: its node_exporter url carries a password or token, and the study goes into a ConfigMap, which is not secret", where(st, t.Line), t.Name))
@@ -297,6 +336,9 @@ func (s *resolved) labels(component string) obj {
 	o := obj{{labelName, "fairbench"}, {labelInstance, s.Name}}
 	if component != "" {
 		o = append(o, field{labelComponent, component})
+	}
+	if s.Run != "" {
+		o = append(o, field{LabelRun, s.Run})
 	}
 	return o
 }
@@ -330,16 +372,28 @@ func (s *resolved) generatorSelector() obj {
 
 func (s *resolved) generatorJob() obj {
 	args := list{"generator", studyPath, "--results", s.Results}
+	term := obj{
+		{"labelSelector", s.generatorSelector()},
+		{"topologyKey", "kubernetes.io/hostname"},
+	}
 	affinity := obj{{"podAntiAffinity", obj{
-		// Required: two generators on one node would share its CPUs and
-		// network, and the point of several generators is that none is
-		// the bottleneck. With fewer schedulable nodes than generators the
-		// extra pods stay Pending, which `kubectl get pods` shows.
-		{"requiredDuringSchedulingIgnoredDuringExecution", list{obj{
-			{"labelSelector", s.generatorSelector()},
-			{"topologyKey", "kubernetes.io/hostname"},
+		// Preferred by default: two generators on one node share its CPUs
+		// and network, and the point of several generators is that none is
+		// the bottleneck; but a cluster with fewer nodes than generators (a
+		// laptop's kind, a one-node test cluster) would otherwise leave the
+		// extra pods Pending for ever. Each generator records its node
+		// (NodeEnv), and the report warns about a shared one.
+		{"preferredDuringSchedulingIgnoredDuringExecution", list{obj{
+			{"weight", 100},
+			{"podAffinityTerm", term},
 		}}},
 	}}}
+	if s.Spread == SpreadRequired {
+		// --spread required: one node per generator or Pending, visibly.
+		affinity = obj{{"podAntiAffinity", obj{
+			{"requiredDuringSchedulingIgnoredDuringExecution", list{term}},
+		}}}
+	}
 	return obj{
 		{"apiVersion", "batch/v1"},
 		{"kind", "Job"},
@@ -402,8 +456,12 @@ func (s *resolved) podTemplate(component string, args list, cpu, memory string, 
 		{"image", s.Image},
 		{"args", args},
 		// fairbench writes nothing but its temporary files; the root file
-		// system is read-only and HOME points at the emptyDir.
-		{"env", list{obj{{"name", "HOME"}, {"value", "/tmp"}}}},
+		// system is read-only and HOME points at the emptyDir. NodeEnv:
+		// which node the pod runs on, recorded with each generator's part.
+		{"env", list{
+			obj{{"name", "HOME"}, {"value", "/tmp"}},
+			obj{{"name", NodeEnv}, {"valueFrom", obj{{"fieldRef", obj{{"fieldPath", "spec.nodeName"}}}}}},
+		}},
 	}
 	if s.Secret != "" {
 		container = append(container, field{"envFrom", list{obj{{"secretRef", obj{{"name", s.Secret}}}}}})
@@ -424,16 +482,22 @@ func (s *resolved) podTemplate(component string, args list, cpu, memory string, 
 			obj{{"name", "tmp"}, {"mountPath", "/tmp"}},
 		}},
 	)
+	spec := obj{
+		// Never: a failed container is not restarted in place either
+		// (see backoffLimitPerIndex), and Indexed Jobs with a per-index
+		// backoff limit require it.
+		{"restartPolicy", "Never"},
+		// fairbench never talks to the Kubernetes API.
+		{"automountServiceAccountToken", false},
+		{"enableServiceLinks", false},
+	}
+	if s.HostNetwork {
+		// Service names still resolve through the cluster's DNS.
+		spec = append(spec, field{"hostNetwork", true}, field{"dnsPolicy", "ClusterFirstWithHostNet"})
+	}
 	return obj{
 		{"metadata", obj{{"labels", s.labels(component)}}},
-		{"spec", obj{
-			// Never: a failed container is not restarted in place either
-			// (see backoffLimitPerIndex), and Indexed Jobs with a per-index
-			// backoff limit require it.
-			{"restartPolicy", "Never"},
-			// fairbench never talks to the Kubernetes API.
-			{"automountServiceAccountToken", false},
-			{"enableServiceLinks", false},
+		{"spec", append(spec, obj{
 			{"securityContext", obj{
 				{"runAsNonRoot", true},
 				{"runAsUser", uid},
@@ -447,6 +511,6 @@ func (s *resolved) podTemplate(component string, args list, cpu, memory string, 
 				obj{{"name", "study"}, {"configMap", obj{{"name", s.Name + suffixStudy}}}},
 				obj{{"name", "tmp"}, {"emptyDir", obj{}}},
 			}},
-		}},
+		}...)},
 	}
 }

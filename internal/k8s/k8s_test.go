@@ -138,6 +138,84 @@ func decode(t *testing.T, stream string) decoded {
 	return d
 }
 
+// checkSpreadTerm checks an anti-affinity term keeps this study's generator
+// pods apart per node.
+func checkSpreadTerm(t *testing.T, term corev1.PodAffinityTerm, g batchv1.Job, name string) {
+	t.Helper()
+	if term.TopologyKey != "kubernetes.io/hostname" {
+		t.Errorf("generators anti-affinity topologyKey %q, want kubernetes.io/hostname", term.TopologyKey)
+	}
+	// The selector must match the generators' own pods, or it keeps nothing apart.
+	if term.LabelSelector == nil || !subset(term.LabelSelector.MatchLabels, g.Spec.Template.Labels) || len(term.LabelSelector.MatchLabels) == 0 {
+		t.Errorf("generators anti-affinity selector %+v does not select the generator pods %v", term.LabelSelector, g.Spec.Template.Labels)
+	}
+	if term.LabelSelector != nil && term.LabelSelector.MatchLabels[labelInstance] != name {
+		t.Errorf("generators anti-affinity selector %v is not limited to this study's instance", term.LabelSelector.MatchLabels)
+	}
+}
+
+// TestRenderSpreadHostNetworkAndRun: --spread required keeps today's strict
+// rule; --host-network admits loopback targets and results (the pod's
+// loopback is the node's) and sets the pods' network; the run label marks
+// every object and pod; each pod learns its node's name.
+func TestRenderSpreadHostNetworkAndRun(t *testing.T) {
+	spec := testSpec(t)
+	spec.Spread = SpreadRequired
+	spec.Run = "r-20261202-1"
+	d := decode(t, render(t, spec))
+	aa := d.generators.Spec.Template.Spec.Affinity
+	if aa == nil || aa.PodAntiAffinity == nil || len(aa.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 1 ||
+		len(aa.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) != 0 {
+		t.Fatalf("--spread required: want one required term and no preferred one: %+v", aa)
+	}
+	checkSpreadTerm(t, aa.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0], d.generators, "scale-out-pg-17-vs-redis")
+	for _, o := range []struct {
+		what   string
+		labels map[string]string
+	}{
+		{"ConfigMap", d.cm.Labels}, {"generators Job", d.generators.Labels}, {"generator pods", d.generators.Spec.Template.Labels},
+		{"coordinator Job", d.coordinator.Labels}, {"coordinator pod", d.coordinator.Spec.Template.Labels},
+	} {
+		if o.labels[LabelRun] != spec.Run {
+			t.Errorf("%s labels %v lack %s=%s", o.what, o.labels, LabelRun, spec.Run)
+		}
+	}
+	for _, job := range []batchv1.Job{d.generators, d.coordinator} {
+		found := false
+		for _, e := range job.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == NodeEnv && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "spec.nodeName" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s from spec.nodeName in %+v", job.Name, NodeEnv, job.Spec.Template.Spec.Containers[0].Env)
+		}
+	}
+
+	loop := testSpec(t)
+	loop.Study = loadStudy(t, strings.Replace(testStudy, "pg17.bench.svc", "127.0.0.1", 1))
+	loop.Results = "postgres://fairbench@127.0.0.1:5432/fairbench"
+	var b bytes.Buffer
+	err := Render(&b, loop)
+	if err == nil || !strings.Contains(err.Error(), "--host-network") {
+		t.Fatalf("loopback results without --host-network: err %v, want a refusal naming --host-network", err)
+	}
+	loop.HostNetwork = true
+	d = decode(t, render(t, loop))
+	for _, job := range []batchv1.Job{d.generators, d.coordinator} {
+		ps := job.Spec.Template.Spec
+		if !ps.HostNetwork || ps.DNSPolicy != corev1.DNSClusterFirstWithHostNet {
+			t.Errorf("%s: hostNetwork %v dnsPolicy %q, want true and ClusterFirstWithHostNet", job.Name, ps.HostNetwork, ps.DNSPolicy)
+		}
+	}
+
+	bad := testSpec(t)
+	bad.Spread = "sometimes"
+	if err := Render(&b, bad); err == nil || !strings.Contains(err.Error(), "--spread") {
+		t.Errorf("--spread sometimes: err %v, want a refusal naming --spread", err)
+	}
+}
+
 func TestRenderDecodesStrictly(t *testing.T) {
 	spec := testSpec(t)
 	out := render(t, spec)
@@ -173,19 +251,13 @@ func TestRenderDecodesStrictly(t *testing.T) {
 		t.Errorf("generator labels %v / pod %v, want %v", g.Labels, g.Spec.Template.Labels, genLabels)
 	}
 	aa := g.Spec.Template.Spec.Affinity
-	if aa == nil || aa.PodAntiAffinity == nil || len(aa.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 1 {
-		t.Fatalf("generators: no required pod anti-affinity: %+v", aa)
+	if aa == nil || aa.PodAntiAffinity == nil || len(aa.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) != 1 ||
+		len(aa.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 0 {
+		t.Fatalf("generators: want one preferred pod anti-affinity term by default (a one-node cluster must schedule them all): %+v", aa)
 	}
-	term := aa.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0]
-	if term.TopologyKey != "kubernetes.io/hostname" {
-		t.Errorf("generators anti-affinity topologyKey %q, want kubernetes.io/hostname", term.TopologyKey)
-	}
-	// The selector must match the generators' own pods, or it keeps nothing apart.
-	if term.LabelSelector == nil || !subset(term.LabelSelector.MatchLabels, g.Spec.Template.Labels) || len(term.LabelSelector.MatchLabels) == 0 {
-		t.Errorf("generators anti-affinity selector %+v does not select the generator pods %v", term.LabelSelector, g.Spec.Template.Labels)
-	}
-	if term.LabelSelector != nil && term.LabelSelector.MatchLabels[labelInstance] != name {
-		t.Errorf("generators anti-affinity selector %v is not limited to this study's instance", term.LabelSelector.MatchLabels)
+	checkSpreadTerm(t, aa.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm, g, name)
+	if g.Spec.Template.Spec.HostNetwork {
+		t.Errorf("generators: hostNetwork without --host-network")
 	}
 	checkPod(t, "generator", g.Spec.Template.Spec, name, spec.Secret, "2", "2Gi",
 		[]string{"generator", "/etc/fairbench/study.toml", "--results", spec.Results})

@@ -131,8 +131,12 @@ type Declared struct {
 
 // LoadGenerator is one load generator's share of a run.
 type LoadGenerator struct {
-	Index            int            `json:"index"`
-	Host             string         `json:"host,omitempty"`
+	Index int    `json:"index"`
+	Host  string `json:"host,omitempty"`
+	// Node is the machine the generator ran on when its orchestrator says
+	// (Kubernetes' spec.nodeName, given to the pod as FAIRBENCH_NODE_NAME):
+	// pods on one node have hostnames of their own but share its CPUs.
+	Node             string         `json:"node,omitempty"`
 	PID              int            `json:"pid,omitempty"`
 	CPUs             int            `json:"cpus,omitempty"`
 	FirstSlot        int            `json:"first_slot"`

@@ -46,6 +46,13 @@ type Distribution struct {
 	StaleAfter time.Duration
 }
 
+// NodeEnv names the environment variable that tells a load generator which
+// machine it runs on when its hostname does not (a Kubernetes pod's is the
+// pod's name; k8s render gives spec.nodeName under this name). It is
+// recorded with the generator's part, so that generators sharing a machine
+// are seen to.
+const NodeEnv = "FAIRBENCH_NODE_NAME"
+
 const (
 	heartbeatEvery = 2 * time.Second
 	pollEvery      = 200 * time.Millisecond
@@ -650,7 +657,7 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 		run.Env.WorkloadTallies = t.Tallies()
 	}
 	facts := &result.LoadGenerator{
-		Index: g.index, Host: g.host, PID: os.Getpid(), CPUs: g.cpus,
+		Index: g.index, Host: g.host, Node: os.Getenv(NodeEnv), PID: os.Getpid(), CPUs: g.cpus,
 		FirstSlot: base, Clients: count,
 		ClockOffsetMS: float64(g.clock.Offset) / 1e6, ClockRTTMS: float64(g.clock.RTT) / 1e6,
 	}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/fairbench/fairbench/internal/k8s"
+	"github.com/fairbench/fairbench/internal/testenv"
+)
+
+// testCluster is the one-node cluster scripts/k8s-cluster.sh starts
+// (test-servers starts it when its binaries are cached): its kubeconfig, the
+// fairbench image built from this checkout, and a namespace of the test's own,
+// deleted with everything in it when the test ends.
+type testCluster struct {
+	kubeconfig, image, namespace string
+}
+
+func clusterForTest(t *testing.T) testCluster {
+	t.Helper()
+	kc, img := os.Getenv("FAIRBENCH_TEST_K8S_KUBECONFIG"), os.Getenv("FAIRBENCH_TEST_K8S_IMAGE")
+	if kc == "" || img == "" {
+		t.Skip("no test cluster: FAIRBENCH_TEST_K8S_KUBECONFIG and FAIRBENCH_TEST_K8S_IMAGE unset (bash scripts/k8s-cluster.sh start; eval \"$(bash scripts/k8s-cluster.sh env)\")")
+	}
+	b := make([]byte, 4)
+	rand.Read(b) //nolint:errcheck // crypto/rand does not fail on Linux
+	c := testCluster{kubeconfig: kc, image: img, namespace: "fbtest-" + hex.EncodeToString(b)}
+	t.Setenv("KUBECONFIG", kc)
+	c.kubectl(t, "create", "namespace", c.namespace)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "delete", "namespace", c.namespace, "--wait=false").Run() //nolint:errcheck // best effort
+	})
+	return c
+}
+
+func (c testCluster) kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", c.kubeconfig}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// secret creates the Secret the pods take their passwords from.
+func (c testCluster) secret(t *testing.T, name string, env map[string]string) {
+	t.Helper()
+	args := []string{"-n", c.namespace, "create", "secret", "generic", name}
+	for k, v := range env {
+		args = append(args, "--from-literal="+k+"="+v)
+	}
+	c.kubectl(t, args...)
+}
+
+// leftovers lists what of run label value is still in the namespace.
+func (c testCluster) leftovers(t *testing.T) string {
+	t.Helper()
+	return strings.TrimSpace(c.kubectl(t, "-n", c.namespace, "get", "jobs,configmaps,pods", "-l", k8s.LabelRun, "-o", "name"))
+}
+
+// withoutPassword returns u without its password, and the password.
+func withoutPassword(t *testing.T, raw string) (string, string) {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := u.User.Password()
+	u.User = url.User(u.User.Username())
+	return u.String(), pw
+}
+
+// The acceptance of issue 55: three generator pods with the node's network
+// against the loopback PostgreSQL, the results store on it too. The merged
+// run is the sum of its parts and of the server's own count (one
+// pgbench_history row per transaction); the three shared the one node, and
+// the report says so; every object is gone afterwards.
+func TestK8sRunOnTheTestCluster(t *testing.T) {
+	c := clusterForTest(t)
+	full := testenv.FreshPostgres(t)
+	target, pw := withoutPassword(t, full)
+	results, rpw := withoutPassword(t, pgResults(t, "fbk8s_"))
+	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": pw, "FAIRBENCH_RESULTS_PASSWORD": rpw})
+	t.Setenv("FAIRBENCH_RESULTS_PASSWORD", rpw)
+	dir := t.TempDir()
+	studyFile := generatorsStudy(t, dir, target, 6, 3, "4s")
+	o := fairbench(t, dir, "k8s", "run", studyFile, "--image", c.image, "--results", results,
+		"--secret", "bench-pw", "--namespace", c.namespace, "--host-network",
+		"--cpu", "100m", "--memory", "256Mi", "--coordinator-cpu", "100m", "--coordinator-memory", "256Mi")
+	if o.code != 0 {
+		t.Fatalf("k8s run: exit %d\nstdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
+	}
+	run, parts := onlyRun(t, results)
+	checkMerged(t, run, parts, 6, 3)
+	for _, g := range run.Env.LoadGenerators {
+		if g.Node == "" {
+			t.Errorf("generator %d: no node recorded (%s from spec.nodeName)", g.Index, k8s.NodeEnv)
+		}
+	}
+	if !strings.Contains(o.stdout, "shared a node") {
+		t.Errorf("three generators on one node, and the report does not say so:\n%s", o.stdout)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var history int64
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pgbench_history").Scan(&history); err != nil {
+		t.Fatal(err)
+	}
+	if history != run.Summary.Transactions {
+		t.Errorf("pgbench_history holds %d rows, the merged run counts %d transactions", history, run.Summary.Transactions)
+	}
+	if left := c.leftovers(t); left != "" {
+		t.Errorf("objects left after k8s run:\n%s", left)
+	}
+	if strings.Contains(o.stdout+o.stderr, pw) || strings.Contains(o.stdout+o.stderr, rpw) {
+		t.Errorf("a password shows in k8s run's output")
+	}
+}
+
+// An image that does not exist: a clear error naming the pod and the pull
+// within --pull-timeout, and nothing left behind.
+func TestK8sRunMissingImage(t *testing.T) {
+	c := clusterForTest(t)
+	results, rpw := withoutPassword(t, pgResults(t, "fbk8s_"))
+	target, pw := withoutPassword(t, testenv.FreshPostgres(t))
+	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": pw, "FAIRBENCH_RESULTS_PASSWORD": rpw})
+	t.Setenv("FAIRBENCH_RESULTS_PASSWORD", rpw)
+	dir := t.TempDir()
+	studyFile := generatorsStudy(t, dir, target, 2, 2, "2s")
+	o := fairbench(t, dir, "k8s", "run", studyFile, "--image", "fairbench.local/no-such-image:0", "--results", results,
+		"--secret", "bench-pw", "--namespace", c.namespace, "--host-network", "--pull-timeout", "20s",
+		"--cpu", "100m", "--memory", "128Mi", "--coordinator-cpu", "100m", "--coordinator-memory", "128Mi")
+	if o.code == 0 {
+		t.Fatalf("k8s run with a missing image exited 0\n%s", o.stderr)
+	}
+	for _, want := range []string{"pod ", "waited 20s", "Err", "no-such-image"} {
+		if !strings.Contains(o.stderr, want) {
+			t.Errorf("error lacks %q:\n%s", want, o.stderr)
+		}
+	}
+	if left := c.leftovers(t); left != "" {
+		t.Errorf("objects left after a failed k8s run:\n%s", left)
+	}
+}
+
+// k8s run's own flags are checked before kubectl is called.
+func TestK8sRunFlagDomains(t *testing.T) {
+	dir := t.TempDir()
+	studyFile := generatorsStudy(t, dir, "postgres://bench@db.example/bench", 2, 2, "2s")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--pull-timeout", "0s"}, "--pull-timeout"},
+		{[]string{"--timeout", "-1s"}, "--timeout"},
+		{[]string{"--kubectl", filepath.Join(dir, "no-kubectl")}, "kubectl is not installed"},
+	} {
+		args := append([]string{"k8s", "run", studyFile, "--image", "x/y:1", "--results", "postgres://u@db.example/r"}, c.args...)
+		o := fairbench(t, dir, args...)
+		if o.code == 0 || !strings.Contains(o.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want a refusal naming %q", c.args, o.code, o.stderr, c.want)
+		}
+	}
+}
