@@ -68,6 +68,9 @@ Formats read: ` + adapter.Supported(),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return untilInterrupted(cmd.Context(), "import interrupted: no run is stored partially; runs stored before the signal are kept", func() error {
+				if done, err := importBundles(cmd, f.results, args); done {
+					return err // bundles (export.go)
+				}
 				if done, err := importFallbacks(cmd, f.results, args); done {
 					return err // fallback files of unsaved runs (fallback.go)
 				}
