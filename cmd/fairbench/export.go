@@ -143,7 +143,7 @@ func importBundles(cmd *cobra.Command, results string, args []string) (handled b
 		msg := fmt.Sprintf("%s: %s imported into %s, %d study files, %d imported-file records", a,
 			numfmt.Count(c.Runs, "run", "runs"), dst.Path(), c.Studies, c.Files)
 		if c.Runs == 0 && c.RunsSkipped > 0 {
-			msg = fmt.Sprintf("%s: nothing imported: its %s are already in %s", a, numfmt.Count(c.RunsSkipped, "run", "runs"), dst.Path())
+			msg = fmt.Sprintf("%s: nothing imported: its runs (%d) are already in %s", a, c.RunsSkipped, dst.Path())
 		} else if c.RunsSkipped > 0 {
 			msg += fmt.Sprintf(" (%d runs already there, skipped)", c.RunsSkipped)
 		}
