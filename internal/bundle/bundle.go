@@ -15,6 +15,7 @@ package bundle
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -51,7 +52,7 @@ type Manifest struct {
 	Version   int        `json:"version"`
 	Fairbench string     `json:"fairbench_version"` // the fairbench that exported it
 	Created   time.Time  `json:"created"`
-	Studies   []StudyRef `json:"studies"` // the study files of its runs, oldest first
+	Studies   []StudyRef `json:"studies"` // the studies of its runs (name, study file hash), in run order
 	Runs      int        `json:"runs"`
 	Parts     []Part     `json:"parts"`
 }
@@ -93,7 +94,12 @@ func Write(w io.Writer, s *store.Store, f store.Filter) (*Manifest, error) {
 	}
 	var hashes []string
 	names := map[string]bool{}
+	m := &Manifest{Format: Format, Version: Version, Fairbench: version.String(), Created: time.Now().UTC(), Runs: len(runs)}
 	for _, r := range runs {
+		ref := StudyRef{Name: r.StudyName, Hash: r.StudyHash}
+		if !containsRef(m.Studies, ref) {
+			m.Studies = append(m.Studies, ref)
+		}
 		if r.StudyHash != "" && !contains(hashes, r.StudyHash) {
 			hashes = append(hashes, r.StudyHash)
 		}
@@ -110,7 +116,11 @@ func Write(w io.Writer, s *store.Store, f store.Filter) (*Manifest, error) {
 		return nil, err
 	}
 	zw := zip.NewWriter(w)
-	m := &Manifest{Format: Format, Version: Version, Fairbench: version.String(), Created: time.Now().UTC(), Runs: len(runs)}
+	// The best compression costs little next to reading the runs, and a
+	// bundle is written once and published.
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(w, flate.BestCompression)
+	})
 	add := func(name string, data []byte) error {
 		sum := sha256.Sum256(data)
 		m.Parts = append(m.Parts, Part{Name: name, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
@@ -128,7 +138,6 @@ func Write(w io.Writer, s *store.Store, f store.Filter) (*Manifest, error) {
 			return nil, err
 		}
 		records = append(records, rec)
-		m.Studies = append(m.Studies, StudyRef{Name: st.Name, Hash: st.Hash})
 	}
 	var files []store.ImportedFile
 	for _, im := range imported {
@@ -179,6 +188,15 @@ func Bytes(s *store.Store, f store.Filter) ([]byte, *Manifest, error) {
 		return nil, nil, err
 	}
 	return b.Bytes(), m, nil
+}
+
+func containsRef(list []StudyRef, ref StudyRef) bool {
+	for _, x := range list {
+		if x == ref {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {
