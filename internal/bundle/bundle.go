@@ -23,6 +23,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
@@ -97,10 +98,10 @@ func Write(w io.Writer, s *store.Store, f store.Filter) (*Manifest, error) {
 	m := &Manifest{Format: Format, Version: Version, Fairbench: version.String(), Created: time.Now().UTC(), Runs: len(runs)}
 	for _, r := range runs {
 		ref := StudyRef{Name: r.StudyName, Hash: r.StudyHash}
-		if !containsRef(m.Studies, ref) {
+		if !slices.Contains(m.Studies, ref) {
 			m.Studies = append(m.Studies, ref)
 		}
-		if r.StudyHash != "" && !contains(hashes, r.StudyHash) {
+		if r.StudyHash != "" && !slices.Contains(hashes, r.StudyHash) {
 			hashes = append(hashes, r.StudyHash)
 		}
 		names[r.StudyName] = true
@@ -188,24 +189,6 @@ func Bytes(s *store.Store, f store.Filter) ([]byte, *Manifest, error) {
 		return nil, nil, err
 	}
 	return b.Bytes(), m, nil
-}
-
-func containsRef(list []StudyRef, ref StudyRef) bool {
-	for _, x := range list {
-		if x == ref {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // runPartName numbers the runs from 1 in their store's id order, with as

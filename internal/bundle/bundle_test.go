@@ -217,6 +217,8 @@ func TestNewerFormatAndBoundsAreRefused(t *testing.T) {
 	_, data := exported(t, sample(t))
 	refused(t, rewrite(t, data, manifestEdit(t, func(m *Manifest) { m.Version = Version + 1 })),
 		"bundle format version 2", "use a fairbench that reads version 2")
+	refused(t, rewrite(t, data, manifestEdit(t, func(m *Manifest) { m.Runs = 1 })),
+		"the manifest counts 1 runs but lists 2 run parts")
 	refused(t, rewrite(t, data, manifestEdit(t, func(m *Manifest) { m.Parts[0].Size = MaxPart + 1 })),
 		"more than the 256 MiB a part may be")
 	refused(t, rewrite(t, data, manifestEdit(t, func(m *Manifest) {

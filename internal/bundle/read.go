@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/fairbench/fairbench/internal/boundfile"
@@ -182,6 +181,15 @@ func (b *opened) checkParts() error {
 			return err
 		}
 	}
+	runParts := 0
+	for name := range listed {
+		if strings.HasPrefix(name, "runs/") {
+			runParts++
+		}
+	}
+	if runParts != b.manifest.Runs {
+		return fmt.Errorf("%s: the manifest counts %d runs but lists %d run parts: the bundle was changed after export", b.path, b.manifest.Runs, runParts)
+	}
 	for name := range b.files {
 		if !listed[name] {
 			return fmt.Errorf("%s: part %s is not in the manifest: the bundle was changed after export", b.path, name)
@@ -306,13 +314,4 @@ func (b *opened) decode(name string, v any) error {
 		return fmt.Errorf("%s: part %s does not decode: %v", b.path, name, err)
 	}
 	return nil
-}
-
-// IsBundle reports whether path is a bundle or an HTML page that may carry
-// one, for the commands that read --results.
-func IsBundle(path string) bool {
-	if _, err := os.Stat(path); err != nil {
-		return false
-	}
-	return Detect(path) != NotBundle
 }
