@@ -61,6 +61,9 @@ unless --again is given. So is a run given as two of its output files (memtier's
 text and JSON, OSB's results file and test_run.json): the tool's run identity (start
 time, counts, measured values) finds it stored or imported earlier.
 
+A bundle (fairbench export, or an HTML report written with --embed-data) is
+stored as store copy would: its own studies and targets, runs already there skipped.
+
 Flags fill in what an output does not say (the test a tool ran, its pipeline depth);
 a flag that contradicts the output is an error.
 
@@ -68,6 +71,9 @@ Formats read: ` + adapter.Supported(),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return untilInterrupted(cmd.Context(), "import interrupted: no run is stored partially; runs stored before the signal are kept", func() error {
+				if done, err := importBundles(cmd, f.results, args); done {
+					return err // bundles (export.go)
+				}
 				if done, err := importFallbacks(cmd, f.results, args); done {
 					return err // fallback files of unsaved runs (fallback.go)
 				}

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fairbench/fairbench/internal/analysis"
+	"github.com/fairbench/fairbench/internal/bundle"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/escape"
@@ -39,7 +40,7 @@ func newReport() *cobra.Command {
 	var (
 		results, format, out, studyName string
 		baseline, charts, shares        string
-		all                             bool
+		all, embed                      bool
 		runID                           int64
 		last                            int
 	)
@@ -57,7 +58,10 @@ func newReport() *cobra.Command {
 			}
 			defer s.Close()
 			f := store.Filter{StudyName: studyName, LatestStudy: studyName == "" && !all}
-			return writeReportWith(s, f, format, out, reportExtras{baseline: baseline, charts: charts, run: runID, shares: shares, last: last})
+			if embed && format != "html" {
+				return fmt.Errorf("--embed-data is for --format html: the page carries the data")
+			}
+			return writeReportWith(s, f, format, out, reportExtras{baseline: baseline, charts: charts, run: runID, shares: shares, last: last, embed: embed})
 		},
 	}
 	fl := cmd.Flags()
@@ -70,6 +74,7 @@ func newReport() *cobra.Command {
 	fl.BoolVar(&all, "all", false, "report every run in the results file")
 	fl.StringVar(&shares, "latency-shares", "", "text, md, html, json, csv: the thresholds of the cumulative latency table, increasing (1ms,5ms,50ms; at most 12), or none; default: the study's latency_shares, else 1ms,5ms,50ms")
 	fl.IntVar(&last, "last", defaultAdHocRuns, "text, when the runs are ad hoc (fairbench run --target … --workload …): show the last N, each as its summary (0: all)")
+	fl.BoolVar(&embed, "embed-data", false, "html: the page carries the report's data (a bundle, as fairbench export writes), which --results PAGE.html reads back")
 	fl.Int64Var(&runID, "run", 0, "run formats (--format clickbench): write this run's file instead of the last completed run's")
 	return cmd
 }
@@ -112,6 +117,7 @@ type reportExtras struct {
 	run      int64  // run formats: the run to write
 	shares   string // --latency-shares as given, "" when not
 	last     int    // text, ad-hoc runs: how many to show (0: all)
+	embed    bool   // html: carry the data selected (--embed-data)
 }
 
 // latencyShares are the thresholds of the cumulative latency table: the
@@ -190,8 +196,15 @@ func writeReport(s *store.Store, f store.Filter, format, out string) error {
 	return writeReportWith(s, f, format, out, reportExtras{})
 }
 
-// openResults opens an existing results file or store; it never creates one to read from.
+// openResults opens an existing results file or store; it never creates one
+// to read from. A bundle (fairbench export), or an HTML report carrying one
+// (--embed-data), is verified and read into a private temporary results
+// file that closing the store removes.
 func openResults(path string) (*store.Store, error) {
+	if !store.IsURL(path) && bundle.Detect(path) != bundle.NotBundle {
+		s, _, err := bundle.Open(path)
+		return s, err
+	}
 	return store.OpenExisting(path)
 }
 
@@ -342,6 +355,11 @@ func writeReportWith(s *store.Store, f store.Filter, format, out string, x repor
 		// The comparison against the baseline (the first target without
 		// --baseline) is part of the report.
 		hopt := report.HTMLOptions{Options: opt}
+		if x.embed {
+			if hopt.Embedded, err = embeddedData(s, f); err != nil {
+				return err
+			}
+		}
 		buf.WriteString(mdMarker)
 		err = report.HTML(&buf, groups, runs, hopt)
 	case "json":

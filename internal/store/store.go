@@ -265,6 +265,8 @@ type Store struct {
 	warn io.Writer // where Runs says which unreadable runs it skipped
 
 	spill spillBuffer // interval histograms not yet written (spill.go)
+
+	onClose func() error // after the database closes: OpenTemp removes its file
 }
 
 // setWarnings sets where Runs reports the runs it skips because their rows do
@@ -330,11 +332,16 @@ func IsURL(path string) bool {
 	return ok && scheme != "" && !strings.ContainsAny(scheme, "/\\")
 }
 
-// Close closes the file.
+// Close closes the file (and removes it when OpenTemp made it).
 func (s *Store) Close() error {
 	s.spill.writing.Lock() // a batch of spilled histograms being written ends first
 	defer s.spill.writing.Unlock()
-	return s.db.Close()
+	err := s.db.Close()
+	if s.onClose != nil {
+		err = errors.Join(err, s.onClose())
+		s.onClose = nil
+	}
+	return err
 }
 
 // Path returns the path the store was opened with; a URL's password is redacted.
@@ -540,6 +547,12 @@ type ImportedFile struct {
 // transaction: a process killed during the import leaves neither runs nor
 // the record behind.
 func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
+	return s.appendRuns(runs, file, false)
+}
+
+// appendRuns is AppendRuns; with keepIDs each run is stored under the id it
+// carries (RestoreRuns) instead of the next one.
+func (s *Store) appendRuns(runs []*result.Run, file *ImportedFile, keepIDs bool) error {
 	for _, r := range runs {
 		if r.SpillKey != "" {
 			if err := s.flushSpill(); err != nil {
@@ -555,7 +568,7 @@ func (s *Store) AppendRuns(runs []*result.Run, file *ImportedFile) error {
 	defer tx.Rollback()
 	ids := make([]int64, len(runs))
 	for i, r := range runs {
-		if ids[i], err = s.appendRun(tx, r); err != nil {
+		if ids[i], err = s.appendRun(tx, r, keepIDs); err != nil {
 			return err
 		}
 	}
@@ -635,8 +648,9 @@ func (s *Store) errorText(t string) string {
 	return t
 }
 
-// appendRun writes one run with its operations and series inside tx.
-func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
+// appendRun writes one run with its operations and series inside tx, under
+// the id it carries with keepID, else the next one.
+func (s *Store) appendRun(tx *sql.Tx, r *result.Run, keepID bool) (int64, error) {
 	enc := func(what string, v any) (string, error) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -677,13 +691,18 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 
 	errText := s.errorText(r.Error)
 	var id int64
-	err = tx.QueryRow(s.q(`INSERT INTO runs (source, study_name, study_hash, cell_key, cell_index, target, target_url,
-		workload, kind, params, clients, client_level, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
-		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
+	cols, marks := "", ""
+	args := []any{r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
 		r.Workload, r.Kind, p, r.Clients, r.ClientLevel, r.Repetition, string(r.Status), errText,
 		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
-		r.ToolVersion, env, dev, sum).Scan(&id)
+		r.ToolVersion, env, dev, sum}
+	if keepID {
+		cols, marks, args = "id, ", "?, ", append([]any{r.ID}, args...)
+	}
+	err = tx.QueryRow(s.q(`INSERT INTO runs (`+cols+`source, study_name, study_hash, cell_key, cell_index, target, target_url,
+		workload, kind, params, clients, client_level, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
+		tool_version, env, deviations, summary) VALUES (`+marks+`?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		args...).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("appending run: %w", err)
 	}
