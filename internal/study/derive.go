@@ -182,7 +182,7 @@ func shorten(t map[string]any, of string, f float64) []string {
 		t[k] = now.String()
 		switch {
 		case now == was && was > 0:
-			out = append(out, fmt.Sprintf("%s%s %s as published (--shorter %g: not below %s)", of, what, was, f, min(was, floor)))
+			out = append(out, fmt.Sprintf("%s%s %s as published (--shorter %g shortens no %s below %s)", of, what, was, f, what, floor))
 		case now != was:
 			out = append(out, fmt.Sprintf("%s%s %s instead of the published %s (--shorter %g)", of, what, now, was, f))
 		}
