@@ -388,7 +388,7 @@ func metricLabelOf(m analysis.Metric) string {
 // ($GITHUB_STEP_SUMMARY): the verdict, then every cell's headline with
 // its change, its scenario's pooled verdict and whether it failed.
 func (g *gateOutcome) writeGitHub(w io.Writer) {
-	md := escape.MarkdownText
+	md := report.MarkdownCell
 	mark := "✅"
 	if len(g.failures) > 0 {
 		mark = "❌"

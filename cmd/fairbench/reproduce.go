@@ -17,6 +17,7 @@ import (
 	"github.com/fairbench/fairbench/internal/analysis"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/escape"
+	"github.com/fairbench/fairbench/internal/report"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/runner"
 	"github.com/fairbench/fairbench/internal/store"
@@ -624,7 +625,7 @@ func writeAligned(w io.Writer, header []string, rows [][]string) {
 }
 
 func (acc *reproduction) writeMarkdown(w io.Writer) {
-	md := escape.MarkdownText
+	md := report.MarkdownCell
 	fmt.Fprintf(w, "# %s reproduced\n\n", md(acc.title))
 	for _, l := range acc.findingLines() {
 		fmt.Fprintf(w, "- %s\n", md(l))
@@ -656,7 +657,7 @@ func writeMarkdownTable(w io.Writer, header []string, rows [][]string) {
 	line := func(r []string) {
 		var cells []string
 		for _, c := range r {
-			cells = append(cells, escape.MarkdownText(c))
+			cells = append(cells, report.MarkdownCell(c))
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
