@@ -497,7 +497,7 @@ func runGate(s *store.Store, studyName string, o gateOptions, alpha float64, for
 	if err != nil {
 		return fmt.Errorf("the baseline study: %v", err)
 	}
-	if bs == s && baseTitle == curTitle && len(maps) == 0 {
+	if samePath(bs.Path(), s.Path()) && baseTitle == curTitle && len(maps) == 0 {
 		return fmt.Errorf("--baseline-study %q is the study compared: name another (--study picks the current one), or pair two of its targets with --map", baseTitle)
 	}
 	pairs, unpaired, err := pairTargets(baseRuns, curRuns, maps, "map")
