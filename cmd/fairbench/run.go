@@ -172,6 +172,12 @@ type execution struct {
 	generators       int
 	remoteGenerators bool
 	staleAfter       time.Duration
+	// deviations are recorded on every run, after the runner's own: how a
+	// reproduction differs from the study it reproduces.
+	deviations []string
+	// noTable leaves out the study's table after its runs (reproduce
+	// prints its own account instead).
+	noTable bool
 }
 
 // run runs st's cells, storing each run, then prints what ran and says
@@ -192,6 +198,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 		return nil, err
 	}
 	sink := newCollectingSink(s, st)
+	sink.deviations = x.deviations
 	opt, local, err := x.options(s, st, cells, skip, sink)
 	if err != nil {
 		return nil, err
@@ -213,7 +220,7 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 			runErr = writeErr
 		}
 	}
-	if x.adHoc == nil && len(sink.runs) > 0 && !errors.Is(runErr, runner.ErrInterrupted) {
+	if x.adHoc == nil && !x.noTable && len(sink.runs) > 0 && !errors.Is(runErr, runner.ErrInterrupted) {
 		if err := printStudyTable(s, st.Hash); err != nil {
 			return sink.runs, err
 		}
@@ -494,6 +501,8 @@ type collectingSink struct {
 	unsaved  []*result.Run // runs only in the fallback file
 	fallback string
 	study    *savedStudy // the study, stored with the runs of a fallback file
+	// deviations are added to every run before it is stored (execution.deviations).
+	deviations []string
 }
 
 // newCollectingSink is the sink of st's runs in s.
@@ -548,6 +557,7 @@ func (c *collectingSink) whole(r *result.Run) (*result.Run, error) {
 }
 
 func (c *collectingSink) AppendRun(r *result.Run) (int64, error) {
+	r.Deviations = append(r.Deviations, c.deviations...)
 	id, err := c.store.AppendRun(r)
 	if err == nil {
 		c.runs = append(c.runs, r)
