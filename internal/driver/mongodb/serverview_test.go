@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/result"
@@ -152,5 +153,19 @@ func TestServerViewOfAnUnreachableServerFails(t *testing.T) {
 			t.Fatalf("ServerView on %s did not end with its context", addr)
 		}
 		cancel()
+	}
+}
+
+// A user without serverStatus is told which role would give it, without
+// the password.
+func TestServerViewNamesClusterMonitor(t *testing.T) {
+	cfg, err := parseURL("mongodb://reader:s3cret@127.0.0.1:1/fbtest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &statusSampler{cfg: cfg}
+	line := s.refused(mongo.CommandError{Code: 13, Name: "Unauthorized", Message: "not authorized on admin to execute command { serverStatus: 1 }"})
+	if !strings.Contains(line, `user "reader"`) || !strings.Contains(line, "clusterMonitor") || strings.Contains(line, "s3cret") {
+		t.Errorf("refused: %s", line)
 	}
 }
