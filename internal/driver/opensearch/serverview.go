@@ -168,8 +168,8 @@ func (s *statsSampler) refused(e *Error) string {
 	if s.c.cfg.user != "" {
 		who = fmt.Sprintf("user %q", s.c.cfg.user)
 	}
-	return fmt.Sprintf("_nodes/stats (the whole server view): %s may not read it (HTTP %d %s): grant its role the cluster privilege monitor (Elasticsearch) or the cluster_monitor action group (OpenSearch security), which allow cluster:monitor/nodes/stats",
-		who, e.Status, e.Type)
+	return fmt.Sprintf("_nodes/stats (the whole server view): %s may not read it (%s): grant its role the cluster privilege monitor (Elasticsearch) or the cluster_monitor action group (OpenSearch security), which allow cluster:monitor/nodes/stats",
+		who, strings.TrimSpace(fmt.Sprintf("HTTP %d %s", e.Status, e.Type)))
 }
 
 // engineName is the engine's name for messages.
