@@ -319,3 +319,26 @@ func TestAddInfoSumsCountersAndTakesTheLargestPercentile(t *testing.T) {
 		}
 	}
 }
+
+// An INFO answer larger than INFO can be is refused at its length, unread.
+func TestServerViewBoundsTheAnswer(t *testing.T) {
+	huge := false
+	var mu sync.Mutex
+	f := newFakeRedis(t, func([]string) []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		if huge {
+			return fmt.Appendf(nil, "$%d\r\n", maxInfoReply+1) // and no bytes: the length alone is refused
+		}
+		return bulk("# Latencystats\r\n")
+	})
+	sv := openServerView(t, "redis://"+f.addr)
+	mu.Lock()
+	huge = true
+	mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.StopDeadline)
+	defer cancel()
+	if _, err := sv.Sample(ctx); err == nil || !strings.Contains(err.Error(), "more than the") || ctx.Err() != nil {
+		t.Errorf("an INFO of %d bytes: %v", maxInfoReply+1, err)
+	}
+}
