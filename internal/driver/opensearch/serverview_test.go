@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,10 +134,10 @@ func TestServerViewSumsNodesAndBoundsTheAnswer(t *testing.T) {
 	node := func(indexed, cpu int) string {
 		return fmt.Sprintf(`{"indices":{"indexing":{"index_total":%d}},"os":{"cpu":{"percent":%d}},"jvm":{"mem":{"heap_used_in_bytes":100}}}`, indexed, cpu)
 	}
-	big := false
+	var big atomic.Bool
 	srv := fakeNode(t, map[string]http.HandlerFunc{
 		"GET /_nodes/stats/indices,jvm,thread_pool,os,process": func(w http.ResponseWriter, r *http.Request) {
-			if big {
+			if big.Load() {
 				w.Write([]byte(`{"nodes":{"a":{"x":"` + strings.Repeat("y", maxStatsAnswer) + `"}}}`)) //nolint:errcheck // test server
 				return
 			}
@@ -150,7 +151,7 @@ func TestServerViewSumsNodesAndBoundsTheAnswer(t *testing.T) {
 		s.Gauges["_nodes/stats.jvm.mem.heap_used_in_bytes"] != 200 {
 		t.Errorf("sample: %+v", s)
 	}
-	big = true
+	big.Store(true)
 	if _, err := sv.Sample(context.Background()); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("an answer beyond the bound: %v", err)
 	}
