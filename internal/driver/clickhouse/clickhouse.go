@@ -65,13 +65,14 @@ func (Driver) Open(ctx context.Context, t driver.Target, _ driver.Options) (driv
 		return nil, fmt.Errorf("ClickHouse server of %s does not answer: %w (is it running, and do the URL's host, native port (9000 by default, not HTTP's 8123), TLS setting and credentials match it?)",
 			cfg.redacted, cfg.secrets.ScrubErr(err))
 	}
-	return &client{cfg: cfg, conn: conn}, nil
+	return &client{cfg: cfg, conn: conn, ids: newQueryIDs()}, nil
 }
 
 // client is one target's shared pool.
 type client struct {
 	cfg  config
 	conn chdriver.Conn
+	ids  *queryIDs // the query_id of every session statement (serverview.go)
 	driver.ClientState
 }
 
@@ -121,7 +122,7 @@ func (s *conn) Environment(ctx context.Context) (result.Database, error) { retur
 func (s *conn) Analyze(ctx context.Context, query string, each func(values []any) error) (driver.QueryStats, error) {
 	var st driver.QueryStats
 	var mu sync.Mutex // the client calls the callbacks from its reading goroutine
-	qctx := ch.Context(ctx,
+	qctx := ch.Context(s.c.ids.tag(ctx),
 		ch.WithProgress(func(p *ch.Progress) {
 			mu.Lock()
 			st.RowsRead += int64(p.Rows)

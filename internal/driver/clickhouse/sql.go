@@ -94,7 +94,7 @@ func (s *conn) Dialect() string { return "clickhouse" }
 // Exec implements driver.SQL. INSERT ... VALUES with inline values hangs
 // against 18.16 through this client: load rows with BulkLoad.
 func (s *conn) Exec(ctx context.Context, sql string) error {
-	return s.c.cfg.secrets.ScrubErr(s.c.conn.Exec(ctx, sql))
+	return s.c.cfg.secrets.ScrubErr(s.c.conn.Exec(s.c.ids.tag(ctx), sql))
 }
 
 // QueryInt64 implements driver.SQL.
@@ -125,7 +125,7 @@ func (s *conn) QueryInt64(ctx context.Context, sql string, args ...any) (int64, 
 
 // Query implements driver.SQL.
 func (s *conn) Query(ctx context.Context, sql string, args ...any) (driver.Rows, error) {
-	r, err := s.c.conn.Query(ctx, placeholders(sql), args...)
+	r, err := s.c.conn.Query(s.c.ids.tag(ctx), placeholders(sql), args...)
 	if err != nil {
 		return nil, s.c.cfg.secrets.ScrubErr(err)
 	}
@@ -146,7 +146,7 @@ type stmt struct {
 }
 
 func (t *stmt) Exec(ctx context.Context, args ...any) error {
-	return t.s.c.cfg.secrets.ScrubErr(t.s.c.conn.Exec(ctx, t.sql, args...))
+	return t.s.c.cfg.secrets.ScrubErr(t.s.c.conn.Exec(t.s.c.ids.tag(ctx), t.sql, args...))
 }
 
 func (t *stmt) QueryInt64(ctx context.Context, args ...any) (int64, error) {
@@ -290,7 +290,7 @@ func (s *conn) BulkLoad(ctx context.Context, table string, columns []string, src
 	// block to block (Flush resets them to zero length), where a batch per
 	// block grew each column's buffers anew, a fifth of a load's CPU in
 	// copying alone.
-	batch, err := s.c.conn.PrepareBatch(ctx, insert)
+	batch, err := s.c.conn.PrepareBatch(s.c.ids.tag(ctx), insert)
 	if err != nil {
 		return 0, s.c.cfg.secrets.ScrubErr(err)
 	}

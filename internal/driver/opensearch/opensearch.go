@@ -135,6 +135,9 @@ type client struct {
 	cfg config
 	oc  *osgo.Client
 	id  identity // the engine and version, as Open found them
+	// maxBody, when set, bounds every answer read (the server view's); the
+	// workloads' answers are as large as the requests they chose.
+	maxBody int64
 	driver.ClientState
 }
 
@@ -206,8 +209,15 @@ func (c *client) send(ctx context.Context, method, path string, body []byte, con
 		return 0, nil, c.cfg.secrets.ScrubErr(err)
 	}
 	buf.Reset()
-	if _, err := buf.ReadFrom(res.Body); err != nil {
+	var answer io.Reader = res.Body
+	if c.maxBody > 0 {
+		answer = io.LimitReader(res.Body, c.maxBody+1)
+	}
+	if _, err := buf.ReadFrom(answer); err != nil {
 		return 0, nil, c.cfg.secrets.ScrubErr(fmt.Errorf("%s %s: reading the response: %w", method, path, err))
+	}
+	if c.maxBody > 0 && int64(buf.Len()) > c.maxBody {
+		return 0, nil, fmt.Errorf("%s %s: the answer is larger than %d bytes, more than it can be", method, path, c.maxBody)
 	}
 	return res.StatusCode, res.Header, nil
 }

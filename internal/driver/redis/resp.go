@@ -117,6 +117,9 @@ type reader struct {
 	// Value stays valid until the next pipeline, whatever later reads do to
 	// buf.
 	arena []byte
+	// limit, when set, bounds a bulk string below maxBulk (the server
+	// view's INFO).
+	limit int
 }
 
 func newReader(rd io.Reader) *reader { return &reader{rd: rd, buf: make([]byte, 16<<10)} }
@@ -255,6 +258,9 @@ func (r *reader) nested(rep *driver.KVReply, depth int) (int, error) {
 			return size, nil
 		}
 		if l[0] == '$' {
+			if r.limit > 0 && n > r.limit {
+				return size, fmt.Errorf("%w: a reply of %d bytes, more than the %d expected here", errProtocol, n, r.limit)
+			}
 			b, err := r.take(n + 2)
 			if err != nil {
 				return size, err
