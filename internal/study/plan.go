@@ -386,13 +386,19 @@ func writeHooks(w io.Writer, s *Study) {
 }
 
 // ScrubCommand is a hook's command without its secrets: the targets'
-// passwords and whatever it names as a password by its place.
+// passwords and whatever any of the study's commands names as a password
+// by its place (a URL's password, given again as PGPASSWORD=).
 func (s *Study) ScrubCommand(cmd string) string {
+	h := s.Hooks
 	var secrets []string
+	for _, c := range []string{h.BeforeStudy, h.BeforeCell, h.BeforeRun, h.AfterRun} {
+		secrets = append(secrets, redact.ByPlaceValues(c)...)
+	}
 	for _, t := range s.Targets {
 		secrets = append(secrets, driver.Secrets(t.URL)...)
+		secrets = append(secrets, redact.ByPlaceValues(t.Restart)...)
 	}
-	return redact.Text(cmd, append(secrets, redact.ByPlaceValues(cmd)...))
+	return redact.Text(cmd, secrets)
 }
 
 // dataKey names a combination's data set: the data parameters with values.
