@@ -194,6 +194,10 @@ type Summary struct {
 	// its cold tries are true cold tries. Empty: the first try is only the
 	// first, after whatever the tries before it left in the caches.
 	ColdBy []string `json:"cold_by,omitempty"`
+	// Verified: the workload's own check of the run's results ran after it
+	// and passed (its consistency check, asked with --check or belonging to
+	// every run). False: nothing checked what the database answered.
+	Verified bool `json:"verified,omitempty"`
 }
 
 // Flag kinds: a run flagged is stored as it is (not failed), and its flags

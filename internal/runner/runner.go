@@ -617,6 +617,7 @@ func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, 
 				run.Error = "consistency check failed: " + cerr.Error()
 				return run, errors.New(run.Error)
 			}
+			run.Summary.Verified = true
 			if r.opt.Check {
 				fmt.Fprintf(r.opt.Progress, "  consistency check passed\n")
 			}
