@@ -292,3 +292,21 @@ func TestRestartBeforeEachQuerysFirstTry(t *testing.T) {
 		t.Errorf("without restart: %+v", runs)
 	}
 }
+
+// Without root, drop_caches fails its cell saying which privilege it needs.
+// As root, the real command would drop the shared machine's page cache: the
+// test then runs one that fails as it does without root.
+func TestDropCachesWithoutRootSaysWhy(t *testing.T) {
+	if os.Geteuid() == 0 {
+		old := dropCachesCommand
+		dropCachesCommand = "echo 'sh: 1: cannot create /proc/sys/vm/drop_caches: Permission denied' >&2; exit 2"
+		t.Cleanup(func() { dropCachesCommand = old })
+	}
+	runs, err := runHooked(t, context.Background(), "fake-test", "fake://x", 1, func(st *study.Study) { st.Targets[0].DropCaches = true })
+	if err == nil || len(runs) != 1 || runs[0].Status != result.StatusFailed {
+		t.Fatalf("%d runs, %v: want the cell failed", len(runs), err)
+	}
+	if e := runs[0].Error; !strings.Contains(e, "drop_caches command") || !strings.Contains(e, "needs root (CAP_SYS_ADMIN)") {
+		t.Errorf("error %q does not name drop_caches and the privilege", e)
+	}
+}
