@@ -52,7 +52,7 @@ type cellHooks struct {
 	opened []func()
 }
 
-// secrets registers what a study's commands name as passwords, so that no
+// registerCommandSecrets registers what a study's commands name as passwords, so that no
 // message, record or output quotes them.
 func registerCommandSecrets(st *study.Study) {
 	h := st.Hooks

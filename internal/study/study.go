@@ -102,11 +102,6 @@ type Hooks struct {
 	Timeout time.Duration
 }
 
-// Any says whether the study runs any command around its cells.
-func (h Hooks) Any() bool {
-	return h.BeforeStudy != "" || h.BeforeCell != "" || h.BeforeRun != "" || h.AfterRun != ""
-}
-
 // DefaultHookTimeout bounds a hook without hook_timeout: long enough for a
 // large database's restart and recovery, short enough that a command
 // waiting for input does not hold the study for hours.
