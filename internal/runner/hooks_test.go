@@ -310,3 +310,20 @@ func TestDropCachesWithoutRootSaysWhy(t *testing.T) {
 		t.Errorf("error %q does not name drop_caches and the privilege", e)
 	}
 }
+
+// A server that does not answer after its restart fails the cell within
+// hook_timeout, naming the target.
+func TestRestartedServerThatDoesNotAnswerFailsTheCell(t *testing.T) {
+	fakeDown.Store(true)
+	defer fakeDown.Store(false)
+	runs, err := runHooked(t, context.Background(), "fake-test", "fake://x", 1, func(st *study.Study) {
+		st.Targets[0].Restart = "true"
+		st.Hooks.Timeout = 300 * time.Millisecond
+	})
+	if err == nil || len(runs) != 1 || runs[0].Status != result.StatusFailed {
+		t.Fatalf("%d runs, %v: want the cell failed", len(runs), err)
+	}
+	if e := runs[0].Error; !strings.Contains(e, `target "f"`) || !strings.Contains(e, "did not answer within 300ms") || !strings.Contains(e, "connection refused") {
+		t.Errorf("error %q does not name the target, the bound and the last error", e)
+	}
+}
