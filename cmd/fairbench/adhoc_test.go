@@ -155,6 +155,11 @@ func TestRunCheckSaysWhatItChecked(t *testing.T) {
 	if o.code != 0 || !strings.Contains(o.stdout+o.stderr, "--check: workload kv has no consistency check") {
 		t.Fatalf("kv --check: exit %d, want it said that kv has no check\n%s%s", o.code, o.stdout, o.stderr)
 	}
+	// The run whose check passed is stored as verified; the other is not
+	// (the unverified note reads it).
+	if runs := storedRuns(t, dir); len(runs) != 2 || !runs[0].Summary.Verified || runs[1].Summary.Verified {
+		t.Errorf("%d runs stored; want tpcb's verified and kv's not", len(runs))
+	}
 }
 
 // `fairbench version` prints what -v prints.

@@ -229,12 +229,13 @@ type WarningGroup struct {
 // impactOrder ranks the checks by how much they can change what a
 // comparison says: a difference of configuration or of where the data
 // lives changes what is compared; a saturated load generator, errors, an
-// outage, a busy or stalled host or a CPU frequency that follows the load
-// change the numbers themselves; drift, scattered repetitions and warm-up
-// widen them; single runs, a peak at the edge and a shared host are limits
-// of the design worth knowing.
-var impactOrder = []string{CheckConfig, checkWorkingSet, checkSaturation, checkGenerators, checkErrors, CheckOutage, checkHostBusy, checkStalled, checkGovernor, checkDrift,
-	checkRepetitions, checkWarmup, CheckSingleRun, CheckPeakEdge, checkSameHost}
+// outage, a busy or stalled host, a server host busy with something else
+// or a CPU frequency that follows the load change the numbers themselves;
+// drift, scattered repetitions and warm-up widen them; single runs, a peak
+// at the edge, a shared host and unverified results are limits of the
+// design worth knowing.
+var impactOrder = []string{CheckConfig, checkWorkingSet, checkSaturation, checkGenerators, checkErrors, CheckOutage, checkHostBusy, checkStalled, checkServerBusy, checkGovernor, checkDrift,
+	checkRepetitions, checkWarmup, CheckSingleRun, CheckPeakEdge, checkSameHost, checkUnverified}
 
 // GroupWarnings groups warnings by kind, most affecting first (impactOrder,
 // then the number of runs concerned); information notes come last.

@@ -55,6 +55,8 @@ const (
 	checkSameHost    = "same-host"
 	CheckPeakEdge    = "peak-edge"
 	checkGovernor    = "cpu-governor"
+	checkServerBusy  = "server-busy"
+	checkUnverified  = "unverified"
 )
 
 // Check is one methodology check: its name, as warnings carry it, and what
@@ -85,6 +87,9 @@ var Checks = []Check{
 	{checkSameHost, "client and server on the same host (an embedded engine, in fairbench's own process, is noted instead)"},
 	{CheckPeakEdge, "a peak of the headline metric at the edge of the clients sweep (knee not found)"},
 	{checkGovernor, "the load generator's host ran a CPU frequency governor other than performance (its frequency, and an embedded engine's or a same-host server's, changed with the load)"},
+	{checkServerBusy, fmt.Sprintf("the server host busy with something else (with node_exporter given: its CPUs ≥ %g %% busy in the idle second before a run, fairbench's clients connected and sending nothing)",
+		serverIdleBusyPct)},
+	{checkUnverified, "results not verified (no check of what the database answered ran after the run: the workload has none, or --check was not given)"},
 }
 
 // Warning is one methodology finding, naming the runs and numbers behind it.
@@ -132,6 +137,8 @@ func Warnings(groups []*Group, baseline string) []Warning {
 	ws = append(ws, workingSetWarnings(groups, names)...)
 	ws = append(ws, sameHostWarnings(groups)...)
 	ws = append(ws, governorWarnings(groups)...)
+	ws = append(ws, serverBusyWarnings(groups)...)
+	ws = append(ws, unverifiedWarnings(groups, names)...)
 	for _, p := range Peaks(groups, "") {
 		if p.AtEdge {
 			ws = append(ws, Warning{Check: CheckPeakEdge, Runs: p.Runs, Message: fmt.Sprintf(

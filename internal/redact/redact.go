@@ -58,3 +58,22 @@ func Text(s string, secrets []string) string {
 	}
 	return s
 }
+
+// ByPlaceValues returns the secrets ByPlace would replace in s (URL
+// passwords, values of password=, token=, ...), so that the same values are
+// also removed where they occur elsewhere: a command line that names a
+// password in a URL and again in PGPASSWORD=.
+func ByPlaceValues(s string) []string {
+	var out []string
+	for _, m := range Userinfo.FindAllStringSubmatch(s, -1) {
+		if m[2] != "" {
+			out = append(out, m[2])
+		}
+	}
+	for _, m := range Keyword.FindAllStringSubmatch(s, -1) {
+		if v := strings.Trim(m[2], "'"); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -57,6 +57,13 @@ func methodology(w io.Writer, ws []analysis.Warning, groups []*analysis.Group, m
 			writeWarningLine(ew, wg, label, markdown, "  · ")
 		}
 	}
+	if line := commandsLine(groups); line != "" {
+		if markdown {
+			ew.printf("\n%s\n", wrap(line, lineWidth, ""))
+		} else {
+			ew.printf("  %s\n", wrap(line, lineWidth, "    "))
+		}
+	}
 	var checked []string
 	for _, c := range analysis.Checks {
 		checked = append(checked, c.Text)

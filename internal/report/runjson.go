@@ -34,6 +34,7 @@ type jsonRun struct {
 	Errors     int64                       `json:"errors"` // failed requests after their tries, over every op type
 	ErrorsBy   map[result.ErrorClass]int64 `json:"errors_by_class,omitempty"`
 	Deviations []string                    `json:"deviations"`
+	Hooks      []result.HookRecord         `json:"hooks,omitempty"` // the commands run around it, secrets removed
 	Warnings   []analysis.Warning          `json:"warnings"`
 }
 
@@ -47,7 +48,7 @@ func RunJSON(w io.Writer, r *result.Run, results string) error {
 		Target: r.Target, TargetURL: r.TargetURL, Params: params.Values(r.Params).JSONable(), Clients: r.Clients,
 		StartedAt: r.StartedAt, WarmupS: r.Warmup.Seconds(), DurationS: r.Duration.Seconds(), Version: r.ToolVersion,
 		Headline: r.Headline(), Summary: r.Summary, Ops: []jsonOp{}, Errors: r.TotalErrors(),
-		Deviations: append([]string{}, r.Deviations...), Warnings: []analysis.Warning{}}
+		Deviations: append([]string{}, r.Deviations...), Hooks: r.Hooks, Warnings: []analysis.Warning{}}
 	for _, op := range r.Ops {
 		for class, n := range op.Errors {
 			if j.ErrorsBy == nil {

@@ -115,10 +115,16 @@ type Client struct {
 
 // Server is what the server's host told fairbench (its node_exporter).
 type Server struct {
-	NodeExporter string         `json:"node_exporter,omitempty"` // its URL, credentials removed
-	Error        string         `json:"error,omitempty"`         // why it could not be read
-	MemoryBytes  int64          `json:"memory_bytes,omitempty"`
-	Extra        map[string]any `json:"-"`
+	NodeExporter string `json:"node_exporter,omitempty"` // its URL, credentials removed
+	Error        string `json:"error,omitempty"`         // why it could not be read
+	MemoryBytes  int64  `json:"memory_bytes,omitempty"`
+	// IdleCPU is the host's CPU busy share (% of all CPUs) over the
+	// IdleSeconds right before the run, fairbench's clients connected and
+	// sending nothing: what the host does without the benchmark. Nil when
+	// it was not taken (no node_exporter, several load generators).
+	IdleCPU     *float64       `json:"idle_cpu_pct,omitempty"`
+	IdleSeconds float64        `json:"idle_seconds,omitempty"`
+	Extra       map[string]any `json:"-"`
 }
 
 // Declared is what the study says of a target that fairbench cannot measure.

@@ -86,6 +86,10 @@ type Run struct {
 	ToolVersion string
 	Env         Environment // host and database facts, passwords removed
 	Deviations  []string    // where the run differs from the reference definition
+	// Hooks are the commands the study ran on the client host around this
+	// run, in the order they ran (before_study with the study's first
+	// run), and those that made its query set's first tries cold.
+	Hooks []HookRecord
 
 	Summary Summary
 	Ops     []Op          // one per operation / transaction type
@@ -185,6 +189,15 @@ type Summary struct {
 	// hot time is the best of the others, as ClickBench reports them. The
 	// per-op histograms hold the same times, but not their order.
 	Queries []QueryResult `json:"queries,omitempty"`
+	// ColdBy names what ran before each query's first try of a query-set
+	// run ("restart", "drop_caches"; Run.Hooks records each execution):
+	// its cold tries are true cold tries. Empty: the first try is only the
+	// first, after whatever the tries before it left in the caches.
+	ColdBy []string `json:"cold_by,omitempty"`
+	// Verified: the workload's own check of the run's results ran after it
+	// and passed (its consistency check, asked with --check or belonging to
+	// every run). False: nothing checked what the database answered.
+	Verified bool `json:"verified,omitempty"`
 }
 
 // Flag kinds: a run flagged is stored as it is (not failed), and its flags

@@ -206,6 +206,9 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 	if err := splittable(cs.shape, c, n); err != nil {
 		return failRun(ctx, run, err)
 	}
+	if err := r.beforeRun(ctx); err != nil { // hooks.go
+		return failRun(ctx, run, err)
+	}
 	st := r.opt.Distribution.Store
 	co.seq++
 	seq := co.seq

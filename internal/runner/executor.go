@@ -210,6 +210,9 @@ func (m *executor) execute(ctx context.Context) error {
 		}
 	}
 	defer sc.close(ctx)
+	if u := m.cell.Target.NodeExporter; u != "" && m.beforeStart == nil {
+		m.idleServer(ctx, u)
+	}
 	base := m.baseline()
 	if err := sc.snapshot(ctx); err != nil {
 		return err
@@ -359,6 +362,27 @@ func (m *executor) recordLoad(before, after envinfo.Load, phase time.Duration, o
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// idleWindow is how long the server host is sampled idle before a run:
+// two scrapes a second apart are the least that gives a CPU share.
+var idleWindow = time.Second
+
+// idleServer records the server host's CPU while the connected clients
+// send nothing, before the run (result.Server.IdleCPU): the baseline the
+// server-busy check reads. An exporter that fails here is left to
+// startServerSampling to record.
+func (m *executor) idleServer(ctx context.Context, rawURL string) {
+	smp, err := nodeexp.New(rawURL)
+	if err != nil {
+		return
+	}
+	idle, err := smp.Idle(ctx, idleWindow)
+	if err != nil || idle == nil {
+		return
+	}
+	m.run.Env.Server.IdleCPU = ptr(idle.CPU)
+	m.run.Env.Server.IdleSeconds = idleWindow.Seconds()
+}
 
 // startServerSampling scrapes the target's node_exporter in the background for
 // the rest of the cell (until ctx ends) and records what it learnt; a failing

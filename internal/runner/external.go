@@ -91,6 +91,9 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	if t == nil || t.Build == nil {
 		return fail(fmt.Errorf("fairbench cannot run tool %q", c.Workload.Tool))
 	}
+	if err := r.restartForTool(ctx); err != nil { // hooks.go
+		return fail(err)
+	}
 	// A tool that brings its own loader (go-tpc prepare) loads its own
 	// tables: the native workload of its kind (tpcc) does not load its own
 	// beside them. Nor for a tool that writes under names of its own
@@ -110,6 +113,9 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 	defer release()
 	// Tools with their own loader (go-ycsb load): toolload.go.
 	if err := r.loadToolData(ctx, t, c); err != nil {
+		return fail(err)
+	}
+	if err := r.beforeRun(ctx); err != nil { // hooks.go
 		return fail(err)
 	}
 	// A tool with OwnWarmup (HammerDB's ramp-up) warms up inside the

@@ -149,6 +149,11 @@ type Runner struct {
 	// coord is the coordinator's session once a cell ran on several load
 	// generators.
 	coord *coordination
+	// The study's commands (hooks.go): the cell running now, whether
+	// before_study ran, and its record until a run takes it.
+	cellHooks     *cellHooks
+	studyHooksRan bool
+	studyRecords  []result.HookRecord
 }
 
 // New prepares a runner for a study.
@@ -168,6 +173,7 @@ func New(st *study.Study, opt Options) *Runner {
 	for _, t := range st.Targets {
 		registerSecrets(t.URL)
 	}
+	registerCommandSecrets(st)
 	return &Runner{st: st, opt: opt, envs: map[string]result.Database{}}
 }
 
@@ -346,10 +352,16 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s: already done, skipped (--resume)\n", i+1, len(cells), cellLabel(c))
 			continue
 		}
+		if err := r.beforeStudy(ctx); err != nil {
+			if errors.Is(err, ErrInterrupted) {
+				return err
+			}
+			return fmt.Errorf("no cell ran: %w", err)
+		}
 		if !r.opt.NoCellHeaders {
 			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s\n", i+1, len(cells), cellLabel(c))
 		}
-		run, err := r.runCell(ctx, c)
+		run, err := r.runWithHooks(ctx, c) // hooks.go
 		if run != nil {
 			if r.opt.Auto != nil {
 				run.Summary.PilotRounds = r.opt.Auto.Pilot
@@ -433,6 +445,9 @@ func (r *Runner) runCell(ctx context.Context, c study.Cell) (*result.Run, error)
 		return failRun(ctx, run, err)
 	}
 	defer cs.close(ctx)
+	if err := r.beforeRun(ctx); err != nil {
+		return failRun(ctx, run, err)
+	}
 	m := &executor{
 		r: r, cell: cs.c, bound: cs.bound, run: run, out: r.opt.Progress, client: cs.client, admin: cs.admin,
 	}
@@ -506,6 +521,11 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 	}()
 	if cs.bound, err = bind(c); err != nil {
 		return cs, err
+	}
+	if !generator {
+		if err = r.coldOrRestart(ctx, &cs.bound); err != nil { // hooks.go
+			return cs, err
+		}
 	}
 	switch cs.shape.End.Kind() {
 	case workload.EndTries:
@@ -597,6 +617,7 @@ func (r *Runner) finishRun(ctx context.Context, cs *cellSetup, run *result.Run, 
 				run.Error = "consistency check failed: " + cerr.Error()
 				return run, errors.New(run.Error)
 			}
+			run.Summary.Verified = true
 			if r.opt.Check {
 				fmt.Fprintf(r.opt.Progress, "  consistency check passed\n")
 			}

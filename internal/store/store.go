@@ -244,6 +244,12 @@ CREATE TABLE spill_owners (
 	seen_at   TEXT NOT NULL
 );
 `,
+	// 10: the commands the study ran around each run (its hooks, the
+	// target's restart and cache drops before cold tries), as JSON of
+	// []result.HookRecord; NULL for runs without any.
+	`
+ALTER TABLE runs ADD COLUMN hooks TEXT;
+`,
 }
 
 // schemaVersion is the schema version this binary writes.
@@ -689,19 +695,27 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run, keepID bool) (int64, error)
 		}
 	}
 
+	var hooks sql.NullString
+	if len(r.Hooks) > 0 {
+		if hooks.String, err = enc("hooks", r.Hooks); err != nil {
+			return 0, err
+		}
+		hooks.Valid = true
+	}
+
 	errText := s.errorText(r.Error)
 	var id int64
 	cols, marks := "", ""
 	args := []any{r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
 		r.Workload, r.Kind, p, r.Clients, r.ClientLevel, r.Repetition, string(r.Status), errText,
 		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
-		r.ToolVersion, env, dev, sum}
+		r.ToolVersion, env, dev, sum, hooks}
 	if keepID {
 		cols, marks, args = "id, ", "?, ", append([]any{r.ID}, args...)
 	}
 	err = tx.QueryRow(s.q(`INSERT INTO runs (`+cols+`source, study_name, study_hash, cell_key, cell_index, target, target_url,
 		workload, kind, params, clients, client_level, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
-		tool_version, env, deviations, summary) VALUES (`+marks+`?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		tool_version, env, deviations, summary, hooks) VALUES (`+marks+`?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		args...).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("appending run: %w", err)
@@ -985,7 +999,7 @@ func (s *Store) EachRunPoints(f Filter, intervalHistograms bool, start func(*res
 func (s *Store) readRuns(ctx context.Context, tx *sql.Tx, where string, args []any) ([]*result.Run, map[int64]*result.Run, error) {
 	rows, err := tx.QueryContext(ctx, s.q(`SELECT r.id, r.source, r.study_name, r.study_hash, r.cell_key, r.cell_index,
 		r.target, r.target_url, r.workload, r.kind, r.params, r.clients, r.client_level, r.repetition, r.status, r.error,
-		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary
+		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary, r.hooks
 		FROM runs r WHERE `)+where+` ORDER BY r.id`, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading runs: %w", err)
@@ -1115,10 +1129,10 @@ func scanRun(rows *sql.Rows) (*result.Run, error) {
 	var r result.Run
 	var id, cellIndex, clients, rep, warmup, duration any
 	var source, studyName, studyHash, cellKey, target, targetURL, wl, kind, p, level, status, errText sql.NullString
-	var started, ended, toolVersion, env, dev, sum sql.NullString
+	var started, ended, toolVersion, env, dev, sum, hooks sql.NullString
 	err := rows.Scan(&id, &source, &studyName, &studyHash, &cellKey, &cellIndex,
 		&target, &targetURL, &wl, &kind, &p, &clients, &level, &rep, &status, &errText,
-		&started, &ended, &warmup, &duration, &toolVersion, &env, &dev, &sum)
+		&started, &ended, &warmup, &duration, &toolVersion, &env, &dev, &sum, &hooks)
 	if err != nil {
 		return nil, fmt.Errorf("reading runs: %w", err)
 	}
@@ -1170,6 +1184,11 @@ func scanRun(rows *sql.Rows) (*result.Run, error) {
 	}
 	if err := json.Unmarshal([]byte(sum.String), &r.Summary); err != nil {
 		return bad("summary", err)
+	}
+	if hooks.Valid && hooks.String != "" {
+		if err := json.Unmarshal([]byte(hooks.String), &r.Hooks); err != nil {
+			return bad("hooks", err)
+		}
 	}
 	return &r, nil
 }

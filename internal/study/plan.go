@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/numfmt"
 	"github.com/fairbench/fairbench/internal/params"
+	"github.com/fairbench/fairbench/internal/redact"
 )
 
 // Cell is one (target, workload, parameters, clients, repetition) to run.
@@ -324,6 +326,7 @@ func WritePlan(w io.Writer, s *Study, cells []Cell, timeOf func(Cell) CellTime) 
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, driver.Redacted(t.URL), cores)
 	}
 	tw.Flush()
+	writeHooks(w, s)
 
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -340,6 +343,62 @@ func WritePlan(w io.Writer, s *Study, cells []Cell, timeOf func(Cell) CellTime) 
 			c.Index+1, c.Target.Name, c.Workload.Name, c.Workload.Kind, shownParams(c), clients, c.Repetition)
 	}
 	tw.Flush()
+}
+
+// writeHooks lists the commands the study runs around its cells, in the
+// order they run, with their secrets removed; nothing when it runs none.
+func writeHooks(w io.Writer, s *Study) {
+	type hook struct{ name, when, cmd string }
+	h := s.Hooks
+	var hooks []hook
+	for _, x := range []hook{
+		{"before_study", "once, before the first cell", h.BeforeStudy},
+		{"before_cell", "before each cell's load", h.BeforeCell},
+		{"before_run", "after the load, before the warm-up", h.BeforeRun},
+		{"after_run", "after the measured phase", h.AfterRun},
+	} {
+		if x.cmd != "" {
+			hooks = append(hooks, x)
+		}
+	}
+	for _, t := range s.Targets {
+		const when = "before each query's first try (query sets), else before each run's setup"
+		if t.Restart != "" {
+			hooks = append(hooks, hook{fmt.Sprintf("target %s restart", t.Name), when, t.Restart})
+		}
+		if t.DropCaches {
+			hooks = append(hooks, hook{fmt.Sprintf("target %s drop_caches", t.Name), when, DropCachesCommand})
+		}
+	}
+	if len(hooks) == 0 {
+		return
+	}
+	timeout := s.Hooks.Timeout
+	if timeout == 0 {
+		timeout = DefaultHookTimeout
+	}
+	fmt.Fprintf(w, "\ncommands around runs (sh -c on this host, each at most %s):\n", timeout)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, x := range hooks {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", x.name, x.when, escape.Terminal(s.ScrubCommand(x.cmd)))
+	}
+	tw.Flush()
+}
+
+// ScrubCommand is a hook's command without its secrets: the targets'
+// passwords and whatever any of the study's commands names as a password
+// by its place (a URL's password, given again as PGPASSWORD=).
+func (s *Study) ScrubCommand(cmd string) string {
+	h := s.Hooks
+	var secrets []string
+	for _, c := range []string{h.BeforeStudy, h.BeforeCell, h.BeforeRun, h.AfterRun} {
+		secrets = append(secrets, redact.ByPlaceValues(c)...)
+	}
+	for _, t := range s.Targets {
+		secrets = append(secrets, driver.Secrets(t.URL)...)
+		secrets = append(secrets, redact.ByPlaceValues(t.Restart)...)
+	}
+	return redact.Text(cmd, secrets)
 }
 
 // dataKey names a combination's data set: the data parameters with values.
@@ -439,6 +498,9 @@ func (pl *planner) defaults() {
 	if s.Duration == 0 {
 		s.Duration = defaultDuration
 	}
+	if s.Hooks.Timeout == 0 {
+		s.Hooks.Timeout = DefaultHookTimeout
+	}
 	for _, w := range s.Workloads {
 		if w.Name == "" {
 			w.Name = w.Kind
@@ -468,6 +530,9 @@ func (pl *planner) check() {
 	}
 	if s.Warmup < 0 || s.Cooldown < 0 {
 		pl.errorf(0, 0, "study", "warmup and cooldown must not be negative")
+	}
+	if s.Hooks.Timeout < 0 || s.Hooks.Timeout > maxHookTimeout {
+		pl.errorf(0, 0, "study", "hook_timeout must be more than zero and at most %s, got %s", maxHookTimeout, s.Hooks.Timeout)
 	}
 	if len(s.Targets) == 0 {
 		pl.errorf(0, 0, "", "no targets: a study needs at least one target")

@@ -83,7 +83,32 @@ type Study struct {
 	AutoRepetitions bool
 	MaxRepetitions  int
 	Interval        float64
+
+	// Hooks are the commands the study runs on this host around its cells.
+	Hooks Hooks
 }
+
+// Hooks are shell commands run with sh -c on the client host (this
+// machine, not the target's) around the cells: before_study once, before
+// the first cell; before_cell before each cell's load; before_run after the
+// load, before the warm-up; after_run after the measured phase. "" runs
+// nothing. Each gets FAIRBENCH_TARGET, FAIRBENCH_TARGET_URL (without its
+// password), FAIRBENCH_WORKLOAD, FAIRBENCH_CELL and FAIRBENCH_REPETITION
+// in its environment (docs/study.md, "Commands around runs").
+type Hooks struct {
+	BeforeStudy, BeforeCell, BeforeRun, AfterRun string
+	// Timeout bounds each command, the target's restart and the wait for
+	// its server to answer after it (key hook_timeout); 0 = DefaultHookTimeout.
+	Timeout time.Duration
+}
+
+// DefaultHookTimeout bounds a hook without hook_timeout: long enough for a
+// large database's restart and recovery, short enough that a command
+// waiting for input does not hold the study for hours.
+const DefaultHookTimeout = 10 * time.Minute
+
+// maxHookTimeout bounds hook_timeout: past a day, the value is a typo.
+const maxHookTimeout = 24 * time.Hour
 
 // Target is one database endpoint under test.
 type Target struct {
@@ -98,8 +123,23 @@ type Target struct {
 	// (key baseline = true); with several, one per URL scheme, each target
 	// is compared with the baseline of its own engine.
 	Baseline bool
-	Line     int // line of the [[target]] header, 0 if built in code
+	// Restart is a command (sh -c, on this host) that restarts the target's
+	// server ("systemctl restart postgresql", "ssh db sudo systemctl
+	// restart mysql"); DropCaches drops this host's page cache (the server
+	// runs here). Both run before each query's first try of a query-set
+	// run, which makes its cold tries true cold tries, and before the setup
+	// of every other run (docs/measurement.md, "Cold tries").
+	Restart    string
+	DropCaches bool
+	Line       int // line of the [[target]] header, 0 if built in code
 }
+
+// DropCachesCommand is what drop_caches = true runs: the kernel drops
+// only clean pages, so dirty ones are written first.
+const DropCachesCommand = "sync && echo 3 > /proc/sys/vm/drop_caches"
+
+// MakesCold says whether the target has a way to make a try cold.
+func (t *Target) MakesCold() bool { return t.Restart != "" || t.DropCaches }
 
 // Workload is one [[workload]] table: a kind, its parameter sweeps and how to drive it.
 type Workload struct {
@@ -297,7 +337,11 @@ func redactSecrets(src []byte, targets []*Target) []byte {
 		if t.NodeExporter != "" {
 			secrets = append(secrets, driver.Secrets(t.NodeExporter)...)
 		}
+		secrets = append(secrets, redact.ByPlaceValues(t.Restart)...)
 	}
+	// A password a hook names in a URL or as password= may occur again in
+	// it unplaced (PGPASSWORD=…).
+	secrets = append(secrets, redact.ByPlaceValues(string(src))...)
 	// redact.List's rule: a URL's password by its place, a long one
 	// wherever it occurs, and a one-letter password not in every word.
 	return []byte(redact.List(secrets).Scrub(string(src)))
@@ -391,7 +435,8 @@ func (p *parser) tables(doc map[string]any, name string) []map[string]any {
 	return nil
 }
 
-var studyKeys = []string{"name", "repetitions", "max_repetitions", "interval", "warmup", "duration", "cooldown", "order", "seed", "max_error_ratio", "max_dead_ratio", "latency_shares"}
+var studyKeys = []string{"name", "repetitions", "max_repetitions", "interval", "warmup", "duration", "cooldown", "order", "seed", "max_error_ratio", "max_dead_ratio", "latency_shares",
+	"before_study", "before_cell", "before_run", "after_run", "hook_timeout"}
 
 func (p *parser) study(s *Study, v any) {
 	const where = "study"
@@ -472,6 +517,27 @@ func (p *parser) study(s *Study, v any) {
 			} else {
 				s.LatencyShares = d
 			}
+		case "before_study", "before_cell", "before_run", "after_run":
+			if cmd, ok := p.command(path, where, k, x); ok {
+				switch k {
+				case "before_study":
+					s.Hooks.BeforeStudy = cmd
+				case "before_cell":
+					s.Hooks.BeforeCell = cmd
+				case "before_run":
+					s.Hooks.BeforeRun = cmd
+				default:
+					s.Hooks.AfterRun = cmd
+				}
+			}
+		case "hook_timeout":
+			if d, ok := p.duration(path, where, k, x, true); ok {
+				if d > maxHookTimeout {
+					p.errorf(path, where, "hook_timeout must be at most %s, got %s", maxHookTimeout, d)
+				} else {
+					s.Hooks.Timeout = d
+				}
+			}
 		default:
 			p.errorf(path, where, "unknown key %q (known keys: %s)", k, strings.Join(studyKeys, ", "))
 		}
@@ -511,7 +577,7 @@ func (p *parser) autoRepetitions(s *Study, m map[string]any) {
 	}
 }
 
-var targetKeys = []string{"name", "url", "cores", "cpu", "price_per_hour", "notes", "node_exporter", "baseline"}
+var targetKeys = []string{"name", "url", "cores", "cpu", "price_per_hour", "notes", "node_exporter", "baseline", "restart", "drop_caches"}
 
 func (p *parser) target(i int, m map[string]any) *Target {
 	base := index("target", i)
@@ -570,9 +636,23 @@ func (p *parser) target(i int, m map[string]any) *Target {
 			} else {
 				p.errorf(path, where, "baseline must be true or false, got %s", describe(x))
 			}
+		case "restart":
+			if cmd, ok := p.command(path, where, k, x); ok {
+				t.Restart = cmd
+			}
+		case "drop_caches":
+			if b, ok := x.(bool); ok {
+				t.DropCaches = b
+			} else {
+				p.errorf(path, where, "drop_caches must be true or false, got %s", describe(x))
+			}
 		default:
 			p.errorf(path, where, "unknown key %q (known keys: %s)", k, strings.Join(targetKeys, ", "))
 		}
+	}
+	if t.DropCaches && t.URL != "" && !driver.Local(t.URL) {
+		p.errorf(base+".drop_caches", where, "drop_caches drops this host's page cache, but the target's server is not on this host: "+
+			"drop its caches in restart (restart = \"ssh dbhost 'sudo systemctl restart postgresql && sync && echo 3 | sudo tee /proc/sys/vm/drop_caches'\")")
 	}
 	if _, ok := m["name"]; !ok {
 		p.errorf(base, where, "name is required: results are compared by target name")
@@ -924,6 +1004,23 @@ func (p *parser) kinds() []string {
 	k := slices.Clone(p.cat.Kinds())
 	sort.Strings(k)
 	return k
+}
+
+// command reads a shell command (a hook, a restart): a non-empty string
+// without a NUL byte, which no command line can hold.
+func (p *parser) command(path, where, key string, x any) (string, bool) {
+	s, ok := p.str(path, where, key, x)
+	switch {
+	case !ok:
+		return "", false
+	case strings.TrimSpace(s) == "":
+		p.errorf(path, where, "%s is empty: give a command (run with sh -c), or remove the key", key)
+		return "", false
+	case strings.ContainsRune(s, 0):
+		p.errorf(path, where, "%s holds a NUL byte, which no command line can hold", key)
+		return "", false
+	}
+	return s, true
 }
 
 func (p *parser) str(path, where, key string, x any) (string, bool) {

@@ -119,6 +119,29 @@ type Set struct {
 	failingSince, lastEnd time.Time
 	// facts of the dataset (facts), for Describe.
 	facts [][2]string
+	// cold, when set, makes each query's first try a true cold one
+	// (UseCold); coldErr is why it failed, which ends the set.
+	cold     workload.Cold
+	coldMost time.Duration // the longest one call of cold may take
+	coldErr  error
+}
+
+// coldFailed says whether making a try cold failed, which ends the set.
+func (s *Set) coldFailed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.coldErr != nil
+}
+
+// UseCold implements workload.ColdTrier: in the tries mode, cold runs
+// before each query's first try, as ClickBench's run scripts restart the
+// server and drop the caches before each query's first of its tries.
+func (s *Set) UseCold(cold workload.Cold, most time.Duration) bool {
+	if !s.finite() {
+		return false
+	}
+	s.cold, s.coldMost = cold, most
+	return true
 }
 
 // setFacts records the dataset's facts for the run's description.
@@ -193,6 +216,7 @@ func (s *Set) reset() {
 	}
 	s.next.Store(0)
 	s.stalls, s.failingSince, s.lastEnd = nil, time.Time{}, time.Time{}
+	s.coldErr = nil
 }
 
 // Shape implements workload.Shaper: the tries mode is a finite set, with
@@ -217,7 +241,7 @@ func (s *Set) bound() time.Duration {
 	if s.timeout <= 0 {
 		return 30 * 24 * time.Hour
 	}
-	return time.Duration(len(s.names)*s.tries+1) * (s.timeout + time.Second)
+	return time.Duration(len(s.names)*s.tries+1)*(s.timeout+time.Second) + time.Duration(len(s.names))*s.coldMost
 }
 
 // runResults are the tries of the run, in the tries mode; nil in the
@@ -334,6 +358,9 @@ func (s *Set) triesOp(conn driver.Conn, run queryFunc, queries []Query) workload
 	return func(ctx context.Context, _ *rand.Rand, req workload.Requests) (int, error) {
 		var k int64
 		for {
+			if s.coldFailed() {
+				return 0, workload.ErrClientDone
+			}
 			k = s.next.Add(1) - 1
 			if k >= int64(len(queries)*s.tries) {
 				return 0, workload.ErrClientDone
@@ -343,6 +370,24 @@ func (s *Set) triesOp(conn driver.Conn, run queryFunc, queries []Query) workload
 			}
 		}
 		i, try := int(k)/s.tries, int(k)%s.tries
+		if try == 0 && s.cold != nil {
+			// Outside the try's time: the restart and the wait for the
+			// server are not the query's.
+			fresh, err := s.cold(ctx, queries[i].Name)
+			if err == nil && fresh != nil {
+				var r queryFunc
+				if r, err = runner(fresh); err == nil {
+					conn, run = fresh, r
+				}
+			}
+			if err != nil {
+				s.mu.Lock()
+				s.coldErr = err
+				s.results[i].Error = result.CapText("not run: making its first try cold failed: "+redact.Scrub(err.Error()), result.MaxErrorText)
+				s.mu.Unlock()
+				return 0, workload.ErrClientDone
+			}
+		}
 		start := time.Now()
 		st, elapsed, err := s.exec(ctx, run, queries[i].SQL)
 		s.mu.Lock()

@@ -88,6 +88,7 @@ func printSummary(w io.Writer, r *result.Run) {
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(w, coldText(r.Summary.ColdBy))
 	mean, missing := result.QueryGeoMean(r.Summary.Queries)
 	fmt.Fprintf(w, "geometric mean of the hot times: %s s over %d of %d queries\n", secs(mean), len(r.Summary.Queries)-missing, len(r.Summary.Queries))
 	for _, f := range failed {
@@ -357,9 +358,50 @@ func (rep Report) sections(runs []*result.Run, baseline string) []kinds.Section 
 		Title:   "Per query: cold and hot time",
 		Caption: caption,
 		Columns: cols, Right: right, Rows: rows,
-		Note: "Cold times are each run's first try; fairbench neither restarts the server nor drops the page cache before it, as ClickBench's run.sh does where it can. " +
+		Note: coldNote(ts) + " " +
 			"The headline is each run's geometric mean, the median over the runs: it can differ from this table's geometric mean of the per-query medians.",
 	}}
+}
+
+// notCold is what a cold time is without a restart or cache drop before it.
+const notCold = "cold = first try; caches not dropped, server not restarted"
+
+// coldText says what a run's cold tries are (result.Summary.ColdBy).
+func coldText(by []string) string {
+	if len(by) == 0 {
+		return notCold
+	}
+	return "cold = first try, true cold: " + strings.Join(by, " and ") + " before each query's first try"
+}
+
+// coldNote says, for the table, what each target's cold times are: true
+// cold tries where every run of it restarted the server or dropped the
+// caches before each query's first try, else the first try only.
+func coldNote(ts []*targetRuns) string {
+	byText := map[string][]string{}
+	var texts []string
+	for _, t := range ts {
+		by := t.runs[0].Summary.ColdBy
+		for _, r := range t.runs[1:] {
+			if !slices.Equal(r.Summary.ColdBy, by) {
+				by = nil // runs that differ are not all true cold
+				break
+			}
+		}
+		text := coldText(by)
+		if _, seen := byText[text]; !seen {
+			texts = append(texts, text)
+		}
+		byText[text] = append(byText[text], t.name)
+	}
+	if len(texts) == 1 {
+		return "Cold times: " + texts[0] + "."
+	}
+	parts := make([]string, len(texts))
+	for i, text := range texts {
+		parts[i] = strings.Join(byText[text], ", ") + ": " + text
+	}
+	return "Cold times: " + strings.Join(parts, "; ") + "."
 }
 
 func total(xs []float64) float64 {
