@@ -27,6 +27,7 @@ import (
 type Flags struct {
 	fs      *pflag.FlagSet
 	defined []definedFlag
+	conn    *connection // the peer tool's connection flags, nil for none
 }
 
 type definedFlag struct {
@@ -137,6 +138,7 @@ func Define(fs *pflag.FlagSet, kind string, withFields bool) (*Flags, error) {
 		}
 		f.defined = append(f.defined, d.definedFlag)
 	}
+	f.conn = defineConnection(fs, workload.CommandLineOf(w).Connection)
 	return f, nil
 }
 
