@@ -58,7 +58,7 @@ func (Workload) CommandLine() workload.CommandLine {
 		Tools:      []string{"sysbench"},
 		Connection: sysbenchConnection(),
 		Words:      words,
-		Targets: "SQL databases: postgres://, mysql:// (MySQL and MariaDB), sqlite:FILE",
+		Targets:    "SQL databases: postgres://, mysql:// (MySQL and MariaDB), sqlite:FILE",
 		Examples: []string{
 			"fairbench run --workload oltp --target mysql://sbtest@127.0.0.1/sbtest oltp_read_write --tables 4 --table-size 100000 prepare",
 			"fairbench run --workload oltp --target mysql://sbtest@127.0.0.1/sbtest oltp_read_write --threads 8 --time 60 --warmup-time 10 --report-interval 1 --histogram --percentile 99 run",
