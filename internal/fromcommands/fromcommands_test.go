@@ -1,0 +1,151 @@
+package fromcommands_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fairbench/fairbench/internal/fromcommands"
+	_ "github.com/fairbench/fairbench/internal/plugins"
+	"github.com/fairbench/fairbench/internal/runner"
+	"github.com/fairbench/fairbench/internal/study"
+)
+
+// convert writes the study of shell text and loads it as 'fairbench run'
+// and 'validate' do, planning its cells.
+func convert(t *testing.T, text string) (*study.Study, []study.Cell, string, []string) {
+	t.Helper()
+	r, err := fromcommands.Convert("bench.sh", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "study.toml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := study.Load(path, runner.Catalog{})
+	if err != nil {
+		t.Fatalf("the study does not load: %v\n%s", err, b.String())
+	}
+	cells, err := st.Plan(runner.Catalog{})
+	if err != nil {
+		t.Fatalf("the study does not plan: %v\n%s", err, b.String())
+	}
+	return st, cells, b.String(), r.Unmapped()
+}
+
+func levels(w *study.Workload) []int {
+	var out []int
+	for _, c := range w.Clients {
+		out = append(out, c.N)
+	}
+	return out
+}
+
+// TestSeedArticleLinesBecomeAStudy: the ARM-vs-x86 article's lines
+// (pgbench -T, -S and -N at four thread counts in for-loops of each form,
+// sysbench's three tests, mysqlslap at four concurrencies) become a study
+// that loads and plans: one workload per shape with the four levels, the
+// load step's scale on the runs, targets from the connection flags, no
+// password, and mysqlslap listed with the reason and what to write.
+func TestSeedArticleLinesBecomeAStudy(t *testing.T) {
+	text, err := os.ReadFile("testdata/arm-vs-x86.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, cells, out, unmapped := convert(t, string(text))
+	if len(st.Workloads) != 6 || len(cells) != 24 {
+		t.Fatalf("%d workloads, %d cells; want 6 and 24\n%s", len(st.Workloads), len(cells), out)
+	}
+	wantModes := []string{"", "select-only", "simple-update", "read_write", "read_only", "write_only"}
+	for i, w := range st.Workloads {
+		if got := levels(w); !slices.Equal(got, []int{1, 2, 4, 8}) {
+			t.Errorf("workload %s: clients %v, want 1 2 4 8", w.Name, got)
+		}
+		mode := ""
+		if m := w.Params["mode"]; len(m) == 1 {
+			mode = m[0].(string)
+		}
+		if mode != wantModes[i] {
+			t.Errorf("workload %s: mode %q, want %q", w.Name, mode, wantModes[i])
+		}
+		if *w.Duration != 60e9 {
+			t.Errorf("workload %s: duration %s, want 60s", w.Name, *w.Duration)
+		}
+	}
+	if got := st.Workloads[0].Params["scale"]; len(got) != 1 || got[0] != int64(100) {
+		t.Errorf("pgbench's runs: scale %v, want the load step's 100", got)
+	}
+	urls := []string{st.Targets[0].URL, st.Targets[1].URL}
+	if !slices.Equal(urls, []string{"postgres://bench@127.0.0.1:5432/bench", "mysql://bench@127.0.0.1:3306/bench"}) {
+		t.Errorf("targets %v", urls)
+	}
+	if strings.Contains(out, "fbvar") {
+		t.Errorf("the study holds the password's placeholder:\n%s", out)
+	}
+	var slap string
+	for _, u := range unmapped {
+		if strings.Contains(u, "mysqlslap") {
+			slap = u
+		}
+	}
+	if !strings.Contains(slap, `tool = "mysqlslap"`) || !strings.Contains(out, "# Lines not mapped") {
+		t.Errorf("mysqlslap's line is not listed with what to write: %q\n%s", slap, out)
+	}
+}
+
+// TestPlaceholdersStayForTheUser: a variable that is not a loop's stays
+// ${VAR} in the study, which says to fill it in; one where a number goes
+// leaves its line unmapped, naming it.
+func TestPlaceholdersStayForTheUser(t *testing.T) {
+	r, err := fromcommands.Convert("x.sh", []byte("pgbench -c 4 -T 10 -h $PGHOST -U ${PGUSER} bench\npgbench -c $CLIENTS -T 10 -h db bench\n"+
+		"sysbench oltp_read_only --db-driver=pgsql --pgsql-host=db --pgsql-password=hunter22 --threads=2 run\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "hunter22") {
+		t.Errorf("the study holds the password a line gave:\n%s", out)
+	}
+	if !strings.Contains(out, "postgres://${PGUSER}@${PGHOST}/bench") || !strings.Contains(out, "${PGHOST} is left as the file wrote it") {
+		t.Errorf("the placeholders are not kept and explained:\n%s", out)
+	}
+	u := r.Unmapped()
+	if len(u) != 1 || !strings.Contains(u[0], "line 2") || !strings.Contains(u[0], "$CLIENTS") {
+		t.Errorf("unmapped %q, want line 2 naming $CLIENTS", u)
+	}
+}
+
+// TestShapesAndLevels: lines of one shape are one workload whatever their
+// order; a different duration is another workload; memtier's -c per thread
+// makes the level threads × connections; an unknown loop form is listed.
+func TestShapesAndLevels(t *testing.T) {
+	st, _, out, unmapped := convert(t, `
+memtier_benchmark -s 127.0.0.1 -p 6379 --protocol=redis -t 2 -c 5 --test-time=30 --ratio=1:10 --hide-histogram
+memtier_benchmark -s 127.0.0.1 -p 6379 -t 2 -c 10 --test-time=30 --ratio=1:10
+memtier_benchmark -s 127.0.0.1 -p 6379 -t 2 -c 10 --test-time=60 --ratio=1:10
+for ((i=0; i<3; i++)); do pgbench -c $i bench; done
+`)
+	if len(st.Workloads) != 2 {
+		t.Fatalf("%d workloads, want 2\n%s", len(st.Workloads), out)
+	}
+	if got := levels(st.Workloads[0]); !slices.Equal(got, []int{10, 20}) || st.Workloads[0].Threads != 2 {
+		t.Errorf("clients %v threads %d, want 10 20 on 2 threads\n%s", got, st.Workloads[0].Threads, out)
+	}
+	if !strings.Contains(out, "--hide-histogram: accepted, no effect") {
+		t.Errorf("the note on --hide-histogram is not in the study:\n%s", out)
+	}
+	if len(unmapped) == 0 || !strings.Contains(unmapped[0], "for-loop") {
+		t.Errorf("unmapped %q, want the C-style loop", unmapped)
+	}
+}
