@@ -149,3 +149,20 @@ for ((i=0; i<3; i++)); do pgbench -c $i bench; done
 		t.Errorf("unmapped %q, want the C-style loop", unmapped)
 	}
 }
+
+// TestHostileShellText: control characters in a line reach the study's
+// comments escaped (the study still loads), an unclosed quote is an error
+// naming its line, and a loop of too many values is listed, not expanded.
+func TestHostileShellText(t *testing.T) {
+	_, _, out, unmapped := convert(t, "pgbench -c 2 -T 10 -h db --log-prefix \"a\x1b[31m\rb\" bench\n"+
+		"for t in "+strings.Repeat("1 ", 1001)+"; do pgbench -c $t -h db bench; done\n")
+	if strings.ContainsAny(out, "\x1b\r") {
+		t.Errorf("a control character reached the study:\n%q", out)
+	}
+	if len(unmapped) != 1 || !strings.Contains(unmapped[0], "more than 1000 values") {
+		t.Errorf("unmapped %q, want the loop of 1001 values", unmapped)
+	}
+	if _, err := fromcommands.Convert("q.sh", []byte("pgbench -c 2\npgbench 'open\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("an unclosed quote: %v, want an error naming line 2", err)
+	}
+}

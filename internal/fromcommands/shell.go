@@ -161,6 +161,10 @@ func statements(toks []token) []statement {
 	return out
 }
 
+// maxLoopValues bounds a for-loop's values: a study's clients levels are a
+// handful, and each value is a line read.
+const maxLoopValues = 1000
+
 // command is a statement to map, with the values of the for-loop around
 // it, if any.
 type command struct {
@@ -182,11 +186,6 @@ func commands(sts []statement) ([]command, []unmapped) {
 			out = append(out, command{statement: s})
 			continue
 		}
-		if len(s.words) < 3 || s.words[2] != "in" {
-			bad = append(bad, unmapped{line: s.line, text: strings.Join(s.words, " "), why: "a for-loop other than `for VAR in V1 V2 …; do …; done`"})
-			continue
-		}
-		loop := command{loopVar: s.words[1], loopValues: s.words[3:], loopLine: s.line}
 		var body []statement
 		closed := false
 		for i++; i < len(sts); i++ {
@@ -206,10 +205,24 @@ func commands(sts []statement) ([]command, []unmapped) {
 				body = append(body, b)
 			}
 		}
-		if !closed {
-			bad = append(bad, unmapped{line: s.line, text: strings.Join(s.words, " "), why: "a for-loop without its done"})
+		why := ""
+		switch {
+		case len(s.words) < 3 || s.words[2] != "in":
+			why = "a for-loop other than `for VAR in V1 V2 …; do …; done`"
+		case len(s.words)-3 > maxLoopValues:
+			why = fmt.Sprintf("a loop over more than %d values", maxLoopValues)
+		case !closed:
+			why = "a for-loop without its done"
+		}
+		if why != "" {
+			text := strings.Join(s.words, " ")
+			if len(text) > 200 {
+				text = text[:200] + "…"
+			}
+			bad = append(bad, unmapped{line: s.line, text: text, why: why})
 			continue
 		}
+		loop := command{loopVar: s.words[1], loopValues: s.words[3:], loopLine: s.line}
 		for _, b := range body {
 			c := loop
 			c.statement = b

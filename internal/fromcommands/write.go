@@ -12,6 +12,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/fairbench/fairbench/internal/escape"
 	"github.com/fairbench/fairbench/internal/params"
 	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/study"
@@ -119,13 +120,14 @@ func (r *Result) groups() []*group {
 	return out
 }
 
-// Write writes the study file: a header saying where it came from and
+// Write writes the study file (every line quoted in a comment escaped
+// as a terminal line is: TOML comments take no control character): a header saying where it came from and
 // what is left to fill in, the targets, one workload per command shape
 // with a comment per line it came from, and the lines left unmapped as
 // comments at the end.
 func (r *Result) Write(w io.Writer) error {
 	var b strings.Builder
-	base := filepath.Base(r.File)
+	base := escape.Terminal(filepath.Base(r.File))
 	fmt.Fprintf(&b, "# Written by 'fairbench study from-commands %s': each workload below\n", base)
 	fmt.Fprintf(&b, "# says which of the file's lines it stands for. Check the targets' URLs; passwords\n")
 	fmt.Fprintf(&b, "# stay out of this file (PGPASSWORD, MYSQL_PWD, REDISCLI_AUTH in the environment).\n")
@@ -146,10 +148,10 @@ func (r *Result) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "\n[[target]]\nname = %s\nurl = %s\n", tomlValue(names[t]), tomlValue(t))
 	}
 	for _, l := range r.loads {
-		fmt.Fprintf(&b, "\n# line %d: %s: the load step; each workload on its target loads its data\n# before its first run when missing (its parameters reach the runs of that target)\n", l.line, l.text)
+		fmt.Fprintf(&b, "\n# line %d: %s: the load step; each workload on its target loads its data\n# before its first run when missing (its parameters reach the runs of that target)\n", l.line, escape.Terminal(l.text))
 	}
 	for _, c := range r.comments {
-		fmt.Fprintf(&b, "\n# %s\n", c)
+		fmt.Fprintf(&b, "\n# %s\n", escape.Terminal(c))
 	}
 	for i, g := range groups {
 		writeGroup(&b, g, fmt.Sprintf("%s-%d", g.program, i+1), names[g.target])
@@ -157,7 +159,7 @@ func (r *Result) Write(w io.Writer) error {
 	if len(r.skipped) > 0 {
 		fmt.Fprintf(&b, "\n# Lines not mapped to a workload:\n")
 		for _, u := range r.Unmapped() {
-			fmt.Fprintf(&b, "#   %s\n", strings.ReplaceAll(u, "\n", " "))
+			fmt.Fprintf(&b, "#   %s\n", escape.Terminal(u))
 		}
 	}
 	out := b.String()
@@ -178,7 +180,7 @@ func (r *Result) Write(w io.Writer) error {
 func writeGroup(b *strings.Builder, g *group, name, target string) {
 	b.WriteString("\n")
 	for _, l := range g.lines {
-		fmt.Fprintf(b, "# %s\n", strings.ReplaceAll(l, "\n", " "))
+		fmt.Fprintf(b, "# %s\n", escape.Terminal(l))
 	}
 	clients := make([]string, len(g.clients))
 	for i, n := range g.clients {
@@ -186,7 +188,7 @@ func writeGroup(b *strings.Builder, g *group, name, target string) {
 	}
 	fmt.Fprintf(b, "#   → workload %s, clients %s\n", g.kind, strings.Join(clients, ", "))
 	for _, n := range g.notes {
-		fmt.Fprintf(b, "#   %s\n", n)
+		fmt.Fprintf(b, "#   %s\n", escape.Terminal(n))
 	}
 	threads, threadNote := threadsOf(g)
 	if threadNote != "" {
