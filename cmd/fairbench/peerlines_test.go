@@ -122,8 +122,8 @@ func TestStudyFromCommandsValidatesAndRuns(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("from-commands: exit %d\n%s", o.code, o.stderr)
 	}
-	if !strings.Contains(o.stderr, "not mapped: line 30: mysqlslap") {
-		t.Errorf("from-commands does not list mysqlslap's line on stderr:\n%s", o.stderr)
+	if !strings.Contains(o.stderr, "not mapped: line 6: set -e") {
+		t.Errorf("from-commands does not list set -e's line on stderr:\n%s", o.stderr)
 	}
 	if v := fairbench(t, dir, "validate", out); v.code != 0 {
 		t.Fatalf("validate: exit %d\n%s\n%s", v.code, v.stderr, v.stdout)

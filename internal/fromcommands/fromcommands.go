@@ -18,6 +18,7 @@ import (
 	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/adhocline"
 	"github.com/fairbench/fairbench/internal/redact"
+	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/workload"
 )
 
@@ -40,7 +41,8 @@ type cell struct {
 	kind     string
 	program  string
 	notes    []string
-	password bool // the line gave a password, left out of the study
+	password bool   // the line gave a password, left out of the study
+	tool     string // the tool the cell runs (a tool cell, adapter.Tool.FromLine), "" for a native workload
 }
 
 // Result is what a shell file maps to: its cells, the load steps' lines,
@@ -94,7 +96,7 @@ func (r *Result) convert(c command) {
 	if len(words) == 0 {
 		return
 	}
-	kind, args, why := kindOf(words)
+	kind, args, tool, why := kindOf(words)
 	if why != "" {
 		r.skipped = append(r.skipped, unmapped{line: c.line, text: text, why: why})
 		return
@@ -109,7 +111,14 @@ func (r *Result) convert(c command) {
 	}
 	for _, v := range values {
 		expanded, others := r.expand(args, c.loopVar, v)
-		p, err := adhocline.Parse(append([]string{"--workload", kind}, expanded...))
+		var p adhocline.Parsed
+		var err error
+		password := false
+		if tool != nil {
+			p, password, err = toolLine(tool, expanded)
+		} else {
+			p, err = adhocline.Parse(append([]string{"--workload", kind}, expanded...))
+		}
 		if err != nil {
 			why := err.Error()
 			if len(others) > 0 {
@@ -119,7 +128,10 @@ func (r *Result) convert(c command) {
 			return
 		}
 		x := cell{line: c.line, text: text, loop: loop, parsed: p, kind: kind, program: path.Base(words[0]), notes: p.Notes}
-		x.password = urlHasPassword(p.Target) || slices.ContainsFunc(env, func(e string) bool { return strings.Contains(strings.ToUpper(e), "PASS") })
+		if tool != nil {
+			x.tool, x.kind = tool.Name, tool.Kind
+		}
+		x.password = password || urlHasPassword(p.Target) || slices.ContainsFunc(env, func(e string) bool { return strings.Contains(strings.ToUpper(e), "PASS") })
 		if len(env) > 0 {
 			x.notes = append(x.notes, "the line sets "+strings.Join(env, ", ")+" for the tool: set it in fairbench's environment when running")
 		}
@@ -193,27 +205,53 @@ func stripPrefixes(words []string) (rest, env []string) {
 }
 
 // kindOf is the workload a command's program is the peer tool of, and the
-// arguments `fairbench run` reads it with; why says why there is none.
-func kindOf(words []string) (kind string, args []string, why string) {
+// arguments `fairbench run` reads it with; or, for a tool no workload reads
+// a line of, the tool whose cell reads it (adapter.Tool.FromLine); why says
+// why there is neither.
+func kindOf(words []string) (kind string, args []string, tool *adapter.Tool, why string) {
 	prog := words[0]
 	if path.Base(prog) == "fairbench" {
 		if len(words) < 2 || words[1] != "run" {
-			return "", nil, "a fairbench command other than run"
+			return "", nil, nil, "a fairbench command other than run"
 		}
-		return adhocline.ScanWorkload(words[2:]), words[2:], ""
+		return adhocline.ScanWorkload(words[2:]), words[2:], nil, ""
 	}
 	for _, k := range workload.Kinds() {
-		for _, tool := range adhocline.CommandLineOf(k).Tools {
-			if tool == prog || tool == path.Base(prog) {
-				return k, words[1:], ""
+		for _, name := range adhocline.CommandLineOf(k).Tools {
+			if name == prog || name == path.Base(prog) {
+				return k, words[1:], nil, ""
 			}
 		}
 	}
 	if t, ok := adapter.Lookup(path.Base(prog)); ok {
-		return "", nil, fmt.Sprintf("no fairbench workload reads %s's command line; a study can run %s itself: a workload with tool = %q and its parameters (%s)",
+		if t.FromLine != nil {
+			return "", words[1:], t, ""
+		}
+		return "", nil, nil, fmt.Sprintf("no fairbench workload reads %s's command line; a study can run %s itself: a workload with tool = %q and its parameters (%s)",
 			t.Name, t.Name, t.Name, strings.Join(paramNames(t), ", "))
 	}
-	return "", nil, "not a benchmark command fairbench reads"
+	return "", nil, nil, "not a benchmark command fairbench reads"
+}
+
+// toolLine reads a tool's line (adapter.Tool.FromLine) in the shape a
+// native line's cell has, with every clients level the line gives
+// (mysqlslap's --concurrency=1,2,4); password: the line gave one.
+func toolLine(t *adapter.Tool, args []string) (p adhocline.Parsed, password bool, err error) {
+	l, err := t.FromLine(args)
+	if err != nil {
+		return p, false, err
+	}
+	values := map[string][]any{}
+	for k, v := range l.Params {
+		values[k] = []any{v}
+	}
+	levels := make([]study.ClientLevel, len(l.Clients))
+	for i, n := range l.Clients {
+		levels[i] = study.ClientLevel{N: n}
+	}
+	p = adhocline.Parsed{Kind: t.Kind, Target: l.URL, Action: workload.ActionRun}
+	p.Cell.Study = &study.Study{Workloads: []*study.Workload{{Kind: t.Kind, Tool: t.Name, Params: values, Clients: levels}}}
+	return p, l.Password, nil
 }
 
 func paramNames(t *adapter.Tool) []string {

@@ -21,6 +21,7 @@ import (
 // group is the cells of one command shape: one study workload.
 type group struct {
 	kind, program, target string
+	tool                  string // a tool cell's tool, "" for a native workload
 	params                map[string][]any
 	duration, warmup      time.Duration
 	rate                  float64
@@ -86,17 +87,19 @@ func (r *Result) groups() []*group {
 				w.Params[p] = v
 			}
 		}
-		key := shapeKey(c.kind, target, w, st)
+		key := c.tool + "|" + shapeKey(c.kind, target, w, st)
 		g, ok := byKey[key]
 		if !ok {
-			g = &group{kind: c.kind, program: c.program, target: target, params: w.Params, duration: st.Duration, warmup: st.Warmup,
+			g = &group{kind: c.kind, tool: c.tool, program: c.program, target: target, params: w.Params, duration: st.Duration, warmup: st.Warmup,
 				rate: w.Rate, maxTries: w.MaxTries, latencyLimit: w.LatencyLimit}
 			byKey[key] = g
 			out = append(out, g)
 		}
-		if n := w.Clients[0].N; !slices.Contains(g.clients, n) {
-			g.clients = append(g.clients, n)
-			g.threads = append(g.threads, w.Threads)
+		for _, level := range w.Clients {
+			if !slices.Contains(g.clients, level.N) {
+				g.clients = append(g.clients, level.N)
+				g.threads = append(g.threads, w.Threads)
+			}
 		}
 		line := fmt.Sprintf("line %d: %s", c.line, c.text)
 		if c.loop != "" {
@@ -117,7 +120,28 @@ func (r *Result) groups() []*group {
 			}
 		}
 	}
+	shareServers(out)
 	return out
+}
+
+// shareServers gives a tool cell whose line names a server but no
+// database (mysqlslap's, which creates its own schema) the target of
+// another line on that server, user and port, so that one server is one
+// target.
+func shareServers(groups []*group) {
+	for _, g := range groups {
+		u, err := url.Parse(g.target)
+		if err != nil || g.tool == "" || strings.Trim(u.Path, "/") != "" {
+			continue
+		}
+		for _, o := range groups {
+			v, err := url.Parse(o.target)
+			if err == nil && o != g && v.Scheme == u.Scheme && v.Host == u.Host && v.User.String() == u.User.String() && strings.Trim(v.Path, "/") != "" {
+				g.target = o.target
+				break
+			}
+		}
+	}
 }
 
 // Write writes the study file (every line quoted in a comment escaped
@@ -186,7 +210,11 @@ func writeGroup(b *strings.Builder, g *group, name, target string) {
 	for i, n := range g.clients {
 		clients[i] = strconv.Itoa(n)
 	}
-	fmt.Fprintf(b, "#   → workload %s, clients %s\n", g.kind, strings.Join(clients, ", "))
+	what := "workload " + g.kind
+	if g.tool != "" {
+		what = "a cell of the tool " + g.tool + ", which the study runs"
+	}
+	fmt.Fprintf(b, "#   → %s, clients %s\n", what, strings.Join(clients, ", "))
 	for _, n := range g.notes {
 		fmt.Fprintf(b, "#   %s\n", escape.Terminal(n))
 	}
@@ -194,9 +222,16 @@ func writeGroup(b *strings.Builder, g *group, name, target string) {
 	if threadNote != "" {
 		fmt.Fprintf(b, "#   %s\n", threadNote)
 	}
-	fmt.Fprintf(b, "[[workload]]\nname = %s\nkind = %s\ntargets = [%s]\n", tomlValue(name), tomlValue(g.kind), tomlValue(target))
-	fmt.Fprintf(b, "clients = [%s]\n", strings.Join(clients, ", "))
-	fmt.Fprintf(b, "duration = %s\nwarmup = %s\n", tomlValue(durationText(g.duration)), tomlValue(durationText(g.warmup)))
+	fmt.Fprintf(b, "[[workload]]\nname = %s\n", tomlValue(name))
+	if g.tool != "" {
+		fmt.Fprintf(b, "tool = %s\n", tomlValue(g.tool))
+	} else {
+		fmt.Fprintf(b, "kind = %s\n", tomlValue(g.kind))
+	}
+	fmt.Fprintf(b, "targets = [%s]\nclients = [%s]\n", tomlValue(target), strings.Join(clients, ", "))
+	if g.tool == "" { // a tool cell runs for what its line says (mysqlslap: its queries)
+		fmt.Fprintf(b, "duration = %s\nwarmup = %s\n", tomlValue(durationText(g.duration)), tomlValue(durationText(g.warmup)))
+	}
 	if threads > 0 {
 		fmt.Fprintf(b, "threads = %d\n", threads)
 	}
