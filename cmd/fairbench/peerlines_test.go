@@ -93,8 +93,10 @@ func TestPeerLinesRunOnTheTestServers(t *testing.T) {
 		}
 	})
 	t.Run("memtier and redis-benchmark", func(t *testing.T) {
-		p := partsOf(t, testenv.RedisURL(t))
+		raw := testenv.RedisURL(t)
+		p := partsOf(t, raw)
 		prefix := "fbtest-peerlines-" + fmt.Sprint(time.Now().UnixNano()) + "-"
+		t.Cleanup(func() { redisDeletePrefix(t, raw, prefix) }) // only the keys this test wrote
 		env := []string{"REDISCLI_AUTH=" + p.password}
 		o := fairbenchWithEnv(t, dir, env, "run", "--workload", "kv", "-q", "--results", results, "-s", p.host, "-p", p.port,
 			"--protocol=redis", "-t", "1", "-c", "2", "--test-time=1", "--ratio=1:1", "--key-prefix", prefix, "--key-maximum", "100", "--hide-histogram")
