@@ -93,6 +93,7 @@ func TestPeerLinesAsTyped(t *testing.T) {
 			params: map[string]any{"warehouses": int64(4)}},
 		{kind: "tpcc", line: "--target sqlite:tpcc.db --set pg_host=10.0.0.5", err: "--target URL"},
 		{kind: "tpcc", line: "--target sqlite:tpcc.db --set num_vu=lots", err: "--vus"},
+		{kind: "tpcc", line: "--target sqlite:tpcc.db --set raiseerror=true", err: "settings it takes are allwarehouse, count_ware, duration, keyandthink, num_vu, rampup"},
 	}
 	for _, l := range lines {
 		t.Run(l.kind+" "+l.line, func(t *testing.T) {
