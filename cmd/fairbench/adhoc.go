@@ -26,6 +26,7 @@ type adhoc struct {
 	target, workload, warmup string
 	set                      []string
 	flags                    *adhocline.Flags
+	resolved                 bool // target holds what the connection flags built
 }
 
 // defineWorkloadFlags defines on fs the flags of workload kind
@@ -34,6 +35,21 @@ func (a *adhoc) defineWorkloadFlags(fs *pflag.FlagSet, kind string, withFields b
 	flags, err := adhocline.Define(fs, kind, withFields)
 	a.flags = flags
 	return err
+}
+
+// resolveTarget makes the peer tool's connection flags given (pgbench's
+// -h -p -U dbname) the target URL, when --target is not given
+// (adhocline.Flags.Target).
+func (a *adhoc) resolveTarget() error {
+	if a.flags == nil || a.resolved {
+		return nil
+	}
+	t, err := a.flags.Target(a.target)
+	if err != nil {
+		return err
+	}
+	a.target, a.resolved = t, true
+	return nil
 }
 
 // cell is what an ad-hoc command line says of how its run is shown:
@@ -60,6 +76,7 @@ func adhocStudy(a *adhoc, fs *pflag.FlagSet) (*study.Study, cell, error) {
 var (
 	scanWorkload  = adhocline.ScanWorkload
 	peerArgs      = adhocline.PeerArgs
+	peerLine      = adhocline.PeerLine
 	commandLineOf = adhocline.CommandLineOf
 )
 
@@ -93,10 +110,11 @@ func withWorkloadFlags[O any](cmd *cobra.Command, check cobra.PositionalArgs,
 		}
 		describeWorkload(cmd, kind)
 		cmd.InitDefaultHelpFlag()
-		args, action, err := peerArgs(args, commandLineOf(kind), cmd.Flags())
+		peer, err := peerLine(args, commandLineOf(kind), cmd.Flags())
 		if err != nil {
 			return fmt.Errorf("%s: %v (see 'fairbench %s --workload %s --help')", cmd.Name(), err, cmd.Name(), kind)
 		}
+		args, action := peer.Args, peer.Action
 		cmd.DisableFlagParsing = false // ParseFlags does nothing while it is set
 		defer func() { cmd.DisableFlagParsing = true }()
 		if err := cmd.ParseFlags(args); err != nil {
@@ -104,6 +122,9 @@ func withWorkloadFlags[O any](cmd *cobra.Command, check cobra.PositionalArgs,
 		}
 		if help, _ := cmd.Flags().GetBool("help"); help {
 			return cmd.Help()
+		}
+		for _, note := range peer.Notes {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s\n", note)
 		}
 		rest := cmd.Flags().Args()
 		if err := check(cmd, rest); err != nil {

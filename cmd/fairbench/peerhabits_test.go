@@ -342,6 +342,9 @@ func exampleParses(t *testing.T, kind, example string) error {
 	if err := fs.Parse(words); err != nil {
 		return err
 	}
+	if err := a.resolveTarget(); err != nil {
+		return err
+	}
 	if a.target == "" {
 		return fmt.Errorf("gives no --target")
 	}

@@ -96,6 +96,9 @@ func defineRunFlags(f *pflag.FlagSet, kind string) (*runOptions, error) {
 // peer tool's prepare or cleanup, a load generator's share, a study file
 // or an ad-hoc cell.
 func runCommand(cmd *cobra.Command, o *runOptions, args []string, action workload.Action) error {
+	if err := o.a.resolveTarget(); err != nil {
+		return fmt.Errorf("run: %v", err)
+	}
 	if action == workload.ActionLoad || action == workload.ActionClean {
 		// The peer tool's prepare or cleanup: what 'fairbench load' does.
 		if len(args) > 0 {
@@ -617,6 +620,9 @@ func defineLoadFlags(f *pflag.FlagSet, kind string) (*loadOptions, error) {
 // tool's prepare), or with clean deletes what fairbench's marker says it
 // created (load --clean, the peer tool's cleanup).
 func loadData(cmd *cobra.Command, a *adhoc, replace, clean, check, quiet bool) error {
+	if err := a.resolveTarget(); err != nil {
+		return fmt.Errorf("%s: %v", cmd.Name(), err)
+	}
 	if a.target == "" {
 		return fmt.Errorf("%s: --target URL is required", cmd.Name())
 	}

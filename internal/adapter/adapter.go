@@ -121,6 +121,21 @@ type Tool struct {
 	// Register registers it with internal/kinds under Kind. One tool of a
 	// kind declares it.
 	KindInfo *kinds.Info
+	// FromLine, when set, reads the tool's own command line (the arguments
+	// after its program's name) as a study cell of the tool, for a kind no
+	// native workload reads a line of ('fairbench study from-commands'):
+	// the target, the clients levels and the parameters, or the error that
+	// names the option it cannot take.
+	FromLine func(args []string) (ToolLine, error)
+}
+
+// ToolLine is a tool's command line as a study cell of the tool.
+type ToolLine struct {
+	URL     string
+	Clients []int
+	Params  map[string]any
+	// Password is set when the line gave one, which the study leaves out.
+	Password bool
 }
 
 // Invocation is what a command builder needs from a study cell. It is a

@@ -36,6 +36,7 @@ func init() {
 		Install:     "apt-get install mariadb-client (or mysql-client)",
 		KindParams:  mysqlslapParams,
 		KindInfo:    &kinds.Info{Sections: mysqlslapSections},
+		FromLine:    readMysqlslapLine,
 	})
 }
 

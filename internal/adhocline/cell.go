@@ -1,8 +1,10 @@
 package adhocline
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -165,7 +167,11 @@ func (g *given) readSet(set []string, kind string, specs []params.Spec) error {
 		}
 		spec, ok := params.Find(specs, k)
 		if !ok {
-			return fmt.Errorf("--set %s: workload %s has no parameter %q", kv, kind, k)
+			msg := fmt.Sprintf("--set %s: workload %s has no parameter %q", kv, kind, k)
+			if names := settingNames(CommandLineOf(kind).Settings); len(names) > 0 {
+				msg += "; its peer tool's settings it takes are " + strings.Join(names, ", ")
+			}
+			return errors.New(msg)
 		}
 		cv, err := params.Coerce(spec, v)
 		if err != nil {
@@ -374,4 +380,24 @@ func peerBool(v string) string {
 		return "false"
 	}
 	return v
+}
+
+// settingNames are a peer tool's settings that set a flag, each flag's
+// under its shortest name (count_ware, not pg_count_ware), sorted.
+func settingNames(settings map[string]workload.Setting) []string {
+	shortest := map[string]string{}
+	for name, s := range settings {
+		if s.Flag == "" {
+			continue
+		}
+		if n, ok := shortest[s.Flag]; !ok || len(name) < len(n) || (len(name) == len(n) && name < n) {
+			shortest[s.Flag] = name
+		}
+	}
+	out := make([]string, 0, len(shortest))
+	for _, n := range shortest {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }

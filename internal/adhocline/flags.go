@@ -2,10 +2,13 @@
 // --target URL --workload KIND …` (and of load and queries, which take the
 // same workload flags) into the one cell it describes: Define puts the
 // workload's flags (workload.Flagger, named as its peer tool names them) on
-// a flag set, PeerArgs first rewrites the peer tool's own spellings
-// (YCSB's -threads, sysbench's `oltp_read_write run`), and after parsing
+// a flag set with the peer tool's connection flags (pgbench's -h -p -U),
+// PeerLine first rewrites the peer tool's own spellings (YCSB's -threads,
+// sysbench's `oltp_read_write run`, pgbench's dbname), and after parsing
+// Flags.Target builds the target URL from the connection flags and
 // Flags.Cell returns the one-cell study and how its run is shown, or the
-// error that names the flag at fault.
+// error that names the flag at fault. Parse does all of it for a line read
+// without running it.
 //
 // It knows no command framework and no workload kind: the commands bind
 // their own flags (--target, --workload, --warmup, --set) and pass their
@@ -27,6 +30,7 @@ import (
 type Flags struct {
 	fs      *pflag.FlagSet
 	defined []definedFlag
+	conn    *connection // the peer tool's connection flags, nil for none
 }
 
 type definedFlag struct {
@@ -137,6 +141,7 @@ func Define(fs *pflag.FlagSet, kind string, withFields bool) (*Flags, error) {
 		}
 		f.defined = append(f.defined, d.definedFlag)
 	}
+	f.conn = defineConnection(fs, workload.CommandLineOf(w).Connection)
 	return f, nil
 }
 

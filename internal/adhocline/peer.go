@@ -3,6 +3,7 @@ package adhocline
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -39,21 +40,78 @@ func CommandLineOf(kind string) workload.CommandLine {
 }
 
 // PeerArgs reads args as the workload's peer tool reads its command line
-// (cl): an alias in a flag's place becomes the fairbench flag it stands for,
-// and a positional word the flags it stands for and its action. fs holds
-// the workload's flags, to tell a flag that takes a value (whose value is
-// never rewritten) from a switch. Arguments after "--" are left alone.
+// (cl): PeerLine without its notes.
 func PeerArgs(args []string, cl workload.CommandLine, fs *pflag.FlagSet) ([]string, workload.Action, error) {
-	if len(cl.Aliases) == 0 && len(cl.Words) == 0 {
-		return args, workload.ActionNone, nil
+	p, err := PeerLine(args, cl, fs)
+	return p.Args, p.Action, err
+}
+
+// Peer is a peer tool's command line read as fairbench's: the arguments
+// to parse, the action its words ask for, and notes to say once before
+// anything runs (a flag accepted with no effect, a file read as a preset).
+type Peer struct {
+	Args   []string
+	Action workload.Action
+	Notes  []string
+}
+
+// PeerLine reads args as the workload's peer tool reads its command line
+// (cl): first the workload's own Rewrite, then, argument by argument, an
+// ignored flag is dropped with a note, --set NAME=VALUE of a peer setting
+// becomes its flag, -h followed by a value is the connection's host where
+// the connection has -h (pgbench's; -h alone or before a flag stays help),
+// an alias in a flag's place becomes the fairbench flag it stands for, a
+// positional word the flags it stands for and its action, and the one
+// other positional word (not a study file, *.toml) the connection's
+// positional part (pgbench's dbname). fs holds the workload's flags, to
+// tell a flag that takes a value (whose value is never rewritten) from a
+// switch. Arguments after "--" are left alone.
+func PeerLine(args []string, cl workload.CommandLine, fs *pflag.FlagSet) (Peer, error) {
+	var notes []string
+	if cl.Rewrite != nil {
+		r, err := cl.Rewrite(args)
+		if err != nil {
+			return Peer{}, err
+		}
+		args, notes = r.Args, r.Notes
 	}
+	if len(cl.Aliases) == 0 && len(cl.Words) == 0 && cl.Connection == nil && len(cl.Ignored) == 0 && len(cl.Settings) == 0 {
+		return Peer{Args: args, Notes: notes}, nil
+	}
+	hostFlag, positional := connectionRewrites(cl.Connection)
 	out := make([]string, 0, len(args))
-	action, actionWord := workload.ActionNone, ""
+	action, actionWord, positionalGiven := workload.ActionNone, "", false
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "--" {
 			out = append(out, args[i:]...)
 			break
+		}
+		if why, ok := cl.Ignored[arg]; ok {
+			notes = append(notes, fmt.Sprintf("%s: accepted, no effect: %s", arg, why))
+			continue
+		}
+		if set, ok := setValue(args, &i); ok && len(cl.Settings) > 0 {
+			flag, err := settingFlag(set, cl.Settings)
+			if err != nil {
+				return Peer{}, err
+			}
+			out = append(out, flag)
+			continue
+		} else if ok {
+			out = append(out, "--set", set)
+			continue
+		}
+		if hostFlag != "" && strings.HasPrefix(arg, "-h") && !strings.HasPrefix(arg, "--") {
+			if v := arg[2:]; v != "" {
+				out = append(out, "--"+hostFlag+"="+strings.TrimPrefix(v, "="))
+				continue
+			}
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				out = append(out, "--"+hostFlag, args[i+1])
+				i++
+				continue
+			}
 		}
 		if r, ok := cl.Aliases[arg]; ok {
 			arg = r
@@ -62,10 +120,18 @@ func PeerArgs(args []string, cl workload.CommandLine, fs *pflag.FlagSet) ([]stri
 			out = append(out, w.Args...)
 			if w.Action != workload.ActionNone {
 				if action != workload.ActionNone && action != w.Action {
-					return nil, "", fmt.Errorf("%q and %q ask for different things: give one", actionWord, arg)
+					return Peer{}, fmt.Errorf("%q and %q ask for different things: give one", actionWord, arg)
 				}
 				action, actionWord = w.Action, arg
 			}
+			continue
+		}
+		if positional != "" && !strings.HasPrefix(arg, "-") && !strings.HasSuffix(arg, ".toml") {
+			if positionalGiven {
+				return Peer{}, fmt.Errorf("%q: the line names its database already; give one positional name (the database), or --%s", arg, positional)
+			}
+			out = append(out, "--"+positional+"="+arg)
+			positionalGiven = true
 			continue
 		}
 		out = append(out, arg)
@@ -74,7 +140,55 @@ func PeerArgs(args []string, cl workload.CommandLine, fs *pflag.FlagSet) ([]stri
 			out = append(out, args[i])
 		}
 	}
-	return out, action, nil
+	return Peer{Args: out, Action: action, Notes: notes}, nil
+}
+
+// setValue is the value of --set at args[*i] (--set NAME=VALUE or
+// --set=NAME=VALUE), advancing *i past it; ok is false for another argument.
+func setValue(args []string, i *int) (string, bool) {
+	if v, ok := strings.CutPrefix(args[*i], "--set="); ok {
+		return v, true
+	}
+	if args[*i] == "--set" && *i+1 < len(args) {
+		*i++
+		return args[*i], true
+	}
+	return "", false
+}
+
+// settingFlag is --set's NAME=VALUE as the flag of the peer setting NAME
+// ("--warehouses=10" for HammerDB's count_ware=10), or --set's own
+// argument for a name that is no peer setting (a parameter's).
+func settingFlag(set string, settings map[string]workload.Setting) (string, error) {
+	name, value, _ := strings.Cut(set, "=")
+	s, ok := settings[name]
+	switch {
+	case !ok:
+		return "--set=" + set, nil
+	case s.Flag == "":
+		return "", fmt.Errorf("--set %s: %s", set, s.Instead)
+	}
+	if _, err := strconv.ParseFloat(value, 64); err == nil && s.Unit != "" {
+		value += s.Unit
+	}
+	return "--" + s.Flag + "=" + value, nil
+}
+
+// connectionRewrites are the connection's flag that -h VALUE stands for
+// and the flag its positional word is, "" for none.
+func connectionRewrites(c *workload.Connection) (hostFlag, positional string) {
+	if c == nil {
+		return "", ""
+	}
+	for _, f := range c.Flags {
+		if f.Shorthand == "h" {
+			hostFlag = f.Name
+		}
+		if c.Positional != "" && f.Part == c.Positional && positional == "" {
+			positional = f.Name
+		}
+	}
+	return hostFlag, positional
 }
 
 // takesValue reports whether arg, a flag without "=value", is one of fs's

@@ -163,6 +163,24 @@ type CommandLine struct {
 	// Examples are two or three command lines, shown at the bottom of the
 	// workload's --help.
 	Examples []string
+	// Tools are the program names of the peer tools whose command lines
+	// this workload reads (pgbench; memtier_benchmark and redis-benchmark):
+	// 'fairbench study from-commands' maps a line of one to this workload.
+	Tools []string
+	// Connection, when set, declares the peer tool's connection flags,
+	// which build the target URL when --target is not given.
+	Connection *Connection
+	// Ignored are peer flags (switches) accepted with no effect, by their
+	// spelling ("--hide-histogram"), each with why: said once per run.
+	Ignored map[string]string
+	// Settings are a peer tool's setting names taken by --set NAME=VALUE.
+	Settings map[string]Setting
+	// Rewrite, when set, reads the workload's peer lines before the
+	// aliases and words do: the spellings no declaration above can say
+	// (redis-benchmark's -t set under kv, YCSB's -P of a missing workload
+	// file). It returns the rewritten arguments, or the error that names
+	// the flag to type instead.
+	Rewrite func(args []string) (PeerRewrite, error)
 }
 
 // commandLiner is optional: a workload that declares its CommandLine.
@@ -193,4 +211,76 @@ func FlagsOf(w Workload) (flags []Flag, ok bool) {
 		return nil, false
 	}
 	return f.Flags(), true
+}
+
+// URLPart is the part of a target URL a peer tool's connection flag gives.
+type URLPart string
+
+// The parts of a target URL a connection flag gives.
+const (
+	PartHost     URLPart = "host"
+	PartPort     URLPart = "port"
+	PartUser     URLPart = "user"
+	PartPassword URLPart = "password"
+	PartDatabase URLPart = "database"
+)
+
+// ConnFlag is one of a peer tool's connection flags (pgbench's -h, -p, -U;
+// sysbench's --pgsql-host): a string flag whose value is Part of the
+// target URL.
+type ConnFlag struct {
+	// Name is the long name without dashes; Shorthand the one-letter form,
+	// "" for none. Shorthand "h" is help's unless a value follows it
+	// (pgbench's -h HOST; see adhocline.PeerLine).
+	Name, Shorthand string
+	Part            URLPart
+	// Scheme, when not "", limits the flag to targets of that URL scheme
+	// (sysbench's --pgsql-host to postgres://).
+	Scheme string
+	Usage  string
+}
+
+// Connection declares how a peer tool's command line names its server, so
+// that the line builds the --target URL: scheme://user[:password]@host:port/database.
+type Connection struct {
+	// Scheme is the URL scheme when no SchemeFlag is given (pgbench's postgres).
+	Scheme string
+	// SchemeFlag names a flag whose value chooses the scheme through
+	// Schemes (sysbench's --db-driver=pgsql is postgres://); a value not in
+	// Schemes is refused naming the ones there are.
+	SchemeFlag string
+	Schemes    map[string]string
+	Flags      []ConnFlag
+	// Positional, when not "", takes the line's one positional word that is
+	// not a study file (ending in .toml) as that part (pgbench's dbname).
+	Positional URLPart
+	// Defaults are the parts the peer tool assumes when its flag is not
+	// given, by scheme ("" for every scheme): sysbench's sbtest user.
+	Defaults map[string]map[URLPart]string
+	// PasswordEnv names, by scheme, the environment variable the peer tool
+	// and the target's driver both read the password from (PGPASSWORD): it
+	// is never written into the URL, and help says so.
+	PasswordEnv map[string]string
+}
+
+// Setting is a peer tool's named setting given as --set NAME=VALUE
+// (HammerDB's diset tpcc count_ware 10): the workload flag it is, or why
+// there is none.
+type Setting struct {
+	// Flag is the workload flag the setting is, without dashes.
+	Flag string
+	// Unit, when not "", is appended to a bare number (HammerDB's rampup
+	// and duration are minutes: "m").
+	Unit string
+	// Instead, when Flag is "", says what to type instead (HammerDB's
+	// pg_host is part of --target).
+	Instead string
+}
+
+// PeerRewrite is what a workload's own reading of a peer line gives: the
+// arguments rewritten, and notes for the user (one line each), said once
+// before anything runs.
+type PeerRewrite struct {
+	Args  []string
+	Notes []string
 }

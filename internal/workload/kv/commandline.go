@@ -70,9 +70,14 @@ func percentileColumn(q float64) string {
 }
 
 // CommandLine implements workload.CommandLiner: memtier's command line is
-// flags only; the server is the --target URL.
+// flags, its -s/-p the server when --target is not given; redis-benchmark's
+// lines are read too (rewritePeerLine).
 func (Workload) CommandLine() workload.CommandLine {
 	return workload.CommandLine{
+		Tools:      []string{"memtier_benchmark", "redis-benchmark"},
+		Connection: kvConnection(),
+		Ignored:    peerIgnored,
+		Rewrite:    rewritePeerLine,
 		Targets: "Redis and Valkey (redis://HOST:PORT/DB, rediss:// with TLS, valkey://, a cluster as redis://HOST:PORT?cluster=true) " +
 			"and embedded KV files (bbolt:FILE, pebble:DIR)",
 		Examples: []string{

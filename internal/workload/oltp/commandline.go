@@ -55,14 +55,40 @@ func (Workload) CommandLine() workload.CommandLine {
 		words["oltp_"+m+".lua"] = workload.Word{Args: w.Args, Variant: true}
 	}
 	return workload.CommandLine{
-		Words:   words,
-		Targets: "SQL databases: postgres://, mysql:// (MySQL and MariaDB), sqlite:FILE",
+		Tools:      []string{"sysbench"},
+		Connection: sysbenchConnection(),
+		Words:      words,
+		Targets:    "SQL databases: postgres://, mysql:// (MySQL and MariaDB), sqlite:FILE",
 		Examples: []string{
 			"fairbench run --workload oltp --target mysql://sbtest@127.0.0.1/sbtest oltp_read_write --tables 4 --table-size 100000 prepare",
 			"fairbench run --workload oltp --target mysql://sbtest@127.0.0.1/sbtest oltp_read_write --threads 8 --time 60 --warmup-time 10 --report-interval 1 --histogram --percentile 99 run",
 			"fairbench run --workload oltp --target postgres://bench@127.0.0.1/bench oltp_read_only --events 100000 --time 600 run",
 		},
 	}
+}
+
+// sysbenchConnection is sysbench's --db-driver and its drivers' connection
+// options, with sysbench's defaults (localhost, user and database sbtest);
+// --db-driver defaults to mysql, as sysbench's does.
+func sysbenchConnection() *workload.Connection {
+	c := &workload.Connection{
+		Scheme:     "mysql",
+		SchemeFlag: "db-driver",
+		Schemes:    map[string]string{"mysql": "mysql", "pgsql": "postgres"},
+		Defaults:   map[string]map[workload.URLPart]string{},
+	}
+	for _, d := range []struct{ prefix, scheme, port, tool string }{
+		{"mysql", "mysql", "3306", "MySQL"}, {"pgsql", "postgres", "5432", "PostgreSQL"},
+	} {
+		c.Flags = append(c.Flags,
+			workload.ConnFlag{Name: d.prefix + "-host", Part: workload.PartHost, Scheme: d.scheme, Usage: d.tool + " server host (sysbench --" + d.prefix + "-host; default localhost)"},
+			workload.ConnFlag{Name: d.prefix + "-port", Part: workload.PartPort, Scheme: d.scheme, Usage: d.tool + " server port (default " + d.port + ")"},
+			workload.ConnFlag{Name: d.prefix + "-user", Part: workload.PartUser, Scheme: d.scheme, Usage: d.tool + " user (default sbtest)"},
+			workload.ConnFlag{Name: d.prefix + "-password", Part: workload.PartPassword, Scheme: d.scheme, Usage: d.tool + " password"},
+			workload.ConnFlag{Name: d.prefix + "-db", Part: workload.PartDatabase, Scheme: d.scheme, Usage: d.tool + " database (default sbtest)"})
+		c.Defaults[d.scheme] = map[workload.URLPart]string{workload.PartUser: "sbtest", workload.PartDatabase: "sbtest", workload.PartPort: d.port}
+	}
+	return c
 }
 
 // interimLine prints a progress reading as sysbench 1.0 prints its

@@ -39,15 +39,34 @@ func (Workload) Flags() []workload.Flag {
 	}
 }
 
-// CommandLine implements workload.CommandLiner: pgbench's command line is
-// flags only; its connection options are the --target URL.
+// CommandLine implements workload.CommandLiner: pgbench's command line.
+// Its connection options (-h HOST -p PORT -U USER and the database name as
+// the last word) build the target URL instead of --target, the password
+// read from PGPASSWORD (or ~/.pgpass) as pgbench reads it: never a flag.
+// pgbench's -h is its host and fairbench's -h is help: -h followed by a
+// value is the host, -h alone (or before another flag) help. -i is
+// pgbench's initialize: the load step (fairbench load).
 func (Workload) CommandLine() workload.CommandLine {
 	return workload.CommandLine{
+		Tools:   []string{"pgbench"},
+		Aliases: map[string]string{"-i": "initialize", "--initialize": "initialize"},
+		Words:   map[string]workload.Word{"initialize": {Action: workload.ActionLoad, Variant: true}},
+		Connection: &workload.Connection{
+			Scheme: "postgres",
+			Flags: []workload.ConnFlag{
+				{Name: "host", Shorthand: "h", Part: workload.PartHost, Usage: "database server's host (pgbench -h; -h followed by a value is the host, -h alone is help)"},
+				{Name: "port", Shorthand: "p", Part: workload.PartPort, Usage: "database server's port (pgbench -p)"},
+				{Name: "username", Shorthand: "U", Part: workload.PartUser, Usage: "user name to connect as (pgbench -U); the password comes from PGPASSWORD or ~/.pgpass"},
+				{Name: "dbname", Part: workload.PartDatabase, Usage: "database name (pgbench's last word, dbname)"},
+			},
+			Positional:  workload.PartDatabase,
+			PasswordEnv: map[string]string{"postgres": "PGPASSWORD"},
+		},
 		Targets: "SQL databases: postgres:// (PostgreSQL), mysql:// (MySQL and MariaDB), sqlite:FILE",
 		Examples: []string{
 			"fairbench run --workload tpcb --target postgres://bench@127.0.0.1/bench --scale 10 -c 8 -j 2 -T 60 -P 5",
 			"fairbench run --workload tpcb --target mysql://bench@127.0.0.1/bench -S -c 16 -M prepared -T 30s",
-			"fairbench run --workload tpcb --target sqlite:bench.db -c 4 -t 1000 -R 200 -L 50",
+			"fairbench run --workload tpcb -c 10 -j 2 -T 60 -S -h 127.0.0.1 -p 5432 -U postgres bench",
 		},
 	}
 }

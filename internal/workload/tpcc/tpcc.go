@@ -76,9 +76,11 @@ func (Workload) Flags() []workload.Flag {
 }
 
 // CommandLine implements workload.CommandLiner: HammerDB's settings and
-// go-tpc's flags as flags; the database is the --target URL.
+// go-tpc's flags as flags; the database is the --target URL. HammerDB's
+// diset tpcc names are --set names too (hammerdbSettings).
 func (Workload) CommandLine() workload.CommandLine {
 	return workload.CommandLine{
+		Settings: hammerdbSettings(),
 		Targets: "SQL databases: postgres:// (PostgreSQL), mysql:// (MySQL and MariaDB), sqlite:FILE " +
 			"(SQLite with --implementation client only: it has no stored procedures)",
 		Examples: []string{
@@ -87,6 +89,29 @@ func (Workload) CommandLine() workload.CommandLine {
 			"fairbench run --workload tpcc --target sqlite:tpcc.db -T 2 --time 1m --rampup 0",
 		},
 	}
+}
+
+// hammerdbSettings are HammerDB's diset tpcc names, bare or with their
+// database's prefix (pg_count_ware, mysql_count_ware), as --set names:
+// each the flag it is, its minutes (rampup, duration) made a duration; the
+// connection's names say that the server is the --target URL.
+func hammerdbSettings() map[string]workload.Setting {
+	bare := map[string]workload.Setting{
+		"count_ware": {Flag: "warehouses"}, "num_vu": {Flag: "vus"},
+		"rampup": {Flag: "rampup", Unit: "m"}, "duration": {Flag: "duration", Unit: "m"},
+		"allwarehouse": {Flag: "all-warehouses"}, "keyandthink": {Flag: "keying-thinking"},
+	}
+	instead := "the server is the --target URL (postgres://USER@HOST:PORT/DB, mysql://…), its password PGPASSWORD or MYSQL_PWD"
+	for _, n := range []string{"host", "port", "user", "pass", "dbase", "superuser", "superuserpass", "defaultdbase", "socket"} {
+		bare[n] = workload.Setting{Instead: instead}
+	}
+	out := map[string]workload.Setting{}
+	for n, s := range bare {
+		for _, prefix := range []string{"", "pg_", "mysql_", "maria_"} {
+			out[prefix+n] = s
+		}
+	}
+	return out
 }
 
 // New implements workload.Workload.

@@ -26,6 +26,8 @@ const statusInterval = "10"
 // database binding (bin/ycsb load redis …) is the --target URL here.
 func (Workload) CommandLine() workload.CommandLine {
 	return workload.CommandLine{
+		Tools:   []string{"ycsb", "bin/ycsb"},
+		Rewrite: rewritePeerLine,
 		Aliases: map[string]string{
 			"-threads": "--threads",
 			"-target":  "--rate",
