@@ -89,7 +89,9 @@ function num(v) {
 function chart(svg, points, series) {
 	clear(svg);
 	const W = 360, H = 170, L = 46, R = 8, T = 8, B = 22;
-	let ymax = 0, t0 = points.length ? points[0].t : 0, t1 = points.length ? points[points.length - 1].t : 1;
+	// Time starts where the first reading's window began (one reading earlier).
+	const step = points.length > 1 ? points[1].t - points[0].t : 1;
+	let ymax = 0, t0 = points.length ? Math.max(0, points[0].t - step) : 0, t1 = points.length ? points[points.length - 1].t : 1;
 	for (const p of points) for (const s of series) ymax = Math.max(ymax, p[s.key] || 0);
 	if (ymax <= 0) ymax = 1;
 	if (t1 <= t0) t1 = t0 + 1;
