@@ -9,8 +9,8 @@
 #
 # Each pair runs, back to back and in alternating order, the ad-hoc tpcb
 # (pgbench's flags) --mode MODE with CLIENTS clients for DURATION s, once plain
-# and once with --serve while a poller fetches /live.json every second (and the
-# page itself every tenth). The data (scale SCALE) is loaded once before. Printed:
+# and once with --serve while a poller fetches /live.json every second over
+# one connection, as the page does in a browser. The data (scale SCALE) is loaded once before. Printed:
 # the median tps of each, and the paired ratio served/plain with its 95 %
 # interval (bench/ratio.awk): an interval holding 1.0 shows no cost. Rows in
 # bench/out/serve-<stamp>/rows.csv.
@@ -47,15 +47,10 @@ echo "output: $RUN_DIR"
 
 tps_of() { awk '/^tps = / && /without initial connection time/ {print $3; exit}' "$1"; }
 
-# poll URL — what a browser on the page does: the snapshot every second, the
-# page now and then; ends when the server stops answering.
+# poll URL — what a browser on the page does: the snapshot every second over
+# one kept-alive connection (one curl, --rate); it ends with the server.
 poll() {
-    local n=0
-    while curl -fsS -o /dev/null --max-time 2 "${1}live.json" 2>/dev/null; do
-        n=$((n + 1))
-        if [ $((n % 10)) -eq 0 ]; then curl -fsS -o /dev/null --max-time 2 "$1" 2>/dev/null || true; fi
-        sleep 1
-    done
+    curl -sS --fail-early --rate 1/s "${1}live.json?n=[1-100000]" >/dev/null 2>&1 || true
 }
 
 run_one() { # plain|served PAIR

@@ -62,7 +62,7 @@ meaning what they mean there; 'fairbench run --workload KIND --help' lists them:
   fairbench run --target postgres://bench@127.0.0.1/bench --workload KIND [flags]
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
-	withWorkloadFlags(cmd, cobra.MaximumNArgs(1), defineRunFlags, runCommand)
+	withWorkloadFlags(cmd, serveAddressArgs(cobra.MaximumNArgs(1)), defineRunFlags, runCommand)
 	cmd.ValidArgsFunction = completeWorkloadArgs([]cobra.Completion{"toml"}, cobra.ShellCompDirectiveFilterFileExt) // a study file
 	return cmd
 }

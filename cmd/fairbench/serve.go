@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/fairbench/fairbench/internal/boundfile"
@@ -118,9 +119,12 @@ func (v *liveView) finish(ctx context.Context, s *store.Store, st *study.Study, 
 		return
 	}
 	defer v.server.Close()
-	html, err := liveReport(s, st, runs)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "live page: no report: %s\n", err)
+	var html []byte
+	if ctx.Err() == nil { // Ctrl-C stops at once: no report to render first
+		var err error
+		if html, err = liveReport(s, st, runs); err != nil {
+			fmt.Fprintf(os.Stderr, "live page: no report: %s\n", err)
+		}
 	}
 	v.board.Finish(html, runErr)
 	if v.opt.wait && html != nil && ctx.Err() == nil {
@@ -158,3 +162,22 @@ func liveReport(s *store.Store, st *study.Study, runs []*result.Run) ([]byte, er
 // maxLiveReport bounds the report the page serves: reports bound each
 // chart's points, so even a study of thousands of runs stays far below.
 const maxLiveReport = 256 << 20
+
+// serveAddressArgs wraps run's check of its words: a bare --serve takes no
+// value from the next word (it would take the study file's place), so an
+// address among the words was meant as --serve's, and is refused saying how
+// to write it.
+func serveAddressArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if f := cmd.Flags().Lookup("serve"); f != nil && f.Changed && f.Value.String() == live.DefaultAddr {
+			for _, a := range args {
+				if _, err := live.CheckAddr(a); err == nil {
+					if _, statErr := os.Stat(a); statErr != nil {
+						return fmt.Errorf("--serve %s: write the address with '=', --serve=%s (a bare --serve serves on %s)", a, a, live.DefaultAddr)
+					}
+				}
+			}
+		}
+		return check(cmd, args)
+	}
+}

@@ -241,6 +241,10 @@ func TestServeRefusesOpenAddressWithoutToken(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "bench.db")); err == nil {
 		t.Error("the study ran before the flag was refused")
 	}
+	o = fairbench(t, dir, "run", serveStudy(t, dir, 1), "--results", filepath.Join(dir, "r.db"), "--serve", "127.0.0.1:8080")
+	if o.code == 0 || !strings.Contains(o.stderr, "--serve=127.0.0.1:8080") {
+		t.Errorf("an address after a bare --serve: exit %d, stderr %q; want how to write it", o.code, o.stderr)
+	}
 	o = fairbench(t, dir, "run", serveStudy(t, dir, 1), "--results", filepath.Join(dir, "r.db"), "--serve=0.0.0.0:0", "--serve-token", "short")
 	if o.code == 0 || !strings.Contains(o.stderr, "at least") {
 		t.Errorf("a short token: exit %d, stderr %q", o.code, o.stderr)

@@ -285,9 +285,10 @@ func (b *Board) CellEnded(i int, run *result.Run, err error) {
 			}
 			b.scenarios = append(b.scenarios, Scenario{Label: label, Metric: metric, Higher: h.HigherIsBetter})
 		}
+		// Published snapshots share the old slices: change copies only.
+		b.scenarios = slices.Clone(b.scenarios)
 		sc := &b.scenarios[k]
 		sc.Reps = append(slices.Clone(sc.Reps), Rep{Rep: c.Repetition, Value: h.Value, Status: status})
-		b.scenarios = slices.Clone(b.scenarios)
 		b.noteRun(label, c.Repetition, run)
 	}
 	if err != nil && (run == nil || run.Error == "") {

@@ -205,3 +205,80 @@ func get(t *testing.T, url string, header map[string]string) (string, int) {
 	}
 	return sb.String(), res.StatusCode
 }
+
+// Readers of the page never wait for the runner, nor the runner for them:
+// with the race detector, they share nothing but the published pointer.
+func TestReadersWhileTheRunnerWrites(t *testing.T) {
+	cells := cellsOf(2)
+	b := NewBoard("study", cells, nil)
+	srv, err := Serve(DefaultAddr, "", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	stop := make(chan struct{})
+	read := make(chan int)
+	go func() {
+		n := 0
+		defer func() { read <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if body, code := get(t, srv.URL()+"live.json", nil); code != http.StatusOK || !strings.Contains(body, `"counts"`) {
+				t.Errorf("live.json: %d %.200s", code, body)
+				return
+			}
+			n++
+		}
+	}()
+	for i, c := range cells {
+		b.CellStarted(i, c)
+		for k := range 300 {
+			b.Tick(kinds.Tick{Elapsed: time.Duration(k) * time.Second, Point: result.SeriesPoint{Rate: float64(k)}})
+		}
+		b.CellEnded(i, &result.Run{Status: result.StatusOK}, nil)
+	}
+	b.Finish(nil, nil)
+	close(stop)
+	if n := <-read; n == 0 {
+		t.Log("no read overlapped the writes (a slow machine); the race detector saw nothing to check")
+	}
+	if s := b.Snapshot(); s.Counts.Done != 2 || s.State != StudyDone {
+		t.Errorf("at the end: %+v %s", s.Counts, s.State)
+	}
+}
+
+// BenchmarkTick is what the runner pays per progress tick for the page: a
+// full chart's copy and one snapshot published (bench/README.md, serve.sh).
+func BenchmarkTick(b *testing.B) {
+	cells := cellsOf(1)
+	board := NewBoard("study", cells, nil)
+	board.CellStarted(0, cells[0])
+	for k := range MaxPoints {
+		board.Tick(kinds.Tick{Elapsed: time.Duration(k) * time.Second, Point: result.SeriesPoint{Rate: 1}})
+	}
+	b.ReportAllocs()
+	for k := 0; b.Loop(); k++ {
+		board.Tick(kinds.Tick{Elapsed: time.Duration(MaxPoints+k) * time.Second, Point: result.SeriesPoint{Rate: 1}})
+	}
+}
+
+// BenchmarkSnapshotJSON is what one reader's poll costs the process (the
+// page polls once a second): a full chart encoded.
+func BenchmarkSnapshotJSON(b *testing.B) {
+	cells := cellsOf(1)
+	board := NewBoard("study", cells, nil)
+	board.CellStarted(0, cells[0])
+	for k := range MaxPoints {
+		board.Tick(kinds.Tick{Elapsed: time.Duration(k) * time.Second, Point: result.SeriesPoint{Rate: 1234.5, P50: 1234, P95: 5678, P99: 9012}})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(board.Snapshot()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

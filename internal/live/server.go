@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -39,6 +40,7 @@ type Server struct {
 	listener net.Listener
 	http     *http.Server
 	done     chan struct{}
+	encoded  atomic.Pointer[encoded] // the last snapshot's JSON
 }
 
 // CheckAddr checks a --serve address and says whether it is loopback-only;
@@ -168,9 +170,28 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	_ = pageTemplate.Execute(w, pageData{Title: s.board.Snapshot().Title, TokenRequired: s.token != ""})
 }
 
+// encoded is a snapshot's JSON, kept for the readers of the same version.
+type encoded struct {
+	version int64
+	body    []byte
+}
+
+// snapshot serves the last snapshot as JSON: encoded once per version
+// however many pages poll it (a full chart takes about a millisecond).
 func (s *Server) snapshot(w http.ResponseWriter, r *http.Request) {
+	snap := s.board.Snapshot()
+	e := s.encoded.Load()
+	if e == nil || e.version != snap.Version {
+		body, err := json.Marshal(snap)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		e = &encoded{version: snap.Version, body: body}
+		s.encoded.Store(e)
+	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(s.board.Snapshot())
+	_, _ = w.Write(e.body)
 }
 
 func (s *Server) report(w http.ResponseWriter, r *http.Request) {
