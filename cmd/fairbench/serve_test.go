@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -228,6 +229,37 @@ func TestServeAdHocAndGenerators(t *testing.T) {
 		t.Errorf("2 generators: %+v; the merged run's series must reach the chart, its headline the table", last.Counts)
 	}
 	g.stop(t)
+}
+
+// TestServeInterruptStops: Ctrl-C during a measured phase stops run --serve
+// as it stops run: the interrupted run is stored and the command exits 130,
+// the page having said so.
+func TestServeInterruptStops(t *testing.T) {
+	dir := t.TempDir()
+	s := startServed(t, dir, "run", "--target", "sqlite:"+filepath.Join(dir, "a.db"), "--workload", "tpcb", "-c", "1", "-T", "300",
+		"--results", filepath.Join(dir, "r.db"), "--serve", "--serve-wait")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if snap := s.snapshot(t); snap.Running != nil && len(snap.Running.Points) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no reading of the running cell in 2 minutes; stderr:\n%s", s.stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.exited:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+			t.Errorf("after Ctrl-C: %v, want exit %d", err, exitInterrupted)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("run --serve did not stop within a minute of Ctrl-C")
+	}
 }
 
 // TestServeRefusesOpenAddressWithoutToken: an address other machines reach

@@ -260,7 +260,7 @@ func (b *Board) CellEnded(i int, run *result.Run, err error) {
 	c := b.cells[i]
 	b.elapsed[i] = b.now().Sub(b.runStart)
 	b.cellState[i] = StateDone
-	status := string(result.StatusOK)
+	status := string(result.StatusFailed) // nothing was attempted
 	if run != nil {
 		status = string(run.Status)
 	}

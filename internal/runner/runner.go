@@ -366,9 +366,6 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 			}
 			r.stored(run)
 			stored++
-			if w := r.opt.Watch; w != nil {
-				w.CellEnded(i, run, err)
-			}
 			kinds := map[string]bool{}
 			for _, f := range run.Summary.Flags {
 				kinds[f.Kind] = true
@@ -376,6 +373,9 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 			for k := range kinds {
 				flagged[k]++
 			}
+		}
+		if w := r.opt.Watch; w != nil {
+			w.CellEnded(i, run, err)
 		}
 		if errors.Is(err, ErrInterrupted) {
 			if run != nil && run.Error != "" {
