@@ -132,7 +132,7 @@ function render(s) {
 	const r = s.running;
 	if (r) {
 		let line = "cell " + r.index + " of " + c.total + ": " + r.label + " · rep " + r.rep + " · " + r.phase;
-		if (r.planned_s > 0 && s.state === "running") line += " · " + dur(r.elapsed_s) + " of about " + dur(r.planned_s);
+		if (s.state === "running") line += " · " + dur(r.elapsed_s) + " since it began" + (r.planned_s > 0 ? " (warm-up and measured phase: " + dur(r.planned_s) + ")" : "");
 		if (r.note) line += " · " + r.note;
 		$("cell").textContent = line;
 		const pts = r.points || [];
