@@ -47,6 +47,7 @@ type runOptions struct {
 	remoteGens             bool
 	session                int64
 	staleAfter             time.Duration
+	serve                  serveOptions
 }
 
 func newRun() *cobra.Command {
@@ -61,7 +62,7 @@ meaning what they mean there; 'fairbench run --workload KIND --help' lists them:
   fairbench run --target postgres://bench@127.0.0.1/bench --workload KIND [flags]
 Workloads: ` + strings.Join(workload.Kinds(), ", ") + ` (default ` + workload.Default() + `).`,
 	}
-	withWorkloadFlags(cmd, cobra.MaximumNArgs(1), defineRunFlags, runCommand)
+	withWorkloadFlags(cmd, serveAddressArgs(cobra.MaximumNArgs(1)), defineRunFlags, runCommand)
 	cmd.ValidArgsFunction = completeWorkloadArgs([]cobra.Completion{"toml"}, cobra.ShellCompDirectiveFilterFileExt) // a study file
 	return cmd
 }
@@ -89,6 +90,7 @@ func defineRunFlags(f *pflag.FlagSet, kind string) (*runOptions, error) {
 	f.StringVar(&o.a.workload, "workload", workload.Default(), "ad hoc: workload kind ("+strings.Join(workload.Kinds(), ", ")+"); the flags below are this workload's")
 	f.StringVar(&o.a.warmup, "warmup", "0s", "ad hoc: warm-up before measuring, excluded from every number")
 	f.StringArrayVar(&o.a.set, "set", nil, "ad hoc: any workload parameter as key=value (repeatable)")
+	defineServeFlags(f, &o.serve)
 	return o, o.a.defineWorkloadFlags(f, kind, true)
 }
 
@@ -141,8 +143,11 @@ func runCommand(cmd *cobra.Command, o *runOptions, args []string, action workloa
 // execution is how o runs a study; the outage thresholds given (in fs)
 // override the study's, each a share between 0 and 1.
 func (o *runOptions) execution(fs *pflag.FlagSet) (execution, error) {
+	if err := o.serve.check(); err != nil {
+		return execution{}, err
+	}
 	x := execution{results: o.results, resume: o.resume, replace: o.replace, check: o.check, quiet: o.quiet,
-		generators: o.gens, remoteGenerators: o.remoteGens, staleAfter: o.staleAfter}
+		generators: o.gens, remoteGenerators: o.remoteGens, staleAfter: o.staleAfter, serve: o.serve}
 	for _, ratio := range []struct {
 		flag  string
 		value *float64
@@ -181,6 +186,7 @@ type execution struct {
 	// noTable leaves out the study's table after its runs (reproduce
 	// prints its own account instead).
 	noTable bool
+	serve   serveOptions // run --serve: the live page
 }
 
 // run runs st's cells, storing each run, then prints what ran and says
@@ -209,11 +215,20 @@ func (x execution) run(ctx context.Context, st *study.Study) ([]*result.Run, err
 	if local != nil {
 		defer local.wait(30 * time.Second)
 	}
+	view, err := startLive(x.serve, s, st, cells)
+	if err != nil {
+		return nil, err
+	}
+	if view != nil {
+		opt.Watch = view.board
+	}
 	r := runner.New(st, opt)
 	if err := x.checkBeforeRun(ctx, r, cells, skip); err != nil {
+		view.finish(ctx, s, st, nil, err)
 		return nil, err
 	}
 	runErr := r.Run(ctx, cells)
+	defer func() { view.finish(ctx, s, st, sink.runs, runErr) }()
 	if x.adHoc != nil && len(sink.runs) == 1 {
 		writeErr, err := x.printAdHoc(sink)
 		if err != nil {

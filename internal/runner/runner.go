@@ -104,6 +104,8 @@ type Options struct {
 	Distribution *Distribution
 	// Auto sizes a study with repetitions = "auto"; nil: every cell runs.
 	Auto *AutoRounds
+	// Watch is told each cell's start, ticks and end (watch.go); nil: no one.
+	Watch Watcher
 	// readLoad reads the kernel's contention counters; nil: envinfo.ReadLoad.
 	// Tests set what the host's load reads as.
 	readLoad func() envinfo.Load
@@ -345,11 +347,13 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 				rounds = r.autoRounds(cells)
 			}
 			if c.Repetition > rounds {
+				r.watchSkipped(i)
 				continue
 			}
 		}
 		if r.opt.Skip[c.Key()] {
 			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s: already done, skipped (--resume)\n", i+1, len(cells), cellLabel(c))
+			r.watchSkipped(i)
 			continue
 		}
 		if err := r.beforeStudy(ctx); err != nil {
@@ -357,6 +361,9 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 				return err
 			}
 			return fmt.Errorf("no cell ran: %w", err)
+		}
+		if w := r.opt.Watch; w != nil {
+			w.CellStarted(i, c)
 		}
 		if !r.opt.NoCellHeaders {
 			fmt.Fprintf(r.opt.Progress, "[%d/%d] %s\n", i+1, len(cells), cellLabel(c))
@@ -378,6 +385,9 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 			for k := range kinds {
 				flagged[k]++
 			}
+		}
+		if w := r.opt.Watch; w != nil {
+			w.CellEnded(i, run, err)
 		}
 		if errors.Is(err, ErrInterrupted) {
 			if run != nil && run.Error != "" {
@@ -412,9 +422,20 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 	return nil
 }
 
+func (r *Runner) watchSkipped(i int) {
+	if w := r.opt.Watch; w != nil {
+		w.CellSkipped(i)
+	}
+}
+
 func cellLabel(c study.Cell) string {
-	return fmt.Sprintf("target=%s workload=%s %s clients=%d rep=%d",
-		c.Target.Name, c.Workload.Name, varyingParams(c), c.Clients, c.Repetition)
+	return fmt.Sprintf("%s rep=%d", ScenarioLabel(c), c.Repetition)
+}
+
+// ScenarioLabel names what a cell measures, whatever its repetition: its
+// target, workload, the parameters the study set and its clients.
+func ScenarioLabel(c study.Cell) string {
+	return fmt.Sprintf("target=%s workload=%s %s clients=%d", c.Target.Name, c.Workload.Name, varyingParams(c), c.Clients)
 }
 
 // varyingParams shows the parameters the user set for the workload.

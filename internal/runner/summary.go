@@ -81,6 +81,9 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 			}
 			slot = k
 			status.Detail(fmt.Sprintf("%s ops/s, %s failed", numfmt.Rate(pt.Rate), numfmt.Whole(pt.Errors)))
+			if w := m.r.opt.Watch; w != nil {
+				w.Tick(kinds.Tick{Now: now, Elapsed: now.Sub(start), Window: window, Warmup: series == nil, Clients: m.cell.Clients, Point: pt})
+			}
 			if !m.r.opt.NoTickLines {
 				nowCounts := counts(m.hooks)
 				m.tickLine(label, kinds.Tick{Now: now, Elapsed: now.Sub(start), Window: window, Warmup: series == nil,

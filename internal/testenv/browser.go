@@ -57,42 +57,13 @@ const measureFonts = `(() => {
 // set, a full-page PNG is saved there.
 func CheckPage(t testing.TB, path, screenshot string) PageCheck {
 	t.Helper()
-	bin := need(t, "FAIRBENCH_TEST_CHROMIUM")
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	page := "file://" + abs
-	// Not t.TempDir: Chromium's helper processes may still be writing the profile
-	// when the test ends, and a failed removal must not fail the test.
-	profile, err := os.MkdirTemp("", "fairbench-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(profile),
-		// The machine has no network but the package registries: keep Chromium
-		// from trying its own background connections.
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.WindowSize(1280, 1024),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-
+	bctx, stop := Browser(t, 90*time.Second)
+	defer stop()
 	var mu sync.Mutex
 	var pc PageCheck
 	chromedp.ListenTarget(bctx, func(ev any) {
@@ -166,6 +137,44 @@ func CheckPage(t testing.TB, path, screenshot string) PageCheck {
 	pc.FindingsTop, pc.ViewportHeight = counts.Top, counts.Height
 	pc.ChartFontPx, pc.ChartTexts = fonts.Min, fonts.N
 	return pc
+}
+
+// Browser starts Debian's headless Chromium (the one scripts/test-servers.sh
+// installs, $FAIRBENCH_TEST_CHROMIUM; the test skips without it) and returns
+// a chromedp context of one tab, ended after timeout, by stop or with the
+// test, whichever comes first.
+func Browser(t testing.TB, timeout time.Duration) (tab context.Context, stop func()) {
+	t.Helper()
+	bin := need(t, "FAIRBENCH_TEST_CHROMIUM")
+	// Not t.TempDir: Chromium's helper processes may still be writing the profile
+	// when the test ends, and a failed removal must not fail the test.
+	profile, err := os.MkdirTemp("", "fairbench-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(profile),
+		// The machine has no network but the package registries: keep Chromium
+		// from trying its own background connections.
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.WindowSize(1280, 1024),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	stop = func() { cancelBrowser(); cancelAlloc(); cancel() }
+	t.Cleanup(stop) // before the profile's removal above: cleanups run last added first
+	return bctx, stop
 }
 
 // ArtifactDir is where tests leave files for people to look at (screenshots):
