@@ -79,6 +79,11 @@ func PeerLine(args []string, cl workload.CommandLine, fs *pflag.FlagSet) (Peer, 
 		return Peer{Args: args, Notes: notes}, nil
 	}
 	hostFlag, positional := connectionRewrites(cl.Connection)
+	if namesStudyFile(args) {
+		// A study file's line: its other words are not a peer's database
+		// (`run study.toml --serve 127.0.0.1:8080` means --serve's address).
+		positional = ""
+	}
 	out := make([]string, 0, len(args))
 	action, actionWord, positionalGiven := workload.ActionNone, "", false
 	for i := 0; i < len(args); i++ {
@@ -141,6 +146,19 @@ func PeerLine(args []string, cl workload.CommandLine, fs *pflag.FlagSet) (Peer, 
 		}
 	}
 	return Peer{Args: out, Action: action, Notes: notes}, nil
+}
+
+// namesStudyFile says whether a positional word of args is a study file.
+func namesStudyFile(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if !strings.HasPrefix(a, "-") && strings.HasSuffix(a, ".toml") {
+			return true
+		}
+	}
+	return false
 }
 
 // setValue is the value of --set at args[*i] (--set NAME=VALUE or
