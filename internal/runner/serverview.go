@@ -24,7 +24,6 @@ const maxViewNames = 400
 // bucket of time. Its size depends on the names, not on the samples.
 type viewSummary struct {
 	interval time.Duration
-	units    result.EngineMetricUnit
 	first    time.Time
 	last     time.Time
 	samples  int
@@ -44,9 +43,9 @@ type viewSummary struct {
 	buckets []map[string]int64
 }
 
-func newViewSummary(interval time.Duration, units result.EngineMetricUnit) *viewSummary {
+func newViewSummary(interval time.Duration) *viewSummary {
 	return &viewSummary{
-		interval: interval, units: units, width: interval,
+		interval: interval, width: interval,
 		prev: map[string]float64{}, growth: map[string]float64{},
 		gaugeSum: map[string]float64{}, gaugeN: map[string]int{}, gaugeMax: map[string]float64{},
 		waits: map[string]int64{},
@@ -145,20 +144,21 @@ func (v *viewSummary) bucket(at time.Time) map[string]int64 {
 	return v.buckets[i]
 }
 
-// view is the summary so far.
-func (v *viewSummary) view() *result.ServerView {
+// view is the summary so far, with the units the driver names (asked at
+// the end: a driver may learn its names as it samples).
+func (v *viewSummary) view(units result.EngineMetricUnit) *result.ServerView {
 	out := &result.ServerView{Interval: v.interval, Samples: v.samples, Active: v.active}
 	secs := v.last.Sub(v.first).Seconds()
 	out.Seconds = secs
 	for _, name := range sortedNames(v.growth) {
-		c := result.ViewCounter{Name: name, Unit: v.units[name], Delta: v.growth[name]}
+		c := result.ViewCounter{Name: name, Unit: units[name], Delta: v.growth[name]}
 		if secs > 0 {
 			c.PerSecond = c.Delta / secs
 		}
 		out.Counters = append(out.Counters, c)
 	}
 	for _, name := range sortedNames(v.gaugeSum) {
-		out.Gauges = append(out.Gauges, result.ViewGauge{Name: name, Unit: v.units[name],
+		out.Gauges = append(out.Gauges, result.ViewGauge{Name: name, Unit: units[name],
 			Mean: v.gaugeSum[name] / float64(v.gaugeN[name]), Max: v.gaugeMax[name]})
 	}
 	for name, n := range v.waits {
@@ -222,7 +222,7 @@ func (m *executor) openServerView(ctx context.Context) *serverView {
 		m.run.ServerView = &result.ServerView{Interval: interval, Error: msg}
 		return nil
 	}
-	return &serverView{smp: smp, interval: interval, sum: newViewSummary(interval, smp.Units())}
+	return &serverView{smp: smp, interval: interval, sum: newViewSummary(interval)}
 }
 
 // start samples at once and then every interval until finish; a sample
@@ -292,7 +292,7 @@ func (v *serverView) finish(ctx context.Context, run *result.Run, out io.Writer)
 	v.signal()
 	<-v.done
 	v.mu.Lock()
-	view := v.sum.view()
+	view := v.sum.view(v.smp.Units())
 	view.Error = v.err
 	v.mu.Unlock()
 	view.Unavailable = append(v.smp.Unavailable(), view.Unavailable...)
