@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -243,6 +244,11 @@ CREATE TABLE spill_owners (
 	pid       INTEGER NOT NULL,
 	seen_at   TEXT NOT NULL
 );
+`,
+	// 10: the server's own view of a run (result.ServerView as JSON; NULL
+	// when its driver has none or the study turned it off).
+	`
+ALTER TABLE runs ADD COLUMN server_view TEXT;
 `,
 }
 
@@ -668,6 +674,13 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	var view sql.NullString
+	if r.ServerView != nil {
+		if view.String, err = enc("server view", finiteView(r.ServerView)); err != nil {
+			return 0, err
+		}
+		view.Valid = true
+	}
 	opErrs := make([]string, len(r.Ops))
 	for i, op := range r.Ops {
 		if opErrs[i], err = enc("errors of "+op.Name, op.Errors); err != nil {
@@ -679,11 +692,11 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run) (int64, error) {
 	var id int64
 	err = tx.QueryRow(s.q(`INSERT INTO runs (source, study_name, study_hash, cell_key, cell_index, target, target_url,
 		workload, kind, params, clients, client_level, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
-		tool_version, env, deviations, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		tool_version, env, deviations, summary, server_view) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
 		r.Workload, r.Kind, p, r.Clients, r.ClientLevel, r.Repetition, string(r.Status), errText,
 		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
-		r.ToolVersion, env, dev, sum).Scan(&id)
+		r.ToolVersion, env, dev, sum, view).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("appending run: %w", err)
 	}
@@ -966,7 +979,7 @@ func (s *Store) EachRunPoints(f Filter, intervalHistograms bool, start func(*res
 func (s *Store) readRuns(ctx context.Context, tx *sql.Tx, where string, args []any) ([]*result.Run, map[int64]*result.Run, error) {
 	rows, err := tx.QueryContext(ctx, s.q(`SELECT r.id, r.source, r.study_name, r.study_hash, r.cell_key, r.cell_index,
 		r.target, r.target_url, r.workload, r.kind, r.params, r.clients, r.client_level, r.repetition, r.status, r.error,
-		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary
+		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary, r.server_view
 		FROM runs r WHERE `)+where+` ORDER BY r.id`, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading runs: %w", err)
@@ -1096,10 +1109,10 @@ func scanRun(rows *sql.Rows) (*result.Run, error) {
 	var r result.Run
 	var id, cellIndex, clients, rep, warmup, duration any
 	var source, studyName, studyHash, cellKey, target, targetURL, wl, kind, p, level, status, errText sql.NullString
-	var started, ended, toolVersion, env, dev, sum sql.NullString
+	var started, ended, toolVersion, env, dev, sum, view sql.NullString
 	err := rows.Scan(&id, &source, &studyName, &studyHash, &cellKey, &cellIndex,
 		&target, &targetURL, &wl, &kind, &p, &clients, &level, &rep, &status, &errText,
-		&started, &ended, &warmup, &duration, &toolVersion, &env, &dev, &sum)
+		&started, &ended, &warmup, &duration, &toolVersion, &env, &dev, &sum, &view)
 	if err != nil {
 		return nil, fmt.Errorf("reading runs: %w", err)
 	}
@@ -1151,6 +1164,12 @@ func scanRun(rows *sql.Rows) (*result.Run, error) {
 	}
 	if err := json.Unmarshal([]byte(sum.String), &r.Summary); err != nil {
 		return bad("summary", err)
+	}
+	if view.Valid && view.String != "" && view.String != "null" {
+		r.ServerView = &result.ServerView{}
+		if err := json.Unmarshal([]byte(view.String), r.ServerView); err != nil {
+			return bad("server view", err)
+		}
 	}
 	return &r, nil
 }
@@ -1222,6 +1241,22 @@ func finiteSummary(s result.Summary) result.Summary {
 		*f = finite(*f)
 	}
 	return s
+}
+
+// finiteView copies v with non-finite numbers replaced by 0 (the runner
+// keeps none, but an importer may).
+func finiteView(v *result.ServerView) *result.ServerView {
+	c := *v
+	c.Seconds = finite(c.Seconds)
+	c.Counters = slices.Clone(c.Counters)
+	for i := range c.Counters {
+		c.Counters[i].Delta, c.Counters[i].PerSecond = finite(c.Counters[i].Delta), finite(c.Counters[i].PerSecond)
+	}
+	c.Gauges = slices.Clone(c.Gauges)
+	for i := range c.Gauges {
+		c.Gauges[i].Mean, c.Gauges[i].Max = finite(c.Gauges[i].Mean), finite(c.Gauges[i].Max)
+	}
+	return &c
 }
 
 // finiteValues copies m with non-finite floats replaced by nil.
