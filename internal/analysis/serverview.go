@@ -112,7 +112,7 @@ const (
 	// for its shares to be compared: a handful of samples has no shares.
 	minActiveSamples = 20
 	// maxWaitFindings bounds the differences named per cell.
-	maxWaitFindings = 2
+	maxWaitFindings = 3
 )
 
 // WaitDifference is a wait state whose share differs markedly between two
