@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"context"
+	"io"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,5 +55,57 @@ func TestViewSummaryIsBoundedAndSums(t *testing.T) {
 	}
 	if total != got.Active || got.Buckets[len(got.Buckets)-1].To < got.Seconds {
 		t.Fatalf("buckets hold %d of %d samples, end at %v", total, got.Active, got.Buckets[len(got.Buckets)-1].To)
+	}
+}
+
+// blockingSampler answers its first sample at once and then blocks each
+// sample until its context ends, as a server that stopped answering would.
+type blockingSampler struct {
+	samples atomic.Int64
+	closed  atomic.Bool
+}
+
+func (b *blockingSampler) Sample(ctx context.Context) (result.EngineSample, error) {
+	if b.samples.Add(1) == 1 {
+		return result.EngineSample{At: time.Now(), Waits: map[string]int{"CPU": 1}}, nil
+	}
+	<-ctx.Done()
+	return result.EngineSample{}, ctx.Err()
+}
+func (b *blockingSampler) Unavailable() []string          { return []string{"something: GRANT it"} }
+func (b *blockingSampler) Units() result.EngineMetricUnit { return nil }
+func (b *blockingSampler) Close(context.Context) error {
+	b.closed.Store(true)
+	return nil
+}
+
+// Cancelling the run (Ctrl-C) ends sampling within a second even while a
+// sample hangs, closes the sampler and keeps what was sampled.
+func TestServerViewStopsOnCancel(t *testing.T) {
+	smp := &blockingSampler{}
+	v := &serverView{smp: smp, interval: 100 * time.Millisecond, sum: newViewSummary(100 * time.Millisecond)}
+	ctx, cancel := context.WithCancel(context.Background())
+	v.start(ctx)
+	deadline := time.Now().Add(10 * time.Second)
+	for smp.samples.Load() < 2 { // the second sample hangs
+		if time.Now().After(deadline) {
+			t.Fatal("the sampler never took its second sample")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	done := make(chan struct{})
+	run := &result.Run{}
+	go func() { v.finish(ctx, run, io.Discard); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		t.Fatal("finish did not return within a second of the cancel")
+	}
+	if !smp.closed.Load() || run.ServerView == nil || run.ServerView.Samples != 1 || run.ServerView.Error != "" {
+		t.Fatalf("closed %v, view %+v", smp.closed.Load(), run.ServerView)
+	}
+	if len(run.ServerView.Unavailable) != 1 {
+		t.Fatalf("unavailable %q", run.ServerView.Unavailable)
 	}
 }
