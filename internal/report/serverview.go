@@ -22,6 +22,7 @@ const (
 	viewTopWaits    = 8
 	viewMaxCounters = 24
 	viewChartWaits  = 3
+	viewChartPoints = 10
 )
 
 // viewCell is one cell of a section: its groups, one per target, and their
@@ -260,16 +261,23 @@ func serverViewCharts(i int, sec section) []*lineChart {
 					continue
 				}
 				s := lineSeries{Name: c.groups[ti].Target + " · " + w, Colour: colour(wi), Dash: dashes[ti%len(dashes)]}
-				for _, b := range v.Buckets {
-					var all int64
-					for _, n := range b.Waits {
-						all += n
+				// A point per few buckets: a share of a handful of
+				// sessions in one short bucket is mostly noise.
+				per := (len(v.Buckets) + viewChartPoints - 1) / viewChartPoints
+				for k := 0; k < len(v.Buckets); k += per {
+					span := v.Buckets[k:min(k+per, len(v.Buckets))]
+					var all, in int64
+					for _, b := range span {
+						for _, n := range b.Waits {
+							all += n
+						}
+						in += b.Waits[w]
 					}
 					y := math.NaN()
 					if all > 0 {
-						y = 100 * float64(b.Waits[w]) / float64(all)
+						y = 100 * float64(in) / float64(all)
 					}
-					s.X, s.Y = append(s.X, (b.From+b.To)/2), append(s.Y, y)
+					s.X, s.Y = append(s.X, (span[0].From+span[len(span)-1].To)/2), append(s.Y, y)
 				}
 				chart.Series = append(chart.Series, s)
 			}
