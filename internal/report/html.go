@@ -726,8 +726,8 @@ li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside
 {{if .Findings}}<ul>{{range .Findings}}<li class="finding {{.Class}}"><span class="f-scn">{{.Scenario}}</span>: {{.Statement}}. {{.Verdicts}}.{{if .Peaks}} {{.Peaks}}.{{end}}</li>
 {{end}}</ul>{{end}}
 {{if .WaitFindings}}<ul>{{range .WaitFindings}}<li class="finding">{{.}}.</li>
-{{end}}</ul>{{end}}
-{{if .TopWarnings}}<p>Warnings that most affect the comparison (all of them under <a href="#methodology">Methodology</a>):</p>
+{{end}}</ul>
+{{end}}{{if .TopWarnings}}<p>Warnings that most affect the comparison (all of them under <a href="#methodology">Methodology</a>):</p>
 {{range .TopWarnings}}{{template "warn" .}}
 {{end}}{{end}}<div class="keytables">{{range .KeyTables}}<div>{{template "table" .}}</div>{{end}}</div>
 </section>{{end}}
@@ -739,8 +739,7 @@ li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside
 <table class="settings"><thead><tr><th>setting</th>{{range .TargetNames}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Settings}}<tr class="diff"><td>{{.Name}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>{{end}}
-{{range .ConfigWarnings}}<p class="warn">{{.}}</p>{{end}}
-{{range .ViewGaps}}{{template "table" .}}{{end}}
+{{range .ConfigWarnings}}<p class="warn">{{.}}</p>{{end}}{{range .ViewGaps}}{{template "table" .}}{{end}}
 </section>
 {{if .HasCmp}}<section id="comparison">
 <h2>Comparison against {{.Baseline}}</h2>
