@@ -25,6 +25,10 @@ type Findings struct {
 	Warnings []WarningGroup
 	// Comparison is the comparison the findings summarise.
 	Comparison *Comparison
+	// Waits are the wait states whose shares of the servers' active
+	// sessions differ markedly between targets of a cell (WaitDifferences):
+	// the servers' own account of why the targets differ.
+	Waits []WaitDifference
 }
 
 // Finding is one target against the baseline in one scenario.
@@ -104,6 +108,7 @@ func Summarise(groups []*Group, baseline string, alpha float64, ws []Warning) (*
 	f.Comparison = cmp
 	f.Peaks = Peaks(groups, baseline)
 	f.Warnings = GroupWarnings(ws, groups)
+	f.Waits = WaitDifferences(groups)
 	names := NewNamer(groups)
 
 	scenarioKey := func(g *Group) string {

@@ -321,6 +321,9 @@ func writeFindingsText(ew *errWriter, groups []*analysis.Group, f *analysis.Find
 			ew.printf("    %s\n", wrap(p, lineWidth, "      "))
 		}
 	}
+	for _, d := range f.Waits {
+		ew.printf("  %s\n", wrap(waitFindingLine(d), lineWidth, "      "))
+	}
 	if top := topWarnings(f); len(top) > 0 {
 		ew.printf("  warnings that most affect the comparison (all of them under Methodology):\n")
 		for _, wg := range top {
@@ -351,6 +354,9 @@ func writeFindingsMarkdown(ew *errWriter, f *analysis.Findings, label labeler) {
 			s += " " + capital(p) + "."
 		}
 		ew.printf("- %s\n", wrap(cell(s), lineWidth, "  "))
+	}
+	for _, d := range f.Waits {
+		ew.printf("- %s\n", wrap(cell(waitFindingLine(d)+"."), lineWidth, "  "))
 	}
 	if top := topWarnings(f); len(top) > 0 {
 		ew.printf("\nWarnings that most affect the comparison (all of them under Methodology):\n\n")

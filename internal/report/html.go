@@ -131,6 +131,10 @@ type htmlPage struct {
 	// The data the page carries, and its size as the page states it.
 	Embedded     *Embedded
 	EmbeddedSize string
+	// WaitFindings state where the servers' wait states differed markedly.
+	WaitFindings []string
+	// ViewGaps is what the targets' server views could not read.
+	ViewGaps []table
 }
 
 // HTMLCharts returns the charts of every section (throughput and latency
@@ -424,6 +428,9 @@ func (p *htmlPage) targets(groups []*analysis.Group, warnings []analysis.Warning
 		p.TargetNames = append(p.TargetNames, g.Target)
 	}
 	p.Settings = differingSettings(p.TargetNames, envOf)
+	if t, ok := serverViewGaps(groups); ok {
+		p.ViewGaps = append(p.ViewGaps, t)
+	}
 	for _, x := range warnings {
 		if x.Check == analysis.CheckConfig {
 			p.ConfigWarnings = append(p.ConfigWarnings, x.Message)
@@ -447,6 +454,9 @@ func (p *htmlPage) findings(f *analysis.Findings, groups []*analysis.Group, labe
 		}
 		p.Findings = append(p.Findings, htmlFinding{Scenario: it.Scenario, Statement: findingStatement(it),
 			Verdicts: capital(findingVerdicts(it, f.Alpha)), Peaks: capital(findingPeaks(it)), Class: class})
+	}
+	for _, d := range f.Waits {
+		p.WaitFindings = append(p.WaitFindings, waitFindingLine(d))
 	}
 	for _, wg := range topWarnings(f) {
 		p.TopWarnings = append(p.TopWarnings, htmlWarning(wg, label))
@@ -486,6 +496,10 @@ func htmlSectionOf(i int, sec section, opt HTMLOptions, multiStudy bool, label l
 		hs.Tables = append(hs.Tables, t)
 	}
 	for _, c := range kindCharts(i, sec, opt.Baseline) {
+		hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg())})
+	}
+	hs.Tables = append(hs.Tables, serverViewTables(sec, label)...)
+	for _, c := range serverViewCharts(i, sec) {
 		hs.Figures = append(hs.Figures, htmlFigure{SVG: template.HTML(c.svg())})
 	}
 	if charts := sectionCharts(i, sec.groups); len(charts) > 0 {
@@ -728,7 +742,9 @@ li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside
 <p>{{.FindIntro}}</p>
 {{if .Findings}}<ul>{{range .Findings}}<li class="finding {{.Class}}"><span class="f-scn">{{.Scenario}}</span>: {{.Statement}}. {{.Verdicts}}.{{if .Peaks}} {{.Peaks}}.{{end}}</li>
 {{end}}</ul>{{end}}
-{{if .TopWarnings}}<p>Warnings that most affect the comparison (all of them under <a href="#methodology">Methodology</a>):</p>
+{{if .WaitFindings}}<ul>{{range .WaitFindings}}<li class="finding">{{.}}.</li>
+{{end}}</ul>
+{{end}}{{if .TopWarnings}}<p>Warnings that most affect the comparison (all of them under <a href="#methodology">Methodology</a>):</p>
 {{range .TopWarnings}}{{template "warn" .}}
 {{end}}{{end}}<div class="keytables">{{range .KeyTables}}<div>{{template "table" .}}</div>{{end}}</div>
 </section>{{end}}
@@ -740,7 +756,7 @@ li.v-faster,li.v-slower,li.v-same{padding:.2rem .4rem;list-style-position:inside
 <table class="settings"><thead><tr><th>setting</th>{{range .TargetNames}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Settings}}<tr class="diff"><td>{{.Name}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>{{end}}
-{{range .ConfigWarnings}}<p class="warn">{{.}}</p>{{end}}
+{{range .ConfigWarnings}}<p class="warn">{{.}}</p>{{end}}{{range .ViewGaps}}{{template "table" .}}{{end}}
 </section>
 {{if .HasCmp}}<section id="comparison">
 <h2>Comparison against {{.Baseline}}</h2>

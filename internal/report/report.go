@@ -204,6 +204,15 @@ func writeTablesText(ew *errWriter, groups []*analysis.Group, opt Options, multi
 	if err := writeKindSectionsText(ew, groups, opt.Baseline, false); err != nil {
 		return err
 	}
+	for _, sec := range sections(groups) {
+		for _, t := range serverViewTables(sec, label) {
+			t.Caption = sectionHeading(sec.groups[0], multiStudy, label) + " · " + t.Caption
+			ew.printf("\n%s\n", t.Title)
+			if err := t.writeText(ew); err != nil {
+				return err
+			}
+		}
+	}
 	if t, ok := priceTable(groups); ok {
 		ew.printf("\n")
 		if err := t.writeText(ew); err != nil {
@@ -216,7 +225,7 @@ func writeTablesText(ew *errWriter, groups []*analysis.Group, opt Options, multi
 			return err
 		}
 	}
-	for _, t := range []func([]*analysis.Group) (table, bool){targetsTable, hostsTable} {
+	for _, t := range []func([]*analysis.Group) (table, bool){targetsTable, hostsTable, serverViewGaps} {
 		if t, ok := t(groups); ok {
 			ew.printf("\n")
 			if err := t.writeText(ew); err != nil {
@@ -242,7 +251,7 @@ func Markdown(w io.Writer, groups []*analysis.Group, runs []*result.Run, opt Opt
 	label := newLabeler(groups)
 	writeFindingsMarkdown(ew, summarise(groups, opt), label)
 	ew.printf("## How measured\n\n%s\n\n", wrap(howMeasured(groups, runs), lineWidth, ""))
-	for _, t := range []func([]*analysis.Group) (table, bool){targetsTable, hostsTable} {
+	for _, t := range []func([]*analysis.Group) (table, bool){targetsTable, hostsTable, serverViewGaps} {
 		if t, ok := t(groups); ok {
 			t.writeMarkdown(ew)
 		}
@@ -370,6 +379,9 @@ func writeSectionMarkdown(ew *errWriter, sec section, opt Options, multiStudy bo
 		t.writeMarkdown(ew)
 	}
 	for _, t := range leading(kt, false) {
+		t.writeMarkdown(ew)
+	}
+	for _, t := range serverViewTables(sec, label) {
 		t.writeMarkdown(ew)
 	}
 	if errs := sectionErrors(sec.groups); errs != "" {

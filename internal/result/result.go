@@ -92,8 +92,12 @@ type Run struct {
 	Hooks []HookRecord
 
 	Summary Summary
-	Ops     []Op          // one per operation / transaction type
-	Series  []SeriesPoint // per-second samples of the measured phase
+	// ServerView is what the target's server reported of itself while the
+	// run was measured (driver.ServerViewer); nil when its driver has no
+	// such view or the study turned it off.
+	ServerView *ServerView   `json:"server_view,omitempty"`
+	Ops        []Op          // one per operation / transaction type
+	Series     []SeriesPoint // per-second samples of the measured phase
 	// SpillKey, when set, names the series points the runner spilled to the
 	// results store as the run measured (store.SpillPoint): Spilled folds
 	// them, Series holds only the points after them, and appending the run

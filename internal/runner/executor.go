@@ -217,6 +217,10 @@ func (m *executor) execute(ctx context.Context) error {
 	if err := sc.snapshot(ctx); err != nil {
 		return err
 	}
+	// The sampler connects before the clients start: its connection is no
+	// part of what the run measures.
+	sv := m.openServerView(ctx)
+	defer sv.finish(ctx, m.run, m.out) // a phase that failed still closes it
 	runStart := time.Now()
 	stopClients := m.startClients(wctx, runStart, hardCancel)
 	if u := m.cell.Target.NodeExporter; u != "" {
@@ -228,7 +232,7 @@ func (m *executor) execute(ctx context.Context) error {
 			return err
 		}
 	}
-	return m.measure(ctx, col, sc, base, measureStart, connectTime, stopClients)
+	return m.measure(ctx, col, sc, sv, base, measureStart, connectTime, stopClients)
 }
 
 // awaitStart waits, on one load generator of several, for the start the
@@ -300,13 +304,16 @@ func (m *executor) warmUp(ctx context.Context, col *hist.Collector, sc *serverCo
 // measure runs the measured phase from start, stops the clients and fills
 // the run: series, totals, the workload's and the database's counters,
 // outage accounting, status.
-func (m *executor) measure(ctx context.Context, col *hist.Collector, sc *serverCounts, base baseline, start time.Time, connectTime time.Duration, stopClients func()) error {
+func (m *executor) measure(ctx context.Context, col *hist.Collector, sc *serverCounts, sv *serverView, base baseline, start time.Time, connectTime time.Duration, stopClients func()) error {
 	c := m.cell
 	m.run.StartedAt = start
 	ms := &measuredSeries{read: start, cpu: base.cpu, load: base.load}
+	sv.start(ctx)
 	interrupted := m.phase(ctx, col, "", start, c.Duration, ms)
 	phaseEnd, load1, cpuAtPhaseEnd := time.Now(), m.r.opt.readLoad(), cpuSeconds()
+	sv.signal()
 	stopClients()
+	sv.finish(ctx, m.run, m.out)
 	end := time.Now()
 	cpuEnd := cpuSeconds()
 	series, measured := ms.finish(m.inst.Ops(), col.Tick(), cpuEnd, m.r.opt.readLoad(), start, phaseEnd, end, c.Duration, m.r.opt.Every)

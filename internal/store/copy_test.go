@@ -14,7 +14,14 @@ func TestCopyRoundTrip(t *testing.T) {
 	if err := src.SaveStudy("hash-a", "cpu-gen", "study.toml", []byte("name = 'cpu-gen'")); err != nil {
 		t.Fatal(err)
 	}
-	appendAll(t, src, sampleRun(t, 1), sampleRun(t, 2))
+	viewed := sampleRun(t, 1)
+	viewed.ServerView = &result.ServerView{Interval: 1e9, Samples: 3, Seconds: 2, Active: 4,
+		Counters:    []result.ViewCounter{{Name: "pg_stat_wal.wal_bytes", Unit: "bytes", Delta: 2048, PerSecond: 1024}},
+		Gauges:      []result.ViewGauge{{Name: "buffer hit ratio", Unit: "%", Mean: 99.5, Max: 100}},
+		Waits:       []result.ViewWait{{Name: "IO:WALSync", Samples: 3}, {Name: "CPU", Samples: 1}},
+		Buckets:     []result.ViewBucket{{From: 0, To: 1, Waits: map[string]int64{"IO:WALSync": 3, "CPU": 1}}},
+		Unavailable: []string{"wait events of other roles' sessions: GRANT pg_read_all_stats (or pg_monitor) TO bench"}}
+	appendAll(t, src, viewed, sampleRun(t, 2))
 	failed := run("s", "h", "a", "x", result.StatusFailed) // no start or end time
 	appendAll(t, src, failed, run("s", "h", "a", "x", result.StatusFailed))
 	imported := []*result.Run{sampleRun(t, 3)}
@@ -48,6 +55,9 @@ func TestCopyRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := loadRuns(t, dst)
+		if len(got) == 0 || !reflect.DeepEqual(got[0].ServerView, viewed.ServerView) {
+			t.Errorf("the server view after the round trip differs")
+		}
 		wantCopied := append(append([]*result.Run{}, want[:3]...), want[4])
 		if !reflect.DeepEqual(got, wantCopied) {
 			t.Errorf("runs after the round trip differ:\n got %+v\nwant %+v", got, wantCopied)

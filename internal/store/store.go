@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -249,6 +250,11 @@ CREATE TABLE spill_owners (
 	// []result.HookRecord; NULL for runs without any.
 	`
 ALTER TABLE runs ADD COLUMN hooks TEXT;
+`,
+	// 11: the server's own view of a run (result.ServerView as JSON; NULL
+	// when its driver has none or the study turned it off).
+	`
+ALTER TABLE runs ADD COLUMN server_view TEXT;
 `,
 }
 
@@ -688,6 +694,13 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run, keepID bool) (int64, error)
 	if err != nil {
 		return 0, err
 	}
+	var view sql.NullString
+	if r.ServerView != nil {
+		if view.String, err = enc("server view", finiteView(r.ServerView)); err != nil {
+			return 0, err
+		}
+		view.Valid = true
+	}
 	opErrs := make([]string, len(r.Ops))
 	for i, op := range r.Ops {
 		if opErrs[i], err = enc("errors of "+op.Name, op.Errors); err != nil {
@@ -709,13 +722,13 @@ func (s *Store) appendRun(tx *sql.Tx, r *result.Run, keepID bool) (int64, error)
 	args := []any{r.Source, r.StudyName, r.StudyHash, r.CellKey, r.CellIndex, r.Target, r.TargetURL,
 		r.Workload, r.Kind, p, r.Clients, r.ClientLevel, r.Repetition, string(r.Status), errText,
 		nullTime(r.StartedAt), nullTime(r.EndedAt), int64(r.Warmup), int64(r.Duration),
-		r.ToolVersion, env, dev, sum, hooks}
+		r.ToolVersion, env, dev, sum, hooks, view}
 	if keepID {
 		cols, marks, args = "id, ", "?, ", append([]any{r.ID}, args...)
 	}
 	err = tx.QueryRow(s.q(`INSERT INTO runs (`+cols+`source, study_name, study_hash, cell_key, cell_index, target, target_url,
 		workload, kind, params, clients, client_level, repetition, status, error, started_at, ended_at, warmup_ns, duration_ns,
-		tool_version, env, deviations, summary, hooks) VALUES (`+marks+`?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		tool_version, env, deviations, summary, hooks, server_view) VALUES (`+marks+`?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		args...).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("appending run: %w", err)
@@ -999,7 +1012,7 @@ func (s *Store) EachRunPoints(f Filter, intervalHistograms bool, start func(*res
 func (s *Store) readRuns(ctx context.Context, tx *sql.Tx, where string, args []any) ([]*result.Run, map[int64]*result.Run, error) {
 	rows, err := tx.QueryContext(ctx, s.q(`SELECT r.id, r.source, r.study_name, r.study_hash, r.cell_key, r.cell_index,
 		r.target, r.target_url, r.workload, r.kind, r.params, r.clients, r.client_level, r.repetition, r.status, r.error,
-		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary, r.hooks
+		r.started_at, r.ended_at, r.warmup_ns, r.duration_ns, r.tool_version, r.env, r.deviations, r.summary, r.hooks, r.server_view
 		FROM runs r WHERE `)+where+` ORDER BY r.id`, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading runs: %w", err)
@@ -1129,10 +1142,10 @@ func scanRun(rows *sql.Rows) (*result.Run, error) {
 	var r result.Run
 	var id, cellIndex, clients, rep, warmup, duration any
 	var source, studyName, studyHash, cellKey, target, targetURL, wl, kind, p, level, status, errText sql.NullString
-	var started, ended, toolVersion, env, dev, sum, hooks sql.NullString
+	var started, ended, toolVersion, env, dev, sum, hooks, view sql.NullString
 	err := rows.Scan(&id, &source, &studyName, &studyHash, &cellKey, &cellIndex,
 		&target, &targetURL, &wl, &kind, &p, &clients, &level, &rep, &status, &errText,
-		&started, &ended, &warmup, &duration, &toolVersion, &env, &dev, &sum, &hooks)
+		&started, &ended, &warmup, &duration, &toolVersion, &env, &dev, &sum, &hooks, &view)
 	if err != nil {
 		return nil, fmt.Errorf("reading runs: %w", err)
 	}
@@ -1188,6 +1201,12 @@ func scanRun(rows *sql.Rows) (*result.Run, error) {
 	if hooks.Valid && hooks.String != "" {
 		if err := json.Unmarshal([]byte(hooks.String), &r.Hooks); err != nil {
 			return bad("hooks", err)
+		}
+	}
+	if view.Valid && view.String != "" && view.String != "null" {
+		r.ServerView = &result.ServerView{}
+		if err := json.Unmarshal([]byte(view.String), r.ServerView); err != nil {
+			return bad("server view", err)
 		}
 	}
 	return &r, nil
@@ -1260,6 +1279,22 @@ func finiteSummary(s result.Summary) result.Summary {
 		*f = finite(*f)
 	}
 	return s
+}
+
+// finiteView copies v with non-finite numbers replaced by 0 (the runner
+// keeps none, but an importer may).
+func finiteView(v *result.ServerView) *result.ServerView {
+	c := *v
+	c.Seconds = finite(c.Seconds)
+	c.Counters = slices.Clone(c.Counters)
+	for i := range c.Counters {
+		c.Counters[i].Delta, c.Counters[i].PerSecond = finite(c.Counters[i].Delta), finite(c.Counters[i].PerSecond)
+	}
+	c.Gauges = slices.Clone(c.Gauges)
+	for i := range c.Gauges {
+		c.Gauges[i].Mean, c.Gauges[i].Max = finite(c.Gauges[i].Mean), finite(c.Gauges[i].Max)
+	}
+	return &c
 }
 
 // finiteValues copies m with non-finite floats replaced by nil.

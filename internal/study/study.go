@@ -119,6 +119,10 @@ type Target struct {
 	PricePerHour float64
 	Notes        string
 	NodeExporter string // optional Prometheus node_exporter metrics URL of the server, sampled each tick
+	// ServerView is the time between two samples of the server's own view
+	// of the run (key server_view: a duration, or "off"): 0 takes the
+	// runner's default, ServerViewOff turns it off.
+	ServerView time.Duration
 	// Baseline marks the target the reports compare the others against
 	// (key baseline = true); with several, one per URL scheme, each target
 	// is compared with the baseline of its own engine.
@@ -577,7 +581,30 @@ func (p *parser) autoRepetitions(s *Study, m map[string]any) {
 	}
 }
 
-var targetKeys = []string{"name", "url", "cores", "cpu", "price_per_hour", "notes", "node_exporter", "baseline", "restart", "drop_caches"}
+var targetKeys = []string{"name", "url", "cores", "cpu", "price_per_hour", "notes", "node_exporter", "server_view", "baseline", "restart", "drop_caches"}
+
+// ServerViewOff is Target.ServerView for server_view = "off".
+const ServerViewOff time.Duration = -1
+
+// Bounds of server_view: a sample more often than every 100 ms costs the
+// server more than the 1 % fairbench allows its own view, and one less
+// often than every hour says nothing of a run.
+const (
+	minServerView = 100 * time.Millisecond
+	maxServerView = time.Hour
+)
+
+// ServerViewInterval is the time between two samples of the target's server
+// view, def when the study does not say; 0 when it is off.
+func (t *Target) ServerViewInterval(def time.Duration) time.Duration {
+	switch {
+	case t == nil || t.ServerView == 0:
+		return def
+	case t.ServerView < 0:
+		return 0
+	}
+	return t.ServerView
+}
 
 func (p *parser) target(i int, m map[string]any) *Target {
 	base := index("target", i)
@@ -629,6 +656,16 @@ func (p *parser) target(i int, m map[string]any) *Target {
 					p.errorf(path, where, "node_exporter must be an http(s) URL such as http://host:9100/metrics")
 				}
 				t.NodeExporter = str
+			}
+		case "server_view":
+			if x == "off" {
+				t.ServerView = ServerViewOff
+			} else if d, ok := p.duration(path, where, k, x, true); ok {
+				if d < minServerView || d > maxServerView {
+					p.errorf(path, where, `server_view must be "off" or a duration from %v to %v, got %v`, minServerView, maxServerView, d)
+				} else {
+					t.ServerView = d
+				}
 			}
 		case "baseline":
 			if b, ok := x.(bool); ok {

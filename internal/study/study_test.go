@@ -915,3 +915,24 @@ func TestAutoRepetitionsKeys(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { parseErr(t, doc(tc.study), tc.marker, tc.want) })
 	}
 }
+
+// server_view takes "off" or a duration in its domain; anything else is an
+// error naming the line.
+func TestServerViewKey(t *testing.T) {
+	wl := "[[workload]]\nkind = \"tpcb\"\n"
+	for _, tc := range []struct {
+		value string
+		want  time.Duration
+	}{{`"off"`, 0}, {`"250ms"`, 250 * time.Millisecond}, {`2`, 2 * time.Second}} {
+		s := mustParse(t, header+"server_view = "+tc.value+"\n"+wl)
+		if got := s.Targets[0].ServerViewInterval(time.Second); got != tc.want {
+			t.Errorf("server_view = %s: interval %v, want %v", tc.value, got, tc.want)
+		}
+	}
+	if got := mustParse(t, header+wl).Targets[0].ServerViewInterval(time.Second); got != time.Second {
+		t.Errorf("no server_view: interval %v, want the default", got)
+	}
+	for _, bad := range []string{`"on"`, `0`, `-1`, `"10ms"`, `1e12`, `nan`, `inf`, `"2h"`} {
+		parseErr(t, header+"server_view = "+bad+"\n"+wl, "server_view", "server_view")
+	}
+}

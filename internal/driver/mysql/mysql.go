@@ -59,9 +59,9 @@ func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (d
 	if _, err := cfg.driverConfig(mode == "simple"); err != nil {
 		return nil, fmt.Errorf("MySQL URL %s: %w", driver.Redacted(t.URL), err)
 	}
-	return driver.NewConnClient(func(ctx context.Context) (driver.Conn, error) {
+	return &client{driver.NewConnClient(func(ctx context.Context) (driver.Conn, error) {
 		return connect(ctx, t, cfg, mode)
-	}, false), nil
+	}, false)}, nil
 }
 
 // connect opens one connection.

@@ -65,9 +65,9 @@ func (Driver) Open(ctx context.Context, t driver.Target, opts driver.Options) (d
 		cfg.ConnectTimeout = defaultConnectTimeout
 	}
 	cfg.DefaultQueryExecMode = mode
-	return driver.NewConnClient(func(ctx context.Context) (driver.Conn, error) {
+	return &client{driver.NewConnClient(func(ctx context.Context) (driver.Conn, error) {
 		return connect(ctx, t, cfg.Copy(), opts.QueryMode)
-	}, false), nil
+	}, false)}, nil
 }
 
 // connect opens one connection with its own copy of the parsed configuration.
