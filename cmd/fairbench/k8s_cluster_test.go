@@ -100,7 +100,7 @@ func TestK8sRunOnTheTestCluster(t *testing.T) {
 	studyFile := generatorsStudy(t, dir, target, 6, 3, "4s")
 	o := fairbench(t, dir, "k8s", "run", studyFile, "--image", c.image, "--results", results,
 		"--secret", "bench-pw", "--namespace", c.namespace, "--host-network",
-		"--cpu", "100m", "--memory", "256Mi", "--coordinator-cpu", "100m", "--coordinator-memory", "256Mi")
+		"--cpu", "100m", "--memory", "1Gi", "--coordinator-cpu", "100m", "--coordinator-memory", "1Gi")
 	if o.code != 0 {
 		t.Fatalf("k8s run: exit %d\nstdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -147,7 +147,7 @@ func TestK8sRunMissingImage(t *testing.T) {
 	studyFile := generatorsStudy(t, dir, target, 2, 2, "2s")
 	o := fairbench(t, dir, "k8s", "run", studyFile, "--image", "fairbench.local/no-such-image:0", "--results", results,
 		"--secret", "bench-pw", "--namespace", c.namespace, "--host-network", "--pull-timeout", "20s",
-		"--cpu", "100m", "--memory", "128Mi", "--coordinator-cpu", "100m", "--coordinator-memory", "128Mi")
+		"--cpu", "100m", "--memory", "1Gi", "--coordinator-cpu", "100m", "--coordinator-memory", "1Gi")
 	if o.code == 0 {
 		t.Fatalf("k8s run with a missing image exited 0\n%s", o.stderr)
 	}

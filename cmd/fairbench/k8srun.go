@@ -82,7 +82,7 @@ from FAIRBENCH_RESULTS_PASSWORD or PGPASSWORD here, and from the Secret in the p
 	f.BoolVar(&r.keep, "keep", false, "keep the objects after the run (delete them with kubectl delete jobs,configmaps -l "+k8s.LabelRun+"=RUN)")
 	f.StringVar(&r.kc.Path, "kubectl", "", "the kubectl binary (default: kubectl on PATH)")
 	f.StringVar(&r.kc.Context, "context", "", "kubectl's context (default: its current one)")
-	f.DurationVar(&r.pullTimeout, "pull-timeout", 3*time.Minute, "fail when a pod has waited this long for its image or for a node")
+	f.DurationVar(&r.pullTimeout, "pull-timeout", 3*time.Minute, "fail when a pod has not started after this long (waiting for its image, a node or its sandbox)")
 	f.DurationVar(&r.timeout, "timeout", 24*time.Hour, "fail when the study has not ended after this long")
 	return cmd
 }
@@ -173,7 +173,10 @@ func (r *k8sRun) follow(ctx context.Context, log io.Writer) error {
 			if p.Phase == "Failed" {
 				return r.podFailed(ctx, *p, "failed: "+p.Reason)
 			}
-			if p.Waiting == "" {
+			// Waiting for its image or a node, or Pending for any reason
+			// (a sandbox the runtime cannot create shows only in the
+			// events): failed after --pull-timeout, with its events.
+			if p.Waiting == "" && p.Phase != "Pending" {
 				delete(waitingSince, p.Name)
 				continue
 			}
@@ -181,7 +184,11 @@ func (r *k8sRun) follow(ctx context.Context, log io.Writer) error {
 				waitingSince[p.Name] = time.Now()
 			}
 			if time.Since(waitingSince[p.Name]) > r.pullTimeout {
-				return r.podFailed(ctx, *p, fmt.Sprintf("waited %s: %s", r.pullTimeout, p.Waiting))
+				why := p.Waiting
+				if why == "" {
+					why = "still Pending (its events say why)"
+				}
+				return r.podFailed(ctx, *p, fmt.Sprintf("waited %s: %s", r.pullTimeout, why))
 			}
 		}
 		if coordinator != nil && coordinator.Phase == "Succeeded" {
