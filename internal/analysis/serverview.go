@@ -106,7 +106,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // larger at least WaitRatio times the smaller. Both, so that neither 2 %
 // against 1 % nor 60 % against 50 % is called out.
 const (
-	WaitPoints = 0.10
+	WaitPoints = 0.05
 	WaitRatio  = 2.0
 	// minActiveSamples is the fewest active-session samples a view needs
 	// for its shares to be compared: a handful of samples has no shares.
