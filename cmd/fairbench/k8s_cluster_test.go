@@ -180,3 +180,87 @@ func TestK8sRunFlagDomains(t *testing.T) {
 		}
 	}
 }
+
+// startK8sRun starts `fairbench k8s run` of a study of one tpcb cell on n
+// generators in the background; wait returns its outcome.
+func startK8sRun(t *testing.T, c testCluster, n int, duration string) (dir string, results string, wait func() outcome) {
+	t.Helper()
+	full := testenv.FreshPostgres(t)
+	target, pw := withoutPassword(t, full)
+	results, rpw := withoutPassword(t, pgResults(t, "fbk8s_"))
+	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": pw, "FAIRBENCH_RESULTS_PASSWORD": rpw})
+	t.Setenv("FAIRBENCH_RESULTS_PASSWORD", rpw)
+	dir = t.TempDir()
+	studyFile := generatorsStudy(t, dir, target, 2*n, n, duration)
+	done := make(chan outcome, 1)
+	go func() {
+		done <- fairbench(t, dir, "k8s", "run", studyFile, "--image", c.image, "--results", results,
+			"--secret", "bench-pw", "--namespace", c.namespace, "--host-network",
+			"--cpu", "100m", "--memory", "1Gi", "--coordinator-cpu", "100m", "--coordinator-memory", "1Gi")
+	}()
+	return dir, results, func() outcome { return <-done }
+}
+
+// waitRunning waits (generously) until the pods of component run, and
+// returns their names.
+func (c testCluster) waitRunning(t *testing.T, component string, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		out := c.kubectl(t, "-n", c.namespace, "get", "pods", "-l", "app.kubernetes.io/component="+component,
+			"--field-selector", "status.phase=Running", "-o", "name")
+		if names := strings.Fields(out); len(names) >= n {
+			return names
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Fatalf("%d %s pod(s) not running after 3 minutes", n, component)
+	return nil
+}
+
+// A generator pod killed mid-run: the cell's run is not stored as a clean
+// merged run, it names the generator, and k8s run exits non-zero; nothing is
+// left behind.
+func TestK8sRunGeneratorKilled(t *testing.T) {
+	c := clusterForTest(t)
+	_, results, wait := startK8sRun(t, c, 2, "20s")
+	pods := c.waitRunning(t, "generator", 2)
+	time.Sleep(3 * time.Second) // into the measured phase
+	c.kubectl(t, "-n", c.namespace, "delete", pods[1], "--grace-period=0", "--force")
+	o := wait()
+	if o.code == 0 {
+		t.Fatalf("k8s run exited 0 after a generator was killed\n%s\n%s", o.stdout, o.stderr)
+	}
+	runs := runsIn(t, results)
+	if len(runs) == 0 {
+		t.Fatalf("no run stored: the failed cell must be stored, naming the generator\n%s", o.stderr)
+	}
+	for _, r := range runs {
+		if r.Status == "ok" {
+			t.Errorf("run %d stored ok although generator pod %s was killed during it", r.ID, pods[1])
+		}
+		if !strings.Contains(r.Error, "generator") {
+			t.Errorf("run %d: error %q does not name the generator", r.ID, r.Error)
+		}
+	}
+	if left := c.leftovers(t); left != "" {
+		t.Errorf("objects left:\n%s", left)
+	}
+}
+
+// The coordinator's pod killed: k8s run exits non-zero saying so, and
+// deletes the generators, which would otherwise wait for their deadline.
+func TestK8sRunCoordinatorKilled(t *testing.T) {
+	c := clusterForTest(t)
+	_, _, wait := startK8sRun(t, c, 2, "20s")
+	pods := c.waitRunning(t, "coordinator", 1)
+	c.waitRunning(t, "generator", 2)
+	c.kubectl(t, "-n", c.namespace, "delete", pods[0], "--grace-period=0", "--force")
+	o := wait()
+	if o.code == 0 || !strings.Contains(o.stderr, "coordinator") {
+		t.Fatalf("k8s run after its coordinator was killed: exit %d, stderr:\n%s", o.code, o.stderr)
+	}
+	if left := c.leftovers(t); left != "" {
+		t.Errorf("objects left:\n%s", left)
+	}
+}

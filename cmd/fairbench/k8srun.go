@@ -138,13 +138,18 @@ func (r *k8sRun) run(ctx context.Context, log io.Writer) (err error) {
 	if err := r.kc.Apply(ctx, []byte(manifests.String())); err != nil {
 		return fmt.Errorf("k8s run: %w", err)
 	}
-	if err := r.follow(ctx, log); err != nil {
+	ferr := r.follow(ctx, log)
+	var ran *studyRanError
+	if ferr != nil && !errors.As(ferr, &ran) {
 		if ctx.Err() != nil {
 			return &interruptedError{msg: "k8s run interrupted: the runs already stored stay in the results store"}
 		}
-		return err
+		return ferr
 	}
-	return writeReport(s, store.Filter{StudyName: r.spec.Study.Name}, "text", "")
+	if err := writeReport(s, store.Filter{StudyName: r.spec.Study.Name}, "text", ""); err != nil {
+		return errors.Join(ferr, err)
+	}
+	return ferr
 }
 
 // follow waits for the coordinator to end, printing what changes, and
@@ -153,6 +158,7 @@ func (r *k8sRun) follow(ctx context.Context, log io.Writer) error {
 	deadline := time.Now().Add(r.timeout)
 	last, lastLine := "", ""
 	waitingSince := map[string]time.Time{}
+	failed := map[string]bool{}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for n := 0; ; n++ {
@@ -170,8 +176,13 @@ func (r *k8sRun) follow(ctx context.Context, log io.Writer) error {
 			if p.Component == "coordinator" {
 				coordinator = p
 			}
-			if p.Phase == "Failed" {
+			if p.Phase == "Failed" && p.Component == "coordinator" {
 				return r.podFailed(ctx, *p, "failed: "+p.Reason)
+			}
+			if p.Phase == "Failed" && !failed[p.Name] {
+				// A generator: the coordinator fails its cell, naming it.
+				failed[p.Name] = true
+				fmt.Fprintf(log, "k8s run %s: %s\n", r.spec.Run, r.podFailed(ctx, *p, "failed: "+p.Reason))
 			}
 			// Waiting for its image or a node, or Pending for any reason
 			// (a sandbox the runtime cannot create shows only in the
@@ -193,13 +204,15 @@ func (r *k8sRun) follow(ctx context.Context, log io.Writer) error {
 		}
 		if coordinator != nil && coordinator.Phase == "Succeeded" {
 			fmt.Fprintf(log, "k8s run %s: the coordinator ended\n", r.spec.Run)
-			return nil
+			return r.generatorsEnded(ctx)
 		}
-		if why, err := r.kc.JobFailed(ctx, k8s.LabelRun, r.spec.Run); err != nil {
+		// The coordinator's Job failed (its pod deleted: no retries, and no
+		// pod says why). A generator's failure is the coordinator's to
+		// record: it fails the cell naming the generator, and
+		// generatorsEnded makes the command exit non-zero after the report.
+		if why, err := r.kc.JobFailed(ctx, k8s.LabelRun, r.spec.Run, "coordinator"); err != nil {
 			return fmt.Errorf("k8s run: %w", err)
 		} else if why != "" {
-			// A pod deleted under a Job without retries: the Job fails and
-			// no pod says why.
 			return fmt.Errorf("k8s run %s: %s", r.spec.Run, why)
 		}
 		if coordinator != nil && coordinator.Phase == "Running" && n%5 == 0 {
@@ -218,6 +231,51 @@ func (r *k8sRun) follow(ctx context.Context, log io.Writer) error {
 		}
 	}
 }
+
+// generatorsEnded waits (bounded) for the generators after the coordinator
+// ended: each must have succeeded. One deleted or failed mid-run has left
+// its cell failed in the store (the coordinator names it), and the command
+// must not exit 0 over it.
+func (r *k8sRun) generatorsEnded(ctx context.Context) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		why, err := r.kc.JobFailed(ctx, k8s.LabelRun, r.spec.Run, "generator")
+		if err != nil {
+			return fmt.Errorf("k8s run: %w", err)
+		}
+		if why != "" {
+			return &studyRanError{fmt.Errorf("k8s run %s: %s (the report below names the cells it left failed)", r.spec.Run, why)}
+		}
+		pods, err := r.kc.Pods(ctx, k8s.LabelRun, r.spec.Run)
+		if err != nil {
+			return fmt.Errorf("k8s run: %w", err)
+		}
+		done := 0
+		for _, p := range pods {
+			if p.Component == "generator" && p.Phase == "Succeeded" {
+				done++
+			}
+		}
+		if done >= r.spec.Generators {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return &studyRanError{fmt.Errorf("k8s run %s: %d of %d generators succeeded a minute after the coordinator ended", r.spec.Run, done, r.spec.Generators)}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// studyRanError is a failure after the study ran: its report is still
+// printed, then the command exits non-zero.
+type studyRanError struct{ err error }
+
+func (e *studyRanError) Error() string { return e.err.Error() }
+func (e *studyRanError) Unwrap() error { return e.err }
 
 func lastLogLine(logs string) string {
 	lines := strings.Split(strings.TrimSpace(logs), "\n")

@@ -179,11 +179,15 @@ func (k Kubectl) Pods(ctx context.Context, label, value string) ([]Pod, error) {
 	return pods, nil
 }
 
-// JobFailed says whether a Job carrying label=value has failed, and why
-// (the Job controller's condition: a pod deleted or failed with no retry
-// left, a deadline).
-func (k Kubectl) JobFailed(ctx context.Context, label, value string) (string, error) {
-	out, err := k.command(ctx, nil, "get", "jobs", "-l", label+"="+value, "-o", "json")
+// JobFailed says whether a Job carrying label=value (and, when component is
+// not "", that component's) has failed, and why (the Job controller's
+// condition: a pod deleted or failed with no retry left, a deadline).
+func (k Kubectl) JobFailed(ctx context.Context, label, value, component string) (string, error) {
+	sel := label + "=" + value
+	if component != "" {
+		sel += "," + labelComponent + "=" + component
+	}
+	out, err := k.command(ctx, nil, "get", "jobs", "-l", sel, "-o", "json")
 	if err != nil {
 		return "", err
 	}
