@@ -28,6 +28,9 @@ type testCluster struct {
 
 func clusterForTest(t *testing.T) testCluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the cluster tests take a minute and more")
+	}
 	kc, img := os.Getenv("FAIRBENCH_TEST_K8S_KUBECONFIG"), os.Getenv("FAIRBENCH_TEST_K8S_IMAGE")
 	if kc == "" || img == "" {
 		t.Skip("no test cluster: FAIRBENCH_TEST_K8S_KUBECONFIG and FAIRBENCH_TEST_K8S_IMAGE unset (bash scripts/k8s-cluster.sh start; eval \"$(bash scripts/k8s-cluster.sh env)\")")
