@@ -267,3 +267,46 @@ func TestK8sRunCoordinatorKilled(t *testing.T) {
 		t.Errorf("objects left:\n%s", left)
 	}
 }
+
+// Ctrl-C during k8s run: it stops following, deletes every object it
+// created, and exits as an interrupted command does.
+func TestK8sRunInterrupted(t *testing.T) {
+	c := clusterForTest(t)
+	full := testenv.FreshPostgres(t)
+	target, pw := withoutPassword(t, full)
+	results, rpw := withoutPassword(t, pgResults(t, "fbk8s_"))
+	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": pw, "FAIRBENCH_RESULTS_PASSWORD": rpw})
+	t.Setenv("FAIRBENCH_RESULTS_PASSWORD", rpw)
+	dir := t.TempDir()
+	studyFile := generatorsStudy(t, dir, target, 2, 2, "60s")
+	cmd := exec.Command(binary, "k8s", "run", studyFile, "--image", c.image, "--results", results,
+		"--secret", "bench-pw", "--namespace", c.namespace, "--host-network",
+		"--cpu", "100m", "--memory", "1Gi", "--coordinator-cpu", "100m", "--coordinator-memory", "1Gi")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c.waitRunning(t, "generator", 2)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("k8s run exited 0 after Ctrl-C")
+		}
+	case <-time.After(3 * time.Minute):
+		cmd.Process.Kill() //nolint:errcheck // the test fails anyway
+		t.Fatalf("k8s run did not end within 3 minutes of Ctrl-C\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stderr.String(), "every object it created is gone") {
+		t.Errorf("k8s run after Ctrl-C does not say it was interrupted and cleaned up:\n%s", stderr.String())
+	}
+	if left := c.leftovers(t); left != "" {
+		t.Errorf("objects left after Ctrl-C:\n%s", left)
+	}
+}
