@@ -113,6 +113,10 @@ func TestK8sRunOnTheTestCluster(t *testing.T) {
 		if g.Node == "" {
 			t.Errorf("generator %d: no node recorded (%s from spec.nodeName)", g.Index, k8s.NodeEnv)
 		}
+		// Each pod measured its clock against the store's before it joined.
+		if g.ClockRTTMS <= 0 {
+			t.Errorf("generator %d: no clock check recorded (round trip %v ms, offset %v ms)", g.Index, g.ClockRTTMS, g.ClockOffsetMS)
+		}
 	}
 	if !strings.Contains(o.stdout, "shared a node") {
 		t.Errorf("three generators on one node, and the report does not say so:\n%s", o.stdout)
