@@ -87,3 +87,59 @@ func TestServerViewShowsInnoDBOnMariaDB(t *testing.T) {
 		t.Errorf("performance_schema is off and the report says so %d times, want once", ps)
 	}
 }
+
+// The Server view table for the other engines with a sampler, end to end:
+// a short study per engine on the test servers, its report holding a row
+// only that engine's own statistics give.
+func TestServerViewOfOtherEngines(t *testing.T) {
+	cases := []struct {
+		name     string
+		target   func(t *testing.T, dir string) string
+		workload string
+		want     string
+	}{
+		{"valkey", func(t *testing.T, dir string) string {
+			t.Setenv("FAIRBENCH_TEST_PREFIX", testenv.RedisKeyPrefix(t))
+			return testenv.ValkeyURL(t)
+		}, "kind = \"kv\"\nclients = 2\nkey_prefix = \"PREFIX\"\nkey_maximum = 500\n", "commandstats.cmdstat_get.calls"},
+		{"clickhouse", func(t *testing.T, dir string) string {
+			u := testenv.FreshClickHouse(t)
+			if o := fairbench(t, dir, "load", "--target", u, "--workload", "ssb", "--scale", "0.01"); o.code != 0 {
+				t.Fatalf("load: %s", o.stderr)
+			}
+			return u
+		}, "kind = \"ssb\"\nscale = 0.01\nform = \"flat\"\ntries = 2\n", "system.events.SelectQuery"},
+		{"opensearch", func(t *testing.T, dir string) string {
+			node := testenv.OpenSearch(t)
+			index := testenv.OpenSearchIndex(t, node)
+			if o := fairbench(t, dir, "run", "--target", node, "--workload", "bulkindex", "--index", index,
+				"--docs", "2000", "--bulk-size", "500", "-c", "2", "--results", filepath.Join(dir, "load.db")); o.code != 0 {
+				t.Fatalf("bulkindex: %s", o.stderr)
+			}
+			t.Setenv("FAIRBENCH_TEST_INDEX", index)
+			return node
+		}, "kind = \"search\"\ndocs = 2000\nclients = 2\nindex = \"INDEX\"\n", "_nodes/stats.indices.search.query_total"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			url := c.target(t, dir)
+			wl := strings.NewReplacer("INDEX", os.Getenv("FAIRBENCH_TEST_INDEX"), "PREFIX", os.Getenv("FAIRBENCH_TEST_PREFIX")).Replace(c.workload)
+			study := fmt.Sprintf("[study]\nname = %q\nrepetitions = 1\nwarmup = \"0s\"\nduration = \"2s\"\n\n[[target]]\nname = %q\nurl = %q\nserver_view = \"200ms\"\n\n[[workload]]\n%s",
+				c.name, c.name, url, wl)
+			if err := os.WriteFile(filepath.Join(dir, "s.toml"), []byte(study), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if o := fairbench(t, dir, "run", "s.toml"); o.code != 0 {
+				t.Fatalf("run: exit %d\n%s", o.code, o.stderr)
+			}
+			o := fairbench(t, dir, "report")
+			if o.code != 0 {
+				t.Fatalf("report: exit %d\n%s", o.code, o.stderr)
+			}
+			if !strings.Contains(o.stdout, "Server view") || !strings.Contains(o.stdout, c.want) {
+				t.Errorf("the report has no Server view row %q:\n%s", c.want, o.stdout)
+			}
+		})
+	}
+}
