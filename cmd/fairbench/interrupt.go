@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,15 +30,28 @@ func untilInterrupted(ctx context.Context, msg string, fn func() error) error {
 	go func() { done <- fn() }()
 	select {
 	case err := <-done:
+		if ctx.Err() != nil && cancelled(err) {
+			// Stopped by the signal at the same moment: the command's
+			// account, not its context's error.
+			return &interruptedError{msg: msg}
+		}
 		return err
 	case <-ctx.Done():
 		select {
 		case err := <-done: // finished at the same moment: its own answer
-			return err
+			if !cancelled(err) {
+				return err
+			}
 		default:
 		}
 		return &interruptedError{msg: msg}
 	}
+}
+
+// cancelled says whether err is only the signal's cancellation reaching
+// the command.
+func cancelled(err error) bool {
+	return err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, runner.ErrInterrupted))
 }
 
 // stopsItself names the commands that handle SIGINT and SIGTERM themselves:
