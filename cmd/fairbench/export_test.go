@@ -40,6 +40,7 @@ const bundlePassword = "Bndl-pw-7f3e91c2"
 // importing it twice stores its runs once; a bundle or report changed
 // after export is refused naming what changed.
 func TestExportedStudyReportsAsItsResultsFile(t *testing.T) {
+	endToEnd(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "s.toml"), []byte(bundleStudy), 0o644); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // first try comes after a restart, the stored run records its cold tries
 // as true cold ones with every command's record, and the report says so.
 func TestStudyHooksAndTrueColdTries(t *testing.T) {
+	endToEnd(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "marker")
 	doc := `[study]

@@ -38,6 +38,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// endToEnd skips a test that only runs the built binary under -short: the
+// race pass (go test -race -short) would run the same binary, built without
+// the race detector, and find nothing the plain pass did not.
+func endToEnd(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: runs the fairbench binary end to end (the plain pass runs it)")
+	}
+}
+
 type outcome struct {
 	stdout, stderr string
 	code           int

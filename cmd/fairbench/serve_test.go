@@ -157,6 +157,7 @@ func (s *served) untilReport(t *testing.T) []*live.Snapshot {
 // cell's headline stands beside its repetition, and at the end the page
 // serves the study's HTML report; --serve-wait serves on until Ctrl-C.
 func TestServeProgressAdvances(t *testing.T) {
+	endToEnd(t)
 	dir := t.TempDir()
 	s := startServed(t, dir, "run", serveStudy(t, dir, 2), "--results", filepath.Join(dir, "r.db"), "--serve", "--serve-wait")
 	seen := s.untilReport(t)
@@ -203,6 +204,7 @@ func TestServeProgressAdvances(t *testing.T) {
 // generators (the coordinator's page) show their cell and end with the
 // report; without --serve-wait, run exits once the study ends.
 func TestServeAdHocAndGenerators(t *testing.T) {
+	endToEnd(t)
 	dir := t.TempDir()
 	adHoc := []string{"run", "--target", "sqlite:" + filepath.Join(dir, "a.db"), "--workload", "tpcb", "-c", "2", "-T", "1", "--results", filepath.Join(dir, "r.db"), "--serve"}
 	s := startServed(t, dir, append(adHoc, "--serve-wait")...)
@@ -235,6 +237,7 @@ func TestServeAdHocAndGenerators(t *testing.T) {
 // as it stops run: the interrupted run is stored and the command exits 130,
 // the page having said so.
 func TestServeInterruptStops(t *testing.T) {
+	endToEnd(t)
 	dir := t.TempDir()
 	s := startServed(t, dir, "run", "--target", "sqlite:"+filepath.Join(dir, "a.db"), "--workload", "tpcb", "-c", "1", "-T", "300",
 		"--results", filepath.Join(dir, "r.db"), "--serve", "--serve-wait")
@@ -265,6 +268,7 @@ func TestServeInterruptStops(t *testing.T) {
 // TestServeRefusesOpenAddressWithoutToken: an address other machines reach
 // needs --serve-token, refused before anything runs.
 func TestServeRefusesOpenAddressWithoutToken(t *testing.T) {
+	endToEnd(t)
 	dir := t.TempDir()
 	o := fairbench(t, dir, "run", serveStudy(t, dir, 1), "--results", filepath.Join(dir, "r.db"), "--serve=0.0.0.0:0")
 	if o.code == 0 || !strings.Contains(o.stderr, "--serve-token") {
@@ -287,6 +291,7 @@ func TestServeRefusesOpenAddressWithoutToken(t *testing.T) {
 // a short study: the chart's points grow, the count of cells done
 // advances, and the final report appears on the page.
 func TestServePageInBrowser(t *testing.T) {
+	endToEnd(t)
 	dir := t.TempDir()
 	tab, stopBrowser := testenv.Browser(t, 3*time.Minute)
 	defer stopBrowser()

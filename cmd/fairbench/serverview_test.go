@@ -29,6 +29,7 @@ func serverViewStudy(name string, targets [][2]string, clients int) string {
 // clients, so that even the sessions of sync-off, mostly idle between
 // statements, are active in enough samples to compare.
 func TestServerViewShowsWALWaitsOfSynchronousCommit(t *testing.T) {
+	endToEnd(t)
 	url := testenv.FreshPostgres(t)
 	sep := "?"
 	if strings.Contains(url, "?") {
@@ -63,6 +64,7 @@ func TestServerViewShowsWALWaitsOfSynchronousCommit(t *testing.T) {
 // On MariaDB the same table shows InnoDB's own counters, and says once what
 // performance_schema would add when it is off.
 func TestServerViewShowsInnoDBOnMariaDB(t *testing.T) {
+	endToEnd(t)
 	url := testenv.FreshMySQL(t)
 	dir := t.TempDir()
 	study := serverViewStudy("maria", [][2]string{{"maria", url}}, 2)
@@ -92,6 +94,7 @@ func TestServerViewShowsInnoDBOnMariaDB(t *testing.T) {
 // a short study per engine on the test servers, its report holding a row
 // only that engine's own statistics give.
 func TestServerViewOfOtherEngines(t *testing.T) {
+	endToEnd(t)
 	cases := []struct {
 		name     string
 		target   func(t *testing.T, dir string) string
