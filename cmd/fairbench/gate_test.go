@@ -24,7 +24,6 @@ func syntheticRuns(study, target string, start time.Time, tps ...float64) []*res
 // A target name is user input: the gate's outputs escape it for the
 // terminal and for a Markdown table.
 func TestGateEscapesNames(t *testing.T) {
-	endToEnd(t)
 	name := "a|b<script>\x1b[31m"
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	base := syntheticRuns("base", name, t0, 1000, 1010, 990, 1005)
