@@ -589,16 +589,23 @@ func (acc *reproduction) writeText(w io.Writer) {
 	fmt.Fprintf(w, "all metrics and the methodology: %s\n", acc.compareHint())
 	for _, t := range acc.env {
 		fmt.Fprintf(w, "\nEnvironment of %s (≠ differs):\n", t.Target)
-		var rows [][]string
-		for _, r := range t.Rows {
-			mark := ""
-			if r.Differs {
-				mark = "≠"
-			}
-			rows = append(rows, []string{r.Fact, r.Published, r.Reproduced, mark})
-		}
+		rows := envRows(t.Rows)
 		writeAligned(w, []string{"", "published", "reproduced", ""}, rows)
 	}
+}
+
+// envRows is an environment table's rows: fact, published, reproduced,
+// and ≠ where they differ.
+func envRows(facts []envRow) [][]string {
+	rows := make([][]string, 0, len(facts))
+	for _, r := range facts {
+		mark := ""
+		if r.Differs {
+			mark = "≠"
+		}
+		rows = append(rows, []string{r.Fact, r.Published, r.Reproduced, mark})
+	}
+	return rows
 }
 
 // writeAligned writes rows under header in aligned columns.
@@ -641,14 +648,7 @@ func (acc *reproduction) writeMarkdown(w io.Writer) {
 	writeMarkdownTable(w, cellHeader, acc.cellRows())
 	for _, t := range acc.env {
 		fmt.Fprintf(w, "\n## Environment of %s\n\n", md(t.Target))
-		var rows [][]string
-		for _, r := range t.Rows {
-			mark := ""
-			if r.Differs {
-				mark = "≠"
-			}
-			rows = append(rows, []string{r.Fact, r.Published, r.Reproduced, mark})
-		}
+		rows := envRows(t.Rows)
 		writeMarkdownTable(w, []string{"", "published", "reproduced", "differs"}, rows)
 	}
 }
