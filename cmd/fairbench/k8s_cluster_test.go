@@ -75,6 +75,36 @@ func (c testCluster) leftovers(t *testing.T) string {
 	return strings.TrimSpace(c.kubectl(t, "-n", c.namespace, "get", "jobs,configmaps,pods", "-l", k8s.LabelRun, "-o", "name"))
 }
 
+// clusterRun is a study of one tpcb cell on n generator pods against a
+// fresh database of the test PostgreSQL, its results store there too, and
+// the Secret holding both passwords (the local process reads the store's
+// from FAIRBENCH_RESULTS_PASSWORD).
+type clusterRun struct {
+	dir, studyFile string
+	target         string // with its password, for the test's own checks
+	results        string // without
+	pw, rpw        string // the target's and the store's passwords
+}
+
+func (c testCluster) study(t *testing.T, n int, duration string) clusterRun {
+	t.Helper()
+	full := testenv.FreshPostgres(t)
+	target, pw := withoutPassword(t, full)
+	results, rpw := withoutPassword(t, pgResults(t, "fbk8s_"))
+	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": pw, "FAIRBENCH_RESULTS_PASSWORD": rpw})
+	t.Setenv("FAIRBENCH_RESULTS_PASSWORD", rpw)
+	dir := t.TempDir()
+	return clusterRun{dir: dir, studyFile: generatorsStudy(t, dir, target, 2*n, n, duration), target: full, results: results, pw: pw, rpw: rpw}
+}
+
+// args is the k8s run command line of the study on the test cluster with
+// image: the node's network, small requests so that every pod fits one node.
+func (k clusterRun) args(c testCluster, image string) []string {
+	return []string{"k8s", "run", k.studyFile, "--image", image, "--results", k.results,
+		"--secret", "bench-pw", "--namespace", c.namespace, "--host-network",
+		"--cpu", "100m", "--memory", "1Gi", "--coordinator-cpu", "100m", "--coordinator-memory", "1Gi"}
+}
+
 // withoutPassword returns u without its password, and the password.
 func withoutPassword(t *testing.T, raw string) (string, string) {
 	t.Helper()
@@ -94,16 +124,9 @@ func withoutPassword(t *testing.T, raw string) (string, string) {
 // the report says so; every object is gone afterwards.
 func TestK8sRunOnTheTestCluster(t *testing.T) {
 	c := clusterForTest(t)
-	full := testenv.FreshPostgres(t)
-	target, pw := withoutPassword(t, full)
-	results, rpw := withoutPassword(t, pgResults(t, "fbk8s_"))
-	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": pw, "FAIRBENCH_RESULTS_PASSWORD": rpw})
-	t.Setenv("FAIRBENCH_RESULTS_PASSWORD", rpw)
-	dir := t.TempDir()
-	studyFile := generatorsStudy(t, dir, target, 6, 3, "4s")
-	o := fairbench(t, dir, "k8s", "run", studyFile, "--image", c.image, "--results", results,
-		"--secret", "bench-pw", "--namespace", c.namespace, "--host-network",
-		"--cpu", "100m", "--memory", "1Gi", "--coordinator-cpu", "100m", "--coordinator-memory", "1Gi")
+	k := c.study(t, 3, "4s")
+	full, results, dir, pw, rpw := k.target, k.results, k.dir, k.pw, k.rpw
+	o := fairbench(t, dir, k.args(c, c.image)...)
 	if o.code != 0 {
 		t.Fatalf("k8s run: exit %d\nstdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
 	}
@@ -146,15 +169,8 @@ func TestK8sRunOnTheTestCluster(t *testing.T) {
 // within --pull-timeout, and nothing left behind.
 func TestK8sRunMissingImage(t *testing.T) {
 	c := clusterForTest(t)
-	results, rpw := withoutPassword(t, pgResults(t, "fbk8s_"))
-	target, pw := withoutPassword(t, testenv.FreshPostgres(t))
-	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": pw, "FAIRBENCH_RESULTS_PASSWORD": rpw})
-	t.Setenv("FAIRBENCH_RESULTS_PASSWORD", rpw)
-	dir := t.TempDir()
-	studyFile := generatorsStudy(t, dir, target, 2, 2, "2s")
-	o := fairbench(t, dir, "k8s", "run", studyFile, "--image", "fairbench.local/no-such-image:0", "--results", results,
-		"--secret", "bench-pw", "--namespace", c.namespace, "--host-network", "--pull-timeout", "20s",
-		"--cpu", "100m", "--memory", "1Gi", "--coordinator-cpu", "100m", "--coordinator-memory", "1Gi")
+	k := c.study(t, 2, "2s")
+	o := fairbench(t, k.dir, append(k.args(c, "fairbench.local/no-such-image:0"), "--pull-timeout", "20s")...)
 	if o.code == 0 {
 		t.Fatalf("k8s run with a missing image exited 0\n%s", o.stderr)
 	}
@@ -192,20 +208,10 @@ func TestK8sRunFlagDomains(t *testing.T) {
 // generators in the background; wait returns its outcome.
 func startK8sRun(t *testing.T, c testCluster, n int, duration string) (dir string, results string, wait func() outcome) {
 	t.Helper()
-	full := testenv.FreshPostgres(t)
-	target, pw := withoutPassword(t, full)
-	results, rpw := withoutPassword(t, pgResults(t, "fbk8s_"))
-	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": pw, "FAIRBENCH_RESULTS_PASSWORD": rpw})
-	t.Setenv("FAIRBENCH_RESULTS_PASSWORD", rpw)
-	dir = t.TempDir()
-	studyFile := generatorsStudy(t, dir, target, 2*n, n, duration)
+	k := c.study(t, n, duration)
 	done := make(chan outcome, 1)
-	go func() {
-		done <- fairbench(t, dir, "k8s", "run", studyFile, "--image", c.image, "--results", results,
-			"--secret", "bench-pw", "--namespace", c.namespace, "--host-network",
-			"--cpu", "100m", "--memory", "1Gi", "--coordinator-cpu", "100m", "--coordinator-memory", "1Gi")
-	}()
-	return dir, results, func() outcome { return <-done }
+	go func() { done <- fairbench(t, k.dir, k.args(c, c.image)...) }()
+	return k.dir, k.results, func() outcome { return <-done }
 }
 
 // waitRunning waits (generously) until the pods of component run, and
@@ -276,17 +282,9 @@ func TestK8sRunCoordinatorKilled(t *testing.T) {
 // created, and exits as an interrupted command does.
 func TestK8sRunInterrupted(t *testing.T) {
 	c := clusterForTest(t)
-	full := testenv.FreshPostgres(t)
-	target, pw := withoutPassword(t, full)
-	results, rpw := withoutPassword(t, pgResults(t, "fbk8s_"))
-	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": pw, "FAIRBENCH_RESULTS_PASSWORD": rpw})
-	t.Setenv("FAIRBENCH_RESULTS_PASSWORD", rpw)
-	dir := t.TempDir()
-	studyFile := generatorsStudy(t, dir, target, 2, 2, "60s")
-	cmd := exec.Command(binary, "k8s", "run", studyFile, "--image", c.image, "--results", results,
-		"--secret", "bench-pw", "--namespace", c.namespace, "--host-network",
-		"--cpu", "100m", "--memory", "1Gi", "--coordinator-cpu", "100m", "--coordinator-memory", "1Gi")
-	cmd.Dir = dir
+	k := c.study(t, 2, "60s")
+	cmd := exec.Command(binary, k.args(c, c.image)...)
+	cmd.Dir = k.dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
