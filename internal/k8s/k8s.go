@@ -97,6 +97,10 @@ const (
 	SpreadRequired  = "required"
 )
 
+// maxGenerators is the most completions the API server accepts for an
+// Indexed Job.
+const maxGenerators = 100000
+
 // LabelRun names the run of `fairbench k8s run` an object belongs to.
 const LabelRun = "fairbench.io/run"
 
@@ -197,6 +201,9 @@ func (spec Spec) resolve() (*resolved, error) {
 	}
 	if s.Generators < 1 {
 		return nil, fmt.Errorf("--generators %d: at least one generator is needed (give --generators N, or generators = N on a workload of the study)", s.Generators)
+	}
+	if s.Generators > maxGenerators {
+		return nil, fmt.Errorf("--generators %d: at most %d (the most completions Kubernetes allows an Indexed Job)", s.Generators, maxGenerators)
 	}
 	if strings.TrimSpace(s.Image) == "" {
 		return nil, errors.New("--image is empty: name the fairbench container image the pods run (scripts/image.sh builds one)")

@@ -209,6 +209,11 @@ func TestRenderSpreadHostNetworkAndRun(t *testing.T) {
 		}
 	}
 
+	huge := testSpec(t)
+	huge.Generators = 99999999999
+	if err := Render(&b, huge); err == nil || !strings.Contains(err.Error(), "--generators") {
+		t.Errorf("--generators 99999999999: err %v, want a refusal naming --generators", err)
+	}
 	bad := testSpec(t)
 	bad.Spread = "sometimes"
 	if err := Render(&b, bad); err == nil || !strings.Contains(err.Error(), "--spread") {
