@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sigs.k8s.io/yaml"
 	"strings"
 	"syscall"
@@ -168,11 +169,16 @@ func checkMerged(t *testing.T, run *result.Run, parts []store.Part, clients, n i
 // target: the mechanism without any server.
 func TestTwoLocalGeneratorsOnSQLite(t *testing.T) {
 	dir := t.TempDir()
-	studyFile := generatorsStudy(t, dir, "sqlite:"+filepath.Join(dir, "bench.db"), 4, 2, "2s")
+	studyFile := generatorsStudy(t, dir, "sqlite:"+filepath.Join(dir, "bench.db"), 4, 2, "4s")
 	results := filepath.Join(dir, "results.db")
 	o := fairbench(t, dir, "run", studyFile, "--results", results)
 	if o.code != 0 {
 		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	// While the generators measure, the coordinator shows the cell's
+	// per-second totals, added up from what each generator published.
+	if all := o.stdout + o.stderr; !regexp.MustCompile(`(?m)^  2 load generators: [0-9.]+ s, [1-9][0-9.]* tps`).MatchString(all) {
+		t.Errorf("no per-second total of the two generators in the coordinator's output:\n%s", all)
 	}
 	run, parts := onlyRun(t, results)
 	checkMerged(t, run, parts, 4, 2)

@@ -223,10 +223,19 @@ func TestServeAdHocAndGenerators(t *testing.T) {
 		t.Fatal("run --serve without --serve-wait did not exit once the run ended")
 	}
 
-	studyFile := generatorsStudy(t, dir, "sqlite:"+filepath.Join(dir, "g.db"), 4, 2, "1s")
+	studyFile := generatorsStudy(t, dir, "sqlite:"+filepath.Join(dir, "g.db"), 4, 2, "4s")
 	g := startServed(t, dir, "run", studyFile, "--results", filepath.Join(dir, "r.db"), "--serve", "--serve-wait")
 	seen = g.untilReport(t)
 	last := seen[len(seen)-1]
+	// While the generators measure, the chart already has the cell's
+	// per-second totals (parttotals.go), not only once the merged run is in.
+	live := false
+	for _, snap := range seen {
+		live = live || (snap.Counts.Done == 0 && snap.Running != nil && len(snap.Running.Points) > 0)
+	}
+	if !live {
+		t.Errorf("2 generators: no point on the running cell's chart before the cell ended")
+	}
 	if last.Counts.Done != 1 || last.Running == nil || len(last.Running.Points) == 0 || len(last.Scenarios) != 1 {
 		t.Errorf("2 generators: %+v; the merged run's series must reach the chart, its headline the table", last.Counts)
 	}

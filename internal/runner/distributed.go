@@ -225,7 +225,7 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 		co.pendingSeq = 0
 		return failRun(ctx, run, err)
 	}
-	if _, err := r.awaitParts(ctx, co, seq, n, store.PartReady, time.Now().Add(r.opt.Distribution.readyTimeout()), "get ready"); err != nil {
+	if _, err := r.awaitParts(ctx, co, seq, n, store.PartReady, time.Now().Add(r.opt.Distribution.readyTimeout()), "get ready", nil); err != nil {
 		return fail(err)
 	}
 	// The database's own counters are the coordinator's to read: each
@@ -246,11 +246,10 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 		return fail(err)
 	}
 	fmt.Fprintf(r.opt.Progress, "  %d load generators start at %s (store clock)\n", n, startAt.UTC().Format("15:04:05.000"))
+	totals := r.newPartTotals(c.Workload.Kind, c.Clients, n)
 	if c.Warmup > 0 && sc.read != nil {
-		select {
-		case <-time.After(time.Until(co.clock.Local(startAt).Add(c.Warmup))):
-		case <-ctx.Done():
-			return fail(ErrInterrupted)
+		if err := r.watchParts(ctx, co, seq, co.clock.Local(startAt).Add(c.Warmup), totals); err != nil {
+			return fail(err)
 		}
 		if err := sc.snapshot(ctx); err != nil {
 			return fail(err)
@@ -258,7 +257,7 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 		run.Deviations = append(run.Deviations, "the database's own counters were read by the coordinator at the agreed end of the warm-up, not at each generator's")
 	}
 	deadline := co.clock.Local(startAt).Add(c.Warmup + cs.c.Duration + r.opt.Distribution.staleAfter() + time.Minute)
-	parts, err := r.awaitParts(ctx, co, seq, n, store.PartDone, deadline, "send its partial run")
+	parts, err := r.awaitParts(ctx, co, seq, n, store.PartDone, deadline, "send its partial run", totals.seen)
 	if err != nil {
 		return fail(err)
 	}
@@ -339,10 +338,29 @@ func hostOf(gens []store.Generator, index int) string {
 	return ""
 }
 
+// watchParts shows the generators' per-second totals of cell seq until
+// the time until.
+func (r *Runner) watchParts(ctx context.Context, co *coordination, seq int, until time.Time, totals *partTotals) error {
+	for time.Now().Before(until) {
+		parts, err := r.opt.Distribution.Store.Parts(ctx, co.sid, seq)
+		if err != nil {
+			return err
+		}
+		totals.seen(parts)
+		select {
+		case <-time.After(min(pollEvery, time.Until(until))):
+		case <-ctx.Done():
+			return ErrInterrupted
+		}
+	}
+	return nil
+}
+
 // awaitParts waits until every one of n generators has a part of cell seq
 // in state want (or failed, once want is PartDone). It fails, naming them,
 // when generators stop their heartbeats, never register, or miss deadline.
-func (r *Runner) awaitParts(ctx context.Context, co *coordination, seq, n int, want string, deadline time.Time, what string) ([]store.Part, error) {
+// seen, when given, is shown the parts at every poll (partTotals.seen).
+func (r *Runner) awaitParts(ctx context.Context, co *coordination, seq, n int, want string, deadline time.Time, what string, seen func([]store.Part)) ([]store.Part, error) {
 	d := r.opt.Distribution
 	st := d.Store
 	stale := d.staleAfter()
@@ -350,6 +368,9 @@ func (r *Runner) awaitParts(ctx context.Context, co *coordination, seq, n int, w
 		parts, err := st.Parts(ctx, co.sid, seq)
 		if err != nil {
 			return nil, err
+		}
+		if seen != nil {
+			seen(parts)
 		}
 		have := map[int]store.Part{}
 		for _, p := range parts {
@@ -655,7 +676,17 @@ func (g *generator) runCell(ctx context.Context, seq int, c study.Cell) error {
 			}
 		},
 	}
+	// The readings go to the part for the coordinator's per-second totals.
+	pubCtx, stopPub := context.WithCancel(runCtx)
+	pub := publishProgress(pubCtx, func(ctx context.Context, ticks []store.PartTick) error {
+		return g.st.SetPartProgress(ctx, g.sid, seq, g.index, ticks, g.clock.Now())
+	})
+	m.onTick = pub.tick
 	err = m.execute(runCtx)
+	stopPub()
+	if perr := pub.stop(); perr != nil {
+		fmt.Fprintf(r.opt.Progress, "  the per-second readings did not reach the coordinator: %s\n", redact.Scrub(perr.Error()))
+	}
 	if t := cs.shape; t.Tallies != nil {
 		run.Env.WorkloadTallies = t.Tallies()
 	}

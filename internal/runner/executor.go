@@ -23,6 +23,7 @@ import (
 	"github.com/fairbench/fairbench/internal/envinfo"
 	"github.com/fairbench/fairbench/internal/fastpath"
 	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/nodeexp"
 	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
@@ -59,6 +60,10 @@ type executor struct {
 	// (spill.go); nil keeps them in the run's series.
 	spill       pointSpiller
 	spillWarned bool
+	// onTick, when set, is told each progress reading with its slot (the
+	// k-th tick period of its phase): a load generator publishes its
+	// readings for the coordinator's totals (parttotals.go).
+	onTick func(slot int, t kinds.Tick)
 
 	// Outage accounting for the measured phase (reset when it starts).
 	reconnectAttempts, reconnects atomic.Int64

@@ -81,13 +81,17 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 			}
 			slot = k
 			status.Detail(fmt.Sprintf("%s ops/s, %s failed", numfmt.Rate(pt.Rate), numfmt.Whole(pt.Errors)))
+			reading := kinds.Tick{Now: now, Elapsed: now.Sub(start), Window: window, Warmup: series == nil, Clients: m.cell.Clients, Point: pt}
 			if w := m.r.opt.Watch; w != nil {
-				w.Tick(kinds.Tick{Now: now, Elapsed: now.Sub(start), Window: window, Warmup: series == nil, Clients: m.cell.Clients, Point: pt})
+				w.Tick(reading)
+			}
+			if m.onTick != nil {
+				m.onTick(k, reading)
 			}
 			if !m.r.opt.NoTickLines {
 				nowCounts := counts(m.hooks)
-				m.tickLine(label, kinds.Tick{Now: now, Elapsed: now.Sub(start), Window: window, Warmup: series == nil,
-					Clients: m.cell.Clients, Point: pt, Counts: nowCounts, Previous: prevCounts})
+				reading.Counts, reading.Previous = nowCounts, prevCounts
+				m.r.tickLine(m.cell.Workload.Kind, label, reading)
 				prevCounts = nowCounts
 			}
 			if series != nil {
@@ -97,12 +101,13 @@ func (m *executor) phase(ctx context.Context, col *hist.Collector, label string,
 	}
 }
 
-// tickLine prints one progress reading: the kind's own line in an ad-hoc
-// run (Options.PeerProgress) when it has one, else fairbench's.
-func (m *executor) tickLine(label string, t kinds.Tick) {
-	if m.r.opt.PeerProgress {
-		if f, ok := kinds.ProgressOf(m.cell.Workload.Kind); ok {
-			f(m.out, t, m.r.opt.Printing)
+// tickLine prints one progress reading of a cell of kind: the kind's own
+// line in an ad-hoc run (Options.PeerProgress) when it has one, else
+// fairbench's.
+func (r *Runner) tickLine(kind, label string, t kinds.Tick) {
+	if r.opt.PeerProgress {
+		if f, ok := kinds.ProgressOf(kind); ok {
+			f(r.opt.Progress, t, r.opt.Printing)
 			return
 		}
 	}
@@ -111,7 +116,7 @@ func (m *executor) tickLine(label string, t kinds.Tick) {
 		prefix = label
 	}
 	pt := t.Point
-	fmt.Fprintf(m.out, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
+	fmt.Fprintf(r.opt.Progress, "  %s: %.1f s, %.1f tps, lat %.3f ms p99 %.3f ms, %d failed\n",
 		prefix, t.Elapsed.Seconds(), pt.Rate, pt.Mean/1000, pt.P99/1000, pt.Errors)
 }
 

@@ -295,6 +295,48 @@ type Part struct {
 	Run       *result.Run `json:"run,omitempty"` // nil until PartDone (or a failed part that measured)
 	Error     string      `json:"error,omitempty"`
 	UpdatedAt time.Time   `json:"updated_at"`
+	// Progress is the generator's latest progress readings while it
+	// measures (SetPartProgress), oldest first; nil once the part is done.
+	Progress []PartTick `json:"progress,omitempty"`
+}
+
+// PartTick is one progress reading of a load generator's part: the Slot-th
+// reading of its warm-up or measured phase, which every generator takes at
+// the same offset from the cell's agreed start, so that the coordinator
+// adds up the generators' readings of one slot into the cell's.
+type PartTick struct {
+	Slot    int                `json:"slot"`
+	Warmup  bool               `json:"warmup,omitempty"`
+	Elapsed time.Duration      `json:"elapsed_ns"`
+	Window  time.Duration      `json:"window_ns"`
+	Point   result.SeriesPoint `json:"point"`
+}
+
+// MaxPartTicks is how many readings SetPartProgress keeps per part: the
+// coordinator polls several times a second, so a few cover a late poll,
+// and the row's size stays bounded however long the part measures.
+const MaxPartTicks = 5
+
+// SetPartProgress records generator index's latest progress readings of
+// cell seq (at most MaxPartTicks, the newest kept). The part's status
+// stays what SetPart made it.
+func (s *Store) SetPartProgress(ctx context.Context, sid int64, seq, index int, ticks []PartTick, now time.Time) error {
+	if len(ticks) > MaxPartTicks {
+		ticks = ticks[len(ticks)-MaxPartTicks:]
+	}
+	for i := range ticks {
+		ticks[i].Point = finitePoint(ticks[i].Point)
+	}
+	b, err := json.Marshal(ticks)
+	if err != nil {
+		return fmt.Errorf("encoding the progress of load generator %d: %w", index, err)
+	}
+	_, err = s.db.ExecContext(ctx, s.q(`UPDATE coord_parts SET progress = ?, updated_at = ? WHERE session_id = ? AND seq = ? AND generator = ?`),
+		string(b), formatTime(now), sid, seq, index)
+	if err != nil {
+		return fmt.Errorf("storing the progress of load generator %d: %w", index, err)
+	}
+	return nil
 }
 
 // SetPart records generator index's state for cell seq, with its partial
@@ -313,7 +355,8 @@ func (s *Store) SetPart(ctx context.Context, sid int64, seq, index int, status s
 		body = string(b)
 	}
 	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO coord_parts (session_id, seq, generator, status, run, error, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (session_id, seq, generator) DO UPDATE SET status = excluded.status, run = excluded.run, error = excluded.error, updated_at = excluded.updated_at`),
+ON CONFLICT (session_id, seq, generator) DO UPDATE SET status = excluded.status, run = excluded.run, error = excluded.error, updated_at = excluded.updated_at,
+	progress = CASE WHEN excluded.status = '`+PartReady+`' THEN coord_parts.progress END`),
 		sid, seq, index, status, body, s.errorText(why), formatTime(now))
 	if err != nil {
 		return fmt.Errorf("storing the part of load generator %d: %w", index, err)
@@ -323,7 +366,7 @@ ON CONFLICT (session_id, seq, generator) DO UPDATE SET status = excluded.status,
 
 // Parts returns the parts written for cell seq of session sid, by generator.
 func (s *Store) Parts(ctx context.Context, sid int64, seq int) ([]Part, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT generator, status, run, error, updated_at FROM coord_parts WHERE session_id = ? AND seq = ? ORDER BY generator"), sid, seq)
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT generator, status, run, error, updated_at, progress FROM coord_parts WHERE session_id = ? AND seq = ? ORDER BY generator"), sid, seq)
 	if err != nil {
 		return nil, fmt.Errorf("reading partial runs: %w", err)
 	}
@@ -331,11 +374,16 @@ func (s *Store) Parts(ctx context.Context, sid int64, seq int) ([]Part, error) {
 	var out []Part
 	for rows.Next() {
 		var p Part
-		var body, at sql.NullString
-		if err := rows.Scan(&p.Generator, &p.Status, &body, &p.Error, &at); err != nil {
+		var body, at, progress sql.NullString
+		if err := rows.Scan(&p.Generator, &p.Status, &body, &p.Error, &at, &progress); err != nil {
 			return nil, err
 		}
 		p.UpdatedAt, _ = parseTime(at)
+		if progress.Valid {
+			if err := json.Unmarshal([]byte(progress.String), &p.Progress); err != nil {
+				return nil, fmt.Errorf("the progress of load generator %d does not decode: %w", p.Generator, err)
+			}
+		}
 		if body.Valid {
 			p.Run = &result.Run{}
 			if err := json.Unmarshal([]byte(body.String), p.Run); err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 )
@@ -81,8 +82,34 @@ func TestCoordinationOnBothDialects(t *testing.T) {
 			if err := s.SetPart(ctx, sid, 1, 0, PartReady, nil, "", t0); err != nil {
 				t.Fatal(err)
 			}
+			// The generator's progress readings while it measures: the
+			// newest MaxPartTicks of them, with their interval histograms,
+			// and the part still ready; gone once the part is done.
+			var ticks []PartTick
+			for i := range MaxPartTicks + 2 {
+				pt := part.Series[0]
+				pt.Second = i
+				ticks = append(ticks, PartTick{Slot: i, Warmup: i < 2, Elapsed: time.Duration(i+1) * time.Second, Window: time.Second, Point: pt})
+			}
+			ticks[len(ticks)-1].Point.Rate = math.NaN()
+			if err := s.SetPartProgress(ctx, sid, 1, 0, ticks, t0); err != nil {
+				t.Fatal(err)
+			}
+			now, err := s.Parts(ctx, sid, 1)
+			if err != nil || len(now) != 1 {
+				t.Fatalf("Parts while measuring = %v %v", now, err)
+			}
+			if got := now[0].Progress; now[0].Status != PartReady || len(got) != MaxPartTicks || got[0].Slot != 2 || got[0].Warmup ||
+				got[MaxPartTicks-1].Slot != MaxPartTicks+1 || got[0].Elapsed != 3*time.Second || got[MaxPartTicks-1].Point.Rate != 0 {
+				t.Errorf("progress read back as %+v (status %s), want slots 2 to %d, the NaN rate as 0", got, now[0].Status, MaxPartTicks+1)
+			} else if got[0].Point.Ops != part.Series[0].Ops || len(got[0].Point.Hists) == 0 || got[0].Point.Hists[0].Histogram != part.Series[0].Hists[0].Histogram {
+				t.Errorf("a reading's point changed on the way through the store: %+v, want %+v", got[0].Point, part.Series[0])
+			}
 			if err := s.SetPart(ctx, sid, 1, 0, PartDone, part, "", t0); err != nil {
 				t.Fatal(err)
+			}
+			if now, _ := s.Parts(ctx, sid, 1); len(now) != 1 || now[0].Progress != nil {
+				t.Errorf("a done part keeps its progress readings: %+v", now)
 			}
 			if err := s.SetPart(ctx, sid, 1, 1, PartFailed, nil, "boom", t0); err != nil {
 				t.Fatal(err)

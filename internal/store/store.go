@@ -256,6 +256,13 @@ ALTER TABLE runs ADD COLUMN hooks TEXT;
 	`
 ALTER TABLE runs ADD COLUMN server_view TEXT;
 `,
+	// 12: a load generator's latest progress readings of the cell it is
+	// measuring (JSON of []PartTick, the last few only), for the
+	// coordinator's per-second totals and live page; cleared when the part
+	// is done.
+	`
+ALTER TABLE coord_parts ADD COLUMN progress TEXT;
+`,
 }
 
 // schemaVersion is the schema version this binary writes.
@@ -1279,6 +1286,23 @@ func finiteSummary(s result.Summary) result.Summary {
 		*f = finite(*f)
 	}
 	return s
+}
+
+// finitePoint is pt with non-finite numbers replaced by 0, for JSON.
+func finitePoint(pt result.SeriesPoint) result.SeriesPoint {
+	for _, f := range []*float64{&pt.Rate, &pt.Mean, &pt.P50, &pt.P95, &pt.P99, &pt.Max, &pt.CPU, &pt.CPUWait} {
+		*f = finite(*f)
+	}
+	if sv := pt.Server; sv != nil {
+		pt.Server = &result.ServerSample{CPU: finite(sv.CPU), DiskUtil: finite(sv.DiskUtil), NetRx: finite(sv.NetRx), NetTx: finite(sv.NetTx)}
+	}
+	if pt.Hists != nil {
+		pt.Hists = slices.Clone(pt.Hists)
+		for i := range pt.Hists {
+			pt.Hists[i].SumUs = finite(pt.Hists[i].SumUs)
+		}
+	}
+	return pt
 }
 
 // finiteView copies v with non-finite numbers replaced by 0 (the runner

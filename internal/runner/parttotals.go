@@ -1,0 +1,179 @@
+package runner
+
+// Per-second totals of a cell on several load generators. Each generator
+// publishes its latest progress readings in its part (store.PartTick, the
+// newest few only); the coordinator, while it waits for the parts, adds up
+// the readings of each slot every generator has published and shows the
+// sum as the cell's own reading: the per-second line, the live page's
+// chart (Watcher.Tick) and the per-second totals of 'k8s run'. Latencies
+// come from the generators' interval histograms merged (hist.MergeSeries),
+// never from averaged percentiles.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fairbench/fairbench/internal/hist"
+	"github.com/fairbench/fairbench/internal/kinds"
+	"github.com/fairbench/fairbench/internal/redact"
+	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/store"
+)
+
+// progressPublisher is a load generator's side: the executor hands it each
+// reading (tick, on the runner's goroutine, never blocking), and one
+// goroutine writes the newest readings to the part, so that a slow store
+// does not hold up the generator's clock.
+type progressPublisher struct {
+	write func(ctx context.Context, ticks []store.PartTick) error
+	mu    sync.Mutex
+	ticks []store.PartTick // the newest store.MaxPartTicks readings
+	fresh chan struct{}    // one pending signal: a reading came since the last write
+	done  chan struct{}
+	err   error // the first write the store refused, for one line at the end
+}
+
+func publishProgress(ctx context.Context, write func(context.Context, []store.PartTick) error) *progressPublisher {
+	p := &progressPublisher{write: write, fresh: make(chan struct{}, 1), done: make(chan struct{})}
+	go p.loop(ctx)
+	return p
+}
+
+// tick keeps the reading of slot (the k-th tick period of its phase).
+func (p *progressPublisher) tick(slot int, t kinds.Tick) {
+	p.mu.Lock()
+	p.ticks = append(p.ticks, store.PartTick{Slot: slot, Warmup: t.Warmup, Elapsed: t.Elapsed, Window: t.Window, Point: t.Point})
+	if n := len(p.ticks); n > store.MaxPartTicks {
+		p.ticks = append(p.ticks[:0], p.ticks[n-store.MaxPartTicks:]...)
+	}
+	p.mu.Unlock()
+	select {
+	case p.fresh <- struct{}{}:
+	default:
+	}
+}
+
+func (p *progressPublisher) loop(ctx context.Context) {
+	defer close(p.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.fresh:
+		}
+		p.mu.Lock()
+		ticks := append([]store.PartTick(nil), p.ticks...)
+		p.mu.Unlock()
+		if err := p.write(ctx, ticks); err != nil && p.err == nil && ctx.Err() == nil {
+			p.err = err
+		}
+	}
+}
+
+// stop waits for the writer to end (ctx, given to publishProgress, must be
+// cancelled first) and returns the first error it met: the progress is
+// for watching only, so it never fails the part.
+func (p *progressPublisher) stop() error {
+	<-p.done
+	return p.err
+}
+
+// partTotals is the coordinator's side for one cell on n generators.
+type partTotals struct {
+	r     *Runner
+	kind  string
+	label string // the generators, for the per-second line
+	n     int
+	// last is the newest reading shown, as phaseSlot orders them; the
+	// readings of a slot are shown once, in order.
+	last    int
+	clients int
+	warned  bool
+}
+
+func (r *Runner) newPartTotals(kind string, clients, n int) *partTotals {
+	return &partTotals{r: r, kind: kind, n: n, clients: clients, last: -1, label: fmt.Sprintf("%d load generators", n)}
+}
+
+// phaseSlot orders readings: the warm-up's before the measured phase's.
+func phaseSlot(t store.PartTick) int {
+	if t.Warmup {
+		return t.Slot
+	}
+	return 1<<30 + t.Slot
+}
+
+// seen shows, in order, each reading that every generator has published
+// and that was not shown yet.
+func (pt *partTotals) seen(parts []store.Part) {
+	if len(parts) < pt.n {
+		return
+	}
+	byGen := make([]map[int]store.PartTick, 0, pt.n)
+	for _, p := range parts {
+		m := map[int]store.PartTick{}
+		for _, t := range p.Progress {
+			m[phaseSlot(t)] = t
+		}
+		byGen = append(byGen, m)
+	}
+	var keys []int
+	for k := range byGen[0] {
+		if k > pt.last {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		readings := make([]store.PartTick, 0, pt.n)
+		for _, m := range byGen {
+			t, ok := m[k]
+			if !ok {
+				break
+			}
+			readings = append(readings, t)
+		}
+		if len(readings) < pt.n {
+			return // a generator has not read this slot yet: nor the later ones
+		}
+		pt.show(readings)
+		pt.last = k
+	}
+}
+
+// show adds up one slot's readings of every generator and shows the sum.
+func (pt *partTotals) show(readings []store.PartTick) {
+	series := make([][]result.SeriesPoint, len(readings))
+	var elapsed, window time.Duration
+	for i, t := range readings {
+		p := t.Point
+		p.Second = t.Slot
+		series[i] = []result.SeriesPoint{p}
+		elapsed, window = max(elapsed, t.Elapsed), max(window, t.Window)
+	}
+	merged, err := hist.MergeSeries(series...)
+	if err != nil || len(merged) != 1 {
+		if err != nil && !pt.warned {
+			pt.warned = true
+			fmt.Fprintf(pt.r.opt.Progress, "  the generators' per-second readings do not add up: %s\n", redact.Scrub(err.Error()))
+		}
+		return
+	}
+	sum := merged[0]
+	// Each reading's rate is its own window's; the sum of the generators'
+	// is the cell's rate, as MergeSeries adds them.
+	reading := kinds.Tick{Now: time.Now(), Elapsed: elapsed, Window: window, Warmup: readings[0].Warmup, Clients: pt.clients, Point: sum}
+	if w := pt.r.opt.Watch; w != nil {
+		w.Tick(reading)
+	}
+	if !pt.r.opt.NoTickLines {
+		label := pt.label
+		if reading.Warmup {
+			label = "warm-up, " + label
+		}
+		pt.r.tickLine(pt.kind, label, reading)
+	}
+}
