@@ -138,7 +138,7 @@ func (r *k8sRun) run(ctx context.Context, log io.Writer) (err error) {
 	if err := r.kc.Apply(ctx, []byte(manifests.String())); err != nil {
 		return fmt.Errorf("k8s run: %w", err)
 	}
-	ferr := r.follow(ctx, log)
+	ferr := r.follow(ctx, log, &cellTotals{st: s, hash: r.spec.Study.Hash, name: r.spec.Study.Name, prefix: "k8s run " + r.spec.Run})
 	var ran *studyRanError
 	if ferr != nil && !errors.As(ferr, &ran) {
 		if ctx.Err() != nil {
@@ -154,7 +154,7 @@ func (r *k8sRun) run(ctx context.Context, log io.Writer) (err error) {
 
 // follow waits for the coordinator to end, printing what changes, and
 // fails with the pod and its reasons when something goes wrong.
-func (r *k8sRun) follow(ctx context.Context, log io.Writer) error {
+func (r *k8sRun) follow(ctx context.Context, log io.Writer, totals *cellTotals) error {
 	deadline := time.Now().Add(r.timeout)
 	last, lastLine := "", ""
 	waitingSince := map[string]time.Time{}
@@ -214,6 +214,9 @@ func (r *k8sRun) follow(ctx context.Context, log io.Writer) error {
 			return fmt.Errorf("k8s run: %w", err)
 		} else if why != "" {
 			return fmt.Errorf("k8s run %s: %s", r.spec.Run, why)
+		}
+		if coordinator != nil && coordinator.Phase == "Running" {
+			totals.poll(ctx, log)
 		}
 		if coordinator != nil && coordinator.Phase == "Running" && n%5 == 0 {
 			if line := lastLogLine(r.kc.Logs(ctx, coordinator.Name, 5)); line != "" && line != lastLine {

@@ -236,6 +236,11 @@ func (b *Board) Tick(t kinds.Tick) {
 	if p.Missed {
 		b.warn(r.Label, fmt.Sprintf("rep %d: a second of the %s was not read in time (fairbench's clock tick came a whole second late: a frozen or starved host)", r.Rep, r.Phase))
 	}
+	// A starved second, as the run's host-busy flag counts them
+	// (runner/flags.go), as it comes; the end of the run gives the flag.
+	if !p.Missed && p.Ops+p.Errors == 0 && p.CPUWait >= result.StarvedCPUWait {
+		b.warn(r.Label, fmt.Sprintf("rep %d: a second of the %s without a completed or failed operation while fairbench's threads waited for a CPU (a busy host)", r.Rep, r.Phase))
+	}
 	b.publish()
 }
 

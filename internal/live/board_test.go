@@ -282,3 +282,24 @@ func BenchmarkSnapshotJSON(b *testing.B) {
 		}
 	}
 }
+
+// A starved second (nothing completed or failed while fairbench's threads
+// waited for a CPU, what the run's host-busy flag counts) warns as it
+// comes, once per repetition; a second without operations alone does not
+// (a slow query set has many).
+func TestBoardWarnsOfAStarvedSecond(t *testing.T) {
+	cells := cellsOf(1)
+	b := NewBoard("study", cells, []time.Duration{10 * time.Second})
+	b.CellStarted(0, cells[0])
+	b.Tick(kinds.Tick{Elapsed: time.Second, Point: result.SeriesPoint{CPUWait: 0.1}})
+	b.Tick(kinds.Tick{Elapsed: 2 * time.Second, Point: result.SeriesPoint{Ops: 5, Rate: 5, CPUWait: 0.9}})
+	if w := b.Snapshot().Warnings; len(w) != 0 {
+		t.Fatalf("an idle second and a busy one with operations warned: %+v", w)
+	}
+	for i := range 3 {
+		b.Tick(kinds.Tick{Elapsed: time.Duration(3+i) * time.Second, Point: result.SeriesPoint{CPUWait: result.StarvedCPUWait}})
+	}
+	if w := b.Snapshot().Warnings; len(w) != 1 || !strings.Contains(w[0].Text, "waited for a CPU") {
+		t.Errorf("three starved seconds: %+v, want one warning naming the CPU wait", w)
+	}
+}

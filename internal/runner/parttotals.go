@@ -81,21 +81,21 @@ func (p *progressPublisher) stop() error {
 	return p.err
 }
 
-// partTotals is the coordinator's side for one cell on n generators.
-type partTotals struct {
-	r     *Runner
-	kind  string
-	label string // the generators, for the per-second line
-	n     int
-	// last is the newest reading shown, as phaseSlot orders them; the
-	// readings of a slot are shown once, in order.
-	last    int
+// SlotTotals adds up the generators' readings of a cell, slot by slot: the
+// coordinator's per-second line and live chart, and 'k8s run', which
+// reads the same parts from the store.
+type SlotTotals struct {
+	n       int
 	clients int
-	warned  bool
+	// last is the newest reading added up, as phaseSlot orders them; each
+	// slot is added up once, in order.
+	last int
 }
 
-func (r *Runner) newPartTotals(kind string, clients, n int) *partTotals {
-	return &partTotals{r: r, kind: kind, n: n, clients: clients, last: -1, label: fmt.Sprintf("%d load generators", n)}
+// NewSlotTotals adds up the readings of n generators measuring a cell of
+// clients clients.
+func NewSlotTotals(clients, n int) *SlotTotals {
+	return &SlotTotals{n: n, clients: clients, last: -1}
 }
 
 // phaseSlot orders readings: the warm-up's before the measured phase's.
@@ -106,13 +106,16 @@ func phaseSlot(t store.PartTick) int {
 	return 1<<30 + t.Slot
 }
 
-// seen shows, in order, each reading that every generator has published
-// and that was not shown yet.
-func (pt *partTotals) seen(parts []store.Part) {
-	if len(parts) < pt.n {
-		return
+// Seen returns, in order, the cell's reading of each slot that every
+// generator has now published and that was not returned before: the
+// generators' operations and rates added up, latencies from their merged
+// interval histograms. err says why a slot's readings did not add up (it
+// is skipped).
+func (st *SlotTotals) Seen(parts []store.Part) (sums []kinds.Tick, err error) {
+	if len(parts) < st.n {
+		return nil, nil
 	}
-	byGen := make([]map[int]store.PartTick, 0, pt.n)
+	byGen := make([]map[int]store.PartTick, 0, st.n)
 	for _, p := range parts {
 		m := map[int]store.PartTick{}
 		for _, t := range p.Progress {
@@ -122,30 +125,34 @@ func (pt *partTotals) seen(parts []store.Part) {
 	}
 	var keys []int
 	for k := range byGen[0] {
-		if k > pt.last {
+		if k > st.last {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		readings := make([]store.PartTick, 0, pt.n)
+		readings := make([]store.PartTick, 0, st.n)
 		for _, m := range byGen {
-			t, ok := m[k]
-			if !ok {
-				break
+			if t, ok := m[k]; ok {
+				readings = append(readings, t)
 			}
-			readings = append(readings, t)
 		}
-		if len(readings) < pt.n {
-			return // a generator has not read this slot yet: nor the later ones
+		if len(readings) < st.n {
+			break // a generator has not read this slot yet: nor the later ones
 		}
-		pt.show(readings)
-		pt.last = k
+		st.last = k
+		sum, serr := st.add(readings)
+		if serr != nil {
+			err = serr
+			continue
+		}
+		sums = append(sums, sum)
 	}
+	return sums, err
 }
 
-// show adds up one slot's readings of every generator and shows the sum.
-func (pt *partTotals) show(readings []store.PartTick) {
+// add sums one slot's readings of every generator.
+func (st *SlotTotals) add(readings []store.PartTick) (kinds.Tick, error) {
 	series := make([][]result.SeriesPoint, len(readings))
 	var elapsed, window time.Duration
 	for i, t := range readings {
@@ -155,25 +162,46 @@ func (pt *partTotals) show(readings []store.PartTick) {
 		elapsed, window = max(elapsed, t.Elapsed), max(window, t.Window)
 	}
 	merged, err := hist.MergeSeries(series...)
-	if err != nil || len(merged) != 1 {
-		if err != nil && !pt.warned {
-			pt.warned = true
-			fmt.Fprintf(pt.r.opt.Progress, "  the generators' per-second readings do not add up: %s\n", redact.Scrub(err.Error()))
-		}
-		return
+	if err != nil {
+		return kinds.Tick{}, err
 	}
-	sum := merged[0]
-	// Each reading's rate is its own window's; the sum of the generators'
-	// is the cell's rate, as MergeSeries adds them.
-	reading := kinds.Tick{Now: time.Now(), Elapsed: elapsed, Window: window, Warmup: readings[0].Warmup, Clients: pt.clients, Point: sum}
-	if w := pt.r.opt.Watch; w != nil {
-		w.Tick(reading)
+	// MergeSeries adds the generators' rates, each over its own window:
+	// the cell's rate.
+	return kinds.Tick{Now: time.Now(), Elapsed: elapsed, Window: window, Warmup: readings[0].Warmup, Clients: st.clients, Point: merged[0]}, nil
+}
+
+// partTotals is the coordinator's side for one cell on n generators: it
+// shows each sum as the cell's own reading (the per-second line and the
+// live page).
+type partTotals struct {
+	r      *Runner
+	kind   string
+	label  string // the generators, for the per-second line
+	totals *SlotTotals
+	warned bool
+}
+
+func (r *Runner) newPartTotals(kind string, clients, n int) *partTotals {
+	return &partTotals{r: r, kind: kind, totals: NewSlotTotals(clients, n), label: fmt.Sprintf("%d load generators", n)}
+}
+
+// seen shows each reading every generator has now published, once.
+func (pt *partTotals) seen(parts []store.Part) {
+	sums, err := pt.totals.Seen(parts)
+	if err != nil && !pt.warned {
+		pt.warned = true
+		fmt.Fprintf(pt.r.opt.Progress, "  the generators' per-second readings do not add up: %s\n", redact.Scrub(err.Error()))
 	}
-	if !pt.r.opt.NoTickLines {
-		label := pt.label
-		if reading.Warmup {
-			label = "warm-up, " + label
+	for _, reading := range sums {
+		if w := pt.r.opt.Watch; w != nil {
+			w.Tick(reading)
 		}
-		pt.r.tickLine(pt.kind, label, reading)
+		if !pt.r.opt.NoTickLines {
+			label := pt.label
+			if reading.Warmup {
+				label = "warm-up, " + label
+			}
+			pt.r.tickLine(pt.kind, label, reading)
+		}
 	}
 }
