@@ -121,6 +121,12 @@ type Tool struct {
 	// Register registers it with internal/kinds under Kind. One tool of a
 	// kind declares it.
 	KindInfo *kinds.Info
+	// Live, when set, reads one line of the tool's output as the tool
+	// runs: a per-second progress line (pgbench -P 1, sysbench
+	// --report-interval=1) gives the time since the tool started and that
+	// interval's point, for the live page's chart while a study cell of the
+	// tool runs; ok is false for every other line.
+	Live func(line string) (at time.Duration, pt result.SeriesPoint, ok bool)
 	// FromLine, when set, reads the tool's own command line (the arguments
 	// after its program's name) as a study cell of the tool, for a kind no
 	// native workload reads a line of ('fairbench study from-commands'):

@@ -562,3 +562,13 @@ func mysqlTLSOf(tool string, q url.Values) (mysqlTLS, error) {
 	}
 	return t, nil
 }
+
+// finiteAll reports whether every one of fs is a finite number.
+func finiteAll(fs ...float64) bool {
+	for _, f := range fs {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -65,6 +65,7 @@ func init() {
 		IsLog:        isPgbenchLog,
 		AttachLogs:   attachPgbenchLogs,
 		AttachLogDir: attachPgbenchLogDir,
+		Live:         livePgbench,
 		ImportFlags: []ImportFlag{
 			paramFlag("scale", "s", tpcbparams.Specs(), tpcbparams.Scale, "scaling factor (pgbench -s)"),
 			paramFlag("mode", "", tpcbparams.Specs(), tpcbparams.Mode, "the builtin script: tpcb-like, simple-update or select-only"),
@@ -809,4 +810,24 @@ func (a *pgbenchLogs) attach(r *result.Run) error {
 	r.Deviations = dev
 	r.Env.Extra["pgbench_logs"] = a.files
 	return nil
+}
+
+// livePgbench reads a -P progress line as it comes (Tool.Live): its rate,
+// mean latency and failures; pgbench prints no percentile there.
+func livePgbench(line string) (time.Duration, result.SeriesPoint, bool) {
+	m := pgbenchProgress.FindStringSubmatch(strings.TrimRight(line, "\r"))
+	if m == nil {
+		return 0, result.SeriesPoint{}, false
+	}
+	at, err1 := strconv.ParseFloat(m[1], 64)
+	tps, err2 := strconv.ParseFloat(m[2], 64)
+	lat, err3 := strconv.ParseFloat(m[3], 64)
+	if err1 != nil || err2 != nil || err3 != nil || !finiteAll(at, tps, lat) {
+		return 0, result.SeriesPoint{}, false
+	}
+	pt := result.SeriesPoint{Second: int(math.Round(at)), Rate: tps, Mean: lat * 1000}
+	if m[5] != "" {
+		pt.Errors, _ = strconv.ParseInt(m[5], 10, 64)
+	}
+	return time.Duration(at * float64(time.Second)), pt, true
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ func init() {
 		DetectOrder: 20,
 		Formats:     "sysbench 1.0 oltp_* (with --report-interval and --histogram)",
 		Build:       buildSysbench,
+		Live:        liveSysbench,
 		Install:     "apt-get install sysbench",
 		Detect:      detectSysbench,
 		Once:        regexp.MustCompile(`(?m)^SQL statistics:`),
@@ -347,4 +349,27 @@ func (p *sysbenchParse) finish() ([]*result.Run, error) {
 	r.Ops = []result.Op{{Name: "transaction", Count: s.Transactions, Histogram: encode(h)}}
 	r.Env.Extra = map[string]any{"sysbench": env}
 	return []*result.Run{r}, nil
+}
+
+// liveSysbench reads a --report-interval line as it comes (Tool.Live): its
+// tps, errors per second and its latency percentile (95th unless
+// --percentile says otherwise: only the 95th has a place on the chart).
+func liveSysbench(line string) (time.Duration, result.SeriesPoint, bool) {
+	m := sysbenchInterval.FindStringSubmatch(strings.TrimRight(line, "\r"))
+	if m == nil {
+		return 0, result.SeriesPoint{}, false
+	}
+	at, err1 := strconv.ParseFloat(m[1], 64)
+	tps, err2 := strconv.ParseFloat(m[3], 64)
+	pct, err3 := strconv.ParseFloat(m[8], 64)
+	lat, err4 := strconv.ParseFloat(m[9], 64)
+	errs, err5 := strconv.ParseFloat(m[10], 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || !finiteAll(at, tps, lat, errs) {
+		return 0, result.SeriesPoint{}, false
+	}
+	pt := result.SeriesPoint{Second: int(at), Rate: tps, Errors: int64(math.Round(errs))}
+	if pct == 95 {
+		pt.P95 = lat * 1000
+	}
+	return time.Duration(at) * time.Second, pt, true
 }

@@ -220,6 +220,7 @@ func (b *Board) Tick(t kinds.Tick) {
 		return
 	}
 	r.Phase = "measuring"
+	r.Generated = "" // a peer tool whose progress lines are read as they come
 	if t.Warmup {
 		r.Phase = "warm-up"
 	}

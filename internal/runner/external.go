@@ -12,6 +12,7 @@ import (
 	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/driver"
 	"github.com/fairbench/fairbench/internal/envinfo"
+	"github.com/fairbench/fairbench/internal/kinds"
 	"github.com/fairbench/fairbench/internal/redact"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
@@ -126,7 +127,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		if err != nil {
 			return fail(err)
 		}
-		_, _, err = r.execTool(ctx, t, c, c.Warmup, logDir, workDir)
+		_, _, err = r.execTool(ctx, t, c, c.Warmup, true, logDir, workDir)
 		removeLogDir(logDir)
 		if err != nil {
 			return fail(err)
@@ -137,7 +138,7 @@ func (r *Runner) runExternal(ctx context.Context, c study.Cell) (*result.Run, er
 		return fail(err)
 	}
 	defer removeLogDir(logDir)
-	out, argv, err := r.execTool(ctx, t, c, c.Duration, logDir, workDir)
+	out, argv, err := r.execTool(ctx, t, c, c.Duration, false, logDir, workDir)
 	if err != nil {
 		return fail(err)
 	}
@@ -208,7 +209,10 @@ func removeLogDir(dir string) {
 // together, as a user would have saved them) and the command line. logDir,
 // when not "", is where the tool writes its side logs; workDir, when not "",
 // the cell's directory for its files.
-func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration, logDir, workDir string) (string, []string, error) {
+// execTool runs tool t for d, its warm-up run when warmup; a tool whose
+// progress lines it reads as they come (adapter.Tool.Live) shows them to
+// the watcher (the live page's chart) as the tool runs.
+func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration, warmup bool, logDir, workDir string) (string, []string, error) {
 	inv := invocation(c, d)
 	inv.LogDir, inv.WorkDir = logDir, workDir
 	cmd, err := t.Build(inv)
@@ -216,6 +220,18 @@ func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d 
 		return "", nil, &targetError{Target: c.Target.Name, URL: c.Target.URL, Err: err}
 	}
 	fmt.Fprintf(r.opt.Progress, "  %s\n", strings.Join(cmd.Argv, " "))
-	out, err := runCommand(ctx, t.Name, cmd)
+	var live func(string)
+	if w := r.opt.Watch; w != nil && t.Live != nil {
+		var prev time.Duration
+		live = func(line string) {
+			at, pt, ok := t.Live(line)
+			if !ok {
+				return
+			}
+			w.Tick(kinds.Tick{Now: time.Now(), Elapsed: at, Window: at - prev, Warmup: warmup, Clients: c.Clients, Point: pt})
+			prev = at
+		}
+	}
+	out, err := runCommand(ctx, t.Name, cmd, live)
 	return out, cmd.Argv, err
 }

@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -56,7 +58,7 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 		sq = s
 	}
 	fmt.Fprintf(r.opt.Progress, "  load: %s\n", strings.Join(l.Command.Argv, " "))
-	out, err := runCommand(ctx, t.Executable(), l.Command)
+	out, err := runCommand(ctx, t.Executable(), l.Command, nil)
 	if err != nil {
 		return targetErr(err)
 	}
@@ -75,11 +77,23 @@ func (r *Runner) loadToolData(ctx context.Context, t *adapter.Tool, c study.Cell
 
 // runCommand executes a tool command and returns its stdout and stderr
 // together; a failure carries the end of the output. name is for messages.
-func runCommand(ctx context.Context, name string, cmd adapter.Command) (string, error) {
+// live, when given, is told each line of the output as it comes (from the
+// goroutine copying it, while this one waits: never two at once).
+func runCommand(ctx context.Context, name string, cmd adapter.Command, live func(line string)) (string, error) {
 	x := exec.CommandContext(ctx, cmd.Argv[0], cmd.Argv[1:]...)
 	x.Env = append(os.Environ(), cmd.Env...)
 	x.Dir = cmd.Dir
-	out, err := x.CombinedOutput()
+	var buf bytes.Buffer
+	lines := &lineWriter{line: live}
+	if live == nil {
+		x.Stdout = &buf
+	} else {
+		x.Stdout = io.MultiWriter(&buf, lines)
+	}
+	x.Stderr = x.Stdout // one writer: exec writes to it from one goroutine at a time
+	err := x.Run()
+	lines.flush()
+	out := buf.Bytes()
 	if err == nil {
 		return string(out), nil
 	}
@@ -95,4 +109,45 @@ func runCommand(ctx context.Context, name string, cmd adapter.Command) (string, 
 		return "", fmt.Errorf("%s exited with status %d: %s", name, ee.ExitCode(), tail)
 	}
 	return "", fmt.Errorf("%s: %w", name, err)
+}
+
+// lineWriter calls line with each line written to it, without its line
+// break (a carriage return ends a line too: tools redraw progress lines
+// with one). A line longer than maxLiveLine is cut there: what the
+// callback reads is a progress line, never a whole output.
+type lineWriter struct {
+	line func(string)
+	buf  []byte
+}
+
+const maxLiveLine = 4096
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexAny(p, "\n\r")
+		if i < 0 {
+			w.keep(p)
+			break
+		}
+		w.keep(p[:i])
+		w.flush()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (w *lineWriter) keep(b []byte) {
+	if room := maxLiveLine - len(w.buf); len(b) > room {
+		b = b[:room]
+	}
+	w.buf = append(w.buf, b...)
+}
+
+// flush ends the line being written.
+func (w *lineWriter) flush() {
+	if len(w.buf) > 0 && w.line != nil {
+		w.line(string(w.buf))
+	}
+	w.buf = w.buf[:0]
 }

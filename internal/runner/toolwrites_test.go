@@ -11,10 +11,12 @@ import (
 
 	"github.com/fairbench/fairbench/internal/adapter"
 	"github.com/fairbench/fairbench/internal/driver"
+	_ "github.com/fairbench/fairbench/internal/driver/postgres"
 	_ "github.com/fairbench/fairbench/internal/driver/redis"
 	"github.com/fairbench/fairbench/internal/result"
 	"github.com/fairbench/fairbench/internal/study"
 	"github.com/fairbench/fairbench/internal/testenv"
+	_ "github.com/fairbench/fairbench/internal/workload/tpcb"
 )
 
 // toolCells plans a study of one target and one tool workload.
@@ -212,5 +214,43 @@ clients = [1]
 	}
 	if want := (result.Declared{Cores: 8, CPU: "Graviton3", PricePerHour: 0.0151, Notes: "burstable"}); run.Env.Declared != want {
 		t.Errorf("declared %+v, want %+v", run.Env.Declared, want)
+	}
+}
+
+// A pgbench cell's progress lines reach the watcher as pgbench prints them
+// (the live page's chart while the tool runs): the warm-up run's marked as
+// such, then the measured run's, each with pgbench's own rate.
+func TestToolCellTicksReachTheWatcher(t *testing.T) {
+	testenv.Tool(t, "pgbench")
+	st, cells := toolCells(t, testenv.FreshPostgres(t), `tool = "pgbench"
+mode = "select-only"
+scale = 1
+clients = [2]
+`)
+	// pgbench prints no progress line at its last second: 2 s of warm-up
+	// give one at least.
+	st.Warmup, st.Duration = 2*time.Second, 3*time.Second
+	cells[0].Warmup, cells[0].Duration = 2*time.Second, 3*time.Second
+	rec := &tickRecorder{}
+	run, progress, err := runToolCell(t, st, cells[0], Options{Watch: rec})
+	if err != nil || run.Status != result.StatusOK {
+		t.Fatalf("%v\n%s", err, progress)
+	}
+	var warm, measured int
+	for _, tk := range rec.ticks {
+		if tk.Warmup {
+			warm++
+			if measured > 0 {
+				t.Errorf("a warm-up reading after the measured run's")
+			}
+			continue
+		}
+		measured++
+		if tk.Point.Rate <= 0 || tk.Elapsed <= 0 || tk.Clients != 2 {
+			t.Errorf("measured reading %+v: want pgbench's rate, its time and the cell's 2 clients", tk)
+		}
+	}
+	if warm == 0 || measured < 2 || measured > len(run.Series) {
+		t.Errorf("%d warm-up and %d measured readings for a run of %d points:\n%s", warm, measured, len(run.Series), progress)
 	}
 }

@@ -7,9 +7,11 @@ import (
 )
 
 // Watcher is told what a study is doing as it goes, for a live view of it
-// (run --serve). Its methods are called from the runner's own goroutine,
-// one at a time: at each cell's start and end and once per progress tick,
-// never from the clients' operations. They must return at once (copy what
+// (run --serve). Its methods are called one at a time, from the runner's
+// own goroutine (or, for a peer tool's progress lines, from the goroutine
+// reading the tool's output while the runner's waits for the tool): at
+// each cell's start and end and once per progress tick, never from the
+// clients' operations. They must return at once (copy what
 // they keep and publish it; never wait for a reader).
 type Watcher interface {
 	// CellStarted: cells[index] begins (its data, warm-up and measured phase).
