@@ -45,22 +45,23 @@ clients = [2]
 	return dir
 }
 
-// hammerdbTmp points fairbench's temporary directories at one the test
-// checks is empty afterwards: the private directory with the script that
-// holds the password is removed.
+// hammerdbTmp is a directory for fairbench's temporary directories (its
+// TMPDIR) that the test checks is empty afterwards: the private directory
+// with the script that holds the password is removed.
 func hammerdbTmp(t *testing.T) string {
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	return tmp
+	return t.TempDir()
 }
 
-// watchedHammerDBRun runs the study with the command line of every process
-// it starts read while it runs: hammerdbcli (and the tclsh it becomes) must
-// run, the password on none of them (it is in the private script only).
-func watchedHammerDBRun(t *testing.T, dir, password string) outcome {
+// watchedHammerDBRun runs the study, its temporary directories in tmp,
+// with the command line of every process it starts read while it runs:
+// hammerdbcli (and the tclsh it becomes) must run, the password on none
+// of them (it is in the private script only). The HammerDB tests run in
+// parallel (each a minute of HammerDB's timed run or more): the other's
+// processes are watched too, which only widens the check.
+func watchedHammerDBRun(t *testing.T, dir string, env []string, tmp, password string) outcome {
 	t.Helper()
 	stop := testenv.WatchArgv(t, password)
-	o := fairbench(t, dir, "run", "study.toml")
+	o := fairbenchEnv(t, dir, append(env, "TMPDIR="+tmp), "run", "study.toml")
 	if seen := stop(); !seen["tclsh8.6"] && !seen["hammerdbcli"] {
 		t.Errorf("hammerdbcli was never seen running (programs seen: %v): its command line was not checked", seen)
 	}
@@ -124,7 +125,8 @@ func checkHammerDBRun(t *testing.T, dir, tmp, password string, o outcome, runs i
 }
 
 func TestStudyRunsHammerDBPostgres(t *testing.T) {
-	testenv.HammerDB(t)
+	env := testenv.HammerDB(t)
+	t.Parallel()
 	pg := testenv.FreshPostgres(t)
 	pw := testenv.Password(t, pg)
 	dir := hammerdbStudy(t, pg, "procedures")
@@ -137,7 +139,7 @@ func TestStudyRunsHammerDBPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o := fairbench(t, dir, "run", "study.toml")
+	o := fairbenchEnv(t, dir, env, "run", "study.toml")
 	if o.code == 0 || !strings.Contains(o.stderr, "fairbench's markers do not say") {
 		t.Fatalf("exit %d, want a refusal naming item:\n%s", o.code, o.stderr)
 	}
@@ -150,7 +152,7 @@ func TestStudyRunsHammerDBPostgres(t *testing.T) {
 	os.Remove(filepath.Join(dir, defaultResults))
 
 	tmp := hammerdbTmp(t)
-	o = watchedHammerDBRun(t, dir, pw)
+	o = watchedHammerDBRun(t, dir, env, tmp, pw)
 	r := checkHammerDBRun(t, dir, tmp, pw, o, 1)
 	t.Logf("HammerDB on PostgreSQL, 1 warehouse, 2 VUs, 1 min: NOPM %.0f, %d transactions in the profile", r.Summary.Metric.Value, r.Summary.Transactions)
 	if n, err := c.QueryInt64(t.Context(), "SELECT count(*) FROM fairbench_datasets WHERE dataset = 'hammerdb' AND state = 'ready'"); err != nil || n != 1 {
@@ -159,7 +161,7 @@ func TestStudyRunsHammerDBPostgres(t *testing.T) {
 
 	// Again on the same database: fairbench's own HammerDB tables are
 	// dropped and built again.
-	o = fairbench(t, dir, "run", "study.toml")
+	o = fairbenchEnv(t, dir, append(env, "TMPDIR="+tmp), "run", "study.toml")
 	checkHammerDBRun(t, dir, tmp, pw, o, 2)
 	if !strings.Contains(o.stderr+o.stdout, "dropping the hammerdb tables fairbench's previous load made") {
 		t.Errorf("the second run did not clear the first load:\n%s", o.stderr)
@@ -167,11 +169,12 @@ func TestStudyRunsHammerDBPostgres(t *testing.T) {
 }
 
 func TestStudyRunsHammerDBMariaDB(t *testing.T) {
-	testenv.HammerDB(t)
+	env := testenv.HammerDB(t)
+	t.Parallel()
 	my := testenv.FreshMySQL(t)
 	dir := hammerdbStudy(t, my, "procedures")
 	tmp := hammerdbTmp(t)
-	o := watchedHammerDBRun(t, dir, testenv.Password(t, my))
+	o := watchedHammerDBRun(t, dir, env, tmp, testenv.Password(t, my))
 	r := checkHammerDBRun(t, dir, tmp, testenv.Password(t, my), o, 1)
 	t.Logf("HammerDB on MariaDB, 1 warehouse, 2 VUs, 1 min: NOPM %.0f, %d transactions in the profile", r.Summary.Metric.Value, r.Summary.Transactions)
 }
