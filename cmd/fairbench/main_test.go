@@ -38,9 +38,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// endToEnd skips a test that only runs the built binary under -short: the
+// endToEnd skips a test under -short where it runs the built binary: the
 // race pass (go test -race -short) would run the same binary, built without
-// the race detector, and find nothing the plain pass did not.
+// the race detector, and find nothing the plain pass did not. Every run of
+// the binary (fairbenchEnv) calls it, so that a test's in-process part still
+// runs under the detector before its first command.
 func endToEnd(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -63,6 +65,7 @@ func fairbench(t *testing.T, dir string, args ...string) outcome {
 // environment: a test that runs in parallel with others cannot t.Setenv.
 func fairbenchEnv(t *testing.T, dir string, env []string, args ...string) outcome {
 	t.Helper()
+	endToEnd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
