@@ -563,12 +563,16 @@ func mysqlTLSOf(tool string, q url.Values) (mysqlTLS, error) {
 	return t, nil
 }
 
-// finiteAll reports whether every one of fs is a finite number.
-func finiteAll(fs ...float64) bool {
-	for _, f := range fs {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return false
+// finiteFloats parses each of ss as a finite number; ok is false when one
+// is not (a live progress line is then no reading).
+func finiteFloats(ss ...string) (fs []float64, ok bool) {
+	fs = make([]float64, len(ss))
+	for i, v := range ss {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, false
 		}
+		fs[i] = f
 	}
-	return true
+	return fs, true
 }

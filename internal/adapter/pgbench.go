@@ -819,12 +819,11 @@ func livePgbench(line string) (time.Duration, result.SeriesPoint, bool) {
 	if m == nil {
 		return 0, result.SeriesPoint{}, false
 	}
-	at, err1 := strconv.ParseFloat(m[1], 64)
-	tps, err2 := strconv.ParseFloat(m[2], 64)
-	lat, err3 := strconv.ParseFloat(m[3], 64)
-	if err1 != nil || err2 != nil || err3 != nil || !finiteAll(at, tps, lat) {
+	f, ok := finiteFloats(m[1], m[2], m[3])
+	if !ok {
 		return 0, result.SeriesPoint{}, false
 	}
+	at, tps, lat := f[0], f[1], f[2]
 	pt := result.SeriesPoint{Second: int(math.Round(at)), Rate: tps, Mean: lat * 1000}
 	if m[5] != "" {
 		pt.Errors, _ = strconv.ParseInt(m[5], 10, 64)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -359,14 +358,11 @@ func liveSysbench(line string) (time.Duration, result.SeriesPoint, bool) {
 	if m == nil {
 		return 0, result.SeriesPoint{}, false
 	}
-	at, err1 := strconv.ParseFloat(m[1], 64)
-	tps, err2 := strconv.ParseFloat(m[3], 64)
-	pct, err3 := strconv.ParseFloat(m[8], 64)
-	lat, err4 := strconv.ParseFloat(m[9], 64)
-	errs, err5 := strconv.ParseFloat(m[10], 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || !finiteAll(at, tps, lat, errs) {
+	f, ok := finiteFloats(m[1], m[3], m[8], m[9], m[10])
+	if !ok {
 		return 0, result.SeriesPoint{}, false
 	}
+	at, tps, pct, lat, errs := f[0], f[1], f[2], f[3], f[4]
 	pt := result.SeriesPoint{Second: int(at), Rate: tps, Errors: int64(math.Round(errs))}
 	if pct == 95 {
 		pt.P95 = lat * 1000
