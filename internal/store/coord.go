@@ -379,10 +379,10 @@ func (s *Store) Parts(ctx context.Context, sid int64, seq int) ([]Part, error) {
 			return nil, err
 		}
 		p.UpdatedAt, _ = parseTime(at)
-		if progress.Valid {
-			if err := json.Unmarshal([]byte(progress.String), &p.Progress); err != nil {
-				return nil, fmt.Errorf("the progress of load generator %d does not decode: %w", p.Generator, err)
-			}
+		// The progress is for watching: one that does not decode is
+		// left out, never a reason to fail the cell.
+		if progress.Valid && json.Unmarshal([]byte(progress.String), &p.Progress) != nil {
+			p.Progress = nil
 		}
 		if body.Valid {
 			p.Run = &result.Run{}

@@ -105,6 +105,12 @@ func TestCoordinationOnBothDialects(t *testing.T) {
 			} else if got[0].Point.Ops != part.Series[0].Ops || len(got[0].Point.Hists) == 0 || got[0].Point.Hists[0].Histogram != part.Series[0].Hists[0].Histogram {
 				t.Errorf("a reading's point changed on the way through the store: %+v, want %+v", got[0].Point, part.Series[0])
 			}
+			if _, err := s.db.Exec(s.q("UPDATE coord_parts SET progress = '[{' WHERE session_id = ?"), sid); err != nil {
+				t.Fatal(err)
+			}
+			if now, err := s.Parts(ctx, sid, 1); err != nil || len(now) != 1 || now[0].Progress != nil {
+				t.Errorf("a progress that does not decode: %+v, %v; want the part without it, no error", now, err)
+			}
 			if err := s.SetPart(ctx, sid, 1, 0, PartDone, part, "", t0); err != nil {
 				t.Fatal(err)
 			}
