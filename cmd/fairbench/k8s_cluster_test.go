@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,11 @@ func TestK8sRunOnTheTestCluster(t *testing.T) {
 	}
 	if !strings.Contains(o.stdout, "shared a node") {
 		t.Errorf("three generators on one node, and the report does not say so:\n%s", o.stdout)
+	}
+	// While the pods measure, k8s run shows the cell's per-second totals,
+	// read from the store (the test cluster serves no pod logs).
+	if !regexp.MustCompile(`(?m)^k8s run fb-[^:]+: cell 1 \(.*\), [0-9.]+ s: [1-9][0-9.]* ops/s, .*, 3 generators$`).MatchString(o.stderr) {
+		t.Errorf("no per-second total of the three generators in k8s run's progress:\n%s", o.stderr)
 	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, full)
