@@ -67,7 +67,7 @@ func (c *cellTotals) poll(ctx context.Context, log io.Writer) {
 	if c.totals == nil {
 		return
 	}
-	parts, err := c.st.Parts(ctx, c.sid, c.seq)
+	parts, err := c.st.PartProgress(ctx, c.sid, c.seq)
 	if err != nil {
 		warn(err)
 		return

@@ -257,7 +257,8 @@ func (r *Runner) runOnGenerators(ctx context.Context, c study.Cell, n int) (*res
 		run.Deviations = append(run.Deviations, "the database's own counters were read by the coordinator at the agreed end of the warm-up, not at each generator's")
 	}
 	deadline := co.clock.Local(startAt).Add(c.Warmup + cs.c.Duration + r.opt.Distribution.staleAfter() + time.Minute)
-	parts, err := r.awaitParts(ctx, co, seq, n, store.PartDone, deadline, "send its partial run", totals.seen)
+	parts, err := r.awaitParts(ctx, co, seq, n, store.PartDone, deadline, "send its partial run",
+		func() { totals.poll(ctx, st, co.sid, seq) })
 	if err != nil {
 		return fail(err)
 	}
@@ -342,11 +343,7 @@ func hostOf(gens []store.Generator, index int) string {
 // the time until.
 func (r *Runner) watchParts(ctx context.Context, co *coordination, seq int, until time.Time, totals *partTotals) error {
 	for time.Now().Before(until) {
-		parts, err := r.opt.Distribution.Store.Parts(ctx, co.sid, seq)
-		if err != nil {
-			return err
-		}
-		totals.seen(parts)
+		totals.poll(ctx, r.opt.Distribution.Store, co.sid, seq)
 		select {
 		case <-time.After(min(pollEvery, time.Until(until))):
 		case <-ctx.Done():
@@ -359,8 +356,8 @@ func (r *Runner) watchParts(ctx context.Context, co *coordination, seq int, unti
 // awaitParts waits until every one of n generators has a part of cell seq
 // in state want (or failed, once want is PartDone). It fails, naming them,
 // when generators stop their heartbeats, never register, or miss deadline.
-// seen, when given, is shown the parts at every poll (partTotals.seen).
-func (r *Runner) awaitParts(ctx context.Context, co *coordination, seq, n int, want string, deadline time.Time, what string, seen func([]store.Part)) ([]store.Part, error) {
+// watch, when given, is called at every poll (partTotals.poll).
+func (r *Runner) awaitParts(ctx context.Context, co *coordination, seq, n int, want string, deadline time.Time, what string, watch func()) ([]store.Part, error) {
 	d := r.opt.Distribution
 	st := d.Store
 	stale := d.staleAfter()
@@ -369,8 +366,8 @@ func (r *Runner) awaitParts(ctx context.Context, co *coordination, seq, n int, w
 		if err != nil {
 			return nil, err
 		}
-		if seen != nil {
-			seen(parts)
+		if watch != nil {
+			watch()
 		}
 		have := map[int]store.Part{}
 		for _, p := range parts {

@@ -11,6 +11,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -178,7 +179,31 @@ type partTotals struct {
 	kind   string
 	label  string // the generators, for the per-second line
 	totals *SlotTotals
+	read   time.Time // the last poll's: readings are read once a second
 	warned bool
+}
+
+// poll reads the generators' readings of cell seq, at most once a second,
+// and shows what every generator has read since.
+func (pt *partTotals) poll(ctx context.Context, st *store.Store, sid int64, seq int) {
+	if time.Since(pt.read) < time.Second {
+		return
+	}
+	pt.read = time.Now()
+	parts, err := st.PartProgress(ctx, sid, seq)
+	if err != nil {
+		pt.warn(err)
+		return
+	}
+	pt.seen(parts)
+}
+
+// warn says once why the per-second totals are missing.
+func (pt *partTotals) warn(err error) {
+	if !pt.warned && !errors.Is(err, context.Canceled) {
+		pt.warned = true
+		fmt.Fprintf(pt.r.opt.Progress, "  the generators' per-second readings do not add up: %s\n", redact.Scrub(err.Error()))
+	}
 }
 
 func (r *Runner) newPartTotals(kind string, clients, n int) *partTotals {
@@ -188,9 +213,8 @@ func (r *Runner) newPartTotals(kind string, clients, n int) *partTotals {
 // seen shows each reading every generator has now published, once.
 func (pt *partTotals) seen(parts []store.Part) {
 	sums, err := pt.totals.Seen(parts)
-	if err != nil && !pt.warned {
-		pt.warned = true
-		fmt.Fprintf(pt.r.opt.Progress, "  the generators' per-second readings do not add up: %s\n", redact.Scrub(err.Error()))
+	if err != nil {
+		pt.warn(err)
 	}
 	for _, reading := range sums {
 		if w := pt.r.opt.Watch; w != nil {

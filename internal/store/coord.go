@@ -297,6 +297,7 @@ type Part struct {
 	UpdatedAt time.Time   `json:"updated_at"`
 	// Progress is the generator's latest progress readings while it
 	// measures (SetPartProgress), oldest first; nil once the part is done.
+	// Only PartProgress reads it.
 	Progress []PartTick `json:"progress,omitempty"`
 }
 
@@ -366,7 +367,7 @@ ON CONFLICT (session_id, seq, generator) DO UPDATE SET status = excluded.status,
 
 // Parts returns the parts written for cell seq of session sid, by generator.
 func (s *Store) Parts(ctx context.Context, sid int64, seq int) ([]Part, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT generator, status, run, error, updated_at, progress FROM coord_parts WHERE session_id = ? AND seq = ? ORDER BY generator"), sid, seq)
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT generator, status, run, error, updated_at FROM coord_parts WHERE session_id = ? AND seq = ? ORDER BY generator"), sid, seq)
 	if err != nil {
 		return nil, fmt.Errorf("reading partial runs: %w", err)
 	}
@@ -374,21 +375,44 @@ func (s *Store) Parts(ctx context.Context, sid int64, seq int) ([]Part, error) {
 	var out []Part
 	for rows.Next() {
 		var p Part
-		var body, at, progress sql.NullString
-		if err := rows.Scan(&p.Generator, &p.Status, &body, &p.Error, &at, &progress); err != nil {
+		var body, at sql.NullString
+		if err := rows.Scan(&p.Generator, &p.Status, &body, &p.Error, &at); err != nil {
 			return nil, err
 		}
 		p.UpdatedAt, _ = parseTime(at)
-		// The progress is for watching: one that does not decode is
-		// left out, never a reason to fail the cell.
-		if progress.Valid && json.Unmarshal([]byte(progress.String), &p.Progress) != nil {
-			p.Progress = nil
-		}
 		if body.Valid {
 			p.Run = &result.Run{}
 			if err := json.Unmarshal([]byte(body.String), p.Run); err != nil {
 				return nil, fmt.Errorf("the partial run of load generator %d does not decode: %w", p.Generator, err)
 			}
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// PartProgress returns the parts of cell seq with their generators'
+// latest progress readings (Part.Generator, Status and Progress only), by
+// generator: what the coordinator and k8s run add up, read apart from the
+// parts' runs and at most once a second, so that many generators' readings
+// cost the store little.
+func (s *Store) PartProgress(ctx context.Context, sid int64, seq int) ([]Part, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT generator, status, progress FROM coord_parts WHERE session_id = ? AND seq = ? ORDER BY generator"), sid, seq)
+	if err != nil {
+		return nil, fmt.Errorf("reading the load generators' progress: %w", err)
+	}
+	defer rows.Close()
+	var out []Part
+	for rows.Next() {
+		var p Part
+		var progress sql.NullString
+		if err := rows.Scan(&p.Generator, &p.Status, &progress); err != nil {
+			return nil, err
+		}
+		// The progress is for watching: one that does not decode is
+		// left out, never a reason to fail the cell.
+		if progress.Valid && json.Unmarshal([]byte(progress.String), &p.Progress) != nil {
+			p.Progress = nil
 		}
 		out = append(out, p)
 	}

@@ -95,7 +95,10 @@ func TestCoordinationOnBothDialects(t *testing.T) {
 			if err := s.SetPartProgress(ctx, sid, 1, 0, ticks, t0); err != nil {
 				t.Fatal(err)
 			}
-			now, err := s.Parts(ctx, sid, 1)
+			if now, _ := s.Parts(ctx, sid, 1); len(now) != 1 || now[0].Progress != nil {
+				t.Errorf("Parts reads the progress too: %+v", now)
+			}
+			now, err := s.PartProgress(ctx, sid, 1)
 			if err != nil || len(now) != 1 {
 				t.Fatalf("Parts while measuring = %v %v", now, err)
 			}
@@ -108,13 +111,13 @@ func TestCoordinationOnBothDialects(t *testing.T) {
 			if _, err := s.db.Exec(s.q("UPDATE coord_parts SET progress = '[{' WHERE session_id = ?"), sid); err != nil {
 				t.Fatal(err)
 			}
-			if now, err := s.Parts(ctx, sid, 1); err != nil || len(now) != 1 || now[0].Progress != nil {
+			if now, err := s.PartProgress(ctx, sid, 1); err != nil || len(now) != 1 || now[0].Progress != nil {
 				t.Errorf("a progress that does not decode: %+v, %v; want the part without it, no error", now, err)
 			}
 			if err := s.SetPart(ctx, sid, 1, 0, PartDone, part, "", t0); err != nil {
 				t.Fatal(err)
 			}
-			if now, _ := s.Parts(ctx, sid, 1); len(now) != 1 || now[0].Progress != nil {
+			if now, _ := s.PartProgress(ctx, sid, 1); len(now) != 1 || now[0].Progress != nil {
 				t.Errorf("a done part keeps its progress readings: %+v", now)
 			}
 			if err := s.SetPart(ctx, sid, 1, 1, PartFailed, nil, "boom", t0); err != nil {
