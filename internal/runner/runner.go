@@ -28,6 +28,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fairbench/fairbench/internal/driver"
@@ -156,6 +157,19 @@ type Runner struct {
 	cellHooks     *cellHooks
 	studyHooksRan bool
 	studyRecords  []result.HookRecord
+	// loadLog serialises a load's lines (logf): a workload's loaders run
+	// in parallel and may log at once.
+	loadLog sync.Mutex
+}
+
+// logf is a PrepareEnv.Logf writing to the progress output, each line after
+// prefix. Safe for concurrent use: parallel loaders call it.
+func (r *Runner) logf(prefix string) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		r.loadLog.Lock()
+		defer r.loadLog.Unlock()
+		fmt.Fprintf(r.opt.Progress, prefix+format+"\n", args...)
+	}
 }
 
 // New prepares a runner for a study.
@@ -560,15 +574,12 @@ func (r *Runner) setupCell(ctx context.Context, c study.Cell, run *result.Run, g
 	if cs.admin, err = r.connect(ctx, cs.client, c.Target); err != nil {
 		return cs, err
 	}
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(r.opt.Progress, "  "+format+"\n", args...)
-	}
 	err = cs.inst.Prepare(ctx, workload.PrepareEnv{
 		Conn:     cs.admin,
 		Open:     func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, cs.client, c.Target) },
 		Replace:  r.opt.Replace,
 		Paced:    c.Workload.Rate > 0,
-		Logf:     logf,
+		Logf:     r.logf("  "),
 		Progress: r.opt.Meter,
 	})
 	if err != nil {
@@ -661,7 +672,7 @@ func (r *Runner) prepare(ctx context.Context, c study.Cell, load bool) error {
 			Conn:     conn,
 			Open:     func(ctx context.Context) (driver.Conn, error) { return r.connect(ctx, client, c.Target) },
 			Replace:  r.opt.Replace,
-			Logf:     func(format string, args ...any) { fmt.Fprintf(r.opt.Progress, format+"\n", args...) },
+			Logf:     r.logf(""),
 			Progress: r.opt.Meter,
 		})
 		// fairbench load --check: the data as loaded must pass the workload's own check.

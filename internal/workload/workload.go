@@ -115,7 +115,8 @@ type PrepareEnv struct {
 	// Paced: the cell runs on a rate schedule, each operation started at
 	// its intended time and its requests' latencies counted from it.
 	Paced bool
-	// Logf reports progress to the user.
+	// Logf reports progress to the user; safe for concurrent use (a
+	// workload's loaders may log from parallel goroutines).
 	Logf func(format string, args ...any)
 	// Progress counts the units of a long load (rows, records, documents)
 	// for the user while it works: Start a task, Add as units are done, End
