@@ -205,13 +205,12 @@ func removeLogDir(dir string) {
 	}
 }
 
-// execTool runs the tool for d and returns its output (stdout and stderr
-// together, as a user would have saved them) and the command line. logDir,
-// when not "", is where the tool writes its side logs; workDir, when not "",
-// the cell's directory for its files.
-// execTool runs tool t for d, its warm-up run when warmup; a tool whose
-// progress lines it reads as they come (adapter.Tool.Live) shows them to
-// the watcher (the live page's chart) as the tool runs.
+// execTool runs tool t for d (its warm-up run when warmup) and returns its
+// output (stdout and stderr together, as a user would have saved them) and
+// the command line. logDir, when not "", is where the tool writes its side
+// logs; workDir, when not "", the cell's directory for its files. A tool
+// whose progress lines can be read as they come (adapter.Tool.Live) shows
+// them to the watcher (the live page's chart) while it runs.
 func (r *Runner) execTool(ctx context.Context, t *adapter.Tool, c study.Cell, d time.Duration, warmup bool, logDir, workDir string) (string, []string, error) {
 	inv := invocation(c, d)
 	inv.LogDir, inv.WorkDir = logDir, workDir
