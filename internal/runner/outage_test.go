@@ -29,6 +29,10 @@ func TestEveryOperationFailedIsAFailedRunWithTheServerText(t *testing.T) {
 	if !strings.Contains(run.Error, "every operation failed") || !strings.Contains(run.Error, `relation "pgbench_accounts" does not exist`) {
 		t.Fatalf("error does not show the server's text: %s", run.Error)
 	}
+	// The study's own error, often the last line a log keeps, says why too.
+	if msg := err.Error(); !strings.Contains(msg, "1 of 1 cells failed: cell 1 (") || !strings.Contains(msg, "): every operation failed") || len(msg) > 400 {
+		t.Fatalf("the study's error does not say which cell failed and why, in a line: %s", msg)
+	}
 	first := run.Summary.FirstErrors[result.ErrOther]
 	if !strings.HasPrefix(first, "ERROR: relation") || len(first) > result.MaxErrorText+40 {
 		t.Fatalf("first error not kept or not capped (%d bytes): %.80s", len(first), first)

@@ -410,8 +410,10 @@ func (r *Runner) Run(ctx context.Context, cells []study.Cell) error {
 			return ErrInterrupted
 		}
 		if err != nil {
-			fmt.Fprintf(r.opt.Progress, "  failed: %s\n", redact.Scrub(err.Error()))
-			failed = append(failed, fmt.Sprintf("cell %d (%s)", i+1, cellLabel(c)))
+			why := redact.Scrub(err.Error())
+			fmt.Fprintf(r.opt.Progress, "  failed: %s\n", why)
+			// Why, not only which: the last line is often all a log keeps.
+			failed = append(failed, fmt.Sprintf("cell %d (%s): %s", i+1, cellLabel(c), result.CapText(why, 240)))
 		}
 		if cd := c.Cooldown; cd > 0 && i < len(cells)-1 {
 			select {

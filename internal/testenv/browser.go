@@ -168,6 +168,10 @@ func Browser(t testing.TB, timeout time.Duration) (tab context.Context, stop fun
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("no-first-run", true),
 		chromedp.WindowSize(1280, 1024),
+		// chromedp waits 20 s for Chromium to print its DevTools address; a
+		// machine busy with the rest of the suite took longer (CI: "websocket
+		// url timeout reached"). The test's own deadline bounds the wait.
+		chromedp.WSURLReadTimeout(timeout),
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
