@@ -29,9 +29,12 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STATE=${K8S_STATE:-/tmp/fairbench-k8s}
-# The node is "localhost": the kubelet refuses a loopback --node-ip, so the API
-# server reaches it (logs, exec) by its Hostname address, which must resolve.
-NODE=${K8S_NODE:-localhost}
+# The node is named by its address, 127.0.0.1: the kubelet refuses a loopback
+# --node-ip ("nodeIP can't be loopback address", and the node then has no
+# address at all: logs and exec fail with "no preferred addresses found"), but
+# takes an IP given as --hostname-override for the node's InternalIP
+# (pkg/kubelet/nodestatus/setters.go, NodeAddress, step 2) without that check.
+NODE=${K8S_NODE:-127.0.0.1}
 API_PORT=16443
 IMAGE=fairbench.local/fairbench:test
 PAUSE=fairbench.local/pause:1
@@ -77,7 +80,7 @@ pki() {
     cert apiserver-kubelet kube-apiserver-kubelet-client system:masters
     cert controller-manager system:kube-controller-manager
     cert scheduler system:kube-scheduler
-    cert kubelet "system:node:$NODE" system:nodes "IP:127.0.0.1,DNS:$NODE,DNS:localhost"
+    cert kubelet "system:node:$NODE" system:nodes "IP:127.0.0.1,DNS:localhost"
     openssl genrsa -out "$STATE/pki/sa.key" 2048 2>/dev/null
     openssl rsa -in "$STATE/pki/sa.key" -pubout -out "$STATE/pki/sa.pub" 2>/dev/null
     kubeconfig admin admin admin
@@ -169,6 +172,19 @@ EOF
 
 start() {
     local bin
+    # The node's parts come from Debian; a fresh machine has none of them.
+    local need=()
+    for c in etcd:etcd-server containerd:containerd runc:runc ctr:containerd openssl:openssl; do
+        command -v "${c%%:*}" >/dev/null || need+=("${c#*:}")
+    done
+    [ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
+    if [ ${#need[@]} -gt 0 ]; then
+        APT_CALLER=k8s-cluster
+        # shellcheck source=scripts/apt.sh
+        . "$ROOT/scripts/apt.sh"
+        # shellcheck disable=SC2046 # one word per package
+        apt_install $(printf '%s\n' "${need[@]}" | sort -u)
+    fi
     for c in etcd containerd runc ctr openssl; do command -v "$c" >/dev/null || die "$c is not installed (Debian: etcd-server containerd runc containernetworking-plugins openssl)"; done
     [ -x /usr/lib/cni/bridge ] || die "the CNI plugins are not installed (Debian: containernetworking-plugins)"
     if [ "${K8S_NO_BUILD:-0}" = 1 ]; then
@@ -206,7 +222,7 @@ start() {
     import_images
     kubelet_config
     launch kubelet "$bin/kubelet" --config="$STATE/kubelet.yaml" --kubeconfig="$STATE/kubelet.kubeconfig" \
-        --root-dir="$STATE/kubelet" --hostname-override="$NODE" --node-ip=127.0.0.1
+        --root-dir="$STATE/kubelet" --hostname-override="$NODE"
     wait_for "the node $NODE" 120 sh -c "kubectl --kubeconfig '$STATE/admin.kubeconfig' get node '$NODE' -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -qx True"
     # The default service account appears once the controller manager runs; pods wait for it.
     wait_for "the default service account" 60 kubectl --kubeconfig "$STATE/admin.kubeconfig" get serviceaccount default

@@ -1015,7 +1015,7 @@ finish_kubectl() {
 # start_k8s_cluster — the one-node Kubernetes of scripts/k8s-cluster.sh for
 # the `fairbench k8s run` tests (FAIRBENCH_TEST_K8S_KUBECONFIG and _IMAGE),
 # started only when its binaries are cached (~/.cache/fairbench/k8s-<version>,
-# scripts/k8s-build.sh): their first build takes 20–40 min on 2 cores, beyond
+# scripts/k8s-build.sh): their first build takes 20–50 min on 2 cores, beyond
 # the test command's budget on a fresh machine, so there the cluster tests
 # skip. FAIRBENCH_TEST_K8S=build builds them first; =off never starts it.
 start_k8s_cluster() {

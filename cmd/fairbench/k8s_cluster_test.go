@@ -142,11 +142,12 @@ func TestK8sRunOnTheTestCluster(t *testing.T) {
 			t.Errorf("generator %d: no clock check recorded (round trip %v ms, offset %v ms)", g.Index, g.ClockRTTMS, g.ClockOffsetMS)
 		}
 	}
+	t.Logf("k8s run's progress:\n%s", o.stderr)
 	if !strings.Contains(o.stdout, "shared a node") {
 		t.Errorf("three generators on one node, and the report does not say so:\n%s", o.stdout)
 	}
 	// While the pods measure, k8s run shows the cell's per-second totals,
-	// read from the store (the test cluster serves no pod logs).
+	// read from the store (not from the pods' logs, which a cluster may not serve).
 	if !regexp.MustCompile(`(?m)^k8s run fb-[^:]+: cell 1 \(.*\), [0-9.]+ s: [1-9][0-9.]* ops/s, .*, 3 generators$`).MatchString(o.stderr) {
 		t.Errorf("no per-second total of the three generators in k8s run's progress:\n%s", o.stderr)
 	}
@@ -184,6 +185,38 @@ func TestK8sRunMissingImage(t *testing.T) {
 		if !strings.Contains(o.stderr, want) {
 			t.Errorf("error lacks %q:\n%s", want, o.stderr)
 		}
+	}
+	if left := c.leftovers(t); left != "" {
+		t.Errorf("objects left after a failed k8s run:\n%s", left)
+	}
+}
+
+// A pod that fails on its own (its store password wrong in the Secret, the
+// local one right): k8s run exits non-zero naming the pod, with its events
+// and its last log lines, which hold the pod's own error; the password shows
+// nowhere, and nothing is left behind.
+func TestK8sRunFailedPodShowsItsLog(t *testing.T) {
+	c := clusterForTest(t)
+	k := c.study(t, 2, "2s")
+	wrong := "wrong-" + k.rpw
+	c.kubectl(t, "-n", c.namespace, "delete", "secret", "bench-pw")
+	c.secret(t, "bench-pw", map[string]string{"PGPASSWORD": k.pw, "FAIRBENCH_RESULTS_PASSWORD": wrong})
+	o := fairbench(t, k.dir, k.args(c, c.image)...)
+	if o.code == 0 {
+		t.Fatalf("k8s run with a wrong store password in its pods exited 0\n%s", o.stderr)
+	}
+	t.Logf("k8s run's error:\n%s", o.stderr)
+	for _, want := range []string{"pod ", "coordinator", "last log lines:", "password authentication failed"} {
+		if !strings.Contains(o.stderr, want) {
+			t.Errorf("error lacks %q:\n%s", want, o.stderr)
+		}
+	}
+	if strings.Contains(o.stderr, ": k8s run ") {
+		t.Errorf("a line names the run twice:\n%s", o.stderr)
+	}
+	// The store's right password is in the wrong one too.
+	if out := o.stdout + o.stderr; strings.Contains(out, k.rpw) || strings.Contains(out, k.pw) {
+		t.Errorf("a password shows in k8s run's output")
 	}
 	if left := c.leftovers(t); left != "" {
 		t.Errorf("objects left after a failed k8s run:\n%s", left)

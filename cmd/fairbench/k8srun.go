@@ -182,7 +182,7 @@ func (r *k8sRun) follow(ctx context.Context, log io.Writer, totals *cellTotals) 
 			if p.Phase == "Failed" && !failed[p.Name] {
 				// A generator: the coordinator fails its cell, naming it.
 				failed[p.Name] = true
-				fmt.Fprintf(log, "k8s run %s: %s\n", r.spec.Run, r.podFailed(ctx, *p, "failed: "+p.Reason))
+				fmt.Fprintln(log, r.podFailed(ctx, *p, "failed: "+p.Reason)) // its text names the run
 			}
 			// Waiting for its image or a node, or Pending for any reason
 			// (a sandbox the runtime cannot create shows only in the
