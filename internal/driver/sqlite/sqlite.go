@@ -430,9 +430,18 @@ func (c *conn) Environment(ctx context.Context) (result.Database, error) {
 	env.Settings = settings
 	abs, _ := filepath.Abs(c.cfg.Path)
 	env.Set("file", abs)
-	if st, err := os.Stat(c.cfg.Path); err == nil {
-		env.SizeText = strconv.FormatInt(st.Size(), 10) + " bytes"
-		env.SizeBytes = st.Size() // for the working-set check
+	// The database's size is its pages, those still in the WAL included:
+	// in WAL mode the main file holds only what was checkpointed (a freshly
+	// loaded database can be one 4 KiB page on disk).
+	var pages, pageSize int64
+	if c.c.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages) == nil &&
+		c.c.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize) == nil && pages > 0 && pageSize > 0 {
+		env.SizeBytes = pages * pageSize // for the working-set check
+	} else if st, err := os.Stat(c.cfg.Path); err == nil {
+		env.SizeBytes = st.Size()
+	}
+	if env.SizeBytes > 0 {
+		env.SizeText = strconv.FormatInt(env.SizeBytes, 10) + " bytes"
 	}
 	env.Set("tls", map[string]any{"enabled": false})
 	return env, nil

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -409,7 +410,15 @@ func TestEnvironment(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "env.db")
 	c := connect(t, "sqlite:"+path+"?journal_mode=WAL&synchronous=NORMAL", "simple")
-	if err := c.Exec(ctx, "CREATE TABLE t (x INTEGER)"); err != nil {
+	// About 1 MiB of rows, which in WAL mode stay in the -wal file until a
+	// checkpoint: the size reported is the database's, not its main file's.
+	if err := c.Exec(ctx, "CREATE TABLE t (x INTEGER, pad BLOB)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(ctx, "PRAGMA wal_autocheckpoint=0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(ctx, "INSERT INTO t WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 1000) SELECT i, randomblob(1000) FROM n"); err != nil {
 		t.Fatal(err)
 	}
 	e, ok := c.(driver.Environment)
@@ -438,6 +447,12 @@ func TestEnvironment(t *testing.T) {
 	}
 	if settings["busy_timeout"] != "5000" {
 		t.Errorf("busy_timeout = %q, want the default 5000", settings["busy_timeout"])
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() >= 900<<10 {
+		t.Fatalf("the main file holds %v bytes (%v): the rows were checkpointed, and the test shows nothing", st.Size(), err)
+	}
+	if env.SizeBytes < 900<<10 || env.SizeBytes > 2<<20 || env.SizeText != strconv.FormatInt(env.SizeBytes, 10)+" bytes" {
+		t.Errorf("size %d bytes (%q), want the ~1 MiB of pages, those in the WAL included", env.SizeBytes, env.SizeText)
 	}
 	if env.Extra["file"] != path {
 		t.Errorf("file = %#v, want %q", env.Extra["file"], path)
