@@ -170,23 +170,29 @@ serializeImagePulls: false
 EOF
 }
 
-start() {
-    local bin
-    # The node's parts come from Debian; a fresh machine has none of them.
-    local need=()
+# missing_parts prints the Debian packages of the node's parts this machine
+# lacks, one per line.
+missing_parts() {
+    local c
     for c in etcd:etcd-server containerd:containerd runc:runc ctr:containerd openssl:openssl; do
-        command -v "${c%%:*}" >/dev/null || need+=("${c#*:}")
-    done
-    [ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
-    if [ ${#need[@]} -gt 0 ]; then
+        command -v "${c%%:*}" >/dev/null || echo "${c#*:}"
+    done | sort -u
+    [ -x /usr/lib/cni/bridge ] || echo containernetworking-plugins
+}
+
+start() {
+    local bin need
+    # The node's parts come from Debian; a fresh machine has none of them.
+    need=$(missing_parts)
+    if [ -n "$need" ]; then
         APT_CALLER=k8s-cluster
         # shellcheck source=scripts/apt.sh
         . "$ROOT/scripts/apt.sh"
-        # shellcheck disable=SC2046 # one word per package
-        apt_install $(printf '%s\n' "${need[@]}" | sort -u)
+        # shellcheck disable=SC2086 # one word per package
+        apt_install $need
+        need=$(missing_parts)
+        [ -z "$need" ] || die "still missing after apt-get install: $(echo $need)"
     fi
-    for c in etcd containerd runc ctr openssl; do command -v "$c" >/dev/null || die "$c is not installed (Debian: etcd-server containerd runc containernetworking-plugins openssl)"; done
-    [ -x /usr/lib/cni/bridge ] || die "the CNI plugins are not installed (Debian: containernetworking-plugins)"
     if [ "${K8S_NO_BUILD:-0}" = 1 ]; then
         bin=${K8S_CACHE:-$HOME/.cache/fairbench/k8s-${K8S_VERSION:-1.34.4}}/bin
         [ -x "$bin/kubelet" ] || die "no cached binaries in $bin (K8S_NO_BUILD=1; run scripts/k8s-build.sh)"

@@ -433,9 +433,9 @@ func (c *conn) Environment(ctx context.Context) (result.Database, error) {
 	// The database's size is its pages, those still in the WAL included:
 	// in WAL mode the main file holds only what was checkpointed (a freshly
 	// loaded database can be one 4 KiB page on disk).
-	var pages, pageSize int64
-	if c.c.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages) == nil &&
-		c.c.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize) == nil && pages > 0 && pageSize > 0 {
+	var pages int64
+	pageSize, _ := strconv.ParseInt(settings["page_size"], 10, 64) // read with the pragmas above
+	if c.c.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages) == nil && pages > 0 && pageSize > 0 {
 		env.SizeBytes = pages * pageSize // for the working-set check
 	} else if st, err := os.Stat(c.cfg.Path); err == nil {
 		env.SizeBytes = st.Size()
