@@ -5,6 +5,7 @@
 #
 #   bash bench/cpu.sh                              # every cell, 5 pairs of 8 s
 #   CELLS=pg REPS=8 DURATION=6 bash bench/cpu.sh
+#   CELLS=pg FLOORS=1 REPS=6 bash bench/cpu.sh     # and the floor clients beside them
 #
 # Throughput on a shared host is noise; CPU seconds per operation are far less
 # so. Each pair runs the peer and fairbench back to back (the order alternating)
@@ -23,6 +24,10 @@
 #       (sysbench's prepare first when sbtest1 is missing; password in MYSQL_PWD)
 #   kv  memtier_benchmark -t 2 -c 25 --ratio=1:10 --pipeline=1 over 100 000 keys
 #       against fairbench's kv with the same flags, on KV_URL's database
+# With FLOORS=1 the pg cell also runs bench/floor's two clients, which do
+# nothing but pgbench's messages on fairbench's event loop (cfloor in C, gofloor
+# in Go; no timing, no histogram, no driver): the least CPU per transaction a
+# client of that loop can cost on this machine. They need gcc and libpq's headers.
 # Defaults: the test servers' PostgreSQL and MariaDB, the test Valkey's database 5
 # (KV_URL redis://HOST:PORT/DB); MEMTIER a memtier_benchmark 2.3.0 already built.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,6 +35,7 @@
 DURATION=${DURATION:-8}; DURATION=${DURATION%s}
 REPS=${REPS:-5}
 CELLS=${CELLS:-pg sb kv}
+FLOORS=${FLOORS:-0}
 OUT_DIR=${OUT_DIR:-bench/out}
 require_positive DURATION REPS
 
@@ -49,6 +55,11 @@ RUN_DIR=$OUT_DIR/cpu-$STAMP
 mkdir -p "$RUN_DIR"
 FB=$RUN_DIR/fairbench
 go build -o "$FB" ./cmd/fairbench
+if [ "$FLOORS" = 1 ]; then
+    [ -f /usr/include/postgresql/libpq-fe.h ] || die "FLOORS=1: libpq's headers missing (Debian: apt-get install libpq-dev)"
+    gcc -O2 -pthread -I/usr/include/postgresql -o "$RUN_DIR/cfloor" bench/floor/cfloor.c -lpq || die "building cfloor failed"
+    CGO_ENABLED=0 go build -o "$RUN_DIR/gofloor" ./bench/floor/gofloor || die "building gofloor failed"
+fi
 
 my_part() { # FIELD(user|pass|host|port|db) of MY_URL
     sed -E 's#^mysql://([^:@]*):?([^@]*)@([^:/]*):?([0-9]*)/([^?]*).*#\1 \2 \3 \4 \5#' <<<"$MY_URL" |
@@ -82,6 +93,7 @@ run() {
     pg-peer) pgbench -n -b select-only -M prepared -c 8 -j 2 -T "$DURATION" "$PG_URL" ;;
     pg-fairbench) "$FB" run --results "$RUN_DIR/fairbench.db" --target "$PG_URL" --workload tpcb --mode select-only --scale 10 \
         -c 8 -j 2 -T "${DURATION}s" -M prepared --no-vacuum ;;
+    pg-cfloor | pg-gofloor) "$RUN_DIR/$2" "$PG_URL" 8 2 "$DURATION" ;;
     sb-peer) # shellcheck disable=SC2086
         sysbench $SB_ARGS oltp_read_only --tables=4 --table-size=50000 --threads=2 --time="$DURATION" --report-interval=0 run ;;
     sb-fairbench) "$FB" run --results "$RUN_DIR/fairbench.db" --target "$MY_URL" --workload oltp --mode read_only --tables 4 \
@@ -95,7 +107,7 @@ run() {
 # ops CELL LOG — the operations a run's output counts (memtier's and kv's Totals ops/s × DURATION)
 ops() {
     case $1 in
-    pg) awk '/actually processed/ {print $NF}' "$2" ;;
+    pg) awk '/actually processed/ || /^transactions / {print $NF}' "$2" ;;
     sb) awk '/transactions:/ {print $2}' "$2" ;;
     kv) awk -v d="$DURATION" '/^Totals/ {printf "%d\n", $2 * d}' "$2" ;;
     esac
@@ -109,6 +121,10 @@ for cell in $CELLS; do
     for rep in $(seq 1 "$REPS"); do
         order="peer fairbench"
         [ $((rep % 2)) -eq 0 ] && order="fairbench peer"
+        if [ "$cell" = pg ] && [ "$FLOORS" = 1 ]; then # four tools: the order rotates
+            tools=(peer fairbench cfloor gofloor)
+            order=$(for j in 0 1 2 3; do printf '%s ' "${tools[$(((rep + j) % 4))]}"; done)
+        fi
         for tool in $order; do
             log=$RUN_DIR/$cell-$tool-$rep.log
             if [ -n "$PERF" ]; then
@@ -138,5 +154,15 @@ for cell in $CELLS; do
     ratio=$(grep "^$cell," "$CSV" | cut -d, -f1-3,7 | awk -F, -v ref=peer -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5 |
         sed -E 's/,/ [/; s/,/, /; s/$/]/')
     printf '%-4s %-28s %-28s %-26s %s / %s\n' "$cell" "$(med peer 7)" "$(med fairbench 7)" "$ratio" "$(mid peer 8)" "$(mid fairbench 8)"
+    if [ "$cell" = pg ] && [ "$FLOORS" = 1 ]; then
+        for floor in cfloor gofloor; do
+            r=$(grep "^$cell," "$CSV" | cut -d, -f1-3,7 | awk -F, -v ref=peer -v new="$floor" -f bench/ratio.awk | cut -d, -f3-5 |
+                sed -E 's/,/ [/; s/,/, /; s/$/]/')
+            printf '     %-8s µs/op %-20s %s/peer %s\n' "$floor" "$(med "$floor" 7)" "$floor" "$r"
+        done
+        r=$(grep "^$cell," "$CSV" | cut -d, -f1-3,7 | awk -F, -v ref=gofloor -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5 |
+            sed -E 's/,/ [/; s/,/, /; s/$/]/')
+        printf '     fairbench/gofloor %s\n' "$r"
+    fi
 done | tee "$OUT_DIR/cpu-$STAMP-summary.txt"
 echo "rows: $CSV"

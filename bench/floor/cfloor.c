@@ -4,7 +4,7 @@
  * clients with raw protocol messages on the sockets, as pgbench's libpq calls do.
  *
  *   gcc -O2 -pthread -I/usr/include/postgresql -o cfloor bench/floor/cfloor.c -lpq
- *   cfloor URL CLIENTS THREADS SECONDS          prints "tps N"
+ *   cfloor URL CLIENTS THREADS SECONDS          prints "tps N" and "transactions N"
  *
  * WAIT=epoll (default): edge-triggered epoll, no read until the reply is there
  * (fairbench's loop). WAIT=ppoll: ppoll over the thread's sockets in client
@@ -133,6 +133,6 @@ int main(int argc, char **argv) {
   pthread_create(&tt, NULL, timer, NULL);
   run(0);
   for (int i = 1; i < nthreads; i++) pthread_join(t[i], NULL);
-  printf("tps %.0f\n", (double)atomic_load(&total) / seconds);
+  printf("tps %.0f\ntransactions %ld\n", (double)atomic_load(&total) / seconds, atomic_load(&total));
   return 0;
 }

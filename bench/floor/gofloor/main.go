@@ -10,7 +10,8 @@
 //	go run ./bench/floor/gofloor URL CLIENTS THREADS SECONDS
 //
 // The URL's database must hold pgbench's tables at scale 10 (aid up to
-// 1 000 000). It prints "tps N", counted from the first request to the stop.
+// 1 000 000). It prints "tps N", counted from the first request to the stop,
+// and "transactions N", the count (bench/cpu.sh's CPU per transaction).
 package main
 
 import (
@@ -212,5 +213,5 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gofloor:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("tps %.0f\n", float64(total.Load())/float64(secs))
+	fmt.Printf("tps %.0f\ntransactions %d\n", float64(total.Load())/float64(secs), total.Load())
 }
