@@ -51,6 +51,11 @@ func osbHTTP(t *testing.T, target, method, path string) (int, map[string]any) {
 // generated documents: the stored run is OSB's (documents/s from this run's
 // test_run.json) and the index holds every document.
 func TestOSBCellIntegration(t *testing.T) {
+	if testenv.RaceDetector && testing.Short() {
+		// Two minutes of OSB's Python, of which the detector sees only the
+		// adapter reading its output: the parser's tests cover that under it.
+		t.Skip("OpenSearch Benchmark's own run under the race detector: covered by the run without it")
+	}
 	testenv.OSB(t)
 	target := testenv.OpenSearch(t)
 	osbIndex := testenv.OpenSearchIndex(t, target)

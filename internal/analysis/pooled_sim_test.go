@@ -10,6 +10,7 @@ import (
 
 	"github.com/fairbench/fairbench/internal/hist"
 	"github.com/fairbench/fairbench/internal/result"
+	"github.com/fairbench/fairbench/internal/testenv"
 )
 
 // simStudy is one simulated scenario: k cells, n interleaved rounds, runs
@@ -136,6 +137,9 @@ func power(s simStudy, trials int, rng *rand.Rand) (pooled, cell float64) {
 // often with more cells and more rounds. It logs the power table
 // docs/statistics.md shows (go test -run TestPooledPower -v).
 func TestPooledPowerBeatsCellsAndGrows(t *testing.T) {
+	if testenv.RaceDetector && testing.Short() {
+		t.Skip("a simulation on one goroutine, 40 s under the race detector: covered by the run without it")
+	}
 	trials := 2000
 	if testing.Short() {
 		trials = 500

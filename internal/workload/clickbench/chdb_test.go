@@ -90,7 +90,7 @@ func project(rows []string, cols []int) []string {
 // decide it where the engines may pick different rows among ties
 // (tieColumns).
 func TestQueriesChdb(t *testing.T) {
-	if raceDetector && testing.Short() {
+	if testenv.RaceDetector && testing.Short() {
 		t.Skip("SQLite's 43 queries under the race detector: covered by the run without it")
 	}
 	w := clickbench.Workload{}

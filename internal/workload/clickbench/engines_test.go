@@ -291,7 +291,7 @@ func reloadFromFile(t *testing.T, c driver.SQL, dialect string) {
 }
 
 func TestQueriesSQLite(t *testing.T) {
-	if raceDetector && testing.Short() {
+	if testenv.RaceDetector && testing.Short() {
 		// The 43 queries take modernc's SQLite about 100 s under the race
 		// detector (3 s without), and this package starts no goroutines of
 		// its own: the run without the detector covers it.

@@ -66,7 +66,7 @@ func checkAllQueries(t *testing.T, r *result.Run, rows int64) {
 }
 
 func TestRunOnSQLite(t *testing.T) {
-	if raceDetector && testing.Short() {
+	if testenv.RaceDetector && testing.Short() {
 		t.Skip("SQLite's 43 queries under the race detector: covered by the run without it")
 	}
 	r, err := runCB(t, "sqlite:"+filepath.Join(t.TempDir(), "cb.db"), "rows = 20000")

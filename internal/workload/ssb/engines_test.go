@@ -273,7 +273,7 @@ func TestQueriesClickHouse18(t *testing.T) {
 // race detector: the run without it covers them in a tenth of the time.
 func skipSQLiteUnderRace(t *testing.T) {
 	t.Helper()
-	if raceDetector && testing.Short() {
+	if testenv.RaceDetector && testing.Short() {
 		t.Skip("SQLite's SSB queries under the race detector: covered by the run without it")
 	}
 }

@@ -1,5 +1,0 @@
-//go:build !race
-
-package clickbench_test
-
-const raceDetector = false

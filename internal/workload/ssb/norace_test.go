@@ -1,5 +1,0 @@
-//go:build !race
-
-package ssb_test
-
-const raceDetector = false
