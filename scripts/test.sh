@@ -99,10 +99,29 @@ CGO_ENABLED=1 go test -race -short -count=1 -timeout 20m ./... || fail "go test 
 # Minimizing a new input is bounded the same way. A crasher is written under
 # the package's testdata/fuzz/: commit it, and it stays a regression case of
 # the plain go test run.
+#
+# `go test -fuzz` takes one target a call and links the instrumented test
+# binary each time: 14.4 s for FuzzFio against 6.8 s from a binary built once
+# (7.5 minutes for the 26 targets in CI, 6.3 this way). So each package's
+# binary is built once (`go test -c -fuzz`, the same instrumentation) and run
+# once per target, from the package's directory (where a crasher goes) with
+# go test's own fuzz cache directory.
 fuzztime=${FAIRBENCH_FUZZTIME:-3000x}
 step "go test -fuzz, each target for $fuzztime"
+fuzzbin=$(mktemp -d)
+trap 'rm -rf "$fuzzbin"' EXIT
+gocache=$(go env GOCACHE)
+built=""
 while read -r dir name; do
-    out=$(go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" -fuzzminimizetime 200x "./$dir" 2>&1) ||
+    bin=$fuzzbin/$(tr / _ <<<"$dir").test
+    if [ "$built" != "$dir" ]; then
+        out=$(go test -c -fuzz "^$name\$" -o "$bin" "./$dir" 2>&1) ||
+            { printf '%s\n' "$out" | tail -25; fail "building ./$dir's fuzz test binary"; }
+        built=$dir
+    fi
+    pkg=$(go list "./$dir")
+    out=$(cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^$name\$" -test.fuzztime "$fuzztime" -test.fuzzminimizetime 200x \
+        -test.fuzzcachedir "$gocache/fuzz/$pkg" -test.timeout 10m 2>&1) ||
         { printf '%s\n' "$out" | tail -25; fail "fuzz $name in ./$dir (crasher kept under $dir/testdata/fuzz/$name)"; }
     echo "ok $dir $name"
 done < <(grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' cmd internal | sed -E 's|/[^/]*:func | |' | sort -u)
