@@ -151,18 +151,15 @@ printf '%-4s %-28s %-28s %-26s %s\n' cell "peer µs/op median [range]" "fairbenc
 for cell in $CELLS; do
     med() { grep "^$cell,$1," "$CSV" | cut -d, -f"$2" | sort -g | awk '{a[NR] = $1} END {printf "%s [%s–%s]", a[int((NR + 1) / 2)], a[1], a[NR]}'; }
     mid() { grep "^$cell,$1," "$CSV" | cut -d, -f"$2" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-    ratio=$(grep "^$cell," "$CSV" | cut -d, -f1-3,7 | awk -F, -v ref=peer -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5 |
-        sed -E 's/,/ [/; s/,/, /; s/$/]/')
-    printf '%-4s %-28s %-28s %-26s %s / %s\n' "$cell" "$(med peer 7)" "$(med fairbench 7)" "$ratio" "$(mid peer 8)" "$(mid fairbench 8)"
+    # paired REF NEW — NEW's CPU per operation over REF's, paired by repetition: "ratio [low, high]"
+    paired() { grep "^$cell," "$CSV" | cut -d, -f1-3,7 | awk -F, -v ref="$1" -v new="$2" -f bench/ratio.awk | cut -d, -f3-5 |
+        sed -E 's/,/ [/; s/,/, /; s/$/]/'; }
+    printf '%-4s %-28s %-28s %-26s %s / %s\n' "$cell" "$(med peer 7)" "$(med fairbench 7)" "$(paired peer fairbench)" "$(mid peer 8)" "$(mid fairbench 8)"
     if [ "$cell" = pg ] && [ "$FLOORS" = 1 ]; then
         for floor in cfloor gofloor; do
-            r=$(grep "^$cell," "$CSV" | cut -d, -f1-3,7 | awk -F, -v ref=peer -v new="$floor" -f bench/ratio.awk | cut -d, -f3-5 |
-                sed -E 's/,/ [/; s/,/, /; s/$/]/')
-            printf '     %-8s µs/op %-20s %s/peer %s\n' "$floor" "$(med "$floor" 7)" "$floor" "$r"
+            printf '     %-8s µs/op %-20s %s/peer %s\n' "$floor" "$(med "$floor" 7)" "$floor" "$(paired peer "$floor")"
         done
-        r=$(grep "^$cell," "$CSV" | cut -d, -f1-3,7 | awk -F, -v ref=gofloor -v new=fairbench -f bench/ratio.awk | cut -d, -f3-5 |
-            sed -E 's/,/ [/; s/,/, /; s/$/]/')
-        printf '     fairbench/gofloor %s\n' "$r"
+        printf '     fairbench/gofloor %s\n' "$(paired gofloor fairbench)"
     fi
 done | tee "$OUT_DIR/cpu-$STAMP-summary.txt"
 echo "rows: $CSV"

@@ -117,9 +117,8 @@ while read -r dir name; do
     if [ "$built" != "$dir" ]; then
         out=$(go test -c -fuzz "^$name\$" -o "$bin" "./$dir" 2>&1) ||
             { printf '%s\n' "$out" | tail -25; fail "building ./$dir's fuzz test binary"; }
-        built=$dir
+        built=$dir pkg=$(go list "./$dir")
     fi
-    pkg=$(go list "./$dir")
     out=$(cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^$name\$" -test.fuzztime "$fuzztime" -test.fuzzminimizetime 200x \
         -test.fuzzcachedir "$gocache/fuzz/$pkg" -test.timeout 10m 2>&1) ||
         { printf '%s\n' "$out" | tail -25; fail "fuzz $name in ./$dir (crasher kept under $dir/testdata/fuzz/$name)"; }
