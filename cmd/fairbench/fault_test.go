@@ -5,6 +5,13 @@ package main
 // reports — reconnects, dead seconds, errors by class, exit code — and that
 // nothing measured is lost. The runs are rate-limited (-R) so that they load
 // a shared server lightly; a rate of 100/s leaves no second empty by chance.
+//
+// These tests, and the query sets' in queryset_fault_test.go, run in
+// parallel with each other and the other long tests (scripts/test.sh gives
+// go test -parallel 4): each is seconds of a timed run that waits far more
+// than it computes, each on a fresh database behind a proxy of its own, and
+// what they assert are counts (reconnects, dead seconds, errors by class),
+// none a rate that a busy machine would move.
 
 import (
 	"net/url"
@@ -25,18 +32,28 @@ var engines = map[string]func(testing.TB) string{
 	"mariadb":  testenv.FreshMySQL,
 }
 
+// passwordEnv are the variables through which each engine's driver takes
+// a password the URL leaves out.
+var passwordEnv = map[string]string{"postgres": "PGPASSWORD", "mariadb": "MYSQL_PWD"}
+
 // behindProxy loads tpcb scale 1 straight into a fresh database of the
-// engine and returns a fault proxy in front of the server and the target URL
-// through it.
-func behindProxy(t *testing.T, dir string, fresh func(testing.TB) string) (*faultproxy.Proxy, string) {
+// engine and returns a fault proxy in front of the server, the target URL
+// through it and the environment that holds its password. The password is
+// kept off the command lines, as the docs advise: the HammerDB tests, which
+// run beside these, fail on any command line that holds it.
+func behindProxy(t *testing.T, dir, engine string) (*faultproxy.Proxy, string, []string) {
 	t.Helper()
-	direct := fresh(t)
-	if o := fairbench(t, dir, "load", "--target", direct, "--workload", "tpcb", "--scale", "1"); o.code != 0 {
-		t.Fatalf("load: %s", o.stderr)
-	}
-	u, err := url.Parse(direct)
+	u, err := url.Parse(engines[engine](t))
 	if err != nil {
 		t.Fatal(err)
+	}
+	var env []string
+	if pw, ok := u.User.Password(); ok {
+		env = []string{passwordEnv[engine] + "=" + pw}
+		u.User = url.User(u.User.Username())
+	}
+	if o := fairbenchEnv(t, dir, env, "load", "--target", u.String(), "--workload", "tpcb", "--scale", "1"); o.code != 0 {
+		t.Fatalf("load: %s", o.stderr)
 	}
 	p, err := faultproxy.Start(u.Host)
 	if err != nil {
@@ -44,17 +61,17 @@ func behindProxy(t *testing.T, dir string, fresh func(testing.TB) string) (*faul
 	}
 	t.Cleanup(p.Close)
 	u.Host = p.Addr()
-	return p, u.String()
+	return p, u.String(), env
 }
 
 // faultRun runs tpcb select-only with 2 clients for 8 s at 100/s through
 // the proxy, calls fault when the measured phase is 2 s old, and returns the
 // outcome and the stored run.
-func faultRun(t *testing.T, dir, target string, fault func(), extra ...string) (int, *started, *result.Run) {
+func faultRun(t *testing.T, dir, target string, env []string, fault func(), extra ...string) (int, *started, *result.Run) {
 	t.Helper()
 	args := append([]string{"run", "--target", target, "--workload", "tpcb", "--mode", "select-only",
 		"-c", "2", "-T", "8s", "-P", "1", "-R", "100"}, extra...)
-	p := startUntilLine(t, dir, "progress: 2.0 s", progressAt(2), args...)
+	p := startUntilLineEnv(t, dir, env, "progress: 2.0 s", progressAt(2), args...)
 	fault()
 	code, _ := p.stop(t, nil)
 	runs := storedRuns(t, dir)
@@ -106,7 +123,8 @@ func connectionErrors(r *result.Run) (conn, other int64) {
 // and past max_dead_ratio (10 %) the run is stored as failed and the command
 // exits 1; with --max-dead-ratio 0.9 the same outage is a warning only.
 func TestFaultServerDownForSeconds(t *testing.T) {
-	for engine, fresh := range engines {
+	t.Parallel() // see the file comment
+	for engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			for _, tc := range []struct {
 				name     string
@@ -115,8 +133,8 @@ func TestFaultServerDownForSeconds(t *testing.T) {
 			}{{"default threshold", nil, 1}, {"lenient threshold", []string{"--max-dead-ratio", "0.9"}, 0}} {
 				t.Run(tc.name, func(t *testing.T) {
 					dir := t.TempDir()
-					proxy, target := behindProxy(t, dir, fresh)
-					code, p, r := faultRun(t, dir, target, func() { proxy.DownFor(3 * time.Second) }, tc.extra...)
+					proxy, target, env := behindProxy(t, dir, engine)
+					code, p, r := faultRun(t, dir, target, env, func() { proxy.DownFor(3 * time.Second) }, tc.extra...)
 					s := r.Summary
 					if code != tc.wantCode {
 						t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.wantCode, p.stdout.String(), p.errText())
@@ -157,11 +175,12 @@ func TestFaultServerDownForSeconds(t *testing.T) {
 // reconnects at once; no second is dead and the run stands (exit 0), with
 // the reconnects in its summary and an outage warning.
 func TestFaultConnectionResetMidRun(t *testing.T) {
-	for engine, fresh := range engines {
+	t.Parallel() // see the file comment
+	for engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			dir := t.TempDir()
-			proxy, target := behindProxy(t, dir, fresh)
-			code, p, r := faultRun(t, dir, target, func() { proxy.ResetAll() })
+			proxy, target, env := behindProxy(t, dir, engine)
+			code, p, r := faultRun(t, dir, target, env, func() { proxy.ResetAll() })
 			s := r.Summary
 			if code != 0 || r.Status != result.StatusOK {
 				t.Fatalf("exit %d, status %s %q\n%s", code, r.Status, r.Error, p.errText())
@@ -189,11 +208,12 @@ func TestFaultConnectionResetMidRun(t *testing.T) {
 // mid-reply): the driver sees a torn message; it must count as a connection
 // error and the client must reconnect, not go on with a broken session.
 func TestFaultReplyCutMidway(t *testing.T) {
-	for engine, fresh := range engines {
+	t.Parallel() // see the file comment
+	for engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			dir := t.TempDir()
-			proxy, target := behindProxy(t, dir, fresh)
-			code, p, r := faultRun(t, dir, target, func() { proxy.CutReplies(3) })
+			proxy, target, env := behindProxy(t, dir, engine)
+			code, p, r := faultRun(t, dir, target, env, func() { proxy.CutReplies(3) })
 			s := r.Summary
 			if code != 0 || r.Status != result.StatusOK {
 				t.Fatalf("exit %d, status %s %q\n%s", code, r.Status, r.Error, p.errText())
@@ -212,11 +232,12 @@ func TestFaultReplyCutMidway(t *testing.T) {
 // no reconnect, no dead second; the spike shows in the latency from each
 // operation's intended start (rate mode: no coordinated omission).
 func TestFaultLatencySpike(t *testing.T) {
-	for engine, fresh := range engines {
+	t.Parallel() // see the file comment
+	for engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			dir := t.TempDir()
-			proxy, target := behindProxy(t, dir, fresh)
-			code, p, r := faultRun(t, dir, target, func() {
+			proxy, target, env := behindProxy(t, dir, engine)
+			code, p, r := faultRun(t, dir, target, env, func() {
 				proxy.SetLatency(250 * time.Millisecond)
 				time.AfterFunc(2*time.Second, func() { proxy.SetLatency(0) })
 			})
@@ -239,12 +260,13 @@ func TestFaultLatencySpike(t *testing.T) {
 // ends on time (the executor interrupts hung statements), stored as failed
 // for its dead seconds, exit 1.
 func TestFaultPartitionUntilTheEnd(t *testing.T) {
-	for engine, fresh := range engines {
+	t.Parallel() // see the file comment
+	for engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			dir := t.TempDir()
-			proxy, target := behindProxy(t, dir, fresh)
+			proxy, target, env := behindProxy(t, dir, engine)
 			start := time.Now()
-			code, p, r := faultRun(t, dir, target, func() { proxy.Stall(true) })
+			code, p, r := faultRun(t, dir, target, env, func() { proxy.Stall(true) })
 			// A client hung in a read would never end; the run ends at its 8 s.
 			if took := time.Since(start); took > 8*time.Second+testenv.StopDeadline {
 				t.Errorf("an 8 s run took %v with a hung server", took)

@@ -56,8 +56,9 @@ func hammerdbTmp(t *testing.T) string {
 // with the command line of every process it starts read while it runs:
 // hammerdbcli (and the tclsh it becomes) must run, the password on none
 // of them (it is in the private script only). The HammerDB tests run in
-// parallel (each a minute of HammerDB's timed run or more): the other's
-// processes are watched too, which only widens the check.
+// parallel (each a minute of HammerDB's timed run or more), with the demo
+// and the fault tests: their processes are watched too, which only widens
+// the check (the fault tests give the password in the environment).
 func watchedHammerDBRun(t *testing.T, dir string, env []string, tmp, password string) outcome {
 	t.Helper()
 	stop := testenv.WatchArgv(t, password)

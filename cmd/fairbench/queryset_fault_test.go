@@ -1,7 +1,8 @@
 package main
 
 // Fault tests of the query sets against the real ClickHouse, through the
-// fault proxy: the tries mode's outage rules and the reconnect backoff.
+// fault proxy: the tries mode's outage rules and the reconnect backoff. They
+// run in parallel, as fault_test.go's do (its file comment says why).
 
 import (
 	"net/url"
@@ -55,6 +56,7 @@ func waitAnswered(t *testing.T, p *faultproxy.Proxy, n, clients int64) {
 // failed tries; the client backs off between its attempts to reconnect, and
 // none counts as a reconnect, as the server never answered again.
 func TestFaultQuerySetServerGone(t *testing.T) {
+	t.Parallel() // see the file comment
 	dir := t.TempDir()
 	proxy, target := ssbBehindProxy(t, dir)
 	proxy.SetLatency(20 * time.Millisecond)
@@ -94,6 +96,7 @@ func TestFaultQuerySetServerGone(t *testing.T) {
 // its length: at most 8 + 2 per second of outage each, here with slack),
 // and each counts one reconnect, when a query succeeds again.
 func TestFaultConcurrentQuerySetBacksOff(t *testing.T) {
+	t.Parallel() // see the file comment
 	dir := t.TempDir()
 	proxy, target := ssbBehindProxy(t, dir)
 	p := startUntil(t, dir, "reusing the data", "run", "--target", target, "--workload", "ssb", "--scale", "0.01",

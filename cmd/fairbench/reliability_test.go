@@ -57,8 +57,18 @@ func progressAt(at float64) func(string) bool {
 // what describes it in failures.
 func startUntilLine(t *testing.T, dir, what string, match func(string) bool, args ...string) *started {
 	t.Helper()
+	return startUntilLineEnv(t, dir, nil, what, match, args...)
+}
+
+// startUntilLineEnv is startUntilLine with env (NAME=VALUE) added to the
+// command's environment, as fairbenchEnv adds it.
+func startUntilLineEnv(t *testing.T, dir string, env []string, what string, match func(string) bool, args ...string) *started {
+	t.Helper()
 	s := &started{cmd: exec.Command(binary, args...), lines: make(chan string, 1024)}
 	s.cmd.Dir = dir
+	if env != nil {
+		s.cmd.Env = append(os.Environ(), env...)
+	}
 	s.cmd.Stdout = &s.stdout
 	pipe, err := s.cmd.StderrPipe()
 	if err != nil {
