@@ -226,9 +226,11 @@ var shortening = []shortRule{
 	{"-p operationcount", "", "500"},
 }
 
+// added holds flags for run commands only.
 var added = []shortRule{
 	{"--docs", "search", "2000"},   // search loads its index of generated documents when it is missing
 	{"--duration", "search", "1s"}, // else it measures its default 60 s
+	{"--duration", "ycsb", "1s"},   // a run without operationcount measures 60 s (ycsb.md's rate-limited run: a minute of the docs test)
 }
 
 // shorten applies the shortening table to one command's arguments.
@@ -237,8 +239,9 @@ func shorten(args []string) []string {
 	if kind == "" {
 		kind = "tpcb" // run's and load's default
 	}
+	run := len(args) > 1 && args[1] == "run" // load takes no duration
 	for _, r := range added {
-		if (r.kind == "" || r.kind == kind) && flagValue(args, r.flag) == "" {
+		if run && (r.kind == "" || r.kind == kind) && flagValue(args, r.flag) == "" {
 			args = append(args, r.flag, r.value)
 		}
 	}
