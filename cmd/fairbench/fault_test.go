@@ -8,7 +8,7 @@ package main
 //
 // These tests, and the query sets' in queryset_fault_test.go, run in
 // parallel with each other and the other long tests (scripts/test.sh gives
-// go test -parallel 4): each is seconds of a timed run that waits far more
+// go test -parallel 8): each is seconds of a timed run that waits far more
 // than it computes, each on a fresh database behind a proxy of its own, and
 // what they assert are counts (reconnects, dead seconds, errors by class),
 // none a rate that a busy machine would move.

@@ -29,6 +29,7 @@ type toolCell struct {
 	// tlsArg, when set, is the flag by which the stored command line asks
 	// the tool for TLS.
 	tlsArg string
+	env    []string // added to fairbench's environment (NAME=VALUE)
 }
 
 // Every tool cell on a password-protected server, and on a TLS server where
@@ -121,7 +122,7 @@ func runToolCell(t *testing.T, c toolCell) {
 	if c.secret != "" {
 		stop = testenv.WatchArgv(t, c.secret)
 	}
-	o := fairbench(t, dir, "run", "study.toml")
+	o := fairbenchEnv(t, dir, c.env, "run", "study.toml")
 	var seen map[string]bool
 	if stop != nil {
 		seen = stop()

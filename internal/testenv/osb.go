@@ -16,11 +16,25 @@ import (
 // machine-wide lock until it ends.
 func OSB(t *testing.T) string {
 	t.Helper()
+	bin := osb(t)
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return bin
+}
+
+// OSBEnv is OSB for a test that runs in parallel (t.Setenv cannot): the
+// PATH with OSB's directory first, as NAME=VALUE for exec.Cmd.Env, as
+// HammerDB gives it.
+func OSBEnv(t *testing.T) []string {
+	t.Helper()
+	return []string{"PATH=" + filepath.Dir(osb(t)) + string(os.PathListSeparator) + os.Getenv("PATH")}
+}
+
+func osb(t *testing.T) string {
+	t.Helper()
 	bin := need(t, "FAIRBENCH_TEST_OSB")
 	if st, err := os.Stat(bin); err != nil || st.IsDir() {
 		t.Fatalf("FAIRBENCH_TEST_OSB=%s: not the opensearch-benchmark binary (%v); scripts/install-osb.sh DIR prints its path", bin, err)
 	}
-	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	exclusive(t, "fairbench-test-osb.lock", "the machine's one OpenSearch Benchmark run")
 	return bin
 }
