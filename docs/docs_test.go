@@ -292,6 +292,7 @@ type servers struct {
 	urls   map[server]string
 	prefix string // redis key prefix
 	table  string // ycsb collection on the document store
+	keys   string // ycsb table on redis (its records under fb:ycsb:keys:)
 	index  string // opensearch index
 }
 
@@ -309,6 +310,9 @@ func (s *servers) url(k server) string {
 	case redis:
 		u = testenv.RedisURL(t)
 		s.prefix = testenv.RedisKeyPrefix(t)
+		// ycsb keeps its records under fb:ycsb:TABLE:, not a key prefix.
+		s.keys = "fbdocs_" + randomHex(t)
+		testenv.DeleteRedisKeysAtEnd(t, "fb:ycsb:"+s.keys+":")
 	case mongodb:
 		u = testenv.MongoDBURL(t)
 		s.table = "fbdocs_" + randomHex(t)
@@ -367,6 +371,8 @@ func (s *servers) prepare(c command) (string, error) {
 		args = setFlag(args, "--key-prefix", s.prefix)
 	case used[mongodb] && kind == "ycsb":
 		args = append(args, "-p", "table="+s.table)
+	case used[redis] && kind == "ycsb":
+		args = append(args, "-p", "table="+s.keys)
 	case used[opensearch]:
 		args = setFlag(args, "--index", s.index)
 	}

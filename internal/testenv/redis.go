@@ -67,6 +67,15 @@ func Memtier(t testing.TB) string {
 func RedisKeyPrefix(t testing.TB) string {
 	t.Helper()
 	prefix := "fbtest-" + randomHex(6) + "-"
+	DeleteRedisKeysAtEnd(t, prefix)
+	return prefix
+}
+
+// DeleteRedisKeysAtEnd deletes the keys under prefix when the test ends, as
+// RedisKeyPrefix does its own: for the keys of a name the test chose under
+// a workload's own prefix (ycsb's fb:ycsb:TABLE:).
+func DeleteRedisKeysAtEnd(t testing.TB, prefix string) {
+	t.Helper()
 	t.Cleanup(func() {
 		for _, s := range redisTestServers() {
 			n, err := deleteRedisKeys(s, prefix)
@@ -77,7 +86,6 @@ func RedisKeyPrefix(t testing.TB) string {
 			}
 		}
 	})
-	return prefix
 }
 
 // redisServer is one test server the key cleanup visits: a URL (with its CA
