@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"math"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,22 +36,8 @@ func TestRedisCloudBurstExampleRuns(t *testing.T) {
 		t.Fatalf("want a standard and a burstable configuration and two workloads, got %d targets and %d workloads", len(st.Targets), len(st.Workloads))
 	}
 	server := testenv.RedisSpareDB(t, testenv.RedisURL(t))
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxied := func() (*faultproxy.Proxy, string) {
-		proxy, err := faultproxy.Start(u.Host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(proxy.Close)
-		via := *u
-		via.Host = proxy.Addr()
-		return proxy, via.String()
-	}
-	standardProxy, standardURL := proxied()
-	burstableProxy, burstableURL := proxied()
+	standardProxy, standardURL := faultproxy.InFront(t, server)
+	burstableProxy, burstableURL := faultproxy.InFront(t, server)
 	for _, tg := range st.Targets {
 		switch tg.Name {
 		case "standard":

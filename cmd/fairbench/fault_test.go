@@ -26,15 +26,16 @@ import (
 	"github.com/fairbench/fairbench/internal/testenv/faultproxy"
 )
 
-// engines are the servers the fault tests run against: a fresh database each.
-var engines = map[string]func(testing.TB) string{
-	"postgres": testenv.FreshPostgres,
-	"mariadb":  testenv.FreshMySQL,
+// engines are the servers the fault tests run against: a fresh database
+// each, and the variable through which the engine's driver takes a password
+// the URL leaves out.
+var engines = map[string]struct {
+	fresh       func(testing.TB) string
+	passwordEnv string
+}{
+	"postgres": {testenv.FreshPostgres, "PGPASSWORD"},
+	"mariadb":  {testenv.FreshMySQL, "MYSQL_PWD"},
 }
-
-// passwordEnv are the variables through which each engine's driver takes
-// a password the URL leaves out.
-var passwordEnv = map[string]string{"postgres": "PGPASSWORD", "mariadb": "MYSQL_PWD"}
 
 // behindProxy loads tpcb scale 1 straight into a fresh database of the
 // engine and returns a fault proxy in front of the server, the target URL
@@ -43,25 +44,21 @@ var passwordEnv = map[string]string{"postgres": "PGPASSWORD", "mariadb": "MYSQL_
 // run beside these, fail on any command line that holds it.
 func behindProxy(t *testing.T, dir, engine string) (*faultproxy.Proxy, string, []string) {
 	t.Helper()
-	u, err := url.Parse(engines[engine](t))
+	e := engines[engine]
+	u, err := url.Parse(e.fresh(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var env []string
 	if pw, ok := u.User.Password(); ok {
-		env = []string{passwordEnv[engine] + "=" + pw}
+		env = []string{e.passwordEnv + "=" + pw}
 		u.User = url.User(u.User.Username())
 	}
 	if o := fairbenchEnv(t, dir, env, "load", "--target", u.String(), "--workload", "tpcb", "--scale", "1"); o.code != 0 {
 		t.Fatalf("load: %s", o.stderr)
 	}
-	p, err := faultproxy.Start(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	u.Host = p.Addr()
-	return p, u.String(), env
+	p, target := faultproxy.InFront(t, u.String())
+	return p, target, env
 }
 
 // faultRun runs tpcb select-only with 2 clients for 8 s at 100/s through

@@ -5,7 +5,6 @@ package main
 // run in parallel, as fault_test.go's do (its file comment says why).
 
 import (
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -24,18 +23,9 @@ func ssbBehindProxy(t *testing.T, dir string) (*faultproxy.Proxy, string) {
 	if o := fairbench(t, dir, "load", "--target", direct, "--workload", "ssb", "--scale", "0.01"); o.code != 0 {
 		t.Fatalf("load: %s", o.stderr)
 	}
-	u, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := faultproxy.Start(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	u.Host = p.Addr()
+	p, target := faultproxy.InFront(t, direct)
 	p.CountRequests("FROM lineorder_flat") // every SSB query of the flat form, and no probe of fairbench's
-	return p, u.String()
+	return p, target
 }
 
 // waitAnswered waits until each of clients has sent more than n SSB

@@ -11,8 +11,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -49,6 +51,23 @@ func Start(upstream string) (*Proxy, error) {
 	p.ln = ln
 	go p.serve(ln)
 	return p, nil
+}
+
+// InFront starts a proxy to the server a target URL names, closed when the
+// test ends, and returns it with the same URL through it.
+func InFront(t testing.TB, target string) (*Proxy, string) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Start(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	u.Host = p.Addr()
+	return p, u.String()
 }
 
 // Addr is the proxy's host:port.
